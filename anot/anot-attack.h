@@ -1,0 +1,48 @@
+/* anot-attack.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(ANOT_INSIDE) && !defined(ANOT_COMPILATION)
+#error "Only <anot/anot.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+
+#include "anot-item.h"
+#include "anot-request.h"
+
+G_BEGIN_DECLS
+
+#define ANOT_TYPE_ATTACK (anot_attack_get_type ())
+G_DECLARE_INTERFACE (AnotAttack, anot_attack, ANOT, ATTACK, GObject)
+
+/**
+ * AnotAttackInterface:
+ * @apply: return an attacked copy of @candidates; must be a pure function of
+ *   its arguments and must not modify them
+ *
+ * The interface an adversarial attack implements.
+ */
+struct _AnotAttackInterface
+{
+  GTypeInterface g_iface;
+
+  GPtrArray *(*apply) (AnotAttack   *self,
+                       GPtrArray    *candidates,
+                       AnotRequest  *request,
+                       guint64       seed,
+                       GError      **error);
+
+  /*< private >*/
+  gpointer padding[8];
+};
+
+GPtrArray *anot_attack_apply (AnotAttack   *self,
+                              GPtrArray    *candidates,
+                              AnotRequest  *request,
+                              guint64       seed,
+                              GError      **error);
+
+G_END_DECLS

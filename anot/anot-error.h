@@ -1,0 +1,64 @@
+/* anot-error.h: the project error domain
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(ANOT_INSIDE) && !defined(ANOT_COMPILATION)
+#error "Only <anot/anot.h> can be included directly."
+#endif
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/**
+ * AnotError:
+ * @ANOT_ERROR_IO: a file could not be read or written
+ * @ANOT_ERROR_PARSE: a line or document is not valid JSON (or not the
+ *   expected JSON type)
+ * @ANOT_ERROR_MISSING_FIELD: a required field is absent
+ * @ANOT_ERROR_INVALID_FIELD: a field has the wrong type or an invalid value
+ *   (an unknown evidence kind or operator, a malformed hours range, ...)
+ * @ANOT_ERROR_DUPLICATE_ID: an id occurs twice where it must be unique
+ * @ANOT_ERROR_UNKNOWN_REFERENCE: a record refers to an id that does not exist
+ *   (a review of an unknown item, a gold answer that is not an item, ...)
+ * @ANOT_ERROR_PLUGIN_NOT_FOUND: no plugin of that name is registered
+ * @ANOT_ERROR_INVALID_ARGUMENT: an option or argument is out of range or
+ *   inconsistent with others
+ * @ANOT_ERROR_METHOD_FAILED: a method could not rank a request
+ * @ANOT_ERROR_VALIDATION_FAILED: the validator disagrees with the gold labels
+ * @ANOT_ERROR_GOLD_NOT_IN_POOL: in `original` pool mode, the request's gold
+ *   item is not among the top-N items, so the request is dropped
+ * @ANOT_ERROR_RESUME: a run directory cannot be resumed (missing or
+ *   inconsistent `config.json`)
+ *
+ * Error codes in the %ANOT_ERROR domain.  Errors about input files carry the
+ * file name, the 1-based line number and the field in their message, e.g.
+ * `reviews.jsonl:12: field “stars”: expected a number`.
+ */
+typedef enum {
+  ANOT_ERROR_IO,
+  ANOT_ERROR_PARSE,
+  ANOT_ERROR_MISSING_FIELD,
+  ANOT_ERROR_INVALID_FIELD,
+  ANOT_ERROR_DUPLICATE_ID,
+  ANOT_ERROR_UNKNOWN_REFERENCE,
+  ANOT_ERROR_PLUGIN_NOT_FOUND,
+  ANOT_ERROR_INVALID_ARGUMENT,
+  ANOT_ERROR_METHOD_FAILED,
+  ANOT_ERROR_VALIDATION_FAILED,
+  ANOT_ERROR_GOLD_NOT_IN_POOL,
+  ANOT_ERROR_RESUME,
+} AnotError;
+
+/**
+ * ANOT_ERROR:
+ *
+ * The error domain of anot.
+ */
+#define ANOT_ERROR (anot_error_quark ())
+
+GQuark anot_error_quark (void);
+
+G_END_DECLS

@@ -1,0 +1,39 @@
+/* anot-method-context.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(ANOT_INSIDE) && !defined(ANOT_COMPILATION)
+#error "Only <anot/anot.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+
+#include "anot-dataset.h"
+#include "anot-usage.h"
+#include "anot-validator.h"
+
+G_BEGIN_DECLS
+
+#define ANOT_TYPE_METHOD_CONTEXT (anot_method_context_get_type ())
+G_DECLARE_FINAL_TYPE (AnotMethodContext, anot_method_context, ANOT, METHOD_CONTEXT, GObject)
+
+AnotMethodContext *anot_method_context_new            (AnotDataset       *dataset,
+                                                       const char        *request_id,
+                                                       guint64            seed);
+AnotDataset       *anot_method_context_get_dataset    (AnotMethodContext *self);
+AnotValidator     *anot_method_context_get_validator  (AnotMethodContext *self);
+void               anot_method_context_set_validator  (AnotMethodContext *self,
+                                                       AnotValidator     *validator);
+const char        *anot_method_context_get_request_id (AnotMethodContext *self);
+guint64            anot_method_context_get_seed       (AnotMethodContext *self);
+AnotUsage         *anot_method_context_get_usage      (AnotMethodContext *self);
+const char        *anot_method_context_get_option     (AnotMethodContext *self,
+                                                       const char        *key);
+void               anot_method_context_set_option     (AnotMethodContext *self,
+                                                       const char        *key,
+                                                       const char        *value);
+char             **anot_method_context_list_options   (AnotMethodContext *self);
+
+G_END_DECLS

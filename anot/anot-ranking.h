@@ -1,0 +1,37 @@
+/* anot-ranking.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(ANOT_INSIDE) && !defined(ANOT_COMPILATION)
+#error "Only <anot/anot.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define ANOT_TYPE_RANKING (anot_ranking_get_type ())
+G_DECLARE_FINAL_TYPE (AnotRanking, anot_ranking, ANOT, RANKING, GObject)
+
+AnotRanking  *anot_ranking_new               (void);
+AnotRanking  *anot_ranking_new_from_scores   (const double *scores,
+                                              guint         n_scores);
+void          anot_ranking_append            (AnotRanking  *self,
+                                              guint         index,
+                                              double        score);
+guint         anot_ranking_get_length        (AnotRanking  *self);
+guint         anot_ranking_get_index         (AnotRanking  *self,
+                                              guint         rank);
+double        anot_ranking_get_score         (AnotRanking  *self,
+                                              guint         rank);
+const char   *anot_ranking_get_raw_response  (AnotRanking  *self);
+void          anot_ranking_set_raw_response  (AnotRanking  *self,
+                                              const char   *raw_response);
+JsonNode     *anot_ranking_get_trace         (AnotRanking  *self);
+void          anot_ranking_set_trace         (AnotRanking  *self,
+                                              JsonNode     *trace);
+
+G_END_DECLS

@@ -1,0 +1,81 @@
+/* anot-registry.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(ANOT_INSIDE) && !defined(ANOT_COMPILATION)
+#error "Only <anot/anot.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+
+#include "anot-attack.h"
+#include "anot-backend.h"
+#include "anot-method.h"
+#include "anot-tool.h"
+
+G_BEGIN_DECLS
+
+/**
+ * ANOT_METHOD_EXTENSION_POINT_NAME:
+ *
+ * The GIO extension point ranking methods implement.
+ */
+#define ANOT_METHOD_EXTENSION_POINT_NAME "anot-method"
+/**
+ * ANOT_BACKEND_EXTENSION_POINT_NAME:
+ *
+ * The GIO extension point LLM backends implement.
+ */
+#define ANOT_BACKEND_EXTENSION_POINT_NAME "anot-backend"
+/**
+ * ANOT_ATTACK_EXTENSION_POINT_NAME:
+ *
+ * The GIO extension point attacks implement.
+ */
+#define ANOT_ATTACK_EXTENSION_POINT_NAME "anot-attack"
+/**
+ * ANOT_TOOL_EXTENSION_POINT_NAME:
+ *
+ * The GIO extension point tools implement.
+ */
+#define ANOT_TOOL_EXTENSION_POINT_NAME "anot-tool"
+
+#define ANOT_TYPE_REGISTRY (anot_registry_get_type ())
+G_DECLARE_FINAL_TYPE (AnotRegistry, anot_registry, ANOT, REGISTRY, GObject)
+
+void          anot_plugin_implement             (const char    *extension_point,
+                                                 GType          type,
+                                                 const char    *name,
+                                                 const char    *description);
+
+AnotRegistry *anot_registry_get_default         (void);
+void          anot_registry_register            (AnotRegistry  *self,
+                                                 const char    *extension_point,
+                                                 GType          type,
+                                                 const char    *name,
+                                                 const char    *description);
+char        **anot_registry_list                (AnotRegistry  *self,
+                                                 const char    *extension_point);
+const char   *anot_registry_get_description     (AnotRegistry  *self,
+                                                 const char    *extension_point,
+                                                 const char    *name);
+GType         anot_registry_lookup_type         (AnotRegistry  *self,
+                                                 const char    *extension_point,
+                                                 const char    *name);
+char        **anot_registry_list_failed_modules (AnotRegistry  *self);
+AnotMethod   *anot_registry_create_method       (AnotRegistry  *self,
+                                                 const char    *name,
+                                                 GError       **error);
+AnotBackend  *anot_registry_create_backend      (AnotRegistry  *self,
+                                                 const char    *name,
+                                                 GError       **error);
+AnotAttack   *anot_registry_create_attack       (AnotRegistry  *self,
+                                                 const char    *name,
+                                                 GError       **error);
+AnotTool     *anot_registry_create_tool         (AnotRegistry  *self,
+                                                 const char    *name,
+                                                 GError       **error);
+
+G_END_DECLS

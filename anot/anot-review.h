@@ -1,0 +1,36 @@
+/* anot-review.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(ANOT_INSIDE) && !defined(ANOT_COMPILATION)
+#error "Only <anot/anot.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define ANOT_TYPE_REVIEW (anot_review_get_type ())
+G_DECLARE_FINAL_TYPE (AnotReview, anot_review, ANOT, REVIEW, GObject)
+
+const char  *anot_review_get_id                 (AnotReview *self);
+const char  *anot_review_get_item_id            (AnotReview *self);
+const char  *anot_review_get_user_id            (AnotReview *self);
+double       anot_review_get_stars              (AnotReview *self);
+const char  *anot_review_get_text               (AnotReview *self);
+const char  *anot_review_get_date               (AnotReview *self);
+gint64       anot_review_get_useful             (AnotReview *self);
+gint64       anot_review_get_funny              (AnotReview *self);
+gint64       anot_review_get_cool               (AnotReview *self);
+guint        anot_review_get_position           (AnotReview *self);
+const char  *anot_review_get_reviewer_name      (AnotReview *self);
+gboolean     anot_review_has_user_average_stars (AnotReview *self);
+double       anot_review_get_user_average_stars (AnotReview *self);
+gint64       anot_review_get_user_review_count  (AnotReview *self);
+const char  *anot_review_get_user_yelping_since (AnotReview *self);
+JsonObject  *anot_review_to_json                (AnotReview *self);
+
+G_END_DECLS

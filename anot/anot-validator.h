@@ -1,0 +1,39 @@
+/* anot-validator.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(ANOT_INSIDE) && !defined(ANOT_COMPILATION)
+#error "Only <anot/anot.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+
+#include "anot-dataset.h"
+#include "anot-verdict.h"
+
+G_BEGIN_DECLS
+
+#define ANOT_TYPE_VALIDATOR (anot_validator_get_type ())
+G_DECLARE_FINAL_TYPE (AnotValidator, anot_validator, ANOT, VALIDATOR, GObject)
+
+AnotValidator  *anot_validator_new                 (AnotDataset    *dataset);
+AnotDataset    *anot_validator_get_dataset         (AnotValidator  *self);
+AnotTruth       anot_validator_evaluate            (AnotValidator  *self,
+                                                    AnotRequest    *request,
+                                                    AnotItem       *item);
+AnotTruth       anot_validator_evaluate_condition  (AnotValidator  *self,
+                                                    AnotCondition  *condition,
+                                                    AnotItem       *item);
+AnotVerdict    *anot_validator_explain             (AnotValidator  *self,
+                                                    AnotRequest    *request,
+                                                    AnotItem       *item);
+GPtrArray      *anot_validator_find_matches        (AnotValidator  *self,
+                                                    AnotRequest    *request);
+AnotGoldStatus  anot_validator_check_request       (AnotValidator  *self,
+                                                    AnotRequest    *request,
+                                                    guint          *out_n_matches);
+JsonNode       *anot_validator_truth_matrix        (AnotValidator  *self);
+
+G_END_DECLS

@@ -1,0 +1,34 @@
+/* anot.h: the umbrella header of libanot
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#define ANOT_INSIDE
+
+#include "anot-attack.h"
+#include "anot-backend.h"
+#include "anot-completion.h"
+#include "anot-condition.h"
+#include "anot-dataset.h"
+#include "anot-enum-types.h"
+#include "anot-error.h"
+#include "anot-experiment.h"
+#include "anot-item.h"
+#include "anot-method.h"
+#include "anot-method-context.h"
+#include "anot-metrics.h"
+#include "anot-pool.h"
+#include "anot-ranking.h"
+#include "anot-registry.h"
+#include "anot-request.h"
+#include "anot-result.h"
+#include "anot-review.h"
+#include "anot-tool.h"
+#include "anot-truth.h"
+#include "anot-usage.h"
+#include "anot-validator.h"
+#include "anot-verdict.h"
+#include "anot-version.h"
+
+#undef ANOT_INSIDE
