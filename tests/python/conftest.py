@@ -1,0 +1,20 @@
+import os
+
+import gi
+import pytest
+
+gi.require_version("Anot", "1.0")
+gi.require_version("Json", "1.0")
+
+
+@pytest.fixture(scope="session")
+def demo_dir():
+    return os.path.join(os.environ["ANOT_DATA_DIR"], "demo")
+
+
+@pytest.fixture(scope="session")
+def philly_dir():
+    path = os.environ.get("ANOT_PHILLY_DATA", "")
+    if not path or not os.path.isdir(path):
+        pytest.skip("philly_cafes benchmark not found (set ANOT_PHILLY_DATA)")
+    return path

@@ -1,0 +1,80 @@
+"""The core library as a notebook sees it through GObject introspection."""
+import json
+import os
+
+from gi.repository import Anot, GLib
+
+
+def test_load_demo_and_validate(demo_dir):
+    ds = Anot.Dataset.load(demo_dir, None)
+    assert ds.props.name == "demo"
+    assert ds.get_n_items() >= 20
+    assert ds.get_n_reviews() >= 150
+    assert ds.get_n_requests() >= 20
+    validator = Anot.Validator.new(ds)
+    for i in range(ds.get_n_requests()):
+        req = ds.get_request(i)
+        status, n_matches = validator.check_request(req)
+        assert status == Anot.GoldStatus.OK, req.get_id()
+        assert n_matches == 1
+
+
+def test_philly_truth_per_leaf(philly_dir):
+    ds = Anot.Dataset.load(philly_dir, None)
+    assert (ds.get_n_items(), ds.get_n_reviews(), ds.get_n_requests()) == (50, 970, 100)
+    validator = Anot.Validator.new(ds)
+    r82 = ds.lookup_request("R82")
+    la_colombe = ds.get_item(14)
+    verdict = validator.explain(r82, la_colombe)
+    assert verdict.get_truth() == Anot.Truth.TRUE
+    leaves = [verdict.get_leaf(i) for i in range(verdict.get_n_leaves())]
+    assert len(leaves) == 4
+    # The social leaf holds only because of the one-way Rose -> Alice edge.
+    assert ds.get_item(14).get_review(8).get_reviewer_name() == "Rose"
+    found, truth = verdict.lookup_leaf(leaves[3].get_aspect())
+    assert found and truth == Anot.Truth.TRUE
+    matches = validator.find_matches(r82)
+    assert [m.get_id() for m in matches] == [r82.get_gold_item_id()]
+
+
+def test_load_error_is_a_glib_error(tmp_path):
+    (tmp_path / "restaurants.jsonl").write_text('{"business_id": "a", "name": "A"}\n{oops\n')
+    for name in ("reviews.jsonl", "requests.jsonl"):
+        (tmp_path / name).write_text("")
+    try:
+        Anot.Dataset.load(str(tmp_path), None)
+    except GLib.Error as e:
+        assert e.domain == "anot-error-quark"
+        assert e.code == Anot.Error.PARSE
+        assert "restaurants.jsonl:2" in e.message
+    else:
+        raise AssertionError("loading a malformed line must fail")
+
+
+def test_registry_lists_baselines():
+    registry = Anot.Registry.get_default()
+    names = registry.list(Anot.METHOD_EXTENSION_POINT_NAME)
+    for name in ("bm25", "random", "oracle"):
+        assert name in names
+        assert registry.get_description(Anot.METHOD_EXTENSION_POINT_NAME, name)
+
+
+def test_experiment_bm25_results(demo_dir, tmp_path):
+    ds = Anot.Dataset.load(demo_dir, None)
+    exp = Anot.Experiment.new(ds, "bm25")
+    exp.set_property("candidates", 10)
+    exp.set_property("output-dir", str(tmp_path))
+    exp.set_property("seed", 7)
+    assert exp.run(None)
+    metrics = exp.get_metrics(10, 1)
+    assert metrics.get_total() == ds.get_n_requests()
+    hits1 = metrics.get_hits_at(1)
+    assert 0.0 <= hits1 <= 1.0
+    results = exp.get_results(10, 1)
+    assert len(results) == ds.get_n_requests()
+    rows = []
+    with open(os.path.join(exp.get_directory(), "clean", "run_1", "results_10.jsonl")) as f:
+        rows = [json.loads(line) for line in f]
+    assert [r["request_id"] for r in rows] == sorted(r.get_request_id() for r in results)
+    hits_from_rows = sum(1 for r in rows if r["pred_indices"][:1] == [r["gold_idx"] + 1])
+    assert abs(hits_from_rows / len(rows) - hits1) < 1e-9
