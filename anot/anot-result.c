@@ -1,0 +1,824 @@
+/* anot-result.c: the outcome of ranking one request
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-result.h"
+
+#include "anot-error.h"
+#include "anot-results-writer-private.h"
+
+#include <string.h>
+
+/**
+ * AnotResult:
+ *
+ * What happened to one request in one run at one N: the method's
+ * predictions in both orders, where the gold was, the gold's rank, the
+ * LLM usage attributed to the request and the error, if the method failed.
+ *
+ * [method@Anot.Result.to_json] writes one row of `results_<N>.jsonl` in the
+ * original framework's schema — `request_id`, `pred_indices` (1-based, pool
+ * order), `shuffled_preds` (1-based, the order the method saw), `gold_idx`
+ * (0-based, pool order), `shuffled_gold_pos` (1-based), `gold_restaurant`,
+ * `prompt_tokens`, `completion_tokens`, `tokens`, `cost_usd`, `latency_ms`,
+ * `raw_response` and `error` — plus `group`, `gold_rank`, `calls` and
+ * `by_model`.
+ */
+
+struct _AnotResult
+{
+  GObject parent_instance;
+
+  char *request_id;
+  char *group;
+  guint n_candidates;
+  guint run;
+  GArray *pred_indices;     /* guint, 1-based, pool order */
+  GArray *shuffled_preds;   /* guint, 1-based, shuffled order */
+  guint gold_idx;           /* 0-based; G_MAXUINT when unknown */
+  guint shuffled_gold_pos;  /* 1-based; 0 when unknown */
+  char *gold_item_id;
+  guint gold_rank;
+  AnotUsage *usage;
+  char *raw_response;
+  char *error_message;
+};
+
+G_DEFINE_FINAL_TYPE (AnotResult, anot_result, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_REQUEST_ID,
+  PROP_GROUP,
+  PROP_N_CANDIDATES,
+  PROP_RUN,
+  PROP_GOLD_IDX,
+  PROP_SHUFFLED_GOLD_POS,
+  PROP_GOLD_ITEM_ID,
+  PROP_GOLD_RANK,
+  PROP_USAGE,
+  PROP_RAW_RESPONSE,
+  PROP_ERROR_MESSAGE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+anot_result_finalize (GObject *object)
+{
+  AnotResult *self = ANOT_RESULT (object);
+
+  g_free (self->request_id);
+  g_free (self->group);
+  g_array_unref (self->pred_indices);
+  g_array_unref (self->shuffled_preds);
+  g_free (self->gold_item_id);
+  g_clear_object (&self->usage);
+  g_free (self->raw_response);
+  g_free (self->error_message);
+
+  G_OBJECT_CLASS (anot_result_parent_class)->finalize (object);
+}
+
+static void
+anot_result_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  AnotResult *self = ANOT_RESULT (object);
+
+  switch (prop_id)
+    {
+    case PROP_REQUEST_ID:
+      g_value_set_string (value, self->request_id);
+      break;
+    case PROP_GROUP:
+      g_value_set_string (value, self->group);
+      break;
+    case PROP_N_CANDIDATES:
+      g_value_set_uint (value, self->n_candidates);
+      break;
+    case PROP_RUN:
+      g_value_set_uint (value, self->run);
+      break;
+    case PROP_GOLD_IDX:
+      g_value_set_uint (value, self->gold_idx);
+      break;
+    case PROP_SHUFFLED_GOLD_POS:
+      g_value_set_uint (value, self->shuffled_gold_pos);
+      break;
+    case PROP_GOLD_ITEM_ID:
+      g_value_set_string (value, self->gold_item_id);
+      break;
+    case PROP_GOLD_RANK:
+      g_value_set_uint (value, self->gold_rank);
+      break;
+    case PROP_USAGE:
+      g_value_set_object (value, self->usage);
+      break;
+    case PROP_RAW_RESPONSE:
+      g_value_set_string (value, self->raw_response);
+      break;
+    case PROP_ERROR_MESSAGE:
+      g_value_set_string (value, self->error_message);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+anot_result_class_init (AnotResultClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = anot_result_finalize;
+  object_class->get_property = anot_result_get_property;
+
+  /**
+   * AnotResult:request-id:
+   *
+   * The request id, e.g. `R07`.
+   */
+  properties[PROP_REQUEST_ID] =
+    g_param_spec_string ("request-id", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotResult:group:
+   *
+   * The request's group, e.g. `G03`, or %NULL when unknown.
+   */
+  properties[PROP_GROUP] =
+    g_param_spec_string ("group", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotResult:n-candidates:
+   *
+   * N, the size of the candidate pool (0 when unknown).
+   */
+  properties[PROP_N_CANDIDATES] =
+    g_param_spec_uint ("n-candidates", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotResult:run:
+   *
+   * The 1-based run number (0 when unknown).
+   */
+  properties[PROP_RUN] =
+    g_param_spec_uint ("run", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotResult:gold-idx:
+   *
+   * The 0-based position of the gold item in pool order (%G_MAXUINT when
+   * the gold was not in the pool, which only old results have).
+   */
+  properties[PROP_GOLD_IDX] =
+    g_param_spec_uint ("gold-idx", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotResult:shuffled-gold-pos:
+   *
+   * The 1-based position of the gold item in the order the method saw
+   * (0 when unknown).
+   */
+  properties[PROP_SHUFFLED_GOLD_POS] =
+    g_param_spec_uint ("shuffled-gold-pos", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotResult:gold-item-id:
+   *
+   * The id of the gold item.
+   */
+  properties[PROP_GOLD_ITEM_ID] =
+    g_param_spec_string ("gold-item-id", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotResult:gold-rank:
+   *
+   * The 1-based rank of the gold among the predictions, 0 when absent.
+   */
+  properties[PROP_GOLD_RANK] =
+    g_param_spec_uint ("gold-rank", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotResult:usage:
+   *
+   * The LLM usage of the request.
+   */
+  properties[PROP_USAGE] =
+    g_param_spec_object ("usage", NULL, NULL, ANOT_TYPE_USAGE,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotResult:raw-response:
+   *
+   * What the method returned as text, or %NULL.
+   */
+  properties[PROP_RAW_RESPONSE] =
+    g_param_spec_string ("raw-response", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotResult:error-message:
+   *
+   * `"<domain>-<code>: <message>"` when the method failed, else %NULL.
+   */
+  properties[PROP_ERROR_MESSAGE] =
+    g_param_spec_string ("error-message", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+anot_result_init (AnotResult *self)
+{
+  self->pred_indices = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->shuffled_preds = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->gold_idx = G_MAXUINT;
+}
+
+static void
+result_update_gold_rank (AnotResult *self)
+{
+  self->gold_rank = 0;
+  if (self->gold_idx == G_MAXUINT)
+    return;
+  for (guint i = 0; i < self->pred_indices->len; i++)
+    if (g_array_index (self->pred_indices, guint, i) == self->gold_idx + 1)
+      {
+        self->gold_rank = i + 1;
+        return;
+      }
+}
+
+AnotResult *
+anot_result_new_internal (const char  *request_id,
+                          const char  *group,
+                          guint        n_candidates,
+                          guint        run,
+                          const guint *pred_indices,
+                          guint        n_pred_indices,
+                          const guint *shuffled_preds,
+                          guint        n_shuffled_preds,
+                          guint        gold_idx,
+                          guint        shuffled_gold_pos,
+                          const char  *gold_item_id,
+                          AnotUsage   *usage,
+                          const char  *raw_response,
+                          const char  *error_message)
+{
+  AnotResult *self = g_object_new (ANOT_TYPE_RESULT, NULL);
+
+  self->request_id = g_strdup (request_id);
+  self->group = g_strdup (group);
+  self->n_candidates = n_candidates;
+  self->run = run;
+  if (n_pred_indices)
+    g_array_append_vals (self->pred_indices, pred_indices, n_pred_indices);
+  if (n_shuffled_preds)
+    g_array_append_vals (self->shuffled_preds, shuffled_preds, n_shuffled_preds);
+  self->gold_idx = gold_idx;
+  self->shuffled_gold_pos = shuffled_gold_pos;
+  self->gold_item_id = g_strdup (gold_item_id);
+  self->usage = usage ? g_object_ref (usage) : anot_usage_new ();
+  self->raw_response = g_strdup (raw_response);
+  self->error_message = g_strdup (error_message);
+  result_update_gold_rank (self);
+
+  return self;
+}
+
+void
+anot_result_set_location (AnotResult *self,
+                          guint       run,
+                          guint       n_candidates)
+{
+  g_return_if_fail (ANOT_IS_RESULT (self));
+
+  self->run = run;
+  self->n_candidates = n_candidates;
+}
+
+int
+anot_result_compare_by_id (gconstpointer a,
+                           gconstpointer b)
+{
+  const AnotResult *x = *(AnotResult * const *) a;
+  const AnotResult *y = *(AnotResult * const *) b;
+
+  /* Byte order, like Python's sorted() on the ids: R1, R10, R100, R11. */
+  return strcmp (x->request_id, y->request_id);
+}
+
+static gboolean
+read_uint_array (JsonObject  *row,
+                 const char  *field,
+                 GArray      *into,
+                 GError     **error)
+{
+  JsonNode *node = json_object_get_member (row, field);
+  JsonArray *array;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                   "field “%s”: expected an array of integers", field);
+      return FALSE;
+    }
+  array = json_node_get_array (node);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+      gint64 v;
+
+      if (!JSON_NODE_HOLDS_VALUE (element) ||
+          json_node_get_value_type (element) != G_TYPE_INT64 ||
+          (v = json_node_get_int (element)) < 1 || v > G_MAXUINT)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "field “%s”: expected positive integers", field);
+          return FALSE;
+        }
+      {
+        guint u = (guint) v;
+        g_array_append_val (into, u);
+      }
+    }
+  return TRUE;
+}
+
+static gboolean
+member_is_number (JsonObject *row,
+                  const char *field)
+{
+  JsonNode *node = json_object_get_member (row, field);
+
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+         (json_node_get_value_type (node) == G_TYPE_INT64 ||
+          json_node_get_value_type (node) == G_TYPE_DOUBLE);
+}
+
+static double
+member_number (JsonObject *row,
+               const char *field)
+{
+  if (!member_is_number (row, field))
+    return 0.0;
+  return json_node_get_double (json_object_get_member (row, field));
+}
+
+static const char *
+member_string (JsonObject *row,
+               const char *field)
+{
+  JsonNode *node = json_object_get_member (row, field);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
+static void
+add_calls (AnotUsage  *usage,
+           const char *model,
+           guint64     calls,
+           guint64     prompt_tokens,
+           guint64     completion_tokens,
+           double      cost_usd,
+           double      latency_ms)
+{
+  /* AnotUsage only grows by completions: the first carries the totals,
+   * the others make the call count right. */
+  for (guint64 c = 0; c < MAX (calls, 1); c++)
+    {
+      g_autoptr(AnotCompletion) completion = anot_completion_new (model, NULL);
+
+      if (c == 0)
+        {
+          anot_completion_set_prompt_tokens (completion, prompt_tokens);
+          anot_completion_set_completion_tokens (completion, completion_tokens);
+          anot_completion_set_cost_usd (completion, cost_usd);
+          anot_completion_set_latency_ms (completion, latency_ms);
+        }
+      anot_usage_add_completion (usage, completion);
+    }
+}
+
+static AnotUsage *
+usage_from_row (JsonObject *row)
+{
+  AnotUsage *usage = anot_usage_new ();
+  JsonNode *by_model = json_object_get_member (row, "by_model");
+  double latency_ms = member_number (row, "latency_ms");
+  gint64 calls = member_is_number (row, "calls")
+                 ? json_node_get_int (json_object_get_member (row, "calls")) : -1;
+
+  if (by_model != NULL && JSON_NODE_HOLDS_OBJECT (by_model) && calls > 0)
+    {
+      JsonObjectIter iter;
+      const char *model;
+      JsonNode *node;
+
+      json_object_iter_init (&iter, json_node_get_object (by_model));
+      while (json_object_iter_next (&iter, &model, &node))
+        {
+          JsonObject *m;
+
+          if (!JSON_NODE_HOLDS_OBJECT (node))
+            continue;
+          m = json_node_get_object (node);
+          add_calls (usage, *model ? model : NULL,
+                     (guint64) member_number (m, "calls"),
+                     (guint64) member_number (m, "prompt_tokens"),
+                     (guint64) member_number (m, "completion_tokens"),
+                     member_number (m, "cost_usd"),
+                     latency_ms);
+          latency_ms = 0.0;
+        }
+    }
+  else if (calls != 0 &&
+           (member_number (row, "prompt_tokens") > 0 ||
+            member_number (row, "completion_tokens") > 0 ||
+            member_number (row, "cost_usd") > 0))
+    {
+      /* A row of the original framework: no call count, no model. */
+      add_calls (usage, NULL, calls > 0 ? (guint64) calls : 1,
+                 (guint64) member_number (row, "prompt_tokens"),
+                 (guint64) member_number (row, "completion_tokens"),
+                 member_number (row, "cost_usd"),
+                 latency_ms);
+    }
+
+  return usage;
+}
+
+/**
+ * anot_result_new_from_json:
+ * @row: one row of a `results_<N>.jsonl` file
+ * @error: return location for a #GError
+ *
+ * Reads a results row written by anot or by the original framework,
+ * including its Yelp-era rows (`gold_index`, 1-based, 0 = gold not among
+ * the candidates; `gold_item_id`).  The gold rank is recomputed from
+ * `pred_indices` and `gold_idx`.  The run and N are not part of a row;
+ * they read as 0.
+ *
+ * Returns: (transfer full): the result, or %NULL with @error set
+ */
+AnotResult *
+anot_result_new_from_json (JsonObject  *row,
+                           GError     **error)
+{
+  g_autoptr(AnotResult) self = NULL;
+  const char *request_id;
+
+  g_return_val_if_fail (row != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  request_id = member_string (row, "request_id");
+  if (request_id == NULL)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_MISSING_FIELD,
+                   "field “request_id”: missing or not a string");
+      return NULL;
+    }
+
+  self = g_object_new (ANOT_TYPE_RESULT, NULL);
+  self->request_id = g_strdup (request_id);
+  self->group = g_strdup (member_string (row, "group"));
+
+  if (!read_uint_array (row, "pred_indices", self->pred_indices, error) ||
+      !read_uint_array (row, "shuffled_preds", self->shuffled_preds, error))
+    return NULL;
+
+  if (member_is_number (row, "gold_idx"))
+    {
+      gint64 v = json_node_get_int (json_object_get_member (row, "gold_idx"));
+
+      if (v < 0 || v >= G_MAXUINT)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "field “gold_idx”: %" G_GINT64_FORMAT " is out of range", v);
+          return NULL;
+        }
+      self->gold_idx = (guint) v;
+    }
+  else if (member_is_number (row, "gold_index"))
+    {
+      gint64 v = json_node_get_int (json_object_get_member (row, "gold_index"));
+
+      self->gold_idx = v >= 1 && v < G_MAXUINT ? (guint) (v - 1) : G_MAXUINT;
+    }
+  else
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_MISSING_FIELD,
+                   "field “gold_idx”: missing");
+      return NULL;
+    }
+
+  if (member_is_number (row, "shuffled_gold_pos"))
+    {
+      gint64 v = json_node_get_int (json_object_get_member (row, "shuffled_gold_pos"));
+      self->shuffled_gold_pos = v > 0 && v < G_MAXUINT ? (guint) v : 0;
+    }
+  else if (self->gold_idx != G_MAXUINT && !json_object_has_member (row, "shuffled_preds"))
+    self->shuffled_gold_pos = self->gold_idx + 1;
+
+  self->gold_item_id = g_strdup (member_string (row, "gold_restaurant"));
+  if (self->gold_item_id == NULL)
+    self->gold_item_id = g_strdup (member_string (row, "gold_item_id"));
+  self->raw_response = g_strdup (member_string (row, "raw_response"));
+  self->error_message = g_strdup (member_string (row, "error"));
+  self->usage = usage_from_row (row);
+
+  result_update_gold_rank (self);
+
+  return g_steal_pointer (&self);
+}
+
+static void
+add_uint_array (JsonBuilder *builder,
+                GArray      *array)
+{
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < array->len; i++)
+    json_builder_add_int_value (builder, g_array_index (array, guint, i));
+  json_builder_end_array (builder);
+}
+
+/**
+ * anot_result_to_json:
+ * @self: an #AnotResult
+ *
+ * Serialises the result as one row of `results_<N>.jsonl`: the original
+ * framework's fields (`request_id`, `pred_indices`, `shuffled_preds`,
+ * `gold_idx`, `shuffled_gold_pos`, `gold_restaurant`, `prompt_tokens`,
+ * `completion_tokens`, `tokens`, `cost_usd`, `latency_ms`, `raw_response`
+ * when known, `error` when the method failed) and anot's additions:
+ * `group`, `gold_rank`, `calls` and, when there were calls, `by_model`
+ * (per model: `calls`, `prompt_tokens`, `completion_tokens`, `cost_usd`).
+ * Usage is the request's own, not a time window as in the original.
+ *
+ * Returns: (transfer full): a JSON object node
+ */
+JsonNode *
+anot_result_to_json (AnotResult *self)
+{
+  g_autoptr(JsonBuilder) builder = NULL;
+  guint64 prompt_tokens, completion_tokens;
+
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+
+  prompt_tokens = anot_usage_get_prompt_tokens (self->usage);
+  completion_tokens = anot_usage_get_completion_tokens (self->usage);
+
+  builder = json_builder_new ();
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "request_id");
+  json_builder_add_string_value (builder, self->request_id);
+  if (self->group != NULL)
+    {
+      json_builder_set_member_name (builder, "group");
+      json_builder_add_string_value (builder, self->group);
+    }
+  json_builder_set_member_name (builder, "pred_indices");
+  add_uint_array (builder, self->pred_indices);
+  json_builder_set_member_name (builder, "shuffled_preds");
+  add_uint_array (builder, self->shuffled_preds);
+  json_builder_set_member_name (builder, "gold_idx");
+  if (self->gold_idx == G_MAXUINT)
+    json_builder_add_int_value (builder, -1);
+  else
+    json_builder_add_int_value (builder, self->gold_idx);
+  json_builder_set_member_name (builder, "shuffled_gold_pos");
+  json_builder_add_int_value (builder, self->shuffled_gold_pos);
+  json_builder_set_member_name (builder, "gold_restaurant");
+  json_builder_add_string_value (builder, self->gold_item_id);
+  json_builder_set_member_name (builder, "gold_rank");
+  json_builder_add_int_value (builder, self->gold_rank);
+  json_builder_set_member_name (builder, "prompt_tokens");
+  json_builder_add_int_value (builder, prompt_tokens);
+  json_builder_set_member_name (builder, "completion_tokens");
+  json_builder_add_int_value (builder, completion_tokens);
+  json_builder_set_member_name (builder, "tokens");
+  json_builder_add_int_value (builder, prompt_tokens + completion_tokens);
+  json_builder_set_member_name (builder, "cost_usd");
+  json_builder_add_double_value (builder, anot_usage_get_cost_usd (self->usage));
+  json_builder_set_member_name (builder, "latency_ms");
+  json_builder_add_double_value (builder, anot_usage_get_latency_ms (self->usage));
+  json_builder_set_member_name (builder, "calls");
+  json_builder_add_int_value (builder, anot_usage_get_calls (self->usage));
+  if (anot_usage_get_calls (self->usage) > 0)
+    {
+      g_autoptr(JsonNode) usage = anot_usage_to_json (self->usage);
+      JsonNode *by_model = json_object_get_member (json_node_get_object (usage), "by_model");
+
+      if (by_model != NULL)
+        {
+          json_builder_set_member_name (builder, "by_model");
+          json_builder_add_value (builder, json_node_copy (by_model));
+        }
+    }
+  if (self->raw_response != NULL)
+    {
+      json_builder_set_member_name (builder, "raw_response");
+      json_builder_add_string_value (builder, self->raw_response);
+    }
+  if (self->error_message != NULL)
+    {
+      json_builder_set_member_name (builder, "error");
+      json_builder_add_string_value (builder, self->error_message);
+    }
+  json_builder_end_object (builder);
+
+  return json_builder_get_root (builder);
+}
+
+/**
+ * anot_result_get_request_id:
+ * @self: an #AnotResult
+ *
+ * Returns: the request id
+ */
+const char *
+anot_result_get_request_id (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  return self->request_id;
+}
+
+/**
+ * anot_result_get_group:
+ * @self: an #AnotResult
+ *
+ * Returns: (nullable): the request's group
+ */
+const char *
+anot_result_get_group (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  return self->group;
+}
+
+/**
+ * anot_result_get_n_candidates:
+ * @self: an #AnotResult
+ *
+ * Returns: N, the pool size (0 when unknown)
+ */
+guint
+anot_result_get_n_candidates (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), 0);
+  return self->n_candidates;
+}
+
+/**
+ * anot_result_get_run:
+ * @self: an #AnotResult
+ *
+ * Returns: the 1-based run number (0 when unknown)
+ */
+guint
+anot_result_get_run (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), 0);
+  return self->run;
+}
+
+/**
+ * anot_result_get_pred_indices:
+ * @self: an #AnotResult
+ * @n_indices: (out): the number of predictions
+ *
+ * Returns: (array length=n_indices) (transfer none): the predictions,
+ *   1-based positions in pool order, best first
+ */
+const guint *
+anot_result_get_pred_indices (AnotResult *self,
+                              guint      *n_indices)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  g_return_val_if_fail (n_indices != NULL, NULL);
+
+  *n_indices = self->pred_indices->len;
+  return (const guint *) self->pred_indices->data;
+}
+
+/**
+ * anot_result_get_shuffled_preds:
+ * @self: an #AnotResult
+ * @n_indices: (out): the number of predictions
+ *
+ * Returns: (array length=n_indices) (transfer none): the predictions,
+ *   1-based positions in the order the method saw, best first
+ */
+const guint *
+anot_result_get_shuffled_preds (AnotResult *self,
+                                guint      *n_indices)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  g_return_val_if_fail (n_indices != NULL, NULL);
+
+  *n_indices = self->shuffled_preds->len;
+  return (const guint *) self->shuffled_preds->data;
+}
+
+/**
+ * anot_result_get_gold_idx:
+ * @self: an #AnotResult
+ *
+ * Returns: the 0-based position of the gold in pool order
+ */
+guint
+anot_result_get_gold_idx (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), 0);
+  return self->gold_idx;
+}
+
+/**
+ * anot_result_get_shuffled_gold_pos:
+ * @self: an #AnotResult
+ *
+ * Returns: the 1-based position of the gold in the order the method saw
+ */
+guint
+anot_result_get_shuffled_gold_pos (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), 0);
+  return self->shuffled_gold_pos;
+}
+
+/**
+ * anot_result_get_gold_item_id:
+ * @self: an #AnotResult
+ *
+ * Returns: (nullable): the gold item's id
+ */
+const char *
+anot_result_get_gold_item_id (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  return self->gold_item_id;
+}
+
+/**
+ * anot_result_get_gold_rank:
+ * @self: an #AnotResult
+ *
+ * Returns: the 1-based rank of the gold among the predictions, or 0 when
+ *   it is not among them
+ */
+guint
+anot_result_get_gold_rank (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), 0);
+  return self->gold_rank;
+}
+
+/**
+ * anot_result_get_usage:
+ * @self: an #AnotResult
+ *
+ * Returns: (transfer none): the LLM usage of the request
+ */
+AnotUsage *
+anot_result_get_usage (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  return self->usage;
+}
+
+/**
+ * anot_result_get_raw_response:
+ * @self: an #AnotResult
+ *
+ * Returns: (nullable): the method's text output
+ */
+const char *
+anot_result_get_raw_response (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  return self->raw_response;
+}
+
+/**
+ * anot_result_get_error_message:
+ * @self: an #AnotResult
+ *
+ * Returns: (nullable): the error, when the method failed
+ */
+const char *
+anot_result_get_error_message (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  return self->error_message;
+}
