@@ -1,0 +1,991 @@
+/* anot-registry.c: plugin discovery and lookup
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-registry.h"
+
+#include <gmodule.h>
+#include <string.h>
+
+#include "anot-error.h"
+
+/**
+ * AnotRegistry:
+ *
+ * The plugins of this process: ranking methods, LLM backends, attacks and
+ * tools, each known by a short name ("bm25", "cot", "openai", "typo").
+ *
+ * Plugins use GIO's extension-point mechanism, the way glib-networking
+ * provides TLS backends.  The registry registers four extension points,
+ * [const@Anot.METHOD_EXTENSION_POINT_NAME] (implementations must implement
+ * [iface@Anot.Method]), [const@Anot.BACKEND_EXTENSION_POINT_NAME],
+ * [const@Anot.ATTACK_EXTENSION_POINT_NAME] and
+ * [const@Anot.TOOL_EXTENSION_POINT_NAME].  A plugin is a #GIOModule: a
+ * shared library named `lib*.so` that exports `g_io_module_load()` and
+ * `g_io_module_unload()` (`g_io_module_query()` is allowed but not used).
+ * Its load function registers its dynamic types and calls
+ * anot_plugin_implement() once per plugin:
+ *
+ * ```c
+ * G_DEFINE_DYNAMIC_TYPE_EXTENDED (MyMethod, my_method, G_TYPE_OBJECT, G_TYPE_FLAG_FINAL,
+ *                                 G_IMPLEMENT_INTERFACE_DYNAMIC (ANOT_TYPE_METHOD,
+ *                                                                my_method_iface_init))
+ *
+ * G_MODULE_EXPORT void
+ * g_io_module_load (GIOModule *module)
+ * {
+ *   my_method_register_type (G_TYPE_MODULE (module));
+ *   anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
+ *                          MY_TYPE_METHOD, "mine",
+ *                          "One line saying what the method does");
+ * }
+ * ```
+ *
+ * Types must be registered through the #GTypeModule (as
+ * G_DEFINE_DYNAMIC_TYPE() does): like GIO, the registry closes the library
+ * again once the load function has returned, and the type system reopens it
+ * when the first instance is created.
+ *
+ * The first call to anot_registry_get_default() loads every module found,
+ * recursively, in each directory of the `ANOT_PLUGIN_PATH` environment
+ * variable (separated by `G_SEARCHPATH_SEPARATOR`, `:` on Unix) and then in
+ * the installed plugin directory (`$libdir/anot-1.0/plugins`, or
+ * `ANOT_PLUGIN_DIR` if that variable is set; set it to the empty string to
+ * load nothing from an installed tree).  Directories are visited in that
+ * order and, inside a directory, files before subdirectories, each in name
+ * order.  Like a #GIOModuleScope with %G_IO_MODULE_SCOPE_BLOCK_DUPLICATES, a
+ * module whose file name was already seen is skipped, so the copy in a
+ * developer's `ANOT_PLUGIN_PATH` (for instance the build tree's `plugins/`
+ * directory) overrides the installed one, exactly as `GIO_EXTRA_MODULES`
+ * overrides GIO's own module directory.
+ *
+ * A module that cannot be opened, lacks the entry points, or whose load
+ * function registers nothing is skipped: it is reported once, as one
+ * structured log message at %G_LOG_LEVEL_MESSAGE carrying the fields
+ * `ANOT_PLUGIN_MODULE` (its path) and `ANOT_PLUGIN_ERROR` (the reason), and
+ * listed by anot_registry_list_failed_modules().  A broken plugin never
+ * aborts the process.
+ *
+ * When two modules offer the same name on the same extension point the
+ * first one loaded keeps it and the second is reported as failed.  Types
+ * registered at runtime with anot_registry_register() — a Python class
+ * implementing [iface@Anot.Method], for example — replace an earlier type of
+ * the same name, so a notebook cell can be run again after an edit.
+ *
+ * The default registry is created and its modules loaded exactly once
+ * (g_once()), the first time anot_registry_get_default() is called from any
+ * thread; every method of the registry may then be called from any thread.
+ * A module's load function must not call anot_registry_get_default() (it
+ * runs while the registry is being created): it calls
+ * anot_plugin_implement(), which needs no registry.
+ */
+
+/* How deep below a plugin directory modules are looked for: the build tree
+ * has plugins/<kind>/<name>/lib*.so, and meson's per-target *.p directories
+ * sit one level further down. */
+#define MAX_SCAN_DEPTH 6
+
+typedef struct
+{
+  GType type;
+  const char *description; /* interned: callers may keep it forever */
+} PluginEntry;
+
+/* What one module's g_io_module_load() did, collected by
+ * anot_plugin_implement() while the registry loads that module. */
+typedef struct
+{
+  GThread *thread;
+  guint n_added;
+  GPtrArray *rejections; /* char * */
+} LoadContext;
+
+struct _AnotRegistry
+{
+  GObject parent_instance;
+
+  GPtrArray *modules;     /* GIOModule; never released, see load_module() */
+  GPtrArray *failed;      /* char *, "path: reason" */
+  GPtrArray *search_path; /* char *, directories in load order */
+};
+
+G_DEFINE_FINAL_TYPE (AnotRegistry, anot_registry, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_FAILED_MODULES,
+  PROP_SEARCH_PATH,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static const char * const extension_point_names[] = {
+  ANOT_METHOD_EXTENSION_POINT_NAME,
+  ANOT_BACKEND_EXTENSION_POINT_NAME,
+  ANOT_ATTACK_EXTENSION_POINT_NAME,
+  ANOT_TOOL_EXTENSION_POINT_NAME,
+};
+
+/* Everything below is guarded by plugins_lock.  It lives outside the
+ * registry instance because modules register while the instance is still
+ * being created. */
+static GMutex plugins_lock;
+static GHashTable *plugins;        /* point name → (name → PluginEntry) */
+static GHashTable *seen_rejections; /* "point\nname\ntype" already reported */
+static GHashTable *kept_classes;   /* GType → GTypeClass, see keep_class() */
+static LoadContext *current_load;
+
+static gpointer
+register_extension_points (gpointer data)
+{
+  const GType required[] = {
+    ANOT_TYPE_METHOD,
+    ANOT_TYPE_BACKEND,
+    ANOT_TYPE_ATTACK,
+    ANOT_TYPE_TOOL,
+  };
+
+  G_STATIC_ASSERT (G_N_ELEMENTS (required) == G_N_ELEMENTS (extension_point_names));
+
+  plugins = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                   (GDestroyNotify) g_hash_table_unref);
+  seen_rejections = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  kept_classes = g_hash_table_new (NULL, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (extension_point_names); i++)
+    {
+      GIOExtensionPoint *point;
+
+      point = g_io_extension_point_register (extension_point_names[i]);
+      g_io_extension_point_set_required_type (point, required[i]);
+      g_hash_table_insert (plugins, (gpointer) extension_point_names[i],
+                           g_hash_table_new_full (g_str_hash, g_str_equal,
+                                                  g_free, g_free));
+    }
+
+  return NULL;
+}
+
+static void
+ensure_extension_points (void)
+{
+  static GOnce once = G_ONCE_INIT;
+
+  g_once (&once, register_extension_points, NULL);
+}
+
+static guint
+count_extensions (void)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (extension_point_names); i++)
+    {
+      GIOExtensionPoint *point = g_io_extension_point_lookup (extension_point_names[i]);
+
+      n += g_list_length (g_io_extension_point_get_extensions (point));
+    }
+
+  return n;
+}
+
+/* Returns NULL on success, else why @type cannot be used as @name. */
+static char *
+check_implementation (const char *extension_point,
+                      GType       type,
+                      const char *name)
+{
+  GIOExtensionPoint *point;
+  GType required;
+
+  if (name == NULL || name[0] == '\0')
+    return g_strdup_printf ("type %s is registered without a name", g_type_name (type));
+
+  point = g_io_extension_point_lookup (extension_point);
+  if (point == NULL || !g_hash_table_contains (plugins, extension_point))
+    return g_strdup_printf ("“%s”: unknown extension point “%s”", name, extension_point);
+
+  required = g_io_extension_point_get_required_type (point);
+  if (!G_TYPE_IS_OBJECT (type) || G_TYPE_IS_ABSTRACT (type) ||
+      !g_type_is_a (type, required))
+    return g_strdup_printf ("“%s”: type %s is not an instantiable object implementing %s",
+                            name, g_type_name (type) ? g_type_name (type) : "(invalid)",
+                            g_type_name (required));
+
+  return NULL;
+}
+
+/* Records @type under @name.  Returns NULL on success, else the reason.
+ * Must be called with plugins_lock held. */
+static char *
+add_plugin_locked (const char *extension_point,
+                   GType       type,
+                   const char *name,
+                   const char *description,
+                   gboolean    replace)
+{
+  GHashTable *table;
+  PluginEntry *entry;
+  char *reason;
+
+  reason = check_implementation (extension_point, type, name);
+  if (reason != NULL)
+    return reason;
+
+  table = g_hash_table_lookup (plugins, extension_point);
+  entry = g_hash_table_lookup (table, name);
+  if (entry != NULL && entry->type != type && !replace)
+    return g_strdup_printf ("“%s” is already provided by %s", name,
+                            g_type_name (entry->type));
+
+  if (entry == NULL || entry->type != type)
+    {
+      entry = g_new0 (PluginEntry, 1);
+      entry->type = type;
+      g_hash_table_replace (table, g_strdup (name), entry);
+      if (current_load != NULL && current_load->thread == g_thread_self ())
+        current_load->n_added++;
+    }
+  entry->description = g_intern_string (description != NULL ? description : "");
+
+  /* GIO keeps the first extension of a type; re-registering one (a module
+   * reloaded when its class is needed again) is a no-op. */
+  g_io_extension_point_implement (extension_point, type, name, 0);
+
+  return NULL;
+}
+
+/**
+ * anot_plugin_implement:
+ * @extension_point: the extension point, e.g.
+ *   %ANOT_METHOD_EXTENSION_POINT_NAME
+ * @type: the type implementing it (a #GObject type implementing the
+ *   point's interface)
+ * @name: the short name users select it by, e.g. "bm25"
+ * @description: (nullable): one line saying what it does, shown by
+ *   `anot-run --list`
+ *
+ * Registers @type with @extension_point under @name.  This is what a
+ * plugin's `g_io_module_load()` calls for every type it provides; it does
+ * not need the registry, and calling it again for the same type (GIO loads
+ * a module again when one of its classes is needed after it was unloaded)
+ * changes nothing.
+ *
+ * A registration that cannot be honoured — @type does not implement the
+ * point's interface, or @name is already taken by another type — is
+ * reported against the module being loaded (see
+ * anot_registry_list_failed_modules()) or, outside module loading, by one
+ * log message.
+ */
+void
+anot_plugin_implement (const char *extension_point,
+                       GType       type,
+                       const char *name,
+                       const char *description)
+{
+  g_autofree char *reason = NULL;
+  g_autofree char *key = NULL;
+  gboolean report = FALSE;
+
+  g_return_if_fail (extension_point != NULL);
+
+  ensure_extension_points ();
+
+  g_mutex_lock (&plugins_lock);
+  reason = add_plugin_locked (extension_point, type, name, description, FALSE);
+  if (reason != NULL)
+    {
+      if (current_load != NULL && current_load->thread == g_thread_self ())
+        {
+          g_ptr_array_add (current_load->rejections, g_strdup (reason));
+        }
+      else
+        {
+          key = g_strdup_printf ("%s\n%s\n%s", extension_point,
+                                 name ? name : "", g_type_name (type));
+          report = g_hash_table_add (seen_rejections, g_steal_pointer (&key));
+        }
+    }
+  g_mutex_unlock (&plugins_lock);
+
+  if (report)
+    g_log_structured (G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE,
+                      "ANOT_PLUGIN_ERROR", reason,
+                      "MESSAGE", "Plugin not registered with %s: %s",
+                      extension_point, reason);
+}
+
+static void
+anot_registry_finalize (GObject *object)
+{
+  AnotRegistry *self = ANOT_REGISTRY (object);
+
+  /* GIOModules that registered types must outlive the type system; only the
+   * default registry loads modules and it is never finalized. */
+  g_ptr_array_unref (self->failed);
+  g_ptr_array_unref (self->search_path);
+  g_ptr_array_unref (self->modules);
+
+  G_OBJECT_CLASS (anot_registry_parent_class)->finalize (object);
+}
+
+static GStrv
+strv_from_array (GPtrArray *array)
+{
+  GStrv strv = g_new0 (char *, array->len + 1);
+
+  for (guint i = 0; i < array->len; i++)
+    strv[i] = g_strdup (g_ptr_array_index (array, i));
+
+  return strv;
+}
+
+static void
+anot_registry_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  AnotRegistry *self = ANOT_REGISTRY (object);
+
+  switch (prop_id)
+    {
+    case PROP_FAILED_MODULES:
+      g_value_take_boxed (value, strv_from_array (self->failed));
+      break;
+    case PROP_SEARCH_PATH:
+      g_value_take_boxed (value, strv_from_array (self->search_path));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+anot_registry_class_init (AnotRegistryClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = anot_registry_finalize;
+  object_class->get_property = anot_registry_get_property;
+
+  /**
+   * AnotRegistry:failed-modules:
+   *
+   * The modules that could not be loaded, as "path: reason"; the same list
+   * as anot_registry_list_failed_modules().
+   */
+  properties[PROP_FAILED_MODULES] =
+    g_param_spec_boxed ("failed-modules", NULL, NULL, G_TYPE_STRV,
+                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotRegistry:search-path:
+   *
+   * The directories modules were looked for in, in the order they were
+   * scanned (each recursively): `ANOT_PLUGIN_PATH`, then the installed
+   * plugin directory.
+   */
+  properties[PROP_SEARCH_PATH] =
+    g_param_spec_boxed ("search-path", NULL, NULL, G_TYPE_STRV,
+                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+anot_registry_init (AnotRegistry *self)
+{
+  self->modules = g_ptr_array_new_with_free_func (g_object_unref);
+  self->failed = g_ptr_array_new_with_free_func (g_free);
+  self->search_path = g_ptr_array_new_with_free_func (g_free);
+}
+
+static void
+report_failed_module (AnotRegistry *self,
+                      const char   *path,
+                      const char   *reason)
+{
+  g_ptr_array_add (self->failed, g_strdup_printf ("%s: %s", path, reason));
+  g_log_structured (G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE,
+                    "ANOT_PLUGIN_MODULE", path,
+                    "ANOT_PLUGIN_ERROR", reason,
+                    "MESSAGE", "Plugin module %s not loaded: %s", path, reason);
+}
+
+static gboolean
+is_module_file_name (const char *basename)
+{
+  /* The names GIO's own module loader accepts. */
+#if defined(G_OS_WIN32) || defined(G_WITH_CYGWIN)
+  return g_str_has_suffix (basename, ".dll");
+#else
+  return g_str_has_prefix (basename, "lib") && g_str_has_suffix (basename, ".so");
+#endif
+}
+
+static void
+load_module (AnotRegistry *self,
+             const char   *path,
+             const char   *basename,
+             GHashTable   *seen)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rejections = NULL;
+  g_autofree char *reason = NULL;
+  LoadContext context = { 0 };
+  GModule *library;
+  GIOModule *module;
+  gpointer symbol;
+  guint n_before, n_after;
+  gboolean used;
+
+  /* GIOModuleScope's G_IO_MODULE_SCOPE_BLOCK_DUPLICATES rule: the first
+   * file of a name wins, even when it turns out to be broken, so a broken
+   * development copy is reported rather than silently replaced. */
+  if (!g_hash_table_add (seen, g_strdup (basename)))
+    {
+      g_debug ("Skipping %s: a module named %s was already seen", path, basename);
+      return;
+    }
+
+  /* GIO's loader only prints why a module failed; open it here first so the
+   * reason can be recorded.  The handle stays open until GIO has run the
+   * module, so GIO reuses it instead of opening the file a second time. */
+  library = g_module_open_full (path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL, &error);
+  if (library == NULL)
+    {
+      const char *message = error->message;
+
+      /* dlerror() usually starts with the path already. */
+      if (g_str_has_prefix (message, path) && g_str_has_prefix (message + strlen (path), ": "))
+        message += strlen (path) + 2;
+      report_failed_module (self, path, message);
+      return;
+    }
+
+  if (!g_module_symbol (library, "g_io_module_load", &symbol) || symbol == NULL)
+    {
+      report_failed_module (self, path, "not a GIO module: it does not export g_io_module_load()");
+      g_module_close (library);
+      return;
+    }
+  if (!g_module_symbol (library, "g_io_module_unload", &symbol) || symbol == NULL)
+    {
+      report_failed_module (self, path, "not a GIO module: it does not export g_io_module_unload()");
+      g_module_close (library);
+      return;
+    }
+
+  module = g_io_module_new (path);
+  g_type_module_set_name (G_TYPE_MODULE (module), path);
+  /* Kept even when it fails: it may have registered types, and a
+   * GTypeModule with types must never be finalized. */
+  g_ptr_array_add (self->modules, module);
+
+  rejections = g_ptr_array_new_with_free_func (g_free);
+  context.thread = g_thread_self ();
+  context.rejections = rejections;
+
+  n_before = count_extensions ();
+  g_mutex_lock (&plugins_lock);
+  current_load = &context;
+  g_mutex_unlock (&plugins_lock);
+
+  used = g_type_module_use (G_TYPE_MODULE (module));
+
+  g_mutex_lock (&plugins_lock);
+  current_load = NULL;
+  g_mutex_unlock (&plugins_lock);
+  n_after = count_extensions ();
+
+  if (rejections->len > 0)
+    {
+      g_ptr_array_add (rejections, NULL);
+      reason = g_strjoinv ("; ", (char **) rejections->pdata);
+    }
+
+  if (!used)
+    {
+      report_failed_module (self, path, "its types could not be registered");
+    }
+  else
+    {
+      if (context.n_added == 0 && n_after == n_before)
+        {
+          g_autofree char *message = NULL;
+
+          message = g_strdup_printf ("g_io_module_load() registered no plugin%s%s",
+                                     reason ? ": " : "", reason ? reason : "");
+          report_failed_module (self, path, message);
+        }
+      else if (reason != NULL)
+        {
+          report_failed_module (self, path, reason);
+        }
+
+      /* As GIO does after loading: the library is closed again until one of
+       * its classes is needed. */
+      g_type_module_unuse (G_TYPE_MODULE (module));
+    }
+
+  g_module_close (library);
+}
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+static void
+scan_directory (AnotRegistry *self,
+                const char   *dirname,
+                guint         depth,
+                GHashTable   *seen)
+{
+  g_autoptr(GPtrArray) names = NULL;
+  g_autoptr(GPtrArray) subdirs = NULL;
+  const char *name;
+  GDir *dir;
+
+  dir = g_dir_open (dirname, 0, NULL);
+  if (dir == NULL)
+    return;
+
+  names = g_ptr_array_new_with_free_func (g_free);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (name[0] != '.')
+      g_ptr_array_add (names, g_strdup (name));
+  g_dir_close (dir);
+  g_ptr_array_sort (names, compare_strings);
+
+  subdirs = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *basename = g_ptr_array_index (names, i);
+      g_autofree char *path = g_build_filename (dirname, basename, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        g_ptr_array_add (subdirs, g_steal_pointer (&path));
+      else if (is_module_file_name (basename))
+        load_module (self, path, basename, seen);
+    }
+
+  if (depth < MAX_SCAN_DEPTH)
+    for (guint i = 0; i < subdirs->len; i++)
+      scan_directory (self, g_ptr_array_index (subdirs, i), depth + 1, seen);
+}
+
+static void
+add_search_directory (AnotRegistry *self,
+                      const char   *dirname)
+{
+  g_autofree char *canonical = NULL;
+
+  if (dirname == NULL || dirname[0] == '\0')
+    return;
+
+  canonical = g_canonicalize_filename (dirname, NULL);
+  for (guint i = 0; i < self->search_path->len; i++)
+    if (g_str_equal (g_ptr_array_index (self->search_path, i), canonical))
+      return;
+
+  g_ptr_array_add (self->search_path, g_steal_pointer (&canonical));
+}
+
+static void
+anot_registry_load_modules (AnotRegistry *self)
+{
+  g_autoptr(GHashTable) seen = NULL;
+  const char *plugin_path;
+  const char *plugin_dir;
+
+  plugin_path = g_getenv ("ANOT_PLUGIN_PATH");
+  if (plugin_path != NULL)
+    {
+      g_auto(GStrv) dirs = g_strsplit (plugin_path, G_SEARCHPATH_SEPARATOR_S, -1);
+
+      for (guint i = 0; dirs[i] != NULL; i++)
+        add_search_directory (self, dirs[i]);
+    }
+
+  plugin_dir = g_getenv ("ANOT_PLUGIN_DIR");
+  add_search_directory (self, plugin_dir != NULL ? plugin_dir : ANOT_PLUGINDIR);
+
+  if (!g_module_supported ())
+    return;
+
+  seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < self->search_path->len; i++)
+    scan_directory (self, g_ptr_array_index (self->search_path, i), 0, seen);
+}
+
+static gpointer
+create_default_registry (gpointer data)
+{
+  AnotRegistry *self;
+
+  ensure_extension_points ();
+  self = g_object_new (ANOT_TYPE_REGISTRY, NULL);
+  anot_registry_load_modules (self);
+
+  return self;
+}
+
+/**
+ * anot_registry_get_default:
+ *
+ * Returns the registry of this process, creating it and loading every
+ * plugin module on the first call (once, whichever thread calls first).
+ *
+ * Returns: (transfer none): the default registry
+ */
+AnotRegistry *
+anot_registry_get_default (void)
+{
+  static GOnce once = G_ONCE_INIT;
+
+  g_once (&once, create_default_registry, NULL);
+  return once.retval;
+}
+
+/**
+ * anot_registry_register:
+ * @self: an #AnotRegistry
+ * @extension_point: the extension point, e.g.
+ *   %ANOT_METHOD_EXTENSION_POINT_NAME
+ * @type: the type implementing it
+ * @name: the short name to register it under
+ * @description: (nullable): one line saying what it does
+ *
+ * Registers a type created at runtime — a Python class implementing
+ * [iface@Anot.Method], say — so it can be created by name like a plugin.
+ * Unlike anot_plugin_implement(), a type already registered under @name is
+ * replaced.
+ */
+void
+anot_registry_register (AnotRegistry *self,
+                        const char   *extension_point,
+                        GType         type,
+                        const char   *name,
+                        const char   *description)
+{
+  g_autofree char *reason = NULL;
+
+  g_return_if_fail (ANOT_IS_REGISTRY (self));
+  g_return_if_fail (extension_point != NULL);
+  g_return_if_fail (name != NULL && name[0] != '\0');
+
+  g_mutex_lock (&plugins_lock);
+  reason = add_plugin_locked (extension_point, type, name, description, TRUE);
+  g_mutex_unlock (&plugins_lock);
+
+  if (reason != NULL)
+    g_critical ("Cannot register %s with %s: %s", g_type_name (type),
+                extension_point, reason);
+}
+
+/**
+ * anot_registry_list:
+ * @self: an #AnotRegistry
+ * @extension_point: the extension point, e.g.
+ *   %ANOT_METHOD_EXTENSION_POINT_NAME
+ *
+ * Lists the names registered with @extension_point, including
+ * implementations that called g_io_extension_point_implement() directly.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the names, sorted;
+ *   empty for an unknown extension point
+ */
+char **
+anot_registry_list (AnotRegistry *self,
+                    const char   *extension_point)
+{
+  g_autoptr(GHashTable) names = NULL;
+  g_autoptr(GPtrArray) sorted = NULL;
+  GIOExtensionPoint *point;
+  GHashTable *table;
+  GHashTableIter iter;
+  gpointer key;
+
+  g_return_val_if_fail (ANOT_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (extension_point != NULL, NULL);
+
+  names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  g_mutex_lock (&plugins_lock);
+  table = g_hash_table_lookup (plugins, extension_point);
+  if (table != NULL)
+    {
+      g_hash_table_iter_init (&iter, table);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        g_hash_table_add (names, g_strdup (key));
+    }
+  g_mutex_unlock (&plugins_lock);
+
+  point = table != NULL ? g_io_extension_point_lookup (extension_point) : NULL;
+  if (point != NULL)
+    for (GList *l = g_io_extension_point_get_extensions (point); l != NULL; l = l->next)
+      g_hash_table_add (names, g_strdup (g_io_extension_get_name (l->data)));
+
+  sorted = g_ptr_array_new_full (g_hash_table_size (names) + 1, g_free);
+  g_hash_table_iter_init (&iter, names);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      g_hash_table_iter_steal (&iter);
+      g_ptr_array_add (sorted, key);
+    }
+  g_ptr_array_sort (sorted, compare_strings);
+  g_ptr_array_add (sorted, NULL);
+
+  return (char **) g_ptr_array_free (g_steal_pointer (&sorted), FALSE);
+}
+
+/**
+ * anot_registry_get_description:
+ * @self: an #AnotRegistry
+ * @extension_point: the extension point
+ * @name: a registered name
+ *
+ * Returns: (nullable) (transfer none): the one-line description @name was
+ *   registered with (empty if it has none), or %NULL if nothing of that
+ *   name is registered.  The string stays valid for the life of the process.
+ */
+const char *
+anot_registry_get_description (AnotRegistry *self,
+                               const char   *extension_point,
+                               const char   *name)
+{
+  const char *description = NULL;
+  GHashTable *table;
+  PluginEntry *entry;
+
+  g_return_val_if_fail (ANOT_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (extension_point != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  g_mutex_lock (&plugins_lock);
+  table = g_hash_table_lookup (plugins, extension_point);
+  entry = table != NULL ? g_hash_table_lookup (table, name) : NULL;
+  if (entry != NULL)
+    description = entry->description;
+  g_mutex_unlock (&plugins_lock);
+
+  if (description == NULL && table != NULL &&
+      g_io_extension_point_get_extension_by_name (g_io_extension_point_lookup (extension_point), name) != NULL)
+    description = "";
+
+  return description;
+}
+
+/**
+ * anot_registry_lookup_type:
+ * @self: an #AnotRegistry
+ * @extension_point: the extension point
+ * @name: a registered name
+ *
+ * Returns: the type registered under @name, or %G_TYPE_INVALID
+ */
+GType
+anot_registry_lookup_type (AnotRegistry *self,
+                           const char   *extension_point,
+                           const char   *name)
+{
+  GType type = G_TYPE_INVALID;
+  GHashTable *table;
+  PluginEntry *entry;
+
+  g_return_val_if_fail (ANOT_IS_REGISTRY (self), G_TYPE_INVALID);
+  g_return_val_if_fail (extension_point != NULL, G_TYPE_INVALID);
+  g_return_val_if_fail (name != NULL, G_TYPE_INVALID);
+
+  g_mutex_lock (&plugins_lock);
+  table = g_hash_table_lookup (plugins, extension_point);
+  entry = table != NULL ? g_hash_table_lookup (table, name) : NULL;
+  if (entry != NULL)
+    type = entry->type;
+  g_mutex_unlock (&plugins_lock);
+
+  if (type == G_TYPE_INVALID && table != NULL)
+    {
+      GIOExtension *extension;
+
+      extension = g_io_extension_point_get_extension_by_name (g_io_extension_point_lookup (extension_point), name);
+      if (extension != NULL)
+        type = g_io_extension_get_type (extension);
+    }
+
+  return type;
+}
+
+/**
+ * anot_registry_list_failed_modules:
+ * @self: an #AnotRegistry
+ *
+ * Lists the plugin modules that were skipped, each as "path: reason", in
+ * the order they were found.  A module that loaded but had one of its
+ * registrations refused is listed too.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the failed modules
+ */
+char **
+anot_registry_list_failed_modules (AnotRegistry *self)
+{
+  g_return_val_if_fail (ANOT_IS_REGISTRY (self), NULL);
+
+  return strv_from_array (self->failed);
+}
+
+/* A module is unloaded whenever the last instance of its last class goes
+ * away and loaded again for the next one.  Methods are created once per run
+ * or per request; keeping their class alive avoids reopening the library
+ * each time (and resetting the module's static state). */
+static void
+keep_class (GType type)
+{
+  gpointer klass;
+  gboolean kept;
+
+  g_mutex_lock (&plugins_lock);
+  kept = g_hash_table_contains (kept_classes, GSIZE_TO_POINTER (type));
+  g_mutex_unlock (&plugins_lock);
+  if (kept)
+    return;
+
+  /* Outside the lock: referencing the class may load the module, whose
+   * load function calls anot_plugin_implement(). */
+  klass = g_type_class_ref (type);
+
+  g_mutex_lock (&plugins_lock);
+  kept = !g_hash_table_insert (kept_classes, GSIZE_TO_POINTER (type), klass);
+  g_mutex_unlock (&plugins_lock);
+
+  /* Another thread won the race and holds its own reference. */
+  if (kept)
+    g_type_class_unref (klass);
+}
+
+static gpointer
+create_plugin (AnotRegistry  *self,
+               const char    *extension_point,
+               const char    *kind,
+               const char    *name,
+               GError       **error)
+{
+  GType type;
+
+  type = anot_registry_lookup_type (self, extension_point, name);
+  if (type == G_TYPE_INVALID)
+    {
+      g_auto(GStrv) names = anot_registry_list (self, extension_point);
+      g_autofree char *available = NULL;
+
+      available = names[0] != NULL ? g_strjoinv (", ", names) : g_strdup ("none");
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_PLUGIN_NOT_FOUND,
+                   "No %s named “%s” (available: %s)", kind, name, available);
+      return NULL;
+    }
+
+  keep_class (type);
+  return g_object_new (type, NULL);
+}
+
+/**
+ * anot_registry_create_method:
+ * @self: an #AnotRegistry
+ * @name: the method's name, e.g. "bm25"
+ * @error: return location for a #GError
+ *
+ * Creates an instance of the method registered under @name.  If there is
+ * none, fails with %ANOT_ERROR_PLUGIN_NOT_FOUND and a message listing the
+ * methods available.
+ *
+ * Returns: (transfer full) (nullable): a new method, or %NULL with @error set
+ */
+AnotMethod *
+anot_registry_create_method (AnotRegistry  *self,
+                             const char    *name,
+                             GError       **error)
+{
+  g_return_val_if_fail (ANOT_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return create_plugin (self, ANOT_METHOD_EXTENSION_POINT_NAME, "method", name, error);
+}
+
+/**
+ * anot_registry_create_backend:
+ * @self: an #AnotRegistry
+ * @name: the backend's name, e.g. "openai"
+ * @error: return location for a #GError
+ *
+ * Creates an instance of the backend registered under @name.  If there is
+ * none, fails with %ANOT_ERROR_PLUGIN_NOT_FOUND and a message listing the
+ * backends available.
+ *
+ * Returns: (transfer full) (nullable): a new backend, or %NULL with @error set
+ */
+AnotBackend *
+anot_registry_create_backend (AnotRegistry  *self,
+                              const char    *name,
+                              GError       **error)
+{
+  g_return_val_if_fail (ANOT_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return create_plugin (self, ANOT_BACKEND_EXTENSION_POINT_NAME, "backend", name, error);
+}
+
+/**
+ * anot_registry_create_attack:
+ * @self: an #AnotRegistry
+ * @name: the attack's name, e.g. "typo"
+ * @error: return location for a #GError
+ *
+ * Creates an instance of the attack registered under @name.  If there is
+ * none, fails with %ANOT_ERROR_PLUGIN_NOT_FOUND and a message listing the
+ * attacks available.
+ *
+ * Returns: (transfer full) (nullable): a new attack, or %NULL with @error set
+ */
+AnotAttack *
+anot_registry_create_attack (AnotRegistry  *self,
+                             const char    *name,
+                             GError       **error)
+{
+  g_return_val_if_fail (ANOT_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return create_plugin (self, ANOT_ATTACK_EXTENSION_POINT_NAME, "attack", name, error);
+}
+
+/**
+ * anot_registry_create_tool:
+ * @self: an #AnotRegistry
+ * @name: the tool's registered name
+ * @error: return location for a #GError
+ *
+ * Creates an instance of the tool registered under @name.  If there is
+ * none, fails with %ANOT_ERROR_PLUGIN_NOT_FOUND and a message listing the
+ * tools available.
+ *
+ * Returns: (transfer full) (nullable): a new tool, or %NULL with @error set
+ */
+AnotTool *
+anot_registry_create_tool (AnotRegistry  *self,
+                           const char    *name,
+                           GError       **error)
+{
+  g_return_val_if_fail (ANOT_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return create_plugin (self, ANOT_TOOL_EXTENSION_POINT_NAME, "tool", name, error);
+}
