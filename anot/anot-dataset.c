@@ -1,0 +1,1715 @@
+/* anot-dataset.c
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-dataset.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "anot-dataset-private.h"
+#include "anot-error.h"
+
+/**
+ * AnotDataset:
+ *
+ * A benchmark: candidate items with their reviews, requests with their gold
+ * items, and the side data the validator needs (reviewer names, the friend
+ * graph, cached per-review LLM judgements).
+ *
+ * anot_dataset_load() reads a benchmark directory:
+ *
+ * - `restaurants.jsonl`: one item a line; the index of an item is its
+ *   0-based position among the records (blank lines are skipped);
+ * - `reviews.jsonl`: one review a line, grouped by `business_id` in file
+ *   order;
+ * - `user_mapping.json` (optional): `friend_graph` and the reviewer names of
+ *   `review_assignments`;
+ * - `requests.jsonl`: one request a line, kept in file order;
+ * - `groundtruth.jsonl` (optional): must agree with the gold items of the
+ *   requests and cover every request;
+ * - `judgement_cache.json` (optional): cached judgements keyed
+ *   `"<review_id>:<aspect>"`.
+ *
+ * The #AnotDataset:checksum identifies the version of the data in results:
+ * the SHA-256 of the files above concatenated in that order, skipping
+ * absent optional files, i.e. `cat restaurants.jsonl reviews.jsonl
+ * user_mapping.json requests.jsonl groundtruth.jsonl judgement_cache.json |
+ * sha256sum`.
+ *
+ * A dataset is immutable once loaded and may be shared between threads.
+ */
+struct _AnotDataset
+{
+  GObject parent_instance;
+
+  char       *name;
+  char       *path;
+  char       *checksum;
+
+  AnotStore  *store;
+  GPtrArray  *items;
+  GHashTable *items_by_id;      /* item id -> AnotItem */
+  GHashTable *reviews_by_id;    /* review id -> AnotReview */
+  guint       n_reviews;
+  GPtrArray  *requests;
+  GHashTable *requests_by_id;   /* request id -> AnotRequest */
+  GHashTable *friend_graph;     /* name -> NULL-terminated names, in the store */
+  GHashTable *judgements;       /* "<review_id>:<aspect>" -> AnotJudgement */
+};
+
+G_DEFINE_FINAL_TYPE (AnotDataset, anot_dataset, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_NAME,
+  PROP_PATH,
+  PROP_CHECKSUM,
+  PROP_N_ITEMS,
+  PROP_N_REVIEWS,
+  PROP_N_REQUESTS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static const char * const empty_strv[] = { NULL };
+
+static void
+anot_dataset_finalize (GObject *object)
+{
+  AnotDataset *self = ANOT_DATASET (object);
+
+  g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->path, g_free);
+  g_clear_pointer (&self->checksum, g_free);
+  /* The tables only borrow from the objects and the store. */
+  g_clear_pointer (&self->items_by_id, g_hash_table_unref);
+  g_clear_pointer (&self->reviews_by_id, g_hash_table_unref);
+  g_clear_pointer (&self->requests_by_id, g_hash_table_unref);
+  g_clear_pointer (&self->friend_graph, g_hash_table_unref);
+  g_clear_pointer (&self->judgements, g_hash_table_unref);
+  g_clear_pointer (&self->items, g_ptr_array_unref);
+  g_clear_pointer (&self->requests, g_ptr_array_unref);
+  g_clear_pointer (&self->store, _anot_store_unref);
+
+  G_OBJECT_CLASS (anot_dataset_parent_class)->finalize (object);
+}
+
+static void
+anot_dataset_get_property (GObject    *object,
+                           guint       prop_id,
+                           GValue     *value,
+                           GParamSpec *pspec)
+{
+  AnotDataset *self = ANOT_DATASET (object);
+
+  switch (prop_id)
+    {
+    case PROP_NAME:
+      g_value_set_string (value, self->name);
+      break;
+    case PROP_PATH:
+      g_value_set_string (value, self->path);
+      break;
+    case PROP_CHECKSUM:
+      g_value_set_string (value, self->checksum);
+      break;
+    case PROP_N_ITEMS:
+      g_value_set_uint (value, self->items->len);
+      break;
+    case PROP_N_REVIEWS:
+      g_value_set_uint (value, self->n_reviews);
+      break;
+    case PROP_N_REQUESTS:
+      g_value_set_uint (value, self->requests->len);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+anot_dataset_class_init (AnotDatasetClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  object_class->finalize = anot_dataset_finalize;
+  object_class->get_property = anot_dataset_get_property;
+
+  /**
+   * AnotDataset:name:
+   *
+   * The name of the dataset: the base name of its directory.
+   */
+  properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, flags);
+  /**
+   * AnotDataset:path:
+   *
+   * The absolute path of the dataset directory.
+   */
+  properties[PROP_PATH] = g_param_spec_string ("path", NULL, NULL, NULL, flags);
+  /**
+   * AnotDataset:checksum:
+   *
+   * The SHA-256 (lowercase hex) of the files read, in a fixed order; see
+   * #AnotDataset.
+   */
+  properties[PROP_CHECKSUM] = g_param_spec_string ("checksum", NULL, NULL, NULL, flags);
+  /**
+   * AnotDataset:n-items:
+   *
+   * The number of items.
+   */
+  properties[PROP_N_ITEMS] = g_param_spec_uint ("n-items", NULL, NULL,
+                                                0, G_MAXUINT, 0, flags);
+  /**
+   * AnotDataset:n-reviews:
+   *
+   * The number of reviews, over all items.
+   */
+  properties[PROP_N_REVIEWS] = g_param_spec_uint ("n-reviews", NULL, NULL,
+                                                  0, G_MAXUINT, 0, flags);
+  /**
+   * AnotDataset:n-requests:
+   *
+   * The number of requests.
+   */
+  properties[PROP_N_REQUESTS] = g_param_spec_uint ("n-requests", NULL, NULL,
+                                                   0, G_MAXUINT, 0, flags);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+anot_dataset_init (AnotDataset *self)
+{
+  /* Review strings are the bulk of a dataset: big blocks keep the
+   * per-block waste and the number of allocations low. */
+  self->store = _anot_store_new (1 << 20);
+  self->items = g_ptr_array_new_with_free_func (g_object_unref);
+  self->items_by_id = g_hash_table_new (g_str_hash, g_str_equal);
+  self->reviews_by_id = g_hash_table_new (g_str_hash, g_str_equal);
+  self->requests = g_ptr_array_new_with_free_func (g_object_unref);
+  self->requests_by_id = g_hash_table_new (g_str_hash, g_str_equal);
+  self->friend_graph = g_hash_table_new (g_str_hash, g_str_equal);
+  self->judgements = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+/* ------------------------------------------------------------------------ *
+ * Field access.  Errors read `field “<name>”: ...`; the caller prefixes the
+ * file and line.  JSON null counts as absent for optional fields.
+ * ------------------------------------------------------------------------ */
+
+static gboolean
+field_missing (const char  *display,
+               GError     **error)
+{
+  g_set_error (error, ANOT_ERROR, ANOT_ERROR_MISSING_FIELD,
+               "field “%s”: missing", display);
+  return FALSE;
+}
+
+static gboolean
+field_invalid (const char  *display,
+               const char  *expected,
+               GError     **error)
+{
+  g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+               "field “%s”: expected %s", display, expected);
+  return FALSE;
+}
+
+static gboolean
+read_string (JsonObject  *obj,
+             const char  *field,
+             const char  *display,
+             gboolean     required,
+             const char **out,
+             GError     **error)
+{
+  JsonNode *node = json_object_get_member (obj, field);
+
+  *out = NULL;
+  if (node == NULL || (!required && JSON_NODE_HOLDS_NULL (node)))
+    return required ? field_missing (display, error) : TRUE;
+
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    {
+      *out = json_node_get_string (node);
+      return TRUE;
+    }
+
+  return field_invalid (display, "a string", error);
+}
+
+static gboolean
+read_id (JsonObject  *obj,
+         const char  *field,
+         const char **out,
+         GError     **error)
+{
+  if (!read_string (obj, field, field, TRUE, out, error))
+    return FALSE;
+
+  if (**out == '\0')
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                   "field “%s”: empty id", field);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+read_number (JsonObject  *obj,
+             const char  *field,
+             const char  *display,
+             gboolean     required,
+             double      *out,
+             gboolean    *present,
+             GError     **error)
+{
+  JsonNode *node = json_object_get_member (obj, field);
+
+  *present = FALSE;
+  if (node == NULL || (!required && JSON_NODE_HOLDS_NULL (node)))
+    return required ? field_missing (display, error) : TRUE;
+
+  if (JSON_NODE_HOLDS_VALUE (node))
+    {
+      GType type = json_node_get_value_type (node);
+
+      if (type == G_TYPE_DOUBLE || type == G_TYPE_INT64)
+        {
+          *out = json_node_get_double (node);
+          *present = TRUE;
+          return TRUE;
+        }
+    }
+
+  return field_invalid (display, "a number", error);
+}
+
+static gboolean
+read_int (JsonObject  *obj,
+          const char  *field,
+          const char  *display,
+          gboolean     required,
+          gint64      *out,
+          gboolean    *present,
+          GError     **error)
+{
+  JsonNode *node = json_object_get_member (obj, field);
+
+  *present = FALSE;
+  if (node == NULL || (!required && JSON_NODE_HOLDS_NULL (node)))
+    return required ? field_missing (display, error) : TRUE;
+
+  if (JSON_NODE_HOLDS_VALUE (node))
+    {
+      GType type = json_node_get_value_type (node);
+
+      if (type == G_TYPE_INT64)
+        {
+          *out = json_node_get_int (node);
+          *present = TRUE;
+          return TRUE;
+        }
+
+      /* A writer that only has doubles (3.0) still means an integer. */
+      if (type == G_TYPE_DOUBLE)
+        {
+          double d = json_node_get_double (node);
+
+          if (d == (double) (gint64) d)
+            {
+              *out = (gint64) d;
+              *present = TRUE;
+              return TRUE;
+            }
+        }
+    }
+
+  return field_invalid (display, "an integer", error);
+}
+
+/* ------------------------------------------------------------------------ *
+ * Reading files
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+  AnotDataset  *ds;
+  GFile        *dir;
+  GCancellable *cancellable;
+  GChecksum    *checksum;
+  JsonParser   *parser;
+  AnotItem     *last_item;      /* reviews of one item are usually contiguous */
+  GHashTable   *gt_seen;        /* requests with a groundtruth.jsonl line */
+} Loader;
+
+typedef gboolean (*LineHandler) (Loader      *loader,
+                                 JsonObject  *record,
+                                 guint        line_no,
+                                 GError     **error);
+
+#define READ_CHUNK_SIZE (1 << 20)
+
+/* Opens @basename in the dataset directory.  Returns NULL without an error
+ * if the file is @optional and does not exist. */
+static GInputStream *
+open_file (Loader      *loader,
+           const char  *basename,
+           gboolean     optional,
+           GError     **error)
+{
+  g_autoptr(GFile) file = g_file_get_child (loader->dir, basename);
+  g_autoptr(GError) local_error = NULL;
+  GFileInputStream *stream;
+
+  stream = g_file_read (file, loader->cancellable, &local_error);
+  if (stream != NULL)
+    return G_INPUT_STREAM (stream);
+
+  if (optional && g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    return NULL;
+
+  if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  else
+    g_set_error (error, ANOT_ERROR, ANOT_ERROR_IO,
+                 "%s: %s", basename, local_error->message);
+
+  return NULL;
+}
+
+static gboolean
+read_failed (const char  *basename,
+             GError      *local_error,
+             GError     **error)
+{
+  if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_propagate_error (error, local_error);
+  else
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_IO,
+                   "%s: %s", basename, local_error->message);
+      g_error_free (local_error);
+    }
+
+  return FALSE;
+}
+
+/* json-glib reports "<data>:LINE:COLUMN: Parse error: what"; keep the
+ * position and the reason under our own file name. */
+static void
+set_parse_error (GError     **error,
+                 const char  *basename,
+                 guint        line_no,
+                 gboolean     whole_document,
+                 GError      *json_error)
+{
+  const char *msg = json_error->message;
+  guint line = 0, column = 0;
+  int consumed = 0;
+
+  if (g_str_has_prefix (msg, "<data>:") &&
+      sscanf (msg + strlen ("<data>:"), "%u:%u: %n", &line, &column, &consumed) == 2 &&
+      consumed > 0)
+    {
+      const char *what = msg + strlen ("<data>:") + consumed;
+
+      if (g_str_has_prefix (what, "Parse error: "))
+        what += strlen ("Parse error: ");
+      if (whole_document)
+        line_no = line;
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE,
+                   "%s:%u: invalid JSON at column %u: %s",
+                   basename, line_no, column, what);
+    }
+  else
+    g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE,
+                 "%s:%u: invalid JSON: %s", basename, line_no, msg);
+}
+
+static gboolean
+is_blank (const char *line,
+          gsize       len)
+{
+  for (gsize i = 0; i < len; i++)
+    {
+      if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Streams a JSON Lines file through @handler, one parsed object a line.
+ * Lines are split in a large buffer of our own rather than with
+ * GDataInputStream, which copies every line. */
+static gboolean
+load_jsonl (Loader       *loader,
+            const char   *basename,
+            gboolean      optional,
+            gboolean     *out_found,
+            LineHandler   handler,
+            GError      **error)
+{
+  g_autoptr(GInputStream) stream = NULL;
+  g_autofree char *buf = NULL;
+  gsize cap = READ_CHUNK_SIZE, start = 0, end = 0, scan = 0;
+  guint line_no = 0;
+  gboolean eof = FALSE;
+  GError *local_error = NULL;
+
+  if (out_found != NULL)
+    *out_found = FALSE;
+
+  stream = open_file (loader, basename, optional, &local_error);
+  if (stream == NULL)
+    {
+      if (local_error != NULL)
+        {
+          g_propagate_error (error, local_error);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  if (out_found != NULL)
+    *out_found = TRUE;
+
+  buf = g_malloc (cap);
+
+  for (;;)
+    {
+      const char *line;
+      gsize len;
+      char *nl = memchr (buf + scan, '\n', end - scan);
+      JsonNode *root;
+
+      if (nl != NULL)
+        {
+          line = buf + start;
+          len = nl - line;
+          start = scan = nl - buf + 1;
+        }
+      else if (eof)
+        {
+          if (start == end)
+            break;
+          /* The last line has no newline. */
+          line = buf + start;
+          len = end - start;
+          start = scan = end;
+        }
+      else
+        {
+          gssize n;
+
+          if (start > 0)
+            {
+              memmove (buf, buf + start, end - start);
+              end -= start;
+              start = 0;
+            }
+          if (end == cap)
+            {
+              cap *= 2;
+              buf = g_realloc (buf, cap);
+            }
+          scan = end;
+
+          n = g_input_stream_read (stream, buf + end, MIN (cap - end, READ_CHUNK_SIZE),
+                                   loader->cancellable, &local_error);
+          if (n < 0)
+            return read_failed (basename, local_error, error);
+          if (n == 0)
+            eof = TRUE;
+          else
+            {
+              g_checksum_update (loader->checksum, (const guchar *) buf + end, n);
+              end += n;
+            }
+          continue;
+        }
+
+      line_no++;
+      if (is_blank (line, len))
+        continue;
+
+      if ((line_no & 0xff) == 0 &&
+          g_cancellable_set_error_if_cancelled (loader->cancellable, error))
+        return FALSE;
+
+      if (!json_parser_load_from_data (loader->parser, line, len, &local_error))
+        {
+          set_parse_error (error, basename, line_no, FALSE, local_error);
+          g_error_free (local_error);
+          return FALSE;
+        }
+
+      root = json_parser_get_root (loader->parser);
+      if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE,
+                       "%s:%u: expected a JSON object", basename, line_no);
+          return FALSE;
+        }
+
+      if (!handler (loader, json_node_get_object (root), line_no, &local_error))
+        {
+          g_propagate_prefixed_error (error, local_error, "%s:%u: ", basename, line_no);
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+/* Reads a whole JSON document.  Returns NULL without an error if the file
+ * is absent. */
+static JsonObject *
+load_json_document (Loader      *loader,
+                    const char  *basename,
+                    GError     **error)
+{
+  g_autoptr(GFile) file = g_file_get_child (loader->dir, basename);
+  g_autofree char *contents = NULL;
+  GError *local_error = NULL;
+  gsize length;
+  JsonNode *root;
+
+  if (!g_file_load_contents (file, loader->cancellable, &contents, &length, NULL, &local_error))
+    {
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        {
+          g_error_free (local_error);
+          return NULL;
+        }
+      read_failed (basename, local_error, error);
+      return NULL;
+    }
+
+  g_checksum_update (loader->checksum, (const guchar *) contents, length);
+
+  if (!json_parser_load_from_data (loader->parser, contents, length, &local_error))
+    {
+      set_parse_error (error, basename, 0, TRUE, local_error);
+      g_error_free (local_error);
+      return NULL;
+    }
+
+  root = json_parser_get_root (loader->parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE,
+                   "%s: expected a JSON object", basename);
+      return NULL;
+    }
+
+  return json_object_ref (json_node_get_object (root));
+}
+
+/* ------------------------------------------------------------------------ *
+ * restaurants.jsonl
+ * ------------------------------------------------------------------------ */
+
+static gboolean
+handle_item (Loader      *loader,
+             JsonObject  *record,
+             guint        line_no,
+             GError     **error)
+{
+  AnotDataset *ds = loader->ds;
+  g_autoptr(AnotItem) item = NULL;
+  AnotItem *other;
+
+  item = anot_item_new_internal (record, ds->items->len, error);
+  if (item == NULL)
+    return FALSE;
+
+  other = g_hash_table_lookup (ds->items_by_id, anot_item_get_id (item));
+  if (other != NULL)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_DUPLICATE_ID,
+                   "field “business_id”: duplicate item id “%s” (also item %u)",
+                   anot_item_get_id (item), anot_item_get_index (other));
+      return FALSE;
+    }
+
+  g_hash_table_insert (ds->items_by_id, (gpointer) anot_item_get_id (item), item);
+  g_ptr_array_add (ds->items, g_steal_pointer (&item));
+
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ *
+ * reviews.jsonl
+ * ------------------------------------------------------------------------ */
+
+static gboolean
+handle_review (Loader      *loader,
+               JsonObject  *record,
+               guint        line_no,
+               GError     **error)
+{
+  AnotDataset *ds = loader->ds;
+  AnotReviewFields f = { 0, };
+  JsonNode *user_node;
+  AnotItem *item;
+  AnotReview *review;
+  gboolean present;
+
+  if (!read_id (record, "review_id", &f.id, error) ||
+      !read_string (record, "business_id", "business_id", TRUE, &f.item_id, error) ||
+      !read_number (record, "stars", "stars", TRUE, &f.stars, &present, error) ||
+      !read_string (record, "text", "text", TRUE, &f.text, error))
+    return FALSE;
+  f.text_len = -1;
+
+  if (!read_string (record, "user_id", "user_id", FALSE, &f.user_id, error) ||
+      !read_string (record, "date", "date", FALSE, &f.date, error))
+    return FALSE;
+
+  if (!read_int (record, "useful", "useful", FALSE, &f.useful, &present, error))
+    return FALSE;
+  if (present)
+    f.flags |= ANOT_REVIEW_HAS_USEFUL;
+  if (!read_int (record, "funny", "funny", FALSE, &f.funny, &present, error))
+    return FALSE;
+  if (present)
+    f.flags |= ANOT_REVIEW_HAS_FUNNY;
+  if (!read_int (record, "cool", "cool", FALSE, &f.cool, &present, error))
+    return FALSE;
+  if (present)
+    f.flags |= ANOT_REVIEW_HAS_COOL;
+
+  user_node = json_object_get_member (record, "user");
+  if (user_node != NULL && !JSON_NODE_HOLDS_NULL (user_node))
+    {
+      JsonObject *user;
+
+      if (!JSON_NODE_HOLDS_OBJECT (user_node))
+        return field_invalid ("user", "an object", error);
+      user = json_node_get_object (user_node);
+      f.flags |= ANOT_REVIEW_HAS_USER;
+
+      if (!read_int (user, "review_count", "user.review_count", FALSE,
+                     &f.user_review_count, &present, error))
+        return FALSE;
+      if (present)
+        f.flags |= ANOT_REVIEW_HAS_USER_REVIEW_COUNT;
+      if (!read_number (user, "average_stars", "user.average_stars", FALSE,
+                        &f.user_average_stars, &present, error))
+        return FALSE;
+      if (present)
+        f.flags |= ANOT_REVIEW_HAS_USER_AVERAGE_STARS;
+      if (!read_string (user, "yelping_since", "user.yelping_since", FALSE,
+                        &f.user_yelping_since, error))
+        return FALSE;
+    }
+
+  item = loader->last_item;
+  if (item == NULL || strcmp (anot_item_get_id (item), f.item_id) != 0)
+    {
+      item = g_hash_table_lookup (ds->items_by_id, f.item_id);
+      if (item == NULL)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_UNKNOWN_REFERENCE,
+                       "field “business_id”: unknown item “%s”", f.item_id);
+          return FALSE;
+        }
+      loader->last_item = item;
+    }
+
+  if (g_hash_table_contains (ds->reviews_by_id, f.id))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_DUPLICATE_ID,
+                   "field “review_id”: duplicate review id “%s”", f.id);
+      return FALSE;
+    }
+
+  review = anot_review_new_internal (ds->store, &f, anot_item_get_n_reviews (item));
+  _anot_item_add_review (item, review);
+  g_hash_table_insert (ds->reviews_by_id, (gpointer) anot_review_get_id (review), review);
+  ds->n_reviews++;
+  g_object_unref (review);
+
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ *
+ * user_mapping.json
+ * ------------------------------------------------------------------------ */
+
+/* Copies an array of names into the store.  @display names the array in
+ * errors. */
+static const char * const *
+store_name_list (AnotStore   *store,
+                 JsonNode    *node,
+                 const char  *display,
+                 GError     **error)
+{
+  JsonArray *array;
+  const char **names;
+  guint len;
+
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                   "field “%s”: expected an array of names", display);
+      return NULL;
+    }
+
+  array = json_node_get_array (node);
+  len = json_array_get_length (array);
+  if (len == 0)
+    return empty_strv;
+
+  names = _anot_store_alloc (store, (len + 1) * sizeof (char *));
+  for (guint i = 0; i < len; i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+
+      if (!JSON_NODE_HOLDS_VALUE (element) ||
+          json_node_get_value_type (element) != G_TYPE_STRING)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "field “%s[%u]”: expected a string", display, i);
+          return NULL;
+        }
+      names[i] = _anot_store_intern (store, json_node_get_string (element));
+    }
+  names[len] = NULL;
+
+  return names;
+}
+
+static gboolean
+load_friend_graph (AnotDataset  *ds,
+                   JsonObject   *graph,
+                   GError      **error)
+{
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *node;
+
+  json_object_iter_init (&iter, graph);
+  while (json_object_iter_next (&iter, &name, &node))
+    {
+      g_autofree char *display = g_strdup_printf ("friend_graph.%s", name);
+      const char * const *friends;
+
+      friends = store_name_list (ds->store, node, display, error);
+      if (friends == NULL)
+        return FALSE;
+      g_hash_table_insert (ds->friend_graph,
+                           (gpointer) _anot_store_intern (ds->store, name),
+                           (gpointer) friends);
+    }
+
+  return TRUE;
+}
+
+static gboolean
+parse_item_index (const char *key,
+                  guint64    *out)
+{
+  char *end = NULL;
+
+  if (!g_ascii_isdigit (key[0]))
+    return FALSE;
+
+  errno = 0;
+  *out = g_ascii_strtoull (key, &end, 10);
+
+  return errno == 0 && *end == '\0';
+}
+
+static gboolean
+load_review_assignments (AnotDataset  *ds,
+                         JsonObject   *assignments,
+                         GError      **error)
+{
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *node;
+
+  json_object_iter_init (&iter, assignments);
+  while (json_object_iter_next (&iter, &key, &node))
+    {
+      AnotItem *item;
+      JsonArray *records;
+      guint64 index;
+      guint n_records;
+
+      if (!parse_item_index (key, &index))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "field “review_assignments.%s”: expected an item index as key", key);
+          return FALSE;
+        }
+      if (index >= ds->items->len)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_UNKNOWN_REFERENCE,
+                       "field “review_assignments.%s”: no item with index %s", key, key);
+          return FALSE;
+        }
+      if (!JSON_NODE_HOLDS_ARRAY (node))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "field “review_assignments.%s”: expected an array", key);
+          return FALSE;
+        }
+
+      item = g_ptr_array_index (ds->items, index);
+      records = json_node_get_array (node);
+      n_records = json_array_get_length (records);
+
+      for (guint i = 0; i < n_records; i++)
+        {
+          g_autofree char *display = g_strdup_printf ("review_assignments.%s[%u]", key, i);
+          g_autofree char *field = NULL;
+          JsonNode *record_node = json_array_get_element (records, i);
+          JsonObject *record;
+          JsonNode *friends_node;
+          const char * const *friends;
+          const char *name;
+          gint64 review_idx;
+          gboolean present;
+          GError *local_error = NULL;
+
+          if (!JSON_NODE_HOLDS_OBJECT (record_node))
+            {
+              g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                           "field “%s”: expected an object", display);
+              return FALSE;
+            }
+          record = json_node_get_object (record_node);
+
+          field = g_strconcat (display, ".review_idx", NULL);
+          if (!read_int (record, "review_idx", field, TRUE, &review_idx, &present, error))
+            return FALSE;
+          g_free (field);
+          field = g_strconcat (display, ".name", NULL);
+          if (!read_string (record, "name", field, TRUE, &name, error))
+            return FALSE;
+
+          /* Records past the item's reviews are expected: 19-review items
+           * have a record for review 19. */
+          if (review_idx < 0 || review_idx >= anot_item_get_n_reviews (item))
+            continue;
+
+          friends_node = json_object_get_member (record, "friends");
+          if (friends_node != NULL && !JSON_NODE_HOLDS_NULL (friends_node))
+            {
+              g_free (field);
+              field = g_strconcat (display, ".friends", NULL);
+              friends = store_name_list (ds->store, friends_node, field, &local_error);
+              if (friends == NULL)
+                {
+                  g_propagate_error (error, local_error);
+                  return FALSE;
+                }
+            }
+          else
+            {
+              /* As the original loader: without its own list, a record
+               * shows the reviewer's friend_graph entry. */
+              friends = g_hash_table_lookup (ds->friend_graph, name);
+              if (friends == NULL)
+                friends = empty_strv;
+            }
+
+          /* Several records for one review: the last wins, as in the
+           * reference's dict comprehension. */
+          _anot_review_set_assignment (anot_item_get_review (item, review_idx),
+                                       _anot_store_intern (ds->store, name),
+                                       friends);
+        }
+    }
+
+  return TRUE;
+}
+
+static gboolean
+load_user_mapping (Loader  *loader,
+                   GError **error)
+{
+  AnotDataset *ds = loader->ds;
+  g_autoptr(JsonObject) mapping = NULL;
+  GError *local_error = NULL;
+  JsonNode *node;
+
+  mapping = load_json_document (loader, "user_mapping.json", &local_error);
+  if (mapping == NULL)
+    {
+      if (local_error == NULL)
+        return TRUE;
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+
+  /* The graph first: assignments without a friends list fall back to it. */
+  node = json_object_get_member (mapping, "friend_graph");
+  if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+    {
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "user_mapping.json: field “friend_graph”: expected an object");
+          return FALSE;
+        }
+      if (!load_friend_graph (ds, json_node_get_object (node), &local_error))
+        {
+          g_propagate_prefixed_error (error, local_error, "user_mapping.json: ");
+          return FALSE;
+        }
+    }
+
+  node = json_object_get_member (mapping, "review_assignments");
+  if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+    {
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "user_mapping.json: field “review_assignments”: expected an object");
+          return FALSE;
+        }
+      if (!load_review_assignments (ds, json_node_get_object (node), &local_error))
+        {
+          g_propagate_prefixed_error (error, local_error, "user_mapping.json: ");
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ *
+ * requests.jsonl
+ * ------------------------------------------------------------------------ */
+
+static gboolean
+handle_request (Loader      *loader,
+                JsonObject  *record,
+                guint        line_no,
+                GError     **error)
+{
+  AnotDataset *ds = loader->ds;
+  g_autoptr(AnotCondition) structure = NULL;
+  AnotRequest *request;
+  AnotItem *gold;
+  const char *id, *group, *scenario, *text, *shorthand, *gold_id;
+  JsonNode *node;
+
+  if (!read_id (record, "id", &id, error) ||
+      !read_string (record, "group", "group", TRUE, &group, error) ||
+      !read_string (record, "text", "text", TRUE, &text, error))
+    return FALSE;
+
+  node = json_object_get_member (record, "structure");
+  if (node == NULL)
+    return field_missing ("structure", error);
+
+  if (!read_string (record, "gold_restaurant", "gold_restaurant", TRUE, &gold_id, error) ||
+      !read_string (record, "scenario", "scenario", FALSE, &scenario, error) ||
+      !read_string (record, "shorthand", "shorthand", FALSE, &shorthand, error))
+    return FALSE;
+
+  structure = _anot_condition_new_from_json_at (node, "structure", error);
+  if (structure == NULL)
+    return FALSE;
+
+  gold = g_hash_table_lookup (ds->items_by_id, gold_id);
+  if (gold == NULL)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_UNKNOWN_REFERENCE,
+                   "field “gold_restaurant”: unknown item “%s”", gold_id);
+      return FALSE;
+    }
+
+  if (g_hash_table_contains (ds->requests_by_id, id))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_DUPLICATE_ID,
+                   "field “id”: duplicate request id “%s”", id);
+      return FALSE;
+    }
+
+  request = anot_request_new_internal (id, group, scenario, text, shorthand, structure,
+                                       anot_item_get_id (gold), anot_item_get_index (gold));
+  g_ptr_array_add (ds->requests, request);
+  g_hash_table_insert (ds->requests_by_id, (gpointer) anot_request_get_id (request), request);
+
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ *
+ * groundtruth.jsonl
+ * ------------------------------------------------------------------------ */
+
+static gboolean
+handle_groundtruth (Loader      *loader,
+                    JsonObject  *record,
+                    guint        line_no,
+                    GError     **error)
+{
+  AnotDataset *ds = loader->ds;
+  GHashTable *seen = loader->gt_seen;
+  AnotRequest *request;
+  AnotItem *gold;
+  const char *request_id, *gold_id, *status_str;
+  AnotGoldStatus status;
+  gint64 gold_idx;
+  gboolean present;
+
+  if (!read_string (record, "request_id", "request_id", TRUE, &request_id, error) ||
+      !read_string (record, "gold_restaurant", "gold_restaurant", TRUE, &gold_id, error) ||
+      !read_int (record, "gold_idx", "gold_idx", TRUE, &gold_idx, &present, error) ||
+      !read_string (record, "status", "status", FALSE, &status_str, error))
+    return FALSE;
+
+  request = g_hash_table_lookup (ds->requests_by_id, request_id);
+  if (request == NULL)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_UNKNOWN_REFERENCE,
+                   "field “request_id”: unknown request “%s”", request_id);
+      return FALSE;
+    }
+
+  if (g_hash_table_contains (seen, request))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_DUPLICATE_ID,
+                   "field “request_id”: duplicate line for request “%s”", request_id);
+      return FALSE;
+    }
+  g_hash_table_add (seen, request);
+
+  gold = g_hash_table_lookup (ds->items_by_id, gold_id);
+  if (gold == NULL)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_UNKNOWN_REFERENCE,
+                   "field “gold_restaurant”: unknown item “%s”", gold_id);
+      return FALSE;
+    }
+
+  if (strcmp (gold_id, anot_request_get_gold_item_id (request)) != 0)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                   "field “gold_restaurant”: “%s” disagrees with requests.jsonl, "
+                   "which has “%s” for request “%s”",
+                   gold_id, anot_request_get_gold_item_id (request), request_id);
+      return FALSE;
+    }
+
+  if (gold_idx != anot_item_get_index (gold))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                   "field “gold_idx”: %" G_GINT64_FORMAT " is not the index of item “%s” (%u)",
+                   gold_idx, gold_id, anot_item_get_index (gold));
+      return FALSE;
+    }
+
+  if (status_str != NULL)
+    {
+      if (!_anot_gold_status_from_string (status_str, &status))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "field “status”: unknown status “%s”", status_str);
+          return FALSE;
+        }
+      _anot_request_set_gold_status (request, status);
+    }
+
+  return TRUE;
+}
+
+static gboolean
+load_groundtruth (Loader  *loader,
+                  GError **error)
+{
+  AnotDataset *ds = loader->ds;
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+  gboolean found, ok;
+
+  loader->gt_seen = seen;
+  ok = load_jsonl (loader, "groundtruth.jsonl", TRUE, &found, handle_groundtruth, error);
+  loader->gt_seen = NULL;
+
+  if (!ok || !found)
+    return ok;
+
+  for (guint i = 0; i < ds->requests->len; i++)
+    {
+      AnotRequest *request = g_ptr_array_index (ds->requests, i);
+
+      if (!g_hash_table_contains (seen, request))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_MISSING_FIELD,
+                       "groundtruth.jsonl: no line for request “%s”",
+                       anot_request_get_id (request));
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ *
+ * judgement_cache.json
+ * ------------------------------------------------------------------------ */
+
+static AnotJudgement
+parse_judgement (JsonNode *node)
+{
+  static const struct {
+    const char    *word;
+    AnotJudgement  judgement;
+  } words[] = {
+    { "positive", ANOT_JUDGEMENT_POSITIVE },
+    { "pos", ANOT_JUDGEMENT_POSITIVE },
+    { "true", ANOT_JUDGEMENT_POSITIVE },
+    { "yes", ANOT_JUDGEMENT_POSITIVE },
+    { "negative", ANOT_JUDGEMENT_NEGATIVE },
+    { "neg", ANOT_JUDGEMENT_NEGATIVE },
+    { "false", ANOT_JUDGEMENT_NEGATIVE },
+    { "no", ANOT_JUDGEMENT_NEGATIVE },
+    { "neutral", ANOT_JUDGEMENT_NEUTRAL },
+    { "mixed", ANOT_JUDGEMENT_NEUTRAL },
+  };
+  GType type;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return ANOT_JUDGEMENT_NOT_MENTIONED;
+
+  type = json_node_get_value_type (node);
+  if (type == G_TYPE_BOOLEAN)
+    return json_node_get_boolean (node) ? ANOT_JUDGEMENT_POSITIVE : ANOT_JUDGEMENT_NOT_MENTIONED;
+
+  if (type == G_TYPE_STRING)
+    {
+      /* Python's str.lower(): Unicode-aware, so "NÉGATIVE" stays unknown
+       * either way, but ASCII case never matters. */
+      g_autofree char *lower = g_utf8_strdown (json_node_get_string (node), -1);
+
+      for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+        {
+          if (strcmp (lower, words[i].word) == 0)
+            return words[i].judgement;
+        }
+    }
+
+  return ANOT_JUDGEMENT_NOT_MENTIONED;
+}
+
+static gboolean
+load_judgements (Loader  *loader,
+                 GError **error)
+{
+  AnotDataset *ds = loader->ds;
+  g_autoptr(JsonObject) cache = NULL;
+  GError *local_error = NULL;
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *node;
+
+  cache = load_json_document (loader, "judgement_cache.json", &local_error);
+  if (cache == NULL)
+    {
+      if (local_error == NULL)
+        return TRUE;
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+
+  json_object_iter_init (&iter, cache);
+  while (json_object_iter_next (&iter, &key, &node))
+    {
+      AnotJudgement judgement;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "judgement_cache.json: field “%s”: expected an object", key);
+          return FALSE;
+        }
+
+      /* Not-mentioned is also the answer for an absent key: keep only the
+       * entries that say something. */
+      judgement = parse_judgement (json_object_get_member (json_node_get_object (node),
+                                                           "judgement"));
+      if (judgement != ANOT_JUDGEMENT_NOT_MENTIONED)
+        g_hash_table_insert (ds->judgements, g_strdup (key), GINT_TO_POINTER (judgement));
+    }
+
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ *
+ * Loading
+ * ------------------------------------------------------------------------ */
+
+/**
+ * anot_dataset_load:
+ * @path: (type filename): a benchmark directory
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Loads a benchmark directory (see #AnotDataset for the files).
+ *
+ * Bad input fails with an error in the %ANOT_ERROR domain whose message
+ * names the file, the line and the field, e.g.
+ * `reviews.jsonl:12: field “stars”: expected a number` (for the whole-file
+ * documents `user_mapping.json` and `judgement_cache.json`, the key path
+ * instead of the line).  The codes are %ANOT_ERROR_IO (missing directory or
+ * required file, read error), %ANOT_ERROR_PARSE (invalid JSON, a line that
+ * is not an object), %ANOT_ERROR_MISSING_FIELD, %ANOT_ERROR_INVALID_FIELD
+ * (wrong type, unknown evidence kind or op, a groundtruth line that
+ * disagrees with the requests), %ANOT_ERROR_DUPLICATE_ID and
+ * %ANOT_ERROR_UNKNOWN_REFERENCE (a review of an unknown item, a gold that is
+ * not an item).  Cancellation gives %G_IO_ERROR_CANCELLED.
+ *
+ * Returns: (transfer full): the dataset, or %NULL on error
+ */
+AnotDataset *
+anot_dataset_load (const char    *path,
+                   GCancellable  *cancellable,
+                   GError       **error)
+{
+  g_autoptr(AnotDataset) self = NULL;
+  g_autoptr(GFile) dir = NULL;
+  g_autoptr(GChecksum) checksum = NULL;
+  g_autoptr(JsonParser) parser = NULL;
+  Loader loader = { 0, };
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  dir = g_file_new_for_path (path);
+  switch (g_file_query_file_type (dir, G_FILE_QUERY_INFO_NONE, cancellable))
+    {
+    case G_FILE_TYPE_DIRECTORY:
+      break;
+    case G_FILE_TYPE_UNKNOWN:
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_IO,
+                   "%s: no such dataset directory", path);
+      return NULL;
+    default:
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_IO,
+                   "%s: not a directory", path);
+      return NULL;
+    }
+
+  self = g_object_new (ANOT_TYPE_DATASET, NULL);
+  self->path = g_file_get_path (dir);
+  self->name = g_path_get_basename (self->path);
+
+  checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  parser = json_parser_new_immutable ();
+
+  loader.ds = self;
+  loader.dir = dir;
+  loader.cancellable = cancellable;
+  loader.checksum = checksum;
+  loader.parser = parser;
+
+  /* The order is part of the checksum's definition. */
+  if (!load_jsonl (&loader, "restaurants.jsonl", FALSE, NULL, handle_item, error) ||
+      !load_jsonl (&loader, "reviews.jsonl", FALSE, NULL, handle_review, error) ||
+      !load_user_mapping (&loader, error) ||
+      !load_jsonl (&loader, "requests.jsonl", FALSE, NULL, handle_request, error) ||
+      !load_groundtruth (&loader, error) ||
+      !load_judgements (&loader, error))
+    return NULL;
+
+  self->checksum = g_strdup (g_checksum_get_string (checksum));
+  _anot_store_seal (self->store);
+
+  return g_steal_pointer (&self);
+}
+
+static void
+load_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  GError *error = NULL;
+  AnotDataset *self;
+
+  self = anot_dataset_load (task_data, cancellable, &error);
+  if (self == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, self, g_object_unref);
+}
+
+/**
+ * anot_dataset_load_async:
+ * @path: (type filename): a benchmark directory
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): a callback to call when the dataset is loaded
+ * @user_data: data for @callback
+ *
+ * Loads a benchmark directory in a worker thread; see anot_dataset_load().
+ */
+void
+anot_dataset_load_async (const char          *path,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (path != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, anot_dataset_load_async);
+  g_task_set_task_data (task, g_strdup (path), g_free);
+  g_task_run_in_thread (task, load_thread);
+}
+
+/**
+ * anot_dataset_load_finish:
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes anot_dataset_load_async().
+ *
+ * Returns: (transfer full): the dataset, or %NULL on error
+ */
+AnotDataset *
+anot_dataset_load_finish (GAsyncResult  *result,
+                          GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_async_result_is_tagged (result, anot_dataset_load_async), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ------------------------------------------------------------------------ *
+ * Accessors
+ * ------------------------------------------------------------------------ */
+
+AnotStore *
+_anot_dataset_get_store (AnotDataset *self)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
+
+  return self->store;
+}
+
+/**
+ * anot_dataset_get_name:
+ * @self: a #AnotDataset
+ *
+ * Gets the name of the dataset, the base name of its directory (e.g.
+ * `"philly_cafes"`).
+ *
+ * Returns: (transfer none): the name
+ */
+const char *
+anot_dataset_get_name (AnotDataset *self)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
+
+  return self->name;
+}
+
+/**
+ * anot_dataset_get_path:
+ * @self: a #AnotDataset
+ *
+ * Gets the absolute path of the dataset directory.
+ *
+ * Returns: (transfer none) (type filename): the path
+ */
+const char *
+anot_dataset_get_path (AnotDataset *self)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
+
+  return self->path;
+}
+
+/**
+ * anot_dataset_get_checksum:
+ * @self: a #AnotDataset
+ *
+ * Gets the SHA-256 of the dataset's files (lowercase hex), which identifies
+ * the version of the data in results.  See #AnotDataset for the definition.
+ *
+ * Returns: (transfer none): the checksum
+ */
+const char *
+anot_dataset_get_checksum (AnotDataset *self)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
+
+  return self->checksum;
+}
+
+/**
+ * anot_dataset_get_n_items:
+ * @self: a #AnotDataset
+ *
+ * Gets the number of items.
+ *
+ * Returns: the number of items
+ */
+guint
+anot_dataset_get_n_items (AnotDataset *self)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (self), 0);
+
+  return self->items->len;
+}
+
+/**
+ * anot_dataset_get_item:
+ * @self: a #AnotDataset
+ * @index: an item index, less than anot_dataset_get_n_items()
+ *
+ * Gets the item at @index (its 0-based line in `restaurants.jsonl`).
+ *
+ * Returns: (transfer none): the item
+ */
+AnotItem *
+anot_dataset_get_item (AnotDataset *self,
+                       guint        index)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
+  g_return_val_if_fail (index < self->items->len, NULL);
+
+  return g_ptr_array_index (self->items, index);
+}
+
+/**
+ * anot_dataset_lookup_item:
+ * @self: a #AnotDataset
+ * @item_id: a `business_id`
+ *
+ * Finds an item by id.
+ *
+ * Returns: (transfer none) (nullable): the item, or %NULL if there is none
+ */
+AnotItem *
+anot_dataset_lookup_item (AnotDataset *self,
+                          const char  *item_id)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
+  g_return_val_if_fail (item_id != NULL, NULL);
+
+  return g_hash_table_lookup (self->items_by_id, item_id);
+}
+
+/**
+ * anot_dataset_get_n_reviews:
+ * @self: a #AnotDataset
+ *
+ * Gets the number of reviews, over all items.
+ *
+ * Returns: the number of reviews
+ */
+guint
+anot_dataset_get_n_reviews (AnotDataset *self)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (self), 0);
+
+  return self->n_reviews;
+}
+
+/**
+ * anot_dataset_lookup_review:
+ * @self: a #AnotDataset
+ * @review_id: a `review_id`
+ *
+ * Finds a review by id.
+ *
+ * Returns: (transfer none) (nullable): the review, or %NULL if there is none
+ */
+AnotReview *
+anot_dataset_lookup_review (AnotDataset *self,
+                            const char  *review_id)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
+  g_return_val_if_fail (review_id != NULL, NULL);
+
+  return g_hash_table_lookup (self->reviews_by_id, review_id);
+}
+
+/**
+ * anot_dataset_get_n_requests:
+ * @self: a #AnotDataset
+ *
+ * Gets the number of requests.
+ *
+ * Returns: the number of requests
+ */
+guint
+anot_dataset_get_n_requests (AnotDataset *self)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (self), 0);
+
+  return self->requests->len;
+}
+
+/**
+ * anot_dataset_get_request:
+ * @self: a #AnotDataset
+ * @index: a request index, less than anot_dataset_get_n_requests()
+ *
+ * Gets a request, in the order of `requests.jsonl`.
+ *
+ * Returns: (transfer none): the request
+ */
+AnotRequest *
+anot_dataset_get_request (AnotDataset *self,
+                          guint        index)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
+  g_return_val_if_fail (index < self->requests->len, NULL);
+
+  return g_ptr_array_index (self->requests, index);
+}
+
+/**
+ * anot_dataset_lookup_request:
+ * @self: a #AnotDataset
+ * @request_id: a request id, e.g. `"R01"`
+ *
+ * Finds a request by id.
+ *
+ * Returns: (transfer none) (nullable): the request, or %NULL if there is
+ *   none
+ */
+AnotRequest *
+anot_dataset_lookup_request (AnotDataset *self,
+                             const char  *request_id)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
+  g_return_val_if_fail (request_id != NULL, NULL);
+
+  return g_hash_table_lookup (self->requests_by_id, request_id);
+}
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/**
+ * anot_dataset_list_groups:
+ * @self: a #AnotDataset
+ *
+ * Lists the distinct request groups, sorted (byte order).
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the groups
+ */
+char **
+anot_dataset_list_groups (AnotDataset *self)
+{
+  g_autoptr(GPtrArray) groups = NULL;
+  g_autoptr(GHashTable) seen = NULL;
+
+  g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
+
+  groups = g_ptr_array_new ();
+  seen = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < self->requests->len; i++)
+    {
+      const char *group = anot_request_get_group (g_ptr_array_index (self->requests, i));
+
+      if (g_hash_table_add (seen, (gpointer) group))
+        g_ptr_array_add (groups, g_strdup (group));
+    }
+
+  g_ptr_array_sort (groups, compare_strings);
+  g_ptr_array_add (groups, NULL);
+
+  return (char **) g_ptr_array_free (g_steal_pointer (&groups), FALSE);
+}
+
+/**
+ * anot_dataset_get_friends:
+ * @self: a #AnotDataset
+ * @name: a reviewer name
+ *
+ * Gets the friends of @name in the friend graph of `user_mapping.json`, in
+ * file order.  The graph need not be symmetric (in philly_cafes, `Rose`
+ * lists `Alice` but not the other way round).
+ *
+ * Returns: (transfer none) (array zero-terminated=1) (nullable): the
+ *   friends, or %NULL if @name is not a key of the graph
+ */
+const char * const *
+anot_dataset_get_friends (AnotDataset *self,
+                          const char  *name)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  return g_hash_table_lookup (self->friend_graph, name);
+}
+
+/**
+ * anot_dataset_get_judgement:
+ * @self: a #AnotDataset
+ * @review_id: a `review_id`
+ * @aspect: an aspect, used exactly as written (case and spaces kept)
+ *
+ * Looks up the cached LLM judgement of a review about an aspect, by the key
+ * `"<review_id>:<aspect>"` of `judgement_cache.json`.  The entry's
+ * `judgement` is mapped after lowercasing: `positive`, `pos`, `true`, `yes`
+ * to positive; `negative`, `neg`, `false`, `no` to negative; `neutral`,
+ * `mixed` to neutral; JSON `true` to positive; anything else, and an absent
+ * key, to not-mentioned.
+ *
+ * Returns: the judgement
+ */
+AnotJudgement
+anot_dataset_get_judgement (AnotDataset *self,
+                            const char  *review_id,
+                            const char  *aspect)
+{
+  char stack_key[256];
+  g_autofree char *heap_key = NULL;
+  const char *key;
+  gsize id_len, aspect_len;
+
+  g_return_val_if_fail (ANOT_IS_DATASET (self), ANOT_JUDGEMENT_NOT_MENTIONED);
+  g_return_val_if_fail (review_id != NULL, ANOT_JUDGEMENT_NOT_MENTIONED);
+  g_return_val_if_fail (aspect != NULL, ANOT_JUDGEMENT_NOT_MENTIONED);
+
+  if (g_hash_table_size (self->judgements) == 0)
+    return ANOT_JUDGEMENT_NOT_MENTIONED;
+
+  /* The validator asks for every review of every item: avoid a malloc. */
+  id_len = strlen (review_id);
+  aspect_len = strlen (aspect);
+  if (id_len + aspect_len + 2 <= sizeof stack_key)
+    {
+      memcpy (stack_key, review_id, id_len);
+      stack_key[id_len] = ':';
+      memcpy (stack_key + id_len + 1, aspect, aspect_len + 1);
+      key = stack_key;
+    }
+  else
+    key = heap_key = g_strconcat (review_id, ":", aspect, NULL);
+
+  return GPOINTER_TO_INT (g_hash_table_lookup (self->judgements, key));
+}

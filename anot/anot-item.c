@@ -1,0 +1,598 @@
+/* anot-item.c
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-item.h"
+
+#include "anot-dataset-private.h"
+#include "anot-error.h"
+
+/**
+ * AnotItem:
+ *
+ * One candidate item (a restaurant) of a dataset: its `restaurants.jsonl`
+ * record and its reviews.
+ *
+ * The record is kept whole and unchanged, attribute values included: they
+ * are Yelp's Python-flavoured strings (`"True"`, `"u'free'"`,
+ * `"{'garage': False, ...}"`), which the validator normalises the way the
+ * reference does.  Only the categories are split for convenience.
+ *
+ * An item is immutable once its dataset is loaded.
+ */
+struct _AnotItem
+{
+  GObject parent_instance;
+
+  JsonObject *record;
+  JsonObject *attributes;   /* nullable, owned by the record */
+  JsonObject *hours;        /* nullable, owned by the record */
+  char       *id;
+  char       *name;
+  char       *city;
+  char       *categories_string;
+  GStrv       categories;
+  double      stars;
+  guint       index;
+  GPtrArray  *reviews;
+};
+
+G_DEFINE_FINAL_TYPE (AnotItem, anot_item, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_ID,
+  PROP_INDEX,
+  PROP_NAME,
+  PROP_CITY,
+  PROP_STARS,
+  PROP_CATEGORIES,
+  PROP_CATEGORIES_STRING,
+  PROP_N_REVIEWS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+anot_item_finalize (GObject *object)
+{
+  AnotItem *self = ANOT_ITEM (object);
+
+  g_clear_pointer (&self->record, json_object_unref);
+  g_clear_pointer (&self->attributes, json_object_unref);
+  g_clear_pointer (&self->hours, json_object_unref);
+  g_clear_pointer (&self->id, g_free);
+  g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->city, g_free);
+  g_clear_pointer (&self->categories_string, g_free);
+  g_clear_pointer (&self->categories, g_strfreev);
+  g_clear_pointer (&self->reviews, g_ptr_array_unref);
+
+  G_OBJECT_CLASS (anot_item_parent_class)->finalize (object);
+}
+
+static void
+anot_item_get_property (GObject    *object,
+                        guint       prop_id,
+                        GValue     *value,
+                        GParamSpec *pspec)
+{
+  AnotItem *self = ANOT_ITEM (object);
+
+  switch (prop_id)
+    {
+    case PROP_ID:
+      g_value_set_string (value, self->id);
+      break;
+    case PROP_INDEX:
+      g_value_set_uint (value, self->index);
+      break;
+    case PROP_NAME:
+      g_value_set_string (value, self->name);
+      break;
+    case PROP_CITY:
+      g_value_set_string (value, self->city);
+      break;
+    case PROP_STARS:
+      g_value_set_double (value, self->stars);
+      break;
+    case PROP_CATEGORIES:
+      g_value_set_boxed (value, self->categories);
+      break;
+    case PROP_CATEGORIES_STRING:
+      g_value_set_string (value, self->categories_string);
+      break;
+    case PROP_N_REVIEWS:
+      g_value_set_uint (value, self->reviews->len);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+anot_item_class_init (AnotItemClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  object_class->finalize = anot_item_finalize;
+  object_class->get_property = anot_item_get_property;
+
+  /**
+   * AnotItem:id:
+   *
+   * The `business_id` of the item.
+   */
+  properties[PROP_ID] = g_param_spec_string ("id", NULL, NULL, NULL, flags);
+  /**
+   * AnotItem:index:
+   *
+   * The 0-based line of the item in `restaurants.jsonl`.
+   */
+  properties[PROP_INDEX] = g_param_spec_uint ("index", NULL, NULL,
+                                              0, G_MAXUINT, 0, flags);
+  /**
+   * AnotItem:name:
+   *
+   * The `name` of the item.
+   */
+  properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, flags);
+  /**
+   * AnotItem:city:
+   *
+   * The `city` of the item, or %NULL.
+   */
+  properties[PROP_CITY] = g_param_spec_string ("city", NULL, NULL, NULL, flags);
+  /**
+   * AnotItem:stars:
+   *
+   * The item's average star rating on Yelp (`stars`), 0.0 if absent.
+   */
+  properties[PROP_STARS] = g_param_spec_double ("stars", NULL, NULL,
+                                                -G_MAXDOUBLE, G_MAXDOUBLE, 0.0, flags);
+  /**
+   * AnotItem:categories:
+   *
+   * The categories, split and trimmed.
+   */
+  properties[PROP_CATEGORIES] = g_param_spec_boxed ("categories", NULL, NULL,
+                                                    G_TYPE_STRV, flags);
+  /**
+   * AnotItem:categories-string:
+   *
+   * The `categories` field as written in the file, or %NULL.
+   */
+  properties[PROP_CATEGORIES_STRING] = g_param_spec_string ("categories-string", NULL, NULL,
+                                                            NULL, flags);
+  /**
+   * AnotItem:n-reviews:
+   *
+   * The number of reviews of the item in the dataset (not Yelp's
+   * `review_count`).
+   */
+  properties[PROP_N_REVIEWS] = g_param_spec_uint ("n-reviews", NULL, NULL,
+                                                  0, G_MAXUINT, 0, flags);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+anot_item_init (AnotItem *self)
+{
+  self->reviews = g_ptr_array_new_with_free_func (g_object_unref);
+}
+
+/* Returns the member if it has @type; NULL (no error) if it is absent or
+ * JSON null and @optional; otherwise NULL and an error. */
+static JsonNode *
+get_member (JsonObject  *obj,
+            const char  *field,
+            GType        type,
+            gboolean     optional,
+            GError     **error)
+{
+  JsonNode *node = json_object_get_member (obj, field);
+  const char *what;
+
+  if (node == NULL || (optional && JSON_NODE_HOLDS_NULL (node)))
+    {
+      if (!optional)
+        g_set_error (error, ANOT_ERROR, ANOT_ERROR_MISSING_FIELD,
+                     "field “%s”: missing", field);
+      return NULL;
+    }
+
+  if (type == JSON_TYPE_OBJECT)
+    {
+      if (JSON_NODE_HOLDS_OBJECT (node))
+        return node;
+      what = "an object";
+    }
+  else if (type == G_TYPE_DOUBLE)
+    {
+      if (JSON_NODE_HOLDS_VALUE (node) &&
+          (json_node_get_value_type (node) == G_TYPE_DOUBLE ||
+           json_node_get_value_type (node) == G_TYPE_INT64))
+        return node;
+      what = "a number";
+    }
+  else
+    {
+      if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+        return node;
+      what = "a string";
+    }
+
+  g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+               "field “%s”: expected %s", field, what);
+  return NULL;
+}
+
+static GStrv
+split_categories (const char *str)
+{
+  g_auto(GStrv) pieces = NULL;
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  if (str != NULL)
+    {
+      pieces = g_strsplit (str, ",", -1);
+      for (guint i = 0; pieces[i] != NULL; i++)
+        {
+          g_strstrip (pieces[i]);
+          if (pieces[i][0] != '\0')
+            g_strv_builder_add (builder, pieces[i]);
+        }
+    }
+
+  return g_strv_builder_end (builder);
+}
+
+AnotItem *
+anot_item_new_internal (JsonObject  *record,
+                        guint        index,
+                        GError     **error)
+{
+  g_autoptr(AnotItem) self = NULL;
+  GError *local_error = NULL;
+  JsonNode *node;
+
+  g_return_val_if_fail (record != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  self = g_object_new (ANOT_TYPE_ITEM, NULL);
+  self->record = json_object_ref (record);
+  self->index = index;
+
+#define MEMBER(field, type, optional) \
+  (node = get_member (record, field, type, optional, &local_error), local_error == NULL)
+
+  if (!MEMBER ("business_id", G_TYPE_STRING, FALSE))
+    goto fail;
+  self->id = g_strdup (json_node_get_string (node));
+  if (self->id[0] == '\0')
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                   "field “business_id”: empty id");
+      return NULL;
+    }
+
+  if (!MEMBER ("name", G_TYPE_STRING, FALSE))
+    goto fail;
+  self->name = g_strdup (json_node_get_string (node));
+
+  if (!MEMBER ("city", G_TYPE_STRING, TRUE))
+    goto fail;
+  if (node != NULL)
+    self->city = g_strdup (json_node_get_string (node));
+
+  if (!MEMBER ("stars", G_TYPE_DOUBLE, TRUE))
+    goto fail;
+  if (node != NULL)
+    self->stars = json_node_get_double (node);
+
+  if (!MEMBER ("categories", G_TYPE_STRING, TRUE))
+    goto fail;
+  if (node != NULL)
+    self->categories_string = g_strdup (json_node_get_string (node));
+  self->categories = split_categories (self->categories_string);
+
+  if (!MEMBER ("attributes", JSON_TYPE_OBJECT, TRUE))
+    goto fail;
+  if (node != NULL)
+    self->attributes = json_object_ref (json_node_get_object (node));
+
+  if (!MEMBER ("hours", JSON_TYPE_OBJECT, TRUE))
+    goto fail;
+  if (node != NULL)
+    self->hours = json_object_ref (json_node_get_object (node));
+
+#undef MEMBER
+
+  return g_steal_pointer (&self);
+
+fail:
+  g_propagate_error (error, local_error);
+  return NULL;
+}
+
+void
+_anot_item_add_review (AnotItem   *self,
+                       AnotReview *review)
+{
+  g_return_if_fail (ANOT_IS_ITEM (self));
+  g_return_if_fail (ANOT_IS_REVIEW (review));
+  g_return_if_fail (anot_review_get_position (review) == self->reviews->len);
+
+  g_ptr_array_add (self->reviews, g_object_ref (review));
+}
+
+/**
+ * anot_item_get_id:
+ * @self: a #AnotItem
+ *
+ * Gets the `business_id` of the item, unique within its dataset.
+ *
+ * Returns: (transfer none): the id
+ */
+const char *
+anot_item_get_id (AnotItem *self)
+{
+  g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
+
+  return self->id;
+}
+
+/**
+ * anot_item_get_index:
+ * @self: a #AnotItem
+ *
+ * Gets the index of the item: its 0-based line in `restaurants.jsonl`.
+ * Gold indices and the keys of `user_mapping.json` refer to it.
+ *
+ * Returns: the index
+ */
+guint
+anot_item_get_index (AnotItem *self)
+{
+  g_return_val_if_fail (ANOT_IS_ITEM (self), 0);
+
+  return self->index;
+}
+
+/**
+ * anot_item_get_name:
+ * @self: a #AnotItem
+ *
+ * Gets the `name` of the item.
+ *
+ * Returns: (transfer none): the name
+ */
+const char *
+anot_item_get_name (AnotItem *self)
+{
+  g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
+
+  return self->name;
+}
+
+/**
+ * anot_item_get_city:
+ * @self: a #AnotItem
+ *
+ * Gets the `city` of the item.
+ *
+ * Returns: (transfer none) (nullable): the city, or %NULL if the record has
+ *   none
+ */
+const char *
+anot_item_get_city (AnotItem *self)
+{
+  g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
+
+  return self->city;
+}
+
+/**
+ * anot_item_get_stars:
+ * @self: a #AnotItem
+ *
+ * Gets the item's average star rating on Yelp (`stars`).
+ *
+ * Returns: the stars, or 0.0 if the record has none
+ */
+double
+anot_item_get_stars (AnotItem *self)
+{
+  g_return_val_if_fail (ANOT_IS_ITEM (self), 0.0);
+
+  return self->stars;
+}
+
+/**
+ * anot_item_get_categories:
+ * @self: a #AnotItem
+ *
+ * Gets the categories of the item: the `categories` string split on `,`,
+ * each piece trimmed, empty pieces dropped, in file order.
+ *
+ * Returns: (transfer none) (array zero-terminated=1): the categories; an
+ *   empty array if the record has none
+ */
+const char * const *
+anot_item_get_categories (AnotItem *self)
+{
+  g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
+
+  return (const char * const *) self->categories;
+}
+
+/**
+ * anot_item_get_categories_string:
+ * @self: a #AnotItem
+ *
+ * Gets the `categories` field as written in the file, e.g.
+ * `"Coffee & Tea, Food, Bakeries"`.
+ *
+ * Returns: (transfer none) (nullable): the string, or %NULL if the record
+ *   has none
+ */
+const char *
+anot_item_get_categories_string (AnotItem *self)
+{
+  g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
+
+  return self->categories_string;
+}
+
+/**
+ * anot_item_get_record:
+ * @self: a #AnotItem
+ *
+ * Gets the item's record exactly as read from `restaurants.jsonl`,
+ * including fields the methods must not see (`llm_score`,
+ * `llm_reasoning`).  Records loaded from a file are immutable.
+ *
+ * Returns: (transfer none): the record
+ */
+JsonObject *
+anot_item_get_record (AnotItem *self)
+{
+  g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
+
+  return self->record;
+}
+
+/**
+ * anot_item_get_attributes:
+ * @self: a #AnotItem
+ *
+ * Gets the `attributes` object of the record, with the raw string values
+ * of the file.
+ *
+ * Returns: (transfer none) (nullable): the attributes, or %NULL if the
+ *   record has none
+ */
+JsonObject *
+anot_item_get_attributes (AnotItem *self)
+{
+  g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
+
+  return self->attributes;
+}
+
+/**
+ * anot_item_get_attribute:
+ * @self: a #AnotItem
+ * @name: an attribute name, e.g. `"WiFi"`
+ *
+ * Gets the raw value of one attribute, e.g. `"u'free'"`.
+ *
+ * Returns: (transfer none) (nullable): the value, or %NULL if the attribute
+ *   is absent or its value is not a string
+ */
+const char *
+anot_item_get_attribute (AnotItem   *self,
+                         const char *name)
+{
+  JsonNode *node;
+
+  g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  if (self->attributes == NULL)
+    return NULL;
+
+  node = json_object_get_member (self->attributes, name);
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+
+  return json_node_get_string (node);
+}
+
+/**
+ * anot_item_get_hours:
+ * @self: a #AnotItem
+ * @day: a day name as in the file, e.g. `"Monday"`
+ *
+ * Gets the opening hours of one day, e.g. `"7:30-16:0"`.
+ *
+ * Returns: (transfer none) (nullable): the hours, or %NULL if that day is
+ *   absent or its value is not a string
+ */
+const char *
+anot_item_get_hours (AnotItem   *self,
+                     const char *day)
+{
+  JsonNode *node;
+
+  g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
+  g_return_val_if_fail (day != NULL, NULL);
+
+  if (self->hours == NULL)
+    return NULL;
+
+  node = json_object_get_member (self->hours, day);
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+
+  return json_node_get_string (node);
+}
+
+/**
+ * anot_item_get_n_reviews:
+ * @self: a #AnotItem
+ *
+ * Gets the number of reviews of the item in the dataset.
+ *
+ * Returns: the number of reviews
+ */
+guint
+anot_item_get_n_reviews (AnotItem *self)
+{
+  g_return_val_if_fail (ANOT_IS_ITEM (self), 0);
+
+  return self->reviews->len;
+}
+
+/**
+ * anot_item_get_review:
+ * @self: a #AnotItem
+ * @position: a position, less than anot_item_get_n_reviews()
+ *
+ * Gets the review at @position, in `reviews.jsonl` order.
+ *
+ * Returns: (transfer none): the review
+ */
+AnotReview *
+anot_item_get_review (AnotItem *self,
+                      guint     position)
+{
+  g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
+  g_return_val_if_fail (position < self->reviews->len, NULL);
+
+  return g_ptr_array_index (self->reviews, position);
+}
+
+/**
+ * anot_item_get_reviews:
+ * @self: a #AnotItem
+ *
+ * Gets all reviews of the item, in `reviews.jsonl` order.
+ *
+ * Returns: (transfer none) (element-type Anot.Review): the reviews; do not
+ *   modify the array
+ */
+GPtrArray *
+anot_item_get_reviews (AnotItem *self)
+{
+  g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
+
+  return self->reviews;
+}

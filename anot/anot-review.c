@@ -1,0 +1,785 @@
+/* anot-review.c
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-review.h"
+
+#include <string.h>
+
+#include "anot-dataset-private.h"
+
+/* ------------------------------------------------------------------------ *
+ * AnotStore
+ * ------------------------------------------------------------------------ */
+
+struct _AnotStore {
+  gsize       block_size;
+  GPtrArray  *blocks;      /* every allocation, freed with the store */
+  char       *cur;         /* free space of the current block */
+  gsize       cur_left;
+  GHashTable *interned;    /* only until _anot_store_seal() */
+};
+
+static void
+anot_store_clear (gpointer data)
+{
+  AnotStore *store = data;
+
+  g_ptr_array_unref (store->blocks);
+  g_clear_pointer (&store->interned, g_hash_table_unref);
+}
+
+AnotStore *
+_anot_store_new (gsize block_size)
+{
+  AnotStore *store = g_atomic_rc_box_new0 (AnotStore);
+
+  store->block_size = MAX (block_size, 64);
+  store->blocks = g_ptr_array_new_with_free_func (g_free);
+
+  return store;
+}
+
+AnotStore *
+_anot_store_ref (AnotStore *store)
+{
+  return g_atomic_rc_box_acquire (store);
+}
+
+void
+_anot_store_unref (AnotStore *store)
+{
+  g_atomic_rc_box_release_full (store, anot_store_clear);
+}
+
+static gpointer
+anot_store_take (AnotStore *store,
+                 gsize      size,
+                 gsize      align)
+{
+  gsize pad = (align - ((guintptr) store->cur & (align - 1))) & (align - 1);
+  gpointer ret;
+
+  if (store->cur == NULL || pad + size > store->cur_left)
+    {
+      /* Big pieces get a block of their own rather than wasting the rest
+       * of the current one. */
+      if (size > store->block_size / 8)
+        {
+          ret = g_malloc (size);
+          g_ptr_array_add (store->blocks, ret);
+          return ret;
+        }
+
+      store->cur = g_malloc (store->block_size);
+      store->cur_left = store->block_size;
+      g_ptr_array_add (store->blocks, store->cur);
+      pad = 0;
+    }
+
+  ret = store->cur + pad;
+  store->cur += pad + size;
+  store->cur_left -= pad + size;
+
+  return ret;
+}
+
+const char *
+_anot_store_add_string (AnotStore  *store,
+                        const char *str,
+                        gssize      len)
+{
+  char *copy;
+
+  if (str == NULL)
+    return NULL;
+  if (len < 0)
+    len = strlen (str);
+
+  copy = anot_store_take (store, len + 1, 1);
+  memcpy (copy, str, len);
+  copy[len] = '\0';
+
+  return copy;
+}
+
+const char *
+_anot_store_intern (AnotStore  *store,
+                    const char *str)
+{
+  const char *ret;
+
+  if (str == NULL)
+    return NULL;
+
+  if (store->interned == NULL)
+    store->interned = g_hash_table_new (g_str_hash, g_str_equal);
+
+  ret = g_hash_table_lookup (store->interned, str);
+  if (ret == NULL)
+    {
+      ret = _anot_store_add_string (store, str, -1);
+      g_hash_table_add (store->interned, (gpointer) ret);
+    }
+
+  return ret;
+}
+
+gpointer
+_anot_store_alloc (AnotStore *store,
+                   gsize      size)
+{
+  return anot_store_take (store, MAX (size, 1), sizeof (gpointer));
+}
+
+/* Interning is only useful while a dataset is being loaded; afterwards the
+ * table would cost as much as the strings it indexes. */
+void
+_anot_store_seal (AnotStore *store)
+{
+  g_clear_pointer (&store->interned, g_hash_table_unref);
+}
+
+/* ------------------------------------------------------------------------ *
+ * AnotReview
+ * ------------------------------------------------------------------------ */
+
+/**
+ * AnotReview:
+ *
+ * One review of an item, as read from `reviews.jsonl`.
+ *
+ * A review is immutable.  Its reviewer name comes from `user_mapping.json`
+ * (the synthetic social layer of the benchmark); a review without a record
+ * there has the empty string as its name.
+ *
+ * Only the known fields of a review record are kept (unknown fields are
+ * dropped when loading); anot_review_to_json() rebuilds the record from them.
+ */
+struct _AnotReview
+{
+  GObject parent_instance;
+
+  AnotStore          *store;
+  const char         *id;
+  const char         *item_id;
+  const char         *user_id;
+  const char         *text;
+  const char         *date;
+  const char         *user_yelping_since;
+  const char         *reviewer_name;
+  const char * const *assigned_friends;
+  double              stars;
+  double              user_average_stars;
+  gint64              useful;
+  gint64              funny;
+  gint64              cool;
+  gint64              user_review_count;
+  guint               position;
+  guint               flags;
+};
+
+G_DEFINE_FINAL_TYPE (AnotReview, anot_review, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_ID,
+  PROP_ITEM_ID,
+  PROP_USER_ID,
+  PROP_STARS,
+  PROP_TEXT,
+  PROP_DATE,
+  PROP_USEFUL,
+  PROP_FUNNY,
+  PROP_COOL,
+  PROP_REVIEWER_NAME,
+  PROP_POSITION,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+anot_review_finalize (GObject *object)
+{
+  AnotReview *self = ANOT_REVIEW (object);
+
+  g_clear_pointer (&self->store, _anot_store_unref);
+
+  G_OBJECT_CLASS (anot_review_parent_class)->finalize (object);
+}
+
+static void
+anot_review_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  AnotReview *self = ANOT_REVIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_ID:
+      g_value_set_string (value, self->id);
+      break;
+    case PROP_ITEM_ID:
+      g_value_set_string (value, self->item_id);
+      break;
+    case PROP_USER_ID:
+      g_value_set_string (value, self->user_id);
+      break;
+    case PROP_STARS:
+      g_value_set_double (value, self->stars);
+      break;
+    case PROP_TEXT:
+      g_value_set_string (value, self->text);
+      break;
+    case PROP_DATE:
+      g_value_set_string (value, self->date);
+      break;
+    case PROP_USEFUL:
+      g_value_set_int64 (value, self->useful);
+      break;
+    case PROP_FUNNY:
+      g_value_set_int64 (value, self->funny);
+      break;
+    case PROP_COOL:
+      g_value_set_int64 (value, self->cool);
+      break;
+    case PROP_REVIEWER_NAME:
+      g_value_set_string (value, self->reviewer_name);
+      break;
+    case PROP_POSITION:
+      g_value_set_uint (value, self->position);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+anot_review_class_init (AnotReviewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  object_class->finalize = anot_review_finalize;
+  object_class->get_property = anot_review_get_property;
+
+  /**
+   * AnotReview:id:
+   *
+   * The `review_id` of the review.
+   */
+  properties[PROP_ID] = g_param_spec_string ("id", NULL, NULL, NULL, flags);
+  /**
+   * AnotReview:item-id:
+   *
+   * The `business_id` of the reviewed item.
+   */
+  properties[PROP_ITEM_ID] = g_param_spec_string ("item-id", NULL, NULL, NULL, flags);
+  /**
+   * AnotReview:user-id:
+   *
+   * The `user_id` of the reviewer (a Yelp id), or %NULL.
+   */
+  properties[PROP_USER_ID] = g_param_spec_string ("user-id", NULL, NULL, NULL, flags);
+  /**
+   * AnotReview:stars:
+   *
+   * The star rating of the review.
+   */
+  properties[PROP_STARS] = g_param_spec_double ("stars", NULL, NULL,
+                                                -G_MAXDOUBLE, G_MAXDOUBLE, 0.0, flags);
+  /**
+   * AnotReview:text:
+   *
+   * The text of the review.
+   */
+  properties[PROP_TEXT] = g_param_spec_string ("text", NULL, NULL, NULL, flags);
+  /**
+   * AnotReview:date:
+   *
+   * The `date` of the review (`"YYYY-MM-DD HH:MM:SS"`), or %NULL.
+   */
+  properties[PROP_DATE] = g_param_spec_string ("date", NULL, NULL, NULL, flags);
+  /**
+   * AnotReview:useful:
+   *
+   * The `useful` vote count.
+   */
+  properties[PROP_USEFUL] = g_param_spec_int64 ("useful", NULL, NULL,
+                                                G_MININT64, G_MAXINT64, 0, flags);
+  /**
+   * AnotReview:funny:
+   *
+   * The `funny` vote count.
+   */
+  properties[PROP_FUNNY] = g_param_spec_int64 ("funny", NULL, NULL,
+                                               G_MININT64, G_MAXINT64, 0, flags);
+  /**
+   * AnotReview:cool:
+   *
+   * The `cool` vote count.
+   */
+  properties[PROP_COOL] = g_param_spec_int64 ("cool", NULL, NULL,
+                                              G_MININT64, G_MAXINT64, 0, flags);
+  /**
+   * AnotReview:reviewer-name:
+   *
+   * The synthetic reviewer name from `user_mapping.json`, or the empty
+   * string when the review has no record there.
+   */
+  properties[PROP_REVIEWER_NAME] = g_param_spec_string ("reviewer-name", NULL, NULL,
+                                                        "", flags);
+  /**
+   * AnotReview:position:
+   *
+   * The 0-based index of the review among the reviews of its item, in file
+   * order.
+   */
+  properties[PROP_POSITION] = g_param_spec_uint ("position", NULL, NULL,
+                                                 0, G_MAXUINT, 0, flags);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+anot_review_init (AnotReview *self)
+{
+  self->reviewer_name = "";
+}
+
+AnotReview *
+anot_review_new_internal (AnotStore              *store,
+                          const AnotReviewFields *fields,
+                          guint                   position)
+{
+  AnotReview *self;
+
+  g_return_val_if_fail (fields != NULL, NULL);
+  g_return_val_if_fail (fields->id != NULL, NULL);
+  g_return_val_if_fail (fields->item_id != NULL, NULL);
+  g_return_val_if_fail (fields->text != NULL, NULL);
+
+  self = g_object_new (ANOT_TYPE_REVIEW, NULL);
+
+  if (store != NULL)
+    self->store = _anot_store_ref (store);
+  else
+    self->store = _anot_store_new (512);
+  store = self->store;
+
+  self->id = _anot_store_add_string (store, fields->id, -1);
+  self->item_id = _anot_store_intern (store, fields->item_id);
+  self->text = _anot_store_add_string (store, fields->text, fields->text_len);
+  self->stars = fields->stars;
+  self->position = position;
+  self->flags = fields->flags & ~ANOT_REVIEW_HAS_ASSIGNMENT;
+
+  if (fields->user_id != NULL)
+    {
+      self->user_id = _anot_store_intern (store, fields->user_id);
+      self->flags |= ANOT_REVIEW_HAS_USER_ID;
+    }
+  else
+    self->flags &= ~ANOT_REVIEW_HAS_USER_ID;
+
+  if (fields->date != NULL)
+    {
+      self->date = _anot_store_add_string (store, fields->date, -1);
+      self->flags |= ANOT_REVIEW_HAS_DATE;
+    }
+  else
+    self->flags &= ~ANOT_REVIEW_HAS_DATE;
+
+  if (self->flags & ANOT_REVIEW_HAS_USEFUL)
+    self->useful = fields->useful;
+  if (self->flags & ANOT_REVIEW_HAS_FUNNY)
+    self->funny = fields->funny;
+  if (self->flags & ANOT_REVIEW_HAS_COOL)
+    self->cool = fields->cool;
+
+  if (self->flags & ANOT_REVIEW_HAS_USER)
+    {
+      if (self->flags & ANOT_REVIEW_HAS_USER_REVIEW_COUNT)
+        self->user_review_count = fields->user_review_count;
+      if (self->flags & ANOT_REVIEW_HAS_USER_AVERAGE_STARS)
+        self->user_average_stars = fields->user_average_stars;
+      if (fields->user_yelping_since != NULL)
+        {
+          /* One user writes many reviews: share the string. */
+          self->user_yelping_since = _anot_store_intern (store, fields->user_yelping_since);
+          self->flags |= ANOT_REVIEW_HAS_USER_YELPING_SINCE;
+        }
+      else
+        self->flags &= ~ANOT_REVIEW_HAS_USER_YELPING_SINCE;
+    }
+  else
+    self->flags &= ~(ANOT_REVIEW_HAS_USER_REVIEW_COUNT |
+                     ANOT_REVIEW_HAS_USER_AVERAGE_STARS |
+                     ANOT_REVIEW_HAS_USER_YELPING_SINCE);
+
+  return self;
+}
+
+void
+_anot_review_set_assignment (AnotReview         *self,
+                             const char         *name,
+                             const char * const *friends)
+{
+  g_return_if_fail (ANOT_IS_REVIEW (self));
+
+  self->reviewer_name = name != NULL ? name : "";
+  self->assigned_friends = friends;
+  self->flags |= ANOT_REVIEW_HAS_ASSIGNMENT;
+}
+
+gboolean
+_anot_review_has_assignment (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), FALSE);
+
+  return (self->flags & ANOT_REVIEW_HAS_ASSIGNMENT) != 0;
+}
+
+const char * const *
+_anot_review_get_assigned_friends (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), NULL);
+
+  return self->assigned_friends;
+}
+
+guint
+_anot_review_get_flags (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), 0);
+
+  return self->flags;
+}
+
+AnotStore *
+_anot_review_get_store (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), NULL);
+
+  return self->store;
+}
+
+/**
+ * anot_review_get_id:
+ * @self: a #AnotReview
+ *
+ * Gets the `review_id` of the review, unique within its dataset.
+ *
+ * Returns: (transfer none): the review id
+ */
+const char *
+anot_review_get_id (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), NULL);
+
+  return self->id;
+}
+
+/**
+ * anot_review_get_item_id:
+ * @self: a #AnotReview
+ *
+ * Gets the `business_id` of the item the review is about.
+ *
+ * Returns: (transfer none): the item id
+ */
+const char *
+anot_review_get_item_id (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), NULL);
+
+  return self->item_id;
+}
+
+/**
+ * anot_review_get_user_id:
+ * @self: a #AnotReview
+ *
+ * Gets the `user_id` of the reviewer.
+ *
+ * Returns: (transfer none) (nullable): the user id, or %NULL if the record
+ *   has none
+ */
+const char *
+anot_review_get_user_id (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), NULL);
+
+  return self->user_id;
+}
+
+/**
+ * anot_review_get_stars:
+ * @self: a #AnotReview
+ *
+ * Gets the star rating of the review.
+ *
+ * Returns: the stars (1.0 to 5.0 in Yelp data)
+ */
+double
+anot_review_get_stars (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), 0.0);
+
+  return self->stars;
+}
+
+/**
+ * anot_review_get_text:
+ * @self: a #AnotReview
+ *
+ * Gets the text of the review.
+ *
+ * Returns: (transfer none): the text
+ */
+const char *
+anot_review_get_text (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), NULL);
+
+  return self->text;
+}
+
+/**
+ * anot_review_get_date:
+ * @self: a #AnotReview
+ *
+ * Gets the `date` of the review as written in the file
+ * (`"YYYY-MM-DD HH:MM:SS"` in Yelp data).
+ *
+ * Returns: (transfer none) (nullable): the date, or %NULL if the record has
+ *   none
+ */
+const char *
+anot_review_get_date (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), NULL);
+
+  return self->date;
+}
+
+/**
+ * anot_review_get_useful:
+ * @self: a #AnotReview
+ *
+ * Gets the `useful` vote count.
+ *
+ * Returns: the count, 0 if the record has none
+ */
+gint64
+anot_review_get_useful (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), 0);
+
+  return self->useful;
+}
+
+/**
+ * anot_review_get_funny:
+ * @self: a #AnotReview
+ *
+ * Gets the `funny` vote count.
+ *
+ * Returns: the count, 0 if the record has none
+ */
+gint64
+anot_review_get_funny (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), 0);
+
+  return self->funny;
+}
+
+/**
+ * anot_review_get_cool:
+ * @self: a #AnotReview
+ *
+ * Gets the `cool` vote count.
+ *
+ * Returns: the count, 0 if the record has none
+ */
+gint64
+anot_review_get_cool (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), 0);
+
+  return self->cool;
+}
+
+/**
+ * anot_review_get_position:
+ * @self: a #AnotReview
+ *
+ * Gets the 0-based index of the review among the reviews of its item, in
+ * the order of `reviews.jsonl`.  This is the `review_idx` that
+ * `user_mapping.json` refers to.
+ *
+ * Returns: the position
+ */
+guint
+anot_review_get_position (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), 0);
+
+  return self->position;
+}
+
+/**
+ * anot_review_get_reviewer_name:
+ * @self: a #AnotReview
+ *
+ * Gets the synthetic reviewer name that `user_mapping.json` assigns to the
+ * review.  The social conditions of the validator compare these names
+ * case-sensitively.
+ *
+ * Returns: (transfer none): the name, or the empty string (never %NULL) if
+ *   the dataset has no record for this review
+ */
+const char *
+anot_review_get_reviewer_name (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), "");
+
+  return self->reviewer_name;
+}
+
+/**
+ * anot_review_has_user_average_stars:
+ * @self: a #AnotReview
+ *
+ * Whether the record has a `user.average_stars` value.  The validator skips
+ * reviews without one when it filters on that field.
+ *
+ * Returns: %TRUE if anot_review_get_user_average_stars() is meaningful
+ */
+gboolean
+anot_review_has_user_average_stars (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), FALSE);
+
+  return (self->flags & ANOT_REVIEW_HAS_USER_AVERAGE_STARS) != 0;
+}
+
+/**
+ * anot_review_get_user_average_stars:
+ * @self: a #AnotReview
+ *
+ * Gets the reviewer's mean rating over all their Yelp reviews
+ * (`user.average_stars`).
+ *
+ * Returns: the mean, or 0.0 if the record has none (see
+ *   anot_review_has_user_average_stars())
+ */
+double
+anot_review_get_user_average_stars (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), 0.0);
+
+  return self->user_average_stars;
+}
+
+/**
+ * anot_review_get_user_review_count:
+ * @self: a #AnotReview
+ *
+ * Gets the reviewer's total number of Yelp reviews (`user.review_count`).
+ *
+ * Returns: the count, 0 if the record has none
+ */
+gint64
+anot_review_get_user_review_count (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), 0);
+
+  return self->user_review_count;
+}
+
+/**
+ * anot_review_get_user_yelping_since:
+ * @self: a #AnotReview
+ *
+ * Gets the date the reviewer joined Yelp (`user.yelping_since`).
+ *
+ * Returns: (transfer none) (nullable): the date, or %NULL if the record has
+ *   none
+ */
+const char *
+anot_review_get_user_yelping_since (AnotReview *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), NULL);
+
+  return self->user_yelping_since;
+}
+
+/**
+ * anot_review_to_json:
+ * @self: a #AnotReview
+ *
+ * Builds the review record back as a JSON object, with the fields in the
+ * order of `reviews.jsonl` (`review_id`, `business_id`, `user_id`, `stars`,
+ * `text`, `date`, `useful`, `funny`, `cool`, `user`).  Optional fields are
+ * written only if the file had them.  As the original framework's loader
+ * does, the `user` object also gets the reviewer's `name` and `friends`
+ * (a list of names) when `user_mapping.json` has a record for the review.
+ *
+ * Returns: (transfer full): a new #JsonObject
+ */
+JsonObject *
+anot_review_to_json (AnotReview *self)
+{
+  JsonObject *obj;
+
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), NULL);
+
+  obj = json_object_new ();
+  json_object_set_string_member (obj, "review_id", self->id);
+  json_object_set_string_member (obj, "business_id", self->item_id);
+  if (self->user_id != NULL)
+    json_object_set_string_member (obj, "user_id", self->user_id);
+  json_object_set_double_member (obj, "stars", self->stars);
+  json_object_set_string_member (obj, "text", self->text);
+  if (self->date != NULL)
+    json_object_set_string_member (obj, "date", self->date);
+  if (self->flags & ANOT_REVIEW_HAS_USEFUL)
+    json_object_set_int_member (obj, "useful", self->useful);
+  if (self->flags & ANOT_REVIEW_HAS_FUNNY)
+    json_object_set_int_member (obj, "funny", self->funny);
+  if (self->flags & ANOT_REVIEW_HAS_COOL)
+    json_object_set_int_member (obj, "cool", self->cool);
+
+  if (self->flags & (ANOT_REVIEW_HAS_USER | ANOT_REVIEW_HAS_ASSIGNMENT))
+    {
+      JsonObject *user = json_object_new ();
+
+      if (self->flags & ANOT_REVIEW_HAS_USER_REVIEW_COUNT)
+        json_object_set_int_member (user, "review_count", self->user_review_count);
+      if (self->flags & ANOT_REVIEW_HAS_USER_AVERAGE_STARS)
+        json_object_set_double_member (user, "average_stars", self->user_average_stars);
+      if (self->user_yelping_since != NULL)
+        json_object_set_string_member (user, "yelping_since", self->user_yelping_since);
+
+      if (self->flags & ANOT_REVIEW_HAS_ASSIGNMENT)
+        {
+          JsonArray *friends = json_array_new ();
+
+          json_object_set_string_member (user, "name", self->reviewer_name);
+          for (guint i = 0; self->assigned_friends != NULL && self->assigned_friends[i] != NULL; i++)
+            json_array_add_string_element (friends, self->assigned_friends[i]);
+          json_object_set_array_member (user, "friends", friends);
+        }
+
+      json_object_set_object_member (obj, "user", user);
+    }
+
+  return obj;
+}
