@@ -28,6 +28,8 @@ AnotExperiment *anot_experiment_new_for_resume  (const char           *directory
 void            anot_experiment_set_option      (AnotExperiment       *self,
                                                  const char           *key,
                                                  const char           *value);
+gboolean        anot_experiment_prepare         (AnotExperiment       *self,
+                                                 GError              **error);
 void            anot_experiment_run_async       (AnotExperiment       *self,
                                                  GCancellable         *cancellable,
                                                  GAsyncReadyCallback   callback,
@@ -48,5 +50,10 @@ AnotMetrics    *anot_experiment_get_metrics     (AnotExperiment       *self,
 GPtrArray      *anot_experiment_get_results     (AnotExperiment       *self,
                                                  guint                 n_candidates,
                                                  guint                 run);
+const guint    *anot_experiment_get_candidate_counts (AnotExperiment  *self,
+                                                 guint                *n_counts);
+guint           anot_experiment_get_n_runs      (AnotExperiment       *self);
+gboolean        anot_experiment_is_skipped      (AnotExperiment       *self,
+                                                 guint                 n_candidates);
 
 G_END_DECLS

@@ -12,6 +12,7 @@ G_BEGIN_DECLS
 #define ANOT_RUN_EXIT_OK 0
 #define ANOT_RUN_EXIT_FAILED 1
 #define ANOT_RUN_EXIT_USAGE 2
+#define ANOT_RUN_EXIT_INTERRUPTED 130
 
 /* Each subcommand takes the arguments after the subcommand name (argv[0] is
  * the subcommand) and returns an exit code. */

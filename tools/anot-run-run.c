@@ -1,0 +1,638 @@
+/* anot-run-run.c: `anot-run [run]`, run a method over a benchmark
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-run.h"
+
+#include <glib-unix.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct
+{
+  char *method;
+  char *data;
+  char *candidates;
+  gboolean scaling;
+  char *pool;
+  char *shuffle;
+  char *k;
+  char *seed;
+  char *runs;
+  char *concurrency;
+  char *limit;
+  char *requests;
+  char *groups;
+  char **method_options;
+  char *out;
+  char *name;
+  gboolean force;
+  char *resume;
+  gboolean list;
+  gboolean version;
+} RunOptions;
+
+static void
+run_options_clear (RunOptions *o)
+{
+  g_free (o->method);
+  g_free (o->data);
+  g_free (o->candidates);
+  g_free (o->pool);
+  g_free (o->shuffle);
+  g_free (o->k);
+  g_free (o->seed);
+  g_free (o->runs);
+  g_free (o->concurrency);
+  g_free (o->limit);
+  g_free (o->requests);
+  g_free (o->groups);
+  g_strfreev (o->method_options);
+  g_free (o->out);
+  g_free (o->name);
+  g_free (o->resume);
+}
+
+typedef struct
+{
+  AnotExperiment *experiment;
+  GMainLoop *loop;
+  GCancellable *cancellable;
+  gboolean ok;
+  GError *error;
+  gboolean tty;
+  guint sigint_count;
+
+  /* progress */
+  guint run;
+  guint n;
+  guint total;
+  guint done;
+  guint done_at_start;
+  gint64 started_us;
+  gboolean line_shown;
+} RunState;
+
+static int
+usage_error (const char *format,
+             ...) G_GNUC_PRINTF (1, 2);
+
+static int
+usage_error (const char *format,
+             ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  g_printerr ("anot-run: %s\nTry “anot-run --help”.\n", message);
+  return ANOT_RUN_EXIT_USAGE;
+}
+
+static char *
+available_methods (void)
+{
+  g_auto(GStrv) names = anot_registry_list (anot_registry_get_default (),
+                                            ANOT_METHOD_EXTENSION_POINT_NAME);
+
+  if (names == NULL || names[0] == NULL)
+    return g_strdup ("(none found; check ANOT_PLUGIN_PATH)");
+  return g_strjoinv (", ", names);
+}
+
+static void
+clear_progress_line (RunState *state)
+{
+  if (state->tty && state->line_shown)
+    {
+      fputs ("\r\033[K", stderr);
+      fflush (stderr);
+      state->line_shown = FALSE;
+    }
+}
+
+static void
+show_progress (RunState *state)
+{
+  g_autoptr(AnotMetrics) metrics = NULL;
+  g_autofree char *eta = NULL;
+  guint new_done = state->done - state->done_at_start;
+
+  if (!state->tty)
+    return;
+
+  metrics = anot_experiment_get_metrics (state->experiment, state->n, state->run);
+  if (new_done > 0 && state->done < state->total)
+    {
+      double elapsed = (g_get_monotonic_time () - state->started_us) / 1e6;
+      guint seconds = (guint) (elapsed / new_done * (state->total - state->done) + 0.5);
+
+      eta = g_strdup_printf ("%u:%02u", seconds / 60, seconds % 60);
+    }
+  else
+    eta = g_strdup ("--:--");
+
+  fprintf (stderr, "\r\033[K[N=%u run %u] %u/%u requests  Hits@1 %.2f  ETA %s",
+           state->n, state->run, state->done, state->total,
+           metrics ? anot_metrics_get_hits_at (metrics, 1) : 0.0, eta);
+  fflush (stderr);
+  state->line_shown = TRUE;
+}
+
+static void
+on_n_started (AnotExperiment *experiment,
+              guint           run,
+              guint           n,
+              guint           n_requests,
+              guint           n_done,
+              RunState       *state)
+{
+  state->run = run;
+  state->n = n;
+  state->total = n_requests;
+  state->done = n_done;
+  state->done_at_start = n_done;
+  state->started_us = g_get_monotonic_time ();
+  show_progress (state);
+}
+
+static void
+on_result (AnotExperiment *experiment,
+           AnotResult     *result,
+           RunState       *state)
+{
+  state->done++;
+  show_progress (state);
+}
+
+static void
+on_n_finished (AnotExperiment *experiment,
+               guint           run,
+               guint           n,
+               RunState       *state)
+{
+  clear_progress_line (state);
+}
+
+static gboolean
+on_sigint (gpointer user_data)
+{
+  RunState *state = user_data;
+
+  state->sigint_count++;
+  if (state->sigint_count > 1)
+    {
+      /* A second Ctrl-C: the user does not want to wait for requests in
+       * flight.  Rows already written stay valid for --resume. */
+      clear_progress_line (state);
+      g_printerr ("anot-run: interrupted again, exiting without waiting\n");
+      exit (ANOT_RUN_EXIT_INTERRUPTED);
+    }
+
+  clear_progress_line (state);
+  g_printerr ("anot-run: interrupted; finishing the requests in flight and writing "
+              "the results (Ctrl-C again to quit at once)\n");
+  g_cancellable_cancel (state->cancellable);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_run_done (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  RunState *state = user_data;
+
+  state->ok = anot_experiment_run_finish (ANOT_EXPERIMENT (source), result, &state->error);
+  g_main_loop_quit (state->loop);
+}
+
+static void
+format_metric (GString *row,
+               double  *values,
+               guint    n_values)
+{
+  double mean, std;
+
+  if (n_values == 0)
+    {
+      g_string_append_printf (row, "  %-13s", "--");
+      return;
+    }
+  anot_stats_mean_std (values, n_values, &mean, &std);
+  if (n_values > 1)
+    {
+      g_autofree char *text = g_strdup_printf ("%.3f±%.3f", mean, std);
+      /* "±" is two bytes but one column. */
+      g_string_append_printf (row, "  %-14s", text);
+    }
+  else
+    g_string_append_printf (row, "  %-13.3f", mean);
+}
+
+static void
+print_table (AnotExperiment *experiment,
+             gboolean        original_pool)
+{
+  const guint *ns;
+  guint n_ns = 0;
+  guint runs = anot_experiment_get_n_runs (experiment);
+  static const guint hits_levels[] = { 1, 3, 5 };
+
+  ns = anot_experiment_get_candidate_counts (experiment, &n_ns);
+  if (ns == NULL)
+    return;
+
+  {
+    g_autoptr(GString) header = g_string_new (NULL);
+
+    g_string_append_printf (header, "%-4s  %-8s", "N", "requests");
+    if (original_pool)
+      g_string_append_printf (header, "  %-7s", "dropped");
+    g_string_append_printf (header, "  %-13s  %-13s  %-13s  %-13s",
+                            "Hits@1", "Hits@3", "Hits@5", "MRR");
+    g_print ("\n%s\n", header->str);
+  }
+
+  for (guint i = 0; i < n_ns; i++)
+    {
+      g_autoptr(GString) row = g_string_new (NULL);
+      g_autoptr(GPtrArray) per_run = g_ptr_array_new_with_free_func (g_object_unref);
+      g_autofree double *values = g_new0 (double, runs + 1);
+      guint n_requests = 0;
+
+      if (anot_experiment_is_skipped (experiment, ns[i]))
+        {
+          g_print ("%-4u  skipped: larger than the dataset\n", ns[i]);
+          continue;
+        }
+
+      for (guint r = 1; r <= runs; r++)
+        {
+          AnotMetrics *m = anot_experiment_get_metrics (experiment, ns[i], r);
+
+          if (m != NULL && anot_metrics_get_total (m) > 0)
+            {
+              n_requests = MAX (n_requests, anot_metrics_get_total (m));
+              g_ptr_array_add (per_run, m);
+            }
+          else
+            g_clear_object (&m);
+        }
+
+      g_string_append_printf (row, "%-4u  %-8u", ns[i], n_requests);
+      if (original_pool)
+        g_string_append_printf (row, "  %-7u", anot_experiment_get_n_dropped (experiment, ns[i]));
+
+      for (guint h = 0; h < G_N_ELEMENTS (hits_levels); h++)
+        {
+          guint n_values = 0;
+
+          for (guint r = 0; r < per_run->len; r++)
+            {
+              AnotMetrics *m = g_ptr_array_index (per_run, r);
+
+              if (hits_levels[h] <= anot_metrics_get_k (m))
+                values[n_values++] = anot_metrics_get_hits_at (m, hits_levels[h]);
+            }
+          format_metric (row, values, n_values);
+        }
+      for (guint r = 0; r < per_run->len; r++)
+        values[r] = anot_metrics_get_mrr (g_ptr_array_index (per_run, r));
+      format_metric (row, values, per_run->len);
+
+      g_print ("%s\n", row->str);
+    }
+  if (runs > 1)
+    g_print ("(mean±std over %u runs)\n", runs);
+}
+
+static void
+set_if (AnotExperiment *experiment,
+        const char     *key,
+        const char     *value)
+{
+  if (value != NULL)
+    anot_experiment_set_option (experiment, key, value);
+}
+
+static gboolean
+is_usage_error (const GError *error)
+{
+  return g_error_matches (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT) ||
+         g_error_matches (error, ANOT_ERROR, ANOT_ERROR_PLUGIN_NOT_FOUND) ||
+         g_error_matches (error, ANOT_ERROR, ANOT_ERROR_RESUME);
+}
+
+int
+anot_run_cmd_run (int    argc,
+                  char **argv)
+{
+  RunOptions o = { 0 };
+  RunState state = { 0 };
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotDataset) dataset = NULL;
+  g_autoptr(AnotExperiment) experiment = NULL;
+  g_autofree char *default_data = anot_run_default_data_dir ();
+  g_autofree char *description = NULL;
+  gboolean original_pool = FALSE;
+  guint sigint_source = 0;
+  int status = ANOT_RUN_EXIT_OK;
+  const GOptionEntry entries[] = {
+    { "method", 'm', 0, G_OPTION_ARG_STRING, &o.method,
+      "Ranking method to run (see --list); required unless --resume", "NAME" },
+    { "data", 'd', 0, G_OPTION_ARG_FILENAME, &o.data,
+      "Benchmark directory (default: the demo benchmark)", "DIR" },
+    { "candidates", 'n', 0, G_OPTION_ARG_STRING, &o.candidates,
+      "Candidate pool size N (default 10)", "N" },
+    { "scaling", 0, 0, G_OPTION_ARG_NONE, &o.scaling,
+      "Sweep N over 10,20,30,40,50 (an N larger than the dataset is skipped)", NULL },
+    { "pool", 0, 0, G_OPTION_ARG_STRING, &o.pool,
+      "Pool selection: sampled (gold + N-1 seeded random items, default) or original "
+      "(the original framework's top-N by gold frequency; drops requests whose gold is outside)",
+      "MODE" },
+    { "shuffle", 0, 0, G_OPTION_ARG_STRING, &o.shuffle,
+      "Candidate order shown to the method: none, middle or random (default)", "MODE" },
+    { "k", 'k', 0, G_OPTION_ARG_STRING, &o.k,
+      "Predictions kept per request; Hits@1..K are reported (default 5)", "K" },
+    { "seed", 0, 0, G_OPTION_ARG_STRING, &o.seed,
+      "Base seed (default 42); run R uses seed+R", "SEED" },
+    { "runs", 0, 0, G_OPTION_ARG_STRING, &o.runs,
+      "Number of runs, each in its own run_<R> directory (default 1)", "R" },
+    { "concurrency", 'j', 0, G_OPTION_ARG_STRING, &o.concurrency,
+      "Requests in flight at once (default 8); does not change results", "C" },
+    { "limit", 0, 0, G_OPTION_ARG_STRING, &o.limit,
+      "Run only the first L requests (after --groups/--requests)", "L" },
+    { "requests", 0, 0, G_OPTION_ARG_STRING, &o.requests,
+      "Run only these requests, e.g. R01,R05", "IDS" },
+    { "groups", 0, 0, G_OPTION_ARG_STRING, &o.groups,
+      "Run only these groups, e.g. G01,G04 or 1,4 or 1-3", "GROUPS" },
+    { "method-option", 'O', 0, G_OPTION_ARG_STRING_ARRAY, &o.method_options,
+      "Option passed to the method (repeatable)", "KEY=VALUE" },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o.out,
+      "Results root directory (default: results)", "DIR" },
+    { "name", 0, 0, G_OPTION_ARG_STRING, &o.name,
+      "Experiment directory name (default: <method>_<dataset>)", "NAME" },
+    { "force", 'f', 0, G_OPTION_ARG_NONE, &o.force,
+      "Overwrite the results of an earlier experiment with the same name", NULL },
+    { "resume", 'r', 0, G_OPTION_ARG_FILENAME, &o.resume,
+      "Finish an interrupted experiment (the directory printed at its start); "
+      "only --concurrency and --data may be given with it", "DIR" },
+    { "list", 0, 0, G_OPTION_ARG_NONE, &o.list,
+      "List the available methods and other plugins, then exit", NULL },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &o.version,
+      "Print the version, then exit", NULL },
+    G_OPTION_ENTRY_NULL
+  };
+
+  context = g_option_context_new ("[run] — evaluate a ranking method on a benchmark");
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (context,
+    "Commands:\n"
+    "  anot-run [run] --method NAME [OPTION…]   run a method over a benchmark (default)\n"
+    "  anot-run validate [OPTION…]              check a benchmark's gold labels\n"
+    "  anot-run list, anot-run --list           list methods and other plugins\n"
+    "\n"
+    "Results go to <out>/<name>/clean/run_<R>/ (config.json, results_<N>.jsonl,\n"
+    "usage.jsonl, scaling_summary.json) and <out>/<name>/clean/summary.json.");
+  description = g_strdup_printf (
+    "Without --data the demo benchmark is used (%s).\n"
+    "\n"
+    "Exit status:\n"
+    "  0    the run completed\n"
+    "  1    the run failed: the dataset could not be loaded, results could not be\n"
+    "       written, or every request failed\n"
+    "  2    usage error: bad option or value, unknown method, empty selection,\n"
+    "       or an existing results directory without --resume or --force\n"
+    "  130  interrupted (Ctrl-C): the results so far are written; continue with\n"
+    "       anot-run --resume DIR\n"
+    "\n"
+    "See docs/running-experiments.md for the file formats.",
+    default_data);
+  g_option_context_set_description (context, description);
+
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      run_options_clear (&o);
+      return usage_error ("%s", error->message);
+    }
+
+  if (o.version)
+    {
+      g_print ("anot-run %s\n", ANOT_VERSION_STRING);
+      run_options_clear (&o);
+      return ANOT_RUN_EXIT_OK;
+    }
+  if (o.list)
+    {
+      char *list_argv[] = { (char *) "list", NULL };
+
+      run_options_clear (&o);
+      return anot_run_cmd_list (1, list_argv);
+    }
+  if (argc > 1)
+    {
+      status = usage_error ("unexpected argument “%s”", argv[1]);
+      run_options_clear (&o);
+      return status;
+    }
+
+  if (o.resume != NULL)
+    {
+      if (o.method || o.candidates || o.scaling || o.pool || o.shuffle || o.k || o.seed ||
+          o.runs || o.limit || o.requests || o.groups || o.method_options || o.out ||
+          o.name || o.force)
+        {
+          run_options_clear (&o);
+          return usage_error ("--resume takes its options from the interrupted run; "
+                              "only --concurrency and --data may be given with it");
+        }
+      if (o.data != NULL)
+        {
+          dataset = anot_dataset_load (o.data, NULL, &error);
+          if (dataset == NULL)
+            {
+              g_printerr ("anot-run: cannot load the benchmark %s: %s\n", o.data, error->message);
+              run_options_clear (&o);
+              return ANOT_RUN_EXIT_FAILED;
+            }
+        }
+      experiment = anot_experiment_new_for_resume (o.resume, dataset, &error);
+      if (experiment == NULL)
+        {
+          g_printerr ("anot-run: %s\n", error->message);
+          run_options_clear (&o);
+          return g_error_matches (error, ANOT_ERROR, ANOT_ERROR_RESUME)
+                 ? ANOT_RUN_EXIT_USAGE : ANOT_RUN_EXIT_FAILED;
+        }
+      g_clear_object (&dataset);
+      g_object_get (experiment, "dataset", &dataset, NULL);
+    }
+  else
+    {
+      const char *data = o.data ? o.data : default_data;
+
+      if (o.method == NULL)
+        {
+          g_autofree char *names = available_methods ();
+
+          run_options_clear (&o);
+          return usage_error ("--method is required (available: %s)", names);
+        }
+      if (anot_registry_lookup_type (anot_registry_get_default (),
+                                     ANOT_METHOD_EXTENSION_POINT_NAME,
+                                     o.method) == G_TYPE_INVALID)
+        {
+          g_autofree char *names = available_methods ();
+
+          status = usage_error ("unknown method “%s” (available: %s)", o.method, names);
+          run_options_clear (&o);
+          return status;
+        }
+      for (guint i = 0; o.method_options && o.method_options[i]; i++)
+        {
+          const char *eq = strchr (o.method_options[i], '=');
+
+          if (eq == NULL || eq == o.method_options[i])
+            {
+              status = usage_error ("invalid --method-option “%s”: expected KEY=VALUE",
+                                    o.method_options[i]);
+              run_options_clear (&o);
+              return status;
+            }
+        }
+
+      dataset = anot_dataset_load (data, NULL, &error);
+      if (dataset == NULL)
+        {
+          g_printerr ("anot-run: cannot load the benchmark %s: %s\n", data, error->message);
+          run_options_clear (&o);
+          return ANOT_RUN_EXIT_FAILED;
+        }
+
+      experiment = anot_experiment_new (dataset, o.method);
+      set_if (experiment, "candidates", o.candidates);
+      set_if (experiment, "scaling", o.scaling ? "true" : NULL);
+      set_if (experiment, "pool", o.pool);
+      set_if (experiment, "shuffle", o.shuffle);
+      set_if (experiment, "k", o.k);
+      set_if (experiment, "seed", o.seed);
+      set_if (experiment, "runs", o.runs);
+      set_if (experiment, "limit", o.limit);
+      set_if (experiment, "requests", o.requests);
+      set_if (experiment, "groups", o.groups);
+      set_if (experiment, "out", o.out);
+      set_if (experiment, "name", o.name);
+      set_if (experiment, "force", o.force ? "true" : NULL);
+      for (guint i = 0; o.method_options && o.method_options[i]; i++)
+        {
+          const char *eq = strchr (o.method_options[i], '=');
+          g_autofree char *key = g_strdup_printf ("method.%.*s",
+                                                  (int) (eq - o.method_options[i]),
+                                                  o.method_options[i]);
+
+          anot_experiment_set_option (experiment, key, eq + 1);
+        }
+    }
+  set_if (experiment, "concurrency", o.concurrency);
+
+  if (!anot_experiment_prepare (experiment, &error))
+    {
+      if (g_error_matches (error, ANOT_ERROR, ANOT_ERROR_PLUGIN_NOT_FOUND))
+        {
+          g_autofree char *names = available_methods ();
+
+          status = usage_error ("%s (available: %s)", error->message, names);
+        }
+      else if (is_usage_error (error))
+        status = usage_error ("%s", error->message);
+      else
+        {
+          g_printerr ("anot-run: %s\n", error->message);
+          status = ANOT_RUN_EXIT_FAILED;
+        }
+      run_options_clear (&o);
+      return status;
+    }
+
+  {
+    g_autofree char *method = NULL;
+    const guint *ns;
+    guint n_ns;
+    g_autoptr(GString) ns_text = g_string_new (NULL);
+
+    g_object_get (experiment, "method", &method, NULL);
+    ns = anot_experiment_get_candidate_counts (experiment, &n_ns);
+    for (guint i = 0; i < n_ns; i++)
+      g_string_append_printf (ns_text, "%s%u", i ? "," : "", ns[i]);
+    g_print ("%s %s on %s (N=%s, %u runs): %u requests planned\n",
+             o.resume ? "Resuming" : "Running", method, anot_dataset_get_name (dataset),
+             ns_text->str, anot_experiment_get_n_runs (experiment),
+             anot_experiment_get_n_planned (experiment));
+    g_print ("Results directory: %s\n", anot_experiment_get_directory (experiment));
+    fflush (stdout);
+  }
+
+  state.experiment = experiment;
+  state.loop = g_main_loop_new (NULL, FALSE);
+  state.cancellable = g_cancellable_new ();
+  state.tty = isatty (fileno (stderr));
+
+  g_signal_connect (experiment, "n-started", G_CALLBACK (on_n_started), &state);
+  g_signal_connect (experiment, "result", G_CALLBACK (on_result), &state);
+  g_signal_connect (experiment, "n-finished", G_CALLBACK (on_n_finished), &state);
+  sigint_source = g_unix_signal_add (SIGINT, on_sigint, &state);
+
+  anot_experiment_run_async (experiment, state.cancellable, on_run_done, &state);
+  g_main_loop_run (state.loop);
+
+  g_source_remove (sigint_source);
+  g_signal_handlers_disconnect_by_data (experiment, &state);
+  clear_progress_line (&state);
+
+  {
+    AnotPoolMode mode;
+
+    g_object_get (experiment, "pool-mode", &mode, NULL);
+    original_pool = mode == ANOT_POOL_MODE_ORIGINAL;
+  }
+
+  if (state.ok)
+    {
+      print_table (experiment, original_pool);
+      g_print ("\nResults: %s\n", anot_experiment_get_directory (experiment));
+      status = ANOT_RUN_EXIT_OK;
+    }
+  else if (g_error_matches (state.error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      print_table (experiment, original_pool);
+      g_printerr ("\nanot-run: %s\n", state.error->message);
+      status = ANOT_RUN_EXIT_INTERRUPTED;
+    }
+  else if (is_usage_error (state.error))
+    {
+      status = usage_error ("%s", state.error->message);
+    }
+  else
+    {
+      if (g_error_matches (state.error, ANOT_ERROR, ANOT_ERROR_METHOD_FAILED))
+        print_table (experiment, original_pool);
+      g_printerr ("anot-run: %s\n", state.error->message);
+      g_printerr ("Results: %s\n", anot_experiment_get_directory (experiment));
+      status = ANOT_RUN_EXIT_FAILED;
+    }
+
+  g_clear_error (&state.error);
+  g_main_loop_unref (state.loop);
+  g_object_unref (state.cancellable);
+  run_options_clear (&o);
+  return status;
+}

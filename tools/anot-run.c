@@ -1,0 +1,63 @@
+/* anot-run.c: the anot-run tool, subcommand dispatch
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-run.h"
+
+#include <locale.h>
+#include <string.h>
+
+/**
+ * anot_run_default_data_dir:
+ *
+ * The benchmark used when `--data` is not given: `$ANOT_DATA_DIR/demo`
+ * when the variable is set (the build tree and tests set it), else the
+ * installed demo benchmark.
+ *
+ * Returns: (transfer full): a directory path
+ */
+char *
+anot_run_default_data_dir (void)
+{
+  const char *env = g_getenv ("ANOT_DATA_DIR");
+
+  if (env != NULL && *env != '\0')
+    return g_build_filename (env, "demo", NULL);
+  return g_build_filename (ANOT_PKGDATADIR, "demo", NULL);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  const char *command;
+
+  setlocale (LC_ALL, "");
+
+  if (argc < 2)
+    return anot_run_cmd_run (argc, argv);
+
+  command = argv[1];
+  if (strcmp (command, "run") == 0)
+    return anot_run_cmd_run (argc - 1, argv + 1);
+  if (strcmp (command, "validate") == 0)
+    return anot_run_cmd_validate (argc - 1, argv + 1);
+  if (strcmp (command, "list") == 0 || strcmp (command, "--list") == 0)
+    return anot_run_cmd_list (argc - 1, argv + 1);
+  if (strcmp (command, "--version") == 0)
+    {
+      g_print ("anot-run %s\n", ANOT_VERSION_STRING);
+      return ANOT_RUN_EXIT_OK;
+    }
+  if (command[0] != '-')
+    {
+      g_printerr ("anot-run: unknown command “%s” (commands: run, validate, list)\n"
+                  "Try “anot-run --help”.\n", command);
+      return ANOT_RUN_EXIT_USAGE;
+    }
+
+  /* Options without a command: `run` is the default. */
+  return anot_run_cmd_run (argc, argv);
+}
