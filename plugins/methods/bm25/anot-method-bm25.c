@@ -537,8 +537,8 @@ g_io_module_load (GIOModule *module)
   anot_method_bm25_register_type (G_TYPE_MODULE (module));
   anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
                          ANOT_TYPE_METHOD_BM25, "bm25",
-                         "Okapi BM25 (k1=1.5, b=0.75) of the request text against each item's "
-                         "name, categories, attributes and reviews; no LLM, the first-stage baseline");
+                         "Okapi BM25 (k1=1.5, b=0.75) of the request against each item's name, "
+                         "categories, attributes and reviews; the non-LLM baseline");
 }
 
 G_MODULE_EXPORT void

@@ -139,7 +139,7 @@ g_io_module_load (GIOModule *module)
   anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
                          ANOT_TYPE_METHOD_ORACLE, "oracle",
                          "Sanity check and upper bound, never a method result: ranks by the "
-                         "validator's truth of the hidden request structure (true, unknown, false)");
+                         "validator's truth of the hidden request (true, unknown, false)");
 }
 
 G_MODULE_EXPORT void
