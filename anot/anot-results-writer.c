@@ -157,10 +157,13 @@ anot_results_write_rows (const char  *path,
                          GPtrArray   *results,
                          GError     **error)
 {
-  g_autoptr(GPtrArray) sorted = g_ptr_array_copy (results, NULL, NULL);
+  g_autoptr(GPtrArray) sorted = g_ptr_array_sized_new (results->len);
   g_autoptr(GString) contents = g_string_new (NULL);
   g_autoptr(GError) local_error = NULL;
 
+  /* Not g_ptr_array_copy(): that would inherit the free function. */
+  for (guint i = 0; i < results->len; i++)
+    g_ptr_array_add (sorted, g_ptr_array_index (results, i));
   g_ptr_array_sort (sorted, anot_result_compare_by_id);
   for (guint i = 0; i < sorted->len; i++)
     {
