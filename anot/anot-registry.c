@@ -177,6 +177,7 @@ ensure_extension_points (void)
   g_once (&once, register_extension_points, NULL);
 }
 
+/* Must be called with plugins_lock held. */
 static guint
 count_extensions (void)
 {
@@ -489,8 +490,8 @@ load_module (AnotRegistry *self,
   context.thread = g_thread_self ();
   context.rejections = rejections;
 
-  n_before = count_extensions ();
   g_mutex_lock (&plugins_lock);
+  n_before = count_extensions ();
   current_load = &context;
   g_mutex_unlock (&plugins_lock);
 
@@ -498,8 +499,8 @@ load_module (AnotRegistry *self,
 
   g_mutex_lock (&plugins_lock);
   current_load = NULL;
-  g_mutex_unlock (&plugins_lock);
   n_after = count_extensions ();
+  g_mutex_unlock (&plugins_lock);
 
   if (rejections->len > 0)
     {
@@ -717,6 +718,8 @@ anot_registry_list (AnotRegistry *self,
 
   names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
+  /* GIO's extension lists are read under our lock too: the registry is what
+   * adds to them, and GIO does not lock readers. */
   g_mutex_lock (&plugins_lock);
   table = g_hash_table_lookup (plugins, extension_point);
   if (table != NULL)
@@ -724,13 +727,12 @@ anot_registry_list (AnotRegistry *self,
       g_hash_table_iter_init (&iter, table);
       while (g_hash_table_iter_next (&iter, &key, NULL))
         g_hash_table_add (names, g_strdup (key));
+
+      point = g_io_extension_point_lookup (extension_point);
+      for (GList *l = g_io_extension_point_get_extensions (point); l != NULL; l = l->next)
+        g_hash_table_add (names, g_strdup (g_io_extension_get_name (l->data)));
     }
   g_mutex_unlock (&plugins_lock);
-
-  point = table != NULL ? g_io_extension_point_lookup (extension_point) : NULL;
-  if (point != NULL)
-    for (GList *l = g_io_extension_point_get_extensions (point); l != NULL; l = l->next)
-      g_hash_table_add (names, g_strdup (g_io_extension_get_name (l->data)));
 
   sorted = g_ptr_array_new_full (g_hash_table_size (names) + 1, g_free);
   g_hash_table_iter_init (&iter, names);
@@ -773,11 +775,10 @@ anot_registry_get_description (AnotRegistry *self,
   entry = table != NULL ? g_hash_table_lookup (table, name) : NULL;
   if (entry != NULL)
     description = entry->description;
-  g_mutex_unlock (&plugins_lock);
-
-  if (description == NULL && table != NULL &&
-      g_io_extension_point_get_extension_by_name (g_io_extension_point_lookup (extension_point), name) != NULL)
+  else if (table != NULL &&
+           g_io_extension_point_get_extension_by_name (g_io_extension_point_lookup (extension_point), name) != NULL)
     description = "";
+  g_mutex_unlock (&plugins_lock);
 
   return description;
 }
@@ -807,10 +808,10 @@ anot_registry_lookup_type (AnotRegistry *self,
   table = g_hash_table_lookup (plugins, extension_point);
   entry = table != NULL ? g_hash_table_lookup (table, name) : NULL;
   if (entry != NULL)
-    type = entry->type;
-  g_mutex_unlock (&plugins_lock);
-
-  if (type == G_TYPE_INVALID && table != NULL)
+    {
+      type = entry->type;
+    }
+  else if (table != NULL)
     {
       GIOExtension *extension;
 
@@ -818,6 +819,7 @@ anot_registry_lookup_type (AnotRegistry *self,
       if (extension != NULL)
         type = g_io_extension_get_type (extension);
     }
+  g_mutex_unlock (&plugins_lock);
 
   return type;
 }
