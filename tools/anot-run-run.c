@@ -67,6 +67,10 @@ typedef struct
   gboolean tty;
   guint sigint_count;
 
+  /* totals */
+  guint n_ran;
+  guint n_already_done;
+
   /* progress */
   guint run;
   guint n;
@@ -159,6 +163,7 @@ on_n_started (AnotExperiment *experiment,
   state->total = n_requests;
   state->done = n_done;
   state->done_at_start = n_done;
+  state->n_already_done += n_done;
   state->started_us = g_get_monotonic_time ();
   show_progress (state);
 }
@@ -169,6 +174,7 @@ on_result (AnotExperiment *experiment,
            RunState       *state)
 {
   state->done++;
+  state->n_ran++;
   show_progress (state);
 }
 
@@ -573,9 +579,10 @@ anot_run_cmd_run (int    argc,
     ns = anot_experiment_get_candidate_counts (experiment, &n_ns);
     for (guint i = 0; i < n_ns; i++)
       g_string_append_printf (ns_text, "%s%u", i ? "," : "", ns[i]);
-    g_print ("%s %s on %s (N=%s, %u runs): %u requests planned\n",
+    g_print ("%s %s on %s (N=%s, %u run%s): %u requests planned\n",
              o.resume ? "Resuming" : "Running", method, anot_dataset_get_name (dataset),
              ns_text->str, anot_experiment_get_n_runs (experiment),
+             anot_experiment_get_n_runs (experiment) == 1 ? "" : "s",
              anot_experiment_get_n_planned (experiment));
     g_print ("Results directory: %s\n", anot_experiment_get_directory (experiment));
     fflush (stdout);
@@ -604,6 +611,11 @@ anot_run_cmd_run (int    argc,
     g_object_get (experiment, "pool-mode", &mode, NULL);
     original_pool = mode == ANOT_POOL_MODE_ORIGINAL;
   }
+
+  g_print ("Ran %u request%s", state.n_ran, state.n_ran == 1 ? "" : "s");
+  if (state.n_already_done > 0)
+    g_print (" (%u already done)", state.n_already_done);
+  g_print ("\n");
 
   if (state.ok)
     {

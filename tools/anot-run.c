@@ -35,6 +35,8 @@ main (int    argc,
   const char *command;
 
   setlocale (LC_ALL, "");
+  /* Subcommands parse from argv + 1; keep "anot-run" in their --help. */
+  g_set_prgname ("anot-run");
 
   if (argc < 2)
     return anot_run_cmd_run (argc, argv);

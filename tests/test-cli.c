@@ -1,0 +1,504 @@
+/* test-cli.c: the anot-run command line
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <anot/anot.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+
+typedef struct
+{
+  char *root;
+} Fixture;
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  if (dir != NULL)
+    while ((name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *child = g_build_filename (path, name, NULL);
+
+        if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+          remove_tree (child);
+        else
+          g_unlink (child);
+      }
+  g_rmdir (path);
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->root = g_dir_make_tmp ("anot-test-cli-XXXXXX", &error);
+  g_assert_no_error (error);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  remove_tree (f->root);
+  g_free (f->root);
+}
+
+static const char *
+anot_run_path (void)
+{
+  const char *path = g_getenv ("ANOT_RUN");
+
+  g_assert_nonnull (path);
+  return path;
+}
+
+static const char *
+philly_path (void)
+{
+  const char *path = g_getenv ("ANOT_PHILLY_DATA");
+  g_autofree char *requests = NULL;
+
+  if (path == NULL)
+    return NULL;
+  requests = g_build_filename (path, "requests.jsonl", NULL);
+  return g_file_test (requests, G_FILE_TEST_EXISTS) ? path : NULL;
+}
+
+/* Runs anot-run with the given arguments (NULL-terminated) and returns its
+ * exit status; stdout and stderr are returned when asked for. */
+static int
+run_cli (char       **out_stdout,
+         char       **out_stderr,
+         const char  *first,
+         ...) G_GNUC_NULL_TERMINATED;
+
+static int
+run_cli (char       **out_stdout,
+         char       **out_stderr,
+         const char  *first,
+         ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *stdout_text = NULL;
+  g_autofree char *stderr_text = NULL;
+  const char *arg;
+  va_list args;
+
+  g_ptr_array_add (argv, (gpointer) anot_run_path ());
+  va_start (args, first);
+  for (arg = first; arg != NULL; arg = va_arg (args, const char *))
+    g_ptr_array_add (argv, (gpointer) arg);
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+
+  process = g_subprocess_newv ((const char * const *) argv->pdata,
+                               G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                               &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (process, NULL, NULL, &stdout_text,
+                                                &stderr_text, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (process));
+
+  if (out_stdout)
+    *out_stdout = g_steal_pointer (&stdout_text);
+  if (out_stderr)
+    *out_stderr = g_steal_pointer (&stderr_text);
+  return g_subprocess_get_exit_status (process);
+}
+
+static guint
+count_complete_lines (const char *path)
+{
+  g_autofree char *contents = NULL;
+  guint n = 0;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return 0;
+  for (const char *p = contents; *p; p++)
+    if (*p == '\n')
+      n++;
+  return n;
+}
+
+/* Rows of a results file without the wall-clock field, for comparison. */
+static GPtrArray *
+read_rows (const char *path)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  GPtrArray *rows = g_ptr_array_new_with_free_func (g_free);
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(JsonGenerator) generator = json_generator_new ();
+      g_autoptr(GError) error = NULL;
+
+      if (*lines[i] == '\0')
+        continue;
+      g_assert_true (json_parser_load_from_data (parser, lines[i], -1, &error));
+      g_assert_no_error (error);
+      json_object_remove_member (json_node_get_object (json_parser_get_root (parser)), "latency_ms");
+      json_generator_set_root (generator, json_parser_get_root (parser));
+      g_ptr_array_add (rows, json_generator_to_data (generator, NULL));
+    }
+  return rows;
+}
+
+static char *
+config_status (const char *config_path)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *anot;
+
+  g_assert_true (json_parser_load_from_file (parser, config_path, &error));
+  g_assert_no_error (error);
+  anot = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "anot");
+  return g_strdup (json_object_get_string_member (anot, "status"));
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void
+test_help (Fixture       *f,
+           gconstpointer  data)
+{
+  g_autofree char *out = NULL;
+  const char * const options[] = {
+    "--method", "--data", "--candidates", "--scaling", "--pool", "--shuffle", "--k",
+    "--seed", "--runs", "--concurrency", "--limit", "--requests", "--groups",
+    "--method-option", "--out", "--name", "--force", "--resume", "--list", "--version",
+    "validate",
+  };
+  const char * const exit_codes[] = { "  0 ", "  1 ", "  2 ", "  130 " };
+
+  g_assert_cmpint (run_cli (&out, NULL, "--help", NULL), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    {
+      if (strstr (out, options[i]) == NULL)
+        g_error ("--help does not mention %s:\n%s", options[i], out);
+    }
+  g_assert_nonnull (strstr (out, "Exit status"));
+  for (guint i = 0; i < G_N_ELEMENTS (exit_codes); i++)
+    g_assert_nonnull (strstr (out, exit_codes[i]));
+
+  /* The same help through the explicit command. */
+  {
+    g_autofree char *out2 = NULL;
+
+    g_assert_cmpint (run_cli (&out2, NULL, "run", "--help", NULL), ==, 0);
+    g_assert_cmpstr (out2, ==, out);
+  }
+}
+
+static void
+test_usage_errors (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *out_dir = g_build_filename (f->root, "results", NULL);
+  const char *cases[][4] = {
+    { "--k", "5", NULL, NULL },                       /* no --method */
+    { "-m", "bm25", "--k", "abc" },
+    { "-m", "bm25", "--candidates", "0" },
+    { "-m", "bm25", "--candidates", "500" },          /* larger than the demo */
+    { "-m", "bm25", "--pool", "top" },
+    { "-m", "bm25", "--shuffle", "sideways" },
+    { "-m", "bm25", "--groups", "G42" },
+    { "-m", "bm25", "--requests", "R999" },
+    { "-m", "bm25", "--runs", "-1" },
+    { "-m", "bm25", "--bogus-option", NULL },
+    { "-m", "bm25", "extra-argument", NULL },
+    { "-m", "bm25", "--method-option", "novalue" },
+    { "frobnicate", NULL, NULL, NULL },
+    { "--resume", "/nonexistent", "--seed", "3" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *err = NULL;
+      int status;
+
+      if (cases[i][2] == NULL)
+        status = run_cli (NULL, &err, cases[i][0], cases[i][1], "--out", out_dir, NULL);
+      else
+        status = run_cli (NULL, &err, cases[i][0], cases[i][1], cases[i][2], cases[i][3],
+                          "--out", out_dir, NULL);
+      g_test_message ("case %u: exit %d: %s", i, status, err);
+      g_assert_cmpint (status, ==, 2);
+      g_assert_true (g_str_has_prefix (err, "anot-run: "));
+    }
+  /* A directory that holds no run cannot be resumed. */
+  {
+    g_autofree char *err = NULL;
+
+    g_assert_cmpint (run_cli (NULL, &err, "--resume", f->root, NULL), ==, 2);
+    g_assert_nonnull (strstr (err, "Cannot resume"));
+  }
+
+  /* Nothing was written by refused invocations. */
+  g_assert_false (g_file_test (out_dir, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_unknown_method (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *err = NULL;
+  g_autofree char *out_dir = g_build_filename (f->root, "results", NULL);
+
+  g_assert_cmpint (run_cli (NULL, &err, "--method", "no-such-method", "--out", out_dir, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "no-such-method"));
+  g_assert_nonnull (strstr (err, "bm25"));
+  g_assert_nonnull (strstr (err, "random"));
+  g_assert_nonnull (strstr (err, "oracle"));
+}
+
+static void
+test_run_demo (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *out_dir = g_build_filename (f->root, "results", NULL);
+  g_autofree char *exp_dir = g_build_filename (out_dir, "bm25_demo", NULL);
+  g_autofree char *run_dir = g_build_filename (exp_dir, "clean", "run_1", NULL);
+  const char * const files[] = { "config.json", "results_10.jsonl", "results_20.jsonl",
+                                 "usage.jsonl", "scaling_summary.json" };
+  g_autofree char *summary = g_build_filename (exp_dir, "clean", "summary.json", NULL);
+
+  g_assert_cmpint (run_cli (&out, &err, "--method", "bm25", "--scaling", "--out", out_dir, NULL),
+                   ==, 0);
+  g_test_message ("%s", out);
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *path = g_build_filename (run_dir, files[i], NULL);
+      g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+    }
+  g_assert_true (g_file_test (summary, G_FILE_TEST_IS_REGULAR));
+  g_assert_nonnull (strstr (out, exp_dir));
+  g_assert_nonnull (strstr (out, "Hits@1"));
+  g_assert_nonnull (strstr (out, "skipped"));  /* N=30..50 on a 24-item demo */
+  /* Not a terminal: no progress line. */
+  g_assert_null (strstr (err, "\r"));
+  g_assert_null (strstr (err, "ETA"));
+
+  /* The same directory again is refused, --force overwrites it. */
+  {
+    g_autofree char *err2 = NULL;
+
+    g_assert_cmpint (run_cli (NULL, &err2, "--method", "bm25", "--out", out_dir, NULL), ==, 2);
+    g_assert_nonnull (strstr (err2, "--resume"));
+    g_assert_cmpint (run_cli (NULL, NULL, "--method", "bm25", "--out", out_dir, "--force",
+                              "--limit", "5", NULL), ==, 0);
+    {
+      g_autofree char *path = g_build_filename (run_dir, "results_10.jsonl", NULL);
+      g_autofree char *stale = g_build_filename (run_dir, "results_20.jsonl", NULL);
+
+      g_assert_cmpuint (count_complete_lines (path), ==, 5);
+      g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
+    }
+  }
+}
+
+static void
+test_every_request_fails (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *err = NULL;
+  g_autofree char *out_dir = g_build_filename (f->root, "results", NULL);
+  g_autofree char *results = g_build_filename (out_dir, "bm25_demo", "clean", "run_1",
+                                               "results_10.jsonl", NULL);
+
+  /* bm25 rejects the parameter for every request: exit 1, rows written. */
+  g_assert_cmpint (run_cli (NULL, &err, "--method", "bm25", "--method-option", "bm25.k1=abc",
+                            "--out", out_dir, NULL), ==, 1);
+  g_assert_nonnull (strstr (err, "bm25.k1"));
+  g_assert_cmpuint (count_complete_lines (results), ==, 30);
+}
+
+static GSubprocess *
+spawn_slow_run (const char *out_dir,
+                const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  GSubprocess *process;
+
+  /* bm25 over 50 philly cafes, one request at a time: long enough to
+   * interrupt it after some rows were written. */
+  process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                              &error, anot_run_path (), "--method", "bm25", "--data", philly_path (),
+                              "--candidates", "50", "--limit", "40", "--concurrency", "1",
+                              "--out", out_dir, "--name", name, NULL);
+  g_assert_no_error (error);
+  return process;
+}
+
+static guint
+wait_for_rows (const char  *path,
+               GSubprocess *process,
+               guint        n)
+{
+  gint64 deadline = g_get_monotonic_time () + 120 * G_USEC_PER_SEC;
+  guint lines = 0;
+
+  while (g_get_monotonic_time () < deadline)
+    {
+      lines = count_complete_lines (path);
+      if (lines >= n)
+        break;
+      g_usleep (5000);
+    }
+  return lines;
+}
+
+static void
+test_kill_and_resume (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *out_dir = g_build_filename (f->root, "results", NULL);
+  g_autofree char *killed_dir = g_build_filename (out_dir, "killed", NULL);
+  g_autofree char *killed_results = g_build_filename (killed_dir, "clean", "run_1",
+                                                      "results_50.jsonl", NULL);
+  g_autofree char *ref_results = g_build_filename (out_dir, "reference", "clean", "run_1",
+                                                   "results_50.jsonl", NULL);
+  g_autofree char *config = g_build_filename (killed_dir, "clean", "run_1", "config.json", NULL);
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) reference = NULL;
+  g_autoptr(GPtrArray) resumed = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *status = NULL;
+  g_autofree char *already = NULL;
+  guint rows_at_kill;
+
+  if (philly_path () == NULL)
+    {
+      g_test_skip ("philly_cafes data not found (ANOT_PHILLY_DATA)");
+      return;
+    }
+
+  process = spawn_slow_run (out_dir, "killed");
+  g_assert_cmpuint (wait_for_rows (killed_results, process, 3), >=, 3);
+  g_subprocess_force_exit (process);     /* SIGKILL */
+  g_assert_true (g_subprocess_wait (process, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_subprocess_get_if_exited (process));
+  g_assert_cmpint (g_subprocess_get_term_sig (process), ==, SIGKILL);
+
+  rows_at_kill = count_complete_lines (killed_results);
+  g_test_message ("killed after %u rows", rows_at_kill);
+  g_assert_cmpuint (rows_at_kill, <, 40);
+  status = config_status (config);
+  g_assert_cmpstr (status, ==, "running");
+
+  g_assert_cmpint (run_cli (&out, NULL, "--resume", killed_dir, NULL), ==, 0);
+  g_test_message ("%s", out);
+  /* Finished requests were not run again. */
+  already = g_strdup_printf ("(%u already done)", rows_at_kill);
+  g_assert_nonnull (strstr (out, already));
+  {
+    g_autofree char *ran = g_strdup_printf ("Ran %u request", 40 - rows_at_kill);
+    g_assert_nonnull (strstr (out, ran));
+  }
+  g_clear_pointer (&status, g_free);
+  status = config_status (config);
+  g_assert_cmpstr (status, ==, "complete");
+
+  /* The same experiment without interruption: the same rows. */
+  g_assert_cmpint (run_cli (NULL, NULL, "--method", "bm25", "--data", philly_path (),
+                            "--candidates", "50", "--limit", "40", "--concurrency", "4",
+                            "--out", out_dir, "--name", "reference", NULL), ==, 0);
+  reference = read_rows (ref_results);
+  resumed = read_rows (killed_results);
+  g_assert_cmpuint (reference->len, ==, 40);
+  g_assert_cmpuint (resumed->len, ==, 40);
+  for (guint i = 0; i < reference->len; i++)
+    g_assert_cmpstr (g_ptr_array_index (resumed, i), ==, g_ptr_array_index (reference, i));
+}
+
+static void
+test_sigint (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *out_dir = g_build_filename (f->root, "results", NULL);
+  g_autofree char *exp_dir = g_build_filename (out_dir, "interrupted", NULL);
+  g_autofree char *results = g_build_filename (exp_dir, "clean", "run_1", "results_50.jsonl", NULL);
+  g_autofree char *config = g_build_filename (exp_dir, "clean", "run_1", "config.json", NULL);
+  g_autofree char *summary = g_build_filename (exp_dir, "clean", "summary.json", NULL);
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *status = NULL;
+  g_autofree char *contents = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+
+  if (philly_path () == NULL)
+    {
+      g_test_skip ("philly_cafes data not found (ANOT_PHILLY_DATA)");
+      return;
+    }
+
+  process = spawn_slow_run (out_dir, "interrupted");
+  g_assert_cmpuint (wait_for_rows (results, process, 3), >=, 3);
+  g_subprocess_send_signal (process, SIGINT);
+  g_assert_true (g_subprocess_communicate_utf8 (process, NULL, NULL, NULL, &err, &error));
+  g_assert_no_error (error);
+  g_test_message ("%s", err);
+
+  g_assert_true (g_subprocess_get_if_exited (process));
+  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 130);
+  g_assert_nonnull (strstr (err, "--resume"));
+
+  status = config_status (config);
+  g_assert_cmpstr (status, ==, "interrupted");
+  g_assert_true (g_file_test (summary, G_FILE_TEST_IS_REGULAR));
+
+  /* The partial results file is whole lines, sorted, fewer than planned. */
+  g_assert_true (g_file_get_contents (results, &contents, NULL, NULL));
+  g_assert_true (g_str_has_suffix (contents, "\n"));
+  rows = read_rows (results);
+  g_assert_cmpuint (rows->len, >=, 3);
+  g_assert_cmpuint (rows->len, <, 40);
+  for (guint i = 1; i < rows->len; i++)
+    g_assert_cmpint (strcmp (g_ptr_array_index (rows, i - 1), g_ptr_array_index (rows, i)), <, 0);
+
+  /* And it can be finished. */
+  g_assert_cmpint (run_cli (NULL, NULL, "--resume", exp_dir, "--concurrency", "4", NULL), ==, 0);
+  g_assert_cmpuint (count_complete_lines (results), ==, 40);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+#define ADD(path, func) \
+  g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+
+  ADD ("/cli/help", test_help);
+  ADD ("/cli/usage-errors", test_usage_errors);
+  ADD ("/cli/unknown-method", test_unknown_method);
+  ADD ("/cli/run-demo", test_run_demo);
+  ADD ("/cli/every-request-fails", test_every_request_fails);
+  ADD ("/cli/kill-and-resume", test_kill_and_resume);
+  ADD ("/cli/sigint", test_sigint);
+
+#undef ADD
+
+  return g_test_run ();
+}
