@@ -135,11 +135,19 @@ AnotStore          *_anot_review_get_store          (AnotReview             *sel
  * AnotItem
  * ------------------------------------------------------------------------ */
 
-/* Builds an item from its restaurants.jsonl record, which it keeps (a
- * reference; seal it first if it must not change).  Checks `business_id` and
- * `name` and the types of the fields the item exposes; on error the message
- * is `field “x”: ...` so the loader can prefix the file and line. */
-AnotItem           *anot_item_new_internal          (JsonObject             *record,
+/* Builds an item from its restaurants.jsonl record.  Checks `business_id`
+ * and `name` and the types of the fields the item exposes; on error the
+ * message is `field “x”: ...` so the loader can prefix the file and line.
+ *
+ * With @json_text (the line @record was parsed from), the item keeps only
+ * the text and parses it again the first time anot_item_get_record() is
+ * called: a JsonObject costs several times its text.  Without it, the item
+ * keeps a reference to @record, which is sealed.  Strings go to @store (or
+ * to a store of the item's own if NULL). */
+AnotItem           *anot_item_new_internal          (AnotStore              *store,
+                                                     JsonObject             *record,
+                                                     const char             *json_text,
+                                                     gssize                  json_len,
                                                      guint                   index,
                                                      GError                **error);
 /* Appends @review (a new reference is taken); its position must be the

@@ -343,11 +343,93 @@ read_int (JsonObject  *obj,
  * Reading files
  * ------------------------------------------------------------------------ */
 
+/* SHA-256 costs about as much as a third of the JSON parsing, so a second
+ * thread hashes the bytes while the loader parses them.  The reader hands
+ * over each block it reads (a slice of a reference-counted buffer) and
+ * never writes to it again; the number of blocks in flight is bounded so a
+ * slow hasher cannot make the loader hold a whole file in memory. */
+typedef struct {
+  GThread     *thread;
+  GAsyncQueue *blocks;      /* GBytes, then hasher_end */
+  GAsyncQueue *credits;     /* a token for each block hashed */
+  guint        in_flight;
+  GChecksum   *checksum;    /* the thread's until it is joined */
+} Hasher;
+
+#define HASHER_MAX_IN_FLIGHT 8
+
+static char hasher_end;
+
+static gpointer
+hasher_thread (gpointer data)
+{
+  Hasher *hasher = data;
+
+  for (;;)
+    {
+      gpointer block = g_async_queue_pop (hasher->blocks);
+      gconstpointer bytes;
+      gsize len;
+
+      if (block == &hasher_end)
+        return NULL;
+
+      bytes = g_bytes_get_data (block, &len);
+      g_checksum_update (hasher->checksum, bytes, len);
+      g_bytes_unref (block);
+      g_async_queue_push (hasher->credits, GINT_TO_POINTER (1));
+    }
+}
+
+static void
+hasher_start (Hasher *hasher)
+{
+  hasher->blocks = g_async_queue_new ();
+  hasher->credits = g_async_queue_new ();
+  hasher->checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  hasher->in_flight = 0;
+  hasher->thread = g_thread_new ("anot-dataset-hash", hasher_thread, hasher);
+}
+
+/* Takes ownership of @block. */
+static void
+hasher_push (Hasher *hasher,
+             GBytes *block)
+{
+  while (g_async_queue_try_pop (hasher->credits) != NULL)
+    hasher->in_flight--;
+  if (hasher->in_flight >= HASHER_MAX_IN_FLIGHT)
+    {
+      g_async_queue_pop (hasher->credits);
+      hasher->in_flight--;
+    }
+
+  g_async_queue_push (hasher->blocks, block);
+  hasher->in_flight++;
+}
+
+/* Joins the thread; returns the hex digest (transfer full). */
+static char *
+hasher_finish (Hasher *hasher)
+{
+  char *digest;
+
+  g_async_queue_push (hasher->blocks, &hasher_end);
+  g_thread_join (g_steal_pointer (&hasher->thread));
+  digest = g_strdup (g_checksum_get_string (hasher->checksum));
+
+  g_clear_pointer (&hasher->checksum, g_checksum_free);
+  g_clear_pointer (&hasher->blocks, g_async_queue_unref);
+  g_clear_pointer (&hasher->credits, g_async_queue_unref);
+
+  return digest;
+}
+
 typedef struct {
   AnotDataset  *ds;
   GFile        *dir;
   GCancellable *cancellable;
-  GChecksum    *checksum;
+  Hasher        hasher;
   JsonParser   *parser;
   AnotItem     *last_item;      /* reviews of one item are usually contiguous */
   GHashTable   *gt_seen;        /* requests with a groundtruth.jsonl line */
@@ -355,10 +437,22 @@ typedef struct {
 
 typedef gboolean (*LineHandler) (Loader      *loader,
                                  JsonObject  *record,
-                                 guint        line_no,
+                                 const char  *line,
+                                 gsize        len,
                                  GError     **error);
 
 #define READ_CHUNK_SIZE (1 << 20)
+
+/* A read buffer shared with the hasher (g_atomic_rc_box). */
+typedef char RcChars;
+
+static void
+rc_chars_release (RcChars *chars)
+{
+  g_atomic_rc_box_release (chars);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcChars, rc_chars_release)
 
 /* Opens @basename in the dataset directory.  Returns NULL without an error
  * if the file is @optional and does not exist. */
@@ -462,7 +556,7 @@ load_jsonl (Loader       *loader,
             GError      **error)
 {
   g_autoptr(GInputStream) stream = NULL;
-  g_autofree char *buf = NULL;
+  g_autoptr(RcChars) buf = NULL;
   gsize cap = READ_CHUNK_SIZE, start = 0, end = 0, scan = 0;
   guint line_no = 0;
   gboolean eof = FALSE;
@@ -484,7 +578,7 @@ load_jsonl (Loader       *loader,
   if (out_found != NULL)
     *out_found = TRUE;
 
-  buf = g_malloc (cap);
+  buf = g_atomic_rc_box_alloc (cap);
 
   for (;;)
     {
@@ -512,20 +606,23 @@ load_jsonl (Loader       *loader,
         {
           gssize n;
 
-          if (start > 0)
+          /* The hasher may still read the old buffer: move the partial
+           * line to a new one instead of within it. */
+          if (start > 0 || end == cap)
             {
-              memmove (buf, buf + start, end - start);
+              gsize new_cap = end - start == cap ? 2 * cap : MAX (cap, READ_CHUNK_SIZE);
+              char *new_buf = g_atomic_rc_box_alloc (new_cap);
+
+              memcpy (new_buf, buf + start, end - start);
+              g_atomic_rc_box_release (buf);
+              buf = new_buf;
+              cap = new_cap;
               end -= start;
               start = 0;
             }
-          if (end == cap)
-            {
-              cap *= 2;
-              buf = g_realloc (buf, cap);
-            }
           scan = end;
 
-          n = g_input_stream_read (stream, buf + end, MIN (cap - end, READ_CHUNK_SIZE),
+          n = g_input_stream_read (stream, buf + end, cap - end,
                                    loader->cancellable, &local_error);
           if (n < 0)
             return read_failed (basename, local_error, error);
@@ -533,7 +630,10 @@ load_jsonl (Loader       *loader,
             eof = TRUE;
           else
             {
-              g_checksum_update (loader->checksum, (const guchar *) buf + end, n);
+              hasher_push (&loader->hasher,
+                           g_bytes_new_with_free_func (buf + end, n,
+                                                       g_atomic_rc_box_release,
+                                                       g_atomic_rc_box_acquire (buf)));
               end += n;
             }
           continue;
@@ -562,7 +662,7 @@ load_jsonl (Loader       *loader,
           return FALSE;
         }
 
-      if (!handler (loader, json_node_get_object (root), line_no, &local_error))
+      if (!handler (loader, json_node_get_object (root), line, len, &local_error))
         {
           g_propagate_prefixed_error (error, local_error, "%s:%u: ", basename, line_no);
           return FALSE;
@@ -596,7 +696,7 @@ load_json_document (Loader      *loader,
       return NULL;
     }
 
-  g_checksum_update (loader->checksum, (const guchar *) contents, length);
+  hasher_push (&loader->hasher, g_bytes_new (contents, length));
 
   if (!json_parser_load_from_data (loader->parser, contents, length, &local_error))
     {
@@ -623,14 +723,15 @@ load_json_document (Loader      *loader,
 static gboolean
 handle_item (Loader      *loader,
              JsonObject  *record,
-             guint        line_no,
+             const char  *line,
+             gsize        len,
              GError     **error)
 {
   AnotDataset *ds = loader->ds;
   g_autoptr(AnotItem) item = NULL;
   AnotItem *other;
 
-  item = anot_item_new_internal (record, ds->items->len, error);
+  item = anot_item_new_internal (ds->store, record, line, len, ds->items->len, error);
   if (item == NULL)
     return FALSE;
 
@@ -656,7 +757,8 @@ handle_item (Loader      *loader,
 static gboolean
 handle_review (Loader      *loader,
                JsonObject  *record,
-               guint        line_no,
+               const char  *line,
+               gsize        len,
                GError     **error)
 {
   AnotDataset *ds = loader->ds;
@@ -999,7 +1101,8 @@ load_user_mapping (Loader  *loader,
 static gboolean
 handle_request (Loader      *loader,
                 JsonObject  *record,
-                guint        line_no,
+                const char  *line,
+                gsize        len,
                 GError     **error)
 {
   AnotDataset *ds = loader->ds;
@@ -1023,6 +1126,8 @@ handle_request (Loader      *loader,
       !read_string (record, "shorthand", "shorthand", FALSE, &shorthand, error))
     return FALSE;
 
+  /* Sealed, the condition can share the tree instead of copying it. */
+  json_node_seal (node);
   structure = _anot_condition_new_from_json_at (node, "structure", error);
   if (structure == NULL)
     return FALSE;
@@ -1057,7 +1162,8 @@ handle_request (Loader      *loader,
 static gboolean
 handle_groundtruth (Loader      *loader,
                     JsonObject  *record,
-                    guint        line_no,
+                    const char  *line,
+                    gsize        len,
                     GError     **error)
 {
   AnotDataset *ds = loader->ds;
@@ -1284,9 +1390,10 @@ anot_dataset_load (const char    *path,
 {
   g_autoptr(AnotDataset) self = NULL;
   g_autoptr(GFile) dir = NULL;
-  g_autoptr(GChecksum) checksum = NULL;
   g_autoptr(JsonParser) parser = NULL;
+  g_autofree char *digest = NULL;
   Loader loader = { 0, };
+  gboolean ok;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
@@ -1313,25 +1420,29 @@ anot_dataset_load (const char    *path,
   self->path = g_file_get_path (dir);
   self->name = g_path_get_basename (self->path);
 
-  checksum = g_checksum_new (G_CHECKSUM_SHA256);
-  parser = json_parser_new_immutable ();
+  /* Not an immutable parser: sealing hashes every string of every review.
+   * The records that are kept (items, structures) are sealed one by one. */
+  parser = json_parser_new ();
 
   loader.ds = self;
   loader.dir = dir;
   loader.cancellable = cancellable;
-  loader.checksum = checksum;
   loader.parser = parser;
+  hasher_start (&loader.hasher);
 
   /* The order is part of the checksum's definition. */
-  if (!load_jsonl (&loader, "restaurants.jsonl", FALSE, NULL, handle_item, error) ||
-      !load_jsonl (&loader, "reviews.jsonl", FALSE, NULL, handle_review, error) ||
-      !load_user_mapping (&loader, error) ||
-      !load_jsonl (&loader, "requests.jsonl", FALSE, NULL, handle_request, error) ||
-      !load_groundtruth (&loader, error) ||
-      !load_judgements (&loader, error))
+  ok = (load_jsonl (&loader, "restaurants.jsonl", FALSE, NULL, handle_item, error) &&
+        load_jsonl (&loader, "reviews.jsonl", FALSE, NULL, handle_review, error) &&
+        load_user_mapping (&loader, error) &&
+        load_jsonl (&loader, "requests.jsonl", FALSE, NULL, handle_request, error) &&
+        load_groundtruth (&loader, error) &&
+        load_judgements (&loader, error));
+
+  digest = hasher_finish (&loader.hasher);
+  if (!ok)
     return NULL;
 
-  self->checksum = g_strdup (g_checksum_get_string (checksum));
+  self->checksum = g_steal_pointer (&digest);
   _anot_store_seal (self->store);
 
   return g_steal_pointer (&self);

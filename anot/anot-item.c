@@ -6,6 +6,8 @@
 
 #include "anot-item.h"
 
+#include <string.h>
+
 #include "anot-dataset-private.h"
 #include "anot-error.h"
 
@@ -22,21 +24,38 @@
  *
  * An item is immutable once its dataset is loaded.
  */
+
+/* A string member of `attributes` or `hours`. */
+typedef struct {
+  const char *key;
+  const char *value;
+} Pair;
+
+/* A JsonObject per record costs seven times the record's text (a benchmark
+ * can have 100k items), so an item keeps the text of its line and parses it
+ * again only when someone asks for the record.  What the validator reads
+ * (attributes, hours, categories) is kept as strings shared through the
+ * dataset's store. */
 struct _AnotItem
 {
   GObject parent_instance;
 
-  JsonObject *record;
-  JsonObject *attributes;   /* nullable, owned by the record */
-  JsonObject *hours;        /* nullable, owned by the record */
-  char       *id;
-  char       *name;
-  char       *city;
-  char       *categories_string;
-  GStrv       categories;
-  double      stars;
-  guint       index;
-  GPtrArray  *reviews;
+  AnotStore          *store;
+  const char         *json_text;          /* in the store; NULL if built from an object */
+  gsize               json_len;
+  JsonObject         *record;             /* set once, on demand if json_text */
+  const char         *id;
+  const char         *name;
+  const char         *city;
+  const char         *categories_string;
+  const char * const *categories;
+  const Pair         *attributes;         /* string-valued members only */
+  const Pair         *hours;
+  guint               n_attributes;
+  guint               n_hours;
+  double              stars;
+  guint               index;
+  GPtrArray          *reviews;
 };
 
 G_DEFINE_FINAL_TYPE (AnotItem, anot_item, G_TYPE_OBJECT)
@@ -62,14 +81,8 @@ anot_item_finalize (GObject *object)
   AnotItem *self = ANOT_ITEM (object);
 
   g_clear_pointer (&self->record, json_object_unref);
-  g_clear_pointer (&self->attributes, json_object_unref);
-  g_clear_pointer (&self->hours, json_object_unref);
-  g_clear_pointer (&self->id, g_free);
-  g_clear_pointer (&self->name, g_free);
-  g_clear_pointer (&self->city, g_free);
-  g_clear_pointer (&self->categories_string, g_free);
-  g_clear_pointer (&self->categories, g_strfreev);
   g_clear_pointer (&self->reviews, g_ptr_array_unref);
+  g_clear_pointer (&self->store, _anot_store_unref);
 
   G_OBJECT_CLASS (anot_item_parent_class)->finalize (object);
 }
@@ -100,7 +113,7 @@ anot_item_get_property (GObject    *object,
       g_value_set_double (value, self->stars);
       break;
     case PROP_CATEGORIES:
-      g_value_set_boxed (value, self->categories);
+      g_value_set_boxed (value, (gpointer) self->categories);
       break;
     case PROP_CATEGORIES_STRING:
       g_value_set_string (value, self->categories_string);
@@ -232,28 +245,85 @@ get_member (JsonObject  *obj,
   return NULL;
 }
 
-static GStrv
-split_categories (const char *str)
+/* Split on ",", trimmed, empty pieces dropped (evidence.md §2).  The
+ * pieces repeat across items, so they are interned. */
+static const char * const *
+split_categories (AnotStore  *store,
+                  const char *str)
 {
   g_auto(GStrv) pieces = NULL;
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  const char **categories;
+  guint n = 0;
 
-  if (str != NULL)
+  if (str == NULL)
     {
-      pieces = g_strsplit (str, ",", -1);
-      for (guint i = 0; pieces[i] != NULL; i++)
-        {
-          g_strstrip (pieces[i]);
-          if (pieces[i][0] != '\0')
-            g_strv_builder_add (builder, pieces[i]);
-        }
+      categories = _anot_store_alloc (store, sizeof (char *));
+      categories[0] = NULL;
+      return categories;
     }
 
-  return g_strv_builder_end (builder);
+  pieces = g_strsplit (str, ",", -1);
+  categories = _anot_store_alloc (store, (g_strv_length (pieces) + 1) * sizeof (char *));
+  for (guint i = 0; pieces[i] != NULL; i++)
+    {
+      g_strstrip (pieces[i]);
+      if (pieces[i][0] != '\0')
+        categories[n++] = _anot_store_intern (store, pieces[i]);
+    }
+  categories[n] = NULL;
+
+  return categories;
+}
+
+static const Pair *
+store_pairs (AnotStore  *store,
+             JsonObject *obj,
+             guint      *out_n)
+{
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *node;
+  Pair *pairs;
+  guint n = 0;
+
+  *out_n = 0;
+  if (obj == NULL || json_object_get_size (obj) == 0)
+    return NULL;
+
+  pairs = _anot_store_alloc (store, json_object_get_size (obj) * sizeof (Pair));
+  json_object_iter_init (&iter, obj);
+  while (json_object_iter_next (&iter, &key, &node))
+    {
+      if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+        continue;
+      pairs[n].key = _anot_store_intern (store, key);
+      pairs[n].value = _anot_store_intern (store, json_node_get_string (node));
+      n++;
+    }
+  *out_n = n;
+
+  return pairs;
+}
+
+static const char *
+lookup_pair (const Pair *pairs,
+             guint       n,
+             const char *key)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      if (strcmp (pairs[i].key, key) == 0)
+        return pairs[i].value;
+    }
+
+  return NULL;
 }
 
 AnotItem *
-anot_item_new_internal (JsonObject  *record,
+anot_item_new_internal (AnotStore   *store,
+                        JsonObject  *record,
+                        const char  *json_text,
+                        gssize       json_len,
                         guint        index,
                         GError     **error)
 {
@@ -265,7 +335,8 @@ anot_item_new_internal (JsonObject  *record,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   self = g_object_new (ANOT_TYPE_ITEM, NULL);
-  self->record = json_object_ref (record);
+  self->store = store != NULL ? _anot_store_ref (store) : _anot_store_new (1024);
+  store = self->store;
   self->index = index;
 
 #define MEMBER(field, type, optional) \
@@ -273,22 +344,22 @@ anot_item_new_internal (JsonObject  *record,
 
   if (!MEMBER ("business_id", G_TYPE_STRING, FALSE))
     goto fail;
-  self->id = g_strdup (json_node_get_string (node));
-  if (self->id[0] == '\0')
+  if (json_node_get_string (node)[0] == '\0')
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
                    "field “business_id”: empty id");
       return NULL;
     }
+  self->id = _anot_store_add_string (store, json_node_get_string (node), -1);
 
   if (!MEMBER ("name", G_TYPE_STRING, FALSE))
     goto fail;
-  self->name = g_strdup (json_node_get_string (node));
+  self->name = _anot_store_add_string (store, json_node_get_string (node), -1);
 
   if (!MEMBER ("city", G_TYPE_STRING, TRUE))
     goto fail;
   if (node != NULL)
-    self->city = g_strdup (json_node_get_string (node));
+    self->city = _anot_store_intern (store, json_node_get_string (node));
 
   if (!MEMBER ("stars", G_TYPE_DOUBLE, TRUE))
     goto fail;
@@ -298,20 +369,34 @@ anot_item_new_internal (JsonObject  *record,
   if (!MEMBER ("categories", G_TYPE_STRING, TRUE))
     goto fail;
   if (node != NULL)
-    self->categories_string = g_strdup (json_node_get_string (node));
-  self->categories = split_categories (self->categories_string);
+    self->categories_string = _anot_store_add_string (store, json_node_get_string (node), -1);
+  self->categories = split_categories (store, self->categories_string);
 
   if (!MEMBER ("attributes", JSON_TYPE_OBJECT, TRUE))
     goto fail;
   if (node != NULL)
-    self->attributes = json_object_ref (json_node_get_object (node));
+    self->attributes = store_pairs (store, json_node_get_object (node), &self->n_attributes);
 
   if (!MEMBER ("hours", JSON_TYPE_OBJECT, TRUE))
     goto fail;
   if (node != NULL)
-    self->hours = json_object_ref (json_node_get_object (node));
+    self->hours = store_pairs (store, json_node_get_object (node), &self->n_hours);
 
 #undef MEMBER
+
+  if (json_text != NULL)
+    {
+      if (json_len < 0)
+        json_len = strlen (json_text);
+      self->json_text = _anot_store_add_string (store, json_text, json_len);
+      self->json_len = json_len;
+    }
+  else
+    {
+      if (!json_object_is_immutable (record))
+        json_object_seal (record);
+      self->record = json_object_ref (record);
+    }
 
   return g_steal_pointer (&self);
 
@@ -428,7 +513,7 @@ anot_item_get_categories (AnotItem *self)
 {
   g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
 
-  return (const char * const *) self->categories;
+  return self->categories;
 }
 
 /**
@@ -464,6 +549,21 @@ anot_item_get_record (AnotItem *self)
 {
   g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
 
+  /* Items are shared between threads once loaded: parse once. */
+  if (g_once_init_enter (&self->record))
+    {
+      g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+      g_autoptr(GError) error = NULL;
+      JsonObject *record;
+
+      /* The text was parsed when the item was built, so this succeeds. */
+      if (!json_parser_load_from_data (parser, self->json_text, self->json_len, &error))
+        g_error ("item %s: record no longer parses: %s", self->id, error->message);
+      record = json_object_ref (json_node_get_object (json_parser_get_root (parser)));
+
+      g_once_init_leave (&self->record, record);
+    }
+
   return self->record;
 }
 
@@ -480,9 +580,15 @@ anot_item_get_record (AnotItem *self)
 JsonObject *
 anot_item_get_attributes (AnotItem *self)
 {
+  JsonNode *node;
+
   g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
 
-  return self->attributes;
+  node = json_object_get_member (anot_item_get_record (self), "attributes");
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+
+  return json_node_get_object (node);
 }
 
 /**
@@ -499,20 +605,10 @@ const char *
 anot_item_get_attribute (AnotItem   *self,
                          const char *name)
 {
-  JsonNode *node;
-
   g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
   g_return_val_if_fail (name != NULL, NULL);
 
-  if (self->attributes == NULL)
-    return NULL;
-
-  node = json_object_get_member (self->attributes, name);
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-
-  return json_node_get_string (node);
+  return lookup_pair (self->attributes, self->n_attributes, name);
 }
 
 /**
@@ -529,20 +625,10 @@ const char *
 anot_item_get_hours (AnotItem   *self,
                      const char *day)
 {
-  JsonNode *node;
-
   g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
   g_return_val_if_fail (day != NULL, NULL);
 
-  if (self->hours == NULL)
-    return NULL;
-
-  node = json_object_get_member (self->hours, day);
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-
-  return json_node_get_string (node);
+  return lookup_pair (self->hours, self->n_hours, day);
 }
 
 /**
