@@ -1249,16 +1249,51 @@ write_config (AnotExperiment  *self,
     }
   json_builder_end_array (builder);
 
-  /* The options exactly as set, minus the ones a resume must not repeat. */
-  stored_options = g_hash_table_new (g_str_hash, g_str_equal);
+  /* The effective options as text, in the form set_option() takes, so a
+   * resume restores exactly these even if defaults change later.  `force`,
+   * `out` and `name` are left out: a resume must not repeat the first and
+   * takes the others from where the directory is. */
+  stored_options = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   {
     GHashTableIter iter;
     gpointer key, value;
+    g_autoptr(GString) ns_text = g_string_new (NULL);
 
-    g_hash_table_iter_init (&iter, self->options);
+    for (guint i = 0; i < self->ns->len; i++)
+      g_string_append_printf (ns_text, "%s%u", i ? "," : "", g_array_index (self->ns, guint, i));
+    if (self->scaling)
+      g_hash_table_insert (stored_options, g_strdup ("scaling"), g_strdup ("true"));
+    else
+      g_hash_table_insert (stored_options, g_strdup ("candidates"), g_strdup (ns_text->str));
+    g_hash_table_insert (stored_options, g_strdup ("pool"),
+                         g_strdup (enum_nick (ANOT_TYPE_POOL_MODE, self->pool_mode)));
+    g_hash_table_insert (stored_options, g_strdup ("shuffle"),
+                         g_strdup (enum_nick (ANOT_TYPE_SHUFFLE_MODE, self->shuffle)));
+    g_hash_table_insert (stored_options, g_strdup ("k"), g_strdup_printf ("%u", self->k));
+    g_hash_table_insert (stored_options, g_strdup ("seed"),
+                         g_strdup_printf ("%" G_GUINT64_FORMAT, self->seed));
+    g_hash_table_insert (stored_options, g_strdup ("runs"), g_strdup_printf ("%u", self->runs));
+    g_hash_table_insert (stored_options, g_strdup ("concurrency"),
+                         g_strdup_printf ("%u", self->concurrency));
+    if (self->limit)
+      g_hash_table_insert (stored_options, g_strdup ("limit"), g_strdup_printf ("%u", self->limit));
+    if (self->request_ids)
+      {
+        g_ptr_array_add (self->request_ids, NULL);
+        g_hash_table_insert (stored_options, g_strdup ("requests"),
+                             g_strjoinv (",", (char **) self->request_ids->pdata));
+        g_ptr_array_remove_index (self->request_ids, self->request_ids->len - 1);
+      }
+    if (self->groups)
+      {
+        g_ptr_array_add (self->groups, NULL);
+        g_hash_table_insert (stored_options, g_strdup ("groups"),
+                             g_strjoinv (",", (char **) self->groups->pdata));
+        g_ptr_array_remove_index (self->groups, self->groups->len - 1);
+      }
+    g_hash_table_iter_init (&iter, self->method_options);
     while (g_hash_table_iter_next (&iter, &key, &value))
-      if (strcmp (key, "force") != 0)
-        g_hash_table_insert (stored_options, key, value);
+      g_hash_table_insert (stored_options, g_strconcat ("method.", key, NULL), g_strdup (value));
   }
   add_sorted_string_map (builder, "options", stored_options);
   json_builder_end_object (builder);
