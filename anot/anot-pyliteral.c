@@ -939,6 +939,7 @@ typedef struct
   const char *p;
   const char *end;
   guint depth;
+  guint nesting;   /* open brackets: newlines only end the literal outside */
   GError **error;
 } Parser;
 
@@ -962,8 +963,8 @@ parser_fail (Parser     *parser,
   return FALSE;
 }
 
-/* Whitespace between tokens.  Newlines are only legal inside brackets in
- * Python, and every literal we parse starts with a bracket. */
+/* Whitespace between tokens.  Outside brackets a newline ends the logical
+ * line, hence the expression, so it is not skipped there. */
 static void
 skip_ws (Parser *parser)
 {
@@ -971,6 +972,8 @@ skip_ws (Parser *parser)
     {
       char c = *parser->p;
 
+      if ((c == '\n' || c == '\r') && parser->nesting == 0)
+        break;
       if (c == ' ' || c == '\t' || c == '\f' || c == '\n' || c == '\r')
         parser->p++;
       else if (c == '\\' && parser->p + 1 < parser->end &&
@@ -1433,12 +1436,27 @@ is_hashable (const AnotPyValue *v)
   return TRUE;
 }
 
+static AnotPyValue *parse_dict_items (Parser *parser, AnotPyValue *dict);
+
 static AnotPyValue *
 parse_dict (Parser *parser)
 {
   g_autoptr(AnotPyValue) dict = anot_py_value_new_dict ();
+  AnotPyValue *result;
 
   parser->p++;  /* { */
+  parser->nesting++;
+  result = parse_dict_items (parser, dict);
+  parser->nesting--;
+  return result;
+}
+
+static AnotPyValue *
+parse_dict_items (Parser      *parser,
+                  AnotPyValue *dict_in)
+{
+  g_autoptr(AnotPyValue) dict = anot_py_value_ref (dict_in);
+
   for (;;)
     {
       AnotPyValue *key;
@@ -1508,6 +1526,7 @@ parse_sequence (Parser *parser)
   gboolean saw_comma = FALSE;
 
   parser->p++;
+  parser->nesting++;
   for (;;)
     {
       AnotPyValue *item;
@@ -1521,7 +1540,10 @@ parse_sequence (Parser *parser)
 
       item = parse_value (parser);
       if (item == NULL)
-        return NULL;
+        {
+          parser->nesting--;
+          return NULL;
+        }
       anot_py_value_append (seq, item);
 
       skip_ws (parser);
@@ -1532,9 +1554,13 @@ parse_sequence (Parser *parser)
           continue;
         }
       if (!expect_char (parser, close))
-        return NULL;
+        {
+          parser->nesting--;
+          return NULL;
+        }
       break;
     }
+  parser->nesting--;
 
   /* (x) is x itself, not a 1-tuple. */
   if (!is_list && !saw_comma && seq->u.items->len == 1)
@@ -1639,10 +1665,41 @@ anot_py_literal_parse (const char  *text,
   while (parser.p < parser.end && (*parser.p == ' ' || *parser.p == '\t'))
     parser.p++;
 
+  parser.nesting = 0;
+
   value = parse_value (&parser);
   if (value == NULL)
     return NULL;
 
+  /* A bare comma at the top makes a tuple: "{}, 1" is ({}, 1). */
+  skip_ws (&parser);
+  if (parser.p < parser.end && *parser.p == ',')
+    {
+      AnotPyValue *tuple = anot_py_value_new_tuple ();
+
+      anot_py_value_append (tuple, value);
+      value = tuple;
+      while (parser.p < parser.end && *parser.p == ',')
+        {
+          AnotPyValue *next;
+
+          parser.p++;
+          skip_ws (&parser);
+          if (parser.p >= parser.end || *parser.p == '\n' || *parser.p == '\r')
+            break;
+          next = parse_value (&parser);
+          if (next == NULL)
+            {
+              anot_py_value_unref (value);
+              return NULL;
+            }
+          anot_py_value_append (value, next);
+          skip_ws (&parser);
+        }
+    }
+
+  /* Then only blank lines and comments. */
+  parser.nesting = 1;
   skip_ws (&parser);
   if (parser.p != parser.end)
     {

@@ -264,6 +264,11 @@ test_literal_parse (void)
   assert_repr (literal_repr, "{'a': [1, (2,), (3), ()], 'b': {},\n # note\n 'c': None,}",
                "{'a': [1, (2,), 3, ()], 'b': {}, 'c': None}");
   assert_repr (literal_repr, "(1, 2)", "(1, 2)");
+  /* A top-level comma makes a tuple; a newline ends the expression. */
+  assert_repr (literal_repr, "{}, 1", "({}, 1)");
+  assert_repr (literal_repr, "{},\n", "({},)");
+  assert_repr (literal_repr, "[1] # note\n\n", "[1]");
+  assert_repr (literal_repr, "[1,\n 2]", "[1, 2]");
   /* Duplicate keys: last value, first position; 1 and True are equal. */
   assert_repr (literal_repr, "{'a': 1, 'b': 2, 'a': 3}", "{'a': 3, 'b': 2}");
   assert_repr (literal_repr, "{1: 'x', True: 'y', 1.0: 'z'}", "{1: 'z'}");
@@ -273,7 +278,7 @@ test_literal_parse (void)
     "{'a': }", "[1,,2]", "{'a': x}", "[-True]", "[--1]", "[1j]", "[b'x']",
     "['\\N{DASH}']", "[01]", "[1__0]", "[1_]", "[1abc]", "{[1]: 2}", "{1, 2}",
     "['abc]", "['a\nb']", "[1] [2]", "", "   ", "[f'x']", "['\\x0']", "['\\x00']",
-    "{**a}", "[1 2]",
+    "{**a}", "[1 2]", "[1]\n,2", "[1]\n[2]", "{},\n2",
   };
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
     {
