@@ -7,7 +7,7 @@
  * turns Yelp's Python-flavoured attribute strings ("u'free'", "{'romantic':
  * False}", "None") into Python objects and then compares their str() forms.
  * To reproduce every label, the validator works on a small model of those
- * Python objects: AnotPyValue.  See docs of evidence.md §5.
+ * Python objects: AnotPyValue.  See §5 of evidence.md (the benchmark spec).
  *
  * Deviations from CPython, none of which occur in any dataset we know of:
  * set, bytes, complex and Ellipsis literals are parse errors; a string

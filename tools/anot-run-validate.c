@@ -116,6 +116,8 @@ anot_run_cmd_validate (int    argc,
     G_OPTION_ENTRY_NULL
   };
 
+  /* So that --help reads "anot-run validate [OPTION…]". */
+  g_set_prgname ("anot-run validate");
   context = g_option_context_new (NULL);
   g_option_context_set_summary (context,
                                 "Check the gold labels of a benchmark: evaluate every request on every\n"
