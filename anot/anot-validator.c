@@ -2087,7 +2087,8 @@ anot_validator_explain (AnotValidator *self,
  * Finds the items of the dataset on which @request evaluates to true, in
  * dataset order.  Items at unknown are not matches.
  *
- * Returns: (transfer full) (element-type AnotItem): the matching items
+ * Returns: (transfer container) (element-type Anot.Item): the matching
+ *   items, owned by the dataset
  */
 GPtrArray *
 anot_validator_find_matches (AnotValidator *self,
@@ -2099,14 +2100,16 @@ anot_validator_find_matches (AnotValidator *self,
   g_return_val_if_fail (ANOT_IS_VALIDATOR (self), NULL);
   g_return_val_if_fail (ANOT_IS_REQUEST (request), NULL);
 
-  matches = g_ptr_array_new_with_free_func (g_object_unref);
+  /* No element references: bindings free a (transfer full) array with its
+   * own free function and would drop the items twice. */
+  matches = g_ptr_array_new ();
   n = anot_dataset_get_n_items (self->dataset);
   for (guint i = 0; i < n; i++)
     {
       AnotItem *item = anot_dataset_get_item (self->dataset, i);
 
       if (anot_validator_evaluate (self, request, item) == ANOT_TRUTH_TRUE)
-        g_ptr_array_add (matches, g_object_ref (item));
+        g_ptr_array_add (matches, item);
     }
 
   return matches;
