@@ -254,7 +254,7 @@ CAFES = [
                 "The parking lot is tiny and someone always blocks the exit.",
             ],
         },
-        reviews=['5 2016', '4 2017', '5 2018', '3 2019', '4 2020', '2 2021',
+        reviews=['5 2016', '4 2017', '5 2018', '3 2019', '4 2020', '1 2021',
                  '5 2022', '4 2023'],
     ),
     dict(
@@ -527,7 +527,7 @@ CAFES = [
                     "the lot. Nothing fancy, but it does the job at six in the "
                     "morning.",
                     judge={'vinyl': ('neutral', 'jukebox for vinyl singles mentioned, always out of order')}),
-            '4 2019', '2 2020', '5 2021', '4 2022', '3 2023',
+            '4 2019', '1 2020', '5 2021', '4 2022', '3 2023',
         ],
     ),
     dict(
@@ -768,7 +768,7 @@ CAFES = [
             ],
         },
         reviews=['5 2016', '4 2017', '5 2018', '4 2019', '3 2020', '5 2021',
-                 '4 2022', '2 2023'],
+                 '4 2022', '1 2023'],
     ),
     dict(
         key='bramble', name='Bramble Board Game Café', address='7 Guild Street',
@@ -910,7 +910,7 @@ CAFES = [
             ],
         },
         reviews=['5 2016', '4 2017', '5 2018', '3 2019', '4 2020', '5 2021',
-                 '2 2022', '4 2023'],
+                 '1 2022', '4 2023'],
     ),
     dict(
         key='pocketpark', name='Pocket Park Kiosk', address='Pocket Park, Tanner Street',
@@ -939,7 +939,7 @@ CAFES = [
                 "Closed without notice twice in one week.",
             ],
         },
-        reviews=['4 2015', '5 2016', '3 2017', '4 2018', '4 2019', '2 2020',
+        reviews=['4 2015', '5 2016', '3 2017', '4 2018', '4 2019', '1 2020',
                  '5 2021'],
     ),
     dict(
@@ -1261,7 +1261,7 @@ CAFES = [
                     "drive-thru is quick and the coffee is hot.",
                     name='Wes',
                     judge={'taro': ('positive', 'seasonal taro donut praised')}),
-            '2 2019', '5 2020', '4 2022', '3 2023',
+            '1 2019', '5 2020', '4 2022', '3 2023',
         ],
     ),
     dict(
