@@ -2393,7 +2393,10 @@ anot_experiment_get_metrics (AnotExperiment *self,
  * @n_candidates: N
  * @run: the 1-based run
  *
- * Returns: (transfer full) (element-type Anot.Result) (nullable): the
+ * The array holds a reference on each result and releases it when freed
+ * (hence `transfer container`: the bindings must not release them twice).
+ *
+ * Returns: (transfer container) (element-type Anot.Result) (nullable): the
  *   results so far of one run and N, sorted by request id, or %NULL when
  *   that run and N are not part of the experiment
  */
