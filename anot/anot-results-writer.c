@@ -626,6 +626,18 @@ anot_results_summarize_attack_dir (const char  *attack_dir,
 
       keys = (const char **) g_hash_table_get_keys_as_array (stats_by_n, &n_keys);
       qsort (keys, n_keys, sizeof (char *), compare_n_keys);
+      if (stats->len == 0)
+        {
+          /* A sweep: the per-N aggregates are under by_n, but readers of
+           * the original's summaries still find its type and k here. */
+          GPtrArray *first = g_hash_table_lookup (stats_by_n, keys[0]);
+
+          json_builder_set_member_name (builder, "type");
+          json_builder_add_string_value (builder, "ranking");
+          json_builder_set_member_name (builder, "k");
+          json_builder_add_int_value (builder,
+                                      (gint64) object_double (g_ptr_array_index (first, 0), "k"));
+        }
       json_builder_set_member_name (builder, "by_n");
       json_builder_begin_object (builder);
       for (guint i = 0; i < n_keys; i++)

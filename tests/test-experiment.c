@@ -684,6 +684,9 @@ test_scaling_demo (Fixture       *f,
 
   summary = read_json_object (summary_path, p3);
   g_assert_cmpint (json_object_get_int_member (summary, "runs"), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (summary, "type"), ==, "ranking");
+  g_assert_cmpint (json_object_get_int_member (summary, "k"), ==, 5);
+  g_assert_false (json_object_has_member (summary, "hits_at"));
   {
     JsonObject *by_n = json_object_get_object_member (summary, "by_n");
     JsonObject *h1 = json_object_get_object_member (json_object_get_object_member (
