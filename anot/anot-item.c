@@ -329,13 +329,15 @@ anot_item_new_internal (AnotStore   *store,
 {
   g_autoptr(AnotItem) self = NULL;
   GError *local_error = NULL;
+  gboolean own_store;
   JsonNode *node;
 
   g_return_val_if_fail (record != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   self = g_object_new (ANOT_TYPE_ITEM, NULL);
-  self->store = store != NULL ? _anot_store_ref (store) : _anot_store_new (1024);
+  own_store = store == NULL;
+  self->store = own_store ? _anot_store_new (1024) : _anot_store_ref (store);
   store = self->store;
   self->index = index;
 
@@ -397,6 +399,9 @@ anot_item_new_internal (AnotStore   *store,
         json_object_seal (record);
       self->record = json_object_ref (record);
     }
+
+  if (own_store)
+    _anot_store_seal (store);
 
   return g_steal_pointer (&self);
 

@@ -358,6 +358,7 @@ anot_review_new_internal (AnotStore              *store,
                           guint                   position)
 {
   AnotReview *self;
+  gboolean own_store;
 
   g_return_val_if_fail (fields != NULL, NULL);
   g_return_val_if_fail (fields->id != NULL, NULL);
@@ -366,10 +367,8 @@ anot_review_new_internal (AnotStore              *store,
 
   self = g_object_new (ANOT_TYPE_REVIEW, NULL);
 
-  if (store != NULL)
-    self->store = _anot_store_ref (store);
-  else
-    self->store = _anot_store_new (512);
+  own_store = store == NULL;
+  self->store = own_store ? _anot_store_new (512) : _anot_store_ref (store);
   store = self->store;
 
   self->id = _anot_store_add_string (store, fields->id, -1);
@@ -421,6 +420,10 @@ anot_review_new_internal (AnotStore              *store,
     self->flags &= ~(ANOT_REVIEW_HAS_USER_REVIEW_COUNT |
                      ANOT_REVIEW_HAS_USER_AVERAGE_STARS |
                      ANOT_REVIEW_HAS_USER_YELPING_SINCE);
+
+  /* Nothing else will be added to a store of our own. */
+  if (own_store)
+    _anot_store_seal (store);
 
   return self;
 }

@@ -472,6 +472,107 @@ test_review_to_json (void)
   remove_tree (dir);
 }
 
+/* The constructors other parts of the library use (e.g. to build attacked
+ * copies) without a dataset or a store. */
+static void
+test_internal_constructors (void)
+{
+  AnotReviewFields fields = {
+    .id = "x1",
+    .item_id = "itemX",
+    .user_id = NULL,
+    .stars = 4.5,
+    .text = "Typo-ed txet and more",
+    .text_len = 14,
+    .date = "2021-05-06 07:08:09",
+    .useful = 3,
+    .flags = ANOT_REVIEW_HAS_USEFUL | ANOT_REVIEW_HAS_ASSIGNMENT,
+  };
+  static const char * const friends[] = { "Bob", NULL };
+  g_autoptr(AnotReview) review = NULL;
+  g_autoptr(AnotItem) item = NULL;
+  g_autoptr(JsonObject) json = NULL;
+  g_autoptr(JsonNode) record = NULL;
+  g_autoptr(GError) error = NULL;
+
+  review = anot_review_new_internal (NULL, &fields, 0);
+  g_assert_cmpstr (anot_review_get_text (review), ==, "Typo-ed txet a");
+  g_assert_null (anot_review_get_user_id (review));
+  g_assert_cmpstr (anot_review_get_reviewer_name (review), ==, "");
+  g_assert_false (_anot_review_has_assignment (review));
+  json = anot_review_to_json (review);
+  g_assert_cmpint (json_object_get_int_member (json, "useful"), ==, 3);
+  g_assert_false (json_object_has_member (json, "funny"));
+  g_assert_false (json_object_has_member (json, "user"));
+  g_clear_pointer (&json, json_object_unref);
+
+  _anot_review_set_assignment (review, "Ann", friends);
+  json = anot_review_to_json (review);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (json, "user"), "name"),
+                   ==, "Ann");
+
+  record = json_from_string ("{\"business_id\": \"itemX\", \"name\": \"X\", "
+                             "\"attributes\": {\"WiFi\": \"'no'\"}, \"categories\": \"A,B\"}", &error);
+  g_assert_no_error (error);
+  item = anot_item_new_internal (NULL, json_node_get_object (record), NULL, -1, 7, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (anot_item_get_index (item), ==, 7);
+  g_assert_cmpstr (anot_item_get_attribute (item, "WiFi"), ==, "'no'");
+  g_assert_true (anot_item_get_record (item) == json_node_get_object (record));
+  g_assert_true (json_object_is_immutable (anot_item_get_record (item)));
+  g_assert_cmpstr (anot_item_get_categories (item)[1], ==, "B");
+  _anot_item_add_review (item, review);
+  g_assert_cmpuint (anot_item_get_n_reviews (item), ==, 1);
+}
+
+static gpointer
+read_records (gpointer data)
+{
+  AnotDataset *ds = data;
+  GPtrArray *records = g_ptr_array_new ();
+
+  for (guint i = 0; i < anot_dataset_get_n_items (ds); i++)
+    g_ptr_array_add (records, anot_item_get_record (anot_dataset_get_item (ds, i)));
+
+  return records;
+}
+
+/* Records are parsed on first use; threads sharing a dataset must all get
+ * the same one. */
+static void
+test_record_threads (void)
+{
+  g_autofree char *dir = make_dataset (-1, 0, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotDataset) ds = NULL;
+  GThread *threads[4];
+  g_autoptr(GPtrArray) first = NULL;
+
+  ds = anot_dataset_load (dir, NULL, &error);
+  g_assert_no_error (error);
+
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    threads[t] = g_thread_new ("records", read_records, ds);
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    {
+      g_autoptr(GPtrArray) records = g_thread_join (threads[t]);
+
+      if (first == NULL)
+        first = g_steal_pointer (&records);
+      else
+        for (guint i = 0; i < records->len; i++)
+          g_assert_true (records->pdata[i] == first->pdata[i]);
+    }
+
+  g_assert_cmpstr (json_object_get_string_member (first->pdata[0], "name"), ==, "Cafe A");
+  g_assert_true (json_object_is_immutable (first->pdata[1]));
+  g_assert_cmpstr (json_object_get_string_member (anot_item_get_attributes (anot_dataset_get_item (ds, 0)),
+                                                  "HasTV"), ==, "False");
+  g_assert_null (anot_item_get_attributes (anot_dataset_get_item (ds, 1)));
+
+  remove_tree (dir);
+}
+
 static void
 test_optional_files (void)
 {
@@ -551,6 +652,135 @@ test_long_line (void)
   g_assert_cmpuint (anot_review_get_position (anot_dataset_lookup_review (ds, "r5")), ==, 2);
 
   remove_tree (dir);
+}
+
+/* Enough reviews for the loader to split them into many batches, with the
+ * two items interleaved.  @bad_line (1-based, 0 for none) is replaced by
+ * @bad_text. */
+#define N_MANY_REVIEWS 6000
+
+static char *
+many_reviews (guint       bad_line,
+              const char *bad_text)
+{
+  g_autofree char *padding = g_strnfill (600, 'z');
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 1; i <= N_MANY_REVIEWS; i++)
+    {
+      if (i == bad_line)
+        g_string_append_printf (out, "%s\n", bad_text);
+      else
+        g_string_append_printf (out,
+                                "{\"review_id\": \"m%u\", \"business_id\": \"%s\", "
+                                "\"stars\": %u, \"text\": \"review %u %s\"}\n",
+                                i, i % 3 == 0 ? "itemB" : "itemA", 1 + i % 5, i, padding);
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+static void
+test_many_reviews (void)
+{
+  g_autofree char *dir = make_dataset (-1, 0, NULL);
+  g_autofree char *reviews = many_reviews (0, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotDataset) ds = NULL;
+  g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  AnotItem *a, *b;
+  guint n_a = 0, n_b = 0;
+
+  g_assert_cmpuint (strlen (reviews), >, 3 * 1024 * 1024);
+  write_file (dir, "reviews.jsonl", reviews);
+  ds = anot_dataset_load (dir, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (anot_dataset_get_n_reviews (ds), ==, N_MANY_REVIEWS);
+
+  a = anot_dataset_lookup_item (ds, "itemA");
+  b = anot_dataset_lookup_item (ds, "itemB");
+  for (guint i = 1; i <= N_MANY_REVIEWS; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("m%u", i);
+      AnotReview *review = anot_dataset_lookup_review (ds, id);
+      guint position = i % 3 == 0 ? n_b++ : n_a++;
+
+      g_assert_nonnull (review);
+      g_assert_cmpuint (anot_review_get_position (review), ==, position);
+      g_assert_true (anot_item_get_review (i % 3 == 0 ? b : a, position) == review);
+      g_assert_cmpfloat (anot_review_get_stars (review), ==, 1 + i % 5);
+    }
+  g_assert_cmpuint (anot_item_get_n_reviews (a), ==, n_a);
+  g_assert_cmpuint (anot_item_get_n_reviews (b), ==, n_b);
+
+  /* The checksum covers every block, in order (documented order of the
+   * files; this dataset has all six). */
+  for (guint f = 0; f < N_FILES; f++)
+    {
+      static const int order[] = { F_RESTAURANTS, F_REVIEWS, F_USER_MAPPING,
+                                   F_REQUESTS, F_GROUNDTRUTH, F_JUDGEMENTS };
+      const char *contents = order[f] == F_REVIEWS ? reviews : base_files[order[f]];
+
+      g_checksum_update (checksum, (const guchar *) contents, strlen (contents));
+    }
+  g_assert_cmpstr (anot_dataset_get_checksum (ds), ==, g_checksum_get_string (checksum));
+
+  remove_tree (dir);
+}
+
+/* Batches are parsed in parallel but the first bad line in the file is the
+ * one reported, whichever stage finds it. */
+static void
+test_many_reviews_errors (void)
+{
+  static const struct {
+    guint       line;
+    const char *text;
+    guint       line2;
+    const char *text2;
+    int         code;
+    const char *where;
+  } cases[] = {
+    /* a duplicate (found when committing) before a syntax error (found by
+     * a worker) in a later batch */
+    { 100, "{\"review_id\": \"m1\", \"business_id\": \"itemA\", \"stars\": 1, \"text\": \"d\"}",
+      5000, "{", ANOT_ERROR_DUPLICATE_ID, "reviews.jsonl:100: " },
+    /* and the other way round */
+    { 100, "{", 5000, "{\"review_id\": \"m1\", \"business_id\": \"itemA\", \"stars\": 1, \"text\": \"d\"}",
+      ANOT_ERROR_PARSE, "reviews.jsonl:100: " },
+    /* a commit error and a worker error in the same batch */
+    { 2001, "{\"review_id\": \"x\", \"business_id\": \"itemZ\", \"stars\": 1, \"text\": \"d\"}",
+      2003, "{\"review_id\": \"y\"}", ANOT_ERROR_UNKNOWN_REFERENCE, "reviews.jsonl:2001: " },
+    { 2001, "{\"review_id\": \"y\"}",
+      2003, "{\"review_id\": \"x\", \"business_id\": \"itemZ\", \"stars\": 1, \"text\": \"d\"}",
+      ANOT_ERROR_MISSING_FIELD, "reviews.jsonl:2001: " },
+    /* only the last line is bad */
+    { N_MANY_REVIEWS, "[]", 0, NULL, ANOT_ERROR_PARSE, "reviews.jsonl:6000: " },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *dir = make_dataset (-1, 0, NULL);
+      g_autofree char *reviews = many_reviews (cases[c].line, cases[c].text);
+      g_autoptr(GError) error = NULL;
+
+      if (cases[c].line2 != 0)
+        {
+          g_auto(GStrv) lines = g_strsplit (reviews, "\n", -1);
+
+          g_free (lines[cases[c].line2 - 1]);
+          lines[cases[c].line2 - 1] = g_strdup (cases[c].text2);
+          g_free (reviews);
+          reviews = g_strjoinv ("\n", lines);
+        }
+      write_file (dir, "reviews.jsonl", reviews);
+
+      g_assert_null (anot_dataset_load (dir, NULL, &error));
+      g_assert_error (error, ANOT_ERROR, cases[c].code);
+      g_assert_true (g_str_has_prefix (error->message, cases[c].where));
+
+      remove_tree (dir);
+    }
 }
 
 /* ------------------------------------------------------------------------ *
@@ -1297,9 +1527,13 @@ main (int   argc,
   g_test_add_func ("/dataset/small", test_small_dataset);
   g_test_add_func ("/dataset/review-outlives-dataset", test_review_outlives_dataset);
   g_test_add_func ("/dataset/review-to-json", test_review_to_json);
+  g_test_add_func ("/dataset/internal-constructors", test_internal_constructors);
+  g_test_add_func ("/dataset/record-threads", test_record_threads);
   g_test_add_func ("/dataset/optional-files", test_optional_files);
   g_test_add_func ("/dataset/line-format", test_line_format);
   g_test_add_func ("/dataset/long-line", test_long_line);
+  g_test_add_func ("/dataset/many-reviews", test_many_reviews);
+  g_test_add_func ("/dataset/many-reviews-errors", test_many_reviews_errors);
   g_test_add_func ("/dataset/condition-from-json", test_condition_from_json);
   g_test_add_func ("/dataset/evidence-kind-names", test_evidence_kind_names);
   for (guint i = 0; i < G_N_ELEMENTS (error_cases); i++)
