@@ -62,9 +62,9 @@ def test_registry_lists_baselines():
 def test_experiment_bm25_results(demo_dir, tmp_path):
     ds = Anot.Dataset.load(demo_dir, None)
     exp = Anot.Experiment.new(ds, "bm25")
-    exp.set_property("candidates", 10)
-    exp.set_property("output-dir", str(tmp_path))
-    exp.set_property("seed", 7)
+    exp.set_option("candidates", "10")
+    exp.set_option("out", str(tmp_path))
+    exp.set_option("seed", "7")
     assert exp.run(None)
     metrics = exp.get_metrics(10, 1)
     assert metrics.get_total() == ds.get_n_requests()
