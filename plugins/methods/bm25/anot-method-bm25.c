@@ -5,7 +5,6 @@
 #include <anot/anot.h>
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* The non-LLM first-stage baseline.  See README.md next to this file for
@@ -30,8 +29,9 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (AnotMethodBm25, anot_method_bm25, G_TYPE_OBJECT,
                                 G_IMPLEMENT_INTERFACE_DYNAMIC (ANOT_TYPE_METHOD,
                                                                anot_method_bm25_method_iface_init))
 
-/* Sorted (strcmp order) for bsearch.  Function words only: negations such as
- * "no" and "not" are kept because requests use them ("no TV"). */
+/* Function words, and what contractions leave behind ("it's" gives "it"
+ * and "s").  Negations such as "no" and "not" are kept because requests use
+ * them ("no TV"). */
 static const char * const stopwords[] = {
   "a", "about", "above", "after", "again", "against", "all", "am", "an",
   "and", "any", "are", "as", "at", "be", "because", "been", "before",
@@ -50,18 +50,16 @@ static const char * const stopwords[] = {
   "yourself", "yourselves",
 };
 
-static int
-compare_stopword (const void *key,
-                  const void *element)
+/* Built for each ranking: a module-wide table would be left behind when
+ * GIO unloads the module. */
+static GHashTable *
+stopword_set_new (void)
 {
-  return strcmp (key, *(const char * const *) element);
-}
+  GHashTable *set = g_hash_table_new (g_str_hash, g_str_equal);
 
-static gboolean
-is_stopword (const char *token)
-{
-  return bsearch (token, stopwords, G_N_ELEMENTS (stopwords),
-                  sizeof (stopwords[0]), compare_stopword) != NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (stopwords); i++)
+    g_hash_table_add (set, (gpointer) stopwords[i]);
+  return set;
 }
 
 typedef void (*TokenFunc) (const char *token,
@@ -71,6 +69,7 @@ typedef void (*TokenFunc) (const char *token,
  * digit, drops stopwords.  No stemming. */
 static void
 tokenize (const char *text,
+          GHashTable *stopword_set,
           TokenFunc   func,
           gpointer    user_data)
 {
@@ -83,7 +82,19 @@ tokenize (const char *text,
       gunichar c = 0;
       gboolean word_char = FALSE;
 
-      if (p < end)
+      if (p < end && (guchar) *p < 0x80)
+        {
+          /* ASCII, nearly all of the text: no decoding needed. */
+          c = *p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p;
+          word_char = g_ascii_isalnum (*p);
+          p++;
+          if (word_char)
+            {
+              g_string_append_c (token, c);
+              continue;
+            }
+        }
+      else if (p < end)
         {
           c = g_utf8_get_char_validated (p, end - p);
           if (c == (gunichar) -1 || c == (gunichar) -2)
@@ -109,7 +120,7 @@ tokenize (const char *text,
         }
       else if (token->len > 0)
         {
-          if (!is_stopword (token->str))
+          if (!g_hash_table_contains (stopword_set, token->str))
             func (token->str, user_data);
           g_string_truncate (token, 0);
         }
@@ -300,6 +311,7 @@ bm25_thread (GTask        *task,
   g_autofree double *scores = NULL;
   g_autoptr(AnotRanking) ranking = NULL;
   g_autoptr(JsonBuilder) builder = NULL;
+  g_autoptr(GHashTable) stopword_set = stopword_set_new ();
   Query query;
   guint n_terms;
   double total_length = 0, avgdl;
@@ -308,7 +320,7 @@ bm25_thread (GTask        *task,
   terms = g_ptr_array_new_with_free_func (g_free);
   qtf = g_array_new (FALSE, FALSE, sizeof (guint));
   query = (Query) { term_index, terms, qtf };
-  tokenize (job->query, add_query_token, &query);
+  tokenize (job->query, stopword_set, add_query_token, &query);
   n_terms = terms->len;
 
   tf = g_new0 (guint, (gsize) n * MAX (n_terms, 1));
@@ -319,7 +331,7 @@ bm25_thread (GTask        *task,
 
       if (g_task_return_error_if_cancelled (task))
         return;
-      tokenize (g_ptr_array_index (job->documents, d), add_document_token, &count);
+      tokenize (g_ptr_array_index (job->documents, d), stopword_set, add_document_token, &count);
       lengths[d] = count.length;
       total_length += count.length;
     }
