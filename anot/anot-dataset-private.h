@@ -150,6 +150,9 @@ AnotItem           *anot_item_new_internal          (AnotStore              *sto
                                                      gssize                  json_len,
                                                      guint                   index,
                                                      GError                **error);
+/* For loaders that build items before they know their index. */
+void                _anot_item_set_index            (AnotItem               *self,
+                                                     guint                   index);
 /* Appends @review (a new reference is taken); its position must be the
  * current number of reviews. */
 void                _anot_item_add_review           (AnotItem               *self,

@@ -723,48 +723,106 @@ load_json_document (Loader      *loader,
 }
 
 /* ------------------------------------------------------------------------ *
- * restaurants.jsonl
+ * Parallel JSON Lines
+ *
+ * Restaurants and reviews are the bulk of a benchmark and JSON parsing is
+ * most of the cost of loading them, so worker threads parse batches of
+ * lines while the loading thread reads ahead and commits the parsed
+ * batches in file order.  Everything that depends on earlier lines (item
+ * indices, review positions, duplicate ids) is decided when committing,
+ * and the error reported is always the one on the first bad line.
  * ------------------------------------------------------------------------ */
 
+/* Every parsed record starts with its line number. */
+typedef struct {
+  guint line_no;
+} Parsed;
+
+/* A batch's store, if the kind asks for one, lives as long as the batch
+ * or the objects built from it. */
+#define STORE_NONE 0
+#define STORE_BATCH_SIZED G_MAXSIZE
+
+typedef struct {
+  const char *basename;
+  gsize       parsed_size;
+  gsize       store_block_size;   /* or STORE_NONE, STORE_BATCH_SIZED */
+  /* In a worker: fill @parsed from @record (parsed from @line).  Strings
+   * that must outlive the JSON tree go to @store. */
+  gboolean  (*parse)  (JsonObject  *record,
+                       const char  *line,
+                       gsize        len,
+                       AnotStore   *store,
+                       Parsed      *parsed,
+                       GError     **error);
+  /* On the loading thread, in file order. */
+  gboolean  (*commit) (Loader      *loader,
+                       Parsed      *parsed,
+                       GError     **error);
+  void      (*clear)  (Parsed      *parsed);
+} RecordKind;
+
+/* restaurants.jsonl */
+
+typedef struct {
+  Parsed    header;
+  AnotItem *item;
+} ParsedItem;
+
 static gboolean
-handle_item (Loader      *loader,
-             JsonObject  *record,
-             const char  *line,
-             gsize        len,
-             GError     **error)
+parse_item (JsonObject  *record,
+            const char  *line,
+            gsize        len,
+            AnotStore   *store,
+            Parsed      *parsed,
+            GError     **error)
 {
+  ParsedItem *p = (ParsedItem *) parsed;
+
+  /* The index is known when the batch is committed. */
+  p->item = anot_item_new_internal (store, record, line, len, 0, error);
+
+  return p->item != NULL;
+}
+
+static gboolean
+commit_item (Loader  *loader,
+             Parsed  *parsed,
+             GError **error)
+{
+  ParsedItem *p = (ParsedItem *) parsed;
   AnotDataset *ds = loader->ds;
-  g_autoptr(AnotItem) item = NULL;
   AnotItem *other;
 
-  item = anot_item_new_internal (ds->store, record, line, len, ds->items->len, error);
-  if (item == NULL)
-    return FALSE;
-
-  other = g_hash_table_lookup (ds->items_by_id, anot_item_get_id (item));
+  other = g_hash_table_lookup (ds->items_by_id, anot_item_get_id (p->item));
   if (other != NULL)
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_DUPLICATE_ID,
                    "field “business_id”: duplicate item id “%s” (also item %u)",
-                   anot_item_get_id (item), anot_item_get_index (other));
+                   anot_item_get_id (p->item), anot_item_get_index (other));
       return FALSE;
     }
 
-  g_hash_table_insert (ds->items_by_id, (gpointer) anot_item_get_id (item), item);
-  g_ptr_array_add (ds->items, g_steal_pointer (&item));
+  _anot_item_set_index (p->item, ds->items->len);
+  g_hash_table_insert (ds->items_by_id, (gpointer) anot_item_get_id (p->item), p->item);
+  g_ptr_array_add (ds->items, g_steal_pointer (&p->item));
 
   return TRUE;
 }
 
-/* ------------------------------------------------------------------------ *
- * reviews.jsonl
- *
- * Reviews are the bulk of a benchmark and JSON parsing is most of the cost
- * of loading them, so worker threads parse batches of lines while the
- * loading thread reads ahead and commits the parsed batches in file order:
- * positions, duplicate ids and unknown items are decided there, and the
- * error reported is always the one on the first bad line.
- * ------------------------------------------------------------------------ */
+static void
+clear_item (Parsed *parsed)
+{
+  g_clear_object (&((ParsedItem *) parsed)->item);
+}
+
+static const RecordKind item_kind = {
+  /* Items keep their text and interned attributes in the batch's store:
+   * small blocks, as the batch's size is not known in advance. */
+  "restaurants.jsonl", sizeof (ParsedItem), 64 * 1024, parse_item, commit_item, clear_item,
+};
+
+/* reviews.jsonl */
 
 /* Extracts the fields of one review record; the strings point into
  * @record.  Touches nothing shared, so workers call it. */
@@ -870,41 +928,9 @@ commit_review (Loader                 *loader,
 }
 
 typedef struct {
+  Parsed           header;
   AnotReviewFields fields;     /* strings in the batch's store */
-  guint            line_no;
 } ParsedReview;
-
-/* Complete lines of reviews.jsonl, parsed by a worker. */
-typedef struct {
-  RcChars    *buf;             /* holds the lines */
-  const char *data;
-  gsize       len;
-  guint       first_line_no;
-  /* Written by the worker before it sets done */
-  AnotStore  *store;
-  GArray     *reviews;         /* ParsedReview */
-  GError     *error;           /* at the line after the last parsed review */
-  gboolean    done;            /* under ReviewLoader.lock */
-} Batch;
-
-typedef struct {
-  const char   *basename;
-  GThreadPool  *pool;
-  GMutex        lock;
-  GCond         cond;
-  gint          abort;         /* atomic: workers skip their batches */
-  GQueue        pending;       /* Batch, file order */
-} ReviewLoader;
-
-static void
-batch_free (Batch *batch)
-{
-  g_clear_pointer (&batch->buf, rc_chars_release);
-  g_clear_pointer (&batch->store, _anot_store_unref);
-  g_clear_pointer (&batch->reviews, g_array_unref);
-  g_clear_error (&batch->error);
-  g_free (batch);
-}
 
 static const char *
 copy_string (AnotStore  *store,
@@ -913,22 +939,105 @@ copy_string (AnotStore  *store,
   return str != NULL ? _anot_store_add_string (store, str, -1) : NULL;
 }
 
+static gboolean
+parse_review_line (JsonObject  *record,
+                   const char  *line,
+                   gsize        len,
+                   AnotStore   *store,
+                   Parsed      *parsed,
+                   GError     **error)
+{
+  AnotReviewFields *f = &((ParsedReview *) parsed)->fields;
+
+  if (!parse_review (record, f, error))
+    return FALSE;
+
+  /* The tree goes with the next line: keep copies. */
+  f->id = copy_string (store, f->id);
+  f->item_id = copy_string (store, f->item_id);
+  f->user_id = copy_string (store, f->user_id);
+  f->text = copy_string (store, f->text);
+  f->date = copy_string (store, f->date);
+  f->user_yelping_since = copy_string (store, f->user_yelping_since);
+
+  return TRUE;
+}
+
+static gboolean
+commit_review_line (Loader  *loader,
+                    Parsed  *parsed,
+                    GError **error)
+{
+  return commit_review (loader, &((ParsedReview *) parsed)->fields, error);
+}
+
+static const RecordKind review_kind = {
+  "reviews.jsonl", sizeof (ParsedReview), STORE_BATCH_SIZED,
+  parse_review_line, commit_review_line, NULL,
+};
+
+/* The batch machinery */
+
+/* Complete lines of one file, parsed by a worker. */
+typedef struct {
+  RcChars    *buf;             /* holds the lines */
+  const char *data;
+  gsize       len;
+  guint       first_line_no;
+  /* Written by the worker before it sets done */
+  AnotStore  *store;
+  GArray     *parsed;          /* of kind->parsed_size */
+  GError     *error;           /* on the line after the last parsed record */
+  gboolean    done;            /* under ParallelReader.lock */
+} Batch;
+
+typedef struct {
+  const RecordKind *kind;
+  GThreadPool      *pool;
+  GMutex            lock;
+  GCond             cond;
+  gint              abort;     /* atomic: workers skip their batches */
+  GQueue            pending;   /* Batch, file order */
+} ParallelReader;
+
+static void
+batch_free (ParallelReader *pr,
+            Batch          *batch)
+{
+  if (batch->parsed != NULL && pr->kind->clear != NULL)
+    {
+      for (guint i = 0; i < batch->parsed->len; i++)
+        pr->kind->clear ((Parsed *) (batch->parsed->data + i * pr->kind->parsed_size));
+    }
+
+  g_clear_pointer (&batch->buf, rc_chars_release);
+  g_clear_pointer (&batch->store, _anot_store_unref);
+  g_clear_pointer (&batch->parsed, g_array_unref);
+  g_clear_error (&batch->error);
+  g_free (batch);
+}
+
 static void
 parse_batch (gpointer data,
              gpointer user_data)
 {
   Batch *batch = data;
-  ReviewLoader *rl = user_data;
+  ParallelReader *pr = user_data;
+  const RecordKind *kind = pr->kind;
 
-  if (!g_atomic_int_get (&rl->abort))
+  if (!g_atomic_int_get (&pr->abort))
     {
       g_autoptr(JsonParser) parser = json_parser_new ();
       const char *p = batch->data, *end = batch->data + batch->len;
+      g_autofree Parsed *parsed = g_malloc0 (kind->parsed_size);
       guint line_no = batch->first_line_no;
 
       /* The strings of a line are shorter than the line: one block. */
-      batch->store = _anot_store_new (batch->len + 1);
-      batch->reviews = g_array_new (FALSE, FALSE, sizeof (ParsedReview));
+      if (kind->store_block_size == STORE_BATCH_SIZED)
+        batch->store = _anot_store_new (batch->len + 1);
+      else if (kind->store_block_size != STORE_NONE)
+        batch->store = _anot_store_new (kind->store_block_size);
+      batch->parsed = g_array_new (FALSE, FALSE, kind->parsed_size);
 
       for (; p < end; line_no++)
         {
@@ -936,7 +1045,6 @@ parse_batch (gpointer data,
           gsize len = (nl != NULL ? nl : end) - p;
           const char *line = p;
           GError *local_error = NULL;
-          ParsedReview parsed;
           JsonNode *root;
 
           p = nl != NULL ? nl + 1 : end;
@@ -945,7 +1053,7 @@ parse_batch (gpointer data,
 
           if (!json_parser_load_from_data (parser, line, len, &local_error))
             {
-              set_parse_error (&batch->error, rl->basename, line_no, FALSE, local_error);
+              set_parse_error (&batch->error, kind->basename, line_no, FALSE, local_error);
               g_error_free (local_error);
               break;
             }
@@ -954,94 +1062,94 @@ parse_batch (gpointer data,
           if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
             {
               g_set_error (&batch->error, ANOT_ERROR, ANOT_ERROR_PARSE,
-                           "%s:%u: expected a JSON object", rl->basename, line_no);
+                           "%s:%u: expected a JSON object", kind->basename, line_no);
               break;
             }
 
-          if (!parse_review (json_node_get_object (root), &parsed.fields, &local_error))
+          memset (parsed, 0, kind->parsed_size);
+          parsed->line_no = line_no;
+          if (!kind->parse (json_node_get_object (root), line, len, batch->store,
+                            parsed, &local_error))
             {
+              if (kind->clear != NULL)
+                kind->clear (parsed);
               g_propagate_prefixed_error (&batch->error, local_error, "%s:%u: ",
-                                          rl->basename, line_no);
+                                          kind->basename, line_no);
               break;
             }
 
-          /* The tree goes with the next line: keep copies. */
-          parsed.fields.id = copy_string (batch->store, parsed.fields.id);
-          parsed.fields.item_id = copy_string (batch->store, parsed.fields.item_id);
-          parsed.fields.user_id = copy_string (batch->store, parsed.fields.user_id);
-          parsed.fields.text = copy_string (batch->store, parsed.fields.text);
-          parsed.fields.date = copy_string (batch->store, parsed.fields.date);
-          parsed.fields.user_yelping_since = copy_string (batch->store,
-                                                          parsed.fields.user_yelping_since);
-          parsed.line_no = line_no;
-          g_array_append_val (batch->reviews, parsed);
+          g_array_append_vals (batch->parsed, parsed, 1);
         }
+
+      if (batch->store != NULL)
+        _anot_store_seal (batch->store);
     }
 
-  g_mutex_lock (&rl->lock);
+  g_mutex_lock (&pr->lock);
   batch->done = TRUE;
-  g_cond_broadcast (&rl->cond);
-  g_mutex_unlock (&rl->lock);
+  g_cond_broadcast (&pr->cond);
+  g_mutex_unlock (&pr->lock);
 }
 
 static void
-wait_batch (ReviewLoader *rl,
-            Batch        *batch)
+wait_batch (ParallelReader *pr,
+            Batch          *batch)
 {
-  g_mutex_lock (&rl->lock);
+  g_mutex_lock (&pr->lock);
   while (!batch->done)
-    g_cond_wait (&rl->cond, &rl->lock);
-  g_mutex_unlock (&rl->lock);
+    g_cond_wait (&pr->cond, &pr->lock);
+  g_mutex_unlock (&pr->lock);
 }
 
 static gboolean
-batch_is_done (ReviewLoader *rl,
-               Batch        *batch)
+batch_is_done (ParallelReader *pr,
+               Batch          *batch)
 {
   gboolean done;
 
-  g_mutex_lock (&rl->lock);
+  g_mutex_lock (&pr->lock);
   done = batch->done;
-  g_mutex_unlock (&rl->lock);
+  g_mutex_unlock (&pr->lock);
 
   return done;
 }
 
 /* Commits the oldest pending batch, waiting for it if needed. */
 static gboolean
-commit_next_batch (Loader        *loader,
-                   ReviewLoader  *rl,
-                   GError       **error)
+commit_next_batch (Loader          *loader,
+                   ParallelReader  *pr,
+                   GError         **error)
 {
-  Batch *batch = g_queue_pop_head (&rl->pending);
+  const RecordKind *kind = pr->kind;
+  Batch *batch = g_queue_pop_head (&pr->pending);
   gboolean ok = TRUE;
 
-  wait_batch (rl, batch);
+  wait_batch (pr, batch);
 
   if (g_cancellable_set_error_if_cancelled (loader->cancellable, error))
     ok = FALSE;
 
-  for (guint i = 0; ok && batch->reviews != NULL && i < batch->reviews->len; i++)
+  for (guint i = 0; ok && batch->parsed != NULL && i < batch->parsed->len; i++)
     {
-      ParsedReview *parsed = &g_array_index (batch->reviews, ParsedReview, i);
+      Parsed *parsed = (Parsed *) (batch->parsed->data + i * kind->parsed_size);
       GError *local_error = NULL;
 
-      if (!commit_review (loader, &parsed->fields, &local_error))
+      if (!kind->commit (loader, parsed, &local_error))
         {
           g_propagate_prefixed_error (error, local_error, "%s:%u: ",
-                                      rl->basename, parsed->line_no);
+                                      kind->basename, parsed->line_no);
           ok = FALSE;
         }
     }
 
-  /* A worker's error comes after every review it parsed. */
+  /* A worker's error comes after every record it parsed. */
   if (ok && batch->error != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&batch->error));
       ok = FALSE;
     }
 
-  batch_free (batch);
+  batch_free (pr, batch);
 
   return ok;
 }
@@ -1078,10 +1186,11 @@ find_last_newline (const char *data,
 }
 
 static gboolean
-load_reviews (Loader  *loader,
-              GError **error)
+load_jsonl_parallel (Loader            *loader,
+                     const RecordKind  *kind,
+                     GError           **error)
 {
-  ReviewLoader rl = { 0, };
+  ParallelReader pr = { 0, };
   g_autoptr(GInputStream) stream = NULL;
   g_autoptr(RcChars) buf = NULL;
   gsize cap = READ_CHUNK_SIZE, start = 0, end = 0;
@@ -1089,17 +1198,17 @@ load_reviews (Loader  *loader,
   gboolean eof = FALSE, ok = TRUE;
   GError *local_error = NULL;
 
-  rl.basename = "reviews.jsonl";
-  stream = open_file (loader, rl.basename, FALSE, error);
+  pr.kind = kind;
+  stream = open_file (loader, kind->basename, FALSE, error);
   if (stream == NULL)
     return FALSE;
 
   n_workers = CLAMP (g_get_num_processors (), 1, 8);
   max_pending = 2 * n_workers + 2;
-  g_mutex_init (&rl.lock);
-  g_cond_init (&rl.cond);
-  g_queue_init (&rl.pending);
-  rl.pool = g_thread_pool_new (parse_batch, &rl, n_workers, FALSE, NULL);
+  g_mutex_init (&pr.lock);
+  g_cond_init (&pr.cond);
+  g_queue_init (&pr.pending);
+  pr.pool = g_thread_pool_new (parse_batch, &pr, n_workers, FALSE, NULL);
 
   buf = g_atomic_rc_box_alloc (cap);
 
@@ -1128,7 +1237,7 @@ load_reviews (Loader  *loader,
       n = g_input_stream_read (stream, buf + end, cap - end, loader->cancellable, &local_error);
       if (n < 0)
         {
-          ok = read_failed (rl.basename, local_error, error);
+          ok = read_failed (kind->basename, local_error, error);
           break;
         }
 
@@ -1161,26 +1270,27 @@ load_reviews (Loader  *loader,
           line_no += count_lines (batch->data, batch->len);
           start = batch_end;
 
-          g_queue_push_tail (&rl.pending, batch);
-          g_thread_pool_push (rl.pool, batch, NULL);
+          g_queue_push_tail (&pr.pending, batch);
+          g_thread_pool_push (pr.pool, batch, NULL);
         }
 
       /* Commit what is ready; wait once too much is in flight. */
-      while (ok && rl.pending.length > 0 &&
-             (rl.pending.length > max_pending ||
-              batch_is_done (&rl, g_queue_peek_head (&rl.pending))))
-        ok = commit_next_batch (loader, &rl, error);
+      while (ok && pr.pending.length > 0 &&
+             (pr.pending.length > max_pending ||
+              batch_is_done (&pr, g_queue_peek_head (&pr.pending))))
+        ok = commit_next_batch (loader, &pr, error);
     }
 
-  while (ok && rl.pending.length > 0)
-    ok = commit_next_batch (loader, &rl, error);
+  while (ok && pr.pending.length > 0)
+    ok = commit_next_batch (loader, &pr, error);
 
   /* On error, let the workers skip what is left, then wait for them. */
-  g_atomic_int_set (&rl.abort, 1);
-  g_thread_pool_free (rl.pool, FALSE, TRUE);
-  g_queue_clear_full (&rl.pending, (GDestroyNotify) batch_free);
-  g_cond_clear (&rl.cond);
-  g_mutex_clear (&rl.lock);
+  g_atomic_int_set (&pr.abort, 1);
+  g_thread_pool_free (pr.pool, FALSE, TRUE);
+  while (pr.pending.length > 0)
+    batch_free (&pr, g_queue_pop_head (&pr.pending));
+  g_cond_clear (&pr.cond);
+  g_mutex_clear (&pr.lock);
 
   return ok;
 }
@@ -1772,9 +1882,9 @@ anot_dataset_load (const char    *path,
 
   /* The order is part of the checksum's definition. */
   t0 = g_get_monotonic_time ();
-  ok = load_jsonl (&loader, "restaurants.jsonl", FALSE, NULL, handle_item, error);
+  ok = load_jsonl_parallel (&loader, &item_kind, error);
   t1 = g_get_monotonic_time ();
-  ok = ok && load_reviews (&loader, error);
+  ok = ok && load_jsonl_parallel (&loader, &review_kind, error);
   t2 = g_get_monotonic_time ();
   ok = (ok &&
         load_user_mapping (&loader, error) &&

@@ -411,6 +411,15 @@ fail:
 }
 
 void
+_anot_item_set_index (AnotItem *self,
+                      guint     index)
+{
+  g_return_if_fail (ANOT_IS_ITEM (self));
+
+  self->index = index;
+}
+
+void
 _anot_item_add_review (AnotItem   *self,
                        AnotReview *review)
 {

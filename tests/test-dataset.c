@@ -728,6 +728,51 @@ test_many_reviews (void)
   remove_tree (dir);
 }
 
+static void
+test_many_items (void)
+{
+  g_autofree char *dir = make_dataset (-1, 0, NULL);
+  g_autofree char *padding = g_strnfill (1200, 'q');
+  g_autoptr(GString) items = g_string_new (base_files[F_RESTAURANTS]);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotDataset) ds = NULL;
+  AnotItem *item;
+
+  for (guint i = 0; i < 3000; i++)
+    g_string_append_printf (items,
+                            "{\"business_id\": \"gen%u\", \"name\": \"Generated %u\", "
+                            "\"attributes\": {\"WiFi\": \"u'no'\", \"Note\": \"%s\"}, "
+                            "\"categories\": \"Cafes, Gen %u\"}\n",
+                            i, i, padding, i % 7);
+  write_file (dir, "restaurants.jsonl", items->str);
+
+  ds = anot_dataset_load (dir, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (anot_dataset_get_n_items (ds), ==, 3002);
+  item = anot_dataset_lookup_item (ds, "gen2999");
+  g_assert_cmpuint (anot_item_get_index (item), ==, 3001);
+  g_assert_cmpstr (anot_item_get_name (item), ==, "Generated 2999");
+  g_assert_cmpstr (anot_item_get_categories (item)[1], ==, "Gen 3");
+  g_assert_cmpstr (anot_item_get_attribute (item, "WiFi"), ==, "u'no'");
+  g_assert_cmpuint (anot_item_get_n_reviews (anot_dataset_get_item (ds, 0)), ==, 2);
+  /* Repeated pieces are shared between neighbouring items (interned per
+   * batch of lines). */
+  g_assert_cmpstr (anot_item_get_categories (item)[0], ==, "Cafes");
+  g_assert_true (anot_item_get_categories (anot_dataset_lookup_item (ds, "gen6"))[0] ==
+                 anot_item_get_categories (anot_dataset_lookup_item (ds, "gen5"))[0]);
+  g_clear_object (&ds);
+
+  /* A duplicate in the last batch still names its line and the first item */
+  g_string_append (items, "{\"business_id\": \"itemA\", \"name\": \"Again\"}\n");
+  write_file (dir, "restaurants.jsonl", items->str);
+  g_assert_null (anot_dataset_load (dir, NULL, &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_DUPLICATE_ID);
+  g_assert_cmpstr (error->message, ==,
+                   "restaurants.jsonl:3003: field “business_id”: duplicate item id “itemA” (also item 0)");
+
+  remove_tree (dir);
+}
+
 /* Batches are parsed in parallel but the first bad line in the file is the
  * one reported, whichever stage finds it. */
 static void
@@ -1534,6 +1579,7 @@ main (int   argc,
   g_test_add_func ("/dataset/long-line", test_long_line);
   g_test_add_func ("/dataset/many-reviews", test_many_reviews);
   g_test_add_func ("/dataset/many-reviews-errors", test_many_reviews_errors);
+  g_test_add_func ("/dataset/many-items", test_many_items);
   g_test_add_func ("/dataset/condition-from-json", test_condition_from_json);
   g_test_add_func ("/dataset/evidence-kind-names", test_evidence_kind_names);
   for (guint i = 0; i < G_N_ELEMENTS (error_cases); i++)
