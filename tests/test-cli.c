@@ -60,18 +60,6 @@ anot_run_path (void)
   return path;
 }
 
-static const char *
-philly_path (void)
-{
-  const char *path = g_getenv ("ANOT_PHILLY_DATA");
-  g_autofree char *requests = NULL;
-
-  if (path == NULL)
-    return NULL;
-  requests = g_build_filename (path, "requests.jsonl", NULL);
-  return g_file_test (requests, G_FILE_TEST_EXISTS) ? path : NULL;
-}
-
 /* Runs anot-run with the given arguments (NULL-terminated) and returns its
  * exit status; stdout and stderr are returned when asked for. */
 static int
@@ -330,6 +318,9 @@ test_every_request_fails (Fixture       *f,
   g_assert_cmpuint (count_complete_lines (results), ==, 30);
 }
 
+/* data/demo/requests.jsonl */
+#define N_DEMO_REQUESTS 30
+
 static GSubprocess *
 spawn_slow_run (const char *out_dir,
                 const char *name)
@@ -337,11 +328,12 @@ spawn_slow_run (const char *out_dir,
   g_autoptr(GError) error = NULL;
   GSubprocess *process;
 
-  /* bm25 over 50 philly cafes, one request at a time: long enough to
-   * interrupt it after some rows were written. */
+  /* The test-slow method waits 60 ms per request and requests run one at a
+   * time, so the 30 demo requests take about two seconds: long enough to
+   * interrupt the run after some rows were written, on any machine. */
   process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                              &error, anot_run_path (), "--method", "bm25", "--data", philly_path (),
-                              "--candidates", "50", "--limit", "40", "--concurrency", "1",
+                              &error, anot_run_path (), "--method", "test-slow",
+                              "--candidates", "10", "--concurrency", "1",
                               "--out", out_dir, "--name", name, NULL);
   g_assert_no_error (error);
   return process;
@@ -372,9 +364,9 @@ test_kill_and_resume (Fixture       *f,
   g_autofree char *out_dir = g_build_filename (f->root, "results", NULL);
   g_autofree char *killed_dir = g_build_filename (out_dir, "killed", NULL);
   g_autofree char *killed_results = g_build_filename (killed_dir, "clean", "run_1",
-                                                      "results_50.jsonl", NULL);
+                                                      "results_10.jsonl", NULL);
   g_autofree char *ref_results = g_build_filename (out_dir, "reference", "clean", "run_1",
-                                                   "results_50.jsonl", NULL);
+                                                   "results_10.jsonl", NULL);
   g_autofree char *config = g_build_filename (killed_dir, "clean", "run_1", "config.json", NULL);
   g_autoptr(GSubprocess) process = NULL;
   g_autoptr(GError) error = NULL;
@@ -384,12 +376,6 @@ test_kill_and_resume (Fixture       *f,
   g_autofree char *status = NULL;
   g_autofree char *already = NULL;
   guint rows_at_kill;
-
-  if (philly_path () == NULL)
-    {
-      g_test_skip ("philly_cafes data not found (ANOT_PHILLY_DATA)");
-      return;
-    }
 
   process = spawn_slow_run (out_dir, "killed");
   g_assert_cmpuint (wait_for_rows (killed_results, process, 3), >=, 3);
@@ -401,7 +387,7 @@ test_kill_and_resume (Fixture       *f,
 
   rows_at_kill = count_complete_lines (killed_results);
   g_test_message ("killed after %u rows", rows_at_kill);
-  g_assert_cmpuint (rows_at_kill, <, 40);
+  g_assert_cmpuint (rows_at_kill, <, N_DEMO_REQUESTS);
   status = config_status (config);
   g_assert_cmpstr (status, ==, "running");
 
@@ -411,7 +397,7 @@ test_kill_and_resume (Fixture       *f,
   already = g_strdup_printf ("(%u already done)", rows_at_kill);
   g_assert_nonnull (strstr (out, already));
   {
-    g_autofree char *ran = g_strdup_printf ("Ran %u request", 40 - rows_at_kill);
+    g_autofree char *ran = g_strdup_printf ("Ran %u request", N_DEMO_REQUESTS - rows_at_kill);
     g_assert_nonnull (strstr (out, ran));
   }
   g_clear_pointer (&status, g_free);
@@ -419,13 +405,13 @@ test_kill_and_resume (Fixture       *f,
   g_assert_cmpstr (status, ==, "complete");
 
   /* The same experiment without interruption: the same rows. */
-  g_assert_cmpint (run_cli (NULL, NULL, "--method", "bm25", "--data", philly_path (),
-                            "--candidates", "50", "--limit", "40", "--concurrency", "4",
+  g_assert_cmpint (run_cli (NULL, NULL, "--method", "test-slow", "-O", "test-slow.delay-ms=1",
+                            "--candidates", "10", "--concurrency", "4",
                             "--out", out_dir, "--name", "reference", NULL), ==, 0);
   reference = read_rows (ref_results);
   resumed = read_rows (killed_results);
-  g_assert_cmpuint (reference->len, ==, 40);
-  g_assert_cmpuint (resumed->len, ==, 40);
+  g_assert_cmpuint (reference->len, ==, N_DEMO_REQUESTS);
+  g_assert_cmpuint (resumed->len, ==, N_DEMO_REQUESTS);
   for (guint i = 0; i < reference->len; i++)
     g_assert_cmpstr (g_ptr_array_index (resumed, i), ==, g_ptr_array_index (reference, i));
 }
@@ -436,7 +422,7 @@ test_sigint (Fixture       *f,
 {
   g_autofree char *out_dir = g_build_filename (f->root, "results", NULL);
   g_autofree char *exp_dir = g_build_filename (out_dir, "interrupted", NULL);
-  g_autofree char *results = g_build_filename (exp_dir, "clean", "run_1", "results_50.jsonl", NULL);
+  g_autofree char *results = g_build_filename (exp_dir, "clean", "run_1", "results_10.jsonl", NULL);
   g_autofree char *config = g_build_filename (exp_dir, "clean", "run_1", "config.json", NULL);
   g_autofree char *summary = g_build_filename (exp_dir, "clean", "summary.json", NULL);
   g_autoptr(GSubprocess) process = NULL;
@@ -445,12 +431,6 @@ test_sigint (Fixture       *f,
   g_autofree char *status = NULL;
   g_autofree char *contents = NULL;
   g_autoptr(GPtrArray) rows = NULL;
-
-  if (philly_path () == NULL)
-    {
-      g_test_skip ("philly_cafes data not found (ANOT_PHILLY_DATA)");
-      return;
-    }
 
   process = spawn_slow_run (out_dir, "interrupted");
   g_assert_cmpuint (wait_for_rows (results, process, 3), >=, 3);
@@ -472,13 +452,13 @@ test_sigint (Fixture       *f,
   g_assert_true (g_str_has_suffix (contents, "\n"));
   rows = read_rows (results);
   g_assert_cmpuint (rows->len, >=, 3);
-  g_assert_cmpuint (rows->len, <, 40);
+  g_assert_cmpuint (rows->len, <, N_DEMO_REQUESTS);
   for (guint i = 1; i < rows->len; i++)
     g_assert_cmpint (strcmp (g_ptr_array_index (rows, i - 1), g_ptr_array_index (rows, i)), <, 0);
 
   /* And it can be finished. */
   g_assert_cmpint (run_cli (NULL, NULL, "--resume", exp_dir, "--concurrency", "4", NULL), ==, 0);
-  g_assert_cmpuint (count_complete_lines (results), ==, 40);
+  g_assert_cmpuint (count_complete_lines (results), ==, N_DEMO_REQUESTS);
 }
 
 int
@@ -486,6 +466,16 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  /* The interruption tests use the test-slow method, built in its own
+   * folder; the anot-run processes inherit the path. */
+  {
+    g_autofree char *slow_dir = g_build_filename (g_getenv ("ANOT_TEST_BUILDDIR"),
+                                                  "plugins", "slow", NULL);
+    g_autofree char *path = g_strjoin (G_SEARCHPATH_SEPARATOR_S,
+                                       g_getenv ("ANOT_PLUGIN_PATH"), slow_dir, NULL);
+    g_setenv ("ANOT_PLUGIN_PATH", path, TRUE);
+  }
 
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
