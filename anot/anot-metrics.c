@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "anot-metrics.h"
+#include "anot-metrics-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -478,9 +479,9 @@ anot_stats_mean_std (const double *values,
   return n_values > 0;
 }
 
-static void
-add_mean_std_values (JsonBuilder *builder,
-                     GArray      *values)
+void
+_anot_json_add_mean_std (JsonBuilder *builder,
+                         GArray      *values)
 {
   double mean, std;
 
@@ -530,7 +531,7 @@ summarize_level (JsonBuilder *builder,
         }
       g_snprintf (key, sizeof key, "%u", j);
       json_builder_set_member_name (builder, key);
-      add_mean_std_values (builder, values);
+      _anot_json_add_mean_std (builder, values);
     }
   json_builder_end_object (builder);
 
@@ -548,7 +549,7 @@ summarize_level (JsonBuilder *builder,
         }
     }
   json_builder_set_member_name (builder, "mrr");
-  add_mean_std_values (builder, values);
+  _anot_json_add_mean_std (builder, values);
 }
 
 /**

@@ -8,6 +8,7 @@
 
 #include "anot-error.h"
 #include "anot-metrics.h"
+#include "anot-metrics-private.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -366,26 +367,6 @@ object_object (JsonObject *object,
   return json_node_get_object (node);
 }
 
-static void
-add_mean_std (JsonBuilder *builder,
-              GArray      *values)
-{
-  double mean, std;
-
-  anot_stats_mean_std ((const double *) values->data, values->len, &mean, &std);
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "mean");
-  json_builder_add_double_value (builder, mean);
-  json_builder_set_member_name (builder, "std");
-  json_builder_add_double_value (builder, std);
-  json_builder_set_member_name (builder, "values");
-  json_builder_begin_array (builder);
-  for (guint i = 0; i < values->len; i++)
-    json_builder_add_double_value (builder, g_array_index (values, double, i));
-  json_builder_end_array (builder);
-  json_builder_end_object (builder);
-}
-
 /* Adds "hits_at" and "mrr" aggregated over a list of stats objects (the
  * original's _aggregate_ranking_stats(), plus MRR). */
 static void
@@ -416,7 +397,7 @@ add_hits_summary (JsonBuilder *builder,
       if (values->len == 0)
         continue;
       json_builder_set_member_name (builder, key);
-      add_mean_std (builder, values);
+      _anot_json_add_mean_std (builder, values);
     }
   json_builder_end_object (builder);
 
@@ -434,7 +415,7 @@ add_hits_summary (JsonBuilder *builder,
   if (values->len > 0)
     {
       json_builder_set_member_name (builder, "mrr");
-      add_mean_std (builder, values);
+      _anot_json_add_mean_std (builder, values);
     }
 }
 
