@@ -471,7 +471,7 @@ main (int    argc,
    * folder; the anot-run processes inherit the path. */
   {
     g_autofree char *slow_dir = g_build_filename (g_getenv ("ANOT_TEST_BUILDDIR"),
-                                                  "plugins", "slow", NULL);
+                                                  "slow-plugin", NULL);
     g_autofree char *path = g_strjoin (G_SEARCHPATH_SEPARATOR_S,
                                        g_getenv ("ANOT_PLUGIN_PATH"), slow_dir, NULL);
     g_setenv ("ANOT_PLUGIN_PATH", path, TRUE);
