@@ -40,10 +40,12 @@
  * user_mapping.json requests.jsonl groundtruth.jsonl judgement_cache.json |
  * sha256sum`.
  *
- * Loading parses `reviews.jsonl` in worker threads (one per processor) and
- * computes the checksum in another, so a large benchmark loads at several
- * times json-glib's single-threaded speed; the result and the errors are
- * the same as for a sequential read.
+ * Loading parses `restaurants.jsonl` and `reviews.jsonl` in worker threads
+ * (one per processor) and computes the checksum in another; the result and
+ * the errors are the same as for a sequential read.  Only the fields of a
+ * review are kept, not its JSON; an item keeps the text of its line and
+ * parses it again when anot_item_get_record() is first called, so a loaded
+ * benchmark takes about as much memory as its files.
  *
  * A dataset is immutable once loaded and may be shared between threads.
  */
