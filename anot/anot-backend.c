@@ -9,11 +9,33 @@
 /**
  * AnotBackend:
  *
- * An LLM backend: turns a prompt into an [class@Anot.Completion].
+ * An LLM backend: turns an [class@Anot.ChatRequest] into an
+ * [class@Anot.Completion].
  *
- * Backends are plugins registered with the `anot-backend` extension point.
- * A backend owns its concurrency limit, retries and timeouts, so a method
- * may start as many completions at once as its algorithm allows.
+ * Backends are plugins registered with the `anot-backend` extension point
+ * (`openai` and `anthropic` ship with anot; both derive from
+ * [class@Anot.HttpBackend]).  A backend owns its concurrency limit, retries
+ * and timeouts, so a method may start as many completions at once as its
+ * algorithm allows.  Methods do not call backends directly: they call
+ * [method@Anot.MethodContext.complete_async], which picks the backend of a
+ * role through the [class@Anot.BackendRouter] and counts the usage.
+ *
+ * A backend implemented in Python:
+ *
+ * ```python
+ * class Echo(GObject.Object, Anot.Backend):
+ *     def do_complete_async(self, request, cancellable, callback, user_data):
+ *         task = Gio.Task.new(self, cancellable, callback, user_data)
+ *         last = request.get_message_content(request.get_n_messages() - 1)
+ *         completion = Anot.Completion.new("echo", last)
+ *         task.return_value(completion)
+ *
+ *     def do_complete_finish(self, result):
+ *         return result.propagate_value().value
+ *
+ * Anot.Registry.get_default().register(Anot.BACKEND_EXTENSION_POINT_NAME,
+ *                                      Echo.__gtype__, "echo", "Echoes the prompt")
+ * ```
  */
 
 G_DEFINE_INTERFACE (AnotBackend, anot_backend, G_TYPE_OBJECT)
@@ -26,8 +48,8 @@ anot_backend_default_init (AnotBackendInterface *iface)
 /**
  * anot_backend_complete_async:
  * @self: an #AnotBackend
- * @system_prompt: (nullable): the system prompt, if any
- * @prompt: the user message
+ * @request: the messages and options of the call; not changed, and not to
+ *   be changed until the call is over
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when the completion is ready
  * @user_data: data for @callback
@@ -36,8 +58,7 @@ anot_backend_default_init (AnotBackendInterface *iface)
  */
 void
 anot_backend_complete_async (AnotBackend         *self,
-                             const char          *system_prompt,
-                             const char          *prompt,
+                             AnotChatRequest     *request,
                              GCancellable        *cancellable,
                              GAsyncReadyCallback  callback,
                              gpointer             user_data)
@@ -45,12 +66,12 @@ anot_backend_complete_async (AnotBackend         *self,
   AnotBackendInterface *iface;
 
   g_return_if_fail (ANOT_IS_BACKEND (self));
-  g_return_if_fail (prompt != NULL);
+  g_return_if_fail (ANOT_IS_CHAT_REQUEST (request));
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
   iface = ANOT_BACKEND_GET_IFACE (self);
   g_return_if_fail (iface->complete_async != NULL);
-  iface->complete_async (self, system_prompt, prompt, cancellable, callback, user_data);
+  iface->complete_async (self, request, cancellable, callback, user_data);
 }
 
 /**
@@ -60,6 +81,8 @@ anot_backend_complete_async (AnotBackend         *self,
  * @error: return location for a #GError
  *
  * Finishes an operation started with anot_backend_complete_async().
+ * Errors are in the %ANOT_ERROR domain (%ANOT_ERROR_LLM_AUTH,
+ * %ANOT_ERROR_LLM_RATE_LIMITED, ...) or %G_IO_ERROR_CANCELLED.
  *
  * Returns: (transfer full): the completion
  */

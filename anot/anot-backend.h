@@ -10,6 +10,7 @@
 
 #include <gio/gio.h>
 
+#include "anot-chat-request.h"
 #include "anot-completion.h"
 
 G_BEGIN_DECLS
@@ -19,8 +20,7 @@ G_DECLARE_INTERFACE (AnotBackend, anot_backend, ANOT, BACKEND, GObject)
 
 /**
  * AnotBackendInterface:
- * @complete_async: start one completion of @prompt (with an optional system
- *   prompt)
+ * @complete_async: start one completion of @request
  * @complete_finish: finish an operation started by @complete_async
  *
  * The interface an LLM backend implements.  A backend owns its concurrency
@@ -31,8 +31,7 @@ struct _AnotBackendInterface
   GTypeInterface g_iface;
 
   void            (*complete_async)  (AnotBackend         *self,
-                                      const char          *system_prompt,
-                                      const char          *prompt,
+                                      AnotChatRequest     *request,
                                       GCancellable        *cancellable,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data);
@@ -45,8 +44,7 @@ struct _AnotBackendInterface
 };
 
 void            anot_backend_complete_async  (AnotBackend         *self,
-                                              const char          *system_prompt,
-                                              const char          *prompt,
+                                              AnotChatRequest     *request,
                                               GCancellable        *cancellable,
                                               GAsyncReadyCallback  callback,
                                               gpointer             user_data);

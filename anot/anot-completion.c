@@ -11,7 +11,8 @@
  *
  * What one LLM call returned: the text, the model that produced it, the
  * token counts the provider reported, the wall time of the call and its
- * cost.
+ * cost, why the model stopped, how many times the call was retried, the
+ * role it was made for and whether it came from the response cache.
  */
 
 struct _AnotCompletion
@@ -24,6 +25,10 @@ struct _AnotCompletion
   guint64 completion_tokens;
   double latency_ms;
   double cost_usd;
+  char *finish_reason;
+  guint retries;
+  char *role;
+  gboolean cached;
 };
 
 G_DEFINE_FINAL_TYPE (AnotCompletion, anot_completion, G_TYPE_OBJECT)
@@ -36,6 +41,10 @@ enum {
   PROP_COMPLETION_TOKENS,
   PROP_LATENCY_MS,
   PROP_COST_USD,
+  PROP_FINISH_REASON,
+  PROP_RETRIES,
+  PROP_ROLE,
+  PROP_CACHED,
   N_PROPS
 };
 
@@ -48,6 +57,8 @@ anot_completion_finalize (GObject *object)
 
   g_free (self->model);
   g_free (self->text);
+  g_free (self->finish_reason);
+  g_free (self->role);
 
   G_OBJECT_CLASS (anot_completion_parent_class)->finalize (object);
 }
@@ -79,6 +90,18 @@ anot_completion_get_property (GObject    *object,
       break;
     case PROP_COST_USD:
       g_value_set_double (value, self->cost_usd);
+      break;
+    case PROP_FINISH_REASON:
+      g_value_set_string (value, self->finish_reason);
+      break;
+    case PROP_RETRIES:
+      g_value_set_uint (value, self->retries);
+      break;
+    case PROP_ROLE:
+      g_value_set_string (value, self->role);
+      break;
+    case PROP_CACHED:
+      g_value_set_boolean (value, self->cached);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -114,6 +137,18 @@ anot_completion_set_property (GObject      *object,
       break;
     case PROP_COST_USD:
       self->cost_usd = g_value_get_double (value);
+      break;
+    case PROP_FINISH_REASON:
+      anot_completion_set_finish_reason (self, g_value_get_string (value));
+      break;
+    case PROP_RETRIES:
+      anot_completion_set_retries (self, g_value_get_uint (value));
+      break;
+    case PROP_ROLE:
+      anot_completion_set_role (self, g_value_get_string (value));
+      break;
+    case PROP_CACHED:
+      anot_completion_set_cached (self, g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -178,6 +213,44 @@ anot_completion_class_init (AnotCompletionClass *klass)
   properties[PROP_COST_USD] =
     g_param_spec_double ("cost-usd", NULL, NULL, 0, G_MAXDOUBLE, 0,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * AnotCompletion:finish-reason:
+   *
+   * Why the model stopped, as the provider said it (`stop`, `length`,
+   * `end_turn`, `max_tokens`, ...).
+   */
+  properties[PROP_FINISH_REASON] =
+    g_param_spec_string ("finish-reason", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotCompletion:retries:
+   *
+   * How many times the call was retried (rate limits, server errors,
+   * timeouts, dropped connections) before it succeeded.
+   */
+  properties[PROP_RETRIES] =
+    g_param_spec_uint ("retries", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotCompletion:role:
+   *
+   * The role the call was made for ("default", "planner", ...), set by the
+   * [class@Anot.BackendRouter].
+   */
+  properties[PROP_ROLE] =
+    g_param_spec_string ("role", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotCompletion:cached:
+   *
+   * Whether the answer was replayed from the response cache rather than
+   * asked from the server.  Token counts, latency and cost are those of
+   * the original call.
+   */
+  properties[PROP_CACHED] =
+    g_param_spec_boolean ("cached", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -349,4 +422,137 @@ anot_completion_set_cost_usd (AnotCompletion *self,
     return;
   self->cost_usd = cost_usd;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COST_USD]);
+}
+
+/* g_set_str() is GLib 2.76. */
+static gboolean
+replace_string (char       **slot,
+                const char  *value)
+{
+  if (g_strcmp0 (*slot, value) == 0)
+    return FALSE;
+  g_free (*slot);
+  *slot = g_strdup (value);
+  return TRUE;
+}
+
+/**
+ * anot_completion_get_finish_reason:
+ * @self: an #AnotCompletion
+ *
+ * Returns: (nullable): why the model stopped, as the provider said it
+ */
+const char *
+anot_completion_get_finish_reason (AnotCompletion *self)
+{
+  g_return_val_if_fail (ANOT_IS_COMPLETION (self), NULL);
+  return self->finish_reason;
+}
+
+/**
+ * anot_completion_set_finish_reason:
+ * @self: an #AnotCompletion
+ * @finish_reason: (nullable): the provider's reason
+ *
+ * Sets [property@Anot.Completion:finish-reason].
+ */
+void
+anot_completion_set_finish_reason (AnotCompletion *self,
+                                   const char     *finish_reason)
+{
+  g_return_if_fail (ANOT_IS_COMPLETION (self));
+  if (replace_string (&self->finish_reason, finish_reason))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FINISH_REASON]);
+}
+
+/**
+ * anot_completion_get_retries:
+ * @self: an #AnotCompletion
+ *
+ * Returns: how many times the call was retried
+ */
+guint
+anot_completion_get_retries (AnotCompletion *self)
+{
+  g_return_val_if_fail (ANOT_IS_COMPLETION (self), 0);
+  return self->retries;
+}
+
+/**
+ * anot_completion_set_retries:
+ * @self: an #AnotCompletion
+ * @retries: the number of retries
+ *
+ * Sets [property@Anot.Completion:retries].
+ */
+void
+anot_completion_set_retries (AnotCompletion *self,
+                             guint           retries)
+{
+  g_return_if_fail (ANOT_IS_COMPLETION (self));
+  if (self->retries == retries)
+    return;
+  self->retries = retries;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RETRIES]);
+}
+
+/**
+ * anot_completion_get_role:
+ * @self: an #AnotCompletion
+ *
+ * Returns: (nullable): the role the call was made for
+ */
+const char *
+anot_completion_get_role (AnotCompletion *self)
+{
+  g_return_val_if_fail (ANOT_IS_COMPLETION (self), NULL);
+  return self->role;
+}
+
+/**
+ * anot_completion_set_role:
+ * @self: an #AnotCompletion
+ * @role: (nullable): a role name
+ *
+ * Sets [property@Anot.Completion:role].
+ */
+void
+anot_completion_set_role (AnotCompletion *self,
+                          const char     *role)
+{
+  g_return_if_fail (ANOT_IS_COMPLETION (self));
+  if (replace_string (&self->role, role))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ROLE]);
+}
+
+/**
+ * anot_completion_get_cached:
+ * @self: an #AnotCompletion
+ *
+ * Returns: whether the answer came from the response cache
+ */
+gboolean
+anot_completion_get_cached (AnotCompletion *self)
+{
+  g_return_val_if_fail (ANOT_IS_COMPLETION (self), FALSE);
+  return self->cached;
+}
+
+/**
+ * anot_completion_set_cached:
+ * @self: an #AnotCompletion
+ * @cached: whether the answer came from the response cache
+ *
+ * Sets [property@Anot.Completion:cached].
+ */
+void
+anot_completion_set_cached (AnotCompletion *self,
+                            gboolean        cached)
+{
+  g_return_if_fail (ANOT_IS_COMPLETION (self));
+  cached = !!cached;
+  if (self->cached == cached)
+    return;
+  self->cached = cached;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CACHED]);
 }

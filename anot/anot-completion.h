@@ -31,5 +31,17 @@ void            anot_completion_set_latency_ms        (AnotCompletion *self,
 double          anot_completion_get_cost_usd          (AnotCompletion *self);
 void            anot_completion_set_cost_usd          (AnotCompletion *self,
                                                        double          cost_usd);
+const char     *anot_completion_get_finish_reason     (AnotCompletion *self);
+void            anot_completion_set_finish_reason     (AnotCompletion *self,
+                                                       const char     *finish_reason);
+guint           anot_completion_get_retries           (AnotCompletion *self);
+void            anot_completion_set_retries           (AnotCompletion *self,
+                                                       guint           retries);
+const char     *anot_completion_get_role              (AnotCompletion *self);
+void            anot_completion_set_role              (AnotCompletion *self,
+                                                       const char     *role);
+gboolean        anot_completion_get_cached            (AnotCompletion *self);
+void            anot_completion_set_cached            (AnotCompletion *self,
+                                                       gboolean        cached);
 
 G_END_DECLS

@@ -32,6 +32,29 @@ G_BEGIN_DECLS
  *   item is not among the top-N items, so the request is dropped
  * @ANOT_ERROR_RESUME: a run directory cannot be resumed (missing or
  *   inconsistent `config.json`)
+ * @ANOT_ERROR_LLM_AUTH: the LLM server refused the API key (HTTP 401 or
+ *   403); never retried.  The message names the environment variable and
+ *   the configuration key that supply the key.
+ * @ANOT_ERROR_LLM_BAD_REQUEST: the LLM server rejected the request (HTTP
+ *   400, 404, 422 and other 4xx); never retried.  The message carries the
+ *   server's own error message.
+ * @ANOT_ERROR_LLM_RATE_LIMITED: HTTP 429 persisted through every retry
+ * @ANOT_ERROR_LLM_SERVER: HTTP 5xx persisted through every retry
+ * @ANOT_ERROR_LLM_TIMEOUT: no complete answer within the per-call timeout,
+ *   through every retry
+ * @ANOT_ERROR_LLM_CONNECTION: the LLM server could not be reached or closed
+ *   the connection early, through every retry
+ * @ANOT_ERROR_LLM_PROTOCOL: the answer is not what the API defines
+ *   (malformed JSON, missing fields), through every retry
+ * @ANOT_ERROR_LLM_EMPTY: the model returned no text (for instance it ran out
+ *   of tokens before answering)
+ * @ANOT_ERROR_LLM_REFUSED: the model refused to answer
+ * @ANOT_ERROR_CACHE_MISS: offline mode, and the response cache holds no
+ *   answer for the call; the message names the request and the role
+ * @ANOT_ERROR_CACHE: the response cache file cannot be opened, read or
+ *   written
+ * @ANOT_ERROR_CONFIG: the configuration (file, environment variable or
+ *   option) of the LLM backends is invalid
  *
  * Error codes in the %ANOT_ERROR domain.  Errors about input files carry the
  * file name, the 1-based line number and the field in their message, e.g.
@@ -50,6 +73,18 @@ typedef enum {
   ANOT_ERROR_VALIDATION_FAILED,
   ANOT_ERROR_GOLD_NOT_IN_POOL,
   ANOT_ERROR_RESUME,
+  ANOT_ERROR_LLM_AUTH,
+  ANOT_ERROR_LLM_BAD_REQUEST,
+  ANOT_ERROR_LLM_RATE_LIMITED,
+  ANOT_ERROR_LLM_SERVER,
+  ANOT_ERROR_LLM_TIMEOUT,
+  ANOT_ERROR_LLM_CONNECTION,
+  ANOT_ERROR_LLM_PROTOCOL,
+  ANOT_ERROR_LLM_EMPTY,
+  ANOT_ERROR_LLM_REFUSED,
+  ANOT_ERROR_CACHE_MISS,
+  ANOT_ERROR_CACHE,
+  ANOT_ERROR_CONFIG,
 } AnotError;
 
 /**

@@ -8,6 +8,7 @@
 
 #include "anot-error.h"
 #include "anot-results-writer-private.h"
+#include "anot-usage-private.h"
 
 #include <string.h>
 
@@ -23,8 +24,8 @@
  * order), `shuffled_preds` (1-based, the order the method saw), `gold_idx`
  * (0-based, pool order), `shuffled_gold_pos` (1-based), `gold_restaurant`,
  * `prompt_tokens`, `completion_tokens`, `tokens`, `cost_usd`, `latency_ms`,
- * `raw_response` and `error` — plus `group`, `gold_rank`, `calls` and
- * `by_model`.
+ * `raw_response` and `error` — plus `group`, `gold_rank`, `calls`,
+ * `retries`, `by_model` and `by_role`.
  */
 
 struct _AnotResult
@@ -386,28 +387,33 @@ member_string (JsonObject *row,
 }
 
 static void
-add_calls (AnotUsage  *usage,
-           const char *model,
-           guint64     calls,
-           guint64     prompt_tokens,
-           guint64     completion_tokens,
-           double      cost_usd,
-           double      latency_ms)
+add_partition (AnotUsage  *usage,
+               JsonObject *row,
+               const char *member,
+               gboolean    by_model)
 {
-  /* AnotUsage only grows by completions: the first carries the totals,
-   * the others make the call count right. */
-  for (guint64 c = 0; c < MAX (calls, 1); c++)
-    {
-      g_autoptr(AnotCompletion) completion = anot_completion_new (model, NULL);
+  JsonNode *table = json_object_get_member (row, member);
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *node;
 
-      if (c == 0)
-        {
-          anot_completion_set_prompt_tokens (completion, prompt_tokens);
-          anot_completion_set_completion_tokens (completion, completion_tokens);
-          anot_completion_set_cost_usd (completion, cost_usd);
-          anot_completion_set_latency_ms (completion, latency_ms);
-        }
-      anot_usage_add_completion (usage, completion);
+  if (table == NULL || !JSON_NODE_HOLDS_OBJECT (table))
+    return;
+  json_object_iter_init (&iter, json_node_get_object (table));
+  while (json_object_iter_next (&iter, &name, &node))
+    {
+      JsonObject *m;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      m = json_node_get_object (node);
+      anot_usage_add_partial (usage, by_model ? name : NULL, by_model ? NULL : name,
+                              (guint64) member_number (m, "calls"),
+                              (guint64) member_number (m, "prompt_tokens"),
+                              (guint64) member_number (m, "completion_tokens"),
+                              member_number (m, "cost_usd"),
+                              0.0,
+                              (guint64) member_number (m, "retries"));
     }
 }
 
@@ -415,45 +421,37 @@ static AnotUsage *
 usage_from_row (JsonObject *row)
 {
   AnotUsage *usage = anot_usage_new ();
-  JsonNode *by_model = json_object_get_member (row, "by_model");
-  double latency_ms = member_number (row, "latency_ms");
   gint64 calls = member_is_number (row, "calls")
                  ? json_node_get_int (json_object_get_member (row, "calls")) : -1;
 
-  if (by_model != NULL && JSON_NODE_HOLDS_OBJECT (by_model) && calls > 0)
+  if (calls > 0)
     {
-      JsonObjectIter iter;
-      const char *model;
-      JsonNode *node;
-
-      json_object_iter_init (&iter, json_node_get_object (by_model));
-      while (json_object_iter_next (&iter, &model, &node))
-        {
-          JsonObject *m;
-
-          if (!JSON_NODE_HOLDS_OBJECT (node))
-            continue;
-          m = json_node_get_object (node);
-          add_calls (usage, *model ? model : NULL,
-                     (guint64) member_number (m, "calls"),
-                     (guint64) member_number (m, "prompt_tokens"),
-                     (guint64) member_number (m, "completion_tokens"),
-                     member_number (m, "cost_usd"),
-                     latency_ms);
-          latency_ms = 0.0;
-        }
+      anot_usage_add_partial (usage, NULL, NULL, (guint64) calls,
+                              (guint64) member_number (row, "prompt_tokens"),
+                              (guint64) member_number (row, "completion_tokens"),
+                              member_number (row, "cost_usd"),
+                              member_number (row, "latency_ms"),
+                              (guint64) member_number (row, "retries"));
+      add_partition (usage, row, "by_model", TRUE);
+      add_partition (usage, row, "by_role", FALSE);
     }
   else if (calls != 0 &&
            (member_number (row, "prompt_tokens") > 0 ||
             member_number (row, "completion_tokens") > 0 ||
             member_number (row, "cost_usd") > 0))
     {
-      /* A row of the original framework: no call count, no model. */
-      add_calls (usage, NULL, calls > 0 ? (guint64) calls : 1,
-                 (guint64) member_number (row, "prompt_tokens"),
-                 (guint64) member_number (row, "completion_tokens"),
-                 member_number (row, "cost_usd"),
-                 latency_ms);
+      /* A row of the original framework: no call count, no model; one call
+       * under the model "" as anot_usage_add_completion() would count it. */
+      anot_usage_add_partial (usage, NULL, NULL, 1,
+                              (guint64) member_number (row, "prompt_tokens"),
+                              (guint64) member_number (row, "completion_tokens"),
+                              member_number (row, "cost_usd"),
+                              member_number (row, "latency_ms"), 0);
+      anot_usage_add_partial (usage, "", NULL, 1,
+                              (guint64) member_number (row, "prompt_tokens"),
+                              (guint64) member_number (row, "completion_tokens"),
+                              member_number (row, "cost_usd"),
+                              member_number (row, "latency_ms"), 0);
     }
 
   return usage;
@@ -562,8 +560,9 @@ add_uint_array (JsonBuilder *builder,
  * `gold_idx`, `shuffled_gold_pos`, `gold_restaurant`, `prompt_tokens`,
  * `completion_tokens`, `tokens`, `cost_usd`, `latency_ms`, `raw_response`
  * when known, `error` when the method failed) and anot's additions:
- * `group`, `gold_rank`, `calls` and, when there were calls, `by_model`
- * (per model: `calls`, `prompt_tokens`, `completion_tokens`, `cost_usd`).
+ * `group`, `gold_rank`, `calls` and, when there were calls, `retries`,
+ * `by_model` (per model: `calls`, `prompt_tokens`, `completion_tokens`,
+ * `cost_usd`) and `by_role` (the same per role, with `retries`).
  * Usage is the request's own, not a time window as in the original.
  *
  * Returns: (transfer full): a JSON object node
@@ -618,12 +617,21 @@ anot_result_to_json (AnotResult *self)
   if (anot_usage_get_calls (self->usage) > 0)
     {
       g_autoptr(JsonNode) usage = anot_usage_to_json (self->usage);
-      JsonNode *by_model = json_object_get_member (json_node_get_object (usage), "by_model");
+      JsonObject *object = json_node_get_object (usage);
+      JsonNode *by_model = json_object_get_member (object, "by_model");
+      JsonNode *by_role = json_object_get_member (object, "by_role");
 
+      json_builder_set_member_name (builder, "retries");
+      json_builder_add_int_value (builder, anot_usage_get_retries (self->usage));
       if (by_model != NULL)
         {
           json_builder_set_member_name (builder, "by_model");
           json_builder_add_value (builder, json_node_copy (by_model));
+        }
+      if (by_role != NULL && json_object_get_size (json_node_get_object (by_role)) > 0)
+        {
+          json_builder_set_member_name (builder, "by_role");
+          json_builder_add_value (builder, json_node_copy (by_role));
         }
     }
   if (self->raw_response != NULL)

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "anot-usage.h"
+#include "anot-usage-private.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -12,8 +13,8 @@
 /**
  * AnotUsage:
  *
- * Sums of what LLM calls cost: calls, prompt and completion tokens, dollars
- * and per-call latency, in total and per model.
+ * Sums of what LLM calls cost: calls, prompt and completion tokens, dollars,
+ * per-call latency and retries, in total, per model and per role.
  *
  * Each request gets its own #AnotUsage through its
  * [class@Anot.MethodContext], so usage is attributed to the request that
@@ -27,6 +28,7 @@ typedef struct
   guint64 completion_tokens;
   double cost_usd;
   double latency_ms;
+  guint64 retries;
 } UsageTotals;
 
 struct _AnotUsage
@@ -35,6 +37,7 @@ struct _AnotUsage
 
   UsageTotals total;
   GHashTable *by_model; /* model name -> UsageTotals */
+  GHashTable *by_role;  /* role name -> UsageTotals */
 };
 
 G_DEFINE_FINAL_TYPE (AnotUsage, anot_usage, G_TYPE_OBJECT)
@@ -46,6 +49,7 @@ enum {
   PROP_COMPLETION_TOKENS,
   PROP_COST_USD,
   PROP_LATENCY_MS,
+  PROP_RETRIES,
   N_PROPS
 };
 
@@ -60,25 +64,27 @@ totals_add (UsageTotals       *into,
   into->completion_tokens += from->completion_tokens;
   into->cost_usd += from->cost_usd;
   into->latency_ms += from->latency_ms;
+  into->retries += from->retries;
 }
 
 static void
-anot_usage_add_totals (AnotUsage         *self,
-                       const char        *model,
-                       const UsageTotals *totals)
+table_add (GHashTable        *table,
+           const char        *key,
+           const UsageTotals *totals)
 {
-  UsageTotals *per_model;
+  UsageTotals *entry = g_hash_table_lookup (table, key);
 
-  totals_add (&self->total, totals);
-
-  per_model = g_hash_table_lookup (self->by_model, model ? model : "");
-  if (per_model == NULL)
+  if (entry == NULL)
     {
-      per_model = g_new0 (UsageTotals, 1);
-      g_hash_table_insert (self->by_model, g_strdup (model ? model : ""), per_model);
+      entry = g_new0 (UsageTotals, 1);
+      g_hash_table_insert (table, g_strdup (key), entry);
     }
-  totals_add (per_model, totals);
+  totals_add (entry, totals);
+}
 
+static void
+anot_usage_notify_all (AnotUsage *self)
+{
   g_object_freeze_notify (G_OBJECT (self));
   for (guint i = PROP_CALLS; i < N_PROPS; i++)
     g_object_notify_by_pspec (G_OBJECT (self), properties[i]);
@@ -91,6 +97,7 @@ anot_usage_finalize (GObject *object)
   AnotUsage *self = ANOT_USAGE (object);
 
   g_hash_table_unref (self->by_model);
+  g_hash_table_unref (self->by_role);
 
   G_OBJECT_CLASS (anot_usage_parent_class)->finalize (object);
 }
@@ -119,6 +126,9 @@ anot_usage_get_property (GObject    *object,
       break;
     case PROP_LATENCY_MS:
       g_value_set_double (value, self->total.latency_ms);
+      break;
+    case PROP_RETRIES:
+      g_value_set_uint64 (value, self->total.retries);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -174,6 +184,16 @@ anot_usage_class_init (AnotUsageClass *klass)
     g_param_spec_double ("latency-ms", NULL, NULL, 0, G_MAXDOUBLE, 0,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * AnotUsage:retries:
+   *
+   * Sum of the retries of the successful calls (rate limits, server errors,
+   * timeouts, dropped connections).
+   */
+  properties[PROP_RETRIES] =
+    g_param_spec_uint64 ("retries", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -181,6 +201,7 @@ static void
 anot_usage_init (AnotUsage *self)
 {
   self->by_model = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->by_role = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 /**
@@ -199,13 +220,16 @@ anot_usage_new (void)
  * @self: an #AnotUsage
  * @completion: a successful completion
  *
- * Counts one call with the completion's tokens, cost and latency.
+ * Counts one call with the completion's tokens, cost, latency and retries,
+ * under its model and, when it has one, its
+ * [property@Anot.Completion:role].
  */
 void
 anot_usage_add_completion (AnotUsage      *self,
                            AnotCompletion *completion)
 {
   UsageTotals totals;
+  const char *model, *role;
 
   g_return_if_fail (ANOT_IS_USAGE (self));
   g_return_if_fail (ANOT_IS_COMPLETION (completion));
@@ -215,7 +239,41 @@ anot_usage_add_completion (AnotUsage      *self,
   totals.completion_tokens = anot_completion_get_completion_tokens (completion);
   totals.cost_usd = anot_completion_get_cost_usd (completion);
   totals.latency_ms = anot_completion_get_latency_ms (completion);
-  anot_usage_add_totals (self, anot_completion_get_model (completion), &totals);
+  totals.retries = anot_completion_get_retries (completion);
+  model = anot_completion_get_model (completion);
+  role = anot_completion_get_role (completion);
+
+  totals_add (&self->total, &totals);
+  table_add (self->by_model, model ? model : "", &totals);
+  if (role != NULL)
+    table_add (self->by_role, role, &totals);
+  anot_usage_notify_all (self);
+}
+
+/* For results rows read back from disk, which keep the partitions but not
+ * the calls: adds to the total, or to one model or one role only. */
+void
+anot_usage_add_partial (AnotUsage  *self,
+                        const char *model,
+                        const char *role,
+                        guint64     calls,
+                        guint64     prompt_tokens,
+                        guint64     completion_tokens,
+                        double      cost_usd,
+                        double      latency_ms,
+                        guint64     retries)
+{
+  UsageTotals totals = { calls, prompt_tokens, completion_tokens, cost_usd, latency_ms, retries };
+
+  g_return_if_fail (ANOT_IS_USAGE (self));
+
+  if (model != NULL)
+    table_add (self->by_model, model, &totals);
+  else if (role != NULL)
+    table_add (self->by_role, role, &totals);
+  else
+    totals_add (&self->total, &totals);
+  anot_usage_notify_all (self);
 }
 
 /**
@@ -223,7 +281,7 @@ anot_usage_add_completion (AnotUsage      *self,
  * @self: an #AnotUsage
  * @other: usage to add to @self
  *
- * Adds every count of @other, per model, to @self.
+ * Adds every count of @other, in total, per model and per role, to @self.
  */
 void
 anot_usage_merge (AnotUsage *self,
@@ -236,9 +294,14 @@ anot_usage_merge (AnotUsage *self,
   g_return_if_fail (ANOT_IS_USAGE (other));
   g_return_if_fail (self != other);
 
+  totals_add (&self->total, &other->total);
   g_hash_table_iter_init (&iter, other->by_model);
   while (g_hash_table_iter_next (&iter, &key, &value))
-    anot_usage_add_totals (self, key, value);
+    table_add (self->by_model, key, value);
+  g_hash_table_iter_init (&iter, other->by_role);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    table_add (self->by_role, key, value);
+  anot_usage_notify_all (self);
 }
 
 /**
@@ -306,6 +369,71 @@ anot_usage_get_latency_ms (AnotUsage *self)
   return self->total.latency_ms;
 }
 
+/**
+ * anot_usage_get_retries:
+ * @self: an #AnotUsage
+ *
+ * Returns: the sum of the retries of the successful calls
+ */
+guint64
+anot_usage_get_retries (AnotUsage *self)
+{
+  g_return_val_if_fail (ANOT_IS_USAGE (self), 0);
+  return self->total.retries;
+}
+
+static int compare_strings (gconstpointer a,
+                            gconstpointer b);
+
+/**
+ * anot_usage_list_roles:
+ * @self: an #AnotUsage
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the roles that made
+ *   calls, sorted
+ */
+char **
+anot_usage_list_roles (AnotUsage *self)
+{
+  char **roles;
+  guint n_roles;
+
+  g_return_val_if_fail (ANOT_IS_USAGE (self), NULL);
+
+  roles = (char **) g_hash_table_get_keys_as_array (self->by_role, &n_roles);
+  for (guint i = 0; i < n_roles; i++)
+    roles[i] = g_strdup (roles[i]);
+  qsort (roles, n_roles, sizeof (char *), compare_strings);
+  return roles;
+}
+
+/**
+ * anot_usage_get_role_usage:
+ * @self: an #AnotUsage
+ * @role: a role name
+ *
+ * The calls of one role, as a usage record of their own (its per-model
+ * table is empty).
+ *
+ * Returns: (transfer full): the usage of @role, empty when it made no call
+ */
+AnotUsage *
+anot_usage_get_role_usage (AnotUsage  *self,
+                           const char *role)
+{
+  AnotUsage *usage;
+  UsageTotals *totals;
+
+  g_return_val_if_fail (ANOT_IS_USAGE (self), NULL);
+  g_return_val_if_fail (role != NULL, NULL);
+
+  usage = anot_usage_new ();
+  totals = g_hash_table_lookup (self->by_role, role);
+  if (totals != NULL)
+    usage->total = *totals;
+  return usage;
+}
+
 static void
 totals_to_json (JsonBuilder       *builder,
                 const UsageTotals *totals,
@@ -341,7 +469,9 @@ compare_strings (gconstpointer a,
  * Serialises the usage in the schema of the original framework's
  * `config.json` `usage` object: `total_calls`, `total_prompt_tokens`,
  * `total_completion_tokens`, `total_tokens`, `total_cost_usd`,
- * `total_latency_ms`, `avg_latency_ms` and `by_model`.
+ * `total_latency_ms`, `avg_latency_ms` and `by_model`, and anot's
+ * additions `total_retries` and `by_role` (per role: `calls`,
+ * `prompt_tokens`, `completion_tokens`, `cost_usd`, `retries`).
  *
  * Returns: (transfer full): a JSON object node
  */
@@ -350,7 +480,8 @@ anot_usage_to_json (AnotUsage *self)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autofree const char **models = NULL;
-  guint n_models;
+  g_autofree const char **roles = NULL;
+  guint n_models, n_roles;
 
   g_return_val_if_fail (ANOT_IS_USAGE (self), NULL);
 
@@ -364,6 +495,9 @@ anot_usage_to_json (AnotUsage *self)
                                  ? round (self->total.latency_ms / self->total.calls * 100) / 100
                                  : 0.0);
 
+  json_builder_set_member_name (builder, "total_retries");
+  json_builder_add_int_value (builder, self->total.retries);
+
   json_builder_set_member_name (builder, "by_model");
   json_builder_begin_object (builder);
   models = (const char **) g_hash_table_get_keys_as_array (self->by_model, &n_models);
@@ -373,6 +507,23 @@ anot_usage_to_json (AnotUsage *self)
       json_builder_set_member_name (builder, models[i]);
       json_builder_begin_object (builder);
       totals_to_json (builder, g_hash_table_lookup (self->by_model, models[i]), FALSE);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_object (builder);
+
+  json_builder_set_member_name (builder, "by_role");
+  json_builder_begin_object (builder);
+  roles = (const char **) g_hash_table_get_keys_as_array (self->by_role, &n_roles);
+  qsort (roles, n_roles, sizeof (char *), compare_strings);
+  for (guint i = 0; i < n_roles; i++)
+    {
+      UsageTotals *totals = g_hash_table_lookup (self->by_role, roles[i]);
+
+      json_builder_set_member_name (builder, roles[i]);
+      json_builder_begin_object (builder);
+      totals_to_json (builder, totals, FALSE);
+      json_builder_set_member_name (builder, "retries");
+      json_builder_add_int_value (builder, totals->retries);
       json_builder_end_object (builder);
     }
   json_builder_end_object (builder);

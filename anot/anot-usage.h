@@ -28,6 +28,10 @@ guint64    anot_usage_get_prompt_tokens        (AnotUsage      *self);
 guint64    anot_usage_get_completion_tokens    (AnotUsage      *self);
 double     anot_usage_get_cost_usd             (AnotUsage      *self);
 double     anot_usage_get_latency_ms           (AnotUsage      *self);
+guint64    anot_usage_get_retries              (AnotUsage      *self);
+char     **anot_usage_list_roles               (AnotUsage      *self);
+AnotUsage *anot_usage_get_role_usage           (AnotUsage      *self,
+                                                const char     *role);
 JsonNode  *anot_usage_to_json                  (AnotUsage      *self);
 
 G_END_DECLS

@@ -1,0 +1,915 @@
+/* anot-chat-request.c: one LLM call's messages and generation options
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-chat-request.h"
+
+#include "anot-enum-types.h"
+
+#include <math.h>
+
+/**
+ * AnotChatRequest:
+ *
+ * What one LLM call asks: the chat messages (system, user and assistant
+ * turns) and the generation options, as backends send them to the server.
+ *
+ * Options left unset are not sent, so the server's (or the configured)
+ * defaults apply: [property@Anot.ChatRequest:temperature] and
+ * [property@Anot.ChatRequest:top-p] below 0,
+ * [property@Anot.ChatRequest:max-tokens] 0,
+ * [property@Anot.ChatRequest:seed] %ANOT_CHAT_REQUEST_SEED_UNSET,
+ * [property@Anot.ChatRequest:model] %NULL.  The
+ * [class@Anot.BackendRouter] fills what is unset from the configuration of
+ * the role.
+ *
+ * [property@Anot.ChatRequest:role] and
+ * [property@Anot.ChatRequest:request-id] are bookkeeping, never sent: they
+ * attribute usage, order the fair queue of a backend and name the call in
+ * errors and in `debug.log`.
+ *
+ * A request must not be changed while a backend works on it.
+ */
+
+typedef struct
+{
+  AnotChatRole role;
+  char *content;
+} Message;
+
+struct _AnotChatRequest
+{
+  GObject parent_instance;
+
+  GArray *messages;              /* Message */
+  char *model;
+  double temperature;
+  guint max_tokens;
+  double top_p;
+  gint64 seed;
+  char **stop;
+  AnotResponseFormat response_format;
+  JsonNode *json_schema;
+  char *json_schema_name;
+  char *role;
+  char *request_id;
+};
+
+G_DEFINE_FINAL_TYPE (AnotChatRequest, anot_chat_request, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_MODEL,
+  PROP_TEMPERATURE,
+  PROP_MAX_TOKENS,
+  PROP_TOP_P,
+  PROP_SEED,
+  PROP_STOP,
+  PROP_RESPONSE_FORMAT,
+  PROP_JSON_SCHEMA,
+  PROP_JSON_SCHEMA_NAME,
+  PROP_ROLE,
+  PROP_REQUEST_ID,
+  PROP_N_MESSAGES,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* g_set_str() is GLib 2.76. */
+static gboolean
+replace_string (char       **slot,
+                const char  *value)
+{
+  if (g_strcmp0 (*slot, value) == 0)
+    return FALSE;
+  g_free (*slot);
+  *slot = g_strdup (value);
+  return TRUE;
+}
+
+static void
+message_clear (gpointer data)
+{
+  Message *message = data;
+
+  g_free (message->content);
+}
+
+static void
+anot_chat_request_finalize (GObject *object)
+{
+  AnotChatRequest *self = ANOT_CHAT_REQUEST (object);
+
+  g_array_unref (self->messages);
+  g_free (self->model);
+  g_strfreev (self->stop);
+  g_clear_pointer (&self->json_schema, json_node_unref);
+  g_free (self->json_schema_name);
+  g_free (self->role);
+  g_free (self->request_id);
+
+  G_OBJECT_CLASS (anot_chat_request_parent_class)->finalize (object);
+}
+
+static void
+anot_chat_request_get_property (GObject    *object,
+                                guint       prop_id,
+                                GValue     *value,
+                                GParamSpec *pspec)
+{
+  AnotChatRequest *self = ANOT_CHAT_REQUEST (object);
+
+  switch (prop_id)
+    {
+    case PROP_MODEL:
+      g_value_set_string (value, self->model);
+      break;
+    case PROP_TEMPERATURE:
+      g_value_set_double (value, self->temperature);
+      break;
+    case PROP_MAX_TOKENS:
+      g_value_set_uint (value, self->max_tokens);
+      break;
+    case PROP_TOP_P:
+      g_value_set_double (value, self->top_p);
+      break;
+    case PROP_SEED:
+      g_value_set_int64 (value, self->seed);
+      break;
+    case PROP_STOP:
+      g_value_set_boxed (value, self->stop);
+      break;
+    case PROP_RESPONSE_FORMAT:
+      g_value_set_enum (value, self->response_format);
+      break;
+    case PROP_JSON_SCHEMA:
+      g_value_set_boxed (value, self->json_schema);
+      break;
+    case PROP_JSON_SCHEMA_NAME:
+      g_value_set_string (value, self->json_schema_name);
+      break;
+    case PROP_ROLE:
+      g_value_set_string (value, self->role);
+      break;
+    case PROP_REQUEST_ID:
+      g_value_set_string (value, self->request_id);
+      break;
+    case PROP_N_MESSAGES:
+      g_value_set_uint (value, self->messages->len);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+anot_chat_request_set_property (GObject      *object,
+                                guint         prop_id,
+                                const GValue *value,
+                                GParamSpec   *pspec)
+{
+  AnotChatRequest *self = ANOT_CHAT_REQUEST (object);
+
+  switch (prop_id)
+    {
+    case PROP_MODEL:
+      anot_chat_request_set_model (self, g_value_get_string (value));
+      break;
+    case PROP_TEMPERATURE:
+      anot_chat_request_set_temperature (self, g_value_get_double (value));
+      break;
+    case PROP_MAX_TOKENS:
+      anot_chat_request_set_max_tokens (self, g_value_get_uint (value));
+      break;
+    case PROP_TOP_P:
+      anot_chat_request_set_top_p (self, g_value_get_double (value));
+      break;
+    case PROP_SEED:
+      anot_chat_request_set_seed (self, g_value_get_int64 (value));
+      break;
+    case PROP_STOP:
+      anot_chat_request_set_stop (self, g_value_get_boxed (value));
+      break;
+    case PROP_RESPONSE_FORMAT:
+      anot_chat_request_set_response_format (self, g_value_get_enum (value));
+      break;
+    case PROP_JSON_SCHEMA:
+      anot_chat_request_set_json_schema (self, self->json_schema_name, g_value_get_boxed (value));
+      break;
+    case PROP_JSON_SCHEMA_NAME:
+      g_free (self->json_schema_name);
+      self->json_schema_name = g_value_dup_string (value);
+      break;
+    case PROP_ROLE:
+      anot_chat_request_set_role (self, g_value_get_string (value));
+      break;
+    case PROP_REQUEST_ID:
+      anot_chat_request_set_request_id (self, g_value_get_string (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+anot_chat_request_class_init (AnotChatRequestClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = anot_chat_request_finalize;
+  object_class->get_property = anot_chat_request_get_property;
+  object_class->set_property = anot_chat_request_set_property;
+
+  /**
+   * AnotChatRequest:model:
+   *
+   * The model to ask, or %NULL for the one configured for the role.
+   */
+  properties[PROP_MODEL] =
+    g_param_spec_string ("model", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotChatRequest:temperature:
+   *
+   * Sampling temperature; negative means not set.  Backends do not send it
+   * to reasoning models (OpenAI's o1, o3, gpt-5), which reject it.
+   */
+  properties[PROP_TEMPERATURE] =
+    g_param_spec_double ("temperature", NULL, NULL, -1.0, 2.0, -1.0,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotChatRequest:max-tokens:
+   *
+   * The most tokens the answer may have, 0 for not set.  Sent as
+   * `max_completion_tokens` to OpenAI's reasoning models, as `max_tokens`
+   * otherwise.
+   */
+  properties[PROP_MAX_TOKENS] =
+    g_param_spec_uint ("max-tokens", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotChatRequest:top-p:
+   *
+   * Nucleus sampling mass; negative means not set.
+   */
+  properties[PROP_TOP_P] =
+    g_param_spec_double ("top-p", NULL, NULL, -1.0, 1.0, -1.0,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotChatRequest:seed:
+   *
+   * The sampling seed sent to servers that take one, or
+   * %ANOT_CHAT_REQUEST_SEED_UNSET.
+   */
+  properties[PROP_SEED] =
+    g_param_spec_int64 ("seed", NULL, NULL, -1, G_MAXINT64, ANOT_CHAT_REQUEST_SEED_UNSET,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotChatRequest:stop:
+   *
+   * Sequences that end the answer, or %NULL.
+   */
+  properties[PROP_STOP] =
+    g_param_spec_boxed ("stop", NULL, NULL, G_TYPE_STRV,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotChatRequest:response-format:
+   *
+   * The shape the answer must have.
+   */
+  properties[PROP_RESPONSE_FORMAT] =
+    g_param_spec_enum ("response-format", NULL, NULL, ANOT_TYPE_RESPONSE_FORMAT,
+                       ANOT_RESPONSE_FORMAT_TEXT,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotChatRequest:json-schema:
+   *
+   * The JSON schema of the answer for %ANOT_RESPONSE_FORMAT_JSON_SCHEMA.
+   */
+  properties[PROP_JSON_SCHEMA] =
+    g_param_spec_boxed ("json-schema", NULL, NULL, JSON_TYPE_NODE,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotChatRequest:json-schema-name:
+   *
+   * The name of [property@Anot.ChatRequest:json-schema] (OpenAI requires
+   * one; `answer` when not set).
+   */
+  properties[PROP_JSON_SCHEMA_NAME] =
+    g_param_spec_string ("json-schema-name", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotChatRequest:role:
+   *
+   * The role of the method that makes the call ("default", "planner",
+   * ...); bookkeeping, not sent.
+   */
+  properties[PROP_ROLE] =
+    g_param_spec_string ("role", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotChatRequest:request-id:
+   *
+   * The benchmark request the call is made for; bookkeeping, not sent.
+   * Backends queue calls fairly across request ids.
+   */
+  properties[PROP_REQUEST_ID] =
+    g_param_spec_string ("request-id", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotChatRequest:n-messages:
+   *
+   * The number of messages.
+   */
+  properties[PROP_N_MESSAGES] =
+    g_param_spec_uint ("n-messages", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+anot_chat_request_init (AnotChatRequest *self)
+{
+  self->messages = g_array_new (FALSE, TRUE, sizeof (Message));
+  g_array_set_clear_func (self->messages, message_clear);
+  self->temperature = -1.0;
+  self->top_p = -1.0;
+  self->seed = ANOT_CHAT_REQUEST_SEED_UNSET;
+}
+
+/**
+ * anot_chat_request_new:
+ * @system_prompt: (nullable): the system prompt, if any
+ * @prompt: (nullable): the user message, if any
+ *
+ * Creates a request of a system message (when @system_prompt is given)
+ * followed by a user message (when @prompt is given), with every option
+ * unset.
+ *
+ * Returns: (transfer full): a new request
+ */
+AnotChatRequest *
+anot_chat_request_new (const char *system_prompt,
+                       const char *prompt)
+{
+  AnotChatRequest *self = g_object_new (ANOT_TYPE_CHAT_REQUEST, NULL);
+
+  if (system_prompt != NULL)
+    anot_chat_request_add_message (self, ANOT_CHAT_ROLE_SYSTEM, system_prompt);
+  if (prompt != NULL)
+    anot_chat_request_add_message (self, ANOT_CHAT_ROLE_USER, prompt);
+  return self;
+}
+
+/**
+ * anot_chat_request_copy:
+ * @self: an #AnotChatRequest
+ *
+ * Returns: (transfer full): a deep copy of @self
+ */
+AnotChatRequest *
+anot_chat_request_copy (AnotChatRequest *self)
+{
+  AnotChatRequest *copy;
+
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), NULL);
+
+  copy = g_object_new (ANOT_TYPE_CHAT_REQUEST, NULL);
+  for (guint i = 0; i < self->messages->len; i++)
+    {
+      Message *message = &g_array_index (self->messages, Message, i);
+
+      anot_chat_request_add_message (copy, message->role, message->content);
+    }
+  copy->model = g_strdup (self->model);
+  copy->temperature = self->temperature;
+  copy->max_tokens = self->max_tokens;
+  copy->top_p = self->top_p;
+  copy->seed = self->seed;
+  copy->stop = g_strdupv (self->stop);
+  copy->response_format = self->response_format;
+  copy->json_schema = self->json_schema ? json_node_copy (self->json_schema) : NULL;
+  copy->json_schema_name = g_strdup (self->json_schema_name);
+  copy->role = g_strdup (self->role);
+  copy->request_id = g_strdup (self->request_id);
+  return copy;
+}
+
+/**
+ * anot_chat_request_add_message:
+ * @self: an #AnotChatRequest
+ * @role: who the message is from
+ * @content: the message text
+ *
+ * Appends a message.
+ */
+void
+anot_chat_request_add_message (AnotChatRequest *self,
+                               AnotChatRole     role,
+                               const char      *content)
+{
+  Message message;
+
+  g_return_if_fail (ANOT_IS_CHAT_REQUEST (self));
+  g_return_if_fail (content != NULL);
+  g_return_if_fail (role <= ANOT_CHAT_ROLE_ASSISTANT);
+
+  message.role = role;
+  message.content = g_strdup (content);
+  g_array_append_val (self->messages, message);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_MESSAGES]);
+}
+
+/**
+ * anot_chat_request_get_n_messages:
+ * @self: an #AnotChatRequest
+ *
+ * Returns: the number of messages
+ */
+guint
+anot_chat_request_get_n_messages (AnotChatRequest *self)
+{
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), 0);
+  return self->messages->len;
+}
+
+/**
+ * anot_chat_request_get_message_role:
+ * @self: an #AnotChatRequest
+ * @index: a message index, below [property@Anot.ChatRequest:n-messages]
+ *
+ * Returns: who message @index is from
+ */
+AnotChatRole
+anot_chat_request_get_message_role (AnotChatRequest *self,
+                                    guint            index)
+{
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), ANOT_CHAT_ROLE_USER);
+  g_return_val_if_fail (index < self->messages->len, ANOT_CHAT_ROLE_USER);
+  return g_array_index (self->messages, Message, index).role;
+}
+
+/**
+ * anot_chat_request_get_message_content:
+ * @self: an #AnotChatRequest
+ * @index: a message index, below [property@Anot.ChatRequest:n-messages]
+ *
+ * Returns: the text of message @index
+ */
+const char *
+anot_chat_request_get_message_content (AnotChatRequest *self,
+                                       guint            index)
+{
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), NULL);
+  g_return_val_if_fail (index < self->messages->len, NULL);
+  return g_array_index (self->messages, Message, index).content;
+}
+
+/**
+ * anot_chat_request_dup_system_prompt:
+ * @self: an #AnotChatRequest
+ *
+ * The system messages joined by blank lines: what APIs with a single
+ * system prompt (Anthropic) receive.
+ *
+ * Returns: (transfer full) (nullable): the system prompt, or %NULL when
+ *   there is no system message
+ */
+char *
+anot_chat_request_dup_system_prompt (AnotChatRequest *self)
+{
+  GString *text = NULL;
+
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), NULL);
+
+  for (guint i = 0; i < self->messages->len; i++)
+    {
+      Message *message = &g_array_index (self->messages, Message, i);
+
+      if (message->role != ANOT_CHAT_ROLE_SYSTEM)
+        continue;
+      if (text == NULL)
+        text = g_string_new (message->content);
+      else
+        g_string_append_printf (text, "\n\n%s", message->content);
+    }
+  return text ? g_string_free (text, FALSE) : NULL;
+}
+
+/**
+ * anot_chat_request_get_model:
+ * @self: an #AnotChatRequest
+ *
+ * Returns: (nullable): the model, or %NULL when not set
+ */
+const char *
+anot_chat_request_get_model (AnotChatRequest *self)
+{
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), NULL);
+  return self->model;
+}
+
+/**
+ * anot_chat_request_set_model:
+ * @self: an #AnotChatRequest
+ * @model: (nullable): a model name, or %NULL for the configured one
+ *
+ * Sets [property@Anot.ChatRequest:model].
+ */
+void
+anot_chat_request_set_model (AnotChatRequest *self,
+                             const char      *model)
+{
+  g_return_if_fail (ANOT_IS_CHAT_REQUEST (self));
+  if (replace_string (&self->model, model))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODEL]);
+}
+
+/**
+ * anot_chat_request_get_temperature:
+ * @self: an #AnotChatRequest
+ *
+ * Returns: the temperature, negative when not set
+ */
+double
+anot_chat_request_get_temperature (AnotChatRequest *self)
+{
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), -1.0);
+  return self->temperature;
+}
+
+/**
+ * anot_chat_request_set_temperature:
+ * @self: an #AnotChatRequest
+ * @temperature: a temperature in [0, 2], or a negative value to unset it
+ *
+ * Sets [property@Anot.ChatRequest:temperature].
+ */
+void
+anot_chat_request_set_temperature (AnotChatRequest *self,
+                                   double           temperature)
+{
+  g_return_if_fail (ANOT_IS_CHAT_REQUEST (self));
+  g_return_if_fail (!isnan (temperature) && temperature <= 2.0);
+
+  if (temperature < 0)
+    temperature = -1.0;
+  if (self->temperature == temperature)
+    return;
+  self->temperature = temperature;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TEMPERATURE]);
+}
+
+/**
+ * anot_chat_request_get_max_tokens:
+ * @self: an #AnotChatRequest
+ *
+ * Returns: the token limit of the answer, 0 when not set
+ */
+guint
+anot_chat_request_get_max_tokens (AnotChatRequest *self)
+{
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), 0);
+  return self->max_tokens;
+}
+
+/**
+ * anot_chat_request_set_max_tokens:
+ * @self: an #AnotChatRequest
+ * @max_tokens: the token limit of the answer, 0 to unset it
+ *
+ * Sets [property@Anot.ChatRequest:max-tokens].
+ */
+void
+anot_chat_request_set_max_tokens (AnotChatRequest *self,
+                                  guint            max_tokens)
+{
+  g_return_if_fail (ANOT_IS_CHAT_REQUEST (self));
+  if (self->max_tokens == max_tokens)
+    return;
+  self->max_tokens = max_tokens;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_TOKENS]);
+}
+
+/**
+ * anot_chat_request_get_top_p:
+ * @self: an #AnotChatRequest
+ *
+ * Returns: the nucleus sampling mass, negative when not set
+ */
+double
+anot_chat_request_get_top_p (AnotChatRequest *self)
+{
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), -1.0);
+  return self->top_p;
+}
+
+/**
+ * anot_chat_request_set_top_p:
+ * @self: an #AnotChatRequest
+ * @top_p: a mass in [0, 1], or a negative value to unset it
+ *
+ * Sets [property@Anot.ChatRequest:top-p].
+ */
+void
+anot_chat_request_set_top_p (AnotChatRequest *self,
+                             double           top_p)
+{
+  g_return_if_fail (ANOT_IS_CHAT_REQUEST (self));
+  g_return_if_fail (!isnan (top_p) && top_p <= 1.0);
+
+  if (top_p < 0)
+    top_p = -1.0;
+  if (self->top_p == top_p)
+    return;
+  self->top_p = top_p;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TOP_P]);
+}
+
+/**
+ * anot_chat_request_get_seed:
+ * @self: an #AnotChatRequest
+ *
+ * Returns: the seed, or %ANOT_CHAT_REQUEST_SEED_UNSET
+ */
+gint64
+anot_chat_request_get_seed (AnotChatRequest *self)
+{
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), ANOT_CHAT_REQUEST_SEED_UNSET);
+  return self->seed;
+}
+
+/**
+ * anot_chat_request_set_seed:
+ * @self: an #AnotChatRequest
+ * @seed: a non-negative seed, or %ANOT_CHAT_REQUEST_SEED_UNSET
+ *
+ * Sets [property@Anot.ChatRequest:seed].
+ */
+void
+anot_chat_request_set_seed (AnotChatRequest *self,
+                            gint64           seed)
+{
+  g_return_if_fail (ANOT_IS_CHAT_REQUEST (self));
+  g_return_if_fail (seed >= ANOT_CHAT_REQUEST_SEED_UNSET);
+  if (self->seed == seed)
+    return;
+  self->seed = seed;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEED]);
+}
+
+/**
+ * anot_chat_request_get_stop:
+ * @self: an #AnotChatRequest
+ *
+ * Returns: (nullable) (transfer none) (array zero-terminated=1): the stop
+ *   sequences, or %NULL
+ */
+const char * const *
+anot_chat_request_get_stop (AnotChatRequest *self)
+{
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), NULL);
+  return (const char * const *) self->stop;
+}
+
+/**
+ * anot_chat_request_set_stop:
+ * @self: an #AnotChatRequest
+ * @stop: (nullable) (array zero-terminated=1): stop sequences, or %NULL
+ *
+ * Sets [property@Anot.ChatRequest:stop].  An empty array unsets it.
+ */
+void
+anot_chat_request_set_stop (AnotChatRequest    *self,
+                            const char * const *stop)
+{
+  g_return_if_fail (ANOT_IS_CHAT_REQUEST (self));
+
+  g_strfreev (self->stop);
+  self->stop = stop && stop[0] ? g_strdupv ((char **) stop) : NULL;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STOP]);
+}
+
+/**
+ * anot_chat_request_get_response_format:
+ * @self: an #AnotChatRequest
+ *
+ * Returns: the response format
+ */
+AnotResponseFormat
+anot_chat_request_get_response_format (AnotChatRequest *self)
+{
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), ANOT_RESPONSE_FORMAT_TEXT);
+  return self->response_format;
+}
+
+/**
+ * anot_chat_request_set_response_format:
+ * @self: an #AnotChatRequest
+ * @format: the response format
+ *
+ * Sets [property@Anot.ChatRequest:response-format].
+ * %ANOT_RESPONSE_FORMAT_JSON_SCHEMA also needs a schema
+ * (anot_chat_request_set_json_schema(), which sets the format itself).
+ */
+void
+anot_chat_request_set_response_format (AnotChatRequest    *self,
+                                       AnotResponseFormat  format)
+{
+  g_return_if_fail (ANOT_IS_CHAT_REQUEST (self));
+  g_return_if_fail (format <= ANOT_RESPONSE_FORMAT_JSON_SCHEMA);
+  if (self->response_format == format)
+    return;
+  self->response_format = format;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RESPONSE_FORMAT]);
+}
+
+/**
+ * anot_chat_request_get_json_schema:
+ * @self: an #AnotChatRequest
+ *
+ * Returns: (nullable) (transfer none): the JSON schema of the answer
+ */
+JsonNode *
+anot_chat_request_get_json_schema (AnotChatRequest *self)
+{
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), NULL);
+  return self->json_schema;
+}
+
+/**
+ * anot_chat_request_get_json_schema_name:
+ * @self: an #AnotChatRequest
+ *
+ * Returns: (nullable): the name of the JSON schema
+ */
+const char *
+anot_chat_request_get_json_schema_name (AnotChatRequest *self)
+{
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), NULL);
+  return self->json_schema_name;
+}
+
+/**
+ * anot_chat_request_set_json_schema:
+ * @self: an #AnotChatRequest
+ * @name: (nullable): the schema's name (`answer` when %NULL)
+ * @schema: (nullable): a JSON schema object, or %NULL to go back to text
+ *
+ * Asks for an answer that follows @schema, setting
+ * [property@Anot.ChatRequest:response-format] to
+ * %ANOT_RESPONSE_FORMAT_JSON_SCHEMA (or %ANOT_RESPONSE_FORMAT_TEXT when
+ * @schema is %NULL).
+ */
+void
+anot_chat_request_set_json_schema (AnotChatRequest *self,
+                                   const char      *name,
+                                   JsonNode        *schema)
+{
+  g_autofree char *name_copy = g_strdup (name);
+
+  g_return_if_fail (ANOT_IS_CHAT_REQUEST (self));
+
+  g_clear_pointer (&self->json_schema, json_node_unref);
+  self->json_schema = schema ? json_node_copy (schema) : NULL;
+  g_free (self->json_schema_name);
+  self->json_schema_name = g_steal_pointer (&name_copy);
+  anot_chat_request_set_response_format (self, schema ? ANOT_RESPONSE_FORMAT_JSON_SCHEMA
+                                                      : ANOT_RESPONSE_FORMAT_TEXT);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_JSON_SCHEMA]);
+}
+
+/**
+ * anot_chat_request_get_role:
+ * @self: an #AnotChatRequest
+ *
+ * Returns: (nullable): the role the call is made for
+ */
+const char *
+anot_chat_request_get_role (AnotChatRequest *self)
+{
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), NULL);
+  return self->role;
+}
+
+/**
+ * anot_chat_request_set_role:
+ * @self: an #AnotChatRequest
+ * @role: (nullable): a role name
+ *
+ * Sets [property@Anot.ChatRequest:role].
+ */
+void
+anot_chat_request_set_role (AnotChatRequest *self,
+                            const char      *role)
+{
+  g_return_if_fail (ANOT_IS_CHAT_REQUEST (self));
+  if (replace_string (&self->role, role))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ROLE]);
+}
+
+/**
+ * anot_chat_request_get_request_id:
+ * @self: an #AnotChatRequest
+ *
+ * Returns: (nullable): the benchmark request the call is made for
+ */
+const char *
+anot_chat_request_get_request_id (AnotChatRequest *self)
+{
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), NULL);
+  return self->request_id;
+}
+
+/**
+ * anot_chat_request_set_request_id:
+ * @self: an #AnotChatRequest
+ * @request_id: (nullable): a request id
+ *
+ * Sets [property@Anot.ChatRequest:request-id].
+ */
+void
+anot_chat_request_set_request_id (AnotChatRequest *self,
+                                  const char      *request_id)
+{
+  g_return_if_fail (ANOT_IS_CHAT_REQUEST (self));
+  if (replace_string (&self->request_id, request_id))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_REQUEST_ID]);
+}
+
+/**
+ * anot_chat_request_hash:
+ * @self: an #AnotChatRequest
+ * @backend: the registered name of the backend that answers
+ *
+ * A SHA-256 over @backend, the model and everything that is sent: the
+ * messages and every generation option.  The role and request id are not
+ * part of it, so two requests asking the same question share the answer.
+ * This is the key of the [class@Anot.ResponseCache].
+ *
+ * Returns: (transfer full): the hash as 64 hexadecimal digits
+ */
+char *
+anot_chat_request_hash (AnotChatRequest *self,
+                        const char      *backend)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+  char number[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), NULL);
+  g_return_val_if_fail (backend != NULL, NULL);
+
+  /* A fixed member order, so the text (and its hash) is canonical. */
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "v");
+  json_builder_add_int_value (builder, 1);
+  json_builder_set_member_name (builder, "backend");
+  json_builder_add_string_value (builder, backend);
+  json_builder_set_member_name (builder, "model");
+  json_builder_add_string_value (builder, self->model ? self->model : "");
+  json_builder_set_member_name (builder, "messages");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < self->messages->len; i++)
+    {
+      Message *message = &g_array_index (self->messages, Message, i);
+
+      json_builder_begin_array (builder);
+      json_builder_add_int_value (builder, message->role);
+      json_builder_add_string_value (builder, message->content);
+      json_builder_end_array (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_set_member_name (builder, "temperature");
+  json_builder_add_string_value (builder, g_ascii_dtostr (number, sizeof number, self->temperature));
+  json_builder_set_member_name (builder, "top_p");
+  json_builder_add_string_value (builder, g_ascii_dtostr (number, sizeof number, self->top_p));
+  json_builder_set_member_name (builder, "max_tokens");
+  json_builder_add_int_value (builder, self->max_tokens);
+  json_builder_set_member_name (builder, "seed");
+  json_builder_add_int_value (builder, self->seed);
+  json_builder_set_member_name (builder, "stop");
+  json_builder_begin_array (builder);
+  for (guint i = 0; self->stop && self->stop[i]; i++)
+    json_builder_add_string_value (builder, self->stop[i]);
+  json_builder_end_array (builder);
+  json_builder_set_member_name (builder, "response_format");
+  json_builder_add_int_value (builder, self->response_format);
+  json_builder_set_member_name (builder, "schema_name");
+  json_builder_add_string_value (builder, self->json_schema_name ? self->json_schema_name : "");
+  json_builder_set_member_name (builder, "schema");
+  if (self->json_schema != NULL)
+    json_builder_add_value (builder, json_node_copy (self->json_schema));
+  else
+    json_builder_add_null_value (builder);
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+  text = json_to_string (root, FALSE);
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
+}

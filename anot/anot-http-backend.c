@@ -1,0 +1,1365 @@
+/* anot-http-backend.c: what every HTTP LLM backend shares
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-http-backend.h"
+
+#include "anot-error.h"
+
+#include <libsoup/soup.h>
+#include <string.h>
+
+/**
+ * AnotHttpBackend:
+ *
+ * The base class of LLM backends that talk to a server over HTTP with
+ * libsoup: the `openai` and `anthropic` plugins derive from it and only
+ * describe their wire format (see [struct@Anot.HttpBackendClass]).
+ *
+ * It provides, for every subclass:
+ *
+ * - a bound on the calls in flight
+ *   ([property@Anot.HttpBackend:max-concurrency]); calls beyond it wait in
+ *   a queue that is FIFO within a benchmark request and round-robin across
+ *   requests ([property@Anot.ChatRequest:request-id]), so one request with
+ *   many calls does not starve the others;
+ * - a timeout per attempt ([property@Anot.HttpBackend:timeout-ms]),
+ *   covering the whole answer, body included;
+ * - retries ([property@Anot.HttpBackend:max-retries]) on HTTP 429, 408,
+ *   409 and 5xx, on timeouts, on connection errors (refused, reset, closed
+ *   in the middle of the body) and on malformed answers, with exponential
+ *   backoff and jitter: attempt *n* waits min(`retry-max-ms`,
+ *   `retry-base-ms` × 2^(n-1)) plus a uniform jitter below `retry-base-ms`,
+ *   unless the server said how long to wait (`Retry-After` in seconds or
+ *   as an HTTP date, or `retry-after-ms`), which is honoured exactly;
+ * - cancellation through the #GCancellable of each call, wherever the call
+ *   is (queued, on the wire, waiting to retry);
+ * - errors a user can act on: %ANOT_ERROR_LLM_AUTH (401, 403; not retried,
+ *   names the environment variable and configuration key of the API key),
+ *   %ANOT_ERROR_LLM_BAD_REQUEST (other 4xx; not retried; the server's own
+ *   message), %ANOT_ERROR_LLM_RATE_LIMITED, %ANOT_ERROR_LLM_SERVER,
+ *   %ANOT_ERROR_LLM_TIMEOUT, %ANOT_ERROR_LLM_CONNECTION,
+ *   %ANOT_ERROR_LLM_PROTOCOL (after the last retry),
+ *   %ANOT_ERROR_LLM_EMPTY and %ANOT_ERROR_LLM_REFUSED;
+ * - the completion's [property@Anot.Completion:latency-ms] (from the first
+ *   attempt to the answer, retries included) and
+ *   [property@Anot.Completion:retries].
+ *
+ * Costs are not computed here but by the [class@Anot.BackendRouter],
+ * which knows the configured prices.
+ *
+ * The API key is never part of an error message, a log line or a result
+ * file.  A backend must be used from one thread: it runs on the
+ * thread-default main context of the caller.
+ */
+
+#define DEFAULT_TIMEOUT_MS 90000
+#define DEFAULT_MAX_RETRIES 5
+#define DEFAULT_RETRY_BASE_MS 1000
+#define DEFAULT_RETRY_MAX_MS 30000
+#define DEFAULT_MAX_CONCURRENCY 64
+
+typedef enum {
+  CALL_QUEUED,
+  CALL_RUNNING,
+  CALL_BACKOFF,
+  CALL_DONE,
+} CallState;
+
+typedef struct
+{
+  AnotHttpBackend *self;
+  GTask *task;
+  char *queue_key;
+  char *model;
+  GUri *uri;
+  GBytes *body;
+  char **headers;
+  CallState state;
+  guint attempts;
+  gint64 started_us;
+  gboolean user_cancelled;
+  gboolean timed_out;
+  GCancellable *attempt_cancellable;
+  GSource *timeout_source;
+  GSource *backoff_source;
+  GSource *cancel_source;
+  GError *last_error;
+} Call;
+
+typedef struct
+{
+  char *base_url;
+  char *api_key;
+  char *model;
+  guint timeout_ms;
+  guint max_retries;
+  guint retry_base_ms;
+  guint retry_max_ms;
+  guint max_concurrency;
+
+  SoupSession *session;
+  GUri *uri;                 /* base URL + endpoint, parsed */
+  GHashTable *queues;        /* queue key -> GQueue of Call */
+  GQueue ring;               /* queue keys (owned by `queues`), round-robin */
+  guint n_queued;
+  guint n_in_flight;
+  guint64 n_retries;
+} AnotHttpBackendPrivate;
+
+static void anot_http_backend_backend_iface_init (AnotBackendInterface *iface);
+
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (AnotHttpBackend, anot_http_backend, G_TYPE_OBJECT,
+                                  G_ADD_PRIVATE (AnotHttpBackend)
+                                  G_IMPLEMENT_INTERFACE (ANOT_TYPE_BACKEND,
+                                                         anot_http_backend_backend_iface_init))
+
+enum {
+  PROP_0,
+  PROP_BASE_URL,
+  PROP_API_KEY,
+  PROP_MODEL,
+  PROP_TIMEOUT_MS,
+  PROP_MAX_RETRIES,
+  PROP_RETRY_BASE_MS,
+  PROP_RETRY_MAX_MS,
+  PROP_MAX_CONCURRENCY,
+  PROP_N_IN_FLIGHT,
+  PROP_N_QUEUED,
+  PROP_N_RETRIES,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void http_backend_pump (AnotHttpBackend *self);
+
+static void
+queue_free (gpointer data)
+{
+  g_queue_free (data);
+}
+
+static void
+anot_http_backend_dispose (GObject *object)
+{
+  AnotHttpBackend *self = ANOT_HTTP_BACKEND (object);
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+
+  /* Every queued call holds a reference on the backend, so nothing is
+   * queued here. */
+  g_clear_object (&priv->session);
+
+  G_OBJECT_CLASS (anot_http_backend_parent_class)->dispose (object);
+}
+
+static void
+anot_http_backend_finalize (GObject *object)
+{
+  AnotHttpBackend *self = ANOT_HTTP_BACKEND (object);
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+
+  g_free (priv->base_url);
+  if (priv->api_key != NULL)
+    {
+      memset (priv->api_key, 0, strlen (priv->api_key));
+      g_free (priv->api_key);
+    }
+  g_free (priv->model);
+  g_clear_pointer (&priv->uri, g_uri_unref);
+  g_hash_table_unref (priv->queues);
+  g_queue_clear (&priv->ring);
+
+  G_OBJECT_CLASS (anot_http_backend_parent_class)->finalize (object);
+}
+
+static void
+anot_http_backend_get_property (GObject    *object,
+                                guint       prop_id,
+                                GValue     *value,
+                                GParamSpec *pspec)
+{
+  AnotHttpBackend *self = ANOT_HTTP_BACKEND (object);
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+
+  switch (prop_id)
+    {
+    case PROP_BASE_URL:
+      g_value_set_string (value, anot_http_backend_get_base_url (self));
+      break;
+    case PROP_MODEL:
+      g_value_set_string (value, anot_http_backend_get_model (self));
+      break;
+    case PROP_TIMEOUT_MS:
+      g_value_set_uint (value, priv->timeout_ms);
+      break;
+    case PROP_MAX_RETRIES:
+      g_value_set_uint (value, priv->max_retries);
+      break;
+    case PROP_RETRY_BASE_MS:
+      g_value_set_uint (value, priv->retry_base_ms);
+      break;
+    case PROP_RETRY_MAX_MS:
+      g_value_set_uint (value, priv->retry_max_ms);
+      break;
+    case PROP_MAX_CONCURRENCY:
+      g_value_set_uint (value, priv->max_concurrency);
+      break;
+    case PROP_N_IN_FLIGHT:
+      g_value_set_uint (value, priv->n_in_flight);
+      break;
+    case PROP_N_QUEUED:
+      g_value_set_uint (value, priv->n_queued);
+      break;
+    case PROP_N_RETRIES:
+      g_value_set_uint64 (value, priv->n_retries);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+anot_http_backend_set_property (GObject      *object,
+                                guint         prop_id,
+                                const GValue *value,
+                                GParamSpec   *pspec)
+{
+  AnotHttpBackend *self = ANOT_HTTP_BACKEND (object);
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+
+  switch (prop_id)
+    {
+    case PROP_BASE_URL:
+      anot_http_backend_set_base_url (self, g_value_get_string (value));
+      break;
+    case PROP_API_KEY:
+      anot_http_backend_set_api_key (self, g_value_get_string (value));
+      break;
+    case PROP_MODEL:
+      anot_http_backend_set_model (self, g_value_get_string (value));
+      break;
+    case PROP_TIMEOUT_MS:
+      anot_http_backend_set_timeout_ms (self, g_value_get_uint (value));
+      break;
+    case PROP_MAX_RETRIES:
+      anot_http_backend_set_max_retries (self, g_value_get_uint (value));
+      break;
+    case PROP_RETRY_BASE_MS:
+      priv->retry_base_ms = g_value_get_uint (value);
+      break;
+    case PROP_RETRY_MAX_MS:
+      priv->retry_max_ms = g_value_get_uint (value);
+      break;
+    case PROP_MAX_CONCURRENCY:
+      anot_http_backend_set_max_concurrency (self, g_value_get_uint (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+anot_http_backend_class_init (AnotHttpBackendClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = anot_http_backend_dispose;
+  object_class->finalize = anot_http_backend_finalize;
+  object_class->get_property = anot_http_backend_get_property;
+  object_class->set_property = anot_http_backend_set_property;
+
+  /**
+   * AnotHttpBackend:base-url:
+   *
+   * The server's base URL (`https://api.openai.com/v1`,
+   * `http://localhost:8000/v1`, ...); the class default when not set.
+   */
+  properties[PROP_BASE_URL] =
+    g_param_spec_string ("base-url", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotHttpBackend:api-key:
+   *
+   * The API key.  Write-only, so it cannot be read back and end up in a
+   * log or a results file; optional for local servers.
+   */
+  properties[PROP_API_KEY] =
+    g_param_spec_string ("api-key", NULL, NULL, NULL,
+                         G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotHttpBackend:model:
+   *
+   * The model asked when the request names none; the class default when
+   * not set.
+   */
+  properties[PROP_MODEL] =
+    g_param_spec_string ("model", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotHttpBackend:timeout-ms:
+   *
+   * The time one attempt may take, answer body included, in
+   * milliseconds; 0 for none.  The default, 90 s, is the original
+   * framework's.
+   */
+  properties[PROP_TIMEOUT_MS] =
+    g_param_spec_uint ("timeout-ms", NULL, NULL, 0, G_MAXUINT, DEFAULT_TIMEOUT_MS,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotHttpBackend:max-retries:
+   *
+   * How many times a failed attempt is retried.  The default, 5, makes
+   * the original framework's 6 attempts.
+   */
+  properties[PROP_MAX_RETRIES] =
+    g_param_spec_uint ("max-retries", NULL, NULL, 0, 100, DEFAULT_MAX_RETRIES,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotHttpBackend:retry-base-ms:
+   *
+   * The first backoff delay and the jitter range, in milliseconds.
+   */
+  properties[PROP_RETRY_BASE_MS] =
+    g_param_spec_uint ("retry-base-ms", NULL, NULL, 0, G_MAXUINT, DEFAULT_RETRY_BASE_MS,
+                       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotHttpBackend:retry-max-ms:
+   *
+   * The longest backoff delay, jitter aside, in milliseconds (a
+   * server's `Retry-After` is honoured even when longer).
+   */
+  properties[PROP_RETRY_MAX_MS] =
+    g_param_spec_uint ("retry-max-ms", NULL, NULL, 0, G_MAXUINT, DEFAULT_RETRY_MAX_MS,
+                       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotHttpBackend:max-concurrency:
+   *
+   * The most calls on the wire (or waiting to retry) at once; the others
+   * queue.  Also the size of the connection pool.
+   */
+  properties[PROP_MAX_CONCURRENCY] =
+    g_param_spec_uint ("max-concurrency", NULL, NULL, 1, 100000, DEFAULT_MAX_CONCURRENCY,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotHttpBackend:n-in-flight:
+   *
+   * Calls on the wire or waiting to retry.
+   */
+  properties[PROP_N_IN_FLIGHT] =
+    g_param_spec_uint ("n-in-flight", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotHttpBackend:n-queued:
+   *
+   * Calls waiting for a free slot.
+   */
+  properties[PROP_N_QUEUED] =
+    g_param_spec_uint ("n-queued", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotHttpBackend:n-retries:
+   *
+   * Retries made so far, by every call.
+   */
+  properties[PROP_N_RETRIES] =
+    g_param_spec_uint64 ("n-retries", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+anot_http_backend_init (AnotHttpBackend *self)
+{
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+
+  priv->timeout_ms = DEFAULT_TIMEOUT_MS;
+  priv->max_retries = DEFAULT_MAX_RETRIES;
+  priv->retry_base_ms = DEFAULT_RETRY_BASE_MS;
+  priv->retry_max_ms = DEFAULT_RETRY_MAX_MS;
+  priv->max_concurrency = DEFAULT_MAX_CONCURRENCY;
+  priv->queues = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, queue_free);
+  g_queue_init (&priv->ring);
+}
+
+/* ------------------------------------------------------------------------
+ * Helpers
+ * --------------------------------------------------------------------- */
+
+static char *
+redacted_uri (GUri *uri)
+{
+  return g_uri_to_string_partial (uri, G_URI_HIDE_USERINFO | G_URI_HIDE_QUERY |
+                                       G_URI_HIDE_AUTH_PARAMS | G_URI_HIDE_FRAGMENT);
+}
+
+/**
+ * anot_http_backend_dup_key_hint:
+ * @self: an #AnotHttpBackend
+ *
+ * Where the API key of this backend comes from, for error messages: the
+ * environment variable and the configuration key.
+ *
+ * Returns: (transfer full): a sentence
+ */
+char *
+anot_http_backend_dup_key_hint (AnotHttpBackend *self)
+{
+  AnotHttpBackendClass *klass;
+  g_autofree char *config = NULL;
+
+  g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), NULL);
+
+  klass = ANOT_HTTP_BACKEND_GET_CLASS (self);
+  config = g_build_filename (g_get_user_config_dir (), "anot", "config.ini", NULL);
+  if (klass->api_key_variable != NULL)
+    return g_strdup_printf ("Set the %s environment variable, or api_key in the "
+                            "[backend %s] section of %s",
+                            klass->api_key_variable, klass->name ? klass->name : "NAME",
+                            config);
+  return g_strdup_printf ("Set api_key in the [backend %s] section of %s",
+                          klass->name ? klass->name : "NAME", config);
+}
+
+/**
+ * anot_http_backend_dup_error_message:
+ * @body: (nullable): the JSON body of an error answer
+ *
+ * The server's own error message: `error.message` (OpenAI, Anthropic,
+ * vLLM), `error` when it is a string (Ollama, llama.cpp) or `message`.
+ *
+ * Returns: (transfer full) (nullable): the message, or %NULL
+ */
+char *
+anot_http_backend_dup_error_message (JsonNode *body)
+{
+  JsonObject *object;
+  JsonNode *error;
+
+  if (body == NULL || !JSON_NODE_HOLDS_OBJECT (body))
+    return NULL;
+  object = json_node_get_object (body);
+  error = json_object_get_member (object, "error");
+  if (error != NULL && JSON_NODE_HOLDS_OBJECT (error))
+    {
+      const char *message = json_object_get_string_member_with_default (json_node_get_object (error),
+                                                                        "message", NULL);
+      if (message != NULL)
+        return g_strdup (message);
+    }
+  if (error != NULL && JSON_NODE_HOLDS_VALUE (error) &&
+      json_node_get_value_type (error) == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (error));
+  if (json_object_has_member (object, "message") &&
+      JSON_NODE_HOLDS_VALUE (json_object_get_member (object, "message")))
+    return g_strdup (json_object_get_string_member_with_default (object, "message", NULL));
+  return NULL;
+}
+
+static JsonNode *
+parse_json (GBytes *bytes)
+{
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  gsize size;
+  const char *data = g_bytes_get_data (bytes, &size);
+
+  if (size == 0 || !json_parser_load_from_data (parser, data, (gssize) size, NULL))
+    return NULL;
+  return json_parser_steal_root (parser);
+}
+
+/* Retry-After: seconds or an HTTP date; retry-after-ms: milliseconds
+ * (OpenAI).  Returns -1 when the server said nothing usable. */
+static gint64
+retry_after_ms (SoupMessage *msg)
+{
+  SoupMessageHeaders *headers = soup_message_get_response_headers (msg);
+  const char *value;
+
+  value = soup_message_headers_get_one (headers, "retry-after-ms");
+  if (value != NULL)
+    {
+      char *end = NULL;
+      double ms = g_ascii_strtod (value, &end);
+
+      if (end != value && ms >= 0)
+        return (gint64) ms;
+    }
+
+  value = soup_message_headers_get_one (headers, "Retry-After");
+  if (value != NULL)
+    {
+      guint64 seconds;
+      g_autoptr(GDateTime) date = NULL;
+      g_autofree char *trimmed = g_strstrip (g_strdup (value));
+
+      if (g_ascii_string_to_unsigned (trimmed, 10, 0, 86400, &seconds, NULL))
+        return (gint64) seconds * 1000;
+      date = soup_date_time_new_from_http_string (value);
+      if (date != NULL)
+        {
+          g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+          GTimeSpan span = g_date_time_difference (date, now);
+
+          return MAX (0, span / 1000);
+        }
+    }
+  return -1;
+}
+
+/* ------------------------------------------------------------------------
+ * Calls
+ * --------------------------------------------------------------------- */
+
+static void
+source_destroy_and_unref (GSource *source)
+{
+  g_source_destroy (source);
+  g_source_unref (source);
+}
+
+/* Proxies come from the usual environment variables (https_proxy,
+ * http_proxy, all_proxy, no_proxy), as with curl, rather than from the
+ * desktop's settings: GIO's GNOME resolver needs GSettings schemas that
+ * servers and test sandboxes often lack.  Loopback is never proxied. */
+static GProxyResolver *
+proxy_resolver_from_environment (void)
+{
+  static const char * const variables[] = {
+    "https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY",
+  };
+  const char *proxy = NULL;
+  const char *no_proxy;
+  g_autoptr(GPtrArray) ignore = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < G_N_ELEMENTS (variables) && proxy == NULL; i++)
+    {
+      proxy = g_getenv (variables[i]);
+      if (proxy != NULL && *proxy == '\0')
+        proxy = NULL;
+    }
+  if (proxy == NULL)
+    return NULL;
+
+  g_ptr_array_add (ignore, g_strdup ("localhost"));
+  g_ptr_array_add (ignore, g_strdup ("127.0.0.0/8"));
+  g_ptr_array_add (ignore, g_strdup ("::1"));
+  no_proxy = g_getenv ("no_proxy") ? g_getenv ("no_proxy") : g_getenv ("NO_PROXY");
+  if (no_proxy != NULL)
+    {
+      g_auto(GStrv) hosts = g_strsplit (no_proxy, ",", -1);
+
+      for (guint i = 0; hosts[i] != NULL; i++)
+        {
+          char *host = g_strstrip (hosts[i]);
+
+          if (*host != '\0')
+            g_ptr_array_add (ignore, g_strdup (host));
+        }
+    }
+  g_ptr_array_add (ignore, NULL);
+  return g_simple_proxy_resolver_new (proxy, (char **) ignore->pdata);
+}
+
+static void
+ensure_session (AnotHttpBackend *self)
+{
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+  g_autoptr(GProxyResolver) resolver = NULL;
+
+  if (priv->session != NULL)
+    return;
+
+  /* libsoup's own I/O timeout is off: ours covers the whole answer and
+   * counts in milliseconds. */
+  resolver = proxy_resolver_from_environment ();
+  priv->session = soup_session_new_with_options ("max-conns", priv->max_concurrency,
+                                                 "max-conns-per-host", priv->max_concurrency,
+                                                 "timeout", 0,
+                                                 "idle-timeout", 60,
+                                                 "user-agent", "anot/" PACKAGE_VERSION,
+                                                 "proxy-resolver", resolver,
+                                                 NULL);
+}
+
+static void
+call_free (Call *call)
+{
+  g_clear_pointer (&call->cancel_source, source_destroy_and_unref);
+  g_clear_pointer (&call->backoff_source, source_destroy_and_unref);
+  g_clear_pointer (&call->timeout_source, source_destroy_and_unref);
+  g_clear_object (&call->attempt_cancellable);
+  g_clear_error (&call->last_error);
+  g_clear_object (&call->task);
+  g_free (call->queue_key);
+  g_free (call->model);
+  g_clear_pointer (&call->uri, g_uri_unref);
+  g_clear_pointer (&call->body, g_bytes_unref);
+  g_strfreev (call->headers);
+  g_clear_object (&call->self);
+  g_free (call);
+}
+
+static void
+call_finish (Call           *call,
+             AnotCompletion *completion,
+             GError         *error)
+{
+  g_autoptr(AnotHttpBackend) self = g_object_ref (call->self);
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+  g_autoptr(GTask) task = g_object_ref (call->task);
+
+  if (call->state == CALL_RUNNING || call->state == CALL_BACKOFF)
+    priv->n_in_flight--;
+  call->state = CALL_DONE;
+
+  if (completion != NULL)
+    {
+      anot_completion_set_latency_ms (completion,
+                                      (g_get_monotonic_time () - call->started_us) / 1000.0);
+      anot_completion_set_retries (completion, call->attempts > 0 ? call->attempts - 1 : 0);
+    }
+  call_free (call);
+
+  /* The slot is free before the caller's callback runs, which may start
+   * new calls. */
+  http_backend_pump (self);
+
+  if (completion != NULL)
+    g_task_return_pointer (task, completion, g_object_unref);
+  else
+    g_task_return_error (task, error);
+}
+
+static void call_start_attempt (Call *call);
+
+static gboolean
+on_backoff_done (gpointer user_data)
+{
+  Call *call = user_data;
+
+  g_clear_pointer (&call->backoff_source, g_source_unref);
+  call->state = CALL_RUNNING;
+  call_start_attempt (call);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_attempt_timeout (gpointer user_data)
+{
+  Call *call = user_data;
+
+  g_clear_pointer (&call->timeout_source, g_source_unref);
+  call->timed_out = TRUE;
+  g_cancellable_cancel (call->attempt_cancellable);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+call_retry_or_fail (Call    *call,
+                    GError  *error,
+                    gboolean retryable,
+                    gint64   server_delay_ms)
+{
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (call->self);
+  guint64 delay_ms;
+
+  if (!retryable || call->attempts > priv->max_retries)
+    {
+      if (retryable && call->attempts > 1)
+        g_prefix_error (&error, "After %u attempts: ", call->attempts);
+      call_finish (call, NULL, error);
+      return;
+    }
+
+  if (server_delay_ms >= 0)
+    delay_ms = (guint64) server_delay_ms;
+  else
+    {
+      guint shift = MIN (call->attempts - 1, 30);
+
+      delay_ms = MIN ((guint64) priv->retry_base_ms << shift, (guint64) priv->retry_max_ms);
+      if (priv->retry_base_ms > 0)
+        delay_ms += (guint64) g_random_int_range (0, (gint32) MIN (priv->retry_base_ms, G_MAXINT32));
+    }
+
+  g_clear_error (&call->last_error);
+  call->last_error = error;
+  priv->n_retries++;
+  call->state = CALL_BACKOFF;
+  call->backoff_source = g_timeout_source_new ((guint) MIN (delay_ms, G_MAXUINT));
+  g_source_set_callback (call->backoff_source, on_backoff_done, call, NULL);
+  g_source_set_static_name (call->backoff_source, "[anot] LLM retry backoff");
+  g_source_attach (call->backoff_source, g_task_get_context (call->task));
+}
+
+static void
+on_attempt_done (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(SoupMessage) msg = user_data;
+  Call *call = g_object_get_data (G_OBJECT (msg), "anot-call");
+  AnotHttpBackendClass *klass;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(JsonNode) body = NULL;
+  g_autofree char *where = NULL;
+  guint status;
+
+  bytes = soup_session_send_and_read_finish (SOUP_SESSION (source), result, &error);
+  g_clear_pointer (&call->timeout_source, source_destroy_and_unref);
+  g_clear_object (&call->attempt_cancellable);
+  klass = ANOT_HTTP_BACKEND_GET_CLASS (call->self);
+  where = redacted_uri (call->uri);
+
+  if (call->user_cancelled)
+    {
+      call_finish (call, NULL,
+                   g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                                        "The LLM call was cancelled"));
+      return;
+    }
+
+  if (bytes == NULL)
+    {
+      if (call->timed_out)
+        call_retry_or_fail (call,
+                            g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_TIMEOUT,
+                                         "No complete answer from %s within %u ms",
+                                         where, anot_http_backend_get_timeout_ms (call->self)),
+                            TRUE, -1);
+      else if (error->domain == G_TLS_ERROR && error->code == G_TLS_ERROR_UNAVAILABLE)
+        call_retry_or_fail (call,
+                            g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_CONNECTION,
+                                         "Cannot reach %s: %s (install glib-networking "
+                                         "for HTTPS)", where, error->message),
+                            FALSE, -1);
+      else
+        call_retry_or_fail (call,
+                            g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_CONNECTION,
+                                         "Cannot reach %s: %s", where, error->message),
+                            TRUE, -1);
+      return;
+    }
+
+  status = soup_message_get_status (msg);
+  body = parse_json (bytes);
+
+  if (status >= 200 && status < 300)
+    {
+      AnotCompletion *completion;
+
+      if (body == NULL)
+        {
+          call_retry_or_fail (call,
+                              g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_PROTOCOL,
+                                           "The answer of %s is not valid JSON", where),
+                              TRUE, -1);
+          return;
+        }
+      completion = klass->parse_body (call->self, body, &error);
+      if (completion == NULL)
+        {
+          gboolean retryable = g_error_matches (error, ANOT_ERROR, ANOT_ERROR_LLM_PROTOCOL);
+
+          g_prefix_error (&error, "%s: ", where);
+          call_retry_or_fail (call, g_steal_pointer (&error), retryable, -1);
+          return;
+        }
+      if (anot_completion_get_model (completion) == NULL)
+        g_object_set (completion, "model", call->model, NULL);
+      call_finish (call, completion, NULL);
+      return;
+    }
+
+  {
+    g_autofree char *server_message = anot_http_backend_dup_error_message (body);
+    const char *reason = soup_message_get_reason_phrase (msg);
+
+    if (server_message == NULL)
+      server_message = g_strdup (reason && *reason ? reason : "no error message");
+
+    if (status == 401 || status == 403)
+      {
+        g_autofree char *hint = anot_http_backend_dup_key_hint (call->self);
+
+        /* The server's message is left out: some quote part of the key. */
+        call_retry_or_fail (call,
+                            g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_AUTH,
+                                         "HTTP %u from %s: the server refused the API key%s. %s",
+                                         status, where,
+                                         anot_http_backend_has_api_key (call->self)
+                                         ? "" : " (none is configured)",
+                                         hint),
+                            FALSE, -1);
+      }
+    else if (status == 429)
+      call_retry_or_fail (call,
+                          g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_RATE_LIMITED,
+                                       "HTTP 429 from %s: %s", where, server_message),
+                          TRUE, retry_after_ms (msg));
+    else if (status >= 500 || status == 408 || status == 409)
+      call_retry_or_fail (call,
+                          g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_SERVER,
+                                       "HTTP %u from %s: %s", status, where, server_message),
+                          TRUE, retry_after_ms (msg));
+    else if (status == 404)
+      call_retry_or_fail (call,
+                          g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST,
+                                       "HTTP 404 from %s: %s (check the base URL and the "
+                                       "model “%s”)", where, server_message, call->model),
+                          FALSE, -1);
+    else
+      call_retry_or_fail (call,
+                          g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST,
+                                       "HTTP %u from %s: %s", status, where, server_message),
+                          FALSE, -1);
+  }
+}
+
+static void
+call_start_attempt (Call *call)
+{
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (call->self);
+  SoupMessage *msg;
+  SoupMessageHeaders *headers;
+
+  msg = soup_message_new_from_uri (SOUP_METHOD_POST, call->uri);
+  soup_message_set_request_body_from_bytes (msg, "application/json", call->body);
+  headers = soup_message_get_request_headers (msg);
+  soup_message_headers_replace (headers, "Accept", "application/json");
+  for (guint i = 0; call->headers && call->headers[i] && call->headers[i + 1]; i += 2)
+    soup_message_headers_replace (headers, call->headers[i], call->headers[i + 1]);
+  g_object_set_data (G_OBJECT (msg), "anot-call", call);
+
+  call->attempts++;
+  call->timed_out = FALSE;
+  call->attempt_cancellable = g_cancellable_new ();
+  if (priv->timeout_ms > 0)
+    {
+      call->timeout_source = g_timeout_source_new (priv->timeout_ms);
+      g_source_set_callback (call->timeout_source, on_attempt_timeout, call, NULL);
+      g_source_set_static_name (call->timeout_source, "[anot] LLM call timeout");
+      g_source_attach (call->timeout_source, g_task_get_context (call->task));
+    }
+
+  soup_session_send_and_read_async (priv->session, msg, G_PRIORITY_DEFAULT,
+                                    call->attempt_cancellable, on_attempt_done, msg);
+}
+
+static void
+queue_remove (AnotHttpBackend *self,
+              Call            *call)
+{
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+  GQueue *queue = g_hash_table_lookup (priv->queues, call->queue_key);
+
+  if (queue == NULL || !g_queue_remove (queue, call))
+    return;
+  priv->n_queued--;
+  if (g_queue_is_empty (queue))
+    {
+      GList *link = g_queue_find_custom (&priv->ring, call->queue_key, (GCompareFunc) strcmp);
+
+      if (link != NULL)
+        g_queue_delete_link (&priv->ring, link);
+      g_hash_table_remove (priv->queues, call->queue_key);
+    }
+}
+
+static void
+http_backend_pump (AnotHttpBackend *self)
+{
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+
+  while (priv->n_in_flight < priv->max_concurrency && !g_queue_is_empty (&priv->ring))
+    {
+      const char *key = g_queue_pop_head (&priv->ring);
+      GQueue *queue = g_hash_table_lookup (priv->queues, key);
+      Call *call = g_queue_pop_head (queue);
+
+      /* Round-robin across requests, FIFO within one. */
+      if (!g_queue_is_empty (queue))
+        g_queue_push_tail (&priv->ring, (gpointer) key);
+      else
+        g_hash_table_remove (priv->queues, key);
+
+      priv->n_queued--;
+      priv->n_in_flight++;
+      call->state = CALL_RUNNING;
+      call->started_us = g_get_monotonic_time ();
+      call_start_attempt (call);
+    }
+}
+
+static gboolean
+on_call_cancelled (GCancellable *cancellable,
+                   gpointer      user_data)
+{
+  Call *call = user_data;
+
+  g_clear_pointer (&call->cancel_source, g_source_unref);
+  switch (call->state)
+    {
+    case CALL_QUEUED:
+      queue_remove (call->self, call);
+      call_finish (call, NULL,
+                   g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                                        "The LLM call was cancelled"));
+      break;
+    case CALL_RUNNING:
+      call->user_cancelled = TRUE;
+      g_cancellable_cancel (call->attempt_cancellable);
+      break;
+    case CALL_BACKOFF:
+      call_finish (call, NULL,
+                   g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                                        "The LLM call was cancelled"));
+      break;
+    case CALL_DONE:
+    default:
+      break;
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static void
+anot_http_backend_complete_async (AnotBackend         *backend,
+                                  AnotChatRequest     *request,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  AnotHttpBackend *self = ANOT_HTTP_BACKEND (backend);
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+  AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (self);
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) body = NULL;
+  g_autoptr(JsonGenerator) generator = NULL;
+  const char *model;
+  GQueue *queue;
+  Call *call;
+  char *text;
+  gsize length;
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, anot_http_backend_complete_async);
+  g_task_set_name (task, "[anot] LLM call");
+  g_task_set_check_cancellable (task, FALSE);
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  if (priv->uri == NULL)
+    {
+      const char *base = anot_http_backend_get_base_url (self);
+      g_autofree char *trimmed = g_strdup (base ? base : "");
+      g_autofree char *full = NULL;
+      gsize len = strlen (trimmed);
+
+      while (len > 0 && trimmed[len - 1] == '/')
+        trimmed[--len] = '\0';
+      full = g_strconcat (trimmed, klass->endpoint_path ? klass->endpoint_path : "", NULL);
+      priv->uri = g_uri_parse (full, SOUP_HTTP_URI_FLAGS, NULL);
+      if (priv->uri == NULL ||
+          (g_strcmp0 (g_uri_get_scheme (priv->uri), "http") != 0 &&
+           g_strcmp0 (g_uri_get_scheme (priv->uri), "https") != 0) ||
+          g_uri_get_host (priv->uri) == NULL || *g_uri_get_host (priv->uri) == '\0')
+        {
+          g_clear_pointer (&priv->uri, g_uri_unref);
+          g_task_return_new_error (task, ANOT_ERROR, ANOT_ERROR_CONFIG,
+                                   "Invalid base URL “%s” for the %s backend: expected "
+                                   "http://HOST[:PORT]/PATH or https://…",
+                                   base ? base : "", klass->name ? klass->name : "HTTP");
+          return;
+        }
+    }
+
+  model = anot_chat_request_get_model (request);
+  if (model == NULL)
+    model = anot_http_backend_get_model (self);
+  if (model == NULL)
+    {
+      g_task_return_new_error (task, ANOT_ERROR, ANOT_ERROR_CONFIG,
+                               "No model given for the %s backend: use --model or "
+                               "model in the configuration file",
+                               klass->name ? klass->name : "HTTP");
+      return;
+    }
+
+  body = klass->build_body (self, request, model, &error);
+  if (body == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  generator = json_generator_new ();
+  json_generator_set_root (generator, body);
+  text = json_generator_to_data (generator, &length);
+
+  ensure_session (self);
+
+  call = g_new0 (Call, 1);
+  call->self = g_object_ref (self);
+  call->task = g_steal_pointer (&task);
+  call->queue_key = g_strdup (anot_chat_request_get_request_id (request)
+                              ? anot_chat_request_get_request_id (request) : "");
+  call->model = g_strdup (model);
+  call->uri = g_uri_ref (priv->uri);
+  call->body = g_bytes_new_take (text, length);
+  if (klass->build_headers != NULL)
+    call->headers = klass->build_headers (self, priv->api_key);
+  call->state = CALL_QUEUED;
+
+  if (cancellable != NULL)
+    {
+      call->cancel_source = g_cancellable_source_new (cancellable);
+      g_source_set_callback (call->cancel_source, (GSourceFunc) (void (*) (void)) on_call_cancelled,
+                             call, NULL);
+      g_source_set_static_name (call->cancel_source, "[anot] LLM call cancelled");
+      g_source_attach (call->cancel_source, g_task_get_context (call->task));
+    }
+
+  queue = g_hash_table_lookup (priv->queues, call->queue_key);
+  if (queue == NULL)
+    {
+      char *key = g_strdup (call->queue_key);
+
+      queue = g_queue_new ();
+      g_hash_table_insert (priv->queues, key, queue);
+      g_queue_push_tail (&priv->ring, key);
+    }
+  g_queue_push_tail (queue, call);
+  priv->n_queued++;
+
+  http_backend_pump (self);
+}
+
+static AnotCompletion *
+anot_http_backend_complete_finish (AnotBackend   *backend,
+                                   GAsyncResult  *result,
+                                   GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, backend), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == anot_http_backend_complete_async,
+                        NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+anot_http_backend_backend_iface_init (AnotBackendInterface *iface)
+{
+  iface->complete_async = anot_http_backend_complete_async;
+  iface->complete_finish = anot_http_backend_complete_finish;
+}
+
+/* ------------------------------------------------------------------------
+ * Properties
+ * --------------------------------------------------------------------- */
+
+/**
+ * anot_http_backend_get_base_url:
+ * @self: an #AnotHttpBackend
+ *
+ * Returns: (nullable): the base URL, the class default when not set
+ */
+const char *
+anot_http_backend_get_base_url (AnotHttpBackend *self)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), NULL);
+
+  priv = anot_http_backend_get_instance_private (self);
+  return priv->base_url ? priv->base_url : ANOT_HTTP_BACKEND_GET_CLASS (self)->default_base_url;
+}
+
+/**
+ * anot_http_backend_set_base_url:
+ * @self: an #AnotHttpBackend
+ * @base_url: (nullable): a base URL, or %NULL for the class default
+ *
+ * Sets [property@Anot.HttpBackend:base-url]; it is checked by the next
+ * call.
+ */
+void
+anot_http_backend_set_base_url (AnotHttpBackend *self,
+                                const char      *base_url)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_if_fail (ANOT_IS_HTTP_BACKEND (self));
+
+  priv = anot_http_backend_get_instance_private (self);
+  if (g_strcmp0 (priv->base_url, base_url) == 0)
+    return;
+  g_free (priv->base_url);
+  priv->base_url = base_url && *base_url ? g_strdup (base_url) : NULL;
+  g_clear_pointer (&priv->uri, g_uri_unref);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BASE_URL]);
+}
+
+/**
+ * anot_http_backend_set_api_key:
+ * @self: an #AnotHttpBackend
+ * @api_key: (nullable): the API key, or %NULL for none
+ *
+ * Sets [property@Anot.HttpBackend:api-key].
+ */
+void
+anot_http_backend_set_api_key (AnotHttpBackend *self,
+                               const char      *api_key)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_if_fail (ANOT_IS_HTTP_BACKEND (self));
+
+  priv = anot_http_backend_get_instance_private (self);
+  if (priv->api_key != NULL)
+    {
+      memset (priv->api_key, 0, strlen (priv->api_key));
+      g_free (priv->api_key);
+    }
+  priv->api_key = api_key && *api_key ? g_strdup (api_key) : NULL;
+}
+
+/**
+ * anot_http_backend_has_api_key:
+ * @self: an #AnotHttpBackend
+ *
+ * Returns: whether an API key is set
+ */
+gboolean
+anot_http_backend_has_api_key (AnotHttpBackend *self)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), FALSE);
+
+  priv = anot_http_backend_get_instance_private (self);
+  return priv->api_key != NULL;
+}
+
+/**
+ * anot_http_backend_get_model:
+ * @self: an #AnotHttpBackend
+ *
+ * Returns: (nullable): the default model, the class default when not set
+ */
+const char *
+anot_http_backend_get_model (AnotHttpBackend *self)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), NULL);
+
+  priv = anot_http_backend_get_instance_private (self);
+  return priv->model ? priv->model : ANOT_HTTP_BACKEND_GET_CLASS (self)->default_model;
+}
+
+/**
+ * anot_http_backend_set_model:
+ * @self: an #AnotHttpBackend
+ * @model: (nullable): the default model, or %NULL for the class default
+ *
+ * Sets [property@Anot.HttpBackend:model].
+ */
+void
+anot_http_backend_set_model (AnotHttpBackend *self,
+                             const char      *model)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_if_fail (ANOT_IS_HTTP_BACKEND (self));
+
+  priv = anot_http_backend_get_instance_private (self);
+  if (g_strcmp0 (priv->model, model) == 0)
+    return;
+  g_free (priv->model);
+  priv->model = model && *model ? g_strdup (model) : NULL;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODEL]);
+}
+
+/**
+ * anot_http_backend_get_timeout_ms:
+ * @self: an #AnotHttpBackend
+ *
+ * Returns: the timeout of one attempt in milliseconds, 0 for none
+ */
+guint
+anot_http_backend_get_timeout_ms (AnotHttpBackend *self)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), 0);
+
+  priv = anot_http_backend_get_instance_private (self);
+  return priv->timeout_ms;
+}
+
+/**
+ * anot_http_backend_set_timeout_ms:
+ * @self: an #AnotHttpBackend
+ * @timeout_ms: the timeout of one attempt in milliseconds, 0 for none
+ *
+ * Sets [property@Anot.HttpBackend:timeout-ms].
+ */
+void
+anot_http_backend_set_timeout_ms (AnotHttpBackend *self,
+                                  guint            timeout_ms)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_if_fail (ANOT_IS_HTTP_BACKEND (self));
+
+  priv = anot_http_backend_get_instance_private (self);
+  if (priv->timeout_ms == timeout_ms)
+    return;
+  priv->timeout_ms = timeout_ms;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TIMEOUT_MS]);
+}
+
+/**
+ * anot_http_backend_get_max_retries:
+ * @self: an #AnotHttpBackend
+ *
+ * Returns: how many times a failed attempt is retried
+ */
+guint
+anot_http_backend_get_max_retries (AnotHttpBackend *self)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), 0);
+
+  priv = anot_http_backend_get_instance_private (self);
+  return priv->max_retries;
+}
+
+/**
+ * anot_http_backend_set_max_retries:
+ * @self: an #AnotHttpBackend
+ * @max_retries: how many times a failed attempt is retried
+ *
+ * Sets [property@Anot.HttpBackend:max-retries].
+ */
+void
+anot_http_backend_set_max_retries (AnotHttpBackend *self,
+                                   guint            max_retries)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_if_fail (ANOT_IS_HTTP_BACKEND (self));
+
+  priv = anot_http_backend_get_instance_private (self);
+  if (priv->max_retries == max_retries)
+    return;
+  priv->max_retries = max_retries;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_RETRIES]);
+}
+
+/**
+ * anot_http_backend_get_max_concurrency:
+ * @self: an #AnotHttpBackend
+ *
+ * Returns: the most calls in flight at once
+ */
+guint
+anot_http_backend_get_max_concurrency (AnotHttpBackend *self)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), 0);
+
+  priv = anot_http_backend_get_instance_private (self);
+  return priv->max_concurrency;
+}
+
+/**
+ * anot_http_backend_set_max_concurrency:
+ * @self: an #AnotHttpBackend
+ * @max_concurrency: the most calls in flight at once, at least 1
+ *
+ * Sets [property@Anot.HttpBackend:max-concurrency].  Queued calls start
+ * at once if the bound grew.
+ */
+void
+anot_http_backend_set_max_concurrency (AnotHttpBackend *self,
+                                       guint            max_concurrency)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_if_fail (ANOT_IS_HTTP_BACKEND (self));
+  g_return_if_fail (max_concurrency >= 1);
+
+  priv = anot_http_backend_get_instance_private (self);
+  if (priv->max_concurrency == max_concurrency)
+    return;
+  priv->max_concurrency = max_concurrency;
+  /* The connection pool is sized by the bound: the next call opens a new
+   * session (calls in flight keep the old one alive). */
+  g_clear_object (&priv->session);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_CONCURRENCY]);
+  if (priv->n_queued > 0)
+    {
+      ensure_session (self);
+      http_backend_pump (self);
+    }
+}
+
+/**
+ * anot_http_backend_get_n_in_flight:
+ * @self: an #AnotHttpBackend
+ *
+ * Returns: the calls on the wire or waiting to retry
+ */
+guint
+anot_http_backend_get_n_in_flight (AnotHttpBackend *self)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), 0);
+
+  priv = anot_http_backend_get_instance_private (self);
+  return priv->n_in_flight;
+}
+
+/**
+ * anot_http_backend_get_n_queued:
+ * @self: an #AnotHttpBackend
+ *
+ * Returns: the calls waiting for a free slot
+ */
+guint
+anot_http_backend_get_n_queued (AnotHttpBackend *self)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), 0);
+
+  priv = anot_http_backend_get_instance_private (self);
+  return priv->n_queued;
+}
+
+/**
+ * anot_http_backend_get_n_retries:
+ * @self: an #AnotHttpBackend
+ *
+ * Returns: the retries made so far, by every call
+ */
+guint64
+anot_http_backend_get_n_retries (AnotHttpBackend *self)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), 0);
+
+  priv = anot_http_backend_get_instance_private (self);
+  return priv->n_retries;
+}

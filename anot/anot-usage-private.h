@@ -1,0 +1,25 @@
+/* anot-usage-private.h: AnotUsage internals
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "anot-usage.h"
+
+G_BEGIN_DECLS
+
+/* Adds counts to one part of @self: the per-model table when @model is
+ * set, else the per-role table when @role is set, else the totals.  For
+ * usage read back from results rows, which keep the totals and both
+ * partitions but not the individual calls. */
+void anot_usage_add_partial (AnotUsage  *self,
+                             const char *model,
+                             const char *role,
+                             guint64     calls,
+                             guint64     prompt_tokens,
+                             guint64     completion_tokens,
+                             double      cost_usd,
+                             double      latency_ms,
+                             guint64     retries);
+
+G_END_DECLS
