@@ -6,6 +6,8 @@
 
 #include "anot-method-context.h"
 
+#include "anot-error.h"
+
 #include <stdlib.h>
 
 /**
@@ -14,8 +16,16 @@
  * Per-request context handed to [method@Anot.Method.rank_async]: the
  * dataset, the request id, the seed of every random choice the method makes
  * for this request, string options (`--method-option key=value`), the
- * validator (for the oracle and analysis) and the [class@Anot.Usage] that
- * LLM calls made for this request are counted in.
+ * validator (for the oracle and analysis), the [class@Anot.Usage] that
+ * LLM calls made for this request are counted in, the
+ * [class@Anot.BackendRouter] that picks the backend of each role and the
+ * run's [class@Anot.DebugLog].
+ *
+ * Methods make LLM calls with [method@Anot.MethodContext.complete_async]:
+ * it routes the call by role, tags it with the request id (the backends'
+ * queues are fair across requests), adds the completion to this
+ * request's usage under its role, and writes the call to `debug.log`
+ * (one line at level 2, the prompt and the answer at level 3).
  *
  * One context is created per (request, candidate count, run), so a method
  * may keep request-scoped state in it through g_object_set_data().
@@ -31,6 +41,8 @@ struct _AnotMethodContext
   guint64 seed;
   AnotUsage *usage;
   GHashTable *options;
+  AnotBackendRouter *router;
+  AnotDebugLog *debug_log;
 };
 
 G_DEFINE_FINAL_TYPE (AnotMethodContext, anot_method_context, G_TYPE_OBJECT)
@@ -42,6 +54,8 @@ enum {
   PROP_SEED,
   PROP_VALIDATOR,
   PROP_USAGE,
+  PROP_ROUTER,
+  PROP_DEBUG_LOG,
   N_PROPS
 };
 
@@ -55,6 +69,8 @@ anot_method_context_finalize (GObject *object)
   g_clear_object (&self->dataset);
   g_clear_object (&self->validator);
   g_clear_object (&self->usage);
+  g_clear_object (&self->router);
+  g_clear_object (&self->debug_log);
   g_free (self->request_id);
   g_hash_table_unref (self->options);
 
@@ -86,6 +102,12 @@ anot_method_context_get_property (GObject    *object,
     case PROP_USAGE:
       g_value_set_object (value, self->usage);
       break;
+    case PROP_ROUTER:
+      g_value_set_object (value, self->router);
+      break;
+    case PROP_DEBUG_LOG:
+      g_value_set_object (value, self->debug_log);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -112,6 +134,12 @@ anot_method_context_set_property (GObject      *object,
       break;
     case PROP_VALIDATOR:
       anot_method_context_set_validator (self, g_value_get_object (value));
+      break;
+    case PROP_ROUTER:
+      anot_method_context_set_router (self, g_value_get_object (value));
+      break;
+    case PROP_DEBUG_LOG:
+      anot_method_context_set_debug_log (self, g_value_get_object (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -169,6 +197,23 @@ anot_method_context_class_init (AnotMethodContextClass *klass)
   properties[PROP_USAGE] =
     g_param_spec_object ("usage", NULL, NULL, ANOT_TYPE_USAGE,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * AnotMethodContext:router:
+   *
+   * The router of the run's LLM calls, or %NULL when the run has none.
+   */
+  properties[PROP_ROUTER] =
+    g_param_spec_object ("router", NULL, NULL, ANOT_TYPE_BACKEND_ROUTER,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotMethodContext:debug-log:
+   *
+   * The run's `debug.log`, or %NULL when `ANOT_DEBUG` is 0.
+   */
+  properties[PROP_DEBUG_LOG] =
+    g_param_spec_object ("debug-log", NULL, NULL, ANOT_TYPE_DEBUG_LOG,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -358,4 +403,311 @@ anot_method_context_list_options (AnotMethodContext *self)
     keys[i] = g_strdup (keys[i]);
   qsort (keys, n_keys, sizeof (char *), compare_strings);
   return keys;
+}
+
+/**
+ * anot_method_context_get_router:
+ * @self: an #AnotMethodContext
+ *
+ * Returns: (transfer none) (nullable): the router of the run's LLM calls
+ */
+AnotBackendRouter *
+anot_method_context_get_router (AnotMethodContext *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), NULL);
+  return self->router;
+}
+
+/**
+ * anot_method_context_set_router:
+ * @self: an #AnotMethodContext
+ * @router: (nullable): a router
+ *
+ * Sets [property@Anot.MethodContext:router].
+ */
+void
+anot_method_context_set_router (AnotMethodContext *self,
+                                AnotBackendRouter *router)
+{
+  g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
+  g_return_if_fail (router == NULL || ANOT_IS_BACKEND_ROUTER (router));
+
+  if (g_set_object (&self->router, router))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ROUTER]);
+}
+
+/**
+ * anot_method_context_get_debug_log:
+ * @self: an #AnotMethodContext
+ *
+ * Returns: (transfer none) (nullable): the run's debug log
+ */
+AnotDebugLog *
+anot_method_context_get_debug_log (AnotMethodContext *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), NULL);
+  return self->debug_log;
+}
+
+/**
+ * anot_method_context_set_debug_log:
+ * @self: an #AnotMethodContext
+ * @log: (nullable): a debug log
+ *
+ * Sets [property@Anot.MethodContext:debug-log].
+ */
+void
+anot_method_context_set_debug_log (AnotMethodContext *self,
+                                   AnotDebugLog      *log)
+{
+  g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
+  g_return_if_fail (log == NULL || ANOT_IS_DEBUG_LOG (log));
+
+  if (g_set_object (&self->debug_log, log))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DEBUG_LOG]);
+}
+
+/**
+ * anot_method_context_get_debug_level:
+ * @self: an #AnotMethodContext
+ *
+ * Methods check it before building expensive debug messages.
+ *
+ * Returns: the level of the debug log, %ANOT_DEBUG_LEVEL_OFF without one
+ */
+AnotDebugLevel
+anot_method_context_get_debug_level (AnotMethodContext *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), ANOT_DEBUG_LEVEL_OFF);
+  return self->debug_log ? anot_debug_log_get_level (self->debug_log) : ANOT_DEBUG_LEVEL_OFF;
+}
+
+/**
+ * anot_method_context_debug_message:
+ * @self: an #AnotMethodContext
+ * @level: the level of the message
+ * @phase: (nullable): a short tag such as `P1`
+ * @message: the text
+ *
+ * Writes a line for this request to the debug log, if there is one and
+ * its level is at least @level.
+ */
+void
+anot_method_context_debug_message (AnotMethodContext *self,
+                                   AnotDebugLevel     level,
+                                   const char        *phase,
+                                   const char        *message)
+{
+  g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
+  g_return_if_fail (message != NULL);
+
+  if (self->debug_log != NULL)
+    anot_debug_log_write (self->debug_log, level, phase, self->request_id, message);
+}
+
+/**
+ * anot_method_context_debug: (skip)
+ * @self: an #AnotMethodContext
+ * @level: the level of the message
+ * @phase: (nullable): a short tag such as `P1`
+ * @format: a printf() format
+ * @...: its arguments
+ *
+ * Like anot_method_context_debug_message(), formatting only when the line
+ * is written.
+ */
+void
+anot_method_context_debug (AnotMethodContext *self,
+                           AnotDebugLevel     level,
+                           const char        *phase,
+                           const char        *format,
+                           ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
+  g_return_if_fail (format != NULL);
+
+  if (level == ANOT_DEBUG_LEVEL_OFF || anot_method_context_get_debug_level (self) < level)
+    return;
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  anot_debug_log_write (self->debug_log, level, phase, self->request_id, message);
+}
+
+static const char *
+chat_role_name (AnotChatRole role)
+{
+  switch (role)
+    {
+    case ANOT_CHAT_ROLE_SYSTEM:
+      return "system";
+    case ANOT_CHAT_ROLE_ASSISTANT:
+      return "assistant";
+    case ANOT_CHAT_ROLE_USER:
+    default:
+      return "user";
+    }
+}
+
+static void
+on_routed_complete (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  AnotMethodContext *self = g_task_get_source_object (task);
+  const char *role = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotCompletion) completion = NULL;
+
+  completion = anot_backend_router_complete_finish (ANOT_BACKEND_ROUTER (source), result, &error);
+  if (completion == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        anot_method_context_debug (self, ANOT_DEBUG_LEVEL_SUMMARY, "LLM", "%s failed: %s",
+                                   role, error->message);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  anot_usage_add_completion (self->usage, completion);
+  anot_method_context_debug (self, ANOT_DEBUG_LEVEL_VERBOSE, "LLM",
+                             "%s %s:%s %" G_GUINT64_FORMAT "+%" G_GUINT64_FORMAT
+                             " tokens, %.0f ms, %u retries%s",
+                             role,
+                             anot_backend_router_get_backend_name (ANOT_BACKEND_ROUTER (source), role)
+                             ? anot_backend_router_get_backend_name (ANOT_BACKEND_ROUTER (source), role)
+                             : "?",
+                             anot_completion_get_model (completion)
+                             ? anot_completion_get_model (completion) : "?",
+                             anot_completion_get_prompt_tokens (completion),
+                             anot_completion_get_completion_tokens (completion),
+                             anot_completion_get_latency_ms (completion),
+                             anot_completion_get_retries (completion),
+                             anot_completion_get_cached (completion) ? ", cached" : "");
+  anot_method_context_debug (self, ANOT_DEBUG_LEVEL_FULL, "LLM", "%s response:\n%s",
+                             role, anot_completion_get_text (completion)
+                             ? anot_completion_get_text (completion) : "");
+  g_task_return_pointer (task, g_steal_pointer (&completion), g_object_unref);
+}
+
+/**
+ * anot_method_context_complete_request_async:
+ * @self: an #AnotMethodContext
+ * @role: the role making the call, e.g. %ANOT_DEFAULT_ROLE or "planner"
+ * @request: the call; not changed
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called when the completion is ready
+ * @user_data: data for @callback
+ *
+ * Makes one LLM call for this request through
+ * [property@Anot.MethodContext:router], with every option of @request
+ * (JSON output, temperature, ...).  Finish with
+ * anot_method_context_complete_finish().
+ */
+void
+anot_method_context_complete_request_async (AnotMethodContext   *self,
+                                            const char          *role,
+                                            AnotChatRequest     *request,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(AnotChatRequest) copy = NULL;
+
+  g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
+  g_return_if_fail (role != NULL);
+  g_return_if_fail (ANOT_IS_CHAT_REQUEST (request));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, anot_method_context_complete_request_async);
+  g_task_set_name (task, "[anot] method LLM call");
+  g_task_set_task_data (task, g_strdup (role), g_free);
+
+  if (self->router == NULL)
+    {
+      g_task_return_new_error (task, ANOT_ERROR, ANOT_ERROR_CONFIG,
+                               "No LLM backend is available to this method (the context has "
+                               "no router)");
+      return;
+    }
+
+  copy = anot_chat_request_copy (request);
+  anot_chat_request_set_request_id (copy, self->request_id);
+
+  if (anot_method_context_get_debug_level (self) >= ANOT_DEBUG_LEVEL_FULL)
+    {
+      g_autoptr(GString) text = g_string_new (NULL);
+
+      g_string_append_printf (text, "%s prompt:", role);
+      for (guint i = 0; i < anot_chat_request_get_n_messages (copy); i++)
+        g_string_append_printf (text, "\n<%s>\n%s",
+                                chat_role_name (anot_chat_request_get_message_role (copy, i)),
+                                anot_chat_request_get_message_content (copy, i));
+      anot_debug_log_write (self->debug_log, ANOT_DEBUG_LEVEL_FULL, "LLM", self->request_id,
+                            text->str);
+    }
+
+  anot_backend_router_complete_async (self->router, role, copy, cancellable,
+                                      on_routed_complete, g_steal_pointer (&task));
+}
+
+/**
+ * anot_method_context_complete_async:
+ * @self: an #AnotMethodContext
+ * @role: the role making the call, e.g. %ANOT_DEFAULT_ROLE or "planner"
+ * @system_prompt: (nullable): the system prompt
+ * @prompt: the user message
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called when the completion is ready
+ * @user_data: data for @callback
+ *
+ * Makes one LLM call for this request: `[system?, user]` messages sent to
+ * the backend of @role with the role's configured options, counted in
+ * [property@Anot.MethodContext:usage] under @role and written to the
+ * debug log.  Finish with anot_method_context_complete_finish().
+ */
+void
+anot_method_context_complete_async (AnotMethodContext   *self,
+                                    const char          *role,
+                                    const char          *system_prompt,
+                                    const char          *prompt,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  g_autoptr(AnotChatRequest) request = NULL;
+
+  g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
+  g_return_if_fail (prompt != NULL);
+
+  request = anot_chat_request_new (system_prompt, prompt);
+  anot_method_context_complete_request_async (self, role, request, cancellable, callback, user_data);
+}
+
+/**
+ * anot_method_context_complete_finish:
+ * @self: an #AnotMethodContext
+ * @result: the #GAsyncResult passed to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes anot_method_context_complete_async() or
+ * anot_method_context_complete_request_async().
+ *
+ * Returns: (transfer full): the completion, already counted in the
+ *   request's usage
+ */
+AnotCompletion *
+anot_method_context_complete_finish (AnotMethodContext  *self,
+                                     GAsyncResult       *result,
+                                     GError            **error)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -10,7 +10,9 @@
 
 #include <gio/gio.h>
 
+#include "anot-backend-router.h"
 #include "anot-dataset.h"
+#include "anot-debug-log.h"
 #include "anot-usage.h"
 #include "anot-validator.h"
 
@@ -35,5 +37,39 @@ void               anot_method_context_set_option     (AnotMethodContext *self,
                                                        const char        *key,
                                                        const char        *value);
 char             **anot_method_context_list_options   (AnotMethodContext *self);
+
+AnotBackendRouter *anot_method_context_get_router     (AnotMethodContext *self);
+void               anot_method_context_set_router     (AnotMethodContext *self,
+                                                       AnotBackendRouter *router);
+AnotDebugLog      *anot_method_context_get_debug_log  (AnotMethodContext *self);
+void               anot_method_context_set_debug_log  (AnotMethodContext *self,
+                                                       AnotDebugLog      *log);
+AnotDebugLevel     anot_method_context_get_debug_level (AnotMethodContext *self);
+void               anot_method_context_debug_message  (AnotMethodContext *self,
+                                                       AnotDebugLevel     level,
+                                                       const char        *phase,
+                                                       const char        *message);
+void               anot_method_context_debug          (AnotMethodContext *self,
+                                                       AnotDebugLevel     level,
+                                                       const char        *phase,
+                                                       const char        *format,
+                                                       ...) G_GNUC_PRINTF (4, 5);
+
+void               anot_method_context_complete_async (AnotMethodContext   *self,
+                                                       const char          *role,
+                                                       const char          *system_prompt,
+                                                       const char          *prompt,
+                                                       GCancellable        *cancellable,
+                                                       GAsyncReadyCallback  callback,
+                                                       gpointer             user_data);
+void               anot_method_context_complete_request_async (AnotMethodContext   *self,
+                                                       const char          *role,
+                                                       AnotChatRequest     *request,
+                                                       GCancellable        *cancellable,
+                                                       GAsyncReadyCallback  callback,
+                                                       gpointer             user_data);
+AnotCompletion    *anot_method_context_complete_finish (AnotMethodContext  *self,
+                                                       GAsyncResult        *result,
+                                                       GError             **error);
 
 G_END_DECLS

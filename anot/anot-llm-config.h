@@ -1,0 +1,50 @@
+/* anot-llm-config.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(ANOT_INSIDE) && !defined(ANOT_COMPILATION)
+#error "Only <anot/anot.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "anot-backend-router.h"
+
+G_BEGIN_DECLS
+
+#define ANOT_TYPE_LLM_CONFIG (anot_llm_config_get_type ())
+G_DECLARE_FINAL_TYPE (AnotLlmConfig, anot_llm_config, ANOT, LLM_CONFIG, GObject)
+
+AnotLlmConfig     *anot_llm_config_new                (void);
+gboolean           anot_llm_config_load_file          (AnotLlmConfig       *self,
+                                                       const char          *path,
+                                                       GError             **error);
+gboolean           anot_llm_config_load_default_file  (AnotLlmConfig       *self,
+                                                       GError             **error);
+char              *anot_llm_config_get_default_path   (void);
+void               anot_llm_config_set_environment    (AnotLlmConfig       *self,
+                                                       const char * const  *envp);
+gboolean           anot_llm_config_set                (AnotLlmConfig       *self,
+                                                       const char          *role,
+                                                       const char          *key,
+                                                       const char          *value,
+                                                       GError             **error);
+gboolean           anot_llm_config_add_role_spec      (AnotLlmConfig       *self,
+                                                       const char          *spec,
+                                                       GError             **error);
+char              *anot_llm_config_lookup             (AnotLlmConfig       *self,
+                                                       const char          *role,
+                                                       const char          *key,
+                                                       char               **source);
+gboolean           anot_llm_config_has_role           (AnotLlmConfig       *self,
+                                                       const char          *role);
+char             **anot_llm_config_list_roles         (AnotLlmConfig       *self);
+AnotBackendRouter *anot_llm_config_create_router      (AnotLlmConfig       *self,
+                                                       GError             **error);
+JsonNode          *anot_llm_config_to_json            (AnotLlmConfig       *self,
+                                                       AnotBackendRouter   *router);
+
+G_END_DECLS
