@@ -129,6 +129,11 @@ void                _anot_review_set_assignment     (AnotReview             *sel
 gboolean            _anot_review_has_assignment     (AnotReview             *self);
 const char * const *_anot_review_get_assigned_friends (AnotReview           *self);
 guint               _anot_review_get_flags          (AnotReview             *self);
+/* A copy of @self at @position with @text (NULL: the same text); the copy
+ * keeps @self alive and shares its strings. */
+AnotReview         *_anot_review_copy_at            (AnotReview             *self,
+                                                     const char             *text,
+                                                     guint                   position);
 AnotStore          *_anot_review_get_store          (AnotReview             *self);
 
 /* ------------------------------------------------------------------------ *

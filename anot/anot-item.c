@@ -431,6 +431,71 @@ _anot_item_add_review (AnotItem   *self,
 }
 
 /**
+ * anot_item_copy_with_reviews:
+ * @self: a #AnotItem
+ * @reviews: (element-type Anot.Review) (transfer none): the reviews of the
+ *   copy, in order; each must be about @self (same item id)
+ *
+ * Creates a copy of @self with other reviews: the same record, attributes,
+ * hours, index and id, and @reviews in place of its reviews.  This is how
+ * an attack builds what a method sees (reviews changed with
+ * anot_review_copy_with_text(), added with anot_review_new(), or left out)
+ * without modifying the dataset: @self and its reviews are not changed.
+ *
+ * A review's [property@Anot.Review:position] is its index among the
+ * reviews of its item, so a review placed at another index than its
+ * position (after an insertion, say) is copied with the new position.
+ *
+ * Returns: (transfer full): a new #AnotItem
+ */
+AnotItem *
+anot_item_copy_with_reviews (AnotItem  *self,
+                             GPtrArray *reviews)
+{
+  AnotItem *copy;
+
+  g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
+  g_return_val_if_fail (reviews != NULL, NULL);
+  for (guint i = 0; i < reviews->len; i++)
+    {
+      AnotReview *review = g_ptr_array_index (reviews, i);
+
+      g_return_val_if_fail (ANOT_IS_REVIEW (review), NULL);
+      g_return_val_if_fail (strcmp (anot_review_get_item_id (review), self->id) == 0, NULL);
+    }
+
+  copy = g_object_new (ANOT_TYPE_ITEM, NULL);
+  /* The strings are read-only once the item is built: share them. */
+  copy->store = _anot_store_ref (self->store);
+  copy->json_text = self->json_text;
+  copy->json_len = self->json_len;
+  copy->record = json_object_ref (anot_item_get_record (self));
+  copy->id = self->id;
+  copy->name = self->name;
+  copy->city = self->city;
+  copy->categories_string = self->categories_string;
+  copy->categories = self->categories;
+  copy->attributes = self->attributes;
+  copy->hours = self->hours;
+  copy->n_attributes = self->n_attributes;
+  copy->n_hours = self->n_hours;
+  copy->stars = self->stars;
+  copy->index = self->index;
+
+  for (guint i = 0; i < reviews->len; i++)
+    {
+      AnotReview *review = g_ptr_array_index (reviews, i);
+
+      if (anot_review_get_position (review) == i)
+        g_ptr_array_add (copy->reviews, g_object_ref (review));
+      else
+        g_ptr_array_add (copy->reviews, _anot_review_copy_at (review, NULL, i));
+    }
+
+  return copy;
+}
+
+/**
  * anot_item_get_id:
  * @self: a #AnotItem
  *

@@ -18,6 +18,8 @@ G_BEGIN_DECLS
 #define ANOT_TYPE_ITEM (anot_item_get_type ())
 G_DECLARE_FINAL_TYPE (AnotItem, anot_item, ANOT, ITEM, GObject)
 
+AnotItem           *anot_item_copy_with_reviews (AnotItem   *self,
+                                                 GPtrArray  *reviews);
 const char         *anot_item_get_id            (AnotItem   *self);
 guint               anot_item_get_index         (AnotItem   *self);
 const char         *anot_item_get_name          (AnotItem   *self);

@@ -163,6 +163,7 @@ struct _AnotReview
   GObject parent_instance;
 
   AnotStore          *store;
+  AnotReview         *source;             /* a copy borrows the strings of its source */
   const char         *id;
   const char         *item_id;
   const char         *user_id;
@@ -207,6 +208,7 @@ anot_review_finalize (GObject *object)
   AnotReview *self = ANOT_REVIEW (object);
 
   g_clear_pointer (&self->store, _anot_store_unref);
+  g_clear_object (&self->source);
 
   G_OBJECT_CLASS (anot_review_parent_class)->finalize (object);
 }
@@ -426,6 +428,112 @@ anot_review_new_internal (AnotStore              *store,
     _anot_store_seal (store);
 
   return self;
+}
+
+/**
+ * anot_review_new:
+ * @id: the `review_id`
+ * @item_id: the `business_id` of the reviewed item
+ * @stars: the star rating
+ * @text: the text
+ * @date: (nullable): the `date`, e.g. `"2024-01-01 00:00:00"`
+ *
+ * Creates a review that comes from no file, for instance the fake review an
+ * attack adds to an item.  It has no user, no votes and no reviewer name;
+ * its position is 0 until it is placed in an item with
+ * anot_item_copy_with_reviews().
+ *
+ * Returns: (transfer full): a new #AnotReview
+ */
+AnotReview *
+anot_review_new (const char *id,
+                 const char *item_id,
+                 double      stars,
+                 const char *text,
+                 const char *date)
+{
+  AnotReviewFields fields = {
+    .id = id,
+    .item_id = item_id,
+    .stars = stars,
+    .text = text,
+    .text_len = -1,
+    .date = date,
+  };
+
+  g_return_val_if_fail (id != NULL, NULL);
+  g_return_val_if_fail (item_id != NULL, NULL);
+  g_return_val_if_fail (text != NULL, NULL);
+
+  return anot_review_new_internal (NULL, &fields, 0);
+}
+
+AnotReview *
+_anot_review_copy_at (AnotReview *self,
+                      const char *text,
+                      guint       position)
+{
+  AnotReview *copy;
+
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), NULL);
+
+  copy = g_object_new (ANOT_TYPE_REVIEW, NULL);
+  /* Every string but a new text stays where it is: the copy keeps its
+   * source (and so the source's store) alive instead of duplicating it. */
+  copy->source = g_object_ref (self);
+  copy->id = self->id;
+  copy->item_id = self->item_id;
+  copy->user_id = self->user_id;
+  copy->date = self->date;
+  copy->user_yelping_since = self->user_yelping_since;
+  copy->reviewer_name = self->reviewer_name;
+  copy->assigned_friends = self->assigned_friends;
+  copy->stars = self->stars;
+  copy->user_average_stars = self->user_average_stars;
+  copy->useful = self->useful;
+  copy->funny = self->funny;
+  copy->cool = self->cool;
+  copy->user_review_count = self->user_review_count;
+  copy->flags = self->flags;
+  copy->position = position;
+
+  if (text != NULL)
+    {
+      gsize len = strlen (text);
+
+      copy->store = _anot_store_new (len + 1);
+      copy->text = _anot_store_add_string (copy->store, text, len);
+      _anot_store_seal (copy->store);
+    }
+  else
+    {
+      copy->store = _anot_store_ref (self->store);
+      copy->text = self->text;
+    }
+
+  return copy;
+}
+
+/**
+ * anot_review_copy_with_text:
+ * @self: a #AnotReview
+ * @text: the new text
+ *
+ * Creates a copy of @self whose text is @text; every other field (id,
+ * stars, date, user, reviewer name and friends, position) is the same.
+ * @self is not modified.  This is how an attack changes what a method
+ * reads without touching the dataset.
+ *
+ * Returns: (transfer full): a new #AnotReview
+ */
+AnotReview *
+anot_review_copy_with_text (AnotReview *self,
+                            const char *text)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW (self), NULL);
+  g_return_val_if_fail (text != NULL, NULL);
+
+  return _anot_review_copy_at (self, text, self->position);
 }
 
 void

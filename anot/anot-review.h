@@ -16,6 +16,13 @@ G_BEGIN_DECLS
 #define ANOT_TYPE_REVIEW (anot_review_get_type ())
 G_DECLARE_FINAL_TYPE (AnotReview, anot_review, ANOT, REVIEW, GObject)
 
+AnotReview  *anot_review_new                    (const char *id,
+                                                 const char *item_id,
+                                                 double      stars,
+                                                 const char *text,
+                                                 const char *date);
+AnotReview  *anot_review_copy_with_text         (AnotReview *self,
+                                                 const char *text);
 const char  *anot_review_get_id                 (AnotReview *self);
 const char  *anot_review_get_item_id            (AnotReview *self);
 const char  *anot_review_get_user_id            (AnotReview *self);
