@@ -55,6 +55,9 @@ G_BEGIN_DECLS
  *   written
  * @ANOT_ERROR_CONFIG: the configuration (file, environment variable or
  *   option) of the LLM backends is invalid
+ * @ANOT_ERROR_ATTACK_FAILED: an attack could not be applied, or broke its
+ *   contract (it changed the gold item, the number or the order of the
+ *   candidates)
  *
  * Error codes in the %ANOT_ERROR domain.  Errors about input files carry the
  * file name, the 1-based line number and the field in their message, e.g.
@@ -85,6 +88,7 @@ typedef enum {
   ANOT_ERROR_CACHE_MISS,
   ANOT_ERROR_CACHE,
   ANOT_ERROR_CONFIG,
+  ANOT_ERROR_ATTACK_FAILED,
 } AnotError;
 
 /**
