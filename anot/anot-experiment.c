@@ -6,11 +6,15 @@
 
 #include "anot-experiment.h"
 
+#include "anot-backend-router.h"
+#include "anot-debug-log.h"
 #include "anot-enum-types.h"
 #include "anot-error.h"
+#include "anot-llm-config.h"
 #include "anot-method.h"
 #include "anot-method-context.h"
 #include "anot-registry.h"
+#include "anot-response-cache.h"
 #include "anot-results-writer-private.h"
 #include "anot-validator.h"
 #include "anot-version.h"
@@ -55,6 +59,15 @@
  * - `force`: `true` to overwrite an existing results directory
  * - `method.KEY`: an option passed to the method's
  *   [class@Anot.MethodContext] as `KEY`
+ * - `backend`, `model`, `base-url`, `temperature`, `max-tokens`: the LLM
+ *   settings of the default role, on top of the environment and the
+ *   configuration file (see [class@Anot.LlmConfig])
+ * - `role`: comma-separated `ROLE=BACKEND:MODEL` routes
+ * - `cache`: a response cache file ([class@Anot.ResponseCache]); `offline`:
+ *   `true` to answer LLM calls from it only.  Neither is recorded in
+ *   `config.json`: an offline replay writes the same files.
+ * - `debug`: the debug level, 0 to 3 (default: the `ANOT_DEBUG` environment
+ *   variable); above 0, `debug.log` is written in each run directory
  *
  * Every random choice of a request is seeded from the run seed, the
  * request id and N with [func@Anot.seed_derive], so results do not depend
@@ -72,6 +85,21 @@ static const guint scaling_points[] = { 10, 20, 30, 40, 50 };
 static const char * const known_options[] = {
   "candidates", "scaling", "pool", "shuffle", "k", "seed", "runs",
   "concurrency", "limit", "requests", "groups", "out", "name", "force",
+  "backend", "model", "base-url", "temperature", "max-tokens", "role", "cache", "offline",
+  "debug",
+};
+
+/* LLM options of the default role: experiment option -> configuration key. */
+static const struct
+{
+  const char *option;
+  const char *key;
+} llm_options[] = {
+  { "backend", "backend" },
+  { "model", "model" },
+  { "base-url", "base_url" },
+  { "temperature", "temperature" },
+  { "max-tokens", "max_tokens" },
 };
 
 /* One (run, N) combination and its rows. */
@@ -127,6 +155,10 @@ struct _AnotExperiment
   guint n_planned;
   AnotMethod *method;
   AnotValidator *validator;
+  AnotLlmConfig *llm_config;
+  AnotBackendRouter *router;
+  AnotDebugLevel debug_level;
+  AnotDebugLog *debug_log;      /* of the run in progress */
 
   /* State of a run in progress */
   GTask *task;
@@ -192,6 +224,8 @@ anot_experiment_reset_prepared (AnotExperiment *self)
   g_clear_pointer (&self->cells, g_ptr_array_unref);
   g_clear_object (&self->method);
   g_clear_object (&self->validator);
+  g_clear_object (&self->llm_config);
+  g_clear_object (&self->router);
   self->n_planned = 0;
 }
 
@@ -206,6 +240,7 @@ anot_experiment_finalize (GObject *object)
   g_hash_table_unref (self->options);
   g_clear_pointer (&self->jobs, g_ptr_array_unref);
   g_clear_object (&self->append);
+  g_clear_object (&self->debug_log);
   g_clear_error (&self->fatal);
 
   G_OBJECT_CLASS (anot_experiment_parent_class)->finalize (object);
@@ -619,6 +654,63 @@ find_cell (AnotExperiment *self,
   return NULL;
 }
 
+/* The LLM router of the run: configuration file, environment, then the
+ * options; the response cache; the debug level. */
+static gboolean
+prepare_llm (AnotExperiment  *self,
+             GError         **error)
+{
+  g_autoptr(AnotResponseCache) cache = NULL;
+  const char *text;
+  gboolean offline = FALSE;
+
+  self->llm_config = anot_llm_config_new ();
+  if (!anot_llm_config_load_default_file (self->llm_config, error))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (llm_options); i++)
+    if ((text = g_hash_table_lookup (self->options, llm_options[i].option)) != NULL &&
+        !anot_llm_config_set (self->llm_config, ANOT_DEFAULT_ROLE, llm_options[i].key, text, error))
+      return FALSE;
+  if ((text = g_hash_table_lookup (self->options, "role")) != NULL)
+    {
+      g_auto(GStrv) specs = split_list (text);
+
+      for (guint i = 0; specs[i] != NULL; i++)
+        if (!anot_llm_config_add_role_spec (self->llm_config, specs[i], error))
+          return FALSE;
+    }
+
+  if ((text = g_hash_table_lookup (self->options, "offline")) != NULL &&
+      !parse_bool ("offline", text, &offline, error))
+    return FALSE;
+  if ((text = g_hash_table_lookup (self->options, "cache")) != NULL && *text != '\0')
+    {
+      cache = anot_response_cache_new (text, error);
+      if (cache == NULL)
+        return FALSE;
+    }
+  else if (offline)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "--offline answers LLM calls from a response cache: give it with --cache FILE");
+      return FALSE;
+    }
+
+  self->router = anot_llm_config_create_router (self->llm_config, error);
+  if (self->router == NULL)
+    return FALSE;
+  if (cache != NULL)
+    anot_backend_router_set_cache (self->router, cache, offline);
+
+  text = g_hash_table_lookup (self->options, "debug");
+  if (text == NULL)
+    text = g_getenv ("ANOT_DEBUG");
+  self->debug_level = anot_debug_level_from_string (text, error);
+  if (error != NULL && *error != NULL)
+    return FALSE;
+  return TRUE;
+}
+
 /**
  * anot_experiment_prepare:
  * @self: an #AnotExperiment
@@ -957,6 +1049,8 @@ anot_experiment_prepare (AnotExperiment  *self,
   if (self->method == NULL)
     goto fail;
   self->validator = anot_validator_new (self->dataset);
+  if (!prepare_llm (self, error))
+    goto fail;
 
   self->prepared = TRUE;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DIRECTORY]);
@@ -1108,7 +1202,7 @@ write_config (AnotExperiment  *self,
   json_builder_set_member_name (builder, "parallel");
   json_builder_add_boolean_value (builder, self->concurrency > 1);
   json_builder_set_member_name (builder, "llm_config");
-  json_builder_add_null_value (builder);
+  json_builder_add_value (builder, anot_llm_config_to_json (self->llm_config, self->router));
   json_builder_set_member_name (builder, "attack_config");
   json_builder_add_null_value (builder);
 
@@ -1294,6 +1388,18 @@ write_config (AnotExperiment  *self,
     g_hash_table_iter_init (&iter, self->method_options);
     while (g_hash_table_iter_next (&iter, &key, &value))
       g_hash_table_insert (stored_options, g_strconcat ("method.", key, NULL), g_strdup (value));
+    /* The LLM choices, so a resume asks the same models; not the cache,
+     * offline mode or debug level, which do not change results. */
+    for (guint i = 0; i < G_N_ELEMENTS (llm_options); i++)
+      {
+        const char *text = g_hash_table_lookup (self->options, llm_options[i].option);
+
+        if (text != NULL)
+          g_hash_table_insert (stored_options, g_strdup (llm_options[i].option), g_strdup (text));
+      }
+    if (g_hash_table_lookup (self->options, "role") != NULL)
+      g_hash_table_insert (stored_options, g_strdup ("role"),
+                           g_strdup (g_hash_table_lookup (self->options, "role")));
   }
   add_sorted_string_map (builder, "options", stored_options);
   json_builder_end_object (builder);
@@ -1487,6 +1593,7 @@ remove_previous_results (AnotExperiment  *self,
       while ((file = g_dir_read_name (inner)) != NULL)
         {
           if (strcmp (file, "config.json") == 0 || strcmp (file, "usage.jsonl") == 0 ||
+              strcmp (file, "debug.log") == 0 ||
               strcmp (file, "scaling_summary.json") == 0 ||
               (g_str_has_prefix (file, "results_") && g_str_has_suffix (file, ".jsonl")))
             {
@@ -1701,6 +1808,30 @@ record_result (AnotExperiment *self,
 }
 
 static void
+debug_result (AnotExperiment *self,
+              Job            *job,
+              AnotResult     *result)
+{
+  AnotUsage *usage = anot_result_get_usage (result);
+
+  if (self->debug_log == NULL)
+    return;
+  if (anot_result_get_error_message (result) != NULL)
+    anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, "RUN",
+                               "N=%u failed: %s", job->cell->n,
+                               anot_result_get_error_message (result));
+  else
+    anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, "RUN",
+                               "N=%u gold rank %u; %" G_GUINT64_FORMAT " LLM calls, %"
+                               G_GUINT64_FORMAT " tokens, $%.6f, %" G_GUINT64_FORMAT " retries",
+                               job->cell->n, anot_result_get_gold_rank (result),
+                               anot_usage_get_calls (usage),
+                               anot_usage_get_prompt_tokens (usage) +
+                               anot_usage_get_completion_tokens (usage),
+                               anot_usage_get_cost_usd (usage), anot_usage_get_retries (usage));
+}
+
+static void
 on_rank_done (GObject      *source,
               GAsyncResult *res,
               gpointer      user_data)
@@ -1727,6 +1858,7 @@ on_rank_done (GObject      *source,
                      "The method returned no ranking and no error");
       result = result_from_ranking (self, job, ranking, error);
       record_result (self, job->cell, result);
+      debug_result (self, job, result);
     }
 
   self->in_flight--;
@@ -1754,6 +1886,8 @@ start_job (AnotExperiment *self,
   job->context = anot_method_context_new (self->dataset, anot_request_get_id (request),
                                           anot_seed_derive (self->seed + cell->run, scope));
   anot_method_context_set_validator (job->context, self->validator);
+  anot_method_context_set_router (job->context, self->router);
+  anot_method_context_set_debug_log (job->context, self->debug_log);
   g_hash_table_iter_init (&iter, self->method_options);
   while (g_hash_table_iter_next (&iter, &key, &value))
     anot_method_context_set_option (job->context, key, value);
@@ -1818,6 +1952,7 @@ experiment_complete (AnotExperiment *self,
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->jobs, g_ptr_array_unref);
   g_clear_object (&self->append);
+  g_clear_object (&self->debug_log);
 
   if (error != NULL)
     g_task_return_error (task, error);
@@ -1944,6 +2079,19 @@ experiment_advance (AnotExperiment *self)
     gboolean first_of_run = self->cell_index == 0 ||
       ((Cell *) g_ptr_array_index (self->cells, self->cell_index - 1))->run != cell->run;
 
+    if (first_of_run && self->debug_level > ANOT_DEBUG_LEVEL_OFF)
+      {
+        g_autofree char *log_path = g_build_filename (dir, "debug.log", NULL);
+
+        g_clear_object (&self->debug_log);
+        if (!make_directory (dir, &error) ||
+            (self->debug_log = anot_debug_log_new (log_path, self->debug_level, &error)) == NULL)
+          {
+            experiment_complete (self, g_steal_pointer (&error));
+            return;
+          }
+      }
+
     if (!make_directory (dir, &error) ||
         (first_of_run && !write_config (self, cell->run, "running", &error)) ||
         /* Rewriting what was read drops a torn last line before appending. */
@@ -1981,6 +2129,14 @@ experiment_advance (AnotExperiment *self)
         return;
       }
 
+    if (self->debug_log != NULL)
+      {
+        g_autofree char *line = g_strdup_printf ("run %u, N=%u: %u requests, %u already done",
+                                                 cell->run, cell->n, kept->len,
+                                                 g_hash_table_size (cell->rows));
+
+        anot_debug_log_write (self->debug_log, ANOT_DEBUG_LEVEL_SUMMARY, "RUN", NULL, line);
+      }
     g_signal_emit (self, signals[SIGNAL_N_STARTED], 0, cell->run, cell->n, kept->len,
                    g_hash_table_size (cell->rows));
   }

@@ -584,6 +584,11 @@ anot_results_summarize_attack_dir (const char  *attack_dir,
           for (guint u = 0; u < G_N_ELEMENTS (usage_keys); u++)
             sums[u] += object_double (usage, usage_keys[u]);
         }
+      /* The model of the default role; else, for runs without an LLM, a
+       * method option named "model". */
+      if (model == NULL && object_object (object, "llm_config") != NULL)
+        model = json_object_get_string_member_with_default (object_object (object, "llm_config"),
+                                                            "model", NULL);
       anot = object_object (object, "anot");
       if (model == NULL && anot != NULL && object_object (anot, "method_options") != NULL)
         {
