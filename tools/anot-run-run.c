@@ -32,6 +32,14 @@ typedef struct
   char *name;
   gboolean force;
   char *resume;
+  char *backend;
+  char *model;
+  char *base_url;
+  char **roles;
+  char *temperature;
+  char *max_tokens;
+  char *cache;
+  gboolean offline;
   gboolean list;
   gboolean version;
 } RunOptions;
@@ -55,6 +63,13 @@ run_options_clear (RunOptions *o)
   g_free (o->out);
   g_free (o->name);
   g_free (o->resume);
+  g_free (o->backend);
+  g_free (o->model);
+  g_free (o->base_url);
+  g_strfreev (o->roles);
+  g_free (o->temperature);
+  g_free (o->max_tokens);
+  g_free (o->cache);
 }
 
 typedef struct
@@ -333,6 +348,7 @@ static gboolean
 is_usage_error (const GError *error)
 {
   return g_error_matches (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT) ||
+         g_error_matches (error, ANOT_ERROR, ANOT_ERROR_CONFIG) ||
          g_error_matches (error, ANOT_ERROR, ANOT_ERROR_PLUGIN_NOT_FOUND) ||
          g_error_matches (error, ANOT_ERROR, ANOT_ERROR_RESUME);
 }
@@ -391,7 +407,25 @@ anot_run_cmd_run (int    argc,
       "Overwrite the results of an earlier experiment with the same name", NULL },
     { "resume", 'r', 0, G_OPTION_ARG_FILENAME, &o.resume,
       "Finish an interrupted experiment (the directory printed at its start); "
-      "only --concurrency and --data may be given with it", "DIR" },
+      "only --concurrency, --data, --cache and --offline may be given with it", "DIR" },
+    { "backend", 'b', 0, G_OPTION_ARG_STRING, &o.backend,
+      "LLM backend of the default role: openai, anthropic, ... (see --list; default openai)",
+      "NAME" },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &o.model,
+      "Model of the default role (and of every role without its own)", "MODEL" },
+    { "base-url", 0, 0, G_OPTION_ARG_STRING, &o.base_url,
+      "Server of the default role, e.g. http://localhost:8000/v1 for vLLM", "URL" },
+    { "role", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.roles,
+      "Route one role of the method to its own backend and model (repeatable)",
+      "ROLE=BACKEND:MODEL" },
+    { "temperature", 0, 0, G_OPTION_ARG_STRING, &o.temperature,
+      "Sampling temperature (default 0; not sent to reasoning models)", "T" },
+    { "max-tokens", 0, 0, G_OPTION_ARG_STRING, &o.max_tokens,
+      "Most tokens per answer (default: the server's)", "N" },
+    { "cache", 0, 0, G_OPTION_ARG_FILENAME, &o.cache,
+      "Response cache (SQLite): reuse answers stored there, store new ones", "FILE" },
+    { "offline", 0, 0, G_OPTION_ARG_NONE, &o.offline,
+      "Answer LLM calls from --cache only; a missing answer fails that request", NULL },
     { "list", 0, 0, G_OPTION_ARG_NONE, &o.list,
       "List the available methods and other plugins, then exit", NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &o.version,
@@ -411,6 +445,12 @@ anot_run_cmd_run (int    argc,
     "usage.jsonl, scaling_summary.json) and <out>/<name>/clean/summary.json.");
   description = g_strdup_printf (
     "Without --data the demo benchmark is used (%s).\n"
+    "\n"
+    "LLM settings come from, in this order: the options above, the environment\n"
+    "(ANOT_BACKEND, ANOT_MODEL, ANOT_BASE_URL, ANOT_<ROLE>_MODEL, ...), the file\n"
+    "$XDG_CONFIG_HOME/anot/config.ini, defaults.  API keys come from OPENAI_API_KEY,\n"
+    "ANTHROPIC_API_KEY or the file, never from the command line.  ANOT_DEBUG=1..3\n"
+    "writes debug.log next to the results.  See docs/configuration.md.\n"
     "\n"
     "Exit status:\n"
     "  0    the run completed\n"
@@ -455,11 +495,13 @@ anot_run_cmd_run (int    argc,
     {
       if (o.method || o.candidates || o.scaling || o.pool || o.shuffle || o.k || o.seed ||
           o.runs || o.limit || o.requests || o.groups || o.method_options || o.out ||
-          o.name || o.force)
+          o.name || o.force || o.backend || o.model || o.base_url || o.roles ||
+          o.temperature || o.max_tokens)
         {
           run_options_clear (&o);
           return usage_error ("--resume takes its options from the interrupted run; "
-                              "only --concurrency and --data may be given with it");
+                              "only --concurrency, --data, --cache and --offline may be "
+                              "given with it");
         }
       if (o.data != NULL)
         {
@@ -538,6 +580,17 @@ anot_run_cmd_run (int    argc,
       set_if (experiment, "out", o.out);
       set_if (experiment, "name", o.name);
       set_if (experiment, "force", o.force ? "true" : NULL);
+      set_if (experiment, "backend", o.backend);
+      set_if (experiment, "model", o.model);
+      set_if (experiment, "base-url", o.base_url);
+      set_if (experiment, "temperature", o.temperature);
+      set_if (experiment, "max-tokens", o.max_tokens);
+      if (o.roles != NULL)
+        {
+          g_autofree char *joined = g_strjoinv (",", o.roles);
+
+          set_if (experiment, "role", joined);
+        }
       for (guint i = 0; o.method_options && o.method_options[i]; i++)
         {
           const char *eq = strchr (o.method_options[i], '=');
@@ -549,16 +602,13 @@ anot_run_cmd_run (int    argc,
         }
     }
   set_if (experiment, "concurrency", o.concurrency);
+  set_if (experiment, "cache", o.cache);
+  set_if (experiment, "offline", o.offline ? "true" : NULL);
 
   if (!anot_experiment_prepare (experiment, &error))
     {
-      if (g_error_matches (error, ANOT_ERROR, ANOT_ERROR_PLUGIN_NOT_FOUND))
-        {
-          g_autofree char *names = available_methods ();
-
-          status = usage_error ("%s (available: %s)", error->message, names);
-        }
-      else if (is_usage_error (error))
+      /* Unknown plugins: the message lists the available ones. */
+      if (is_usage_error (error))
         status = usage_error ("%s", error->message);
       else
         {
