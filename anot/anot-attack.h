@@ -9,6 +9,7 @@
 #endif
 
 #include <glib-object.h>
+#include <json-glib/json-glib.h>
 
 #include "anot-item.h"
 #include "anot-request.h"
@@ -39,10 +40,30 @@ struct _AnotAttackInterface
   gpointer padding[8];
 };
 
-GPtrArray *anot_attack_apply (AnotAttack   *self,
-                              GPtrArray    *candidates,
-                              AnotRequest  *request,
-                              guint64       seed,
-                              GError      **error);
+GPtrArray  *anot_attack_apply               (AnotAttack   *self,
+                                             GPtrArray    *candidates,
+                                             AnotRequest  *request,
+                                             guint64       seed,
+                                             GError      **error);
+
+gboolean    anot_attack_has_parameter       (AnotAttack   *self,
+                                             const char   *name);
+gboolean    anot_attack_set_parameter       (AnotAttack   *self,
+                                             const char   *name,
+                                             const char   *value,
+                                             GError      **error);
+JsonObject *anot_attack_get_parameters      (AnotAttack   *self);
+
+guint64     anot_attack_derive_seed         (guint64       run_seed,
+                                             const char   *attack,
+                                             const char   *request_id,
+                                             guint         n_candidates);
+GRand      *anot_attack_rand_new            (guint64       seed);
+GArray     *anot_attack_sample              (GRand        *rand,
+                                             guint         n,
+                                             guint         k);
+JsonNode   *anot_attack_describe            (GPtrArray    *clean,
+                                             GPtrArray    *attacked,
+                                             AnotRequest  *request);
 
 G_END_DECLS

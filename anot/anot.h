@@ -20,6 +20,7 @@
 #include "anot-experiment.h"
 #include "anot-http-backend.h"
 #include "anot-item.h"
+#include "anot-item-attack.h"
 #include "anot-llm-config.h"
 #include "anot-method.h"
 #include "anot-method-context.h"

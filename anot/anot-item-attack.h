@@ -1,0 +1,64 @@
+/* anot-item-attack.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(ANOT_INSIDE) && !defined(ANOT_COMPILATION)
+#error "Only <anot/anot.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+
+#include "anot-attack.h"
+#include "anot-item.h"
+#include "anot-request.h"
+
+G_BEGIN_DECLS
+
+#define ANOT_TYPE_ITEM_ATTACK (anot_item_attack_get_type ())
+G_DECLARE_DERIVABLE_TYPE (AnotItemAttack, anot_item_attack, ANOT, ITEM_ATTACK, GObject)
+
+/**
+ * AnotItemAttackClass:
+ * @parent_class: the parent class
+ * @category: the family the attack belongs to (`noise`, `injection`,
+ *   `deception`, ...), set in class_init; `anot-run --attack CATEGORY`
+ *   selects every attack of a family
+ * @attack_item: return the reviews the attacked copy of @item has, or
+ *   %NULL (without an error) to leave @item as it is
+ * @check: check the parameters before a run (e.g. a required one is set)
+ *
+ * The class of attacks that rewrite the reviews of some candidates.
+ */
+struct _AnotItemAttackClass
+{
+  GObjectClass parent_class;
+
+  const char *category;
+
+  GPtrArray *(*attack_item) (AnotItemAttack  *self,
+                             AnotItem        *item,
+                             AnotRequest     *request,
+                             guint64          seed,
+                             GError         **error);
+  gboolean   (*check)       (AnotItemAttack  *self,
+                             GError         **error);
+
+  /*< private >*/
+  gpointer padding[8];
+};
+
+int         anot_item_attack_get_restaurants (AnotItemAttack  *self);
+void        anot_item_attack_set_restaurants (AnotItemAttack  *self,
+                                              int              restaurants);
+const char *anot_item_attack_get_category    (AnotItemAttack  *self);
+gboolean    anot_item_attack_check           (AnotItemAttack  *self,
+                                              GError         **error);
+GPtrArray  *anot_item_attack_attack_item     (AnotItemAttack  *self,
+                                              AnotItem        *item,
+                                              AnotRequest     *request,
+                                              guint64          seed,
+                                              GError         **error);
+
+G_END_DECLS
