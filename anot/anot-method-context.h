@@ -37,6 +37,10 @@ void               anot_method_context_set_option     (AnotMethodContext *self,
                                                        const char        *key,
                                                        const char        *value);
 char             **anot_method_context_list_options   (AnotMethodContext *self);
+gboolean           anot_method_context_get_defense    (AnotMethodContext *self);
+void               anot_method_context_set_defense    (AnotMethodContext *self,
+                                                       gboolean           defense);
+const char        *anot_method_context_get_defense_prompt (AnotMethodContext *self);
 
 AnotBackendRouter *anot_method_context_get_router     (AnotMethodContext *self);
 void               anot_method_context_set_router     (AnotMethodContext *self,
