@@ -58,6 +58,26 @@ G_BEGIN_DECLS
  * @ANOT_ERROR_ATTACK_FAILED: an attack could not be applied, or broke its
  *   contract (it changed the gold item, the number or the order of the
  *   candidates)
+ * @ANOT_ERROR_EXPR_SYNTAX: a formula is not a valid expression, or uses a
+ *   construct the expression language leaves out (lambda, f-strings, ...)
+ *   (Python's `SyntaxError`)
+ * @ANOT_ERROR_EXPR_FORBIDDEN: a formula uses something the sandbox refuses:
+ *   a name or attribute starting with two underscores, `import`
+ * @ANOT_ERROR_EXPR_NAME: a formula uses an undefined name (`NameError`)
+ * @ANOT_ERROR_EXPR_TYPE: an operation or function got a value of the wrong
+ *   type (`TypeError`)
+ * @ANOT_ERROR_EXPR_VALUE: a value is of the right type but invalid, such as
+ *   `max()` of an empty sequence or `log(0)` (`ValueError`)
+ * @ANOT_ERROR_EXPR_KEY: a dict has no such key (`KeyError`)
+ * @ANOT_ERROR_EXPR_INDEX: a sequence index is out of range (`IndexError`)
+ * @ANOT_ERROR_EXPR_ATTRIBUTE: an attribute or method that is not on the
+ *   whitelist, or not defined for the value (`AttributeError`)
+ * @ANOT_ERROR_EXPR_ZERO_DIVISION: division or modulo by zero
+ *   (`ZeroDivisionError`)
+ * @ANOT_ERROR_EXPR_OVERFLOW: an integer does not fit in 64 bits, or a float
+ *   operation overflows (`OverflowError`)
+ * @ANOT_ERROR_EXPR_LIMIT: an evaluation exceeded its step budget, or a
+ *   value or the formula exceeded a size or nesting limit
  *
  * Error codes in the %ANOT_ERROR domain.  Errors about input files carry the
  * file name, the 1-based line number and the field in their message, e.g.
@@ -89,6 +109,17 @@ typedef enum {
   ANOT_ERROR_CACHE,
   ANOT_ERROR_CONFIG,
   ANOT_ERROR_ATTACK_FAILED,
+  ANOT_ERROR_EXPR_SYNTAX,
+  ANOT_ERROR_EXPR_FORBIDDEN,
+  ANOT_ERROR_EXPR_NAME,
+  ANOT_ERROR_EXPR_TYPE,
+  ANOT_ERROR_EXPR_VALUE,
+  ANOT_ERROR_EXPR_KEY,
+  ANOT_ERROR_EXPR_INDEX,
+  ANOT_ERROR_EXPR_ATTRIBUTE,
+  ANOT_ERROR_EXPR_ZERO_DIVISION,
+  ANOT_ERROR_EXPR_OVERFLOW,
+  ANOT_ERROR_EXPR_LIMIT,
 } AnotError;
 
 /**
