@@ -499,7 +499,7 @@ anot_formatter_apply_options (AnotFormatter      *self,
 /**
  * anot_formatter_set_style:
  * @self: a #AnotFormatter
- * @value: the style
+ * @style: the style
  *
  * Sets [property@Anot.Formatter:style].
  */
@@ -517,7 +517,7 @@ DEFINE_ACCESSORS (AnotFormatStyle, style, style, PROP_STYLE,
 /**
  * anot_formatter_set_max_reviews:
  * @self: a #AnotFormatter
- * @value: the number of reviews kept per item, or -1 for all
+ * @max_reviews: the number of reviews kept per item, or -1 for all
  *
  * Sets [property@Anot.Formatter:max-reviews].
  */
@@ -534,7 +534,7 @@ DEFINE_ACCESSORS (int, max_reviews, max_reviews, PROP_MAX_REVIEWS, value >= -1)
 /**
  * anot_formatter_set_review_chars:
  * @self: a #AnotFormatter
- * @value: the characters kept of each review text, or -1
+ * @review_chars: the characters kept of each review text, or -1
  *
  * Sets [property@Anot.Formatter:review-chars].
  */
@@ -551,7 +551,7 @@ DEFINE_ACCESSORS (int, review_chars, review_chars, PROP_REVIEW_CHARS, value >= -
 /**
  * anot_formatter_set_item_chars:
  * @self: a #AnotFormatter
- * @value: the per-candidate character budget, or -1
+ * @item_chars: the per-candidate character budget, or -1
  *
  * Sets [property@Anot.Formatter:item-chars].
  */
@@ -568,7 +568,7 @@ DEFINE_ACCESSORS (int, item_chars, item_chars, PROP_ITEM_CHARS, value >= -1)
 /**
  * anot_formatter_set_first_index:
  * @self: a #AnotFormatter
- * @value: the number of the first candidate
+ * @first_index: the number of the first candidate
  *
  * Sets [property@Anot.Formatter:first-index].
  */
@@ -585,7 +585,7 @@ DEFINE_ACCESSORS (guint, first_index, first_index, PROP_FIRST_INDEX, value <= G_
 /**
  * anot_formatter_set_ensure_ascii:
  * @self: a #AnotFormatter
- * @value: whether to escape non-ASCII characters
+ * @ensure_ascii: whether to escape non-ASCII characters
  *
  * Sets [property@Anot.Formatter:ensure-ascii].
  */
@@ -1084,9 +1084,9 @@ anot_json_dumps (JsonNode *node,
  * anot_json_to_python_repr:
  * @node: a #JsonNode
  *
- * Writes the Python `repr()` of the value `json.loads()` would give for
- * @node: `{'key': 'value', 'flag': True, 'none': None}`, strings quoted as
- * Python quotes them.  This is what a model sees when a Python program
+ * Writes the Python `repr()` of the value `json.loads()` would give for the
+ * node, such as `{'key': 'value', 'flag': True, 'none': None}`, strings
+ * quoted as Python quotes them.  This is what a model sees when a Python program
  * puts a dict into an f-string.
  *
  * Returns: (transfer full): the text
