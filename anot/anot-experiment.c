@@ -8,8 +8,10 @@
 
 #include "anot-backend-router.h"
 #include "anot-debug-log.h"
+#include "anot-attack.h"
 #include "anot-enum-types.h"
 #include "anot-error.h"
+#include "anot-item-attack.h"
 #include "anot-llm-config.h"
 #include "anot-method.h"
 #include "anot-method-context.h"
@@ -34,10 +36,18 @@
  * the method, maps the method's ranking back to pool order and records an
  * [class@Anot.Result].  Up to `concurrency` requests are in flight at once
  * on the thread-default main context.  Results go to
- * `<out>/<name>/clean/run_<R>/`: `config.json`, `results_<N>.jsonl` (a row
- * appended and flushed as each request finishes, rewritten sorted by
+ * `<out>/<name>/<attack>/run_<R>/`: `config.json`, `results_<N>.jsonl` (a
+ * row appended and flushed as each request finishes, rewritten sorted by
  * request id when N is done), `usage.jsonl`, `scaling_summary.json` (more
- * than one N) and `summary.json` one level up.
+ * than one N) and `summary.json` one level up.  `<attack>` is `clean`
+ * without an attack.
+ *
+ * With attacks, the experiment runs once per attack (in the order given,
+ * `clean` included if asked for) on the same pools, shuffles and method
+ * seeds; the attack is applied to the shuffled candidates of each request
+ * just before the method sees them, with the seed
+ * anot_attack_derive_seed() gives for the run seed, the attack, the
+ * request and N.
  *
  * Options are strings set with [method@Anot.Experiment.set_option] and
  * checked by [method@Anot.Experiment.prepare]:
@@ -68,6 +78,15 @@
  *   `config.json`: an offline replay writes the same files.
  * - `debug`: the debug level, 0 to 3 (default: the `ANOT_DEBUG` environment
  *   variable); above 0, `debug.log` is written in each run directory
+ * - `attack`: a comma-separated list of attacks (registered names,
+ *   `clean` or `none` for no attack, a category such as `noise`,
+ *   `injection` or `deception`, `all` for every registered attack whose
+ *   parameters allow it to run, `both` for `clean,all`); default `clean`
+ * - `attack.KEY`: a parameter of the attacks (see
+ *   [method@Anot.Attack.set_parameter]), e.g. `attack.restaurants`; set on
+ *   every selected attack that has it, an error if none has it
+ * - `defense`: `true` for defense mode (see
+ *   [method@Anot.MethodContext.get_defense_prompt])
  *
  * Every random choice of a request is seeded from the run seed, the
  * request id and N with [func@Anot.seed_derive], so results do not depend
@@ -78,7 +97,7 @@
 #define DEFAULT_K 5
 #define DEFAULT_SEED 42
 #define DEFAULT_CONCURRENCY 8
-#define ATTACK_NAME "clean"
+#define CLEAN_ATTACK "clean"
 
 static const guint scaling_points[] = { 10, 20, 30, 40, 50 };
 
@@ -86,7 +105,7 @@ static const char * const known_options[] = {
   "candidates", "scaling", "pool", "shuffle", "k", "seed", "runs",
   "concurrency", "limit", "requests", "groups", "out", "name", "force",
   "backend", "model", "base-url", "temperature", "max-tokens", "role", "cache", "offline",
-  "debug",
+  "debug", "attack", "defense",
 };
 
 /* LLM options of the default role: experiment option -> configuration key. */
@@ -102,9 +121,18 @@ static const struct
   { "max-tokens", "max_tokens" },
 };
 
-/* One (run, N) combination and its rows. */
+/* One attack of the experiment ("clean": none). */
 typedef struct
 {
+  char *name;
+  AnotAttack *attack;     /* NULL for clean */
+  char *dir;              /* <out>/<name>/<attack> */
+} AttackEntry;
+
+/* One (attack, run, N) combination and its rows. */
+typedef struct
+{
+  AttackEntry *attack;
   guint run;
   guint n;
   GHashTable *rows;       /* request id -> AnotResult */
@@ -116,6 +144,7 @@ typedef struct
   AnotExperiment *self;
   Cell *cell;
   AnotPool *pool;
+  GPtrArray *attacked;    /* what the method sees under an attack */
   AnotMethodContext *context;
 } Job;
 
@@ -146,7 +175,9 @@ struct _AnotExperiment
   gboolean force;
   GHashTable *method_options;   /* key -> value */
   char *directory;              /* <out>/<name> */
-  char *attack_dir;             /* <out>/<name>/clean */
+  GPtrArray *attacks;           /* AttackEntry, in run order */
+  GHashTable *attack_options;   /* attack parameter -> value */
+  gboolean defense;
   GPtrArray *requests;          /* AnotRequest, selected, dataset order */
   GHashTable *kept;             /* N -> GPtrArray of AnotRequest */
   GHashTable *dropped;          /* N -> count */
@@ -197,6 +228,17 @@ enum {
 static guint signals[N_SIGNALS];
 
 static void
+attack_entry_free (gpointer data)
+{
+  AttackEntry *entry = data;
+
+  g_free (entry->name);
+  g_clear_object (&entry->attack);
+  g_free (entry->dir);
+  g_free (entry);
+}
+
+static void
 cell_free (gpointer data)
 {
   Cell *cell = data;
@@ -216,7 +258,8 @@ anot_experiment_reset_prepared (AnotExperiment *self)
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->method_options, g_hash_table_unref);
   g_clear_pointer (&self->directory, g_free);
-  g_clear_pointer (&self->attack_dir, g_free);
+  g_clear_pointer (&self->attacks, g_ptr_array_unref);
+  g_clear_pointer (&self->attack_options, g_hash_table_unref);
   g_clear_pointer (&self->requests, g_ptr_array_unref);
   g_clear_pointer (&self->kept, g_hash_table_unref);
   g_clear_pointer (&self->dropped, g_hash_table_unref);
@@ -637,21 +680,200 @@ directory_is_nonempty (const char *path)
   return dir != NULL && g_dir_read_name (dir) != NULL;
 }
 
+/* @attack NULL: the first attack of the experiment. */
 static Cell *
 find_cell (AnotExperiment *self,
+           AttackEntry    *attack,
            guint           run,
            guint           n)
 {
-  if (self->cells == NULL)
+  if (self->cells == NULL || self->attacks->len == 0)
     return NULL;
+  if (attack == NULL)
+    attack = g_ptr_array_index (self->attacks, 0);
   for (guint i = 0; i < self->cells->len; i++)
     {
       Cell *cell = g_ptr_array_index (self->cells, i);
 
-      if (cell->run == run && cell->n == n)
+      if (cell->attack == attack && cell->run == run && cell->n == n)
         return cell;
     }
   return NULL;
+}
+
+static AttackEntry *
+find_attack (AnotExperiment *self,
+             const char     *name)
+{
+  if (self->attacks == NULL)
+    return NULL;
+  for (guint i = 0; i < self->attacks->len; i++)
+    {
+      AttackEntry *entry = g_ptr_array_index (self->attacks, i);
+
+      if (strcmp (entry->name, name) == 0)
+        return entry;
+    }
+  return NULL;
+}
+
+/* Adds the attack @name unless it is already there.  With @skip_unusable
+ * (the expansion of `all`), an attack whose parameters do not let it run
+ * (heterogeneity without a target length) is left out instead of failing. */
+static gboolean
+add_attack (AnotExperiment  *self,
+            const char      *name,
+            gboolean         skip_unusable,
+            GHashTable      *used_options,
+            GError         **error)
+{
+  g_autoptr(AnotAttack) attack = NULL;
+  AttackEntry *entry;
+  GHashTableIter iter;
+  gpointer key, value;
+
+  if (find_attack (self, name) != NULL)
+    return TRUE;
+
+  if (strcmp (name, CLEAN_ATTACK) != 0)
+    {
+      attack = anot_registry_create_attack (anot_registry_get_default (), name, error);
+      if (attack == NULL)
+        return FALSE;
+
+      g_hash_table_iter_init (&iter, self->attack_options);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        {
+          if (!anot_attack_has_parameter (attack, key))
+            continue;
+          g_hash_table_add (used_options, key);
+          if (!anot_attack_set_parameter (attack, key, value, error))
+            {
+              g_prefix_error (error, "%s: ", name);
+              return FALSE;
+            }
+        }
+
+      if (ANOT_IS_ITEM_ATTACK (attack))
+        {
+          g_autoptr(GError) check_error = NULL;
+
+          if (!anot_item_attack_check (ANOT_ITEM_ATTACK (attack), &check_error))
+            {
+              if (skip_unusable)
+                return TRUE;
+              g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                           "%s: %s", name, check_error->message);
+              return FALSE;
+            }
+        }
+    }
+
+  entry = g_new0 (AttackEntry, 1);
+  entry->name = g_strdup (name);
+  entry->attack = g_steal_pointer (&attack);
+  entry->dir = g_build_filename (self->directory, name, NULL);
+  g_ptr_array_add (self->attacks, entry);
+  return TRUE;
+}
+
+static char *
+attack_category (const char *name)
+{
+  g_autoptr(AnotAttack) attack = anot_registry_create_attack (anot_registry_get_default (),
+                                                              name, NULL);
+
+  if (attack == NULL || !ANOT_IS_ITEM_ATTACK (attack) ||
+      anot_item_attack_get_category (ANOT_ITEM_ATTACK (attack)) == NULL)
+    return NULL;
+  return g_strdup (anot_item_attack_get_category (ANOT_ITEM_ATTACK (attack)));
+}
+
+static gboolean
+prepare_attacks (AnotExperiment  *self,
+                 GError         **error)
+{
+  const char *text = g_hash_table_lookup (self->options, "attack");
+  g_auto(GStrv) tokens = split_list (text != NULL ? text : CLEAN_ATTACK);
+  g_auto(GStrv) registered = anot_registry_list (anot_registry_get_default (),
+                                                 ANOT_ATTACK_EXTENSION_POINT_NAME);
+  g_autoptr(GHashTable) used_options = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  gpointer key;
+
+  self->attacks = g_ptr_array_new_with_free_func (attack_entry_free);
+  if (tokens[0] == NULL)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "Invalid value “%s” for attack: expected e.g. typo_10, noise or all", text);
+      return FALSE;
+    }
+
+  for (guint t = 0; tokens[t] != NULL; t++)
+    {
+      const char *token = tokens[t];
+      gboolean found = FALSE;
+
+      if (strcmp (token, CLEAN_ATTACK) == 0 || strcmp (token, "none") == 0)
+        {
+          if (!add_attack (self, CLEAN_ATTACK, FALSE, used_options, error))
+            return FALSE;
+          continue;
+        }
+      if (strcmp (token, "all") == 0 || strcmp (token, "both") == 0)
+        {
+          if (strcmp (token, "both") == 0 &&
+              !add_attack (self, CLEAN_ATTACK, FALSE, used_options, error))
+            return FALSE;
+          for (guint i = 0; registered[i] != NULL; i++)
+            if (!add_attack (self, registered[i], TRUE, used_options, error))
+              return FALSE;
+          continue;
+        }
+      if (g_strv_contains ((const char * const *) registered, token))
+        {
+          if (!add_attack (self, token, FALSE, used_options, error))
+            return FALSE;
+          continue;
+        }
+      for (guint i = 0; registered[i] != NULL; i++)
+        {
+          g_autofree char *category = attack_category (registered[i]);
+
+          if (g_strcmp0 (category, token) != 0)
+            continue;
+          found = TRUE;
+          if (!add_attack (self, registered[i], FALSE, used_options, error))
+            return FALSE;
+        }
+      if (!found)
+        {
+          g_autofree char *names = registered[0] ? g_strjoinv (", ", registered) : g_strdup ("none");
+
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_PLUGIN_NOT_FOUND,
+                       "No attack or attack category named “%s” (attacks: %s; also clean, "
+                       "all, both and the categories noise, injection, deception)",
+                       token, names);
+          return FALSE;
+        }
+    }
+
+  g_hash_table_iter_init (&iter, self->attack_options);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (!g_hash_table_contains (used_options, key))
+      {
+        g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                     "No selected attack has a parameter “%s”", (const char *) key);
+        return FALSE;
+      }
+
+  if (self->attacks->len == 0)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "The attack selection “%s” is empty", text);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* The LLM router of the run: configuration file, environment, then the
@@ -750,6 +972,7 @@ anot_experiment_prepare (AnotExperiment  *self,
 
   /* Unknown keys are errors, so a typo does not silently run defaults. */
   self->method_options = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->attack_options = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_hash_table_iter_init (&iter, self->options);
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
@@ -764,6 +987,18 @@ anot_experiment_prepare (AnotExperiment  *self,
               goto fail;
             }
           g_hash_table_insert (self->method_options, g_strdup ((const char *) key + 7),
+                               g_strdup (value));
+          continue;
+        }
+      if (g_str_has_prefix (key, "attack."))
+        {
+          if (((const char *) key)[7] == '\0')
+            {
+              g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                           "Empty attack parameter name");
+              goto fail;
+            }
+          g_hash_table_insert (self->attack_options, g_strdup ((const char *) key + 7),
                                g_strdup (value));
           continue;
         }
@@ -837,6 +1072,11 @@ anot_experiment_prepare (AnotExperiment  *self,
   self->force = FALSE;
   if ((text = g_hash_table_lookup (self->options, "force")) != NULL &&
       !parse_bool ("force", text, &self->force, error))
+    goto fail;
+
+  self->defense = FALSE;
+  if ((text = g_hash_table_lookup (self->options, "defense")) != NULL &&
+      !parse_bool ("defense", text, &self->defense, error))
     goto fail;
 
   self->scaling = FALSE;
@@ -954,7 +1194,8 @@ anot_experiment_prepare (AnotExperiment  *self,
                     : g_strdup_printf ("%s_%s", self->method_name,
                                        anot_dataset_get_name (self->dataset));
   self->directory = g_build_filename (self->out, self->name, NULL);
-  self->attack_dir = g_build_filename (self->directory, ATTACK_NAME, NULL);
+  if (!prepare_attacks (self, error))
+    goto fail;
 
   /* Requests: dataset order, then filters, then the limit. */
   self->requests = g_ptr_array_new_with_free_func (g_object_unref);
@@ -1019,6 +1260,8 @@ anot_experiment_prepare (AnotExperiment  *self,
       self->n_planned += kept->len * self->runs;
     }
 
+  self->n_planned *= self->attacks->len;
+  for (guint a = 0; a < self->attacks->len; a++)
   for (guint run = 1; run <= self->runs; run++)
     for (guint i = 0; i < self->ns->len; i++)
       {
@@ -1028,20 +1271,28 @@ anot_experiment_prepare (AnotExperiment  *self,
         if (g_hash_table_contains (self->skipped, GUINT_TO_POINTER (n)))
           continue;
         cell = g_new0 (Cell, 1);
+        cell->attack = g_ptr_array_index (self->attacks, a);
         cell->run = run;
         cell->n = n;
         cell->rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
         g_ptr_array_add (self->cells, cell);
       }
 
-  if (!self->resuming && !self->force && directory_is_nonempty (self->directory))
+  /* Per attack: the attacks of one method share its directory, as in the
+   * original's layout, and may be run one after the other. */
+  for (guint a = 0; a < self->attacks->len && !self->resuming && !self->force; a++)
     {
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
-                   "The results directory %s already exists and is not empty; "
-                   "continue it with --resume %s, choose another --name, "
-                   "or overwrite it with --force",
-                   self->directory, self->directory);
-      goto fail;
+      AttackEntry *entry = g_ptr_array_index (self->attacks, a);
+
+      if (directory_is_nonempty (entry->dir))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                       "The results directory %s already exists and is not empty; "
+                       "continue it with --resume %s, choose another --name, "
+                       "or overwrite it with --force",
+                       entry->dir, entry->dir);
+          goto fail;
+        }
     }
 
   self->method = anot_registry_create_method (anot_registry_get_default (),
@@ -1067,20 +1318,20 @@ fail:
  * --------------------------------------------------------------------- */
 
 static char *
-run_dir_path (AnotExperiment *self,
-              guint           run)
+run_dir_path (AttackEntry *attack,
+              guint        run)
 {
   g_autofree char *base = g_strdup_printf ("run_%u", run);
 
-  return g_build_filename (self->attack_dir, base, NULL);
+  return g_build_filename (attack->dir, base, NULL);
 }
 
 static char *
-results_path (AnotExperiment *self,
-              guint           run,
-              guint           n)
+results_path (AttackEntry *attack,
+              guint        run,
+              guint        n)
 {
-  g_autofree char *dir = run_dir_path (self, run);
+  g_autofree char *dir = run_dir_path (attack, run);
   g_autofree char *base = g_strdup_printf ("results_%u.jsonl", n);
 
   return g_build_filename (dir, base, NULL);
@@ -1160,8 +1411,64 @@ add_sorted_string_map (JsonBuilder *builder,
   json_builder_end_object (builder);
 }
 
+static void
+add_attack_config (JsonBuilder *builder,
+                   AttackEntry *attack,
+                   guint64      run_seed)
+{
+  g_autoptr(JsonObject) parameters = NULL;
+  gint64 number;
+
+  /* As the original: null for clean runs. */
+  if (attack->attack == NULL)
+    {
+      json_builder_add_null_value (builder);
+      return;
+    }
+
+  parameters = anot_attack_get_parameters (attack->attack);
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "attack");
+  json_builder_add_string_value (builder, attack->name);
+  /* The original's keys, null when the attack has no such parameter or
+   * it is at its "all"/"unset" value. */
+  json_builder_set_member_name (builder, "n_restaurants");
+  number = json_object_get_int_member_with_default (parameters, "restaurants", -1);
+  if (number >= 0)
+    json_builder_add_int_value (builder, number);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "n_reviews");
+  number = json_object_get_int_member_with_default (parameters, "reviews", -1);
+  if (number >= 0)
+    json_builder_add_int_value (builder, number);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "target_len");
+  number = json_object_get_int_member_with_default (parameters, "target-len", 0);
+  if (number > 0)
+    json_builder_add_int_value (builder, number);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "seed");
+  json_builder_add_int_value (builder, (gint64) run_seed);
+  json_builder_set_member_name (builder, "seed_rule");
+  json_builder_add_string_value (builder,
+                                 "anot_seed_derive(seed, \"attack:<attack>:<request_id>:<N>\"); "
+                                 "per attacked item anot_seed_derive(that, \"item:<item_id>\")");
+  json_builder_set_member_name (builder, "parameters");
+  {
+    g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+
+    json_node_set_object (node, parameters);
+    json_builder_add_value (builder, g_steal_pointer (&node));
+  }
+  json_builder_end_object (builder);
+}
+
 static gboolean
 write_config (AnotExperiment  *self,
+              AttackEntry     *attack,
               guint            run,
               const char      *status,
               GError         **error)
@@ -1169,7 +1476,7 @@ write_config (AnotExperiment  *self,
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(AnotUsage) usage = anot_usage_new ();
-  g_autofree char *dir = run_dir_path (self, run);
+  g_autofree char *dir = run_dir_path (attack, run);
   g_autofree char *path = g_build_filename (dir, "config.json", NULL);
   g_autofree char *timestamp = anot_results_timestamp_now ();
   g_autoptr(GHashTable) stored_options = NULL;
@@ -1181,7 +1488,7 @@ write_config (AnotExperiment  *self,
       GHashTableIter iter;
       gpointer value;
 
-      if (cell->run != run)
+      if (cell->run != run || cell->attack != attack)
         continue;
       if (g_hash_table_size (cell->rows) > 0)
         n_cells_with_rows++;
@@ -1194,7 +1501,7 @@ write_config (AnotExperiment  *self,
   json_builder_set_member_name (builder, "method");
   json_builder_add_string_value (builder, self->method_name);
   json_builder_set_member_name (builder, "defense");
-  json_builder_add_boolean_value (builder, FALSE);
+  json_builder_add_boolean_value (builder, self->defense);
   json_builder_set_member_name (builder, "data");
   json_builder_add_string_value (builder, anot_dataset_get_name (self->dataset));
   json_builder_set_member_name (builder, "k");
@@ -1204,11 +1511,11 @@ write_config (AnotExperiment  *self,
   json_builder_set_member_name (builder, "llm_config");
   json_builder_add_value (builder, anot_llm_config_to_json (self->llm_config, self->router));
   json_builder_set_member_name (builder, "attack_config");
-  json_builder_add_null_value (builder);
+  add_attack_config (builder, attack, self->seed + run);
 
   if (self->ns->len == 1)
     {
-      Cell *cell = find_cell (self, run, g_array_index (self->ns, guint, 0));
+      Cell *cell = find_cell (self, attack, run, g_array_index (self->ns, guint, 0));
 
       if (cell != NULL && g_hash_table_size (cell->rows) > 0)
         {
@@ -1225,7 +1532,7 @@ write_config (AnotExperiment  *self,
       for (guint i = 0; i < self->ns->len; i++)
         {
           guint n = g_array_index (self->ns, guint, i);
-          Cell *cell = find_cell (self, run, n);
+          Cell *cell = find_cell (self, attack, run, n);
           g_autoptr(AnotMetrics) metrics = NULL;
           char key[16];
 
@@ -1388,6 +1695,15 @@ write_config (AnotExperiment  *self,
     g_hash_table_iter_init (&iter, self->method_options);
     while (g_hash_table_iter_next (&iter, &key, &value))
       g_hash_table_insert (stored_options, g_strconcat ("method.", key, NULL), g_strdup (value));
+    /* The attack list as given: a resume continues every attack of it. */
+    if (g_hash_table_lookup (self->options, "attack") != NULL)
+      g_hash_table_insert (stored_options, g_strdup ("attack"),
+                           g_strdup (g_hash_table_lookup (self->options, "attack")));
+    g_hash_table_iter_init (&iter, self->attack_options);
+    while (g_hash_table_iter_next (&iter, &key, &value))
+      g_hash_table_insert (stored_options, g_strconcat ("attack.", key, NULL), g_strdup (value));
+    if (self->defense)
+      g_hash_table_insert (stored_options, g_strdup ("defense"), g_strdup ("true"));
     /* The LLM choices, so a resume asks the same models; not the cache,
      * offline mode or debug level, which do not change results. */
     for (guint i = 0; i < G_N_ELEMENTS (llm_options); i++)
@@ -1412,10 +1728,11 @@ write_config (AnotExperiment  *self,
 
 static gboolean
 write_usage_file (AnotExperiment  *self,
+                  AttackEntry     *attack,
                   guint            run,
                   GError         **error)
 {
-  g_autofree char *dir = run_dir_path (self, run);
+  g_autofree char *dir = run_dir_path (attack, run);
   g_autofree char *path = g_build_filename (dir, "usage.jsonl", NULL);
   g_autoptr(GHashTable) by_n = g_hash_table_new_full (NULL, NULL, NULL,
                                                       (GDestroyNotify) g_ptr_array_unref);
@@ -1424,7 +1741,7 @@ write_usage_file (AnotExperiment  *self,
     {
       Cell *cell = g_ptr_array_index (self->cells, i);
 
-      if (cell->run == run)
+      if (cell->run == run && cell->attack == attack)
         g_hash_table_insert (by_n, GUINT_TO_POINTER (cell->n), cell_sorted_rows (cell));
     }
   return anot_results_write_usage (path, by_n, error);
@@ -1432,12 +1749,13 @@ write_usage_file (AnotExperiment  *self,
 
 static gboolean
 write_scaling_summary (AnotExperiment  *self,
+                       AttackEntry     *attack,
                        guint            run,
                        GError         **error)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonNode) root = NULL;
-  g_autofree char *dir = run_dir_path (self, run);
+  g_autofree char *dir = run_dir_path (attack, run);
   g_autofree char *path = g_build_filename (dir, "scaling_summary.json", NULL);
 
   json_builder_begin_object (builder);
@@ -1453,7 +1771,7 @@ write_scaling_summary (AnotExperiment  *self,
   for (guint i = 0; i < self->ns->len; i++)
     {
       guint n = g_array_index (self->ns, guint, i);
-      Cell *cell = find_cell (self, run, n);
+      Cell *cell = find_cell (self, attack, run, n);
       guint n_rows = cell ? g_hash_table_size (cell->rows) : 0;
       const char *status;
 
@@ -1537,14 +1855,15 @@ write_scaling_summary (AnotExperiment  *self,
 
 static gboolean
 write_summary (AnotExperiment  *self,
+               AttackEntry     *attack,
                GError         **error)
 {
   g_autoptr(JsonNode) summary = NULL;
-  g_autofree char *path = g_build_filename (self->attack_dir, "summary.json", NULL);
+  g_autofree char *path = g_build_filename (attack->dir, "summary.json", NULL);
 
-  summary = anot_results_summarize_attack_dir (self->attack_dir, self->method_name,
+  summary = anot_results_summarize_attack_dir (attack->dir, self->method_name,
                                                anot_dataset_get_name (self->dataset),
-                                               ATTACK_NAME, error);
+                                               attack->name, error);
   if (summary == NULL)
     return FALSE;
   return anot_results_write_json (path, summary, TRUE, error);
@@ -1568,11 +1887,11 @@ make_directory (const char  *path,
 /* --force: remove what an earlier experiment of the same name wrote, and
  * nothing else. */
 static gboolean
-remove_previous_results (AnotExperiment  *self,
-                         GError         **error)
+remove_previous_results (AttackEntry  *attack,
+                         GError      **error)
 {
-  g_autoptr(GDir) dir = g_dir_open (self->attack_dir, 0, NULL);
-  g_autofree char *summary = g_build_filename (self->attack_dir, "summary.json", NULL);
+  g_autoptr(GDir) dir = g_dir_open (attack->dir, 0, NULL);
+  g_autofree char *summary = g_build_filename (attack->dir, "summary.json", NULL);
   const char *name;
 
   if (dir == NULL)
@@ -1586,7 +1905,7 @@ remove_previous_results (AnotExperiment  *self,
 
       if (!g_str_has_prefix (name, "run_"))
         continue;
-      run_dir = g_build_filename (self->attack_dir, name, NULL);
+      run_dir = g_build_filename (attack->dir, name, NULL);
       inner = g_dir_open (run_dir, 0, NULL);
       if (inner == NULL)
         continue;
@@ -1622,7 +1941,7 @@ load_existing_rows (AnotExperiment  *self,
   for (guint i = 0; i < self->cells->len; i++)
     {
       Cell *cell = g_ptr_array_index (self->cells, i);
-      g_autofree char *path = results_path (self, cell->run, cell->n);
+      g_autofree char *path = results_path (cell->attack, cell->run, cell->n);
       GPtrArray *kept = g_hash_table_lookup (self->kept, GUINT_TO_POINTER (cell->n));
       g_autoptr(GPtrArray) rows = NULL;
       guint n_skipped = 0;
@@ -1681,6 +2000,7 @@ static void
 job_free (Job *job)
 {
   g_clear_object (&job->pool);
+  g_clear_pointer (&job->attacked, g_ptr_array_unref);
   g_clear_object (&job->context);
   g_clear_object (&job->self);
   g_free (job);
@@ -1892,8 +2212,30 @@ start_job (AnotExperiment *self,
   while (g_hash_table_iter_next (&iter, &key, &value))
     anot_method_context_set_option (job->context, key, value);
 
+  anot_method_context_set_defense (job->context, self->defense);
+
+  if (cell->attack->attack != NULL)
+    {
+      g_autoptr(GError) attack_error = NULL;
+      guint64 attack_seed = anot_attack_derive_seed (self->seed + cell->run, cell->attack->name,
+                                                     anot_request_get_id (request), cell->n);
+
+      job->attacked = anot_attack_apply (cell->attack->attack, anot_pool_get_shuffled (pool),
+                                         request, attack_seed, &attack_error);
+      if (job->attacked == NULL)
+        {
+          /* Deterministic, so a failed row rather than a retry. */
+          g_autoptr(AnotResult) result = result_from_ranking (self, job, NULL, attack_error);
+
+          record_result (self, cell, result);
+          job_free (job);
+          return;
+        }
+    }
+
   self->in_flight++;
-  anot_method_rank_async (self->method, request, anot_pool_get_shuffled (pool), self->k,
+  anot_method_rank_async (self->method, request,
+                          job->attacked ? job->attacked : anot_pool_get_shuffled (pool), self->k,
                           job->context, self->cancellable, on_rank_done, job);
 }
 
@@ -1904,7 +2246,8 @@ cell_is_last_of_run (AnotExperiment *self,
   Cell *cell = g_ptr_array_index (self->cells, index);
 
   return index + 1 >= self->cells->len ||
-         ((Cell *) g_ptr_array_index (self->cells, index + 1))->run != cell->run;
+         ((Cell *) g_ptr_array_index (self->cells, index + 1))->run != cell->run ||
+         ((Cell *) g_ptr_array_index (self->cells, index + 1))->attack != cell->attack;
 }
 
 static gboolean
@@ -1966,7 +2309,7 @@ static void
 finish_cell (AnotExperiment *self)
 {
   Cell *cell = g_ptr_array_index (self->cells, self->cell_index);
-  g_autofree char *path = results_path (self, cell->run, cell->n);
+  g_autofree char *path = results_path (cell->attack, cell->run, cell->n);
   g_autoptr(GPtrArray) rows = cell_sorted_rows (cell);
   g_autoptr(GError) error = NULL;
   gboolean stopping = experiment_stopping (self);
@@ -1985,11 +2328,11 @@ finish_cell (AnotExperiment *self)
                     : (last_of_run ? "complete" : "running");
 
   if (!anot_results_write_rows (path, rows, &error) ||
-      !write_usage_file (self, cell->run, &error) ||
-      !write_config (self, cell->run, status, &error) ||
+      !write_usage_file (self, cell->attack, cell->run, &error) ||
+      !write_config (self, cell->attack, cell->run, status, &error) ||
       ((self->ns->len > 1 && (last_of_run || stopping)) &&
-       !write_scaling_summary (self, cell->run, &error)) ||
-      ((last_of_run || stopping) && !write_summary (self, &error)))
+       !write_scaling_summary (self, cell->attack, cell->run, &error)) ||
+      ((last_of_run || stopping) && !write_summary (self, cell->attack, &error)))
     {
       if (self->fatal == NULL)
         self->fatal = g_steal_pointer (&error);
@@ -2072,12 +2415,13 @@ experiment_advance (AnotExperiment *self)
   {
     Cell *cell = g_ptr_array_index (self->cells, self->cell_index);
     GPtrArray *kept = g_hash_table_lookup (self->kept, GUINT_TO_POINTER (cell->n));
-    g_autofree char *dir = run_dir_path (self, cell->run);
-    g_autofree char *path = results_path (self, cell->run, cell->n);
+    g_autofree char *dir = run_dir_path (cell->attack, cell->run);
+    g_autofree char *path = results_path (cell->attack, cell->run, cell->n);
     g_autoptr(GPtrArray) rows = cell_sorted_rows (cell);
     g_autoptr(GFile) file = NULL;
     gboolean first_of_run = self->cell_index == 0 ||
-      ((Cell *) g_ptr_array_index (self->cells, self->cell_index - 1))->run != cell->run;
+      ((Cell *) g_ptr_array_index (self->cells, self->cell_index - 1))->run != cell->run ||
+      ((Cell *) g_ptr_array_index (self->cells, self->cell_index - 1))->attack != cell->attack;
 
     if (first_of_run && self->debug_level > ANOT_DEBUG_LEVEL_OFF)
       {
@@ -2093,7 +2437,7 @@ experiment_advance (AnotExperiment *self)
       }
 
     if (!make_directory (dir, &error) ||
-        (first_of_run && !write_config (self, cell->run, "running", &error)) ||
+        (first_of_run && !write_config (self, cell->attack, cell->run, "running", &error)) ||
         /* Rewriting what was read drops a torn last line before appending. */
         !anot_results_write_rows (path, rows, &error))
       {
@@ -2131,8 +2475,8 @@ experiment_advance (AnotExperiment *self)
 
     if (self->debug_log != NULL)
       {
-        g_autofree char *line = g_strdup_printf ("run %u, N=%u: %u requests, %u already done",
-                                                 cell->run, cell->n, kept->len,
+        g_autofree char *line = g_strdup_printf ("attack %s, run %u, N=%u: %u requests, %u already done",
+                                                 cell->attack->name, cell->run, cell->n, kept->len,
                                                  g_hash_table_size (cell->rows));
 
         anot_debug_log_write (self->debug_log, ANOT_DEBUG_LEVEL_SUMMARY, "RUN", NULL, line);
@@ -2142,6 +2486,21 @@ experiment_advance (AnotExperiment *self)
   }
 
   experiment_pump (self);
+}
+
+static gboolean
+prepare_attack_dirs (AnotExperiment  *self,
+                     GError         **error)
+{
+  for (guint i = 0; i < self->attacks->len; i++)
+    {
+      AttackEntry *entry = g_ptr_array_index (self->attacks, i);
+
+      if ((self->force && !self->resuming && !remove_previous_results (entry, error)) ||
+          !make_directory (entry->dir, error))
+        return FALSE;
+    }
+  return TRUE;
 }
 
 /**
@@ -2180,8 +2539,7 @@ anot_experiment_run_async (AnotExperiment      *self,
     }
 
   if (!anot_experiment_prepare (self, &error) ||
-      (self->force && !self->resuming && !remove_previous_results (self, &error)) ||
-      !make_directory (self->attack_dir, &error) ||
+      !prepare_attack_dirs (self, &error) ||
       !load_existing_rows (self, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -2329,10 +2687,30 @@ find_config (const char *directory,
         }
       if (candidates->len > 0)
         {
+          const char *chosen = NULL;
+
           g_ptr_array_sort (candidates, compare_paths);
+          /* Attacks run one after the other may share the directory: the
+           * one to continue is the one that did not complete. */
+          for (guint i = 0; i < candidates->len && chosen == NULL; i++)
+            {
+              g_autoptr(JsonNode) node = anot_results_read_json (g_ptr_array_index (candidates, i), NULL);
+              JsonObject *anot = NULL;
+
+              if (node != NULL && JSON_NODE_HOLDS_OBJECT (node) &&
+                  json_object_has_member (json_node_get_object (node), "anot") &&
+                  JSON_NODE_HOLDS_OBJECT (json_object_get_member (json_node_get_object (node), "anot")))
+                anot = json_object_get_object_member (json_node_get_object (node), "anot");
+              if (anot != NULL &&
+                  g_strcmp0 (json_object_get_string_member_with_default (anot, "status", NULL),
+                             "complete") != 0)
+                chosen = g_ptr_array_index (candidates, i);
+            }
+          if (chosen == NULL)
+            chosen = g_ptr_array_index (candidates, 0);
           *out_experiment_dir = depth == 0 ? g_path_get_dirname (directory)
                                            : g_strdup (directory);
-          return g_strdup (g_ptr_array_index (candidates, 0));
+          return g_strdup (chosen);
         }
     }
   return NULL;
@@ -2523,7 +2901,9 @@ anot_experiment_get_n_dropped (AnotExperiment *self,
  * @n_candidates: N
  * @run: the 1-based run
  *
- * Computes the metrics of the results so far of one run and N.
+ * Computes the metrics of the results so far of one run and N, for the
+ * first attack of the experiment (`clean` without attacks); see
+ * [method@Anot.Experiment.get_attack_metrics] for the others.
  *
  * Returns: (transfer full) (nullable): the metrics, or %NULL when that
  *   run and N are not part of the experiment
@@ -2537,7 +2917,7 @@ anot_experiment_get_metrics (AnotExperiment *self,
 
   g_return_val_if_fail (ANOT_IS_EXPERIMENT (self), NULL);
 
-  cell = find_cell (self, run, n_candidates);
+  cell = find_cell (self, NULL, run, n_candidates);
   if (cell == NULL)
     return NULL;
   return cell_metrics (self, cell);
@@ -2565,7 +2945,7 @@ anot_experiment_get_results (AnotExperiment *self,
 
   g_return_val_if_fail (ANOT_IS_EXPERIMENT (self), NULL);
 
-  cell = find_cell (self, run, n_candidates);
+  cell = find_cell (self, NULL, run, n_candidates);
   if (cell == NULL)
     return NULL;
   return cell_sorted_rows (cell);
@@ -2625,4 +3005,171 @@ anot_experiment_is_skipped (AnotExperiment *self,
 
   return self->skipped != NULL &&
          g_hash_table_contains (self->skipped, GUINT_TO_POINTER (n_candidates));
+}
+
+/**
+ * anot_experiment_list_attacks:
+ * @self: an #AnotExperiment
+ *
+ * Lists the attacks the experiment runs, in order, once the options were
+ * checked: `clean` for no attack, and the registered names the `attack`
+ * option selected (categories and `all` expanded).
+ *
+ * Returns: (transfer full) (array zero-terminated=1) (nullable): the
+ *   attack names, or %NULL before the options were checked
+ */
+char **
+anot_experiment_list_attacks (AnotExperiment *self)
+{
+  GPtrArray *names;
+
+  g_return_val_if_fail (ANOT_IS_EXPERIMENT (self), NULL);
+
+  if (!self->prepared || self->attacks == NULL)
+    return NULL;
+  names = g_ptr_array_new ();
+  for (guint i = 0; i < self->attacks->len; i++)
+    g_ptr_array_add (names, g_strdup (((AttackEntry *) g_ptr_array_index (self->attacks, i))->name));
+  g_ptr_array_add (names, NULL);
+  return (char **) g_ptr_array_free (names, FALSE);
+}
+
+/**
+ * anot_experiment_get_attack:
+ * @self: an #AnotExperiment
+ * @attack: an attack name from [method@Anot.Experiment.list_attacks]
+ *
+ * Returns: (transfer none) (nullable): the attack object with its
+ *   parameters, or %NULL for `clean` or an attack the experiment does not
+ *   run
+ */
+AnotAttack *
+anot_experiment_get_attack (AnotExperiment *self,
+                            const char     *attack)
+{
+  AttackEntry *entry;
+
+  g_return_val_if_fail (ANOT_IS_EXPERIMENT (self), NULL);
+  g_return_val_if_fail (attack != NULL, NULL);
+
+  entry = find_attack (self, attack);
+  return entry ? entry->attack : NULL;
+}
+
+/**
+ * anot_experiment_get_attack_directory:
+ * @self: an #AnotExperiment
+ * @attack: an attack name from [method@Anot.Experiment.list_attacks]
+ *
+ * Returns: (nullable): the attack's results directory
+ *   `<out>/<name>/<attack>`, or %NULL when the experiment does not run
+ *   @attack
+ */
+const char *
+anot_experiment_get_attack_directory (AnotExperiment *self,
+                                      const char     *attack)
+{
+  AttackEntry *entry;
+
+  g_return_val_if_fail (ANOT_IS_EXPERIMENT (self), NULL);
+  g_return_val_if_fail (attack != NULL, NULL);
+
+  entry = find_attack (self, attack);
+  return entry ? entry->dir : NULL;
+}
+
+/**
+ * anot_experiment_get_current_attack:
+ * @self: an #AnotExperiment
+ *
+ * Returns: (nullable): the attack being run, or %NULL when no run is in
+ *   progress
+ */
+const char *
+anot_experiment_get_current_attack (AnotExperiment *self)
+{
+  g_return_val_if_fail (ANOT_IS_EXPERIMENT (self), NULL);
+
+  if (self->task == NULL || self->cells == NULL || self->cell_index >= self->cells->len)
+    return NULL;
+  return ((Cell *) g_ptr_array_index (self->cells, self->cell_index))->attack->name;
+}
+
+/**
+ * anot_experiment_get_defense:
+ * @self: an #AnotExperiment
+ *
+ * Returns: whether the experiment runs in defense mode (the `defense`
+ *   option), once the options were checked
+ */
+gboolean
+anot_experiment_get_defense (AnotExperiment *self)
+{
+  g_return_val_if_fail (ANOT_IS_EXPERIMENT (self), FALSE);
+  return self->prepared && self->defense;
+}
+
+/**
+ * anot_experiment_get_attack_metrics:
+ * @self: an #AnotExperiment
+ * @attack: an attack name from [method@Anot.Experiment.list_attacks]
+ * @n_candidates: N
+ * @run: the 1-based run
+ *
+ * Computes the metrics of the results so far of one attack, run and N.
+ *
+ * Returns: (transfer full) (nullable): the metrics, or %NULL when that
+ *   attack, run and N are not part of the experiment
+ */
+AnotMetrics *
+anot_experiment_get_attack_metrics (AnotExperiment *self,
+                                    const char     *attack,
+                                    guint           n_candidates,
+                                    guint           run)
+{
+  AttackEntry *entry;
+  Cell *cell;
+
+  g_return_val_if_fail (ANOT_IS_EXPERIMENT (self), NULL);
+  g_return_val_if_fail (attack != NULL, NULL);
+
+  entry = find_attack (self, attack);
+  if (entry == NULL)
+    return NULL;
+  cell = find_cell (self, entry, run, n_candidates);
+  if (cell == NULL)
+    return NULL;
+  return cell_metrics (self, cell);
+}
+
+/**
+ * anot_experiment_get_attack_results:
+ * @self: an #AnotExperiment
+ * @attack: an attack name from [method@Anot.Experiment.list_attacks]
+ * @n_candidates: N
+ * @run: the 1-based run
+ *
+ * Returns: (transfer container) (element-type Anot.Result) (nullable): the
+ *   results so far of one attack, run and N, sorted by request id, or
+ *   %NULL when they are not part of the experiment
+ */
+GPtrArray *
+anot_experiment_get_attack_results (AnotExperiment *self,
+                                    const char     *attack,
+                                    guint           n_candidates,
+                                    guint           run)
+{
+  AttackEntry *entry;
+  Cell *cell;
+
+  g_return_val_if_fail (ANOT_IS_EXPERIMENT (self), NULL);
+  g_return_val_if_fail (attack != NULL, NULL);
+
+  entry = find_attack (self, attack);
+  if (entry == NULL)
+    return NULL;
+  cell = find_cell (self, entry, run, n_candidates);
+  if (cell == NULL)
+    return NULL;
+  return cell_sorted_rows (cell);
 }

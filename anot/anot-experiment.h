@@ -10,6 +10,7 @@
 
 #include <gio/gio.h>
 
+#include "anot-attack.h"
 #include "anot-dataset.h"
 #include "anot-metrics.h"
 #include "anot-pool.h"
@@ -55,5 +56,20 @@ const guint    *anot_experiment_get_candidate_counts (AnotExperiment  *self,
 guint           anot_experiment_get_n_runs      (AnotExperiment       *self);
 gboolean        anot_experiment_is_skipped      (AnotExperiment       *self,
                                                  guint                 n_candidates);
+char          **anot_experiment_list_attacks    (AnotExperiment       *self);
+AnotAttack     *anot_experiment_get_attack      (AnotExperiment       *self,
+                                                 const char           *attack);
+const char     *anot_experiment_get_attack_directory (AnotExperiment  *self,
+                                                 const char           *attack);
+const char     *anot_experiment_get_current_attack (AnotExperiment    *self);
+gboolean        anot_experiment_get_defense     (AnotExperiment       *self);
+AnotMetrics    *anot_experiment_get_attack_metrics (AnotExperiment    *self,
+                                                 const char           *attack,
+                                                 guint                 n_candidates,
+                                                 guint                 run);
+GPtrArray      *anot_experiment_get_attack_results (AnotExperiment    *self,
+                                                 const char           *attack,
+                                                 guint                 n_candidates,
+                                                 guint                 run);
 
 G_END_DECLS
