@@ -6,6 +6,8 @@
 
 #include "anot-registry.h"
 
+#include "anot-data-tool.h"
+
 #include <gmodule.h>
 #include <string.h>
 
@@ -632,6 +634,9 @@ create_default_registry (gpointer data)
 
   ensure_extension_points ();
   self = g_object_new (ANOT_TYPE_REGISTRY, NULL);
+  /* The core's own tools, before the modules so a plugin cannot take
+   * their names. */
+  anot_data_tool_register_builtin ();
   anot_registry_load_modules (self);
 
   return self;
