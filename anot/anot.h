@@ -29,6 +29,7 @@
 #include "anot-method.h"
 #include "anot-method-context.h"
 #include "anot-metrics.h"
+#include "anot-parse.h"
 #include "anot-pool.h"
 #include "anot-ranking.h"
 #include "anot-registry.h"
