@@ -281,10 +281,10 @@ anot_cached_backend_complete_async (AnotBackend         *backend,
       const char *model = anot_chat_request_get_model (request);
 
       g_task_return_new_error (task, ANOT_ERROR, ANOT_ERROR_CACHE_MISS,
-                               "Offline, and the response cache %s has no answer for request %s, "
-                               "role %s (%s:%s, key %.12s)",
-                               anot_response_cache_get_path (self->cache),
+                               "Offline: no answer for request %s, role %s in the response "
+                               "cache %s (%s:%s, key %.12s)",
                                request_id ? request_id : "(none)", role ? role : "(none)",
+                               anot_response_cache_get_path (self->cache),
                                self->backend_name, model ? model : "(default model)", key);
       return;
     }

@@ -686,6 +686,8 @@ call_retry_or_fail (Call    *call,
         delay_ms += (guint64) g_random_int_range (0, (gint32) MIN (priv->retry_base_ms, G_MAXINT32));
     }
 
+  g_debug ("LLM call: attempt %u failed (%s), retrying in %" G_GUINT64_FORMAT " ms",
+           call->attempts, error->message, delay_ms);
   g_clear_error (&call->last_error);
   call->last_error = error;
   priv->n_retries++;

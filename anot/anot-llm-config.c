@@ -53,11 +53,14 @@
  * default role's route.
  *
  * One coupling rule: `model` and `base_url` belong to a choice of
- * backend, so they are only taken from the place that chose the backend
- * or a place before it in that order.  `--role planner=anthropic` with
- * `--model gpt-4o` gives the planner Anthropic's default model, not
- * gpt-4o; `--backend openai` overrides a file's `[role planner]
- * backend=anthropic` together with its model.
+ * backend.  A value set in a place that also names a backend (for the
+ * same role) is used only when that backend is the one chosen, and a
+ * value of the default role is used for another role only when both use
+ * the same backend.  So `--role planner=anthropic` with `--model gpt-4o`
+ * gives the planner Anthropic's default model, not gpt-4o; `--backend
+ * openai` overrides a file's `[role planner] backend=anthropic` together
+ * with the model next to it; and `ANOT_PLANNER_BASE_URL` still applies
+ * to `--role planner=anthropic`.
  *
  * API keys are never written anywhere: not to `config.json`, not to a log.
  */
@@ -350,12 +353,18 @@ value_at (AnotLlmConfig  *self,
     case POS_ENV_DEFAULT:
       {
         /* ANOT_<ROLE>_<KEY> (ANOT_DEFAULT_<KEY> for the default role), then
-         * ANOT_<KEY>. */
+         * for the default role ANOT_<KEY> or ANOT_DEFAULT_<KEY>. */
         g_autofree char *name = env_name (pos == POS_ENV_ROLE ? role : NULL, key);
 
         if (strcmp (key, "api_key") == 0)
           return NULL;
         value = env_lookup (self, name);
+        if (value == NULL && pos == POS_ENV_DEFAULT && !is_default)
+          {
+            g_free (name);
+            name = env_name (ANOT_DEFAULT_ROLE, key);
+            value = env_lookup (self, name);
+          }
         if (value && source)
           *source = g_strdup_printf ("environment (%s)", name);
         return value;
@@ -408,15 +417,44 @@ is_coupled_key (const char *key)
   return strcmp (key, "model") == 0 || strcmp (key, "base_url") == 0;
 }
 
-/* Resolves @key for @role.  For model and base_url, @backend_pos is where
- * the backend was chosen: only that place and the ones before it count
- * (and the chosen backend's own section). */
+static const char *resolve_backend (AnotLlmConfig *self,
+                                    const char    *role,
+                                    guint         *out_pos,
+                                    char         **source);
+
+/* Whether a model or base URL found at @pos goes with @backend_name (see
+ * the coupling rule in the class documentation). */
+static gboolean
+coupled_value_applies (AnotLlmConfig *self,
+                       const char    *role,
+                       guint          pos,
+                       const char    *backend_name)
+{
+  const char *other;
+
+  switch (pos)
+    {
+    case POS_FILE_BACKEND:
+    case POS_BUILTIN:
+      return TRUE;
+    case POS_CLI_DEFAULT:
+    case POS_ENV_DEFAULT:
+    case POS_FILE_DEFAULT:
+      if (strcmp (role, ANOT_DEFAULT_ROLE) != 0)
+        return g_strcmp0 (resolve_backend (self, ANOT_DEFAULT_ROLE, NULL, NULL), backend_name) == 0;
+      G_GNUC_FALLTHROUGH;
+    default:
+      other = value_at (self, role, "backend", pos, NULL, NULL);
+      return other == NULL || g_strcmp0 (other, backend_name) == 0;
+    }
+}
+
+/* Resolves @key for @role; model and base_url must go with @backend_name. */
 static const char *
 resolve (AnotLlmConfig  *self,
          const char     *role,
          const char     *key,
          const char     *backend_name,
-         guint           backend_pos,
          guint          *out_pos,
          char          **source)
 {
@@ -424,7 +462,9 @@ resolve (AnotLlmConfig  *self,
     {
       const char *value;
 
-      if (is_coupled_key (key) && pos < POS_FILE_BACKEND && pos > backend_pos)
+      value = value_at (self, role, key, pos, backend_name, NULL);
+      if (value == NULL ||
+          (is_coupled_key (key) && !coupled_value_applies (self, role, pos, backend_name)))
         continue;
       value = value_at (self, role, key, pos, backend_name, source);
       if (value != NULL)
@@ -445,7 +485,7 @@ resolve_backend (AnotLlmConfig *self,
                  guint         *out_pos,
                  char         **source)
 {
-  return resolve (self, role, "backend", NULL, POS_NONE, out_pos, source);
+  return resolve (self, role, "backend", NULL, out_pos, source);
 }
 
 /* ------------------------------------------------------------------------
@@ -790,7 +830,6 @@ anot_llm_config_lookup (AnotLlmConfig  *self,
                         char          **source)
 {
   const char *backend;
-  guint backend_pos;
 
   g_return_val_if_fail (ANOT_IS_LLM_CONFIG (self), NULL);
   g_return_val_if_fail (role != NULL, NULL);
@@ -802,8 +841,8 @@ anot_llm_config_lookup (AnotLlmConfig  *self,
     return NULL;
   if (strcmp (key, "backend") == 0)
     return g_strdup (resolve_backend (self, role, NULL, source));
-  backend = resolve_backend (self, role, &backend_pos, NULL);
-  return g_strdup (resolve (self, role, key, backend, backend_pos, NULL, source));
+  backend = resolve_backend (self, role, NULL, NULL);
+  return g_strdup (resolve (self, role, key, backend, NULL, source));
 }
 
 /**
@@ -967,10 +1006,9 @@ anot_llm_config_resolve_route (AnotLlmConfig     *self,
   g_autoptr(GString) instance_key = g_string_new (NULL);
   g_autofree char *backend_source = NULL;
   const char *backend_name, *value, *api_key;
-  guint backend_pos;
   GType type;
 
-  backend_name = resolve_backend (self, role, &backend_pos, &backend_source);
+  backend_name = resolve_backend (self, role, NULL, &backend_source);
   type = anot_registry_lookup_type (registry, ANOT_BACKEND_EXTENSION_POINT_NAME, backend_name);
   if (type == G_TYPE_INVALID)
     {
@@ -991,7 +1029,7 @@ anot_llm_config_resolve_route (AnotLlmConfig     *self,
       g_autofree char *source = NULL;
       g_autofree char *where = NULL;
 
-      value = resolve (self, role, instance_keys[i].key, backend_name, backend_pos, NULL, &source);
+      value = resolve (self, role, instance_keys[i].key, backend_name, NULL, &source);
       where = g_strdup_printf ("%s of role %s, from %s", instance_keys[i].key, role,
                                source ? source : "?");
       if (value != NULL && !validate_value (instance_keys[i].key, value, where, error))
@@ -1019,7 +1057,7 @@ anot_llm_config_resolve_route (AnotLlmConfig     *self,
           g_autofree char *what = g_strdup_printf ("%s of backend %s", instance_keys[i].key,
                                                    backend_name);
 
-          value = resolve (self, role, instance_keys[i].key, backend_name, backend_pos, NULL, NULL);
+          value = resolve (self, role, instance_keys[i].key, backend_name, NULL, NULL);
           if (value != NULL &&
               !set_property_from_string (G_OBJECT (backend), instance_keys[i].property, value,
                                          what, error))
@@ -1046,7 +1084,7 @@ anot_llm_config_resolve_route (AnotLlmConfig     *self,
         g_autofree char *where = NULL;
         const char *key = generation_keys[i];
 
-        value = resolve (self, role, key, backend_name, backend_pos, NULL, &source);
+        value = resolve (self, role, key, backend_name, NULL, &source);
         if (value == NULL)
           continue;
         where = g_strdup_printf ("%s of role %s, from %s", key, role, source ? source : "?");

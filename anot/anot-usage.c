@@ -26,10 +26,28 @@ typedef struct
   guint64 calls;
   guint64 prompt_tokens;
   guint64 completion_tokens;
-  double cost_usd;
-  double latency_ms;
+  /* Integers, so sums do not depend on the order in which concurrent
+   * calls finish (floating-point addition is not associative) and a replay
+   * writes the very same numbers. */
+  gint64 cost_pusd;          /* picodollars */
+  gint64 latency_ns;
   guint64 retries;
 } UsageTotals;
+
+#define PUSD_PER_USD 1e12
+#define NS_PER_MS 1e6
+
+static gint64
+to_pusd (double usd)
+{
+  return (gint64) llround (usd * PUSD_PER_USD);
+}
+
+static gint64
+to_ns (double ms)
+{
+  return (gint64) llround (ms * NS_PER_MS);
+}
 
 struct _AnotUsage
 {
@@ -62,8 +80,8 @@ totals_add (UsageTotals       *into,
   into->calls += from->calls;
   into->prompt_tokens += from->prompt_tokens;
   into->completion_tokens += from->completion_tokens;
-  into->cost_usd += from->cost_usd;
-  into->latency_ms += from->latency_ms;
+  into->cost_pusd += from->cost_pusd;
+  into->latency_ns += from->latency_ns;
   into->retries += from->retries;
 }
 
@@ -122,10 +140,10 @@ anot_usage_get_property (GObject    *object,
       g_value_set_uint64 (value, self->total.completion_tokens);
       break;
     case PROP_COST_USD:
-      g_value_set_double (value, self->total.cost_usd);
+      g_value_set_double (value, self->total.cost_pusd / PUSD_PER_USD);
       break;
     case PROP_LATENCY_MS:
-      g_value_set_double (value, self->total.latency_ms);
+      g_value_set_double (value, self->total.latency_ns / NS_PER_MS);
       break;
     case PROP_RETRIES:
       g_value_set_uint64 (value, self->total.retries);
@@ -237,8 +255,8 @@ anot_usage_add_completion (AnotUsage      *self,
   totals.calls = 1;
   totals.prompt_tokens = anot_completion_get_prompt_tokens (completion);
   totals.completion_tokens = anot_completion_get_completion_tokens (completion);
-  totals.cost_usd = anot_completion_get_cost_usd (completion);
-  totals.latency_ms = anot_completion_get_latency_ms (completion);
+  totals.cost_pusd = to_pusd (anot_completion_get_cost_usd (completion));
+  totals.latency_ns = to_ns (anot_completion_get_latency_ms (completion));
   totals.retries = anot_completion_get_retries (completion);
   model = anot_completion_get_model (completion);
   role = anot_completion_get_role (completion);
@@ -263,7 +281,8 @@ anot_usage_add_partial (AnotUsage  *self,
                         double      latency_ms,
                         guint64     retries)
 {
-  UsageTotals totals = { calls, prompt_tokens, completion_tokens, cost_usd, latency_ms, retries };
+  UsageTotals totals = { calls, prompt_tokens, completion_tokens, to_pusd (cost_usd),
+                         to_ns (latency_ms), retries };
 
   g_return_if_fail (ANOT_IS_USAGE (self));
 
@@ -353,7 +372,7 @@ double
 anot_usage_get_cost_usd (AnotUsage *self)
 {
   g_return_val_if_fail (ANOT_IS_USAGE (self), 0);
-  return self->total.cost_usd;
+  return self->total.cost_pusd / PUSD_PER_USD;
 }
 
 /**
@@ -366,7 +385,7 @@ double
 anot_usage_get_latency_ms (AnotUsage *self)
 {
   g_return_val_if_fail (ANOT_IS_USAGE (self), 0);
-  return self->total.latency_ms;
+  return self->total.latency_ns / NS_PER_MS;
 }
 
 /**
@@ -452,7 +471,7 @@ totals_to_json (JsonBuilder       *builder,
     }
   json_builder_set_member_name (builder, with_prefix ? "total_cost_usd" : "cost_usd");
   /* The original rounds costs to 6 decimals. */
-  json_builder_add_double_value (builder, round (totals->cost_usd * 1e6) / 1e6);
+  json_builder_add_double_value (builder, round (totals->cost_pusd / PUSD_PER_USD * 1e6) / 1e6);
 }
 
 static int
@@ -488,11 +507,11 @@ anot_usage_to_json (AnotUsage *self)
   json_builder_begin_object (builder);
   totals_to_json (builder, &self->total, TRUE);
   json_builder_set_member_name (builder, "total_latency_ms");
-  json_builder_add_double_value (builder, round (self->total.latency_ms * 100) / 100);
+  json_builder_add_double_value (builder, round (self->total.latency_ns / NS_PER_MS * 100) / 100);
   json_builder_set_member_name (builder, "avg_latency_ms");
   json_builder_add_double_value (builder,
                                  self->total.calls
-                                 ? round (self->total.latency_ms / self->total.calls * 100) / 100
+                                 ? round (self->total.latency_ns / NS_PER_MS / self->total.calls * 100) / 100
                                  : 0.0);
 
   json_builder_set_member_name (builder, "total_retries");
