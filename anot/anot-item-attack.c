@@ -332,3 +332,47 @@ anot_item_attack_attack_item (AnotItemAttack  *self,
     }
   return klass->attack_item (self, item, request, seed, error);
 }
+
+/**
+ * anot_item_attack_register_variant: (skip)
+ * @module: the plugin's #GTypeModule
+ * @family: an #AnotItemAttack subclass registered by the same module
+ * @type_name: the name of the new type, e.g. `AnotAttackTypo10`
+ * @class_size: sizeof the class structure of @family
+ * @instance_size: sizeof the instance structure of @family
+ * @class_init: sets the variant's presets in the class of @family
+ * @class_data: passed to @class_init
+ *
+ * Registers a final subclass of @family that only differs by presets its
+ * @class_init stores in the class structure (a rate, a template set, ...).
+ * One plugin can so register several named attacks (`typo_10` and
+ * `typo_20`) without a type definition each: the registry creates attacks
+ * by type, so every name needs a type of its own.  (The sizes are
+ * arguments because the type system does not report them for the dynamic
+ * types of a plugin.)
+ *
+ * Returns: the new type
+ */
+GType
+anot_item_attack_register_variant (GTypeModule    *module,
+                                   GType           family,
+                                   const char     *type_name,
+                                   gsize           class_size,
+                                   gsize           instance_size,
+                                   GClassInitFunc  class_init,
+                                   gconstpointer   class_data)
+{
+  GTypeInfo info = { 0 };
+
+  g_return_val_if_fail (G_IS_TYPE_MODULE (module), G_TYPE_INVALID);
+  g_return_val_if_fail (g_type_is_a (family, ANOT_TYPE_ITEM_ATTACK), G_TYPE_INVALID);
+  g_return_val_if_fail (type_name != NULL, G_TYPE_INVALID);
+  g_return_val_if_fail (class_size <= G_MAXUINT16 && instance_size <= G_MAXUINT16, G_TYPE_INVALID);
+
+  info.class_size = (guint16) class_size;
+  info.class_init = class_init;
+  info.class_data = class_data;
+  info.instance_size = (guint16) instance_size;
+
+  return g_type_module_register_type (module, family, type_name, &info, G_TYPE_FLAG_FINAL);
+}

@@ -61,4 +61,12 @@ GPtrArray  *anot_item_attack_attack_item     (AnotItemAttack  *self,
                                               guint64          seed,
                                               GError         **error);
 
+GType       anot_item_attack_register_variant (GTypeModule    *module,
+                                               GType           family,
+                                               const char     *type_name,
+                                               gsize           class_size,
+                                               gsize           instance_size,
+                                               GClassInitFunc  class_init,
+                                               gconstpointer   class_data);
+
 G_END_DECLS

@@ -40,6 +40,12 @@ typedef struct
   char *max_tokens;
   char *cache;
   gboolean offline;
+  char *attack;
+  char **attack_options;
+  char *attack_restaurants;
+  char *attack_reviews;
+  char *attack_target_len;
+  gboolean defense;
   gboolean list;
   gboolean version;
 } RunOptions;
@@ -70,6 +76,11 @@ run_options_clear (RunOptions *o)
   g_free (o->temperature);
   g_free (o->max_tokens);
   g_free (o->cache);
+  g_free (o->attack);
+  g_strfreev (o->attack_options);
+  g_free (o->attack_restaurants);
+  g_free (o->attack_reviews);
+  g_free (o->attack_target_len);
 }
 
 typedef struct
@@ -143,11 +154,14 @@ show_progress (RunState *state)
   g_autoptr(AnotMetrics) metrics = NULL;
   g_autofree char *eta = NULL;
   guint new_done = state->done - state->done_at_start;
+  const char *attack;
 
   if (!state->tty)
     return;
 
-  metrics = anot_experiment_get_metrics (state->experiment, state->n, state->run);
+  attack = anot_experiment_get_current_attack (state->experiment);
+  metrics = attack ? anot_experiment_get_attack_metrics (state->experiment, attack, state->n, state->run)
+                   : anot_experiment_get_metrics (state->experiment, state->n, state->run);
   if (new_done > 0 && state->done < state->total)
     {
       double elapsed = (g_get_monotonic_time () - state->started_us) / 1e6;
@@ -158,7 +172,9 @@ show_progress (RunState *state)
   else
     eta = g_strdup ("--:--");
 
-  fprintf (stderr, "\r\033[K[N=%u run %u] %u/%u requests  Hits@1 %.2f  ETA %s",
+  fprintf (stderr, "\r\033[K[%s%sN=%u run %u] %u/%u requests  Hits@1 %.2f  ETA %s",
+           attack && strcmp (attack, "clean") != 0 ? attack : "",
+           attack && strcmp (attack, "clean") != 0 ? " " : "",
            state->n, state->run, state->done, state->total,
            metrics ? anot_metrics_get_hits_at (metrics, 1) : 0.0, eta);
   fflush (stderr);
@@ -260,6 +276,7 @@ format_metric (GString *row,
 
 static void
 print_table (AnotExperiment *experiment,
+             const char     *attack,
              gboolean        original_pool)
 {
   const guint *ns;
@@ -297,7 +314,7 @@ print_table (AnotExperiment *experiment,
 
       for (guint r = 1; r <= runs; r++)
         {
-          AnotMetrics *m = anot_experiment_get_metrics (experiment, ns[i], r);
+          AnotMetrics *m = anot_experiment_get_attack_metrics (experiment, attack, ns[i], r);
 
           if (m != NULL && anot_metrics_get_total (m) > 0)
             {
@@ -335,6 +352,22 @@ print_table (AnotExperiment *experiment,
     g_print ("(mean±std over %u runs)\n", runs);
 }
 
+/* One table per attack; the heading only when there is an attack. */
+static void
+print_tables (AnotExperiment *experiment,
+              gboolean        original_pool)
+{
+  g_auto(GStrv) attacks = anot_experiment_list_attacks (experiment);
+
+  for (guint a = 0; attacks != NULL && attacks[a] != NULL; a++)
+    {
+      if (attacks[1] != NULL || strcmp (attacks[a], "clean") != 0)
+        g_print ("\nAttack: %s%s", attacks[a],
+                 anot_experiment_get_defense (experiment) ? " (defense mode)" : "");
+      print_table (experiment, attacks[a], original_pool);
+    }
+}
+
 static void
 set_if (AnotExperiment *experiment,
         const char     *key,
@@ -356,6 +389,15 @@ is_usage_error (const GError *error)
 int
 anot_run_cmd_run (int    argc,
                   char **argv)
+{
+  return anot_run_run_experiment (argc, argv, NULL);
+}
+
+/* `anot-run run`, and the runs of `anot-run robustness` (@hooks). */
+int
+anot_run_run_experiment (int           argc,
+                         char        **argv,
+                         AnotRunHooks *hooks)
 {
   RunOptions o = { 0 };
   RunState state = { 0 };
@@ -426,6 +468,19 @@ anot_run_cmd_run (int    argc,
       "Response cache (SQLite): reuse answers stored there, store new ones", "FILE" },
     { "offline", 0, 0, G_OPTION_ARG_NONE, &o.offline,
       "Answer LLM calls from --cache only; a missing answer fails that request", NULL },
+    { "attack", 'a', 0, G_OPTION_ARG_STRING, &o.attack,
+      "Attacks to run, comma-separated: names (see --list), clean, noise, injection, "
+      "deception, all, both (default: clean; robustness: all)", "ATTACKS" },
+    { "attack-option", 'A', 0, G_OPTION_ARG_STRING_ARRAY, &o.attack_options,
+      "Attack parameter, set on every selected attack that has it (repeatable)", "KEY=VALUE" },
+    { "attack-restaurants", 0, 0, G_OPTION_ARG_STRING, &o.attack_restaurants,
+      "Non-gold candidates each attack touches per request (default: all)", "R" },
+    { "attack-reviews", 0, 0, G_OPTION_ARG_STRING, &o.attack_reviews,
+      "Reviews per attacked restaurant for injection and heterogeneity (default 1)", "M" },
+    { "attack-target-len", 0, 0, G_OPTION_ARG_STRING, &o.attack_target_len,
+      "Target review length of heterogeneity (required for it)", "L" },
+    { "defense", 0, 0, G_OPTION_ARG_NONE, &o.defense,
+      "Defense mode: LLM methods add defensive instructions to their prompts", NULL },
     { "list", 0, 0, G_OPTION_ARG_NONE, &o.list,
       "List the available methods and other plugins, then exit", NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &o.version,
@@ -433,16 +488,20 @@ anot_run_cmd_run (int    argc,
     G_OPTION_ENTRY_NULL
   };
 
-  context = g_option_context_new ("[run] — evaluate a ranking method on a benchmark");
+  context = g_option_context_new (hooks && hooks->parameter_string ? hooks->parameter_string
+                                  : "[run] — evaluate a ranking method on a benchmark");
   g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_summary (context,
+  g_option_context_set_summary (context, hooks && hooks->summary ? hooks->summary :
     "Commands:\n"
     "  anot-run [run] --method NAME [OPTION…]   run a method over a benchmark (default)\n"
+    "  anot-run robustness --method NAME [OPTION…]  clean and attacked runs, compared\n"
+    "  anot-run attack --attack NAME --request ID   show what an attack does\n"
     "  anot-run validate [OPTION…]              check a benchmark's gold labels\n"
     "  anot-run list, anot-run --list           list methods and other plugins\n"
     "\n"
-    "Results go to <out>/<name>/clean/run_<R>/ (config.json, results_<N>.jsonl,\n"
-    "usage.jsonl, scaling_summary.json) and <out>/<name>/clean/summary.json.");
+    "Results go to <out>/<name>/<attack>/run_<R>/ (config.json, results_<N>.jsonl,\n"
+    "usage.jsonl, scaling_summary.json) and <out>/<name>/<attack>/summary.json;\n"
+    "<attack> is clean without --attack.");
   description = g_strdup_printf (
     "Without --data the demo benchmark is used (%s).\n"
     "\n"
@@ -491,12 +550,20 @@ anot_run_cmd_run (int    argc,
       return status;
     }
 
+  if (o.resume != NULL && hooks != NULL)
+    {
+      run_options_clear (&o);
+      return usage_error ("robustness does not resume: finish each experiment with "
+                          "anot-run --resume DIR, then write the report with "
+                          "anot-run robustness --report DIR");
+    }
   if (o.resume != NULL)
     {
       if (o.method || o.candidates || o.scaling || o.pool || o.shuffle || o.k || o.seed ||
           o.runs || o.limit || o.requests || o.groups || o.method_options || o.out ||
           o.name || o.force || o.backend || o.model || o.base_url || o.roles ||
-          o.temperature || o.max_tokens)
+          o.temperature || o.max_tokens || o.attack || o.attack_options ||
+          o.attack_restaurants || o.attack_reviews || o.attack_target_len || o.defense)
         {
           run_options_clear (&o);
           return usage_error ("--resume takes its options from the interrupted run; "
@@ -578,8 +645,46 @@ anot_run_cmd_run (int    argc,
       set_if (experiment, "requests", o.requests);
       set_if (experiment, "groups", o.groups);
       set_if (experiment, "out", o.out);
-      set_if (experiment, "name", o.name);
+      if (hooks != NULL && hooks->name_suffix != NULL)
+        {
+          g_autofree char *name = g_strconcat (o.name ? o.name : o.method,
+                                               o.name ? "" : "_",
+                                               o.name ? "" : anot_dataset_get_name (dataset),
+                                               hooks->name_suffix, NULL);
+
+          set_if (experiment, "name", name);
+        }
+      else
+        set_if (experiment, "name", o.name);
       set_if (experiment, "force", o.force ? "true" : NULL);
+      if (hooks != NULL && hooks->robustness)
+        {
+          g_autofree char *attacks = g_strconcat ("clean,", o.attack ? o.attack : "all", NULL);
+
+          set_if (experiment, "attack", attacks);
+        }
+      else
+        set_if (experiment, "attack", o.attack);
+      set_if (experiment, "attack.restaurants", o.attack_restaurants);
+      set_if (experiment, "attack.reviews", o.attack_reviews);
+      set_if (experiment, "attack.target-len", o.attack_target_len);
+      set_if (experiment, "defense", o.defense || (hooks && hooks->defense) ? "true" : NULL);
+      for (guint i = 0; o.attack_options && o.attack_options[i]; i++)
+        {
+          const char *eq = strchr (o.attack_options[i], '=');
+          g_autofree char *key = NULL;
+
+          if (eq == NULL || eq == o.attack_options[i])
+            {
+              status = usage_error ("invalid --attack-option “%s”: expected KEY=VALUE",
+                                    o.attack_options[i]);
+              run_options_clear (&o);
+              return status;
+            }
+          key = g_strdup_printf ("attack.%.*s", (int) (eq - o.attack_options[i]),
+                                 o.attack_options[i]);
+          anot_experiment_set_option (experiment, key, eq + 1);
+        }
       set_if (experiment, "backend", o.backend);
       set_if (experiment, "model", o.model);
       set_if (experiment, "base-url", o.base_url);
@@ -635,6 +740,19 @@ anot_run_cmd_run (int    argc,
              anot_experiment_get_n_runs (experiment) == 1 ? "" : "s",
              anot_experiment_get_n_planned (experiment));
     g_print ("Results directory: %s\n", anot_experiment_get_directory (experiment));
+    {
+      g_auto(GStrv) attacks = anot_experiment_list_attacks (experiment);
+
+      if (attacks != NULL && (attacks[1] != NULL || strcmp (attacks[0], "clean") != 0))
+        {
+          g_autofree char *list = g_strjoinv (", ", attacks);
+
+          g_print ("Attacks: %s%s\n", list,
+                   anot_experiment_get_defense (experiment) ? " (defense mode)" : "");
+        }
+    }
+    if (hooks != NULL)
+      hooks->directory = g_strdup (anot_experiment_get_directory (experiment));
     fflush (stdout);
   }
 
@@ -669,13 +787,13 @@ anot_run_cmd_run (int    argc,
 
   if (state.ok)
     {
-      print_table (experiment, original_pool);
+      print_tables (experiment, original_pool);
       g_print ("\nResults: %s\n", anot_experiment_get_directory (experiment));
       status = ANOT_RUN_EXIT_OK;
     }
   else if (g_error_matches (state.error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      print_table (experiment, original_pool);
+      print_tables (experiment, original_pool);
       g_printerr ("\nanot-run: %s\n", state.error->message);
       status = ANOT_RUN_EXIT_INTERRUPTED;
     }
@@ -686,7 +804,7 @@ anot_run_cmd_run (int    argc,
   else
     {
       if (g_error_matches (state.error, ANOT_ERROR, ANOT_ERROR_METHOD_FAILED))
-        print_table (experiment, original_pool);
+        print_tables (experiment, original_pool);
       g_printerr ("anot-run: %s\n", state.error->message);
       g_printerr ("Results: %s\n", anot_experiment_get_directory (experiment));
       status = ANOT_RUN_EXIT_FAILED;

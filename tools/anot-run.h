@@ -19,6 +19,24 @@ G_BEGIN_DECLS
 int anot_run_cmd_run      (int argc, char **argv);
 int anot_run_cmd_validate (int argc, char **argv);
 int anot_run_cmd_list     (int argc, char **argv);
+int anot_run_cmd_attack   (int argc, char **argv);
+int anot_run_cmd_robustness (int argc, char **argv);
+
+/* How `anot-run robustness` runs its experiments through the run command:
+ * the attack list becomes "clean,<--attack, default all>", defense mode
+ * may be forced and the experiment name suffixed.  The experiment
+ * directory is returned in @directory (free it). */
+typedef struct
+{
+  const char *parameter_string;
+  const char *summary;
+  gboolean robustness;
+  gboolean defense;
+  const char *name_suffix;
+  char *directory;
+} AnotRunHooks;
+
+int anot_run_run_experiment (int argc, char **argv, AnotRunHooks *hooks);
 
 /* The dataset used when --data is not given: $ANOT_DATA_DIR/demo, else the
  * installed demo benchmark. */

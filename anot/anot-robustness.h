@@ -1,0 +1,20 @@
+/* anot-robustness.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(ANOT_INSIDE) && !defined(ANOT_COMPILATION)
+#error "Only <anot/anot.h> can be included directly."
+#endif
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+JsonNode *anot_robustness_report        (const char  *directory,
+                                         const char  *defense_directory,
+                                         GError     **error);
+char     *anot_robustness_report_format (JsonNode    *report);
+
+G_END_DECLS
