@@ -18,3 +18,18 @@ def philly_dir():
     if not path or not os.path.isdir(path):
         pytest.skip("philly_cafes benchmark not found (set ANOT_PHILLY_DATA)")
     return path
+
+
+@pytest.fixture(scope="session")
+def demo(demo_dir):
+    """The demo benchmark, loaded once (datasets are immutable)."""
+    from gi.repository import Anot
+
+    return Anot.Dataset.load(demo_dir)
+
+
+@pytest.fixture(scope="session")
+def philly(philly_dir):
+    from gi.repository import Anot
+
+    return Anot.Dataset.load(philly_dir)

@@ -1,0 +1,811 @@
+# Anot.py: Pythonic helpers on top of the introspected Anot-1.0 API
+#
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# PyGObject imports this module as gi.overrides.Anot when a program does
+# `from gi.repository import Anot`.  Everything the library can do is
+# already available through introspection; this module only adds what makes
+# it pleasant from Python: sequences instead of get_n_x()/get_x(i) pairs,
+# dicts instead of JsonNode, keyword options, a blocking run that Ctrl-C
+# cancels cleanly, and base classes for methods and backends written in
+# Python.  Nothing here changes what the C API does.
+
+import collections.abc
+import contextlib
+import json
+import os
+import signal
+import threading
+import logging
+import traceback
+
+from gi.repository import GLib, GObject, Gio, Json
+
+from ..module import get_introspection_module
+from ..overrides import override
+
+Anot = get_introspection_module("Anot")
+
+__all__ = []
+
+_log = logging.getLogger("gi.repository.Anot")
+
+
+def _export(obj):
+    __all__.append(obj.__name__)
+    return obj
+
+
+def _json_to_py(node):
+    """A JsonNode (or JsonObject / JsonArray) as plain Python values."""
+    if node is None:
+        return None
+    if isinstance(node, Json.Object):
+        wrapper = Json.Node.new(Json.NodeType.OBJECT)
+        wrapper.set_object(node)
+        node = wrapper
+    elif isinstance(node, Json.Array):
+        wrapper = Json.Node.new(Json.NodeType.ARRAY)
+        wrapper.set_array(node)
+        node = wrapper
+    return json.loads(Json.to_string(node, False))
+
+
+def _py_to_json(value):
+    """Plain Python values as a JsonNode."""
+    return Json.from_string(json.dumps(value))
+
+
+def _option_text(value):
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return ",".join(str(v) for v in value)
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return str(value)
+
+
+# ---------------------------------------------------------------------------
+# Sequences over a dataset
+
+
+class _IndexedView(collections.abc.Sequence):
+    """A read-only sequence over get_n_x() / get_x(i), also indexable by id."""
+
+    __slots__ = ("_owner", "_count", "_get", "_lookup", "_what")
+
+    def __init__(self, owner, count, get, lookup, what):
+        self._owner = owner
+        self._count = count
+        self._get = get
+        self._lookup = lookup
+        self._what = what
+
+    def __len__(self):
+        return self._count(self._owner)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return [self._get(self._owner, i) for i in range(*key.indices(len(self)))]
+        if isinstance(key, str):
+            found = self._lookup(self._owner, key) if self._lookup else None
+            if found is None:
+                raise KeyError(key)
+            return found
+        n = len(self)
+        index = key.__index__()
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(f"{self._what} index {key} out of range (0..{n - 1})")
+        return self._get(self._owner, index)
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self._get(self._owner, i)
+
+    def __contains__(self, value):
+        if isinstance(value, str):
+            return self._lookup is not None and self._lookup(self._owner, value) is not None
+        return any(value == v for v in self)
+
+    def get(self, key, default=None):
+        """The element with id `key`, or `default`."""
+        try:
+            return self[key]
+        except (KeyError, IndexError):
+            return default
+
+    def __repr__(self):
+        return f"<{self._what} list of {len(self)}>"
+
+
+@_export
+class Dataset(Anot.Dataset):
+    """A loaded benchmark.
+
+    `dataset.items` and `dataset.requests` are sequences: `len()`, iteration,
+    slicing, integer indices and ids (`dataset.requests["R01"]`).
+    """
+
+    @staticmethod
+    def load(path, cancellable=None):
+        return Anot.Dataset.load(os.fspath(path), cancellable)
+
+    @staticmethod
+    def load_async(path, cancellable, callback, *user_data):
+        return Anot.Dataset.load_async(os.fspath(path), cancellable, callback, *user_data)
+
+    @property
+    def items(self):
+        return _IndexedView(self, Anot.Dataset.get_n_items, Anot.Dataset.get_item,
+                            Anot.Dataset.lookup_item, "item")
+
+    @property
+    def requests(self):
+        return _IndexedView(self, Anot.Dataset.get_n_requests, Anot.Dataset.get_request,
+                            Anot.Dataset.lookup_request, "request")
+
+    @property
+    def groups(self):
+        return list(self.list_groups())
+
+    def requests_in_group(self, group):
+        """The requests of one group (`"G01"`), in dataset order."""
+        return [r for r in self.requests if r.get_group() == group]
+
+    def __repr__(self):
+        return (f"<Anot.Dataset {self.get_name()!r}: {self.get_n_items()} items, "
+                f"{self.get_n_reviews()} reviews, {self.get_n_requests()} requests>")
+
+
+Dataset = override(Dataset)
+
+
+@_export
+class Item(Anot.Item):
+    """One candidate item (a cafe); `item.reviews` is a list."""
+
+    @property
+    def reviews(self):
+        return list(self.get_reviews())
+
+    @property
+    def attributes(self):
+        """The item's attributes as a dict ({} when it has none)."""
+        return _json_to_py(self.get_attributes()) or {}
+
+    def to_dict(self):
+        """The item's record as in `restaurants.jsonl`."""
+        return _json_to_py(self.get_record())
+
+    def __repr__(self):
+        return f"<Anot.Item #{self.get_index()} {self.get_id()} {self.get_name()!r}>"
+
+
+Item = override(Item)
+
+
+@_export
+class Review(Anot.Review):
+    def to_dict(self):
+        return _json_to_py(self.to_json())
+
+    def __repr__(self):
+        return f"<Anot.Review {self.get_id()} by {self.get_reviewer_name()!r}, {self.get_stars():g} stars>"
+
+
+Review = override(Review)
+
+
+@_export
+class Request(Anot.Request):
+    def to_dict(self):
+        """id, group, text, gold and the structure as plain values."""
+        return {
+            "id": self.get_id(),
+            "group": self.get_group(),
+            "text": self.get_text(),
+            "shorthand": self.get_shorthand(),
+            "scenario": self.get_scenario(),
+            "gold": self.get_gold_item_id(),
+            "gold_index": self.get_gold_index(),
+            "structure": self.get_structure().to_dict(),
+        }
+
+    def __repr__(self):
+        return f"<Anot.Request {self.get_id()} ({self.get_group()}): {self.get_text()!r}>"
+
+
+Request = override(Request)
+
+
+@_export
+class Condition(Anot.Condition):
+    """A node of a request's structure; iterating it yields its children."""
+
+    def __len__(self):
+        return self.get_n_children()
+
+    def __iter__(self):
+        for i in range(self.get_n_children()):
+            yield self.get_child(i)
+
+    def __bool__(self):
+        return True
+
+    @property
+    def leaves(self):
+        return list(self.collect_leaves())
+
+    def to_dict(self):
+        return _json_to_py(self.to_json())
+
+
+Condition = override(Condition)
+
+
+@_export
+class Verdict(Anot.Verdict):
+    @property
+    def leaves(self):
+        """(condition, truth) pairs, one per leaf, in structure order."""
+        return [(self.get_leaf(i), self.get_leaf_truth(i)) for i in range(self.get_n_leaves())]
+
+    def to_dict(self):
+        return _json_to_py(self.to_json())
+
+
+Verdict = override(Verdict)
+
+
+@_export
+class Validator(Anot.Validator):
+    def truth_matrix_dict(self):
+        """The full truth matrix (request → item → result) as a dict."""
+        return _json_to_py(self.truth_matrix())
+
+
+Validator = override(Validator)
+
+
+@_export
+class Pool(Anot.Pool):
+    """A request's candidate pool: iterating it yields the items in pool
+    order (dataset order); `pool.shuffled` is the order a method sees."""
+
+    @staticmethod
+    def new(dataset, request, n_candidates, mode=Anot.PoolMode.SAMPLED,
+            shuffle=Anot.ShuffleMode.RANDOM, seed=43):
+        """The pool an experiment builds; the default `seed` (the run seed of
+        run 1 with the default `--seed 42`) gives run 1's pool and order."""
+        return Anot.Pool.new(dataset, request, n_candidates, mode, shuffle, seed)
+
+    def __len__(self):
+        return self.get_size()
+
+    def __iter__(self):
+        for i in range(self.get_size()):
+            yield self.get_item(i)
+
+    @property
+    def shuffled(self):
+        return list(self.get_shuffled())
+
+
+Pool = override(Pool)
+
+
+# ---------------------------------------------------------------------------
+# Rankings and results
+
+
+@_export
+class Ranking(Anot.Ranking):
+    """A method's answer: positions into the candidates, best first.
+
+    `list(ranking)` gives the positions, `ranking.scores` their scores.
+    """
+
+    @classmethod
+    def new_from_indices(cls, indices, scores=None):
+        ranking = Anot.Ranking.new()
+        indices = list(indices)
+        if scores is None:
+            scores = [float(len(indices) - i) for i in range(len(indices))]
+        for index, score in zip(indices, scores, strict=True):
+            ranking.append(int(index), float(score))
+        return ranking
+
+    def __len__(self):
+        return self.get_length()
+
+    def __iter__(self):
+        for i in range(self.get_length()):
+            yield self.get_index(i)
+
+    @property
+    def scores(self):
+        return [self.get_score(i) for i in range(self.get_length())]
+
+    def __repr__(self):
+        return f"<Anot.Ranking {list(self)!r}>"
+
+
+Ranking = override(Ranking)
+
+
+@_export
+class Result(Anot.Result):
+    def to_dict(self):
+        """The row of `results_<N>.jsonl`, plus `n_candidates` and `run`."""
+        row = _json_to_py(self.to_json())
+        row["n_candidates"] = self.get_n_candidates()
+        row["run"] = self.get_run()
+        return row
+
+    def __repr__(self):
+        return (f"<Anot.Result {self.get_request_id()} N={self.get_n_candidates()} "
+                f"run={self.get_run()} gold_rank={self.get_gold_rank()}>")
+
+
+Result = override(Result)
+
+
+@_export
+class Metrics(Anot.Metrics):
+    def to_dict(self):
+        """`{"total", "k", "hits_at": {"1": {"hits", "accuracy"}, …}, "mrr", "groups"}`."""
+        return _json_to_py(self.to_json())
+
+    def hits(self):
+        """Hits@1..K as a list (index 0 is Hits@1)."""
+        return [self.get_hits_at(j) for j in range(1, self.get_k() + 1)]
+
+
+Metrics = override(Metrics)
+
+
+@_export
+class Usage(Anot.Usage):
+    def to_dict(self):
+        return _json_to_py(self.to_json())
+
+
+Usage = override(Usage)
+
+
+# ---------------------------------------------------------------------------
+# Cancellation on Ctrl-C
+
+
+class _Interrupt:
+    """SIGINT handling of cancel_on_interrupt(): the first Ctrl-C cancels."""
+
+    def __init__(self, cancellable, raise_on_second):
+        self.cancellable = cancellable
+        self.count = 0
+        self.raise_on_second = raise_on_second
+
+    def __call__(self, signum, frame):
+        self.count += 1
+        if self.count == 1:
+            self.cancellable.cancel()
+        elif self.raise_on_second:
+            raise KeyboardInterrupt
+
+
+def _is_cancelled_error(error):
+    return error.matches(Gio.io_error_quark(), Gio.IOErrorEnum.CANCELLED)
+
+
+@contextlib.contextmanager
+def _interrupt_scope(cancellable, raise_on_second):
+    """Installs _Interrupt as the SIGINT handler for the block.
+
+    After a Ctrl-C the block ends with KeyboardInterrupt, also when the
+    operation it cancelled failed with G_IO_ERROR_CANCELLED.
+    """
+    state = _Interrupt(cancellable if cancellable is not None else Gio.Cancellable(),
+                       raise_on_second)
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, state) if in_main_thread else None
+    try:
+        yield state
+    except GLib.Error as error:
+        if state.count and _is_cancelled_error(error):
+            raise KeyboardInterrupt from error
+        raise
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGINT, previous)
+    if state.count:
+        raise KeyboardInterrupt
+
+
+@_export
+@contextlib.contextmanager
+def cancel_on_interrupt(cancellable=None):
+    """Cancel `cancellable` on the first Ctrl-C (SIGINT) inside the block.
+
+    Yields the cancellable (a new one when none is given).  A second Ctrl-C
+    raises KeyboardInterrupt at once.  After the block, if a Ctrl-C
+    arrived, KeyboardInterrupt is raised, so an interrupted cell still ends
+    like an interrupted Python program does — after the operation had the
+    chance to write what it had.  Outside the main thread (where Python
+    cannot install signal handlers) the block simply runs.
+    """
+    with _interrupt_scope(cancellable, True) as state:
+        yield state.cancellable
+
+
+def _wait_for(start, finish, interrupt=None):
+    """Runs an async operation to completion on a private main context.
+
+    Wakes up every 100 ms so that Python's signal handlers run while it
+    waits; a second Ctrl-C (`interrupt.count >= 2`) stops waiting.
+    """
+    context = GLib.MainContext.new()
+    context.push_thread_default()
+    try:
+        done = []
+        start(lambda source, result, *data: done.append(result))
+        tick = GLib.timeout_source_new(100)
+        tick.set_callback(lambda *args: GLib.SOURCE_CONTINUE)
+        tick.attach(context)
+        try:
+            while not done:
+                context.iteration(True)
+                if interrupt is not None and interrupt.count >= 2:
+                    raise KeyboardInterrupt
+        finally:
+            tick.destroy()
+        return finish(done[0])
+    finally:
+        context.pop_thread_default()
+
+
+# ---------------------------------------------------------------------------
+# Experiments
+
+
+@_export
+class Experiment(Anot.Experiment):
+    """Runs one method over a benchmark; see the C documentation for options.
+
+    `Anot.Experiment(dataset, "bm25", candidates=10, out="/tmp/r")` sets the
+    options as keywords: values may be str, int, float, bool (`"true"`) or
+    lists (`candidates=[10, 20]`), underscores in names become dashes
+    (`max_tokens` → `max-tokens`), and `method_options={"bm25.k1": 1.2}`
+    become `method.bm25.k1`.
+    """
+
+    def __init__(self, dataset=None, method=None, method_options=None, **options):
+        super().__init__(dataset=dataset, method=method)
+        self.set_options(method_options=method_options, **options)
+
+    def set_option(self, key, value):
+        Anot.Experiment.set_option(self, key, _option_text(value))
+
+    def set_options(self, method_options=None, **options):
+        for key, value in options.items():
+            self.set_option(key.replace("_", "-"), value)
+        for key, value in (method_options or {}).items():
+            self.set_option("method." + key, value)
+
+    def run(self, cancellable=None):
+        return Anot.Experiment.run(self, cancellable)
+
+    def run_blocking(self, cancellable=None):
+        """Runs the experiment; Ctrl-C (or a notebook's interrupt) cancels it.
+
+        On the first Ctrl-C no new request starts, the requests in flight
+        are cancelled, the results so far are written (config.json says
+        `"interrupted"`) and then KeyboardInterrupt is raised; a second
+        Ctrl-C stops waiting at once.  Errors arrive as GLib.Error, also
+        G_IO_ERROR_CANCELLED when `cancellable` was cancelled by the caller.
+        Returns True.
+        """
+        with _interrupt_scope(cancellable, False) as interrupt:
+            return _wait_for(lambda cb: self.run_async(interrupt.cancellable, cb),
+                             self.run_finish, interrupt)
+
+    @contextlib.contextmanager
+    def connected(self, signal_name, callback, *args):
+        """Connects `callback` to a signal for the duration of the block."""
+        handler = self.connect(signal_name, callback, *args)
+        try:
+            yield handler
+        finally:
+            self.disconnect(handler)
+
+    @property
+    def candidate_counts(self):
+        return list(self.get_candidate_counts() or [])
+
+    def results(self, n_candidates=None, run=None):
+        """The AnotResult objects of one N and run, or of all of them."""
+        out = []
+        for r in self._runs(run):
+            for n in self._ns(n_candidates):
+                out.extend(self.get_results(n, r) or [])
+        return out
+
+    def result_rows(self, n_candidates=None, run=None):
+        """Results as a list of dicts (rows of `results_<N>.jsonl`, plus
+        `n_candidates` and `run`), for every N and run unless given."""
+        return [result.to_dict() for result in self.results(n_candidates, run)]
+
+    def metric_rows(self, n_candidates=None, run=None, by_group=False):
+        """Metrics as a list of dicts, one per (run, N) — or per (run, N,
+        group) with `by_group=True`: `run`, `n_candidates`, (`group`),
+        `requests`, `hits_at_1`..`hits_at_K`, `mrr`.  Skipped Ns are left out."""
+        rows = []
+        for r in self._runs(run):
+            for n in self._ns(n_candidates):
+                if self.is_skipped(n):
+                    continue
+                metrics = self.get_metrics(n, r)
+                if metrics is None:
+                    continue
+                if by_group:
+                    for group in metrics.list_groups():
+                        rows.append(_metric_row(metrics.get_group(group), r, n, group))
+                else:
+                    rows.append(_metric_row(metrics, r, n, None))
+        return rows
+
+    def _runs(self, run):
+        return [run] if run is not None else range(1, self.get_n_runs() + 1)
+
+    def _ns(self, n_candidates):
+        return [n_candidates] if n_candidates is not None else self.candidate_counts
+
+
+def _metric_row(metrics, run, n, group):
+    row = {"run": run, "n_candidates": n}
+    if group is not None:
+        row["group"] = group
+    row["requests"] = metrics.get_total()
+    for j in range(1, metrics.get_k() + 1):
+        row[f"hits_at_{j}"] = metrics.get_hits_at(j)
+    row["mrr"] = metrics.get_mrr()
+    return row
+
+
+Experiment = override(Experiment)
+
+
+# ---------------------------------------------------------------------------
+# Registry
+
+
+@_export
+class Registry(Anot.Registry):
+    def register(self, extension_point, type, name, description=None):
+        """Registers a GObject type — or a Python class, whose GType is used."""
+        gtype = getattr(type, "__gtype__", type)
+        if description is None:
+            description = _first_doc_line(type)
+        Anot.Registry.register(self, extension_point, gtype, name, description)
+
+    def methods(self):
+        return list(self.list(Anot.METHOD_EXTENSION_POINT_NAME))
+
+    def backends(self):
+        return list(self.list(Anot.BACKEND_EXTENSION_POINT_NAME))
+
+
+Registry = override(Registry)
+
+
+def _first_doc_line(cls):
+    doc = getattr(cls, "__doc__", None) or ""
+    for line in doc.strip().splitlines():
+        if line.strip():
+            return line.strip()
+    return None
+
+
+@_export
+def register_method(name, description=None):
+    """Class decorator: registers a Python method class under `name`.
+
+    `description` defaults to the first line of the class's docstring.
+    """
+    def decorate(cls):
+        Registry.get_default().register(Anot.METHOD_EXTENSION_POINT_NAME, cls, name, description)
+        return cls
+    return decorate
+
+
+@_export
+def register_backend(name, description=None):
+    """Class decorator: registers a Python backend class under `name`."""
+    def decorate(cls):
+        Registry.get_default().register(Anot.BACKEND_EXTENSION_POINT_NAME, cls, name, description)
+        return cls
+    return decorate
+
+
+# ---------------------------------------------------------------------------
+# Methods and backends written in Python
+
+
+def _error_from_exception(exc, code):
+    """An ANOT_ERROR GLib.Error for a Python exception; GLib.Errors pass.
+
+    The message names the exception type and where it was raised, since
+    the results row keeps only the message; the full traceback goes to the
+    `gi.repository.Anot` logger at DEBUG level.
+    """
+    if isinstance(exc, GLib.Error):
+        return exc
+    message = f"{type(exc).__name__}: {exc}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    if frames:
+        message += f" ({os.path.basename(frames[-1].filename)}:{frames[-1].lineno})"
+    _log.debug("%s", "".join(traceback.format_exception(exc)))
+    return GLib.Error.new_literal(Anot.error_quark(), message, int(code))
+
+
+def _cancelled_error(message):
+    return GLib.Error.new_literal(Gio.io_error_quark(), message, int(Gio.IOErrorEnum.CANCELLED))
+
+
+def _run_in_task(task, cancellable, work, convert, error_code):
+    """Finishes `task` with convert(work()), or with the error it raised.
+
+    Every path returns the task: a task that never returns would leave the
+    experiment waiting for it forever.
+    """
+    if cancellable is not None and cancellable.is_cancelled():
+        task.return_error(_cancelled_error("Operation was cancelled"))
+        return
+    try:
+        value = convert(work())
+    except KeyboardInterrupt:
+        # A Ctrl-C landing inside Python code cancels the whole run.
+        if cancellable is not None:
+            cancellable.cancel()
+        task.return_error(_cancelled_error("Interrupted"))
+    except Exception as exc:  # GLib.Error is an Exception too
+        task.return_error(_error_from_exception(exc, error_code))
+    except BaseException as exc:
+        task.return_error(_error_from_exception(exc, error_code))
+        raise
+    else:
+        task.return_value(value)
+
+
+def _to_ranking(value, n_candidates):
+    if isinstance(value, Anot.Ranking):
+        return value
+    indices = []
+    scores = []
+    for entry in value:
+        if isinstance(entry, tuple):
+            index, score = entry
+        else:
+            index, score = entry, None
+        index = int(index)
+        if not 0 <= index < n_candidates:
+            raise IndexError(f"position {index} is not a candidate (0..{n_candidates - 1})")
+        indices.append(index)
+        scores.append(score)
+    if all(s is None for s in scores):
+        scores = None
+    elif any(s is None for s in scores):
+        raise ValueError("give a score for every position or for none")
+    return Ranking.new_from_indices(indices, scores)
+
+
+@_export
+class Method(Anot.Method):
+    def rank_blocking(self, request, candidates, context, k=5, cancellable=None):
+        """Ranks `candidates` for `request` and waits for the Anot.Ranking.
+
+        For trying a method on one request in a notebook; `context` is an
+        Anot.MethodContext (`Anot.MethodContext.new(dataset, request_id,
+        seed)`, plus options or a router when the method needs them).
+        Errors arrive as GLib.Error; Ctrl-C cancels the call.
+        """
+        with _interrupt_scope(cancellable, False) as interrupt:
+            return _wait_for(
+                lambda cb: Anot.Method.rank_async(self, request, list(candidates), k, context,
+                                                  interrupt.cancellable, cb),
+                lambda result: Anot.Method.rank_finish(self, result),
+                interrupt)
+
+
+Method = override(Method)
+
+
+@_export
+class PyMethod(GObject.Object, Method):
+    """Base class for a ranking method written in Python.
+
+    Subclass it, implement `rank()`, and register the class::
+
+        @Anot.register_method("longest", "Ranks by the number of reviews")
+        class Longest(Anot.PyMethod):
+            def rank(self, request, candidates, k, context):
+                return sorted(range(len(candidates)),
+                              key=lambda i: -candidates[i].get_n_reviews())
+
+    `rank()` runs on the experiment's main context, one request at a time;
+    it returns an Anot.Ranking, a list of positions into `candidates` (best
+    first), or a list of (position, score) pairs.  A GLib.Error it raises
+    becomes the request's error as it is; any other exception becomes
+    ANOT_ERROR_METHOD_FAILED with the exception's type and message.
+    Methods that wait for LLM calls implement `do_rank_async()` and
+    `do_rank_finish()` themselves (see writing-a-method-in-python.md).
+    """
+
+    __gtype_name__ = "AnotPyMethod"
+    # PyGObject registers no GType for classes of gi.overrides modules.
+    __module__ = "gi.repository.Anot"
+
+    def rank(self, request, candidates, k, context):
+        raise NotImplementedError(f"{type(self).__name__} does not implement rank()")
+
+    def do_rank_async(self, request, candidates, k, context, cancellable, callback, *user_data):
+        task = Gio.Task.new(self, cancellable, callback)
+        candidates = list(candidates)
+        _run_in_task(task, cancellable,
+                     lambda: self.rank(request, candidates, k, context),
+                     lambda value: _to_ranking(value, len(candidates)),
+                     Anot.Error.METHOD_FAILED)
+
+    def do_rank_finish(self, result):
+        return result.propagate_value()[1]
+
+
+
+def _backend_error_code():
+    # A Python backend that fails is, to its caller, a server that failed.
+    return getattr(Anot.Error, "LLM_SERVER", Anot.Error.METHOD_FAILED)
+
+
+@_export
+class PyBackend(GObject.Object, Anot.Backend):
+    """Base class for an LLM backend written in Python.
+
+    Implement `complete(request)`, where `request` is an Anot.ChatRequest,
+    returning the answer's text (a str) or an Anot.Completion; register the
+    class with `Anot.register_backend("name")`.  Like `PyMethod.rank()`, it
+    runs on the caller's main context; exceptions become errors of the call.
+    """
+
+    __gtype_name__ = "AnotPyBackend"
+    # PyGObject registers no GType for classes of gi.overrides modules.
+    __module__ = "gi.repository.Anot"
+
+    model = "python"
+
+    def complete(self, request):
+        raise NotImplementedError(f"{type(self).__name__} does not implement complete()")
+
+    def do_complete_async(self, *args):
+        # (inputs…, cancellable, callback[, user_data]): PyGObject passes the
+        # hidden user_data too; whatever precedes the cancellable is passed
+        # on to complete().
+        index = max(i for i, a in enumerate(args) if callable(a))
+        inputs, cancellable, callback = args[:index - 1], args[index - 1], args[index]
+        task = Gio.Task.new(self, cancellable, callback)
+        _run_in_task(task, cancellable, lambda: self.complete(*inputs),
+                     self._to_completion, _backend_error_code())
+
+    def do_complete_finish(self, result):
+        return result.propagate_value()[1]
+
+    def _to_completion(self, value):
+        if isinstance(value, Anot.Completion):
+            return value
+        if not isinstance(value, str):
+            raise TypeError(f"complete() returned {type(value).__name__}, not str or Anot.Completion")
+        return Anot.Completion.new(self.model, value)
+

@@ -1,0 +1,222 @@
+"""Ranking methods written in Python, run by AnotExperiment like C plugins."""
+import json
+import os
+
+import pytest
+from gi.repository import Anot, Gio, GLib, GObject
+
+POINT = Anot.METHOD_EXTENSION_POINT_NAME
+
+
+@Anot.register_method("py-validator-oracle")
+class ValidatorOracle(Anot.PyMethod):
+    """Ranks first the candidates the validator says satisfy the request."""
+
+    def rank(self, request, candidates, k, context):
+        validator = context.get_validator()
+        truth = [validator.evaluate(request, item) for item in candidates]
+        return sorted(range(len(candidates)), key=lambda i: truth[i] != Anot.Truth.TRUE)
+
+
+@Anot.register_method("py-reverse")
+class Reverse(Anot.PyMethod):
+    """Ranks the candidates in reverse order, with scores."""
+
+    def rank(self, request, candidates, k, context):
+        n = len(candidates)
+        return [(i, float(i)) for i in reversed(range(n))]
+
+
+@Anot.register_method("py-failing")
+class Failing(Anot.PyMethod):
+    """Fails in several ways, depending on the request."""
+
+    def rank(self, request, candidates, k, context):
+        rid = request.get_id()
+        if rid.endswith("1"):
+            raise GLib.Error.new_literal(Gio.io_error_quark(), "backend went away",
+                                         int(Gio.IOErrorEnum.TIMED_OUT))
+        if rid.endswith("2"):
+            raise ZeroDivisionError("no candidates to divide by")
+        if rid.endswith("3"):
+            return [len(candidates)]  # not a position
+        if rid.endswith("4"):
+            return "not a ranking"
+        return list(range(len(candidates)))
+
+
+class RawFirst(GObject.Object, Anot.Method):
+    """The bare interface, without Anot.PyMethod: Gio.Task by hand."""
+
+    __gtype_name__ = "TestRawFirst"
+
+    def do_rank_async(self, request, candidates, k, context, cancellable, callback, *user_data):
+        task = Gio.Task.new(self, cancellable, callback)
+        ranking = Anot.Ranking.new()
+        for i in range(len(candidates)):
+            ranking.append(i, float(len(candidates) - i))
+        ranking.set_raw_response(f"raw:{context.get_request_id()}")
+        task.return_value(ranking)
+
+    def do_rank_finish(self, result):
+        return result.propagate_value().value
+
+
+def rows_of(exp, n, run=1):
+    with open(os.path.join(exp.get_directory(), "clean", f"run_{run}", f"results_{n}.jsonl")) as f:
+        return [json.loads(line) for line in f]
+
+
+def test_registered_like_a_plugin():
+    registry = Anot.Registry.get_default()
+    names = registry.list(POINT)
+    assert "py-validator-oracle" in names and "bm25" in names
+    assert registry.get_description(POINT, "py-reverse") == \
+        "Ranks the candidates in reverse order, with scores."
+    assert registry.lookup_type(POINT, "py-reverse") == Reverse.__gtype__
+    method = registry.create_method("py-reverse")
+    assert isinstance(method, Reverse)
+    assert isinstance(method, Anot.Method)
+
+
+def test_python_method_through_the_experiment(demo, tmp_path):
+    exp = Anot.Experiment(demo, "py-validator-oracle", candidates=10, out=tmp_path)
+    assert exp.run_blocking()
+    # The gold is the one item satisfying its request (the demo validates),
+    # so ranking by the validator's truth puts it first every time.
+    rows = rows_of(exp, 10)
+    assert len(rows) == len(demo.requests)
+    assert all(r["gold_rank"] == 1 and "error" not in r for r in rows)
+    assert exp.get_metrics(10, 1).get_hits_at(1) == 1.0
+
+
+def test_python_ranking_positions_are_mapped_back(philly, tmp_path):
+    exp = Anot.Experiment(philly, "py-reverse", candidates=20, out=tmp_path, limit=10)
+    exp.run_blocking()
+    for row in rows_of(exp, 20):
+        assert row["shuffled_preds"] == [20, 19, 18, 17, 16]
+        pool = Anot.Pool.new(philly, philly.requests[row["request_id"]], 20)
+        assert row["pred_indices"] == [pool.shuffled_to_pool(p - 1) + 1 for p in row["shuffled_preds"]]
+
+
+def test_bare_interface_implementation(demo, tmp_path):
+    Anot.Registry.get_default().register(POINT, RawFirst, "py-raw-first")
+    exp = Anot.Experiment(demo, "py-raw-first", candidates=5, out=tmp_path, limit=3)
+    exp.run_blocking()
+    rows = rows_of(exp, 5)
+    assert [r["shuffled_preds"] for r in rows] == [[1, 2, 3, 4, 5]] * 3
+    assert [r["raw_response"] for r in rows] == [f"raw:{r['request_id']}" for r in rows]
+
+
+def test_errors_become_error_rows(demo, tmp_path):
+    ids = [r.get_id() for r in demo.requests if r.get_id()[-1] in "12345"][:5]
+    exp = Anot.Experiment(demo, "py-failing", candidates=5, out=tmp_path, requests=ids)
+    exp.run_blocking()
+    rows = {r["request_id"]: r for r in rows_of(exp, 5)}
+    assert set(rows) == set(ids)
+    for rid, row in rows.items():
+        last = rid[-1]
+        if last == "1":
+            # A GLib.Error keeps its domain and code.
+            assert row["error"] == "G_IO_ERROR_TIMED_OUT: backend went away"
+        elif last == "2":
+            assert row["error"].startswith("ANOT_ERROR_METHOD_FAILED: ZeroDivisionError: "
+                                           "no candidates to divide by (test_python_methods.py:")
+        elif last == "3":
+            assert row["error"].startswith("ANOT_ERROR_METHOD_FAILED: IndexError: position 5")
+        elif last == "4":
+            assert row["error"].startswith("ANOT_ERROR_METHOD_FAILED: ")
+        else:
+            assert "error" not in row and len(row["pred_indices"]) == 5
+        if "error" in row:
+            assert row["pred_indices"] == [] and row["gold_rank"] == 0
+
+
+def test_rank_blocking_raises_the_method_error(demo):
+    method = Anot.Registry.get_default().create_method("py-failing")
+    request = next(r for r in demo.requests if r.get_id().endswith("2"))
+    pool = Anot.Pool.new(demo, request, 5)
+    context = Anot.MethodContext.new(demo, request.get_id(), 1)
+    with pytest.raises(GLib.Error) as info:
+        method.rank_blocking(request, pool.shuffled, context)
+    assert info.value.domain == "anot-error-quark"
+    assert info.value.code == Anot.Error.METHOD_FAILED
+    assert info.value.matches(Anot.error_quark(), Anot.Error.METHOD_FAILED)
+
+
+def test_rank_blocking_of_a_c_plugin(philly):
+    bm25 = Anot.Registry.get_default().create_method("bm25")
+    request = philly.requests["R01"]
+    pool = Anot.Pool.new(philly, request, 10)
+    context = Anot.MethodContext.new(philly, "R01", 1)
+    ranking = bm25.rank_blocking(request, pool.shuffled, context, k=5)
+    assert sorted(ranking) == list(range(10))
+    assert ranking.scores == sorted(ranking.scores, reverse=True)
+
+
+def test_method_options_and_seed_reach_python(demo, tmp_path):
+    seen = {}
+
+    @Anot.register_method("py-spy")
+    class Spy(Anot.PyMethod):
+        """Records its context."""
+
+        def rank(self, request, candidates, k, context):
+            seen[context.get_request_id()] = (context.get_option("spy.alpha"), context.get_seed(),
+                                              k, len(candidates))
+            return range(len(candidates))
+
+    exp = Anot.Experiment(demo, "py-spy", candidates=7, k=3, out=tmp_path, limit=4,
+                          method_options={"spy.alpha": 0.5})
+    exp.run_blocking()
+    assert sorted(seen) == sorted(r.get_id() for r in demo.requests[:4])
+    assert {v[0] for v in seen.values()} == {"0.5"}
+    assert {v[2:] for v in seen.values()} == {(3, 7)}
+    # Each request has its own seed, derived from the run seed (42 + 1).
+    seeds = {rid: v[1] for rid, v in seen.items()}
+    assert len(set(seeds.values())) == len(seeds)
+    assert all(seed == Anot.seed_derive(43, f"method:{rid}:7") for rid, seed in seeds.items())
+
+
+def test_reregistering_a_name_replaces_the_class(demo, tmp_path):
+    # What re-running a notebook cell does.
+    for answer in ([0, 1, 2], [2, 1, 0]):
+        @Anot.register_method("py-cell")
+        class Cell(Anot.PyMethod):
+            """A notebook cell."""
+
+            def rank(self, request, candidates, k, context, answer=answer):
+                return answer
+
+        exp = Anot.Experiment(demo, "py-cell", candidates=3, out=tmp_path, limit=2, force=True)
+        exp.run_blocking()
+        assert [r["shuffled_preds"] for r in rows_of(exp, 3)] == [[a + 1 for a in answer]] * 2
+
+
+def test_a_class_that_is_no_method_is_refused():
+    class NotAMethod(GObject.Object):
+        __gtype_name__ = "TestNotAMethod"
+
+    registry = Anot.Registry.get_default()
+    registry.register(POINT, NotAMethod, "py-not-a-method")
+    assert "py-not-a-method" not in registry.list(POINT)
+    with pytest.raises(GLib.Error) as info:
+        registry.create_method("py-not-a-method")
+    assert info.value.matches(Anot.error_quark(), Anot.Error.PLUGIN_NOT_FOUND)
+
+
+def test_unknown_method_is_a_glib_error(demo, tmp_path):
+    exp = Anot.Experiment(demo, "no-such-method", out=tmp_path)
+    with pytest.raises(GLib.Error) as info:
+        exp.run_blocking()
+    assert info.value.domain == GLib.quark_to_string(Anot.error_quark())
+    assert info.value.code == Anot.Error.PLUGIN_NOT_FOUND
+    assert "no-such-method" in info.value.message
+
+
+def test_bad_option_is_a_glib_error(demo, tmp_path):
+    exp = Anot.Experiment(demo, "bm25", candidates=1000, out=tmp_path)
+    with pytest.raises(GLib.Error) as info:
+        exp.prepare()
+    assert info.value.code == Anot.Error.INVALID_ARGUMENT
+    assert "1000" in info.value.message
