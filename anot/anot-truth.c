@@ -13,8 +13,8 @@
  * Gets the name `groundtruth.jsonl` uses for @status: `ok`, `no_match`,
  * `gold_not_match`, `multi_match` or `multi_match_no_gold`.
  *
- * Returns: (transfer none): the name, or %NULL if @status is not a valid
- *   status
+ * Returns: (transfer none) (nullable): the name, or %NULL if @status is
+ *   not a valid status
  */
 const char *
 anot_gold_status_to_string (AnotGoldStatus status)
