@@ -10,6 +10,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "anot-lwt-result.h"
 #include "anot-lwt-script.h"
 #include "anot-lwt-step.h"
 #include "anot-data-path-private.h"
@@ -52,5 +53,26 @@ void         _anot_lwt_step_set_dependencies (AnotLwtStep *self,
 /* Keeps the first max/2 and last max/4 characters around a marker. */
 char        *_anot_lwt_truncate_middle       (const char  *text,
                                               guint        max_length);
+
+/* What the executor records of one step; owned by the AnotLwtResult. */
+typedef struct {
+  char     *output;
+  char     *error;            /* NULL unless the call failed */
+  char     *prompt;
+  double    start_ms;         /* since the execution started */
+  double    latency_ms;       /* from issuing the call to its answer */
+  guint64   prompt_tokens;
+  guint64   completion_tokens;
+  gboolean  cached;           /* answered by an identical earlier prompt */
+  gboolean  done;
+  gboolean  called;           /* an LLM call was made for it */
+} AnotLwtStepRecord;
+
+AnotLwtResult     *_anot_lwt_result_new        (AnotLwtScript *script);
+AnotLwtStepRecord *_anot_lwt_result_get_record (AnotLwtResult *self,
+                                                guint          position);
+void               _anot_lwt_result_finish     (AnotLwtResult *self,
+                                                double         wall_ms,
+                                                guint          max_in_flight);
 
 G_END_DECLS

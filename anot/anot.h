@@ -26,6 +26,8 @@
 #include "anot-item.h"
 #include "anot-item-attack.h"
 #include "anot-llm-config.h"
+#include "anot-lwt-executor.h"
+#include "anot-lwt-result.h"
 #include "anot-lwt-script.h"
 #include "anot-lwt-step.h"
 #include "anot-method-context.h"
