@@ -1,0 +1,149 @@
+/* anot-method-cot.c: Chain-of-Thought ranking (one call)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * See README.md in this folder.
+ */
+#include <anot/anot.h>
+
+#include "anot-llm-job.h"
+
+#define PROMPTS "/org/anot/methods/cot"
+
+#define ANOT_TYPE_METHOD_COT (anot_method_cot_get_type ())
+G_DECLARE_FINAL_TYPE (AnotMethodCot, anot_method_cot, ANOT, METHOD_COT, GObject)
+
+struct _AnotMethodCot
+{
+  GObject parent_instance;
+};
+
+static void anot_method_cot_method_iface_init (AnotMethodInterface *iface);
+
+G_DEFINE_DYNAMIC_TYPE_EXTENDED (AnotMethodCot, anot_method_cot, G_TYPE_OBJECT,
+                                G_TYPE_FLAG_FINAL,
+                                G_IMPLEMENT_INTERFACE_DYNAMIC (ANOT_TYPE_METHOD,
+                                                               anot_method_cot_method_iface_init))
+
+static void
+on_answer (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  AnotLlmJob *job = g_task_get_task_data (task);
+  g_autoptr(AnotCompletion) completion = NULL;
+  g_autoptr(AnotParseResult) parse = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *record = NULL;
+  const char *text;
+
+  completion = anot_llm_job_complete_finish (job, result, &record, &error);
+  if (completion == NULL)
+    {
+      g_prefix_error (&error, "cot: ");
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  text = anot_completion_get_text (completion);
+  parse = anot_parse_ranking (text, anot_llm_job_get_candidates (job)->len,
+                              anot_llm_job_get_candidates (job), ANOT_PARSE_FLAGS_NONE);
+  anot_llm_job_record_parse (job, record, parse);
+  g_task_return_pointer (task, anot_llm_job_ranking_from_parse (job, parse, text), g_object_unref);
+}
+
+static void
+anot_method_cot_rank_async (AnotMethod          *method,
+                            AnotRequest         *request,
+                            GPtrArray           *candidates,
+                            guint                k,
+                            AnotMethodContext   *context,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (method, cancellable, callback, user_data);
+  AnotLlmJob *job = anot_llm_job_new ("cot", request, candidates, k, context, cancellable);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+  g_autofree char *task_text = NULL;
+  g_autofree char *instruction = NULL;
+  g_autofree char *n = g_strdup_printf ("%u", candidates->len);
+  g_autofree char *system_base = NULL;
+  g_autofree char *system_prompt = NULL;
+  g_autofree char *prompt = NULL;
+
+  g_task_set_source_tag (task, anot_method_cot_rank_async);
+  g_task_set_task_data (task, job, (GDestroyNotify) anot_llm_job_free);
+
+  data = anot_llm_job_format_candidates (job, "candidates", NULL, &error);
+  if (data == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  task_text = anot_llm_job_task (job, PROMPTS);
+  instruction = anot_llm_job_instruction (job, PROMPTS);
+  system_base = anot_llm_prompt (PROMPTS "/system.txt", "n", n, NULL);
+  system_prompt = anot_llm_job_system_prompt (job, system_base);
+  prompt = anot_llm_prompt (PROMPTS "/user.txt",
+                            "task", task_text,
+                            "candidates", data,
+                            "instruction", instruction,
+                            NULL);
+
+  anot_llm_job_complete_async (job, "answer", ANOT_DEFAULT_ROLE, system_prompt, prompt,
+                               on_answer, g_steal_pointer (&task));
+}
+
+static AnotRanking *
+anot_method_cot_rank_finish (AnotMethod    *method,
+                             GAsyncResult  *result,
+                             GError       **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+anot_method_cot_method_iface_init (AnotMethodInterface *iface)
+{
+  iface->rank_async = anot_method_cot_rank_async;
+  iface->rank_finish = anot_method_cot_rank_finish;
+}
+
+static void
+anot_method_cot_class_init (AnotMethodCotClass *klass)
+{
+}
+
+static void
+anot_method_cot_class_finalize (AnotMethodCotClass *klass)
+{
+}
+
+static void
+anot_method_cot_init (AnotMethodCot *self)
+{
+}
+
+G_MODULE_EXPORT void
+g_io_module_load (GIOModule *module)
+{
+  anot_method_cot_register_type (G_TYPE_MODULE (module));
+  anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
+                         ANOT_TYPE_METHOD_COT, "cot",
+                         "Chain-of-Thought (Wei et al., NeurIPS 2022): all N candidates as JSON, "
+                         "reason then ANSWER: n1, n2, ...; calls: 1");
+}
+
+G_MODULE_EXPORT void
+g_io_module_unload (GIOModule *module)
+{
+}
+
+G_MODULE_EXPORT char **
+g_io_module_query (void)
+{
+  return g_strsplit (ANOT_METHOD_EXTENSION_POINT_NAME, "!", -1);
+}

@@ -1,0 +1,466 @@
+/* anot-llm-job.c: what every baseline LLM method does around its calls
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "anot-llm-job.h"
+
+#include <string.h>
+
+struct _AnotLlmJob
+{
+  char *method;
+  AnotRequest *request;
+  GPtrArray *candidates;
+  guint k;
+  AnotMethodContext *context;
+  GCancellable *cancellable;
+  AnotFormatter *formatter;
+
+  JsonArray *calls;
+  JsonObject *formatting;   /* label -> coverage */
+  JsonObject *extra;
+  guint n_calls;
+  guint n_failed;
+  guint64 prompt_tokens;
+  guint64 completion_tokens;
+};
+
+AnotLlmJob *
+anot_llm_job_new (const char        *method,
+                  AnotRequest       *request,
+                  GPtrArray         *candidates,
+                  guint              k,
+                  AnotMethodContext *context,
+                  GCancellable      *cancellable)
+{
+  AnotLlmJob *job = g_new0 (AnotLlmJob, 1);
+
+  job->method = g_strdup (method);
+  job->request = g_object_ref (request);
+  job->candidates = g_ptr_array_ref (candidates);
+  job->k = k;
+  job->context = g_object_ref (context);
+  job->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
+  job->calls = json_array_new ();
+  job->formatting = json_object_new ();
+  job->extra = json_object_new ();
+  return job;
+}
+
+void
+anot_llm_job_free (AnotLlmJob *job)
+{
+  if (job == NULL)
+    return;
+  g_free (job->method);
+  g_object_unref (job->request);
+  g_ptr_array_unref (job->candidates);
+  g_object_unref (job->context);
+  g_clear_object (&job->cancellable);
+  g_clear_object (&job->formatter);
+  json_array_unref (job->calls);
+  json_object_unref (job->formatting);
+  json_object_unref (job->extra);
+  g_free (job);
+}
+
+AnotRequest *
+anot_llm_job_get_request (AnotLlmJob *job)
+{
+  return job->request;
+}
+
+GPtrArray *
+anot_llm_job_get_candidates (AnotLlmJob *job)
+{
+  return job->candidates;
+}
+
+guint
+anot_llm_job_get_k (AnotLlmJob *job)
+{
+  return job->k;
+}
+
+AnotMethodContext *
+anot_llm_job_get_context (AnotLlmJob *job)
+{
+  return job->context;
+}
+
+GCancellable *
+anot_llm_job_get_cancellable (AnotLlmJob *job)
+{
+  return job->cancellable;
+}
+
+AnotFormatter *
+anot_llm_job_get_formatter (AnotLlmJob  *job,
+                            GError     **error)
+{
+  if (job->formatter == NULL)
+    {
+      g_autoptr(AnotFormatter) f = anot_formatter_new ();
+
+      if (!anot_formatter_apply_options (f, job->context, error))
+        return NULL;
+      job->formatter = g_steal_pointer (&f);
+    }
+  return job->formatter;
+}
+
+char *
+anot_llm_job_format_candidates (AnotLlmJob  *job,
+                                const char  *label,
+                                GPtrArray   *subset,
+                                GError     **error)
+{
+  AnotFormatter *f = anot_llm_job_get_formatter (job, error);
+  g_autoptr(JsonNode) stats = NULL;
+  char *text;
+
+  if (f == NULL)
+    return NULL;
+  text = anot_formatter_format (f, subset != NULL ? subset : job->candidates, &stats);
+  json_object_set_member (job->formatting, label, g_steal_pointer (&stats));
+  return text;
+}
+
+char *
+anot_llm_template_fillv (const char *template_text,
+                         va_list     args)
+{
+  g_autoptr(GHashTable) values = g_hash_table_new (g_str_hash, g_str_equal);
+  GString *out = g_string_new (NULL);
+  const char *name;
+
+  while ((name = va_arg (args, const char *)) != NULL)
+    {
+      const char *value = va_arg (args, const char *);
+
+      g_hash_table_insert (values, (gpointer) name, (gpointer) (value != NULL ? value : ""));
+    }
+
+  for (const char *p = template_text; *p != '\0'; p++)
+    {
+      if (p[0] == '{' && p[1] == '{')
+        {
+          g_string_append_c (out, '{');
+          p++;
+          continue;
+        }
+      if (p[0] == '}' && p[1] == '}')
+        {
+          g_string_append_c (out, '}');
+          p++;
+          continue;
+        }
+      if (p[0] == '{')
+        {
+          const char *end = strchr (p, '}');
+
+          if (end != NULL)
+            {
+              g_autofree char *key = g_strndup (p + 1, end - p - 1);
+              const char *value = g_hash_table_lookup (values, key);
+
+              if (value != NULL)
+                {
+                  g_string_append (out, value);
+                  p = end;
+                  continue;
+                }
+              /* A placeholder nobody filled is a bug of the plugin. */
+              g_critical ("prompt template: no value for {%s}", key);
+            }
+        }
+      g_string_append_c (out, *p);
+    }
+  return g_string_free (out, FALSE);
+}
+
+char *
+anot_llm_template_fill (const char *template_text,
+                        ...)
+{
+  va_list args;
+  char *text;
+
+  va_start (args, template_text);
+  text = anot_llm_template_fillv (template_text, args);
+  va_end (args);
+  return text;
+}
+
+static char *
+load_resource (const char *path)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize len;
+  const char *data;
+
+  bytes = g_resources_lookup_data (path, G_RESOURCE_LOOKUP_FLAGS_NONE, &error);
+  if (bytes == NULL)
+    g_error ("prompt %s is not in the plugin's resources: %s", path, error->message);
+  data = g_bytes_get_data (bytes, &len);
+  /* Files end with a newline the prompt does not want. */
+  while (len > 0 && (data[len - 1] == '\n' || data[len - 1] == '\r'))
+    len--;
+  return g_strndup (data, len);
+}
+
+char *
+anot_llm_prompt (const char *path,
+                 ...)
+{
+  g_autofree char *text = load_resource (path);
+  va_list args;
+  char *filled;
+
+  va_start (args, path);
+  filled = anot_llm_template_fillv (text, args);
+  va_end (args);
+  return filled;
+}
+
+char *
+anot_llm_job_system_prompt (AnotLlmJob *job,
+                            const char *base)
+{
+  const char *defense = anot_method_context_get_defense_prompt (job->context);
+
+  if (defense == NULL)
+    return g_strdup (base);
+  return g_strconcat (base, "\n\n", defense, NULL);
+}
+
+char *
+anot_llm_job_instruction (AnotLlmJob *job,
+                          const char *prefix)
+{
+  g_autofree char *path = g_strconcat (prefix, job->k <= 1 ? "/instruction-top1.txt"
+                                                            : "/instruction-topk.txt", NULL);
+  g_autofree char *k = g_strdup_printf ("%u", job->k);
+  g_autofree char *n = g_strdup_printf ("%u", job->candidates->len);
+
+  return anot_llm_prompt (path, "k", k, "n", n, NULL);
+}
+
+char *
+anot_llm_job_task (AnotLlmJob *job,
+                   const char *prefix)
+{
+  g_autofree char *path = g_strconcat (prefix, "/task.txt", NULL);
+  g_autofree char *k = g_strdup_printf ("%u", job->k);
+  g_autofree char *n = g_strdup_printf ("%u", job->candidates->len);
+
+  return anot_llm_prompt (path, "k", k, "n", n,
+                          "request", anot_request_get_text (job->request), NULL);
+}
+
+typedef struct
+{
+  AnotLlmJob *job;
+  JsonObject *record;
+} CallData;
+
+static void
+call_data_free (CallData *data)
+{
+  json_object_unref (data->record);
+  g_free (data);
+}
+
+static const char *
+error_code_name (const GError *error)
+{
+  g_autoptr(GEnumClass) klass = NULL;
+  GEnumValue *value;
+
+  if (error->domain != ANOT_ERROR)
+    return g_quark_to_string (error->domain);
+  klass = g_type_class_ref (ANOT_TYPE_ERROR);
+  value = g_enum_get_value (klass, error->code);
+  return value != NULL ? value->value_nick : "unknown";
+}
+
+static void
+on_completed (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  CallData *data = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  AnotCompletion *completion;
+
+  completion = anot_method_context_complete_finish (ANOT_METHOD_CONTEXT (source), result, &error);
+  if (completion == NULL)
+    {
+      json_object_set_null_member (data->record, "output");
+      json_object_set_string_member (data->record, "error", error->message);
+      json_object_set_string_member (data->record, "error_code", error_code_name (error));
+      data->job->n_failed++;
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  json_object_set_string_member (data->record, "output", anot_completion_get_text (completion));
+  json_object_set_int_member (data->record, "output_chars",
+                              g_utf8_strlen (anot_completion_get_text (completion), -1));
+  json_object_set_int_member (data->record, "prompt_tokens", anot_completion_get_prompt_tokens (completion));
+  json_object_set_int_member (data->record, "completion_tokens",
+                              anot_completion_get_completion_tokens (completion));
+  json_object_set_double_member (data->record, "latency_ms", anot_completion_get_latency_ms (completion));
+  if (anot_completion_get_model (completion) != NULL)
+    json_object_set_string_member (data->record, "model", anot_completion_get_model (completion));
+  json_object_set_boolean_member (data->record, "cached", anot_completion_get_cached (completion));
+  json_object_set_null_member (data->record, "error");
+  data->job->prompt_tokens += anot_completion_get_prompt_tokens (completion);
+  data->job->completion_tokens += anot_completion_get_completion_tokens (completion);
+  g_task_return_pointer (task, completion, g_object_unref);
+}
+
+void
+anot_llm_job_complete_async (AnotLlmJob          *job,
+                             const char          *phase,
+                             const char          *role,
+                             const char          *system_prompt,
+                             const char          *prompt,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  GTask *task = g_task_new (job->context, job->cancellable, callback, user_data);
+  CallData *data = g_new0 (CallData, 1);
+
+  data->job = job;
+  data->record = json_object_new ();
+  json_object_set_int_member (data->record, "call", job->n_calls);
+  json_object_set_string_member (data->record, "phase", phase);
+  json_object_set_string_member (data->record, "role", role);
+  json_object_set_int_member (data->record, "system_chars",
+                              system_prompt != NULL ? g_utf8_strlen (system_prompt, -1) : 0);
+  json_object_set_int_member (data->record, "prompt_chars", g_utf8_strlen (prompt, -1));
+  json_array_add_object_element (job->calls, json_object_ref (data->record));
+  job->n_calls++;
+  g_task_set_task_data (task, data, (GDestroyNotify) call_data_free);
+  g_task_set_source_tag (task, anot_llm_job_complete_async);
+
+  anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, job->method,
+                             "%s: %s call (%ld prompt chars)", anot_method_context_get_request_id (job->context),
+                             phase, (long) g_utf8_strlen (prompt, -1));
+  anot_method_context_complete_async (job->context, role, system_prompt, prompt,
+                                      job->cancellable, on_completed, task);
+}
+
+AnotCompletion *
+anot_llm_job_complete_finish (AnotLlmJob    *job,
+                              GAsyncResult  *result,
+                              JsonObject   **record,
+                              GError       **error)
+{
+  CallData *data = g_task_get_task_data (G_TASK (result));
+
+  if (record != NULL)
+    *record = data->record;
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+void
+anot_llm_job_record_parse (AnotLlmJob      *job,
+                           JsonObject      *record,
+                           AnotParseResult *parse)
+{
+  json_object_set_member (record, "parse", anot_parse_result_to_json (parse));
+  if (!anot_parse_result_get_ok (parse))
+    anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, job->method,
+                               "%s: parse failed (%s)", anot_method_context_get_request_id (job->context),
+                               anot_parse_result_get_message (parse));
+}
+
+guint
+anot_llm_job_get_n_calls (AnotLlmJob *job)
+{
+  return job->n_calls;
+}
+
+void
+anot_llm_job_set_trace_member (AnotLlmJob *job,
+                               const char *name,
+                               JsonNode   *value)
+{
+  json_object_set_member (job->extra, name, value);
+}
+
+JsonNode *
+anot_llm_job_build_trace (AnotLlmJob *job)
+{
+  JsonObject *o = json_object_new ();
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+
+  json_object_set_string_member (o, "method", job->method);
+  json_object_set_string_member (o, "request", anot_request_get_id (job->request));
+  json_object_set_int_member (o, "n_candidates", job->candidates->len);
+  json_object_set_int_member (o, "k", job->k);
+  json_object_set_boolean_member (o, "defense", anot_method_context_get_defense (job->context));
+  json_object_set_object_member (o, "formatting", json_object_ref (job->formatting));
+  json_object_set_array_member (o, "calls", json_array_ref (job->calls));
+  json_object_set_int_member (o, "n_calls", job->n_calls);
+  json_object_set_int_member (o, "n_failed_calls", job->n_failed);
+  json_object_set_int_member (o, "prompt_tokens", job->prompt_tokens);
+  json_object_set_int_member (o, "completion_tokens", job->completion_tokens);
+
+  json_object_iter_init_ordered (&iter, job->extra);
+  while (json_object_iter_next_ordered (&iter, &name, &member))
+    json_object_set_member (o, name, json_node_copy (member));
+
+  json_node_take_object (node, o);
+  return node;
+}
+
+AnotRanking *
+anot_llm_job_ranking_from_parse (AnotLlmJob      *job,
+                                 AnotParseResult *parse,
+                                 const char      *raw_text)
+{
+  AnotRanking *ranking = anot_parse_result_to_ranking (parse);
+
+  anot_llm_job_set_trace_member (job, "result", anot_parse_result_to_json (parse));
+  anot_ranking_set_raw_response (ranking, raw_text);
+  {
+    g_autoptr(JsonNode) trace = anot_llm_job_build_trace (job);
+
+    anot_ranking_set_trace (ranking, trace);
+  }
+  return ranking;
+}
+
+gboolean
+anot_llm_option_uint (AnotMethodContext  *context,
+                      const char         *key,
+                      guint               default_value,
+                      guint               min_value,
+                      guint              *out,
+                      GError            **error)
+{
+  const char *text = anot_method_context_get_option (context, key);
+  guint64 value;
+
+  if (text == NULL)
+    {
+      *out = default_value;
+      return TRUE;
+    }
+  if (!g_ascii_string_to_unsigned (text, 10, min_value, G_MAXUINT, &value, NULL))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "Option %s: expected an integer of at least %u, got “%s”", key, min_value, text);
+      return FALSE;
+    }
+  *out = (guint) value;
+  return TRUE;
+}

@@ -1,0 +1,113 @@
+/* anot-llm-job.h: what every baseline LLM method does around its calls
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A static helper linked into the cot, ps, plan_act, listwise and weaver
+ * plugins (not part of libanot's API): the per-request state, prompt
+ * templates, candidate formatting through AnotFormatter, defense mode, LLM
+ * calls through the method context, and the per-request trace.
+ */
+#pragma once
+
+#include <anot/anot.h>
+
+G_BEGIN_DECLS
+
+typedef struct _AnotLlmJob AnotLlmJob;
+
+AnotLlmJob  *anot_llm_job_new                 (const char          *method,
+                                               AnotRequest         *request,
+                                               GPtrArray           *candidates,
+                                               guint                k,
+                                               AnotMethodContext   *context,
+                                               GCancellable        *cancellable);
+void         anot_llm_job_free                (AnotLlmJob          *job);
+
+AnotRequest       *anot_llm_job_get_request    (AnotLlmJob *job);
+GPtrArray         *anot_llm_job_get_candidates (AnotLlmJob *job);
+guint              anot_llm_job_get_k          (AnotLlmJob *job);
+AnotMethodContext *anot_llm_job_get_context    (AnotLlmJob *job);
+GCancellable      *anot_llm_job_get_cancellable (AnotLlmJob *job);
+
+/* The formatter of this request: the method's defaults, then the
+ * context's format.* options.  Its options go into the trace. */
+AnotFormatter *anot_llm_job_get_formatter     (AnotLlmJob          *job,
+                                               GError             **error);
+/* Formats @subset (NULL: every candidate) and records the coverage under
+ * @label in the trace. */
+char        *anot_llm_job_format_candidates   (AnotLlmJob          *job,
+                                               const char          *label,
+                                               GPtrArray           *subset,
+                                               GError             **error);
+
+/* A prompt template of the plugin's GResource (@path), with `{name}`
+ * replaced by the value of name in the NULL-terminated name/value pairs;
+ * `{{` and `}}` stand for braces. */
+char        *anot_llm_prompt                  (const char          *path,
+                                               ...) G_GNUC_NULL_TERMINATED;
+char        *anot_llm_template_fill           (const char          *template_text,
+                                               ...) G_GNUC_NULL_TERMINATED;
+char        *anot_llm_template_fillv          (const char          *template_text,
+                                               va_list              args);
+
+/* @base, followed by the defense instructions in defense mode. */
+char        *anot_llm_job_system_prompt       (AnotLlmJob          *job,
+                                               const char          *base);
+
+/* One LLM call, recorded in the trace as {phase, role, system_chars,
+ * prompt_chars, output, prompt_tokens, completion_tokens, latency_ms,
+ * model, cached, error}. */
+void         anot_llm_job_complete_async      (AnotLlmJob          *job,
+                                               const char          *phase,
+                                               const char          *role,
+                                               const char          *system_prompt,
+                                               const char          *prompt,
+                                               GAsyncReadyCallback  callback,
+                                               gpointer             user_data);
+/* Returns the completion, or NULL and @error; *record (borrowed) is the
+ * call's trace record either way, so a parse result can be added to it. */
+AnotCompletion *anot_llm_job_complete_finish  (AnotLlmJob          *job,
+                                               GAsyncResult        *result,
+                                               JsonObject         **record,
+                                               GError             **error);
+void         anot_llm_job_record_parse        (AnotLlmJob          *job,
+                                               JsonObject          *record,
+                                               AnotParseResult     *parse);
+
+guint        anot_llm_job_get_n_calls         (AnotLlmJob          *job);
+/* Extra top-level trace members. */
+void         anot_llm_job_set_trace_member    (AnotLlmJob          *job,
+                                               const char          *name,
+                                               JsonNode            *value);
+/* The trace: method, request, n_candidates, k, defense, formatting,
+ * calls, n_calls, n_failed_calls, prompt_tokens, completion_tokens,
+ * extra members, and @result. */
+JsonNode    *anot_llm_job_build_trace         (AnotLlmJob          *job);
+
+/* The ranking of a final answer: the parse's positions (appending the
+ * candidates not named), with the raw text and the trace.  A failed parse
+ * gives an empty ranking: the failure is in the trace. */
+AnotRanking *anot_llm_job_ranking_from_parse  (AnotLlmJob          *job,
+                                               AnotParseResult     *parse,
+                                               const char          *raw_text);
+
+/* "Pick the single best ..." for k = 1, "Pick the top k ..." otherwise,
+ * from the plugin's prompts (instruction-top1.txt, instruction-topk.txt
+ * under @prefix). */
+char        *anot_llm_job_instruction         (AnotLlmJob          *job,
+                                               const char          *prefix);
+/* The compact task description, @prefix/task.txt, with {k}, {n} and
+ * {request}. */
+char        *anot_llm_job_task                (AnotLlmJob          *job,
+                                               const char          *prefix);
+
+gboolean     anot_llm_option_uint             (AnotMethodContext   *context,
+                                               const char          *key,
+                                               guint                default_value,
+                                               guint                min_value,
+                                               guint               *out,
+                                               GError             **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AnotLlmJob, anot_llm_job_free)
+
+G_END_DECLS

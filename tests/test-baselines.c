@@ -1,0 +1,527 @@
+/* test-baselines.c: the baseline LLM methods (cot, ps, plan_act, listwise,
+ * weaver) end to end against the fake LLM server
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * For each method: the prompts carry the request and every candidate's
+ * required fields; a well-formed scripted reply gives the right ranking;
+ * unparseable replies are recorded failures (empty ranking, trace), and
+ * empty, refused and malformed replies fail the request with the
+ * backend's specific error; the number of calls follows the method's
+ * formula for N = 10 and N = 50; defense mode adds the defense prompt.
+ */
+#include <anot/anot.h>
+
+#include "anot-fake-llm.h"
+
+#include <string.h>
+
+static AnotDataset *demo;
+static AnotDataset *philly;
+static gboolean philly_tried;
+
+static AnotDataset *
+get_demo (void)
+{
+  if (demo == NULL)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *path = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
+
+      demo = anot_dataset_load (path, NULL, &error);
+      g_assert_no_error (error);
+    }
+  return demo;
+}
+
+static AnotDataset *
+get_philly (void)
+{
+  const char *path = g_getenv ("ANOT_PHILLY_DATA");
+
+  if (!philly_tried)
+    {
+      g_autofree char *probe = NULL;
+
+      philly_tried = TRUE;
+      if (path != NULL && *path != '\0')
+        {
+          probe = g_build_filename (path, "requests.jsonl", NULL);
+          if (g_file_test (probe, G_FILE_TEST_EXISTS))
+            {
+              g_autoptr(GError) error = NULL;
+
+              philly = anot_dataset_load (path, NULL, &error);
+              g_assert_no_error (error);
+            }
+        }
+    }
+  if (philly == NULL)
+    g_test_skip ("the philly_cafes benchmark is not available (set ANOT_PHILLY_DATA)");
+  return philly;
+}
+
+typedef struct
+{
+  AnotFakeLlm *server;
+  AnotBackendRouter *router;
+} Llm;
+
+static void
+llm_clear (Llm *llm)
+{
+  g_clear_object (&llm->server);
+  g_clear_object (&llm->router);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Llm, llm_clear)
+
+static void
+llm_start (Llm        *llm,
+           const char *rules)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = NULL;
+  g_autoptr(AnotBackend) backend = NULL;
+
+  llm->server = anot_fake_llm_new ();
+  anot_fake_llm_set_record_bodies (llm->server, TRUE);
+  g_assert_true (anot_fake_llm_set_rules_json (llm->server, rules, &error));
+  g_assert_no_error (error);
+  g_assert_true (anot_fake_llm_start (llm->server, 0, &error));
+  g_assert_no_error (error);
+  url = anot_fake_llm_get_openai_base_url (llm->server);
+
+  backend = anot_registry_create_backend (anot_registry_get_default (), "openai", &error);
+  g_assert_no_error (error);
+  g_object_set (backend, "base-url", url, "model", "fake-model", "max-retries", 1,
+                "retry-base-ms", 1, "retry-max-ms", 2, NULL);
+  llm->router = anot_backend_router_new ();
+  anot_backend_router_set_route (llm->router, ANOT_DEFAULT_ROLE, "openai", backend, NULL);
+}
+
+static GPtrArray *
+first_items (AnotDataset *ds,
+             guint        n)
+{
+  GPtrArray *items = g_ptr_array_new ();
+
+  g_assert_cmpuint (anot_dataset_get_n_items (ds), >=, n);
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (items, anot_dataset_get_item (ds, i));
+  return items;
+}
+
+static void
+on_ranked (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  GAsyncResult **out = user_data;
+
+  *out = g_object_ref (result);
+}
+
+static AnotRanking *
+rank_full (Llm          *llm,
+           const char   *method_name,
+           AnotDataset  *ds,
+           GPtrArray    *candidates,
+           guint         k,
+           const char  **options,
+           gboolean      defense,
+           GError      **error)
+{
+  g_autoptr(AnotMethod) method = NULL;
+  g_autoptr(AnotMethodContext) ctx = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  AnotRequest *request = anot_dataset_get_request (ds, 0);
+
+  method = anot_registry_create_method (anot_registry_get_default (), method_name, error);
+  g_assert_nonnull (method);
+  ctx = anot_method_context_new (ds, anot_request_get_id (request), 1);
+  anot_method_context_set_router (ctx, llm->router);
+  anot_method_context_set_defense (ctx, defense);
+  for (guint i = 0; options != NULL && options[i] != NULL; i += 2)
+    anot_method_context_set_option (ctx, options[i], options[i + 1]);
+
+  anot_method_rank_async (method, request, candidates, k, ctx, NULL, on_ranked, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  return anot_method_rank_finish (method, result, error);
+}
+
+static AnotRanking *
+rank (Llm         *llm,
+      const char  *method_name,
+      AnotDataset *ds,
+      GPtrArray   *candidates,
+      guint        k,
+      GError     **error)
+{
+  return rank_full (llm, method_name, ds, candidates, k, NULL, FALSE, error);
+}
+
+/* The text of the last user message and the system prompt of call @i. */
+static const char *
+call_user (Llm  *llm,
+           guint i)
+{
+  JsonObject *record = anot_fake_llm_get_request (llm->server, i);
+
+  return json_object_get_string_member (record, "last_user");
+}
+
+static const char *
+call_system (Llm  *llm,
+             guint i)
+{
+  JsonObject *record = anot_fake_llm_get_request (llm->server, i);
+  JsonObject *body = json_object_get_object_member (record, "body");
+  JsonArray *messages = json_object_get_array_member (body, "messages");
+  JsonObject *first = json_array_get_object_element (messages, 0);
+
+  if (g_strcmp0 (json_object_get_string_member (first, "role"), "system") != 0)
+    return NULL;
+  return json_object_get_string_member (first, "content");
+}
+
+/* A string as it appears in the JSON context. */
+static char *
+json_text (const char *s)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_VALUE);
+
+  json_node_set_string (node, s);
+  return anot_json_dumps (node, -1, TRUE);
+}
+
+/* Every candidate's id, name and index appear in the prompts sent. */
+static void
+assert_prompts_carry_candidates (Llm         *llm,
+                                 AnotRequest *request,
+                                 GPtrArray   *candidates,
+                                 gboolean     python_repr)
+{
+  g_autoptr(GString) all = g_string_new (NULL);
+
+  for (guint i = 0; i < anot_fake_llm_get_n_requests (llm->server); i++)
+    {
+      g_string_append (all, call_user (llm, i));
+      g_string_append_c (all, '\n');
+    }
+  g_assert_nonnull (strstr (all->str, anot_request_get_text (request)));
+  for (guint i = 0; i < candidates->len; i++)
+    {
+      AnotItem *item = g_ptr_array_index (candidates, i);
+      AnotReview *review = anot_item_get_n_reviews (item) > 0 ? anot_item_get_review (item, 0) : NULL;
+
+      g_assert_nonnull (strstr (all->str, anot_item_get_id (item)));
+      if (python_repr)
+        continue;
+      {
+        g_autofree char *name = json_text (anot_item_get_name (item));
+
+        g_assert_nonnull (strstr (all->str, name));
+      }
+      if (review != NULL)
+        {
+          g_autofree char *text = json_text (anot_review_get_text (review));
+
+          g_assert_nonnull (strstr (all->str, text));
+        }
+    }
+}
+
+static void
+assert_ranking (AnotRanking *ranking,
+                const guint *expected,
+                guint        n)
+{
+  g_assert_nonnull (ranking);
+  g_assert_cmpuint (anot_ranking_get_length (ranking), ==, n);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpuint (anot_ranking_get_index (ranking, i), ==, expected[i]);
+}
+
+static JsonObject *
+trace_of (AnotRanking *ranking)
+{
+  JsonNode *trace = anot_ranking_get_trace (ranking);
+
+  g_assert_nonnull (trace);
+  return json_node_get_object (trace);
+}
+
+/* ------------------------------------------------------------------------
+ * Tests shared by the single-answer methods
+ * --------------------------------------------------------------------- */
+
+typedef struct
+{
+  const char *method;
+  /* The answer call's reply is matched on this marker of its prompt. */
+  const char *answer_marker;
+  /* Calls for N = 10 and N = 50 (window options at their defaults). */
+  guint calls_10;
+  guint calls_50;
+  gboolean python_repr;
+} MethodCase;
+
+static const MethodCase cases[] = {
+  { "cot", "\\\\[ANALYSIS\\\\]", 1, 1, FALSE },
+  { "ps", "\\\\[EVALUATION PLAN\\\\]", 2, 2, FALSE },
+  { "plan_act", "\\\\[EVALUATION PLAN\\\\]", 2, 2, FALSE },
+};
+
+static char *
+rules_answer (const MethodCase *mc,
+              const char       *answer,
+              const char       *extra)
+{
+  return g_strdup_printf ("{\"rules\": [%s"
+                          "  {\"match\": \"%s\", \"reply\": \"%s\"},"
+                          "  {\"match\": \"\", \"reply\": \"## Step 1\\nReasoning: r\\nStep: Check the attributes.\\n"
+                          "## Step 2\\nReasoning: r\\nStep: Rank.\"}"
+                          "]}", extra != NULL ? extra : "", mc->answer_marker, answer);
+}
+
+static void
+test_well_formed (gconstpointer data)
+{
+  const MethodCase *mc = data;
+  g_auto(Llm) llm = { 0 };
+  g_autofree char *rules = rules_answer (mc, "Item 3 has everything.\\nANSWER: 3, 1, 2", NULL);
+  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GError) error = NULL;
+  const guint expected[] = { 2, 0, 1 };
+  JsonObject *trace;
+  JsonArray *calls;
+  JsonObject *last;
+
+  llm_start (&llm, rules);
+  ranking = rank (&llm, mc->method, get_demo (), c, 5, &error);
+  g_assert_no_error (error);
+  assert_ranking (ranking, expected, 3);
+  g_assert_cmpstr (anot_ranking_get_raw_response (ranking), ==, "Item 3 has everything.\nANSWER: 3, 1, 2");
+
+  assert_prompts_carry_candidates (&llm, anot_dataset_get_request (get_demo (), 0), c, mc->python_repr);
+
+  trace = trace_of (ranking);
+  g_assert_cmpstr (json_object_get_string_member (trace, "method"), ==, mc->method);
+  g_assert_cmpint (json_object_get_int_member (trace, "n_calls"), ==, mc->calls_10);
+  g_assert_cmpint (json_object_get_int_member (trace, "n_calls"), ==,
+                   anot_fake_llm_get_n_requests (llm.server));
+  g_assert_cmpint (json_object_get_int_member (trace, "prompt_tokens"), >, 0);
+  calls = json_object_get_array_member (trace, "calls");
+  last = json_array_get_object_element (calls, json_array_get_length (calls) - 1);
+  g_assert_cmpstr (json_object_get_string_member (last, "output"), ==, "Item 3 has everything.\nANSWER: 3, 1, 2");
+  g_assert_true (json_object_get_boolean_member (json_object_get_object_member (last, "parse"), "ok"));
+  g_assert_cmpint (json_object_get_int_member (last, "prompt_chars"), ==,
+                   g_utf8_strlen (call_user (&llm, anot_fake_llm_get_n_requests (llm.server) - 1), -1));
+  g_assert_true (json_object_get_boolean_member (json_object_get_object_member (trace, "result"), "ok"));
+}
+
+static void
+test_k1_and_defense (gconstpointer data)
+{
+  const MethodCase *mc = data;
+  g_auto(Llm) llm = { 0 };
+  g_autofree char *rules = rules_answer (mc, "ANSWER: 4", NULL);
+  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  g_autoptr(AnotRanking) plain = NULL;
+  g_autoptr(AnotRanking) defended = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotMethodContext) probe = anot_method_context_new (get_demo (), "R01", 1);
+  const char *defense;
+  guint n_plain;
+  const guint expected[] = { 3 };
+
+  anot_method_context_set_defense (probe, TRUE);
+  defense = anot_method_context_get_defense_prompt (probe);
+  g_assert_nonnull (defense);
+
+  llm_start (&llm, rules);
+  plain = rank (&llm, mc->method, get_demo (), c, 1, &error);
+  g_assert_no_error (error);
+  assert_ranking (plain, expected, 1);
+  n_plain = anot_fake_llm_get_n_requests (llm.server);
+  for (guint i = 0; i < n_plain; i++)
+    {
+      const char *system = call_system (&llm, i);
+
+      g_assert_true (system == NULL || strstr (system, defense) == NULL);
+    }
+  /* k = 1 asks for one number, k = 5 for five. */
+  g_assert_nonnull (strstr (call_user (&llm, n_plain - 1), "single best"));
+
+  defended = rank_full (&llm, mc->method, get_demo (), c, 1, NULL, TRUE, &error);
+  g_assert_no_error (error);
+  assert_ranking (defended, expected, 1);
+  for (guint i = n_plain; i < anot_fake_llm_get_n_requests (llm.server); i++)
+    g_assert_nonnull (strstr (call_system (&llm, i), defense));
+  g_assert_true (json_object_get_boolean_member (trace_of (defended), "defense"));
+}
+
+static void
+test_unparseable (gconstpointer data)
+{
+  const MethodCase *mc = data;
+  const char *replies[] = {
+    "They all look equally good to me.",
+    "I can’t determine the best one without more details. Please provide the reviews.",
+    "ANSWER: 11, 12",
+  };
+  const AnotParseFailure failures[] = {
+    ANOT_PARSE_FAILURE_NOT_FOUND, ANOT_PARSE_FAILURE_REFUSAL, ANOT_PARSE_FAILURE_OUT_OF_RANGE,
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (replies); i++)
+    {
+      g_auto(Llm) llm = { 0 };
+      g_autofree char *rules = rules_answer (mc, replies[i], NULL);
+      g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+      g_autoptr(AnotRanking) ranking = NULL;
+      g_autoptr(GError) error = NULL;
+      JsonObject *result;
+      g_autoptr(GEnumClass) klass = g_type_class_ref (ANOT_TYPE_PARSE_FAILURE);
+
+      llm_start (&llm, rules);
+      ranking = rank (&llm, mc->method, get_demo (), c, 5, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (anot_ranking_get_length (ranking), ==, 0);
+      g_assert_cmpstr (anot_ranking_get_raw_response (ranking), ==, replies[i]);
+      result = json_object_get_object_member (trace_of (ranking), "result");
+      g_assert_false (json_object_get_boolean_member (result, "ok"));
+      g_assert_cmpstr (json_object_get_string_member (result, "failure"), ==,
+                       g_enum_get_value (klass, failures[i])->value_nick);
+    }
+}
+
+static void
+test_faults (gconstpointer data)
+{
+  const MethodCase *mc = data;
+  const char *faults[] = { "empty", "refusal", "malformed" };
+  const int codes[] = { ANOT_ERROR_LLM_EMPTY, ANOT_ERROR_LLM_REFUSED, ANOT_ERROR_LLM_PROTOCOL };
+
+  for (guint i = 0; i < G_N_ELEMENTS (faults); i++)
+    {
+      g_auto(Llm) llm = { 0 };
+      g_autofree char *rules = g_strdup_printf ("{\"rules\": [{\"match\": \"\", \"fault\": \"%s\"}]}", faults[i]);
+      g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+      g_autoptr(AnotRanking) ranking = NULL;
+      g_autoptr(GError) error = NULL;
+
+      llm_start (&llm, rules);
+      ranking = rank (&llm, mc->method, get_demo (), c, 5, &error);
+      g_assert_null (ranking);
+      g_assert_error (error, ANOT_ERROR, codes[i]);
+      g_assert_true (g_str_has_prefix (error->message, mc->method));
+    }
+}
+
+static void
+count_calls (const MethodCase *mc,
+             AnotDataset      *ds,
+             guint             n,
+             guint             expected_calls,
+             const char      **options)
+{
+  g_auto(Llm) llm = { 0 };
+  g_autofree char *rules = rules_answer (mc, "ANSWER: 2, 1", NULL);
+  g_autoptr(GPtrArray) c = first_items (ds, n);
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GError) error = NULL;
+
+  llm_start (&llm, rules);
+  ranking = rank_full (&llm, mc->method, ds, c, 5, options, FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, expected_calls);
+  g_assert_cmpint (json_object_get_int_member (trace_of (ranking), "n_calls"), ==, expected_calls);
+  if (mc->python_repr)
+    return;
+  assert_prompts_carry_candidates (&llm, anot_dataset_get_request (ds, 0), c, FALSE);
+}
+
+static void
+test_calls (gconstpointer data)
+{
+  const MethodCase *mc = data;
+  AnotDataset *ds;
+
+  count_calls (mc, get_demo (), 10, mc->calls_10, NULL);
+  ds = get_philly ();
+  if (ds == NULL)
+    return;
+  count_calls (mc, ds, 50, mc->calls_50, NULL);
+}
+
+/* ps and plan_act: the plan call sees the request (plan_act's original
+ * never did) and no candidate data; plan_act's executor gets the parsed
+ * steps. */
+static void
+test_plan_call (gconstpointer data)
+{
+  const MethodCase *mc = data;
+  g_auto(Llm) llm = { 0 };
+  g_autofree char *rules = rules_answer (mc, "ANSWER: 1", NULL);
+  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GError) error = NULL;
+  AnotRequest *request = anot_dataset_get_request (get_demo (), 0);
+  const char *plan_prompt;
+  const char *act_prompt;
+
+  llm_start (&llm, rules);
+  ranking = rank (&llm, mc->method, get_demo (), c, 5, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 2);
+  plan_prompt = call_user (&llm, 0);
+  act_prompt = call_user (&llm, 1);
+  g_assert_nonnull (strstr (plan_prompt, anot_request_get_text (request)));
+  for (guint i = 0; i < c->len; i++)
+    g_assert_null (strstr (plan_prompt, anot_item_get_id (g_ptr_array_index (c, i))));
+  g_assert_nonnull (strstr (act_prompt, anot_request_get_text (request)));
+  if (g_str_equal (mc->method, "plan_act"))
+    g_assert_nonnull (strstr (act_prompt, "Step 1: Check the attributes.\nStep 2: Rank."));
+  else
+    {
+      g_assert_nonnull (strstr (act_prompt, "## Step 1\nReasoning: r\nStep: Check the attributes."));
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *p1 = g_strdup_printf ("/baselines/%s/well-formed", cases[i].method);
+      g_autofree char *p2 = g_strdup_printf ("/baselines/%s/k1-and-defense", cases[i].method);
+      g_autofree char *p3 = g_strdup_printf ("/baselines/%s/unparseable", cases[i].method);
+      g_autofree char *p4 = g_strdup_printf ("/baselines/%s/faults", cases[i].method);
+      g_autofree char *p5 = g_strdup_printf ("/baselines/%s/calls", cases[i].method);
+
+      g_test_add_data_func (p1, &cases[i], test_well_formed);
+      g_test_add_data_func (p2, &cases[i], test_k1_and_defense);
+      g_test_add_data_func (p3, &cases[i], test_unparseable);
+      g_test_add_data_func (p4, &cases[i], test_faults);
+      g_test_add_data_func (p5, &cases[i], test_calls);
+      if (cases[i].calls_10 == 2)
+        {
+          g_autofree char *p6 = g_strdup_printf ("/baselines/%s/plan-call", cases[i].method);
+
+          g_test_add_data_func (p6, &cases[i], test_plan_call);
+        }
+    }
+
+  ret = g_test_run ();
+  g_clear_object (&demo);
+  g_clear_object (&philly);
+  return ret;
+}
