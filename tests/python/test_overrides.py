@@ -199,3 +199,32 @@ def test_cancel_on_interrupt_outside_the_main_thread():
     t.start()
     t.join()
     assert outcome == [False]
+
+
+def test_philly_validates(philly):
+    validator = Anot.Validator.new(philly)
+    assert len(philly.requests) == 100
+    for request in philly.requests:
+        status, n_matches = validator.check_request(request)
+        assert (status, n_matches) == (Anot.GoldStatus.OK, 1), request.get_id()
+        assert [i.get_id() for i in validator.find_matches(request)] == [request.get_gold_item_id()]
+
+
+def test_philly_bm25_rows_reproduced_one_request_at_a_time(philly, tmp_path):
+    exp = Anot.Experiment(philly, "bm25", candidates=10, out=tmp_path)
+    exp.run_blocking()
+    rows = exp.result_rows()
+    assert len(rows) == 100
+    bm25 = Anot.Registry.get_default().create_method("bm25")
+    for row in rows:
+        request = philly.requests[row["request_id"]]
+        pool = Anot.Pool.new(philly, request, 10)
+        context = Anot.MethodContext.new(philly, request.get_id(),
+                                         Anot.seed_derive(43, f"method:{request.get_id()}:10"))
+        ranking = bm25.rank_blocking(request, pool.shuffled, context)
+        assert [p + 1 for p in list(ranking)[:5]] == row["shuffled_preds"]
+        gold_rank = row["shuffled_preds"].index(row["shuffled_gold_pos"]) + 1 \
+            if row["shuffled_gold_pos"] in row["shuffled_preds"] else 0
+        assert row["gold_rank"] == gold_rank
+    hits1 = sum(r["gold_rank"] == 1 for r in rows) / len(rows)
+    assert exp.metric_rows()[0]["hits_at_1"] == pytest.approx(hits1)
