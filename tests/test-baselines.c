@@ -492,6 +492,187 @@ test_plan_call (gconstpointer data)
     }
 }
 
+/* ------------------------------------------------------------------------
+ * listwise
+ * --------------------------------------------------------------------- */
+
+static const MethodCase listwise_case = { "listwise", "Your ranking:", 1, 4, FALSE };
+
+static void
+test_listwise_single (void)
+{
+  g_auto(Llm) llm = { 0 };
+  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GError) error = NULL;
+  const guint expected[] = { 2, 0, 1, 3, 4, 5, 6, 7, 8, 9 };
+  JsonObject *trace;
+
+  llm_start (&llm, "{\"rules\": [{\"match\": \"\", \"reply\": \"[3] > [1] > [2] > [3]\"}]}");
+  ranking = rank (&llm, "listwise", get_demo (), c, 5, &error);
+  g_assert_no_error (error);
+  /* The answer's order, then the candidates it left out in their order. */
+  assert_ranking (ranking, expected, 10);
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 1);
+  assert_prompts_carry_candidates (&llm, anot_dataset_get_request (get_demo (), 0), c, FALSE);
+  g_assert_nonnull (strstr (call_user (&llm, 0), "Your ranking:"));
+  g_assert_nonnull (strstr (call_user (&llm, 0), "\"index\": 10\n}"));
+  trace = trace_of (ranking);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (trace, "sliding_window"),
+                                               "window"), ==, 10);
+  {
+    JsonArray *calls = json_object_get_array_member (trace, "calls");
+    JsonObject *parse = json_object_get_object_member (json_array_get_object_element (calls, 0), "parse");
+
+    g_assert_cmpint (json_object_get_int_member (parse, "duplicates"), ==, 1);
+    g_assert_cmpint (json_object_get_int_member (parse, "n_appended"), ==, 7);
+  }
+}
+
+/* Every window's answer swaps its first two candidates: the final order
+ * follows from the window arithmetic alone. */
+static void
+check_sliding (AnotDataset *ds,
+               guint        n,
+               guint        window,
+               guint        step,
+               guint        expected_calls)
+{
+  g_auto(Llm) llm = { 0 };
+  g_autoptr(GPtrArray) c = first_items (ds, n);
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *w = g_strdup_printf ("%u", window);
+  g_autofree char *s = g_strdup_printf ("%u", step);
+  const char *options[] = { "listwise.window", w, "listwise.step", s, NULL };
+  g_autofree guint *order = g_new (guint, n);
+  guint end = n, calls = 0, last_size = 0;
+  g_autofree char *last_task = NULL;
+
+  for (guint i = 0; i < n; i++)
+    order[i] = i;
+  while (TRUE)
+    {
+      guint start = end > window ? end - window : 0;
+      guint t = order[start];
+
+      order[start] = order[start + 1];
+      order[start + 1] = t;
+      calls++;
+      last_size = end - start;
+      if (start == 0)
+        break;
+      end -= step;
+    }
+  g_assert_cmpuint (calls, ==, expected_calls);
+
+  llm_start (&llm, "{\"rules\": [{\"match\": \"\", \"reply\": \"[2] > [1]\"}]}");
+  ranking = rank_full (&llm, "listwise", ds, c, 5, options, FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, expected_calls);
+  assert_ranking (ranking, order, n);
+  /* The top window came last, with its own count of candidates. */
+  last_task = g_strdup_printf ("order the %u restaurants", last_size);
+  g_assert_nonnull (strstr (call_user (&llm, expected_calls - 1), last_task));
+  assert_prompts_carry_candidates (&llm, anot_dataset_get_request (ds, 0), c, FALSE);
+}
+
+static void
+test_listwise_sliding (void)
+{
+  AnotDataset *ds;
+
+  check_sliding (get_demo (), 24, 10, 5, 4);   /* 1 + ceil(14 / 5) */
+  check_sliding (get_demo (), 24, 8, 8, 3);    /* 1 + ceil(16 / 8) */
+  check_sliding (get_demo (), 23, 10, 4, 5);   /* 1 + ceil(13 / 4): the last window is 1..7 */
+  check_sliding (get_demo (), 10, 20, 10, 1);
+  ds = get_philly ();
+  if (ds == NULL)
+    return;
+  check_sliding (ds, 50, 20, 10, 4);           /* the defaults */
+}
+
+static void
+test_listwise_failures (void)
+{
+  g_autoptr(GPtrArray) c = first_items (get_demo (), 24);
+  const char *options[] = { "listwise.window", "10", "listwise.step", "5", NULL };
+
+  /* Unparseable in a single window: an empty ranking, recorded. */
+  {
+    g_auto(Llm) llm = { 0 };
+    g_autoptr(AnotRanking) ranking = NULL;
+    g_autoptr(GError) error = NULL;
+    JsonObject *result;
+
+    llm_start (&llm, "{\"rules\": [{\"match\": \"\", \"reply\": \"I cannot rank these, sorry.\"}]}");
+    ranking = rank (&llm, "listwise", get_demo (), c, 5, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (anot_ranking_get_length (ranking), ==, 0);
+    result = json_object_get_object_member (trace_of (ranking), "result");
+    g_assert_false (json_object_get_boolean_member (result, "ok"));
+  }
+
+  /* Failed windows keep their order while the others still move their
+   * best candidates up; recorded per window. */
+  {
+    g_auto(Llm) llm = { 0 };
+    g_autoptr(AnotRanking) ranking = NULL;
+    g_autoptr(GError) error = NULL;
+    JsonObject *result;
+    JsonArray *windows;
+
+    /* Windows of ten candidates (numbered 1..10) get an unusable answer;
+     * the last window, 1..9, a good one. */
+    llm_start (&llm, "{\"rules\": [{\"match\": \"\\\"index\\\": 10\\n\", \"reply\": \"no idea\"},"
+                     " {\"match\": \"\", \"reply\": \"[2] > [1]\"}]}");
+    ranking = rank_full (&llm, "listwise", get_demo (), c, 5, options, FALSE, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (anot_ranking_get_length (ranking), ==, 24);
+    result = json_object_get_object_member (trace_of (ranking), "result");
+    g_assert_true (json_object_get_boolean_member (result, "ok"));
+    windows = json_object_get_array_member (trace_of (ranking), "windows");
+    g_assert_cmpuint (json_array_get_length (windows), ==, 4);
+    g_assert_cmpint (json_object_get_int_member (result, "windows_failed"), ==, 3);
+    g_assert_cmpint (json_object_get_int_member (result, "windows_parsed"), ==, 1);
+    /* Only the top window moved: its first two swapped. */
+    g_assert_cmpuint (anot_ranking_get_index (ranking, 0), ==, 1);
+    g_assert_cmpuint (anot_ranking_get_index (ranking, 1), ==, 0);
+    for (guint i = 2; i < 24; i++)
+      g_assert_cmpuint (anot_ranking_get_index (ranking, i), ==, i);
+  }
+
+  /* Bad options fail before any call. */
+  {
+    g_auto(Llm) llm = { 0 };
+    const char *bad[] = { "listwise.window", "10", "listwise.step", "11", NULL };
+    g_autoptr(AnotRanking) ranking = NULL;
+    g_autoptr(GError) error = NULL;
+
+    llm_start (&llm, "{\"rules\": []}");
+    ranking = rank_full (&llm, "listwise", get_demo (), c, 5, bad, FALSE, &error);
+    g_assert_null (ranking);
+    g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
+    g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 0);
+  }
+}
+
+static void
+test_listwise_defense (void)
+{
+  g_auto(Llm) llm = { 0 };
+  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotMethodContext) probe = anot_method_context_new (get_demo (), "R01", 1);
+
+  anot_method_context_set_defense (probe, TRUE);
+  llm_start (&llm, "{\"rules\": [{\"match\": \"\", \"reply\": \"[1] > [2]\"}]}");
+  ranking = rank_full (&llm, "listwise", get_demo (), c, 5, NULL, TRUE, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (call_system (&llm, 0), anot_method_context_get_defense_prompt (probe)));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -519,6 +700,13 @@ main (int argc, char **argv)
           g_test_add_data_func (p6, &cases[i], test_plan_call);
         }
     }
+
+  g_test_add_func ("/baselines/listwise/single-window", test_listwise_single);
+  g_test_add_func ("/baselines/listwise/sliding-window", test_listwise_sliding);
+  g_test_add_func ("/baselines/listwise/failures", test_listwise_failures);
+  g_test_add_func ("/baselines/listwise/defense", test_listwise_defense);
+  g_test_add_data_func ("/baselines/listwise/faults", &listwise_case, test_faults);
+  g_test_add_data_func ("/baselines/listwise/calls", &listwise_case, test_calls);
 
   ret = g_test_run ();
   g_clear_object (&demo);
