@@ -13,10 +13,10 @@
 import collections.abc
 import contextlib
 import json
+import logging
 import os
 import signal
 import threading
-import logging
 import traceback
 
 from gi.repository import GLib, GObject, Gio, Json
@@ -49,11 +49,6 @@ def _json_to_py(node):
         wrapper.set_array(node)
         node = wrapper
     return json.loads(Json.to_string(node, False))
-
-
-def _py_to_json(value):
-    """Plain Python values as a JsonNode."""
-    return Json.from_string(json.dumps(value))
 
 
 def _option_text(value):
