@@ -19,7 +19,7 @@
  * The class implements [iface@Anot.Attack]: for each request it picks the
  * items to attack — every candidate but the gold one, or
  * [property@Anot.ItemAttack:restaurants] of them drawn at random — and
- * calls the [vfunc@Anot.ItemAttack.attack_item] virtual method of the
+ * calls the `attack_item` virtual method of the
  * subclass on each, in candidate order.  The other candidates (the gold
  * one always) are passed through untouched.
  *
@@ -38,6 +38,11 @@ typedef struct
 } AnotItemAttackPrivate;
 
 static void anot_item_attack_attack_iface_init (AnotAttackInterface *iface);
+static GPtrArray *call_attack_item (AnotItemAttack  *self,
+                                    AnotItem        *item,
+                                    AnotRequest     *request,
+                                    guint64          seed,
+                                    GError         **error);
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (AnotItemAttack, anot_item_attack, G_TYPE_OBJECT,
                                   G_ADD_PRIVATE (AnotItemAttack)
@@ -104,8 +109,8 @@ anot_item_attack_apply (AnotAttack   *attack,
         }
 
       scope = g_strdup_printf ("item:%s", anot_item_get_id (item));
-      reviews = anot_item_attack_attack_item (self, item, request,
-                                              anot_seed_derive (seed, scope), &local_error);
+      reviews = call_attack_item (self, item, request, anot_seed_derive (seed, scope),
+                                  &local_error);
       if (local_error != NULL)
         {
           g_propagate_error (error, local_error);
@@ -294,7 +299,7 @@ anot_item_attack_check (AnotItemAttack  *self,
 }
 
 /**
- * anot_item_attack_attack_item:
+ * AnotItemAttackClass::attack_item:
  * @self: an #AnotItemAttack
  * @item: a non-gold candidate chosen for attack
  * @request: the request the candidates are ranked for
@@ -302,35 +307,40 @@ anot_item_attack_check (AnotItemAttack  *self,
  * @error: return location for a #GError
  *
  * Computes the reviews of the attacked copy of @item: reviews of @item
- * (unchanged or copied with anot_review_copy_with_text()) and new ones
+ * (unchanged, or copied with anot_review_copy_with_text()) and new ones
  * (anot_review_new()), in the order the method is to see them.  @item is
  * not modified.
  *
- * Returns: (transfer container) (element-type Anot.Review) (nullable): the
+ * The array and a reference on each review belong to the caller, so that
+ * reviews created by a Python implementation stay alive (in C, return an
+ * array made with `g_ptr_array_new_with_free_func (g_object_unref)`).
+ *
+ * Returns: (transfer full) (element-type Anot.Review) (nullable): the
  *   reviews, or %NULL to leave @item as it is (or on error)
  */
-GPtrArray *
-anot_item_attack_attack_item (AnotItemAttack  *self,
-                              AnotItem        *item,
-                              AnotRequest     *request,
-                              guint64          seed,
-                              GError         **error)
+
+/* Takes the result of the vfunc, whatever made it: the caller owns a
+ * reference on each review. */
+static GPtrArray *
+call_attack_item (AnotItemAttack  *self,
+                  AnotItem        *item,
+                  AnotRequest     *request,
+                  guint64          seed,
+                  GError         **error)
 {
-  AnotItemAttackClass *klass;
+  AnotItemAttackClass *klass = ANOT_ITEM_ATTACK_GET_CLASS (self);
+  GPtrArray *reviews;
 
-  g_return_val_if_fail (ANOT_IS_ITEM_ATTACK (self), NULL);
-  g_return_val_if_fail (ANOT_IS_ITEM (item), NULL);
-  g_return_val_if_fail (ANOT_IS_REQUEST (request), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  klass = ANOT_ITEM_ATTACK_GET_CLASS (self);
   if (klass->attack_item == NULL)
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_ATTACK_FAILED,
                    "Attack %s does not implement attack_item", G_OBJECT_TYPE_NAME (self));
       return NULL;
     }
-  return klass->attack_item (self, item, request, seed, error);
+  reviews = klass->attack_item (self, item, request, seed, error);
+  if (reviews != NULL)
+    g_ptr_array_set_free_func (reviews, g_object_unref);
+  return reviews;
 }
 
 /**

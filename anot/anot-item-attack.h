@@ -26,7 +26,8 @@ G_DECLARE_DERIVABLE_TYPE (AnotItemAttack, anot_item_attack, ANOT, ITEM_ATTACK, G
  *   `deception`, ...), set in class_init; `anot-run --attack CATEGORY`
  *   selects every attack of a family
  * @attack_item: return the reviews the attacked copy of @item has, or
- *   %NULL (without an error) to leave @item as it is
+ *   %NULL (without an error) to leave @item as it is; see
+ *   #AnotItemAttackClass::attack_item
  * @check: check the parameters before a run (e.g. a required one is set)
  *
  * The class of attacks that rewrite the reviews of some candidates.
@@ -54,11 +55,6 @@ void        anot_item_attack_set_restaurants (AnotItemAttack  *self,
                                               int              restaurants);
 const char *anot_item_attack_get_category    (AnotItemAttack  *self);
 gboolean    anot_item_attack_check           (AnotItemAttack  *self,
-                                              GError         **error);
-GPtrArray  *anot_item_attack_attack_item     (AnotItemAttack  *self,
-                                              AnotItem        *item,
-                                              AnotRequest     *request,
-                                              guint64          seed,
                                               GError         **error);
 
 GType       anot_item_attack_register_variant (GTypeModule    *module,

@@ -1,0 +1,110 @@
+"""Attacks from Python: C attack plugins, an attack written in Python,
+experiments with attacks and the robustness report."""
+import json
+import os
+
+import pytest
+from gi.repository import Anot
+
+POINT = Anot.ATTACK_EXTENSION_POINT_NAME
+
+
+class Shout(Anot.ItemAttack):
+    """Writes every review of an attacked restaurant in capitals."""
+
+    __gtype_name__ = "TestShoutAttack"
+
+    def do_attack_item(self, item, request, seed):
+        return [r.copy_with_text(r.get_text().upper()) for r in item.get_reviews()]
+
+
+Anot.Registry.get_default().register(POINT, Shout.__gtype__, "py_shout", Shout.__doc__)
+
+
+def shuffled_pool(ds, request_id, seed=43):
+    request = ds.lookup_request(request_id)
+    pool = Anot.Pool.new(ds, request, 10, Anot.PoolMode.SAMPLED, Anot.ShuffleMode.RANDOM, seed)
+    return request, pool.get_shuffled()
+
+
+def texts(items):
+    return [[r.get_text() for r in item.get_reviews()] for item in items]
+
+
+def test_c_attack_from_python(demo):
+    attack = Anot.Registry.get_default().create_attack("inject_hidden")
+    assert isinstance(attack, Anot.ItemAttack)
+    assert attack.props.category == "injection"
+    assert attack.set_parameter("reviews", "2")
+    assert attack.get_parameters().get_int_member("reviews") == 2
+
+    request, clean = shuffled_pool(demo, "R01")
+    before = texts(clean)
+    seed = Anot.attack_derive_seed(43, "inject_hidden", "R01", 10)
+    first = attack.apply(clean, request, seed)
+    second = attack.apply(clean, request, seed)
+    assert texts(first) == texts(second)
+    assert texts(first) != before
+    assert texts(clean) == before  # the input is not modified
+
+    description = Anot.attack_describe(clean, first, request).get_array()
+    for i in range(description.get_length()):
+        entry = description.get_object_element(i)
+        if entry.get_boolean_member("gold"):
+            assert not entry.get_boolean_member("attacked")
+            assert first[i] == clean[i]
+
+
+def test_python_attack_in_an_experiment(demo, tmp_path):
+    exp = Anot.Experiment.new(demo, "bm25")
+    exp.set_option("out", str(tmp_path))
+    exp.set_option("attack", "clean,py_shout")
+    exp.set_option("attack.restaurants", "3")
+    exp.set_option("limit", "5")
+    exp.run(None)
+    assert exp.list_attacks() == ["clean", "py_shout"]
+    assert exp.get_attack("py_shout").props.restaurants == 3
+    assert exp.get_attack("clean") is None
+    metrics = exp.get_attack_metrics("py_shout", 10, 1)
+    assert metrics.get_total() == 5
+
+    config_path = os.path.join(exp.get_directory(), "py_shout", "run_1", "config.json")
+    with open(config_path) as f:
+        config = json.load(f)
+    assert config["attack_config"]["attack"] == "py_shout"
+    assert config["attack_config"]["n_restaurants"] == 3
+
+    # The reviews of the attacked restaurants reached the method in capitals:
+    # bm25 folds case, so its results are those of the clean run.
+    clean = exp.get_attack_results("clean", 10, 1)
+    shout = exp.get_attack_results("py_shout", 10, 1)
+    assert [r.get_gold_rank() for r in clean] == [r.get_gold_rank() for r in shout]
+
+
+def test_robustness_report_from_python(demo, tmp_path):
+    exp = Anot.Experiment.new(demo, "bm25")
+    exp.set_option("out", str(tmp_path))
+    exp.set_option("attack", "both")
+    exp.set_option("limit", "4")
+    exp.run(None)
+    attacks = exp.list_attacks()
+    assert attacks[0] == "clean" and "typo_10" in attacks and "heterogeneity" not in attacks
+
+    report = Anot.robustness_report(exp.get_directory(), None).get_object()
+    rows = report.get_array_member("results")
+    names = [rows.get_object_element(i).get_string_member("attack") for i in range(rows.get_length())]
+    assert names[0] == "clean"
+    assert sorted(names[1:]) == sorted(a for a in attacks if a != "clean")
+    clean = rows.get_object_element(0).get_object_member("hits_at_1").get_double_member("mean")
+    assert clean == pytest.approx(exp.get_attack_metrics("clean", 10, 1).get_hits_at(1))
+    table = Anot.robustness_report_format(Anot.robustness_report(exp.get_directory(), None))
+    assert "fake_positive" in table
+
+
+def test_defense_prompt(demo):
+    ctx = Anot.MethodContext.new(demo, "R01", 1)
+    assert ctx.get_defense_prompt() is None
+    ctx.set_defense(True)
+    prompt = ctx.get_defense_prompt()
+    assert "attack" in prompt and "typos" in prompt
+    assert ctx.props.defense
