@@ -21,6 +21,7 @@
 #include "anot-enum-types.h"
 #include "anot-error.h"
 #include "anot-experiment.h"
+#include "anot-expr.h"
 #include "anot-formatter.h"
 #include "anot-http-backend.h"
 #include "anot-item.h"

@@ -1,0 +1,414 @@
+/* anot-expr-private.h: the value model, the syntax tree and the evaluator of
+ * AnotExpr
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Values are a small tagged union passed by value: None, bool, int and float
+ * live in the union; str, list, tuple and dict point to a reference-counted
+ * block.  Reference counts are not atomic: a value belongs to one evaluation
+ * (one AnotExprScope) at a time.  Constants of a parsed expression are
+ * "immortal" (negative count), so one AnotExpr can be evaluated in several
+ * threads at once, each with its own scope.
+ */
+#pragma once
+
+#if !defined(ANOT_COMPILATION)
+#error "anot-expr-private.h is private to libanot."
+#endif
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "anot-expr.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  ANOT_EXPR_NONE,
+  ANOT_EXPR_BOOL,
+  ANOT_EXPR_INT,
+  ANOT_EXPR_FLOAT,
+  /* Reference-counted kinds from here on. */
+  ANOT_EXPR_STR,
+  ANOT_EXPR_LIST,
+  ANOT_EXPR_TUPLE,
+  ANOT_EXPR_DICT,
+  /* Static kinds: builtin functions and the math module. */
+  ANOT_EXPR_FUNC,
+  ANOT_EXPR_MODULE,
+  /* A generator expression passed as an argument: the callee iterates it
+   * lazily (so any() stops at the first true item, as in Python).  It never
+   * outlives the call. */
+  ANOT_EXPR_GENERATOR,
+} AnotExprKind;
+
+typedef struct _AnotExprStr     AnotExprStr;
+typedef struct _AnotExprSeq     AnotExprSeq;
+typedef struct _AnotExprDict    AnotExprDict;
+typedef struct _AnotExprBuiltin AnotExprBuiltin;
+
+typedef struct {
+  AnotExprKind kind;
+  union {
+    gboolean b;
+    gint64 i;
+    double f;
+    AnotExprStr *s;
+    AnotExprSeq *seq;
+    AnotExprDict *d;
+    const AnotExprBuiltin *fn;
+    const void *gen;      /* the GENEXP node */
+  } u;
+} AnotExprValue;
+
+struct _AnotExprStr
+{
+  int ref_count;          /* < 0: immortal */
+  guint32 hash;           /* 0: not computed yet */
+  gssize n_chars;         /* -1: not computed yet */
+  gsize len;              /* bytes, without the trailing NUL */
+  char data[];
+};
+
+struct _AnotExprSeq
+{
+  int ref_count;
+  guint len;
+  guint alloc;
+  AnotExprValue *items;
+};
+
+/* Insertion-ordered, like a CPython dict.  Small dicts are scanned; larger
+ * ones get an open-addressing index of positions. */
+struct _AnotExprDict
+{
+  int ref_count;
+  guint len;
+  guint alloc;
+  AnotExprValue *keys;
+  AnotExprValue *values;
+  guint32 *index;         /* position + 1, 0 = empty */
+  guint index_size;       /* power of two, or 0 */
+  /* A lookup table of a Formula Seed: .get(text, default) returns the value
+   * of the first key that occurs in @text, case-insensitively, as the
+   * original's lookup wrapper did. */
+  gboolean substring_get;
+};
+
+#define ANOT_EXPR_VALUE_NONE ((AnotExprValue) { .kind = ANOT_EXPR_NONE })
+
+/* Limits of one evaluation; see anot_expr_scope_set_limits(). */
+#define ANOT_EXPR_DEFAULT_MAX_STEPS      10000000
+#define ANOT_EXPR_DEFAULT_MAX_ITEMS      1000000
+#define ANOT_EXPR_DEFAULT_MAX_STRING     (16 * 1024 * 1024)
+#define ANOT_EXPR_MAX_DEPTH              100
+#define ANOT_EXPR_MAX_SOURCE             (64 * 1024)
+
+static inline gboolean
+anot_expr_kind_is_refcounted (AnotExprKind kind)
+{
+  return kind >= ANOT_EXPR_STR && kind <= ANOT_EXPR_DICT;
+}
+
+static inline AnotExprValue
+anot_expr_value_ref (AnotExprValue v)
+{
+  if (anot_expr_kind_is_refcounted (v.kind))
+    {
+      int *rc = (int *) v.u.s;  /* ref_count is the first member of each */
+      if (*rc > 0)
+        (*rc)++;
+    }
+  return v;
+}
+
+void anot_expr_value_free_block (AnotExprValue v);
+
+static inline void
+anot_expr_value_unref (AnotExprValue v)
+{
+  if (anot_expr_kind_is_refcounted (v.kind))
+    {
+      int *rc = (int *) v.u.s;
+      if (*rc > 0 && --(*rc) == 0)
+        anot_expr_value_free_block (v);
+    }
+}
+
+static inline AnotExprValue
+anot_expr_value_int (gint64 i)
+{
+  return (AnotExprValue) { .kind = ANOT_EXPR_INT, .u.i = i };
+}
+
+static inline AnotExprValue
+anot_expr_value_float (double f)
+{
+  return (AnotExprValue) { .kind = ANOT_EXPR_FLOAT, .u.f = f };
+}
+
+static inline AnotExprValue
+anot_expr_value_bool (gboolean b)
+{
+  return (AnotExprValue) { .kind = ANOT_EXPR_BOOL, .u.b = !!b };
+}
+
+AnotExprValue anot_expr_value_new_string   (const char          *str,
+                                            gssize               len);
+AnotExprValue anot_expr_value_take_string  (char                *str,
+                                            gsize                len);
+AnotExprValue anot_expr_value_new_list     (guint                reserve);
+AnotExprValue anot_expr_value_new_tuple    (guint                reserve);
+AnotExprValue anot_expr_value_new_dict     (void);
+/* Both take the references passed in. */
+void          anot_expr_seq_append         (AnotExprSeq         *seq,
+                                            AnotExprValue        item);
+void          anot_expr_dict_set           (AnotExprDict        *dict,
+                                            AnotExprValue        key,
+                                            AnotExprValue        value);
+/* Borrowed; NULL when absent. */
+AnotExprValue *anot_expr_dict_lookup       (AnotExprDict        *dict,
+                                            AnotExprValue        key);
+AnotExprValue *anot_expr_dict_lookup_string (AnotExprDict       *dict,
+                                            const char          *key);
+/* Makes a value immortal (and everything it contains): for constants. */
+void          anot_expr_value_make_immortal (AnotExprValue       v);
+
+/* Python's type(v).__name__. */
+const char   *anot_expr_value_type_name    (AnotExprValue        v);
+gboolean      anot_expr_value_truthy       (AnotExprValue        v);
+/* Python ==. */
+gboolean      anot_expr_value_equal        (AnotExprValue        a,
+                                            AnotExprValue        b);
+/* Python hash() for the hashable kinds; FALSE for list and dict. */
+gboolean      anot_expr_value_hash         (AnotExprValue        v,
+                                            guint32             *out);
+/* Python str() and repr(). */
+char         *anot_expr_value_str          (AnotExprValue        v);
+char         *anot_expr_value_repr         (AnotExprValue        v);
+/* Exact comparison of an int and a float: -1, 0, 1, or 2 for NaN. */
+int           anot_expr_compare_int_float  (gint64               i,
+                                            double               f);
+const char   *anot_expr_builtin_get_name   (const AnotExprBuiltin *fn);
+/* Code points in a str (cached). */
+gsize         anot_expr_str_n_chars        (AnotExprStr         *s);
+
+/* JSON: objects become dicts, arrays lists, integers ints, other numbers
+ * floats.  A NULL node gives None.  Values that JSON cannot hold (builtin
+ * functions, non-finite floats) become null and dict keys become strings. */
+AnotExprValue anot_expr_value_from_json    (JsonNode            *node);
+JsonNode     *anot_expr_value_to_json      (AnotExprValue        v);
+
+/* Borrowed view of a scope's variable; NULL when unset. */
+AnotExprValue *anot_expr_scope_lookup      (AnotExprScope       *scope,
+                                            const char          *name);
+/* Takes the reference passed in. */
+void          anot_expr_scope_take_value   (AnotExprScope       *scope,
+                                            const char          *name,
+                                            AnotExprValue        value);
+
+/* ------------------------------------------------------------------------ *
+ * Syntax tree
+ * ------------------------------------------------------------------------ */
+
+typedef enum {
+  ANOT_EXPR_NODE_CONST,
+  ANOT_EXPR_NODE_GLOBAL,     /* a name looked up in the scope, then builtins */
+  ANOT_EXPR_NODE_LOCAL,      /* a comprehension variable: a slot */
+  ANOT_EXPR_NODE_UNARY,
+  ANOT_EXPR_NODE_BINARY,
+  ANOT_EXPR_NODE_AND,
+  ANOT_EXPR_NODE_OR,
+  ANOT_EXPR_NODE_NOT,
+  ANOT_EXPR_NODE_COMPARE,
+  ANOT_EXPR_NODE_IFEXP,
+  ANOT_EXPR_NODE_SUBSCRIPT,
+  ANOT_EXPR_NODE_SLICE,
+  ANOT_EXPR_NODE_ATTR,
+  ANOT_EXPR_NODE_CALL,
+  ANOT_EXPR_NODE_LIST,
+  ANOT_EXPR_NODE_TUPLE,
+  ANOT_EXPR_NODE_DICT,
+  ANOT_EXPR_NODE_GENEXP,
+  ANOT_EXPR_NODE_LISTCOMP,
+  ANOT_EXPR_NODE_DICTCOMP,
+} AnotExprNodeKind;
+
+typedef enum {
+  ANOT_EXPR_OP_ADD,
+  ANOT_EXPR_OP_SUB,
+  ANOT_EXPR_OP_MUL,
+  ANOT_EXPR_OP_DIV,
+  ANOT_EXPR_OP_FLOORDIV,
+  ANOT_EXPR_OP_MOD,
+  ANOT_EXPR_OP_POW,
+  ANOT_EXPR_OP_NEG,
+  ANOT_EXPR_OP_POS,
+  ANOT_EXPR_OP_EQ,
+  ANOT_EXPR_OP_NE,
+  ANOT_EXPR_OP_LT,
+  ANOT_EXPR_OP_LE,
+  ANOT_EXPR_OP_GT,
+  ANOT_EXPR_OP_GE,
+  ANOT_EXPR_OP_IN,
+  ANOT_EXPR_OP_NOT_IN,
+  ANOT_EXPR_OP_IS,
+  ANOT_EXPR_OP_IS_NOT,
+} AnotExprOp;
+
+typedef struct _AnotExprNode   AnotExprNode;
+typedef struct _AnotExprTarget AnotExprTarget;
+typedef struct _AnotExprClause AnotExprClause;
+
+/* A comprehension target: a name (n_items == 0) or a tuple of targets. */
+struct _AnotExprTarget
+{
+  const char *name;
+  guint slot;
+  guint offset;
+  guint n_items;
+  AnotExprTarget *items;
+};
+
+struct _AnotExprClause
+{
+  AnotExprTarget target;
+  AnotExprNode *iter;
+  guint n_ifs;
+  AnotExprNode **ifs;
+};
+
+struct _AnotExprNode
+{
+  AnotExprNodeKind kind;
+  guint offset;           /* bytes into the source, for error positions */
+  guint depth;            /* height of the subtree, bounded by the parser */
+  union {
+    AnotExprValue constant;
+    struct {
+      const char *name;
+      guint slot;         /* LOCAL only */
+    } name;
+    struct {
+      AnotExprOp op;
+      AnotExprNode *a;
+      AnotExprNode *b;
+    } op;
+    struct {
+      guint n;
+      AnotExprNode **items;   /* AND, OR, LIST, TUPLE; DICT keys */
+      AnotExprNode **values;  /* DICT values */
+    } seq;
+    struct {
+      AnotExprNode *first;
+      guint n;
+      AnotExprOp *ops;
+      AnotExprNode **rest;
+    } compare;
+    struct {
+      AnotExprNode *test;
+      AnotExprNode *body;
+      AnotExprNode *orelse;
+    } ifexp;
+    struct {
+      AnotExprNode *object;
+      AnotExprNode *index;    /* SUBSCRIPT */
+      AnotExprNode *lower;    /* SLICE: each may be NULL */
+      AnotExprNode *upper;
+      AnotExprNode *step;
+    } sub;
+    struct {
+      AnotExprNode *object;
+      const char *name;
+    } attr;
+    struct {
+      AnotExprNode *func;
+      guint n_args;
+      AnotExprNode **args;
+      guint n_kwargs;
+      const char **kwnames;
+      AnotExprNode **kwargs;
+    } call;
+    struct {
+      AnotExprNode *elt;      /* DICTCOMP: the key */
+      AnotExprNode *value;    /* DICTCOMP only */
+      guint n_clauses;
+      AnotExprClause *clauses;
+    } comp;
+  } u;
+};
+
+struct _AnotExpr
+{
+  int ref_count;          /* atomic */
+  char *source;
+  char *name;             /* nullable */
+  GPtrArray *allocs;      /* the tree, names and constants */
+  AnotExprNode *root;
+  guint n_slots;          /* comprehension variables */
+  guint n_free;
+  const char **free_names;  /* NULL-terminated; borrowed from @allocs */
+};
+
+struct _AnotExprScope
+{
+  int ref_count;          /* atomic */
+  GHashTable *vars;       /* char * -> AnotExprValue * (owning) */
+  GHashTable *builtins;   /* enabled builtin names, or NULL for all */
+  guint64 max_steps;
+  guint max_items;
+  gsize max_string;
+  guint64 last_steps;
+};
+
+/* A builtin function, a method or the math module.  See anot-expr-eval.c. */
+const AnotExprBuiltin *anot_expr_builtin_lookup (const char *name);
+const char * const    *anot_expr_builtin_names  (void);
+
+/* A dict whose .get(text, default) returns the value of the first key that
+ * occurs in @text, case-insensitively: a lookup table of a Formula Seed.
+ * Takes the reference passed in; returns it. */
+AnotExprValue anot_expr_value_make_lookup  (AnotExprValue        dict);
+
+/* What went wrong in a parse or an evaluation, before it becomes a
+ * GError. */
+typedef struct {
+  AnotError code;
+  guint offset;           /* bytes into the source */
+  char *message;          /* "NameError: name 'x' is not defined" */
+} AnotExprFailure;
+
+/* Nesting of brackets and unary operators the parser accepts, and the
+ * height of the tree: both bound the recursion of parser and evaluator. */
+#define ANOT_EXPR_MAX_NESTING 200
+#define ANOT_EXPR_MAX_TREE_DEPTH 1000
+
+/* The parser: builds the tree of @source in memory owned by @allocs (a
+ * GPtrArray with g_free as its free function; constants are immortal values
+ * whose blocks are in @allocs too), resolves comprehension variables to
+ * slots and appends the free names (borrowed from @allocs) to @free_names
+ * in order of first use. */
+AnotExprNode *anot_expr_parse_tree         (const char          *source,
+                                            GPtrArray           *allocs,
+                                            guint               *n_slots,
+                                            GPtrArray           *free_names,
+                                            AnotExprFailure     *failure);
+
+void          anot_expr_failure_clear      (AnotExprFailure     *failure);
+
+/* Evaluates @self in @scope.  On success, *result holds a new reference.
+ * On failure, @failure is filled in (when not NULL). */
+gboolean      anot_expr_eval_value         (AnotExpr            *self,
+                                            AnotExprScope       *scope,
+                                            AnotExprValue       *result,
+                                            AnotExprFailure     *failure);
+/* "formula “name”, column 12: NameError: ..." from a failure. */
+GError       *anot_expr_failure_to_error   (AnotExpr            *self,
+                                            const AnotExprFailure *failure);
+/* 1-based line and column (in characters) of a byte offset. */
+void          anot_expr_offset_to_position (const char          *source,
+                                            guint                offset,
+                                            guint               *line,
+                                            guint               *column);
+
+G_END_DECLS

@@ -1,0 +1,774 @@
+/* anot-expr-value.c: the values of AnotExpr
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Python's equality, hashing, truthiness, str() and repr() for the kinds the
+ * expression language has.  str() and repr() of floats and strings come from
+ * the Python-literal module, which already matches CPython on them.
+ */
+#include "config.h"
+
+#include "anot-expr-private.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "anot-pyliteral-private.h"
+
+/* Dicts with more entries than this get a hash index. */
+#define DICT_INDEX_MIN 8
+
+/* ------------------------------------------------------------------------ *
+ * Blocks
+ * ------------------------------------------------------------------------ */
+
+AnotExprValue
+anot_expr_value_new_string (const char *str,
+                            gssize      len)
+{
+  AnotExprStr *s;
+
+  if (len < 0)
+    len = strlen (str);
+  s = g_malloc (sizeof (AnotExprStr) + len + 1);
+  s->ref_count = 1;
+  s->hash = 0;
+  s->n_chars = -1;
+  s->len = len;
+  if (len > 0)
+    memcpy (s->data, str, len);
+  s->data[len] = '\0';
+  return (AnotExprValue) { .kind = ANOT_EXPR_STR, .u.s = s };
+}
+
+AnotExprValue
+anot_expr_value_take_string (char  *str,
+                             gsize  len)
+{
+  AnotExprValue v = anot_expr_value_new_string (str, len);
+
+  g_free (str);
+  return v;
+}
+
+static AnotExprValue
+new_seq (AnotExprKind kind,
+         guint        reserve)
+{
+  AnotExprSeq *seq = g_new0 (AnotExprSeq, 1);
+
+  seq->ref_count = 1;
+  seq->alloc = MAX (reserve, 4);
+  seq->items = g_new (AnotExprValue, seq->alloc);
+  return (AnotExprValue) { .kind = kind, .u.seq = seq };
+}
+
+AnotExprValue
+anot_expr_value_new_list (guint reserve)
+{
+  return new_seq (ANOT_EXPR_LIST, reserve);
+}
+
+AnotExprValue
+anot_expr_value_new_tuple (guint reserve)
+{
+  return new_seq (ANOT_EXPR_TUPLE, reserve);
+}
+
+AnotExprValue
+anot_expr_value_new_dict (void)
+{
+  AnotExprDict *d = g_new0 (AnotExprDict, 1);
+
+  d->ref_count = 1;
+  return (AnotExprValue) { .kind = ANOT_EXPR_DICT, .u.d = d };
+}
+
+void
+anot_expr_value_free_block (AnotExprValue v)
+{
+  switch (v.kind)
+    {
+    case ANOT_EXPR_STR:
+      g_free (v.u.s);
+      break;
+    case ANOT_EXPR_LIST:
+    case ANOT_EXPR_TUPLE:
+      for (guint i = 0; i < v.u.seq->len; i++)
+        anot_expr_value_unref (v.u.seq->items[i]);
+      g_free (v.u.seq->items);
+      g_free (v.u.seq);
+      break;
+    case ANOT_EXPR_DICT:
+      for (guint i = 0; i < v.u.d->len; i++)
+        {
+          anot_expr_value_unref (v.u.d->keys[i]);
+          anot_expr_value_unref (v.u.d->values[i]);
+        }
+      g_free (v.u.d->keys);
+      g_free (v.u.d->values);
+      g_free (v.u.d->index);
+      g_free (v.u.d);
+      break;
+    case ANOT_EXPR_NONE:
+    case ANOT_EXPR_BOOL:
+    case ANOT_EXPR_INT:
+    case ANOT_EXPR_FLOAT:
+    case ANOT_EXPR_FUNC:
+    case ANOT_EXPR_MODULE:
+    case ANOT_EXPR_GENERATOR:
+    default:
+      break;
+    }
+}
+
+void
+anot_expr_value_make_immortal (AnotExprValue v)
+{
+  if (!anot_expr_kind_is_refcounted (v.kind))
+    return;
+
+  *(int *) v.u.s = -1;
+  if (v.kind == ANOT_EXPR_LIST || v.kind == ANOT_EXPR_TUPLE)
+    for (guint i = 0; i < v.u.seq->len; i++)
+      anot_expr_value_make_immortal (v.u.seq->items[i]);
+  else if (v.kind == ANOT_EXPR_DICT)
+    for (guint i = 0; i < v.u.d->len; i++)
+      {
+        anot_expr_value_make_immortal (v.u.d->keys[i]);
+        anot_expr_value_make_immortal (v.u.d->values[i]);
+      }
+}
+
+void
+anot_expr_seq_append (AnotExprSeq   *seq,
+                      AnotExprValue  item)
+{
+  if (seq->len == seq->alloc)
+    {
+      seq->alloc *= 2;
+      seq->items = g_renew (AnotExprValue, seq->items, seq->alloc);
+    }
+  seq->items[seq->len++] = item;
+}
+
+/* ------------------------------------------------------------------------ *
+ * Hashing and equality
+ * ------------------------------------------------------------------------ */
+
+static guint32
+mix64 (guint64 x)
+{
+  x ^= x >> 33;
+  x *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+  x ^= x >> 33;
+  x *= G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
+  x ^= x >> 33;
+  return (guint32) x;
+}
+
+static guint32
+str_hash (AnotExprStr *s)
+{
+  if (s->hash == 0)
+    {
+      guint32 h = 2166136261u;
+
+      for (gsize i = 0; i < s->len; i++)
+        h = (h ^ (guchar) s->data[i]) * 16777619u;
+      s->hash = h == 0 ? 1 : h;
+    }
+  return s->hash;
+}
+
+gboolean
+anot_expr_value_hash (AnotExprValue  v,
+                      guint32       *out)
+{
+  guint32 h;
+
+  switch (v.kind)
+    {
+    case ANOT_EXPR_NONE:
+      *out = 0x9e3779b9u;
+      return TRUE;
+    case ANOT_EXPR_BOOL:
+      *out = mix64 (v.u.b ? 1 : 0);
+      return TRUE;
+    case ANOT_EXPR_INT:
+      *out = mix64 ((guint64) v.u.i);
+      return TRUE;
+    case ANOT_EXPR_FLOAT:
+      /* Equal numbers hash equally: 1.0 and 1 are the same dict key. */
+      if (v.u.f == floor (v.u.f) && fabs (v.u.f) < 9.2e18)
+        *out = mix64 ((guint64) (gint64) v.u.f);
+      else
+        {
+          guint64 bits;
+          double f = v.u.f == 0.0 ? 0.0 : v.u.f;
+
+          memcpy (&bits, &f, sizeof bits);
+          *out = mix64 (bits);
+        }
+      return TRUE;
+    case ANOT_EXPR_STR:
+      *out = str_hash (v.u.s);
+      return TRUE;
+    case ANOT_EXPR_TUPLE:
+      h = 0x345678u;
+      for (guint i = 0; i < v.u.seq->len; i++)
+        {
+          guint32 item;
+
+          if (!anot_expr_value_hash (v.u.seq->items[i], &item))
+            return FALSE;
+          h = (h ^ item) * 1000003u;
+        }
+      *out = h;
+      return TRUE;
+    case ANOT_EXPR_FUNC:
+    case ANOT_EXPR_MODULE:
+      *out = mix64 ((guint64) (guintptr) v.u.fn);
+      return TRUE;
+    case ANOT_EXPR_LIST:
+    case ANOT_EXPR_DICT:
+    default:
+      return FALSE;
+    }
+}
+
+static gboolean
+is_number (AnotExprValue v)
+{
+  return v.kind == ANOT_EXPR_BOOL || v.kind == ANOT_EXPR_INT || v.kind == ANOT_EXPR_FLOAT;
+}
+
+static gint64
+int_of (AnotExprValue v)
+{
+  return v.kind == ANOT_EXPR_BOOL ? (gint64) v.u.b : v.u.i;
+}
+
+/* Exact comparison of an int and a float, as CPython does: -1, 0, 1, or 2
+ * when @f is NaN. */
+int
+anot_expr_compare_int_float (gint64 i,
+                             double f)
+{
+  double fl;
+
+  if (isnan (f))
+    return 2;
+  if (f >= 9223372036854775808.0)
+    return -1;
+  if (f < -9223372036854775808.0)
+    return 1;
+  fl = floor (f);
+  if (i < (gint64) fl)
+    return -1;
+  if (i > (gint64) fl)
+    return 1;
+  return fl == f ? 0 : -1;
+}
+
+gboolean
+anot_expr_value_equal (AnotExprValue a,
+                       AnotExprValue b)
+{
+  if (is_number (a) && is_number (b))
+    {
+      if (a.kind == ANOT_EXPR_FLOAT && b.kind == ANOT_EXPR_FLOAT)
+        return a.u.f == b.u.f;
+      if (a.kind == ANOT_EXPR_FLOAT)
+        return anot_expr_compare_int_float (int_of (b), a.u.f) == 0;
+      if (b.kind == ANOT_EXPR_FLOAT)
+        return anot_expr_compare_int_float (int_of (a), b.u.f) == 0;
+      return int_of (a) == int_of (b);
+    }
+
+  if (a.kind != b.kind)
+    return FALSE;
+
+  switch (a.kind)
+    {
+    case ANOT_EXPR_NONE:
+      return TRUE;
+    case ANOT_EXPR_STR:
+      if (a.u.s == b.u.s)
+        return TRUE;
+      if (a.u.s->len != b.u.s->len)
+        return FALSE;
+      if (a.u.s->hash != 0 && b.u.s->hash != 0 && a.u.s->hash != b.u.s->hash)
+        return FALSE;
+      return memcmp (a.u.s->data, b.u.s->data, a.u.s->len) == 0;
+    case ANOT_EXPR_LIST:
+    case ANOT_EXPR_TUPLE:
+      if (a.u.seq == b.u.seq)
+        return TRUE;
+      if (a.u.seq->len != b.u.seq->len)
+        return FALSE;
+      for (guint i = 0; i < a.u.seq->len; i++)
+        if (!anot_expr_value_equal (a.u.seq->items[i], b.u.seq->items[i]))
+          return FALSE;
+      return TRUE;
+    case ANOT_EXPR_DICT:
+      if (a.u.d == b.u.d)
+        return TRUE;
+      if (a.u.d->len != b.u.d->len)
+        return FALSE;
+      for (guint i = 0; i < a.u.d->len; i++)
+        {
+          AnotExprValue *other = anot_expr_dict_lookup (b.u.d, a.u.d->keys[i]);
+
+          if (other == NULL || !anot_expr_value_equal (a.u.d->values[i], *other))
+            return FALSE;
+        }
+      return TRUE;
+    case ANOT_EXPR_FUNC:
+    case ANOT_EXPR_MODULE:
+      return a.u.fn == b.u.fn;
+    case ANOT_EXPR_GENERATOR:
+      return a.u.gen == b.u.gen;
+    case ANOT_EXPR_BOOL:
+    case ANOT_EXPR_INT:
+    case ANOT_EXPR_FLOAT:
+    default:
+      return FALSE;
+    }
+}
+
+gboolean
+anot_expr_value_truthy (AnotExprValue v)
+{
+  switch (v.kind)
+    {
+    case ANOT_EXPR_NONE:
+      return FALSE;
+    case ANOT_EXPR_BOOL:
+      return v.u.b;
+    case ANOT_EXPR_INT:
+      return v.u.i != 0;
+    case ANOT_EXPR_FLOAT:
+      return v.u.f != 0.0;
+    case ANOT_EXPR_STR:
+      return v.u.s->len > 0;
+    case ANOT_EXPR_LIST:
+    case ANOT_EXPR_TUPLE:
+      return v.u.seq->len > 0;
+    case ANOT_EXPR_DICT:
+      return v.u.d->len > 0;
+    case ANOT_EXPR_FUNC:
+    case ANOT_EXPR_MODULE:
+    default:
+      return TRUE;
+    }
+}
+
+/* ------------------------------------------------------------------------ *
+ * Dicts
+ * ------------------------------------------------------------------------ */
+
+static void
+dict_index_insert (AnotExprDict *d,
+                   guint32       hash,
+                   guint         position)
+{
+  guint mask = d->index_size - 1;
+  guint slot = hash & mask;
+
+  while (d->index[slot] != 0)
+    slot = (slot + 1) & mask;
+  d->index[slot] = position + 1;
+}
+
+static void
+dict_rebuild_index (AnotExprDict *d)
+{
+  guint size = 16;
+
+  while (size < d->len * 2 + 2)
+    size *= 2;
+  g_free (d->index);
+  d->index = g_new0 (guint32, size);
+  d->index_size = size;
+  for (guint i = 0; i < d->len; i++)
+    {
+      guint32 h = 0;
+
+      anot_expr_value_hash (d->keys[i], &h);
+      dict_index_insert (d, h, i);
+    }
+}
+
+static gssize
+dict_find (AnotExprDict  *d,
+           AnotExprValue  key,
+           guint32        hash)
+{
+  if (d->index != NULL)
+    {
+      guint mask = d->index_size - 1;
+
+      for (guint slot = hash & mask; d->index[slot] != 0; slot = (slot + 1) & mask)
+        {
+          guint pos = d->index[slot] - 1;
+
+          if (anot_expr_value_equal (d->keys[pos], key))
+            return pos;
+        }
+      return -1;
+    }
+
+  for (guint i = 0; i < d->len; i++)
+    if (anot_expr_value_equal (d->keys[i], key))
+      return i;
+  return -1;
+}
+
+AnotExprValue *
+anot_expr_dict_lookup (AnotExprDict  *dict,
+                       AnotExprValue  key)
+{
+  guint32 hash = 0;
+  gssize pos;
+
+  if (!anot_expr_value_hash (key, &hash))
+    return NULL;
+  if (key.kind == ANOT_EXPR_STR && dict->index == NULL)
+    {
+      /* The common case: a short record looked up by a string constant. */
+      for (guint i = 0; i < dict->len; i++)
+        {
+          AnotExprValue k = dict->keys[i];
+
+          if (k.kind == ANOT_EXPR_STR && k.u.s->len == key.u.s->len &&
+              str_hash (k.u.s) == hash &&
+              memcmp (k.u.s->data, key.u.s->data, k.u.s->len) == 0)
+            return &dict->values[i];
+        }
+      return NULL;
+    }
+  pos = dict_find (dict, key, hash);
+  return pos < 0 ? NULL : &dict->values[pos];
+}
+
+AnotExprValue *
+anot_expr_dict_lookup_string (AnotExprDict *dict,
+                              const char   *key)
+{
+  gsize len = strlen (key);
+
+  for (guint i = 0; i < dict->len; i++)
+    {
+      AnotExprValue k = dict->keys[i];
+
+      if (k.kind == ANOT_EXPR_STR && k.u.s->len == len && memcmp (k.u.s->data, key, len) == 0)
+        return &dict->values[i];
+    }
+  return NULL;
+}
+
+void
+anot_expr_dict_set (AnotExprDict  *dict,
+                    AnotExprValue  key,
+                    AnotExprValue  value)
+{
+  guint32 hash = 0;
+  gssize pos;
+
+  /* Callers check hashability first; an unhashable key is a bug. */
+  if (!anot_expr_value_hash (key, &hash))
+    g_return_if_reached ();
+
+  pos = dict_find (dict, key, hash);
+  if (pos >= 0)
+    {
+      anot_expr_value_unref (key);
+      anot_expr_value_unref (dict->values[pos]);
+      dict->values[pos] = value;
+      return;
+    }
+
+  if (dict->len == dict->alloc)
+    {
+      dict->alloc = MAX (4, dict->alloc * 2);
+      dict->keys = g_renew (AnotExprValue, dict->keys, dict->alloc);
+      dict->values = g_renew (AnotExprValue, dict->values, dict->alloc);
+    }
+  dict->keys[dict->len] = key;
+  dict->values[dict->len] = value;
+  dict->len++;
+
+  if (dict->index != NULL && dict->len * 2 + 2 <= dict->index_size)
+    dict_index_insert (dict, hash, dict->len - 1);
+  else if (dict->len > DICT_INDEX_MIN)
+    dict_rebuild_index (dict);
+}
+
+/* ------------------------------------------------------------------------ *
+ * Names, str() and repr()
+ * ------------------------------------------------------------------------ */
+
+const char *
+anot_expr_value_type_name (AnotExprValue v)
+{
+  switch (v.kind)
+    {
+    case ANOT_EXPR_NONE:
+      return "NoneType";
+    case ANOT_EXPR_BOOL:
+      return "bool";
+    case ANOT_EXPR_INT:
+      return "int";
+    case ANOT_EXPR_FLOAT:
+      return "float";
+    case ANOT_EXPR_STR:
+      return "str";
+    case ANOT_EXPR_LIST:
+      return "list";
+    case ANOT_EXPR_TUPLE:
+      return "tuple";
+    case ANOT_EXPR_DICT:
+      return "dict";
+    case ANOT_EXPR_FUNC:
+      return "builtin_function_or_method";
+    case ANOT_EXPR_MODULE:
+      return "module";
+    case ANOT_EXPR_GENERATOR:
+      return "generator";
+    default:
+      return "object";
+    }
+}
+
+gsize
+anot_expr_str_n_chars (AnotExprStr *s)
+{
+  if (s->n_chars < 0)
+    s->n_chars = g_utf8_strlen (s->data, s->len);
+  return s->n_chars;
+}
+
+static void append_repr (GString *out, AnotExprValue v, guint depth);
+
+static void
+append_py (GString     *out,
+           AnotPyValue *py)
+{
+  g_autofree char *text = anot_py_value_repr (py);
+
+  g_string_append (out, text);
+  anot_py_value_unref (py);
+}
+
+static void
+append_repr (GString       *out,
+             AnotExprValue  v,
+             guint          depth)
+{
+  /* Values cannot contain themselves (nothing mutates them), but bound the
+   * output of deeply nested ones anyway. */
+  if (depth > 64)
+    {
+      g_string_append (out, "...");
+      return;
+    }
+
+  switch (v.kind)
+    {
+    case ANOT_EXPR_NONE:
+      g_string_append (out, "None");
+      break;
+    case ANOT_EXPR_BOOL:
+      g_string_append (out, v.u.b ? "True" : "False");
+      break;
+    case ANOT_EXPR_INT:
+      g_string_append_printf (out, "%" G_GINT64_FORMAT, v.u.i);
+      break;
+    case ANOT_EXPR_FLOAT:
+      append_py (out, anot_py_value_new_float (v.u.f));
+      break;
+    case ANOT_EXPR_STR:
+      append_py (out, anot_py_value_new_string (v.u.s->data, v.u.s->len));
+      break;
+    case ANOT_EXPR_LIST:
+    case ANOT_EXPR_TUPLE:
+      g_string_append_c (out, v.kind == ANOT_EXPR_LIST ? '[' : '(');
+      for (guint i = 0; i < v.u.seq->len; i++)
+        {
+          if (i > 0)
+            g_string_append (out, ", ");
+          append_repr (out, v.u.seq->items[i], depth + 1);
+        }
+      if (v.kind == ANOT_EXPR_TUPLE && v.u.seq->len == 1)
+        g_string_append_c (out, ',');
+      g_string_append_c (out, v.kind == ANOT_EXPR_LIST ? ']' : ')');
+      break;
+    case ANOT_EXPR_DICT:
+      g_string_append_c (out, '{');
+      for (guint i = 0; i < v.u.d->len; i++)
+        {
+          if (i > 0)
+            g_string_append (out, ", ");
+          append_repr (out, v.u.d->keys[i], depth + 1);
+          g_string_append (out, ": ");
+          append_repr (out, v.u.d->values[i], depth + 1);
+        }
+      g_string_append_c (out, '}');
+      break;
+    case ANOT_EXPR_FUNC:
+      g_string_append_printf (out, "<built-in function %s>", anot_expr_builtin_get_name (v.u.fn));
+      break;
+    case ANOT_EXPR_MODULE:
+      g_string_append (out, "<module 'math' (built-in)>");
+      break;
+    case ANOT_EXPR_GENERATOR:
+      g_string_append (out, "<generator object <genexpr>>");
+      break;
+    default:
+      break;
+    }
+}
+
+char *
+anot_expr_value_repr (AnotExprValue v)
+{
+  GString *out = g_string_new (NULL);
+
+  append_repr (out, v, 0);
+  return g_string_free (out, FALSE);
+}
+
+char *
+anot_expr_value_str (AnotExprValue v)
+{
+  if (v.kind == ANOT_EXPR_STR)
+    return g_strndup (v.u.s->data, v.u.s->len);
+  return anot_expr_value_repr (v);
+}
+
+/* ------------------------------------------------------------------------ *
+ * JSON
+ * ------------------------------------------------------------------------ */
+
+AnotExprValue
+anot_expr_value_from_json (JsonNode *node)
+{
+  if (node == NULL)
+    return ANOT_EXPR_VALUE_NONE;
+
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObject *object = json_node_get_object (node);
+        AnotExprValue d = anot_expr_value_new_dict ();
+        /* In document order, as json.loads() builds its dicts (the
+         * iterator of JsonObject follows its hash table instead). */
+        g_autoptr(GList) members = json_object_get_members (object);
+
+        for (GList *l = members; l != NULL; l = l->next)
+          anot_expr_dict_set (d.u.d, anot_expr_value_new_string (l->data, -1),
+                              anot_expr_value_from_json (json_object_get_member (object, l->data)));
+        return d;
+      }
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        guint n = json_array_get_length (array);
+        AnotExprValue l = anot_expr_value_new_list (n);
+
+        for (guint i = 0; i < n; i++)
+          anot_expr_seq_append (l.u.seq, anot_expr_value_from_json (json_array_get_element (array, i)));
+        return l;
+      }
+    case JSON_NODE_VALUE:
+      switch (json_node_get_value_type (node))
+        {
+        case G_TYPE_BOOLEAN:
+          return anot_expr_value_bool (json_node_get_boolean (node));
+        case G_TYPE_INT64:
+        case G_TYPE_INT:
+        case G_TYPE_UINT:
+        case G_TYPE_LONG:
+          return anot_expr_value_int (json_node_get_int (node));
+        case G_TYPE_DOUBLE:
+        case G_TYPE_FLOAT:
+          return anot_expr_value_float (json_node_get_double (node));
+        case G_TYPE_STRING:
+          return anot_expr_value_new_string (json_node_get_string (node), -1);
+        default:
+          return ANOT_EXPR_VALUE_NONE;
+        }
+    case JSON_NODE_NULL:
+    default:
+      return ANOT_EXPR_VALUE_NONE;
+    }
+}
+
+JsonNode *
+anot_expr_value_to_json (AnotExprValue v)
+{
+  JsonNode *node;
+
+  switch (v.kind)
+    {
+    case ANOT_EXPR_BOOL:
+      node = json_node_new (JSON_NODE_VALUE);
+      json_node_set_boolean (node, v.u.b);
+      return node;
+    case ANOT_EXPR_INT:
+      node = json_node_new (JSON_NODE_VALUE);
+      json_node_set_int (node, v.u.i);
+      return node;
+    case ANOT_EXPR_FLOAT:
+      if (!isfinite (v.u.f))
+        return json_node_new (JSON_NODE_NULL);
+      node = json_node_new (JSON_NODE_VALUE);
+      json_node_set_double (node, v.u.f);
+      return node;
+    case ANOT_EXPR_STR:
+      node = json_node_new (JSON_NODE_VALUE);
+      json_node_set_string (node, v.u.s->data);
+      return node;
+    case ANOT_EXPR_LIST:
+    case ANOT_EXPR_TUPLE:
+      {
+        JsonArray *array = json_array_sized_new (v.u.seq->len);
+
+        for (guint i = 0; i < v.u.seq->len; i++)
+          json_array_add_element (array, anot_expr_value_to_json (v.u.seq->items[i]));
+        node = json_node_new (JSON_NODE_ARRAY);
+        json_node_take_array (node, array);
+        return node;
+      }
+    case ANOT_EXPR_DICT:
+      {
+        JsonObject *object = json_object_new ();
+
+        for (guint i = 0; i < v.u.d->len; i++)
+          {
+            g_autofree char *key = anot_expr_value_str (v.u.d->keys[i]);
+
+            json_object_set_member (object, key, anot_expr_value_to_json (v.u.d->values[i]));
+          }
+        node = json_node_new (JSON_NODE_OBJECT);
+        json_node_take_object (node, object);
+        return node;
+      }
+    case ANOT_EXPR_NONE:
+    case ANOT_EXPR_FUNC:
+    case ANOT_EXPR_MODULE:
+    case ANOT_EXPR_GENERATOR:
+    default:
+      return json_node_new (JSON_NODE_NULL);
+    }
+}
+
+AnotExprValue
+anot_expr_value_make_lookup (AnotExprValue dict)
+{
+  if (dict.kind == ANOT_EXPR_DICT)
+    dict.u.d->substring_get = TRUE;
+  return dict;
+}

@@ -1,0 +1,726 @@
+/* anot-expr.c: parsed expressions and the scopes they are evaluated in
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-expr.h"
+#include "anot-expr-private.h"
+
+#include <string.h>
+
+/**
+ * AnotExpr:
+ *
+ * A formula in the Python-expression subset that LLM-written Formula Seeds
+ * use, parsed once and evaluated any number of times by anot's own
+ * sandboxed evaluator.
+ *
+ * The original framework ran such formulas with Python's `eval()`, so a
+ * formula an LLM wrote (or one a prompt-injected review steered it to
+ * write) ran with the framework's full privileges.  An #AnotExpr can only
+ * read the variables of its [struct@Anot.ExprScope] and call the
+ * whitelisted builtins and methods listed in `docs/general-anot.md`; there
+ * is no attribute access beyond that whitelist, no import, no I/O, and
+ * every evaluation is bounded by a step budget, a size limit on the values
+ * it builds and the nesting depth the parser accepts.
+ *
+ * Within that subset the semantics are Python's: integer and float
+ * arithmetic (`/` always gives a float, `//` and `%` floor), truthiness,
+ * chained comparisons, short-circuit `and`/`or` returning an operand, lazy
+ * conditional expressions, generator expressions consumed lazily (`any()`
+ * stops at the first true item), and the exception kinds of Python,
+ * reported as %ANOT_ERROR codes (`ANOT_ERROR_EXPR_NAME` for `NameError`,
+ * ...).  Integers are 64-bit: where Python would grow a big integer,
+ * evaluation fails with %ANOT_ERROR_EXPR_OVERFLOW.
+ *
+ * A parsed expression is immutable: it can be evaluated in several threads
+ * at once, each thread with its own scope.
+ */
+
+/**
+ * AnotExprScope:
+ *
+ * The variables an [struct@Anot.Expr] reads, the builtins it may call and
+ * the limits of its evaluation.
+ *
+ * A scope is not thread-safe: use one per thread.  Values set with
+ * anot_expr_scope_set() are copied into the evaluator's own value model;
+ * anot_expr_evaluate_to_scope() stores a result without converting it, so a
+ * chain of formulas (a compute DAG) passes values from step to step at no
+ * cost.
+ */
+
+G_DEFINE_BOXED_TYPE (AnotExpr, anot_expr, anot_expr_ref, anot_expr_unref)
+G_DEFINE_BOXED_TYPE (AnotExprScope, anot_expr_scope, anot_expr_scope_ref, anot_expr_scope_unref)
+
+/* ------------------------------------------------------------------------ *
+ * Errors
+ * ------------------------------------------------------------------------ */
+
+void
+anot_expr_failure_clear (AnotExprFailure *failure)
+{
+  g_clear_pointer (&failure->message, g_free);
+  failure->code = 0;
+  failure->offset = 0;
+}
+
+void
+anot_expr_offset_to_position (const char *source,
+                              guint       offset,
+                              guint      *line,
+                              guint      *column)
+{
+  guint l = 1;
+  guint c = 1;
+  const char *end = source + offset;
+
+  for (const char *p = source; *p != '\0' && p < end; p = g_utf8_next_char (p))
+    {
+      if (*p == '\n')
+        {
+          l++;
+          c = 1;
+        }
+      else
+        c++;
+    }
+  *line = l;
+  *column = c;
+}
+
+GError *
+anot_expr_failure_to_error (AnotExpr              *self,
+                            const AnotExprFailure *failure)
+{
+  g_autofree char *what = NULL;
+  guint line;
+  guint column;
+
+  if (self->name != NULL)
+    what = g_strdup_printf ("formula “%s”", self->name);
+  else if (g_utf8_strlen (self->source, -1) <= 60 && strchr (self->source, '\n') == NULL)
+    what = g_strdup_printf ("formula “%s”", self->source);
+  else
+    {
+      g_autofree char *start = g_utf8_substring (self->source, 0, 57);
+
+      g_strdelimit (start, "\n", ' ');
+      what = g_strdup_printf ("formula “%s...”", start);
+    }
+
+  anot_expr_offset_to_position (self->source, failure->offset, &line, &column);
+  if (line > 1 || strchr (self->source, '\n') != NULL)
+    return g_error_new (ANOT_ERROR, failure->code, "%s, line %u, column %u: %s",
+                        what, line, column, failure->message);
+  return g_error_new (ANOT_ERROR, failure->code, "%s, column %u: %s",
+                      what, column, failure->message);
+}
+
+/* ------------------------------------------------------------------------ *
+ * AnotExpr
+ * ------------------------------------------------------------------------ */
+
+/**
+ * anot_expr_parse:
+ * @source: the formula, a single Python expression
+ * @name: (nullable): a name for error messages, such as the compute step
+ *   the formula defines
+ * @error: return location for a #GError
+ *
+ * Parses @source.  Errors are %ANOT_ERROR_EXPR_SYNTAX for what is not a
+ * valid expression or is left out of the language (lambda, f-strings,
+ * assignments, ...), %ANOT_ERROR_EXPR_FORBIDDEN for names and attributes
+ * starting with two underscores and for `import`, %ANOT_ERROR_EXPR_LIMIT for
+ * formulas longer than 64 KiB or nested deeper than the parser accepts.  The
+ * message names the formula (@name, or the start of @source) and the
+ * 1-based column.
+ *
+ * Returns: (transfer full): the parsed expression, or %NULL on error
+ */
+AnotExpr *
+anot_expr_parse (const char  *source,
+                 const char  *name,
+                 GError     **error)
+{
+  g_autoptr(AnotExpr) self = NULL;
+  g_autoptr(GPtrArray) free_names = g_ptr_array_new ();
+  AnotExprFailure failure = { 0 };
+
+  g_return_val_if_fail (source != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  self = g_new0 (AnotExpr, 1);
+  self->ref_count = 1;
+  self->source = g_strdup (source);
+  self->name = g_strdup (name);
+  self->allocs = g_ptr_array_new_with_free_func (g_free);
+
+  self->root = anot_expr_parse_tree (self->source, self->allocs, &self->n_slots,
+                                     free_names, &failure);
+  if (self->root == NULL)
+    {
+      if (failure.message == NULL)
+        failure.message = g_strdup ("SyntaxError: invalid syntax");
+      g_propagate_error (error, anot_expr_failure_to_error (self, &failure));
+      anot_expr_failure_clear (&failure);
+      return NULL;
+    }
+
+  self->n_free = free_names->len;
+  g_ptr_array_add (free_names, NULL);
+  self->free_names = g_memdup2 (free_names->pdata, free_names->len * sizeof (gpointer));
+  return g_steal_pointer (&self);
+}
+
+/**
+ * anot_expr_ref:
+ * @self: an #AnotExpr
+ *
+ * Returns: (transfer full): @self
+ */
+AnotExpr *
+anot_expr_ref (AnotExpr *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_int_inc (&self->ref_count);
+  return self;
+}
+
+/**
+ * anot_expr_unref:
+ * @self: (transfer full): an #AnotExpr
+ *
+ * Drops a reference; frees @self when it was the last one.
+ */
+void
+anot_expr_unref (AnotExpr *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!g_atomic_int_dec_and_test (&self->ref_count))
+    return;
+  g_free (self->source);
+  g_free (self->name);
+  g_free (self->free_names);
+  g_ptr_array_unref (self->allocs);
+  g_free (self);
+}
+
+/**
+ * anot_expr_get_source:
+ * @self: an #AnotExpr
+ *
+ * Returns: (transfer none): the text of the formula
+ */
+const char *
+anot_expr_get_source (AnotExpr *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->source;
+}
+
+/**
+ * anot_expr_get_name:
+ * @self: an #AnotExpr
+ *
+ * Returns: (transfer none) (nullable): the name given to anot_expr_parse()
+ */
+const char *
+anot_expr_get_name (AnotExpr *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->name;
+}
+
+/**
+ * anot_expr_get_free_names:
+ * @self: an #AnotExpr
+ *
+ * The names the formula reads from its scope or the builtins, in order of
+ * first use; names bound by a comprehension (`e` in `for e in extractions`)
+ * are not free.  A compute DAG uses them to check that every step only
+ * reads earlier steps.
+ *
+ * Returns: (transfer none) (array zero-terminated=1): the free names
+ */
+const char * const *
+anot_expr_get_free_names (AnotExpr *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return (const char * const *) self->free_names;
+}
+
+/**
+ * anot_expr_evaluate:
+ * @self: an #AnotExpr
+ * @scope: the variables, builtins and limits of this evaluation
+ * @error: return location for a #GError
+ *
+ * Evaluates @self in @scope.  The result is converted to JSON: ints become
+ * JSON integers, floats JSON reals (non-finite floats become null), lists
+ * and tuples arrays, dicts objects (keys as their str()).
+ *
+ * On error the code is the Python exception kind (%ANOT_ERROR_EXPR_NAME,
+ * %ANOT_ERROR_EXPR_TYPE, %ANOT_ERROR_EXPR_KEY, ...) or
+ * %ANOT_ERROR_EXPR_LIMIT when the evaluation ran out of steps or built a
+ * value larger than the scope's limits; the message names the formula, the
+ * 1-based column of the failing operation and the reason, as in
+ * `formula “n_recent”, column 18: KeyError: 'review_year'`.
+ *
+ * Returns: (transfer full) (nullable): the value, or %NULL on error
+ */
+JsonNode *
+anot_expr_evaluate (AnotExpr       *self,
+                    AnotExprScope  *scope,
+                    GError        **error)
+{
+  AnotExprValue value;
+  AnotExprFailure failure = { 0 };
+  JsonNode *node;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (scope != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!anot_expr_eval_value (self, scope, &value, &failure))
+    {
+      g_propagate_error (error, anot_expr_failure_to_error (self, &failure));
+      anot_expr_failure_clear (&failure);
+      return NULL;
+    }
+  node = anot_expr_value_to_json (value);
+  anot_expr_value_unref (value);
+  return node;
+}
+
+/**
+ * anot_expr_evaluate_to_scope:
+ * @self: an #AnotExpr
+ * @scope: the variables, builtins and limits of this evaluation
+ * @variable: the variable of @scope that receives the result
+ * @error: return location for a #GError
+ *
+ * Evaluates @self in @scope and stores the result in @scope as @variable,
+ * without converting it to JSON: the way to run a chain of formulas where
+ * each one reads the results of the ones before.  On error @variable is left
+ * as it was.  Errors are those of anot_expr_evaluate().
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+anot_expr_evaluate_to_scope (AnotExpr       *self,
+                             AnotExprScope  *scope,
+                             const char     *variable,
+                             GError        **error)
+{
+  AnotExprValue value;
+  AnotExprFailure failure = { 0 };
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (scope != NULL, FALSE);
+  g_return_val_if_fail (variable != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!anot_expr_eval_value (self, scope, &value, &failure))
+    {
+      g_propagate_error (error, anot_expr_failure_to_error (self, &failure));
+      anot_expr_failure_clear (&failure);
+      return FALSE;
+    }
+  anot_expr_scope_take_value (scope, variable, value);
+  return TRUE;
+}
+
+/**
+ * anot_expr_list_builtins:
+ *
+ * The builtin names a formula can use when its scope does not restrict them
+ * (see anot_expr_scope_set_builtins()): functions such as `sum`, `len`,
+ * `min`, `max`, `round`, `any`, `all`, `float`, `int`, `str`, the natural
+ * `log`, `log10`, `exp`, `sqrt`, and the module `math`.
+ *
+ * Returns: (transfer none) (array zero-terminated=1): the names, sorted
+ */
+const char * const *
+anot_expr_list_builtins (void)
+{
+  return anot_expr_builtin_names ();
+}
+
+/**
+ * anot_expr_get_original_builtins:
+ *
+ * The builtins the original framework's compute namespace defined: `log`
+ * (natural), `log10`, `exp`, `sqrt`, `min`, `max`, `sum`, `len`, `zip`,
+ * `abs`, `round` and `math`.  Passing them to
+ * anot_expr_scope_set_builtins() reproduces which formulas of a recorded
+ * seed failed with a `NameError` (`isinstance`, `int`, `any`, ... were not
+ * defined there).
+ *
+ * Returns: (transfer none) (array zero-terminated=1): the names
+ */
+const char * const *
+anot_expr_get_original_builtins (void)
+{
+  static const char * const names[] = {
+    "abs", "exp", "len", "log", "log10", "math", "max", "min", "round",
+    "sqrt", "sum", "zip", NULL
+  };
+
+  return names;
+}
+
+/* ------------------------------------------------------------------------ *
+ * AnotExprScope
+ * ------------------------------------------------------------------------ */
+
+static void
+value_box_free (gpointer data)
+{
+  AnotExprValue *v = data;
+
+  anot_expr_value_unref (*v);
+  g_free (v);
+}
+
+/**
+ * anot_expr_scope_new:
+ *
+ * Creates an empty scope with every builtin enabled and the default limits:
+ * 10,000,000 evaluation steps, 1,000,000 items in any list, tuple or dict
+ * built, 16 MiB in any string built.
+ *
+ * Returns: (transfer full): a new scope
+ */
+AnotExprScope *
+anot_expr_scope_new (void)
+{
+  AnotExprScope *self = g_new0 (AnotExprScope, 1);
+
+  self->ref_count = 1;
+  self->vars = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, value_box_free);
+  self->max_steps = ANOT_EXPR_DEFAULT_MAX_STEPS;
+  self->max_items = ANOT_EXPR_DEFAULT_MAX_ITEMS;
+  self->max_string = ANOT_EXPR_DEFAULT_MAX_STRING;
+  return self;
+}
+
+/**
+ * anot_expr_scope_ref:
+ * @self: an #AnotExprScope
+ *
+ * Returns: (transfer full): @self
+ */
+AnotExprScope *
+anot_expr_scope_ref (AnotExprScope *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_int_inc (&self->ref_count);
+  return self;
+}
+
+/**
+ * anot_expr_scope_unref:
+ * @self: (transfer full): an #AnotExprScope
+ *
+ * Drops a reference; frees @self when it was the last one.
+ */
+void
+anot_expr_scope_unref (AnotExprScope *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!g_atomic_int_dec_and_test (&self->ref_count))
+    return;
+  g_hash_table_unref (self->vars);
+  g_clear_pointer (&self->builtins, g_hash_table_unref);
+  g_free (self);
+}
+
+AnotExprValue *
+anot_expr_scope_lookup (AnotExprScope *scope,
+                        const char    *name)
+{
+  return g_hash_table_lookup (scope->vars, name);
+}
+
+void
+anot_expr_scope_take_value (AnotExprScope *scope,
+                            const char    *name,
+                            AnotExprValue  value)
+{
+  AnotExprValue *box = g_hash_table_lookup (scope->vars, name);
+
+  if (box != NULL)
+    {
+      anot_expr_value_unref (*box);
+      *box = value;
+      return;
+    }
+  box = g_new (AnotExprValue, 1);
+  *box = value;
+  g_hash_table_insert (scope->vars, g_strdup (name), box);
+}
+
+/**
+ * anot_expr_scope_set:
+ * @self: an #AnotExprScope
+ * @name: the variable
+ * @value: (nullable): its value; %NULL or a JSON null is `None`
+ *
+ * Sets @name to a copy of @value: JSON objects become dicts, arrays lists,
+ * integers ints, other numbers floats, strings strs, booleans bools.
+ */
+void
+anot_expr_scope_set (AnotExprScope *self,
+                     const char    *name,
+                     JsonNode      *value)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (name != NULL);
+
+  anot_expr_scope_take_value (self, name, anot_expr_value_from_json (value));
+}
+
+/**
+ * anot_expr_scope_set_int:
+ * @self: an #AnotExprScope
+ * @name: the variable
+ * @value: an int
+ *
+ * Sets @name to the int @value.
+ */
+void
+anot_expr_scope_set_int (AnotExprScope *self,
+                         const char    *name,
+                         gint64         value)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (name != NULL);
+
+  anot_expr_scope_take_value (self, name, anot_expr_value_int (value));
+}
+
+/**
+ * anot_expr_scope_set_double:
+ * @self: an #AnotExprScope
+ * @name: the variable
+ * @value: a float
+ *
+ * Sets @name to the float @value.
+ */
+void
+anot_expr_scope_set_double (AnotExprScope *self,
+                            const char    *name,
+                            double         value)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (name != NULL);
+
+  anot_expr_scope_take_value (self, name, anot_expr_value_float (value));
+}
+
+/**
+ * anot_expr_scope_set_string:
+ * @self: an #AnotExprScope
+ * @name: the variable
+ * @value: a UTF-8 string
+ *
+ * Sets @name to the str @value.
+ */
+void
+anot_expr_scope_set_string (AnotExprScope *self,
+                            const char    *name,
+                            const char    *value)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (name != NULL);
+  g_return_if_fail (value != NULL);
+
+  anot_expr_scope_take_value (self, name, anot_expr_value_new_string (value, -1));
+}
+
+/**
+ * anot_expr_scope_get:
+ * @self: an #AnotExprScope
+ * @name: the variable
+ *
+ * Converts the value of @name to JSON as anot_expr_evaluate() does.
+ *
+ * Returns: (transfer full) (nullable): the value, or %NULL when @name is
+ *   not set
+ */
+JsonNode *
+anot_expr_scope_get (AnotExprScope *self,
+                     const char    *name)
+{
+  AnotExprValue *v;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  v = g_hash_table_lookup (self->vars, name);
+  return v != NULL ? anot_expr_value_to_json (*v) : NULL;
+}
+
+/**
+ * anot_expr_scope_contains:
+ * @self: an #AnotExprScope
+ * @name: the variable
+ *
+ * Returns: whether @name is set in @self (builtins do not count)
+ */
+gboolean
+anot_expr_scope_contains (AnotExprScope *self,
+                          const char    *name)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  return g_hash_table_contains (self->vars, name);
+}
+
+/**
+ * anot_expr_scope_remove:
+ * @self: an #AnotExprScope
+ * @name: the variable
+ *
+ * Unsets @name.
+ *
+ * Returns: whether @name was set
+ */
+gboolean
+anot_expr_scope_remove (AnotExprScope *self,
+                        const char    *name)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  return g_hash_table_remove (self->vars, name);
+}
+
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/**
+ * anot_expr_scope_list_names:
+ * @self: an #AnotExprScope
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the names set in
+ *   @self, sorted
+ */
+char **
+anot_expr_scope_list_names (AnotExprScope *self)
+{
+  g_autofree const char **keys = NULL;
+  GPtrArray *names;
+  guint n;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  keys = (const char **) g_hash_table_get_keys_as_array (self->vars, &n);
+  names = g_ptr_array_new ();
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (names, g_strdup (keys[i]));
+  g_ptr_array_sort (names, compare_names);
+  g_ptr_array_add (names, NULL);
+  return (char **) g_ptr_array_free (names, FALSE);
+}
+
+/**
+ * anot_expr_scope_set_builtins:
+ * @self: an #AnotExprScope
+ * @names: (nullable) (array zero-terminated=1): the builtins to enable, or
+ *   %NULL for all of anot_expr_list_builtins()
+ *
+ * Restricts the builtins formulas evaluated in @self can call.  A formula
+ * that uses a disabled builtin fails with %ANOT_ERROR_EXPR_NAME when it
+ * reaches it, as Python does for an undefined name.  Names that are not
+ * builtins are ignored.  Variables of the scope shadow builtins either way.
+ */
+void
+anot_expr_scope_set_builtins (AnotExprScope      *self,
+                              const char * const *names)
+{
+  g_return_if_fail (self != NULL);
+
+  g_clear_pointer (&self->builtins, g_hash_table_unref);
+  if (names == NULL)
+    return;
+  self->builtins = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; names[i] != NULL; i++)
+    if (anot_expr_builtin_lookup (names[i]) != NULL)
+      g_hash_table_add (self->builtins, g_strdup (names[i]));
+}
+
+/**
+ * anot_expr_scope_has_builtin:
+ * @self: an #AnotExprScope
+ * @name: a name
+ *
+ * Returns: whether @name is a builtin enabled in @self
+ */
+gboolean
+anot_expr_scope_has_builtin (AnotExprScope *self,
+                             const char    *name)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  if (anot_expr_builtin_lookup (name) == NULL)
+    return FALSE;
+  return self->builtins == NULL || g_hash_table_contains (self->builtins, name);
+}
+
+/**
+ * anot_expr_scope_set_limits:
+ * @self: an #AnotExprScope
+ * @max_steps: evaluation steps (nodes evaluated plus items iterated) one
+ *   evaluation may take, or 0 for the default (10,000,000)
+ * @max_items: items a list, tuple or dict built by a formula may hold
+ *   (`range()`, comprehensions, repetition, concatenation), or 0 for the
+ *   default (1,000,000)
+ * @max_string_bytes: bytes a string built by a formula may hold, or 0 for
+ *   the default (16 MiB)
+ *
+ * Sets the bounds of evaluations in @self.  An evaluation that exceeds one
+ * fails with %ANOT_ERROR_EXPR_LIMIT before allocating the oversized value.
+ */
+void
+anot_expr_scope_set_limits (AnotExprScope *self,
+                            guint64        max_steps,
+                            guint          max_items,
+                            gsize          max_string_bytes)
+{
+  g_return_if_fail (self != NULL);
+
+  self->max_steps = max_steps > 0 ? max_steps : ANOT_EXPR_DEFAULT_MAX_STEPS;
+  self->max_items = max_items > 0 ? max_items : ANOT_EXPR_DEFAULT_MAX_ITEMS;
+  self->max_string = max_string_bytes > 0 ? max_string_bytes : ANOT_EXPR_DEFAULT_MAX_STRING;
+}
+
+/**
+ * anot_expr_scope_get_last_steps:
+ * @self: an #AnotExprScope
+ *
+ * Returns: the steps the last evaluation in @self took, whether it
+ *   succeeded or not
+ */
+guint64
+anot_expr_scope_get_last_steps (AnotExprScope *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->last_steps;
+}
