@@ -266,12 +266,16 @@ typedef struct
   guint calls_10;
   guint calls_50;
   gboolean python_repr;
+  /* Rules placed before the answer rule. */
+  const char *extra;
 } MethodCase;
 
 static const MethodCase cases[] = {
-  { "cot", "\\\\[ANALYSIS\\\\]", 1, 1, FALSE },
-  { "ps", "\\\\[EVALUATION PLAN\\\\]", 2, 2, FALSE },
-  { "plan_act", "\\\\[EVALUATION PLAN\\\\]", 2, 2, FALSE },
+  { "cot", "\\\\[ANALYSIS\\\\]", 1, 1, FALSE, NULL },
+  { "ps", "\\\\[EVALUATION PLAN\\\\]", 2, 2, FALSE, NULL },
+  { "plan_act", "\\\\[EVALUATION PLAN\\\\]", 2, 2, FALSE, NULL },
+  { "weaver", "\\\\[SQL RESULT\\\\]", 2, 2, FALSE,
+    "{\"match\": \"\\\\[SAMPLE ROWS\\\\]\", \"reply\": \"```sql\\nSELECT idx FROM items ORDER BY idx\\n```\"}," },
 };
 
 static char *
@@ -291,7 +295,7 @@ test_well_formed (gconstpointer data)
 {
   const MethodCase *mc = data;
   g_auto(Llm) llm = { 0 };
-  g_autofree char *rules = rules_answer (mc, "Item 3 has everything.\\nANSWER: 3, 1, 2", NULL);
+  g_autofree char *rules = rules_answer (mc, "Item 3 has everything.\\nANSWER: 3, 1, 2", mc->extra);
   g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
   g_autoptr(AnotRanking) ranking = NULL;
   g_autoptr(GError) error = NULL;
@@ -328,7 +332,7 @@ test_k1_and_defense (gconstpointer data)
 {
   const MethodCase *mc = data;
   g_auto(Llm) llm = { 0 };
-  g_autofree char *rules = rules_answer (mc, "ANSWER: 4", NULL);
+  g_autofree char *rules = rules_answer (mc, "ANSWER: 4", mc->extra);
   g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
   g_autoptr(AnotRanking) plain = NULL;
   g_autoptr(AnotRanking) defended = NULL;
@@ -380,7 +384,7 @@ test_unparseable (gconstpointer data)
   for (guint i = 0; i < G_N_ELEMENTS (replies); i++)
     {
       g_auto(Llm) llm = { 0 };
-      g_autofree char *rules = rules_answer (mc, replies[i], NULL);
+      g_autofree char *rules = rules_answer (mc, replies[i], mc->extra);
       g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
       g_autoptr(AnotRanking) ranking = NULL;
       g_autoptr(GError) error = NULL;
@@ -430,7 +434,7 @@ count_calls (const MethodCase *mc,
              const char      **options)
 {
   g_auto(Llm) llm = { 0 };
-  g_autofree char *rules = rules_answer (mc, "ANSWER: 2, 1", NULL);
+  g_autofree char *rules = rules_answer (mc, "ANSWER: 2, 1", mc->extra);
   g_autoptr(GPtrArray) c = first_items (ds, n);
   g_autoptr(AnotRanking) ranking = NULL;
   g_autoptr(GError) error = NULL;
@@ -496,7 +500,7 @@ test_plan_call (gconstpointer data)
  * listwise
  * --------------------------------------------------------------------- */
 
-static const MethodCase listwise_case = { "listwise", "Your ranking:", 1, 4, FALSE };
+static const MethodCase listwise_case = { "listwise", "Your ranking:", 1, 4, FALSE, NULL };
 
 static void
 test_listwise_single (void)
@@ -673,6 +677,188 @@ test_listwise_defense (void)
   g_assert_nonnull (strstr (call_system (&llm, 0), anot_method_context_get_defense_prompt (probe)));
 }
 
+/* ------------------------------------------------------------------------
+ * weaver: SQL over the candidates
+ * --------------------------------------------------------------------- */
+
+/* A JSON string literal of @s for a rules document. */
+static char *
+rule_string (const char *s)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_VALUE);
+
+  json_node_set_string (node, s);
+  return json_to_string (node, FALSE);
+}
+
+static char *
+weaver_rules (const char *sql,
+              const char *repair,
+              const char *answer)
+{
+  g_autofree char *a = rule_string (sql);
+  g_autofree char *b = rule_string (repair);
+  g_autofree char *c = rule_string (answer);
+
+  /* The repair prompt also shows the schema: match it first. */
+  return g_strdup_printf ("{\"rules\": ["
+                          " {\"match\": \"\\\\[SQL ERROR\\\\]\", \"reply\": %s},"
+                          " {\"match\": \"\\\\[SQL RESULT\\\\]\", \"reply\": %s},"
+                          " {\"match\": \"\\\\[SAMPLE ROWS\\\\]\", \"reply\": %s}"
+                          "]}", b, c, a);
+}
+
+static guint
+total_reviews (GPtrArray *c)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < c->len; i++)
+    n += anot_item_get_n_reviews (g_ptr_array_index (c, i));
+  return n;
+}
+
+static void
+test_weaver_selects (void)
+{
+  g_auto(Llm) llm = { 0 };
+  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  g_autofree char *rules = weaver_rules ("Here:\n```sql\nSELECT idx, name FROM items WHERE idx IN "
+                                         "(SELECT idx FROM attributes WHERE name = 'GoodForKids' "
+                                         "AND value = 'True') ORDER BY idx DESC\n```",
+                                         "unused", "ANSWER: 2");
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) kids = g_array_new (FALSE, FALSE, sizeof (guint));
+  const char *sql_prompt, *answer_prompt;
+  JsonObject *trace;
+  JsonArray *selected;
+
+  /* What the query must select, from the items themselves. */
+  for (guint i = c->len; i > 0; i--)
+    if (g_strcmp0 (anot_item_get_attribute (g_ptr_array_index (c, i - 1), "GoodForKids"), "True") == 0)
+      g_array_append_val (kids, i);
+  g_assert_cmpuint (kids->len, >, 0);
+  g_assert_cmpuint (kids->len, <, c->len);
+
+  llm_start (&llm, rules);
+  ranking = rank (&llm, "weaver", get_demo (), c, 5, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 2);
+  g_assert_cmpuint (anot_ranking_get_length (ranking), ==, 1);
+  g_assert_cmpuint (anot_ranking_get_index (ranking, 0), ==, 1);
+
+  sql_prompt = call_user (&llm, 0);
+  g_assert_nonnull (strstr (sql_prompt, "CREATE TABLE reviews"));
+  g_assert_nonnull (strstr (sql_prompt, anot_request_get_text (anot_dataset_get_request (get_demo (), 0))));
+
+  trace = trace_of (ranking);
+  selected = json_object_get_array_member (trace, "sql_selected");
+  g_assert_cmpuint (json_array_get_length (selected), ==, kids->len);
+  for (guint i = 0; i < kids->len; i++)
+    g_assert_cmpint (json_array_get_int_element (selected, i), ==, g_array_index (kids, guint, i));
+
+  /* The answer call shows exactly the selected candidates, numbered as
+   * among all ten. */
+  answer_prompt = call_user (&llm, 1);
+  for (guint i = 0; i < c->len; i++)
+    {
+      gboolean is_kid = FALSE;
+      g_autofree char *index = g_strdup_printf ("\"index\": %u\n}", i + 1);
+
+      for (guint j = 0; j < kids->len; j++)
+        is_kid = is_kid || g_array_index (kids, guint, j) == i + 1;
+      g_assert_cmpint (strstr (answer_prompt, anot_item_get_id (g_ptr_array_index (c, i))) != NULL, ==, is_kid);
+      g_assert_cmpint (strstr (answer_prompt, index) != NULL, ==, is_kid);
+    }
+  g_assert_nonnull (strstr (answer_prompt, "[SQL RESULT]\nidx="));
+}
+
+/* Each hostile query is refused or stopped, the error goes back for one
+ * repair, and the repaired count proves the data unchanged. */
+static void
+test_weaver_hostile (void)
+{
+  const char *hostile[] = {
+    "DROP TABLE reviews",
+    "DELETE FROM reviews",
+    "INSERT INTO items (idx) VALUES (99)",
+    "ATTACH DATABASE ':memory:' AS other",
+    "PRAGMA writable_schema = 1",
+    "SELECT idx FROM items; DROP TABLE items",
+    "SELECT load_extension('/tmp/x')",
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+    "SELECT count(*) FROM reviews a, reviews b, reviews c, reviews d, reviews e",
+    "UPDATE attributes SET value = 'True'",
+    "CREATE TABLE x (a)",
+  };
+  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  g_autofree char *count_line = g_strdup_printf ("[SQL RESULT]\nn=%u\n", total_reviews (c));
+
+  for (guint i = 0; i < G_N_ELEMENTS (hostile); i++)
+    {
+      g_auto(Llm) llm = { 0 };
+      g_autofree char *sql = g_strdup_printf ("```sql\n%s\n```", hostile[i]);
+      g_autofree char *rules = weaver_rules (sql, "```sql\nSELECT count(*) AS n FROM reviews\n```",
+                                             "ANSWER: 1");
+      g_autoptr(AnotRanking) ranking = NULL;
+      g_autoptr(GError) error = NULL;
+      gint64 start = g_get_monotonic_time ();
+      JsonArray *steps;
+      JsonObject *first, *second;
+
+      g_test_message ("hostile SQL: %s", hostile[i]);
+      llm_start (&llm, rules);
+      ranking = rank (&llm, "weaver", get_demo (), c, 5, &error);
+      g_assert_no_error (error);
+      /* Bounded: well under the test timeout even for the bombs. */
+      g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+      g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 3);
+      g_assert_nonnull (strstr (call_user (&llm, 1), "[SQL ERROR]"));
+
+      steps = json_object_get_array_member (trace_of (ranking), "sql_steps");
+      g_assert_cmpuint (json_array_get_length (steps), ==, 2);
+      first = json_array_get_object_element (steps, 0);
+      second = json_array_get_object_element (steps, 1);
+      g_assert_false (json_object_get_boolean_member (first, "ok"));
+      g_test_message ("  -> %s", json_object_get_string_member (first, "error"));
+      g_assert_true (strstr (json_object_get_string_member (first, "error"), "refused") != NULL ||
+                     strstr (json_object_get_string_member (first, "error"), "stopped") != NULL ||
+                     strstr (json_object_get_string_member (first, "error"), "not authorized") != NULL);
+      g_assert_true (json_object_get_boolean_member (second, "ok"));
+      /* Every review still there. */
+      g_assert_nonnull (strstr (call_user (&llm, 2), count_line));
+    }
+}
+
+static void
+test_weaver_repair_fails (void)
+{
+  g_auto(Llm) llm = { 0 };
+  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  g_autofree char *rules = weaver_rules ("SELECT nope FROM nowhere", "I would rather not write SQL.",
+                                         "ANSWER: 7, 3");
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonArray *steps;
+  const guint expected[] = { 6, 2 };
+
+  llm_start (&llm, rules);
+  ranking = rank (&llm, "weaver", get_demo (), c, 5, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 3);
+  steps = json_object_get_array_member (trace_of (ranking), "sql_steps");
+  g_assert_cmpuint (json_array_get_length (steps), ==, 2);
+  g_assert_nonnull (strstr (json_object_get_string_member (json_array_get_object_element (steps, 0), "error"),
+                            "no such table"));
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (steps, 1), "error"), ==,
+                   "the reply holds no SELECT statement");
+  /* The failure is recorded and the answer step sees every candidate. */
+  g_assert_nonnull (strstr (call_user (&llm, 2), "did not narrow the choice (the query failed)"));
+  assert_prompts_carry_candidates (&llm, anot_dataset_get_request (get_demo (), 0), c, FALSE);
+  assert_ranking (ranking, expected, 2);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -693,7 +879,7 @@ main (int argc, char **argv)
       g_test_add_data_func (p3, &cases[i], test_unparseable);
       g_test_add_data_func (p4, &cases[i], test_faults);
       g_test_add_data_func (p5, &cases[i], test_calls);
-      if (cases[i].calls_10 == 2)
+      if (g_str_equal (cases[i].method, "ps") || g_str_equal (cases[i].method, "plan_act"))
         {
           g_autofree char *p6 = g_strdup_printf ("/baselines/%s/plan-call", cases[i].method);
 
@@ -707,6 +893,10 @@ main (int argc, char **argv)
   g_test_add_func ("/baselines/listwise/defense", test_listwise_defense);
   g_test_add_data_func ("/baselines/listwise/faults", &listwise_case, test_faults);
   g_test_add_data_func ("/baselines/listwise/calls", &listwise_case, test_calls);
+
+  g_test_add_func ("/baselines/weaver/selects", test_weaver_selects);
+  g_test_add_func ("/baselines/weaver/hostile-sql", test_weaver_hostile);
+  g_test_add_func ("/baselines/weaver/repair-fails", test_weaver_repair_fails);
 
   ret = g_test_run ();
   g_clear_object (&demo);
