@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "anot-backend-router.h"
+#include "anot-backend-router-private.h"
 
 #include "anot-cached-backend.h"
 #include "anot-error.h"
@@ -631,15 +632,28 @@ anot_backend_router_complete_async (AnotBackendRouter   *self,
                                     GAsyncReadyCallback  callback,
                                     gpointer             user_data)
 {
-  g_autoptr(GTask) task = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(AnotChatRequest) copy = NULL;
-  CallData *data;
-  Route *route;
-
   g_return_if_fail (ANOT_IS_BACKEND_ROUTER (self));
   g_return_if_fail (role != NULL);
   g_return_if_fail (ANOT_IS_CHAT_REQUEST (request));
+
+  anot_backend_router_complete_copy_async (self, role, anot_chat_request_copy (request),
+                                           cancellable, callback, user_data);
+}
+
+/* Like anot_backend_router_complete_async(), on a copy the caller gives
+ * away (the method context makes one anyway). */
+void
+anot_backend_router_complete_copy_async (AnotBackendRouter   *self,
+                                         const char          *role,
+                                         AnotChatRequest     *copy,
+                                         GCancellable        *cancellable,
+                                         GAsyncReadyCallback  callback,
+                                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  CallData *data;
+  Route *route;
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, anot_backend_router_complete_async);
@@ -648,11 +662,11 @@ anot_backend_router_complete_async (AnotBackendRouter   *self,
   route = find_route (self, role, &error);
   if (route == NULL)
     {
+      g_object_unref (copy);
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
 
-  copy = anot_chat_request_copy (request);
   anot_chat_request_set_role (copy, role);
   if (anot_chat_request_get_model (copy) == NULL)
     anot_chat_request_set_model (copy, route_model (route));
@@ -673,6 +687,7 @@ anot_backend_router_complete_async (AnotBackendRouter   *self,
 
   anot_backend_complete_async (route->effective, copy, cancellable, on_backend_done,
                                g_steal_pointer (&task));
+  g_object_unref (copy);
 }
 
 /**

@@ -7,6 +7,7 @@
 #include "anot-http-backend.h"
 
 #include "anot-error.h"
+#include "anot-json-private.h"
 
 #include <libsoup/soup.h>
 #include <string.h>
@@ -87,6 +88,7 @@ typedef struct
   GSource *backoff_source;
   GSource *cancel_source;
   GError *last_error;
+  SoupMessage *msg;          /* of the attempt on the wire */
 } Call;
 
 typedef struct
@@ -462,13 +464,12 @@ anot_http_backend_dup_error_message (JsonNode *body)
 static JsonNode *
 parse_json (GBytes *bytes)
 {
-  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
   gsize size;
   const char *data = g_bytes_get_data (bytes, &size);
 
-  if (size == 0 || !json_parser_load_from_data (parser, data, (gssize) size, NULL))
+  if (size == 0)
     return NULL;
-  return json_parser_steal_root (parser);
+  return anot_json_parse (data, size, NULL);
 }
 
 /* Retry-After: seconds or an HTTP date; retry-after-ms: milliseconds
@@ -703,8 +704,8 @@ on_attempt_done (GObject      *source,
                  GAsyncResult *result,
                  gpointer      user_data)
 {
-  g_autoptr(SoupMessage) msg = user_data;
-  Call *call = g_object_get_data (G_OBJECT (msg), "anot-call");
+  Call *call = user_data;
+  g_autoptr(SoupMessage) msg = g_steal_pointer (&call->msg);
   AnotHttpBackendClass *klass;
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = NULL;
@@ -716,7 +717,8 @@ on_attempt_done (GObject      *source,
   g_clear_pointer (&call->timeout_source, source_destroy_and_unref);
   g_clear_object (&call->attempt_cancellable);
   klass = ANOT_HTTP_BACKEND_GET_CLASS (call->self);
-  where = redacted_uri (call->uri);
+  /* Only errors need the URL, in its redacted form. */
+#define WHERE (where != NULL ? where : (where = redacted_uri (call->uri)))
 
   if (call->user_cancelled)
     {
@@ -732,18 +734,18 @@ on_attempt_done (GObject      *source,
         call_retry_or_fail (call,
                             g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_TIMEOUT,
                                          "No complete answer from %s within %u ms",
-                                         where, anot_http_backend_get_timeout_ms (call->self)),
+                                         WHERE, anot_http_backend_get_timeout_ms (call->self)),
                             TRUE, -1);
       else if (error->domain == G_TLS_ERROR && error->code == G_TLS_ERROR_UNAVAILABLE)
         call_retry_or_fail (call,
                             g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_CONNECTION,
                                          "Cannot reach %s: %s (install glib-networking "
-                                         "for HTTPS)", where, error->message),
+                                         "for HTTPS)", WHERE, error->message),
                             FALSE, -1);
       else
         call_retry_or_fail (call,
                             g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_CONNECTION,
-                                         "Cannot reach %s: %s", where, error->message),
+                                         "Cannot reach %s: %s", WHERE, error->message),
                             TRUE, -1);
       return;
     }
@@ -759,7 +761,7 @@ on_attempt_done (GObject      *source,
         {
           call_retry_or_fail (call,
                               g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_PROTOCOL,
-                                           "The answer of %s is not valid JSON", where),
+                                           "The answer of %s is not valid JSON", WHERE),
                               TRUE, -1);
           return;
         }
@@ -768,7 +770,7 @@ on_attempt_done (GObject      *source,
         {
           gboolean retryable = g_error_matches (error, ANOT_ERROR, ANOT_ERROR_LLM_PROTOCOL);
 
-          g_prefix_error (&error, "%s: ", where);
+          g_prefix_error (&error, "%s: ", WHERE);
           call_retry_or_fail (call, g_steal_pointer (&error), retryable, -1);
           return;
         }
@@ -793,7 +795,7 @@ on_attempt_done (GObject      *source,
         call_retry_or_fail (call,
                             g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_AUTH,
                                          "HTTP %u from %s: the server refused the API key%s. %s",
-                                         status, where,
+                                         status, WHERE,
                                          anot_http_backend_has_api_key (call->self)
                                          ? "" : " (none is configured)",
                                          hint),
@@ -802,26 +804,27 @@ on_attempt_done (GObject      *source,
     else if (status == 429)
       call_retry_or_fail (call,
                           g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_RATE_LIMITED,
-                                       "HTTP 429 from %s: %s", where, server_message),
+                                       "HTTP 429 from %s: %s", WHERE, server_message),
                           TRUE, retry_after_ms (msg));
     else if (status >= 500 || status == 408 || status == 409)
       call_retry_or_fail (call,
                           g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_SERVER,
-                                       "HTTP %u from %s: %s", status, where, server_message),
+                                       "HTTP %u from %s: %s", status, WHERE, server_message),
                           TRUE, retry_after_ms (msg));
     else if (status == 404)
       call_retry_or_fail (call,
                           g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST,
                                        "HTTP 404 from %s: %s (check the base URL and the "
-                                       "model “%s”)", where, server_message, call->model),
+                                       "model “%s”)", WHERE, server_message, call->model),
                           FALSE, -1);
     else
       call_retry_or_fail (call,
                           g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST,
-                                       "HTTP %u from %s: %s", status, where, server_message),
+                                       "HTTP %u from %s: %s", status, WHERE, server_message),
                           FALSE, -1);
   }
 }
+#undef WHERE
 
 static void
 call_start_attempt (Call *call)
@@ -831,12 +834,16 @@ call_start_attempt (Call *call)
   SoupMessageHeaders *headers;
 
   msg = soup_message_new_from_uri (SOUP_METHOD_POST, call->uri);
+  /* libsoup opens a new connection for every POST unless told the request
+   * may be repeated.  A call may be: it is retried anyway if a reused
+   * connection turns out to be closed. */
+  soup_message_add_flags (msg, SOUP_MESSAGE_IDEMPOTENT);
   soup_message_set_request_body_from_bytes (msg, "application/json", call->body);
   headers = soup_message_get_request_headers (msg);
   soup_message_headers_replace (headers, "Accept", "application/json");
   for (guint i = 0; call->headers && call->headers[i] && call->headers[i + 1]; i += 2)
     soup_message_headers_replace (headers, call->headers[i], call->headers[i + 1]);
-  g_object_set_data (G_OBJECT (msg), "anot-call", call);
+  call->msg = msg;
 
   call->attempts++;
   call->timed_out = FALSE;
@@ -850,7 +857,7 @@ call_start_attempt (Call *call)
     }
 
   soup_session_send_and_read_async (priv->session, msg, G_PRIORITY_DEFAULT,
-                                    call->attempt_cancellable, on_attempt_done, msg);
+                                    call->attempt_cancellable, on_attempt_done, call);
 }
 
 static void
@@ -942,7 +949,7 @@ anot_http_backend_complete_async (AnotBackend         *backend,
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) body = NULL;
-  g_autoptr(JsonGenerator) generator = NULL;
+  GString *text_buffer;
   const char *model;
   GQueue *queue;
   Call *call;
@@ -1000,9 +1007,10 @@ anot_http_backend_complete_async (AnotBackend         *backend,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  generator = json_generator_new ();
-  json_generator_set_root (generator, body);
-  text = json_generator_to_data (generator, &length);
+  text_buffer = g_string_sized_new (512);
+  anot_json_write (text_buffer, body);
+  length = text_buffer->len;
+  text = g_string_free (text_buffer, FALSE);
 
   ensure_session (self);
 

@@ -6,6 +6,7 @@
 
 #include "anot-method-context.h"
 
+#include "anot-backend-router-private.h"
 #include "anot-error.h"
 
 #include <stdlib.h>
@@ -670,8 +671,9 @@ anot_method_context_complete_request_async (AnotMethodContext   *self,
                             text->str);
     }
 
-  anot_backend_router_complete_async (self->router, role, copy, cancellable,
-                                      on_routed_complete, g_steal_pointer (&task));
+  anot_backend_router_complete_copy_async (self->router, role, g_steal_pointer (&copy),
+                                           cancellable, on_routed_complete,
+                                           g_steal_pointer (&task));
 }
 
 /**

@@ -1,0 +1,303 @@
+/* bench-llm.c: the cost of the LLM client against the fake server
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Runs anot-fake-llm in a process of its own (so this process's CPU time
+ * is the client's alone) and measures:
+ *
+ *  (a) latency 0: client CPU time per completed call and calls per second
+ *      at concurrency 1, 16 and 64, through the backend alone and through
+ *      the whole stack a method uses (method context → router → backend);
+ *  (b) latency 200 ms, concurrency 64, 1000 calls: wall time divided by the
+ *      ideal 1000 / 64 × 200 ms.
+ *
+ * Usage: bench-llm PATH/TO/anot-fake-llm [--calls N] [--quick]
+ */
+#include <anot/anot.h>
+
+#include <glib/gstdio.h>
+#include <signal.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+typedef struct
+{
+  AnotBackend *backend;
+  AnotBackendRouter *router;
+  AnotMethodContext *context;
+  guint total;
+  guint started;
+  guint done;
+  guint in_flight;
+  guint concurrency;
+  guint errors;
+  GMainLoop *loop;
+} Bench;
+
+static double
+cpu_seconds (void)
+{
+  struct rusage usage;
+
+  getrusage (RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 +
+         usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+}
+
+static void start_calls (Bench *bench);
+
+static void
+call_done (Bench          *bench,
+           AnotCompletion *completion,
+           GError         *error)
+{
+  if (completion == NULL)
+    {
+      if (bench->errors++ < 3)
+        g_printerr ("bench-llm: %s\n", error->message);
+      g_clear_error (&error);
+    }
+  g_clear_object (&completion);
+  bench->done++;
+  bench->in_flight--;
+  if (bench->done == bench->total)
+    g_main_loop_quit (bench->loop);
+  else
+    start_calls (bench);
+}
+
+static void
+on_backend_done (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  GError *error = NULL;
+  AnotCompletion *completion = anot_backend_complete_finish (ANOT_BACKEND (source), result, &error);
+
+  call_done (user_data, completion, error);
+}
+
+static void
+on_context_done (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  GError *error = NULL;
+  AnotCompletion *completion = anot_method_context_complete_finish (ANOT_METHOD_CONTEXT (source),
+                                                                    result, &error);
+
+  call_done (user_data, completion, error);
+}
+
+static void
+start_calls (Bench *bench)
+{
+  while (bench->in_flight < bench->concurrency && bench->started < bench->total)
+    {
+      char prompt[96];
+
+      g_snprintf (prompt, sizeof prompt, "Rate candidate %u for the request, 0 to 10.", bench->started);
+      bench->started++;
+      bench->in_flight++;
+      if (bench->context != NULL)
+        anot_method_context_complete_async (bench->context, "scorer", "You score cafes.", prompt,
+                                            NULL, on_context_done, bench);
+      else
+        {
+          g_autoptr(AnotChatRequest) request = anot_chat_request_new ("You score cafes.", prompt);
+
+          anot_backend_complete_async (bench->backend, request, NULL, on_backend_done, bench);
+        }
+    }
+}
+
+typedef struct
+{
+  double wall;
+  double cpu;
+  guint errors;
+} Measure;
+
+static Measure
+run_calls (AnotBackend       *backend,
+           AnotMethodContext *context,
+           guint              concurrency,
+           guint              total)
+{
+  Bench bench = { 0 };
+  Measure m;
+  gint64 t0;
+  double c0;
+
+  bench.backend = backend;
+  bench.context = context;
+  bench.total = total;
+  bench.concurrency = concurrency;
+  bench.loop = g_main_loop_new (NULL, FALSE);
+  anot_http_backend_set_max_concurrency (ANOT_HTTP_BACKEND (backend), concurrency);
+
+  c0 = cpu_seconds ();
+  t0 = g_get_monotonic_time ();
+  start_calls (&bench);
+  g_main_loop_run (bench.loop);
+  m.wall = (g_get_monotonic_time () - t0) / 1e6;
+  m.cpu = cpu_seconds () - c0;
+  m.errors = bench.errors;
+  g_main_loop_unref (bench.loop);
+  return m;
+}
+
+typedef struct
+{
+  GSubprocess *process;
+  char *url;
+} Server;
+
+static gboolean
+server_start (const char  *program,
+              const char  *rules_json,
+              Server      *server,
+              GError     **error)
+{
+  g_autofree char *dir = g_dir_make_tmp ("bench-llm-XXXXXX", error);
+  g_autofree char *rules = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autofree char *line = NULL;
+
+  if (dir == NULL)
+    return FALSE;
+  rules = g_build_filename (dir, "rules.json", NULL);
+  if (!g_file_set_contents (rules, rules_json, -1, error))
+    return FALSE;
+  server->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, error,
+                                      program, "--rules", rules, "--no-bodies", NULL);
+  if (server->process == NULL)
+    return FALSE;
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (server->process));
+  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, error);
+  if (line == NULL)
+    {
+      if (error && *error == NULL)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "anot-fake-llm printed no URL");
+      return FALSE;
+    }
+  server->url = g_strconcat (line, "/v1", NULL);
+  g_unlink (rules);
+  g_rmdir (dir);
+  return TRUE;
+}
+
+static void
+server_stop (Server *server)
+{
+  if (server->process != NULL)
+    {
+      g_subprocess_send_signal (server->process, SIGTERM);
+      g_subprocess_wait (server->process, NULL, NULL);
+    }
+  g_clear_object (&server->process);
+  g_clear_pointer (&server->url, g_free);
+}
+
+static AnotBackend *
+make_backend (const char *url)
+{
+  g_autoptr(GError) error = NULL;
+  AnotBackend *backend = anot_registry_create_backend (anot_registry_get_default (), "openai", &error);
+
+  if (backend == NULL)
+    {
+      g_printerr ("bench-llm: %s (set ANOT_PLUGIN_PATH to the build tree's plugins)\n",
+                  error->message);
+      exit (1);
+    }
+  g_object_set (backend, "base-url", url, "model", "bench-model", NULL);
+  return backend;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  static const guint levels[] = { 1, 16, 64 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GOptionContext) options = NULL;
+  Server server = { 0 };
+  int calls = 4000;
+  gboolean quick = FALSE;
+  const GOptionEntry entries[] = {
+    { "calls", 'n', 0, G_OPTION_ARG_INT, &calls, "Calls per measurement of (a) (default 4000)", "N" },
+    { "quick", 0, 0, G_OPTION_ARG_NONE, &quick, "Fewer calls, for a smoke test", NULL },
+    G_OPTION_ENTRY_NULL
+  };
+
+  options = g_option_context_new ("ANOT-FAKE-LLM — benchmark the LLM client");
+  g_option_context_add_main_entries (options, entries, NULL);
+  if (!g_option_context_parse (options, &argc, &argv, &error) || argc != 2)
+    {
+      g_printerr ("bench-llm: %s\nUsage: bench-llm PATH/TO/anot-fake-llm [--calls N]\n",
+                  error ? error->message : "the fake server's path is required");
+      return 2;
+    }
+  if (quick)
+    calls = 400;
+
+  /* (a) */
+  if (!server_start (argv[1], "{\"latency_ms\": 0, \"default_reply\": \"7\"}", &server, &error))
+    {
+      g_printerr ("bench-llm: cannot start %s: %s\n", argv[1], error->message);
+      return 1;
+    }
+  g_print ("(a) latency 0, %d calls per row; client CPU = user + system time of this process\n\n",
+           calls);
+  g_print ("%-22s %11s %14s %12s %8s\n", "path", "concurrency", "CPU us/call", "calls/s", "errors");
+  for (guint stack = 0; stack < 2; stack++)
+    for (guint i = 0; i < G_N_ELEMENTS (levels); i++)
+      {
+        g_autoptr(AnotBackend) backend = make_backend (server.url);
+        g_autoptr(AnotMethodContext) context = NULL;
+        g_autoptr(AnotBackendRouter) router = NULL;
+        Measure m;
+
+        if (stack == 1)
+          {
+            /* What a method's call goes through: context, router (request
+             * copy, defaults, pricing), usage accounting. */
+            router = anot_backend_router_new ();
+            anot_backend_router_set_route (router, ANOT_DEFAULT_ROLE, "openai", backend, NULL);
+            context = g_object_new (ANOT_TYPE_METHOD_CONTEXT, "request-id", "R01", NULL);
+            anot_method_context_set_router (context, router);
+          }
+        /* A warm-up, so connections are open. */
+        run_calls (backend, context, levels[i], MIN ((guint) calls, levels[i] * 4));
+        m = run_calls (backend, context, levels[i], (guint) calls);
+        g_print ("%-22s %11u %14.1f %12.0f %8u\n",
+                 stack ? "context+router+backend" : "backend", levels[i],
+                 m.cpu / calls * 1e6, calls / m.wall, m.errors);
+      }
+  server_stop (&server);
+
+  /* (b) */
+  if (!server_start (argv[1], "{\"latency_ms\": 200, \"default_reply\": \"7\"}", &server, &error))
+    {
+      g_printerr ("bench-llm: cannot start %s: %s\n", argv[1], error->message);
+      return 1;
+    }
+  {
+    g_autoptr(AnotBackend) backend = make_backend (server.url);
+    guint total = quick ? 320 : 1000;
+    double ideal = total / 64.0 * 0.2;
+    Measure m;
+
+    run_calls (backend, NULL, 64, 64);
+    m = run_calls (backend, NULL, 64, total);
+    g_print ("\n(b) latency 200 ms, concurrency 64, %u calls: wall %.3f s, ideal %.3f s "
+             "(%u/64 x 200 ms), ratio %.3f, client CPU %.1f us/call, errors %u\n",
+             total, m.wall, ideal, total, m.wall / ideal, m.cpu / total * 1e6, m.errors);
+  }
+  server_stop (&server);
+  return 0;
+}
