@@ -859,6 +859,103 @@ test_weaver_repair_fails (void)
   assert_ranking (ranking, expected, 2);
 }
 
+/* ------------------------------------------------------------------------
+ * anot-run --method NAME
+ * --------------------------------------------------------------------- */
+
+typedef struct
+{
+  gboolean done;
+  char *out;
+  char *err;
+} Run;
+
+static void
+on_communicated (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_subprocess_communicate_utf8_finish (G_SUBPROCESS (source), result,
+                                                       &run->out, &run->err, &error));
+  g_assert_no_error (error);
+  run->done = TRUE;
+}
+
+/* Every baseline through the command line, against the in-process fake
+ * server: one results row per request, the method's calls per row. */
+static void
+test_cli (void)
+{
+  static const struct { const char *method; guint calls; } methods[] = {
+    { "cot", 1 }, { "ps", 2 }, { "plan_act", 2 }, { "listwise", 1 }, { "weaver", 2 },
+  };
+  g_auto(Llm) llm = { 0 };
+  g_autofree char *url = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *demo_path = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
+  g_autofree char *out = g_build_filename (g_get_user_data_dir (), "results", NULL);
+
+  llm_start (&llm, "{\"rules\": ["
+                   " {\"match\": \"\\\\[SAMPLE ROWS\\\\]\", \"reply\": \"```sql\\nSELECT idx FROM items\\n```\"},"
+                   " {\"match\": \"Your ranking:\", \"reply\": \"[2] > [1]\"},"
+                   " {\"match\": \"\\\\[ANALYSIS\\\\]\", \"reply\": \"ANSWER: 2, 1\"},"
+                   " {\"match\": \"\", \"reply\": \"1. Read.\\n2. Compare.\\n3. Rank.\"}]}");
+  url = anot_fake_llm_get_openai_base_url (llm.server);
+
+  for (guint m = 0; m < G_N_ELEMENTS (methods); m++)
+    {
+      g_autoptr(GSubprocessLauncher) launcher =
+        g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+      g_autoptr(GSubprocess) process = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *rows_path = NULL;
+      g_autofree char *contents = NULL;
+      g_auto(GStrv) lines = NULL;
+      Run run = { 0 };
+      guint n_rows = 0;
+      const char *argv[] = {
+        g_getenv ("ANOT_RUN"), "run", "--method", methods[m].method, "--data", demo_path,
+        "--backend", "openai", "--base-url", url, "--model", "fake", "--candidates", "10",
+        "--limit", "3", "--out", out, "--force", NULL,
+      };
+
+      g_subprocess_launcher_setenv (launcher, "OPENAI_API_KEY", "sk-test", TRUE);
+      process = g_subprocess_launcher_spawnv (launcher, argv, &error);
+      g_assert_no_error (error);
+      g_subprocess_communicate_utf8_async (process, NULL, NULL, on_communicated, &run);
+      while (!run.done)
+        g_main_context_iteration (NULL, TRUE);
+      g_test_message ("%s: %s", methods[m].method, run.err);
+      g_assert_true (g_subprocess_get_if_exited (process));
+      g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 0);
+
+      rows_path = g_strdup_printf ("%s/%s_demo/clean/run_1/results_10.jsonl", out, methods[m].method);
+      g_file_get_contents (rows_path, &contents, NULL, &error);
+      g_assert_no_error (error);
+      lines = g_strsplit (contents, "\n", -1);
+      for (guint i = 0; lines[i] != NULL; i++)
+        {
+          g_autoptr(JsonParser) parser = json_parser_new ();
+          JsonObject *row;
+
+          if (lines[i][0] == '\0')
+            continue;
+          g_assert_true (json_parser_load_from_data (parser, lines[i], -1, NULL));
+          row = json_node_get_object (json_parser_get_root (parser));
+          g_assert_cmpint (json_object_get_int_member (row, "calls"), ==, methods[m].calls);
+          g_assert_cmpuint (json_array_get_length (json_object_get_array_member (row, "shuffled_preds")), >=, 2);
+          g_assert_cmpint (json_array_get_int_element (json_object_get_array_member (row, "shuffled_preds"), 0), ==, 2);
+          n_rows++;
+        }
+      g_assert_cmpuint (n_rows, ==, 3);
+      g_free (run.out);
+      g_free (run.err);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -897,6 +994,8 @@ main (int argc, char **argv)
   g_test_add_func ("/baselines/weaver/selects", test_weaver_selects);
   g_test_add_func ("/baselines/weaver/hostile-sql", test_weaver_hostile);
   g_test_add_func ("/baselines/weaver/repair-fails", test_weaver_repair_fails);
+
+  g_test_add_func ("/baselines/anot-run", test_cli);
 
   ret = g_test_run ();
   g_clear_object (&demo);
