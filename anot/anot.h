@@ -23,6 +23,7 @@
 #include "anot-experiment.h"
 #include "anot-expr.h"
 #include "anot-formatter.h"
+#include "anot-formula-seed.h"
 #include "anot-http-backend.h"
 #include "anot-item.h"
 #include "anot-item-attack.h"

@@ -1,0 +1,84 @@
+/* anot-formula-seed.h: the Formula Seed of General ANoT
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(ANOT_INSIDE) && !defined(ANOT_COMPILATION)
+#error "Only <anot/anot.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+#include <json-glib/json-glib.h>
+
+#include "anot-expr.h"
+
+G_BEGIN_DECLS
+
+#define ANOT_TYPE_FORMULA_SEED (anot_formula_seed_get_type ())
+
+typedef struct _AnotFormulaSeed AnotFormulaSeed;
+
+GType               anot_formula_seed_get_type                   (void) G_GNUC_CONST;
+
+AnotFormulaSeed    *anot_formula_seed_new_from_json              (JsonNode         *node,
+                                                                  gboolean          allow_unresolved,
+                                                                  GError          **error);
+AnotFormulaSeed    *anot_formula_seed_new_from_data              (const char       *data,
+                                                                  gssize            length,
+                                                                  gboolean          allow_unresolved,
+                                                                  GError          **error);
+AnotFormulaSeed    *anot_formula_seed_load                       (const char       *path,
+                                                                  gboolean          allow_unresolved,
+                                                                  GError          **error);
+AnotFormulaSeed    *anot_formula_seed_ref                        (AnotFormulaSeed  *self);
+void                anot_formula_seed_unref                      (AnotFormulaSeed  *self);
+
+JsonNode           *anot_formula_seed_to_json                    (AnotFormulaSeed  *self);
+gboolean            anot_formula_seed_save                       (AnotFormulaSeed  *self,
+                                                                  const char       *path,
+                                                                  GError          **error);
+
+const char         *anot_formula_seed_get_task_name              (AnotFormulaSeed  *self);
+const char * const *anot_formula_seed_get_filter_keywords        (AnotFormulaSeed  *self);
+const char         *anot_formula_seed_get_extraction_prompt      (AnotFormulaSeed  *self);
+guint               anot_formula_seed_get_n_extraction_fields    (AnotFormulaSeed  *self);
+const char         *anot_formula_seed_get_extraction_field_name  (AnotFormulaSeed  *self,
+                                                                  guint             position);
+const char         *anot_formula_seed_get_extraction_field_type  (AnotFormulaSeed  *self,
+                                                                  guint             position);
+const char * const *anot_formula_seed_get_extraction_field_values (AnotFormulaSeed *self,
+                                                                  guint             position);
+guint               anot_formula_seed_get_n_steps                (AnotFormulaSeed  *self);
+const char         *anot_formula_seed_get_step_name              (AnotFormulaSeed  *self,
+                                                                  guint             position);
+const char         *anot_formula_seed_get_step_formula           (AnotFormulaSeed  *self,
+                                                                  guint             position);
+AnotExpr           *anot_formula_seed_get_step_expr              (AnotFormulaSeed  *self,
+                                                                  guint             position);
+const char * const *anot_formula_seed_get_output_fields          (AnotFormulaSeed  *self);
+const char * const *anot_formula_seed_get_warnings               (AnotFormulaSeed  *self);
+
+gboolean            anot_formula_seed_matches_text               (AnotFormulaSeed  *self,
+                                                                  const char       *text);
+char               *anot_formula_seed_format_prompt              (AnotFormulaSeed  *self,
+                                                                  const char       *review_text,
+                                                                  const char       *review_date,
+                                                                  double            review_stars,
+                                                                  gint64            review_useful);
+JsonObject         *anot_formula_seed_make_extraction            (AnotFormulaSeed  *self,
+                                                                  JsonObject       *reply,
+                                                                  gint64            review_idx,
+                                                                  const char       *review_date,
+                                                                  double            review_stars,
+                                                                  gint64            review_useful,
+                                                                  guint            *n_invalid);
+JsonObject         *anot_formula_seed_compute                    (AnotFormulaSeed  *self,
+                                                                  JsonArray        *extractions,
+                                                                  const char       *categories,
+                                                                  gboolean          original,
+                                                                  guint            *n_failed);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AnotFormulaSeed, anot_formula_seed_unref)
+
+G_END_DECLS
