@@ -117,7 +117,7 @@ test_layers_in_parallel (void)
   double last_item_end = 0;
 
   fixture_start (&fixture,
-                 "{\"latency_ms\": 150, \"rules\": ["
+                 "{\"latency_ms\": 400, \"rules\": ["
                  "  {\"match\": \"^Rate item (\\\\d+)\", \"reply\": \"\\\\1\"},"
                  "  {\"match\": \"^Scores:\", \"reply\": \"done\", \"latency_ms\": 20}"
                  "]}");
@@ -147,9 +147,9 @@ test_layers_in_parallel (void)
 
       g_assert_cmpstr (anot_lwt_result_get_output (result, id), ==, id);
       g_assert_cmpstr (anot_lwt_result_get_prompt (result, id), ==, prompt);
-      g_assert_cmpfloat (anot_lwt_result_get_latency_ms (result, id), >=, 150);
+      g_assert_cmpfloat (anot_lwt_result_get_latency_ms (result, id), >=, 400);
       /* Issued at once, at the start. */
-      g_assert_cmpfloat (anot_lwt_result_get_start_ms (result, id), <, 50);
+      g_assert_cmpfloat (anot_lwt_result_get_start_ms (result, id), <, 100);
       g_assert_cmpuint (anot_lwt_result_get_prompt_tokens (result, id), ==,
                         anot_fake_llm_count_tokens (prompt));
       g_assert_cmpuint (anot_lwt_result_get_completion_tokens (result, id), ==,
@@ -164,9 +164,9 @@ test_layers_in_parallel (void)
   g_assert_cmpfloat (anot_lwt_result_get_start_ms (result, "agg"), >=, last_item_end - 1);
 
   /* Two rounds of latency, not n + 1. */
-  g_test_message ("wall %.0f ms for 2 rounds of 150 + 20 ms", anot_lwt_result_get_wall_ms (result));
-  g_assert_cmpfloat (anot_lwt_result_get_wall_ms (result), >=, 170);
-  g_assert_cmpfloat (anot_lwt_result_get_wall_ms (result), <, 170 + 250);
+  g_test_message ("wall %.0f ms for 2 rounds of 400 + 20 ms", anot_lwt_result_get_wall_ms (result));
+  g_assert_cmpfloat (anot_lwt_result_get_wall_ms (result), >=, 420);
+  g_assert_cmpfloat (anot_lwt_result_get_wall_ms (result), <, 420 + 350);
 
   /* The request's usage counts every call. */
   {

@@ -18,7 +18,7 @@
  * (item 6 answers in prose).  Phase 3: scores that tie items 3 and 5, a
  * server error for item 4 and an unreadable answer for item 6. */
 static const char *scripted_rules =
-  "{\"latency_ms\": 60, \"rules\": ["
+  "{\"latency_ms\": 250, \"rules\": ["
   "  {\"match\": \"(?s)CONVERSATION SO FAR.*RESULT: \\\\[\","
   "   \"reply\": \"THOUGHT: DriveThru is there.\\nPLAN:\\nN = 6\\nRELEVANT_ATTR = DriveThru, GoodForKids\\n"
   "(1) = evaluate item 1: check [attributes][DriveThru]\\n(2) = evaluate item 2\\n(3) = evaluate item 3\\n"
@@ -307,12 +307,12 @@ test_end_to_end (void)
   g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (rounds, 0), "prompt_tokens"),
                    >, 100);
   g_assert_cmpfloat (json_object_get_double_member (json_array_get_object_element (rounds, 0), "latency_ms"),
-                     >=, 60);
+                     >=, 250);
   plan = json_object_get_object_member (phase1, "plan");
   g_assert_cmpint (json_object_get_int_member (plan, "n_items"), ==, 6);
   g_assert_cmpstr (json_object_get_string_member (plan, "relevant_attr"), ==, "DriveThru");
   g_assert_cmpint (json_object_get_int_member (plan, "n_branches"), ==, 7);
-  g_assert_cmpfloat (json_object_get_double_member (phase1, "latency_ms"), >=, 3 * 60);
+  g_assert_cmpfloat (json_object_get_double_member (phase1, "latency_ms"), >=, 3 * 250);
 
   {
     JsonArray *lwt = json_object_get_array_member (phase2, "expanded_lwt");
@@ -334,7 +334,7 @@ test_end_to_end (void)
                          json_object_get_int_member (e, "item") == 6 ? "reply" : "step");
       }
     /* The expansions ran together: one round of latency, not six. */
-    g_assert_cmpfloat (json_object_get_double_member (phase2, "latency_ms"), <, 3 * 60);
+    g_assert_cmpfloat (json_object_get_double_member (phase2, "latency_ms"), <, 2 * 250);
   }
 
   steps = json_object_get_object_member (phase3, "step_results");
