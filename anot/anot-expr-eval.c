@@ -1817,7 +1817,7 @@ b_isinstance (Eval          *ev,
               AnotExprValue *out)
 {
   AnotExprValue type = a->v[1];
-  gboolean valid;
+  gboolean valid = TRUE;
   gboolean result = FALSE;
 
   if (type.kind == ANOT_EXPR_TUPLE)
