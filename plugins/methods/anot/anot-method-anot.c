@@ -136,6 +136,36 @@ ms_since (gint64 start_us)
   return (g_get_monotonic_time () - start_us) / 1000.0;
 }
 
+/* The dict context of the candidates: megabytes of JSON for 50 items with
+ * their reviews, so it is built while the first exploration call is out
+ * (see phase1_start) or, at the latest, when something needs it. */
+static JsonNode *
+ensure_data (Job *job)
+{
+  if (job->data == NULL)
+    {
+      GHashTableIter iter;
+      gpointer tool;
+
+      job->data = anot_data_context_new (job->candidates);
+      if (job->tools == NULL)
+        return job->data;
+      g_hash_table_iter_init (&iter, job->tools);
+      while (g_hash_table_iter_next (&iter, NULL, &tool))
+        anot_data_tool_set_data (tool, job->data);
+    }
+  return job->data;
+}
+
+static gboolean
+build_data_idle (gpointer user_data)
+{
+  GTask *task = user_data;
+
+  ensure_data (g_task_get_task_data (task));
+  return G_SOURCE_REMOVE;
+}
+
 /* ------------------------------------------------------------------------ *
  * Options
  * ------------------------------------------------------------------------ */
@@ -492,7 +522,7 @@ phase3_start (GTask *task)
 {
   Job *job = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
-  JsonObject *root = json_node_get_object (job->data);
+  JsonObject *root = json_node_get_object (ensure_data (job));
   g_autoptr(JsonNode) query = NULL;
 
   job->phase2_ms = ms_since (job->phase2_start);
@@ -705,7 +735,7 @@ expand_prompt (Job   *job,
                guint  index)
 {
   AnotItem *item = g_ptr_array_index (job->candidates, index);
-  JsonObject *items = json_object_get_object_member (json_node_get_object (job->data), "items");
+  JsonObject *items = json_object_get_object_member (json_node_get_object (ensure_data (job)), "items");
   char key[16];
   JsonObject *record;
   JsonNode *attributes;
@@ -925,6 +955,8 @@ run_tool (Job        *job,
 {
   AnotTool *tool = g_hash_table_lookup (job->tools, tool_name);
   g_autoptr(JsonNode) args = NULL;
+
+  ensure_data (job);
   g_autoptr(JsonNode) result = NULL;
   g_autoptr(GError) error = NULL;
 
@@ -1069,7 +1101,7 @@ phase1_start (GTask *task)
   job->tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   for (guint i = 0; names[i] != NULL; i++)
     {
-      AnotDataTool *tool = anot_data_tool_new (names[i], job->data);
+      AnotDataTool *tool = anot_data_tool_new (names[i], NULL);
 
       anot_data_tool_set_max_value_length (tool, job->options.tool_value_length);
       g_string_append_printf (tools, "  %s(\"path\") — %s\n", names[i],
@@ -1094,6 +1126,7 @@ phase1_start (GTask *task)
   anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_VERBOSE, "P1",
                              "Initial structure: %s", structure);
   explore_next_round (task);
+  g_idle_add_full (G_PRIORITY_LOW, build_data_idle, g_object_ref (task), g_object_unref);
 }
 
 /* ------------------------------------------------------------------------ *
@@ -1147,7 +1180,6 @@ anot_method_anot_rank_async (AnotMethod          *method,
 
   job->system_prompt = anot_llm_prompt (PROMPTS "/system.txt", NULL);
   g_strstrip (job->system_prompt);
-  job->data = anot_data_context_new (candidates);
 
   phase1_start (task);
 }
