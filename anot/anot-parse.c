@@ -1107,9 +1107,15 @@ collect_numbered_list (RankBuilder *rb,
 
       {
         g_autoptr(GMatchInfo) ref = NULL;
+        gboolean found_ref = g_regex_match (re_bracket_ref (), rest, 0, &ref);
 
-        if (g_regex_match (re_bracket_ref (), rest, 0, &ref) ||
-            g_regex_match (re_line_ref (), rest, 0, &ref))
+        if (!found_ref)
+          {
+            /* A failed match still returns its match info. */
+            g_clear_pointer (&ref, g_match_info_free);
+            found_ref = g_regex_match (re_line_ref (), rest, 0, &ref);
+          }
+        if (found_ref)
           {
             g_autofree char *s = g_match_info_fetch (ref, 1);
 
