@@ -928,7 +928,11 @@ test_cli (void)
       g_subprocess_communicate_utf8_async (process, NULL, NULL, on_communicated, &run);
       while (!run.done)
         g_main_context_iteration (NULL, TRUE);
-      g_test_message ("%s: %s", methods[m].method, run.err);
+      {
+        g_autofree char *err = g_strescape (run.err != NULL ? run.err : "", NULL);
+
+        g_test_message ("%s: %s", methods[m].method, err);
+      }
       g_assert_true (g_subprocess_get_if_exited (process));
       g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 0);
 

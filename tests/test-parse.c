@@ -12,6 +12,17 @@
 #include <math.h>
 #include <string.h>
 
+/* For g_test_message(): TAP wants one line per message. */
+static const char *
+one_line (const char *text)
+{
+  static char *last;
+
+  g_free (last);
+  last = g_strescape (text != NULL ? text : "", NULL);
+  return last;
+}
+
 static AnotParseResult *
 check_invariants (AnotParseResult *r,
                   const char      *text,
@@ -102,7 +113,7 @@ test_score_formats (void)
     {
       g_autoptr(AnotParseResult) r = check_invariants (anot_parse_score (ok[i].text, 0, 10), ok[i].text, 0);
 
-      g_test_message ("score: %s", ok[i].text);
+      g_test_message ("score: %s", one_line (ok[i].text));
       g_assert_true (anot_parse_result_get_ok (r));
       g_assert_cmpfloat (anot_parse_result_get_score (r), ==, ok[i].score);
       g_assert_cmpstr (anot_parse_result_get_rule (r), ==, ok[i].rule);
@@ -111,7 +122,7 @@ test_score_formats (void)
     {
       g_autoptr(AnotParseResult) r = check_invariants (anot_parse_score (bad[i].text, 0, 10), bad[i].text, 0);
 
-      g_test_message ("score: %s", bad[i].text);
+      g_test_message ("score: %s", one_line (bad[i].text));
       g_assert_false (anot_parse_result_get_ok (r));
       g_assert_cmpint (anot_parse_result_get_failure (r), ==, bad[i].failure);
     }
@@ -166,7 +177,7 @@ test_ranking_formats (void)
     {
       g_autoptr(AnotParseResult) r = NULL;
 
-      g_test_message ("ranking: %s", cases[i].text);
+      g_test_message ("ranking: %s", one_line (cases[i].text));
       r = check_invariants (anot_parse_ranking (cases[i].text, cases[i].n, NULL, ANOT_PARSE_FLAGS_NONE),
                             cases[i].text, cases[i].n);
       assert_positions (r, cases[i].expected, cases[i].n_expected);
@@ -252,7 +263,7 @@ test_ranking_failures (void)
       g_autoptr(AnotParseResult) r = check_invariants (anot_parse_ranking (cases[i].text, 10, NULL, 0),
                                                        cases[i].text, 10);
 
-      g_test_message ("ranking: %s", cases[i].text);
+      g_test_message ("ranking: %s", one_line (cases[i].text));
       g_assert_cmpint (anot_parse_result_get_failure (r), ==, cases[i].failure);
     }
 }
@@ -319,7 +330,7 @@ test_json (void)
       g_autoptr(AnotParseResult) r = check_invariants (anot_parse_json (ok[i].text), ok[i].text, 0);
       g_autofree char *got = NULL;
 
-      g_test_message ("json: %s", ok[i].text);
+      g_test_message ("json: %s", one_line (ok[i].text));
       if (ok[i].expected == NULL)
         continue;
       g_assert_true (anot_parse_result_get_ok (r));
@@ -536,7 +547,7 @@ test_corpus (void)
               score_ok++;
             else
               g_test_message ("score not read (%s): %.100s",
-                              anot_parse_result_get_message (s), text);
+                              anot_parse_result_get_message (s), one_line (text));
           }
       }
 
@@ -573,7 +584,7 @@ test_corpus (void)
           if (agree)
             robust_agree++;
           else
-            g_test_message ("robust parse differs: %s", text);
+            g_test_message ("robust parse differs: %s", one_line (text));
         }
       else if (g_str_has_prefix (parser, "anot_final_parse"))
         {
