@@ -19,6 +19,8 @@
  */
 #include "config.h"
 
+#define ANOT_EXPR_IMPLEMENTATION
+
 #include "anot-expr-private.h"
 
 #include <math.h>
@@ -76,6 +78,10 @@ typedef gboolean (*EmitFunc) (Eval          *ev,
                               gboolean      *stop);
 
 static gboolean eval (Eval *ev, AnotExprNode *n, AnotExprValue *out);
+static inline gboolean eval_ref (Eval *ev, AnotExprNode *n, AnotExprValue *out, gboolean *owned);
+static inline void release (AnotExprValue v, gboolean owned);
+static const AnotExprValue *subscript_const_str_borrow (Eval *ev, AnotExprNode *n, AnotExprDict *d,
+                                                        AnotExprStr *key);
 static gboolean iterate (Eval *ev, AnotExprValue v, guint offset, EmitFunc emit,
                          gpointer data, gboolean *stop);
 static gboolean order (Eval *ev, AnotExprOp op, AnotExprValue a, AnotExprValue b,
@@ -645,7 +651,7 @@ is_sequence (AnotExprValue v)
   return v.kind == ANOT_EXPR_STR || v.kind == ANOT_EXPR_LIST || v.kind == ANOT_EXPR_TUPLE;
 }
 
-static gboolean
+static G_GNUC_NO_INLINE gboolean
 binary_op (Eval          *ev,
            AnotExprOp     op,
            AnotExprValue  a,
@@ -698,7 +704,7 @@ binary_op (Eval          *ev,
                 "unsupported operand type(s) for %s: '%s' and '%s'", op_symbol (op), tname (a), tname (b));
 }
 
-static gboolean
+static G_GNUC_NO_INLINE gboolean
 unary_op (Eval          *ev,
           AnotExprOp     op,
           AnotExprValue  a,
@@ -758,7 +764,7 @@ apply_cmp (AnotExprOp op,
 }
 
 /* Python's <, <=, >, >= for the orderable kinds. */
-static gboolean
+static G_GNUC_NO_INLINE gboolean
 order (Eval          *ev,
        AnotExprOp     op,
        AnotExprValue  a,
@@ -843,7 +849,7 @@ order (Eval          *ev,
                 op_symbol (op), tname (a), tname (b));
 }
 
-static gboolean
+static G_GNUC_NO_INLINE gboolean
 contains (Eval          *ev,
           AnotExprValue  container,
           AnotExprValue  item,
@@ -915,7 +921,7 @@ identical (AnotExprValue a,
     }
 }
 
-static gboolean
+static G_GNUC_NO_INLINE gboolean
 compare (Eval          *ev,
          AnotExprOp     op,
          AnotExprValue  a,
@@ -967,7 +973,7 @@ compare (Eval          *ev,
  * Subscripts and slices
  * ------------------------------------------------------------------------ */
 
-static gboolean
+static G_GNUC_NO_INLINE gboolean
 subscript (Eval          *ev,
            AnotExprValue  obj,
            AnotExprValue  index,
@@ -1087,7 +1093,7 @@ slice_adjust (gint64  len,
   return 0;
 }
 
-static gboolean
+static G_GNUC_NO_INLINE gboolean
 slice (Eval          *ev,
        AnotExprValue  obj,
        AnotExprValue  lower,
@@ -1400,6 +1406,53 @@ comp_loop (Eval          *ev,
     seq = (AnotExprValue) { .kind = ANOT_EXPR_GENERATOR, .u.gen = c->iter };
   else if (!eval (ev, c->iter, &seq))
     return FALSE;
+
+  if ((seq.kind == ANOT_EXPR_LIST || seq.kind == ANOT_EXPR_TUPLE) && c->target.n_items == 0 &&
+      k + 1 == n->u.comp.n_clauses && n->kind != ANOT_EXPR_NODE_DICTCOMP)
+    {
+      /* The common shape, "elt for x in a_list if cond": the variable
+       * borrows each item from the list, which @seq keeps alive, instead
+       * of taking a reference per item. */
+      guint slot = c->target.slot;
+
+      anot_expr_value_unref (ev->slots[slot]);
+      ev->slots[slot] = ANOT_EXPR_VALUE_NONE;
+      ok = TRUE;
+      for (guint i = 0; i < seq.u.seq->len && !*stop && ok; i++)
+        {
+          gboolean pass = TRUE;
+          AnotExprValue v;
+
+          if (!STEP (ev, c->iter->offset))
+            {
+              ok = FALSE;
+              break;
+            }
+          ev->slots[slot] = seq.u.seq->items[i];
+          for (guint f = 0; f < c->n_ifs && pass; f++)
+            {
+              gboolean owned;
+
+              if (!eval_ref (ev, c->ifs[f], &v, &owned))
+                {
+                  ok = FALSE;
+                  break;
+                }
+              pass = anot_expr_value_truthy (v);
+              release (v, owned);
+            }
+          if (!ok || !pass)
+            continue;
+          if (!eval (ev, n->u.comp.elt, &v))
+            ok = FALSE;
+          else
+            ok = emit (ev, v, data, stop);
+        }
+      ev->slots[slot] = ANOT_EXPR_VALUE_NONE;
+      anot_expr_value_unref (seq);
+      return ok;
+    }
+
   ok = iterate (ev, seq, c->iter->offset, clause_item, &frame, stop);
   anot_expr_value_unref (seq);
   return ok;
@@ -3463,7 +3516,7 @@ check_arity (Eval                  *ev,
 
 #define N_INLINE_ARGS 8
 
-static gboolean
+static G_GNUC_NO_INLINE gboolean
 eval_call (Eval          *ev,
            AnotExprNode  *n,
            AnotExprValue *out)
@@ -3559,7 +3612,7 @@ out:
   return ok;
 }
 
-static gboolean
+static G_GNUC_NO_INLINE gboolean
 eval_attr (Eval          *ev,
            AnotExprNode  *n,
            AnotExprValue *out)
@@ -3598,12 +3651,155 @@ eval_attr (Eval          *ev,
  * Nodes
  * ------------------------------------------------------------------------ */
 
+/* Evaluates @n for reading only: constants, variables and comprehension
+ * variables are borrowed (*owned = FALSE: they outlive the caller's use,
+ * since nothing rebinds them meanwhile), other nodes give a new reference
+ * the caller drops with release(). */
+static inline gboolean
+eval_ref (Eval          *ev,
+          AnotExprNode  *n,
+          AnotExprValue *out,
+          gboolean      *owned)
+{
+  switch (n->kind)
+    {
+    case ANOT_EXPR_NODE_CONST:
+      if (!STEP (ev, n->offset))
+        return FALSE;
+      *out = n->u.constant;
+      *owned = FALSE;
+      return TRUE;
+    case ANOT_EXPR_NODE_LOCAL:
+      if (!STEP (ev, n->offset))
+        return FALSE;
+      *out = ev->slots[n->u.name.slot];
+      *owned = FALSE;
+      return TRUE;
+    case ANOT_EXPR_NODE_GLOBAL:
+      if (!STEP (ev, n->offset))
+        return FALSE;
+      if (!ev->defined[n->u.name.slot])
+        return fail (ev, ANOT_ERROR_EXPR_NAME, n->offset, "name '%s' is not defined", n->u.name.name);
+      *out = ev->globals[n->u.name.slot];
+      *owned = FALSE;
+      return TRUE;
+    case ANOT_EXPR_NODE_SUBSCRIPT:
+      /* e["field"] of a variable: the dict outlives the use, so its value
+       * can be borrowed too. */
+      {
+        AnotExprNode *object = n->u.sub.object;
+        AnotExprNode *index = n->u.sub.index;
+        AnotExprValue d;
+
+        if ((object->kind == ANOT_EXPR_NODE_LOCAL || object->kind == ANOT_EXPR_NODE_GLOBAL) &&
+            index->kind == ANOT_EXPR_NODE_CONST && index->u.constant.kind == ANOT_EXPR_STR)
+          {
+            const AnotExprValue *v;
+            gboolean borrowed;
+
+            if (!STEP (ev, n->offset) || !eval_ref (ev, object, &d, &borrowed) || !STEP (ev, index->offset))
+              return FALSE;
+            if (d.kind == ANOT_EXPR_DICT)
+              {
+                v = subscript_const_str_borrow (ev, n, d.u.d, index->u.constant.u.s);
+                if (v == NULL)
+                  return FALSE;
+                *out = *v;
+                *owned = FALSE;
+                return TRUE;
+              }
+            *owned = TRUE;
+            return subscript (ev, d, index->u.constant, n->offset, out);
+          }
+      }
+      *owned = TRUE;
+      return eval (ev, n, out);
+    case ANOT_EXPR_NODE_UNARY:
+    case ANOT_EXPR_NODE_BINARY:
+    case ANOT_EXPR_NODE_AND:
+    case ANOT_EXPR_NODE_OR:
+    case ANOT_EXPR_NODE_NOT:
+    case ANOT_EXPR_NODE_COMPARE:
+    case ANOT_EXPR_NODE_IFEXP:
+    case ANOT_EXPR_NODE_SLICE:
+    case ANOT_EXPR_NODE_ATTR:
+    case ANOT_EXPR_NODE_CALL:
+    case ANOT_EXPR_NODE_LIST:
+    case ANOT_EXPR_NODE_TUPLE:
+    case ANOT_EXPR_NODE_DICT:
+    case ANOT_EXPR_NODE_GENEXP:
+    case ANOT_EXPR_NODE_LISTCOMP:
+    case ANOT_EXPR_NODE_DICTCOMP:
+    default:
+      *owned = TRUE;
+      return eval (ev, n, out);
+    }
+}
+
+static inline void
+release (AnotExprValue v,
+         gboolean      owned)
+{
+  if (owned)
+    anot_expr_value_unref (v);
+}
+
+/* d[k] for a constant string k, the commonest subscript of a formula
+ * (e["incident_severity"]): the key's position in the last dict is tried
+ * first, so a list of records of the same layout costs one comparison. */
+static G_GNUC_NO_INLINE gboolean
+subscript_const_str (Eval          *ev,
+                     AnotExprNode  *n,
+                     AnotExprDict  *d,
+                     AnotExprStr   *key,
+                     AnotExprValue *out)
+{
+  const AnotExprValue *v = subscript_const_str_borrow (ev, n, d, key);
+
+  if (v == NULL)
+    return FALSE;
+  *out = anot_expr_value_ref (*v);
+  return TRUE;
+}
+
+static const AnotExprValue *
+subscript_const_str_borrow (Eval          *ev,
+                            AnotExprNode  *n,
+                            AnotExprDict  *d,
+                            AnotExprStr   *key)
+{
+  guint hint = (guint) g_atomic_int_get ((gint *) &n->cache);
+  gssize pos = -1;
+
+  if (hint < d->len && d->keys[hint].kind == ANOT_EXPR_STR)
+    {
+      AnotExprStr *k = d->keys[hint].u.s;
+
+      if (k == key || (k->len == key->len && memcmp (k->data, key->data, key->len) == 0))
+        pos = hint;
+    }
+  if (pos < 0)
+    {
+      pos = anot_expr_dict_find_str (d, key);
+      if (pos < 0)
+        {
+          g_autofree char *repr = anot_expr_value_repr ((AnotExprValue) { .kind = ANOT_EXPR_STR, .u.s = key });
+
+          fail (ev, ANOT_ERROR_EXPR_KEY, n->offset, "%s", repr);
+          return NULL;
+        }
+      g_atomic_int_set ((gint *) &n->cache, (gint) pos);
+    }
+  return &d->values[pos];
+}
+
 static gboolean
 eval (Eval          *ev,
       AnotExprNode  *n,
       AnotExprValue *out)
 {
   AnotExprValue a, b;
+  gboolean owned_a, owned_b;
   gboolean ok;
 
   if (!STEP (ev, n->offset))
@@ -3633,16 +3829,16 @@ eval (Eval          *ev,
       return ok;
 
     case ANOT_EXPR_NODE_BINARY:
-      if (!eval (ev, n->u.op.a, &a))
+      if (!eval_ref (ev, n->u.op.a, &a, &owned_a))
         return FALSE;
-      if (!eval (ev, n->u.op.b, &b))
+      if (!eval_ref (ev, n->u.op.b, &b, &owned_b))
         {
-          anot_expr_value_unref (a);
+          release (a, owned_a);
           return FALSE;
         }
       ok = binary_op (ev, n->u.op.op, a, b, n->offset, out);
-      anot_expr_value_unref (a);
-      anot_expr_value_unref (b);
+      release (a, owned_a);
+      release (b, owned_b);
       return ok;
 
     case ANOT_EXPR_NODE_AND:
@@ -3651,20 +3847,15 @@ eval (Eval          *ev,
         {
           gboolean truth;
 
-          if (!eval (ev, n->u.seq.items[i], &a))
+          if (!eval_ref (ev, n->u.seq.items[i], &a, &owned_a))
             return FALSE;
-          if (i + 1 == n->u.seq.n)
+          truth = i + 1 == n->u.seq.n || anot_expr_value_truthy (a) == (n->kind == ANOT_EXPR_NODE_OR);
+          if (truth)
             {
-              *out = a;
+              *out = owned_a ? a : anot_expr_value_ref (a);
               return TRUE;
             }
-          truth = anot_expr_value_truthy (a);
-          if (truth == (n->kind == ANOT_EXPR_NODE_OR))
-            {
-              *out = a;
-              return TRUE;
-            }
-          anot_expr_value_unref (a);
+          release (a, owned_a);
         }
       g_assert_not_reached ();
       return FALSE;
@@ -3677,33 +3868,46 @@ eval (Eval          *ev,
       return TRUE;
 
     case ANOT_EXPR_NODE_COMPARE:
-      if (!eval (ev, n->u.compare.first, &a))
+      if (!eval_ref (ev, n->u.compare.first, &a, &owned_a))
         return FALSE;
       for (guint i = 0; i < n->u.compare.n; i++)
         {
+          AnotExprOp op = n->u.compare.ops[i];
           gboolean result;
 
-          if (!eval (ev, n->u.compare.rest[i], &b))
+          if (!eval_ref (ev, n->u.compare.rest[i], &b, &owned_b))
             {
-              anot_expr_value_unref (a);
+              release (a, owned_a);
               return FALSE;
             }
-          ok = compare (ev, n->u.compare.ops[i], a, b, n->u.compare.rest[i]->offset, &result);
-          anot_expr_value_unref (a);
+          if ((op == ANOT_EXPR_OP_EQ || op == ANOT_EXPR_OP_NE) &&
+              a.kind == ANOT_EXPR_STR && b.kind == ANOT_EXPR_STR)
+            {
+              /* The commonest test of a formula: e["field"] == "value". */
+              result = a.u.s == b.u.s ||
+                       (a.u.s->len == b.u.s->len && memcmp (a.u.s->data, b.u.s->data, a.u.s->len) == 0);
+              if (op == ANOT_EXPR_OP_NE)
+                result = !result;
+              ok = TRUE;
+            }
+          else
+            ok = compare (ev, op, a, b, n->u.compare.rest[i]->offset, &result);
+          release (a, owned_a);
           a = b;
+          owned_a = owned_b;
           if (!ok)
             {
-              anot_expr_value_unref (a);
+              release (a, owned_a);
               return FALSE;
             }
           if (!result)
             {
-              anot_expr_value_unref (a);
+              release (a, owned_a);
               *out = anot_expr_value_bool (FALSE);
               return TRUE;
             }
         }
-      anot_expr_value_unref (a);
+      release (a, owned_a);
       *out = anot_expr_value_bool (TRUE);
       return TRUE;
 
@@ -3719,16 +3923,26 @@ eval (Eval          *ev,
       }
 
     case ANOT_EXPR_NODE_SUBSCRIPT:
-      if (!eval (ev, n->u.sub.object, &a))
+      if (!eval_ref (ev, n->u.sub.object, &a, &owned_a))
         return FALSE;
-      if (!eval (ev, n->u.sub.index, &b))
+      if (a.kind == ANOT_EXPR_DICT && n->u.sub.index->kind == ANOT_EXPR_NODE_CONST &&
+          n->u.sub.index->u.constant.kind == ANOT_EXPR_STR)
         {
-          anot_expr_value_unref (a);
+          if (!STEP (ev, n->u.sub.index->offset))
+            ok = FALSE;
+          else
+            ok = subscript_const_str (ev, n, a.u.d, n->u.sub.index->u.constant.u.s, out);
+          release (a, owned_a);
+          return ok;
+        }
+      if (!eval_ref (ev, n->u.sub.index, &b, &owned_b))
+        {
+          release (a, owned_a);
           return FALSE;
         }
       ok = subscript (ev, a, b, n->offset, out);
-      anot_expr_value_unref (a);
-      anot_expr_value_unref (b);
+      release (a, owned_a);
+      release (b, owned_b);
       return ok;
 
     case ANOT_EXPR_NODE_SLICE:

@@ -16,6 +16,8 @@
  */
 #include "config.h"
 
+#define ANOT_EXPR_IMPLEMENTATION
+
 #include "anot-expr-private.h"
 
 #include <math.h>

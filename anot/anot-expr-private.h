@@ -23,6 +23,16 @@
 
 G_BEGIN_DECLS
 
+/* Exported, so that the unit tests can reach the internals, but bound
+ * inside the library (no PLT indirection on the evaluator's hot paths).
+ * The library's own files define ANOT_EXPR_IMPLEMENTATION; the tests see
+ * ordinary declarations. */
+#ifdef ANOT_EXPR_IMPLEMENTATION
+#define ANOT_EXPR_PRIVATE __attribute__ ((visibility ("protected")))
+#else
+#define ANOT_EXPR_PRIVATE
+#endif
+
 typedef enum {
   ANOT_EXPR_NONE,
   ANOT_EXPR_BOOL,
@@ -122,6 +132,7 @@ anot_expr_value_ref (AnotExprValue v)
   return v;
 }
 
+ANOT_EXPR_PRIVATE
 void anot_expr_value_free_block (AnotExprValue v);
 
 static inline void
@@ -153,56 +164,120 @@ anot_expr_value_bool (gboolean b)
   return (AnotExprValue) { .kind = ANOT_EXPR_BOOL, .u.b = !!b };
 }
 
+ANOT_EXPR_PRIVATE
 AnotExprValue anot_expr_value_new_string   (const char          *str,
                                             gssize               len);
+ANOT_EXPR_PRIVATE
 AnotExprValue anot_expr_value_take_string  (char                *str,
                                             gsize                len);
+ANOT_EXPR_PRIVATE
 AnotExprValue anot_expr_value_new_list     (guint                reserve);
+ANOT_EXPR_PRIVATE
 AnotExprValue anot_expr_value_new_tuple    (guint                reserve);
+ANOT_EXPR_PRIVATE
 AnotExprValue anot_expr_value_new_dict     (void);
 /* Both take the references passed in. */
+ANOT_EXPR_PRIVATE
 void          anot_expr_seq_append         (AnotExprSeq         *seq,
                                             AnotExprValue        item);
+ANOT_EXPR_PRIVATE
 void          anot_expr_dict_set           (AnotExprDict        *dict,
                                             AnotExprValue        key,
                                             AnotExprValue        value);
 /* Borrowed; NULL when absent. */
+ANOT_EXPR_PRIVATE
 AnotExprValue *anot_expr_dict_lookup       (AnotExprDict        *dict,
                                             AnotExprValue        key);
+ANOT_EXPR_PRIVATE
 AnotExprValue *anot_expr_dict_lookup_string (AnotExprDict       *dict,
                                             const char          *key);
 /* Makes a value immortal (and everything it contains): for constants. */
+ANOT_EXPR_PRIVATE
 void          anot_expr_value_make_immortal (AnotExprValue       v);
+/* Frees an immortal value and everything it contains. */
+ANOT_EXPR_PRIVATE
+void          anot_expr_value_free_immortal (AnotExprValue       v);
 
 /* Python's type(v).__name__. */
+ANOT_EXPR_PRIVATE
 const char   *anot_expr_value_type_name    (AnotExprValue        v);
-gboolean      anot_expr_value_truthy       (AnotExprValue        v);
+/* Python's bool(v). */
+static inline gboolean
+anot_expr_value_truthy (AnotExprValue v)
+{
+  switch (v.kind)
+    {
+    case ANOT_EXPR_NONE:
+      return FALSE;
+    case ANOT_EXPR_BOOL:
+      return v.u.b;
+    case ANOT_EXPR_INT:
+      return v.u.i != 0;
+    case ANOT_EXPR_FLOAT:
+      return v.u.f != 0.0;
+    case ANOT_EXPR_STR:
+      return v.u.s->len > 0;
+    case ANOT_EXPR_LIST:
+    case ANOT_EXPR_TUPLE:
+      return v.u.seq->len > 0;
+    case ANOT_EXPR_DICT:
+      return v.u.d->len > 0;
+    case ANOT_EXPR_FUNC:
+    case ANOT_EXPR_MODULE:
+    case ANOT_EXPR_GENERATOR:
+    default:
+      return TRUE;
+    }
+}
 /* Python ==. */
+ANOT_EXPR_PRIVATE
 gboolean      anot_expr_value_equal        (AnotExprValue        a,
                                             AnotExprValue        b);
 /* Python hash() for the hashable kinds; FALSE for list and dict. */
+ANOT_EXPR_PRIVATE
 gboolean      anot_expr_value_hash         (AnotExprValue        v,
                                             guint32             *out);
 /* Python str() and repr(). */
+ANOT_EXPR_PRIVATE
 char         *anot_expr_value_str          (AnotExprValue        v);
+ANOT_EXPR_PRIVATE
 char         *anot_expr_value_repr         (AnotExprValue        v);
 /* Exact comparison of an int and a float: -1, 0, 1, or 2 for NaN. */
+ANOT_EXPR_PRIVATE
 int           anot_expr_compare_int_float  (gint64               i,
                                             double               f);
+ANOT_EXPR_PRIVATE
 const char   *anot_expr_builtin_get_name   (const AnotExprBuiltin *fn);
 /* Code points in a str (cached). */
+ANOT_EXPR_PRIVATE
 gsize         anot_expr_str_n_chars        (AnotExprStr         *s);
 
 /* JSON: objects become dicts, arrays lists, integers ints, other numbers
  * floats.  A NULL node gives None.  Values that JSON cannot hold (builtin
  * functions, non-finite floats) become null and dict keys become strings. */
+ANOT_EXPR_PRIVATE
 AnotExprValue anot_expr_value_from_json    (JsonNode            *node);
+/* The same, sharing the key strings of objects and the short string
+ * values through @keys (char * -> AnotExprValue *, owned by the caller's
+ * table; see anot_expr_key_cache_new()): the records of a list repeat their
+ * keys and their enum values.  Values are immutable, so sharing is safe. */
+ANOT_EXPR_PRIVATE
+AnotExprValue anot_expr_value_from_json_cached (JsonNode        *node,
+                                                GHashTable      *keys);
+ANOT_EXPR_PRIVATE
+GHashTable   *anot_expr_key_cache_new      (void);
+/* Position of @key in @dict, a str the caller has hashed; -1 if absent. */
+ANOT_EXPR_PRIVATE
+gssize        anot_expr_dict_find_str      (AnotExprDict        *dict,
+                                            AnotExprStr         *key);
 JsonNode     *anot_expr_value_to_json      (AnotExprValue        v);
 
 /* Borrowed view of a scope's variable; NULL when unset. */
+ANOT_EXPR_PRIVATE
 AnotExprValue *anot_expr_scope_lookup      (AnotExprScope       *scope,
                                             const char          *name);
 /* Takes the reference passed in. */
+ANOT_EXPR_PRIVATE
 void          anot_expr_scope_take_value   (AnotExprScope       *scope,
                                             const char          *name,
                                             AnotExprValue        value);
@@ -283,6 +358,10 @@ struct _AnotExprNode
   AnotExprNodeKind kind;
   guint offset;           /* bytes into the source, for error positions */
   guint depth;            /* height of the subtree, bounded by the parser */
+  /* SUBSCRIPT by a constant string: where the key was found last time, an
+   * inline cache for dicts of the same layout (read and written with
+   * relaxed atomics: several threads may evaluate one tree). */
+  guint cache;
   union {
     AnotExprValue constant;
     struct {
@@ -362,12 +441,15 @@ struct _AnotExprScope
 };
 
 /* A builtin function, a method or the math module.  See anot-expr-eval.c. */
+ANOT_EXPR_PRIVATE
 const AnotExprBuiltin *anot_expr_builtin_lookup (const char *name);
+ANOT_EXPR_PRIVATE
 const char * const    *anot_expr_builtin_names  (void);
 
 /* A dict whose .get(text, default) returns the value of the first key that
  * occurs in @text, case-insensitively: a lookup table of a Formula Seed.
  * Takes the reference passed in; returns it. */
+ANOT_EXPR_PRIVATE
 AnotExprValue anot_expr_value_make_lookup  (AnotExprValue        dict);
 
 /* What went wrong in a parse or an evaluation, before it becomes a
@@ -388,24 +470,29 @@ typedef struct {
  * whose blocks are in @allocs too), resolves comprehension variables to
  * slots and appends the free names (borrowed from @allocs) to @free_names
  * in order of first use. */
+ANOT_EXPR_PRIVATE
 AnotExprNode *anot_expr_parse_tree         (const char          *source,
                                             GPtrArray           *allocs,
                                             guint               *n_slots,
                                             GPtrArray           *free_names,
                                             AnotExprFailure     *failure);
 
+ANOT_EXPR_PRIVATE
 void          anot_expr_failure_clear      (AnotExprFailure     *failure);
 
 /* Evaluates @self in @scope.  On success, *result holds a new reference.
  * On failure, @failure is filled in (when not NULL). */
+ANOT_EXPR_PRIVATE
 gboolean      anot_expr_eval_value         (AnotExpr            *self,
                                             AnotExprScope       *scope,
                                             AnotExprValue       *result,
                                             AnotExprFailure     *failure);
 /* "formula “name”, column 12: NameError: ..." from a failure. */
+ANOT_EXPR_PRIVATE
 GError       *anot_expr_failure_to_error   (AnotExpr            *self,
                                             const AnotExprFailure *failure);
 /* 1-based line and column (in characters) of a byte offset. */
+ANOT_EXPR_PRIVATE
 void          anot_expr_offset_to_position (const char          *source,
                                             guint                offset,
                                             guint               *line,

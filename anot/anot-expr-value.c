@@ -8,6 +8,8 @@
  */
 #include "config.h"
 
+#define ANOT_EXPR_IMPLEMENTATION
+
 #include "anot-expr-private.h"
 
 #include <math.h>
@@ -138,6 +140,28 @@ anot_expr_value_make_immortal (AnotExprValue v)
         anot_expr_value_make_immortal (v.u.d->keys[i]);
         anot_expr_value_make_immortal (v.u.d->values[i]);
       }
+}
+
+void
+anot_expr_value_free_immortal (AnotExprValue v)
+{
+  if (!anot_expr_kind_is_refcounted (v.kind))
+    return;
+  if (v.kind == ANOT_EXPR_LIST || v.kind == ANOT_EXPR_TUPLE)
+    for (guint i = 0; i < v.u.seq->len; i++)
+      anot_expr_value_free_immortal (v.u.seq->items[i]);
+  else if (v.kind == ANOT_EXPR_DICT)
+    for (guint i = 0; i < v.u.d->len; i++)
+      {
+        anot_expr_value_free_immortal (v.u.d->keys[i]);
+        anot_expr_value_free_immortal (v.u.d->values[i]);
+      }
+  /* The children are gone: keep free_block from visiting them. */
+  if (v.kind == ANOT_EXPR_LIST || v.kind == ANOT_EXPR_TUPLE)
+    v.u.seq->len = 0;
+  else if (v.kind == ANOT_EXPR_DICT)
+    v.u.d->len = 0;
+  anot_expr_value_free_block (v);
 }
 
 void
@@ -337,32 +361,6 @@ anot_expr_value_equal (AnotExprValue a,
     }
 }
 
-gboolean
-anot_expr_value_truthy (AnotExprValue v)
-{
-  switch (v.kind)
-    {
-    case ANOT_EXPR_NONE:
-      return FALSE;
-    case ANOT_EXPR_BOOL:
-      return v.u.b;
-    case ANOT_EXPR_INT:
-      return v.u.i != 0;
-    case ANOT_EXPR_FLOAT:
-      return v.u.f != 0.0;
-    case ANOT_EXPR_STR:
-      return v.u.s->len > 0;
-    case ANOT_EXPR_LIST:
-    case ANOT_EXPR_TUPLE:
-      return v.u.seq->len > 0;
-    case ANOT_EXPR_DICT:
-      return v.u.d->len > 0;
-    case ANOT_EXPR_FUNC:
-    case ANOT_EXPR_MODULE:
-    default:
-      return TRUE;
-    }
-}
 
 /* ------------------------------------------------------------------------ *
  * Dicts
@@ -650,6 +648,138 @@ anot_expr_value_str (AnotExprValue v)
 /* ------------------------------------------------------------------------ *
  * JSON
  * ------------------------------------------------------------------------ */
+
+static void
+key_cache_free (gpointer data)
+{
+  AnotExprValue *v = data;
+
+  anot_expr_value_unref (*v);
+  g_free (v);
+}
+
+GHashTable *
+anot_expr_key_cache_new (void)
+{
+  return g_hash_table_new_full (g_str_hash, g_str_equal, NULL, key_cache_free);
+}
+
+/* Appends without looking for an equal key: the members of a JSON object
+ * are distinct. */
+static void
+dict_append_unique (AnotExprDict  *dict,
+                    AnotExprValue  key,
+                    AnotExprValue  value)
+{
+  guint32 hash = 0;
+
+  if (dict->len == dict->alloc)
+    {
+      dict->alloc = MAX (8, dict->alloc * 2);
+      dict->keys = g_renew (AnotExprValue, dict->keys, dict->alloc);
+      dict->values = g_renew (AnotExprValue, dict->values, dict->alloc);
+    }
+  dict->keys[dict->len] = key;
+  dict->values[dict->len] = value;
+  dict->len++;
+  anot_expr_value_hash (key, &hash);
+  if (dict->index != NULL && dict->len * 2 + 2 <= dict->index_size)
+    dict_index_insert (dict, hash, dict->len - 1);
+  else if (dict->len > DICT_INDEX_MIN)
+    dict_rebuild_index (dict);
+}
+
+typedef struct {
+  AnotExprDict *dict;
+  GHashTable *keys;
+} CachedMembers;
+
+static void
+add_cached_member (JsonObject  *object,
+                   const char  *name,
+                   JsonNode    *child,
+                   gpointer     user_data)
+{
+  CachedMembers *data = user_data;
+  AnotExprValue *key = g_hash_table_lookup (data->keys, name);
+
+  if (key == NULL)
+    {
+      key = g_new (AnotExprValue, 1);
+      *key = anot_expr_value_new_string (name, -1);
+      /* The table's key is the string's own bytes. */
+      g_hash_table_insert (data->keys, key->u.s->data, key);
+    }
+  dict_append_unique (data->dict, anot_expr_value_ref (*key),
+                      anot_expr_value_from_json_cached (child, data->keys));
+}
+
+AnotExprValue
+anot_expr_value_from_json_cached (JsonNode   *node,
+                                  GHashTable *keys)
+{
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    {
+      AnotExprValue d = anot_expr_value_new_dict ();
+      CachedMembers data = { d.u.d, keys };
+
+      /* In document order, without the list json_object_get_members()
+       * would allocate. */
+      json_object_foreach_member (json_node_get_object (node), add_cached_member, &data);
+      return d;
+    }
+  if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+      guint n = json_array_get_length (array);
+      AnotExprValue l = anot_expr_value_new_list (n);
+
+      for (guint i = 0; i < n; i++)
+        anot_expr_seq_append (l.u.seq, anot_expr_value_from_json_cached (json_array_get_element (array, i), keys));
+      return l;
+    }
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    {
+      /* Short strings repeat too (enum values): share them as well. */
+      const char *text = json_node_get_string (node);
+      AnotExprValue *v;
+
+      if (strlen (text) > 64)
+        return anot_expr_value_new_string (text, -1);
+      v = g_hash_table_lookup (keys, text);
+      if (v == NULL)
+        {
+          v = g_new (AnotExprValue, 1);
+          *v = anot_expr_value_new_string (text, -1);
+          g_hash_table_insert (keys, v->u.s->data, v);
+        }
+      return anot_expr_value_ref (*v);
+    }
+  return anot_expr_value_from_json (node);
+}
+
+gssize
+anot_expr_dict_find_str (AnotExprDict *dict,
+                         AnotExprStr  *key)
+{
+  guint32 hash = str_hash (key);
+
+  if (dict->index == NULL)
+    {
+      for (guint i = 0; i < dict->len; i++)
+        {
+          AnotExprValue k = dict->keys[i];
+
+          if (k.kind == ANOT_EXPR_STR &&
+              (k.u.s == key ||
+               (k.u.s->len == key->len && str_hash (k.u.s) == hash &&
+                memcmp (k.u.s->data, key->data, key->len) == 0)))
+            return i;
+        }
+      return -1;
+    }
+  return dict_find (dict, (AnotExprValue) { .kind = ANOT_EXPR_STR, .u.s = key }, hash);
+}
 
 AnotExprValue
 anot_expr_value_from_json (JsonNode *node)

@@ -4,6 +4,8 @@
  */
 #include "config.h"
 
+#define ANOT_EXPR_IMPLEMENTATION
+
 #include "anot-expr.h"
 #include "anot-expr-private.h"
 
@@ -658,6 +660,23 @@ anot_expr_scope_set_builtins (AnotExprScope      *self,
   g_clear_pointer (&self->builtins, g_hash_table_unref);
   if (names == NULL)
     return;
+  if (names == anot_expr_get_original_builtins ())
+    {
+      /* One table for every scope of the original's mode (a Formula Seed
+       * makes one scope per item). */
+      static GHashTable *original = NULL;
+
+      if (g_once_init_enter (&original))
+        {
+          GHashTable *table = g_hash_table_new (g_str_hash, g_str_equal);
+
+          for (guint i = 0; names[i] != NULL; i++)
+            g_hash_table_add (table, (gpointer) names[i]);
+          g_once_init_leave (&original, table);
+        }
+      self->builtins = g_hash_table_ref (original);
+      return;
+    }
   self->builtins = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; names[i] != NULL; i++)
     if (anot_expr_builtin_lookup (names[i]) != NULL)

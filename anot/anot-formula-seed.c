@@ -4,6 +4,8 @@
  */
 #include "config.h"
 
+#define ANOT_EXPR_IMPLEMENTATION
+
 #include "anot-formula-seed.h"
 
 #include <string.h>
@@ -65,6 +67,7 @@ typedef struct {
   char *source_field;
   JsonNode *mapping;
   JsonNode *default_value;  /* nullable */
+  AnotExprValue table;      /* the mapping, immortal: shared by all scopes */
 } Lookup;
 
 struct _AnotFormulaSeed
@@ -137,6 +140,7 @@ lookup_free (gpointer data)
   g_free (l->source_field);
   g_clear_pointer (&l->mapping, json_node_unref);
   g_clear_pointer (&l->default_value, json_node_unref);
+  anot_expr_value_free_immortal (l->table);
   g_free (l);
 }
 
@@ -460,6 +464,8 @@ load_assemblies_and_lookups (AnotFormulaSeed  *self,
           l->name = g_strdup (name);
           l->source_field = g_strdup (source);
           l->mapping = json_node_copy (mapping);
+          l->table = anot_expr_value_make_lookup (anot_expr_value_from_json (mapping));
+          anot_expr_value_make_immortal (l->table);
           if (json_object_has_member (object, "default"))
             l->default_value = json_node_copy (json_object_get_member (object, "default"));
           g_ptr_array_add (self->lookups, l);
@@ -1504,11 +1510,11 @@ anot_formula_seed_make_extraction (AnotFormulaSeed *self,
 }
 
 static AnotExprValue
-assemble (Assembly  *a,
-          JsonArray *extractions)
+assemble (Assembly      *a,
+          AnotExprValue  extractions)
 {
   const char *member = a->source_field;
-  guint n = extractions != NULL ? json_array_get_length (extractions) : 0;
+  guint n = extractions.u.seq->len;
   AnotExprValue list = anot_expr_value_new_list (n);
 
   if (strcmp (member, "stars") == 0)
@@ -1519,10 +1525,10 @@ assemble (Assembly  *a,
     member = "_year";
   for (guint i = 0; i < n; i++)
     {
-      JsonNode *e = json_array_get_element (extractions, i);
-      JsonNode *v = JSON_NODE_HOLDS_OBJECT (e) ? json_object_get_member (json_node_get_object (e), member) : NULL;
+      AnotExprValue e = extractions.u.seq->items[i];
+      AnotExprValue *v = e.kind == ANOT_EXPR_DICT ? anot_expr_dict_lookup_string (e.u.d, member) : NULL;
 
-      anot_expr_seq_append (list.u.seq, anot_expr_value_from_json (v));
+      anot_expr_seq_append (list.u.seq, v != NULL ? anot_expr_value_ref (*v) : ANOT_EXPR_VALUE_NONE);
     }
   return list;
 }
@@ -1551,6 +1557,141 @@ lookup_initial (Lookup     *l,
 }
 
 /**
+ * anot_formula_seed_new_scope:
+ * @self: an #AnotFormulaSeed
+ * @extractions: (nullable): the item's extractions, from
+ *   anot_formula_seed_make_extraction(), in review order
+ * @categories: (nullable): the item's categories string, the formulas'
+ *   `restaurant_category`
+ * @original: restrict the builtins to the original framework's namespace
+ *   (anot_expr_get_original_builtins())
+ *
+ * The namespace the compute DAG of one item reads: `extractions`,
+ * `restaurant_category`, each array of `array_assemblies` (a list over the
+ * extractions of one field, or of `_stars`, `_useful`, `_year` for
+ * `stars`, `useful`, `year`) and each lookup of `lookups` by name (its
+ * mapping, whose `.get(text, default)` returns the value of the first key
+ * occurring in @text, ignoring case).  anot_formula_seed_evaluate() then
+ * adds the steps.
+ *
+ * Returns: (transfer full): a new scope
+ */
+AnotExprScope *
+anot_formula_seed_new_scope (AnotFormulaSeed *self,
+                             JsonArray       *extractions,
+                             const char      *categories,
+                             gboolean         original)
+{
+  AnotExprScope *scope;
+  AnotExprValue list;
+  guint n;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  scope = anot_expr_scope_new ();
+  if (original)
+    anot_expr_scope_set_builtins (scope, anot_expr_get_original_builtins ());
+
+  n = extractions != NULL ? json_array_get_length (extractions) : 0;
+  list = anot_expr_value_new_list (n);
+  if (n > 0)
+    {
+      /* The records repeat their keys: one string per key name. */
+      g_autoptr(GHashTable) keys = anot_expr_key_cache_new ();
+
+      for (guint i = 0; i < n; i++)
+        anot_expr_seq_append (list.u.seq, anot_expr_value_from_json_cached (json_array_get_element (extractions, i), keys));
+    }
+  for (guint i = 0; i < self->assemblies->len; i++)
+    anot_expr_scope_take_value (scope, ((Assembly *) self->assemblies->pdata[i])->name,
+                                assemble (self->assemblies->pdata[i], list));
+  anot_expr_scope_take_value (scope, EXTRACTIONS, list);
+  anot_expr_scope_take_value (scope, CATEGORIES, anot_expr_value_new_string (categories != NULL ? categories : "", -1));
+  for (guint i = 0; i < self->lookups->len; i++)
+    {
+      Lookup *l = self->lookups->pdata[i];
+
+      anot_expr_scope_take_value (scope, l->name, l->table);
+    }
+  return scope;
+}
+
+/* Runs step @i in @scope; on success *value holds the result (a new
+ * reference) and the scope has it, unless a lookup shadows the step. */
+static gboolean
+run_step (AnotFormulaSeed *self,
+          guint            i,
+          AnotExprScope   *scope,
+          gboolean         original,
+          AnotExprValue   *value,
+          AnotExprFailure *failure)
+{
+  Step *s = self->steps->pdata[i];
+  gboolean shadowed = find_lookup (self, s->name) != NULL;
+
+  if (anot_expr_eval_value (s->expr, scope, value, failure))
+    {
+      if (!shadowed)
+        anot_expr_scope_take_value (scope, s->name, anot_expr_value_ref (*value));
+      return TRUE;
+    }
+  if (original)
+    {
+      *value = s->is_aggregate ? anot_expr_value_int (0) : anot_expr_value_float (0.0);
+      if (!shadowed)
+        anot_expr_scope_take_value (scope, s->name, *value);
+    }
+  else
+    {
+      *value = ANOT_EXPR_VALUE_NONE;
+      if (!shadowed)
+        anot_expr_scope_remove (scope, s->name);
+    }
+  return FALSE;
+}
+
+/**
+ * anot_formula_seed_evaluate:
+ * @self: an #AnotFormulaSeed
+ * @scope: a scope from anot_formula_seed_new_scope()
+ * @original: a failed step takes the value 0 (`is_aggregate` steps) or
+ *   0.0 and the evaluation goes on, as in the original framework's
+ *   executor; otherwise it leaves its name undefined, so the steps that
+ *   read it fail too (with a `NameError`)
+ *
+ * Evaluates the compute DAG in order, each step's value stored in @scope
+ * under its name (except a step named like a lookup: the lookup shadows it
+ * in formulas, as in the original).  No step's failure stops the others.
+ * anot_formula_seed_compute() does the same and also records a trace.
+ *
+ * Returns: the number of steps that failed
+ */
+guint
+anot_formula_seed_evaluate (AnotFormulaSeed *self,
+                            AnotExprScope   *scope,
+                            gboolean         original)
+{
+  guint failed = 0;
+
+  g_return_val_if_fail (self != NULL, 0);
+  g_return_val_if_fail (scope != NULL, 0);
+
+  for (guint i = 0; i < self->steps->len; i++)
+    {
+      AnotExprFailure failure = { 0 };
+      AnotExprValue value;
+
+      if (!run_step (self, i, scope, original, &value, &failure))
+        {
+          failed++;
+          anot_expr_failure_clear (&failure);
+        }
+      anot_expr_value_unref (value);
+    }
+  return failed;
+}
+
+/**
  * anot_formula_seed_compute:
  * @self: an #AnotFormulaSeed
  * @extractions: (nullable): the item's extractions, from
@@ -1563,13 +1704,8 @@ lookup_initial (Lookup     *l,
  *   evaluation goes on
  * @n_failed: (out) (optional): the number of steps that failed
  *
- * The COMPUTE of Phase 2: evaluates the compute DAG in order.  The formulas
- * read `extractions`, `restaurant_category`, each array of
- * `array_assemblies` (a list over the extractions of one field, or of
- * `_stars`, `_useful`, `_year` for `stars`, `useful`, `year`), each lookup
- * of `lookups` by name (its mapping, whose `.get(text, default)` returns the
- * value of the first key occurring in @text; a lookup shadows a step of the
- * same name inside formulas), and the steps before them.
+ * The COMPUTE of Phase 2: anot_formula_seed_new_scope() and
+ * anot_formula_seed_evaluate(), with a trace.
  *
  * A step that fails is recorded with its error and never stops the others.
  * Unless @original is set, a failed step leaves its name undefined, so steps
@@ -1592,8 +1728,8 @@ anot_formula_seed_compute (AnotFormulaSeed *self,
                            gboolean         original,
                            guint           *n_failed)
 {
-  g_autoptr(AnotExprScope) scope = anot_expr_scope_new ();
-  g_autoptr(JsonObject) results = json_object_new ();
+  g_autoptr(AnotExprScope) scope = NULL;
+  g_autofree JsonNode **results = NULL;
   JsonObject *trace = json_object_new ();
   JsonArray *steps = json_array_new ();
   JsonObject *outputs = json_object_new ();
@@ -1601,88 +1737,60 @@ anot_formula_seed_compute (AnotFormulaSeed *self,
 
   g_return_val_if_fail (self != NULL, NULL);
 
-  if (original)
-    anot_expr_scope_set_builtins (scope, anot_expr_get_original_builtins ());
-
-  {
-    AnotExprValue list = anot_expr_value_new_list (extractions != NULL ? json_array_get_length (extractions) : 0);
-
-    for (guint i = 0; extractions != NULL && i < json_array_get_length (extractions); i++)
-      anot_expr_seq_append (list.u.seq, anot_expr_value_from_json (json_array_get_element (extractions, i)));
-    anot_expr_scope_take_value (scope, EXTRACTIONS, list);
-  }
-  anot_expr_scope_take_value (scope, CATEGORIES, anot_expr_value_new_string (categories != NULL ? categories : "", -1));
-  for (guint i = 0; i < self->assemblies->len; i++)
-    {
-      Assembly *a = self->assemblies->pdata[i];
-
-      anot_expr_scope_take_value (scope, a->name, assemble (a, extractions));
-    }
-  for (guint i = 0; i < self->lookups->len; i++)
-    {
-      Lookup *l = self->lookups->pdata[i];
-
-      anot_expr_scope_take_value (scope, l->name,
-                                  anot_expr_value_make_lookup (anot_expr_value_from_json (l->mapping)));
-      json_object_set_member (results, l->name, lookup_initial (l, categories));
-    }
+  scope = anot_formula_seed_new_scope (self, extractions, categories, original);
+  results = g_new0 (JsonNode *, self->steps->len);
 
   for (guint i = 0; i < self->steps->len; i++)
     {
       Step *s = self->steps->pdata[i];
-      gboolean shadowed = find_lookup (self, s->name) != NULL;
       JsonObject *entry = json_object_new ();
       AnotExprFailure failure = { 0 };
       AnotExprValue value;
 
       json_object_set_string_member (entry, "name", s->name);
-      if (anot_expr_eval_value (s->expr, scope, &value, &failure))
+      if (run_step (self, i, scope, original, &value, &failure))
         {
-          json_object_set_member (entry, "value", anot_expr_value_to_json (value));
+          results[i] = anot_expr_value_to_json (value);
+          json_object_set_member (entry, "value", json_node_ref (results[i]));
           json_object_set_null_member (entry, "error");
-          json_object_set_member (results, s->name, anot_expr_value_to_json (value));
-          if (shadowed)
-            anot_expr_value_unref (value);
-          else
-            anot_expr_scope_take_value (scope, s->name, value);
         }
       else
         {
           g_autoptr(GError) error = anot_expr_failure_to_error (s->expr, &failure);
           guint line, column;
-          AnotExprValue fallback = s->is_aggregate ? anot_expr_value_int (0) : anot_expr_value_float (0.0);
 
           failed++;
           anot_expr_offset_to_position (s->formula, failure.offset, &line, &column);
-          if (original)
-            {
-              json_object_set_member (entry, "value", anot_expr_value_to_json (fallback));
-              json_object_set_member (results, s->name, anot_expr_value_to_json (fallback));
-              if (!shadowed)
-                anot_expr_scope_take_value (scope, s->name, fallback);
-            }
-          else
-            {
-              json_object_set_null_member (entry, "value");
-              json_object_set_null_member (results, s->name);
-              if (!shadowed)
-                anot_expr_scope_remove (scope, s->name);
-            }
+          results[i] = original ? anot_expr_value_to_json (value) : json_node_new (JSON_NODE_NULL);
+          json_object_set_member (entry, "value", json_node_ref (results[i]));
           json_object_set_string_member (entry, "error", failure.message);
           json_object_set_string_member (entry, "message", error->message);
           json_object_set_int_member (entry, "column", column);
           anot_expr_failure_clear (&failure);
         }
+      anot_expr_value_unref (value);
       json_array_add_object_element (steps, entry);
     }
 
   for (guint i = 0; self->output_fields[i] != NULL; i++)
     {
-      JsonNode *v = json_object_get_member (results, self->output_fields[i]);
+      const char *name = self->output_fields[i];
+      JsonNode *v = NULL;
 
-      json_object_set_member (outputs, self->output_fields[i],
-                              v != NULL ? json_node_copy (v) : json_node_new (JSON_NODE_NULL));
+      /* The last step of that name, else the lookup's initial value. */
+      for (guint k = self->steps->len; k > 0 && v == NULL; k--)
+        if (strcmp (((Step *) self->steps->pdata[k - 1])->name, name) == 0)
+          v = json_node_ref (results[k - 1]);
+      if (v == NULL)
+        {
+          Lookup *l = find_lookup (self, name);
+
+          v = l != NULL ? lookup_initial (l, categories) : json_node_new (JSON_NODE_NULL);
+        }
+      json_object_set_member (outputs, name, v);
     }
+  for (guint i = 0; i < self->steps->len; i++)
+    json_node_unref (results[i]);
 
   json_object_set_array_member (trace, "steps", steps);
   json_object_set_object_member (trace, "outputs", outputs);

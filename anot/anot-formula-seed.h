@@ -73,6 +73,13 @@ JsonObject         *anot_formula_seed_make_extraction            (AnotFormulaSee
                                                                   double            review_stars,
                                                                   gint64            review_useful,
                                                                   guint            *n_invalid);
+AnotExprScope      *anot_formula_seed_new_scope                  (AnotFormulaSeed  *self,
+                                                                  JsonArray        *extractions,
+                                                                  const char       *categories,
+                                                                  gboolean          original);
+guint               anot_formula_seed_evaluate                   (AnotFormulaSeed  *self,
+                                                                  AnotExprScope    *scope,
+                                                                  gboolean          original);
 JsonObject         *anot_formula_seed_compute                    (AnotFormulaSeed  *self,
                                                                   JsonArray        *extractions,
                                                                   const char       *categories,
