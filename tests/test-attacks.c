@@ -1557,10 +1557,17 @@ run_cli (char       **out_stdout,
                                                 &stderr_text, &error));
   g_assert_no_error (error);
   g_assert_true (g_subprocess_get_if_exited (process));
+  /* The callers reuse their variables: replace what they held. */
   if (out_stdout != NULL)
-    *out_stdout = g_steal_pointer (&stdout_text);
+    {
+      g_free (*out_stdout);
+      *out_stdout = g_steal_pointer (&stdout_text);
+    }
   if (out_stderr != NULL)
-    *out_stderr = g_steal_pointer (&stderr_text);
+    {
+      g_free (*out_stderr);
+      *out_stderr = g_steal_pointer (&stderr_text);
+    }
   return g_subprocess_get_exit_status (process);
 }
 
