@@ -496,6 +496,81 @@ test_plan_call (gconstpointer data)
     }
 }
 
+/* Adaptive truncation: a prompt the model cannot take (HTTP 400 naming the
+ * context length) is sent again with one review less per item, down to
+ * none; then the error stands. */
+static void
+test_context_overflow (gconstpointer data)
+{
+  const MethodCase *mc = data;
+  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  guint most = 0;
+  const char *reply = g_str_equal (mc->method, "listwise") ? "[2] > [1]" : "ANSWER: 2, 1";
+
+  for (guint i = 0; i < c->len; i++)
+    most = MAX (most, anot_item_get_n_reviews (g_ptr_array_index (c, i)));
+  g_assert_cmpuint (most, >=, 3);
+
+  /* Twice too long, then it fits. */
+  {
+    g_auto(Llm) llm = { 0 };
+    g_autofree char *overflow = g_strdup_printf ("{\"match\": \"%s\", \"fault\": \"400\", \"times\": 2, "
+                                                 "\"reply\": \"%s\", "
+                                                 "\"error\": \"This model's maximum context length is 1000 "
+                                                 "tokens (context_length_exceeded)\"},%s",
+                                                 mc->answer_marker, reply, mc->extra != NULL ? mc->extra : "");
+    g_autofree char *rules = rules_answer (mc, reply, overflow);
+    g_autoptr(AnotRanking) ranking = NULL;
+    g_autoptr(GError) error = NULL;
+    JsonObject *trace;
+    JsonArray *calls;
+    gint64 previous = G_MAXINT64;
+    guint answers = 0;
+
+    llm_start (&llm, rules);
+    ranking = rank (&llm, mc->method, get_demo (), c, 5, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (anot_ranking_get_length (ranking), >=, 2);
+    g_assert_cmpuint (anot_ranking_get_index (ranking, 0), ==, 1);
+    g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, mc->calls_10 + 2);
+    trace = trace_of (ranking);
+    g_assert_cmpint (json_object_get_int_member (trace, "truncation_retries"), ==, 2);
+    g_assert_cmpint (json_object_get_int_member (trace, "final_max_reviews"), ==, most - 2);
+    g_assert_cmpint (json_object_get_int_member (trace, "n_failed_calls"), ==, 2);
+    /* Each answer prompt shorter than the one before. */
+    calls = json_object_get_array_member (trace, "calls");
+    for (guint i = 0; i < json_array_get_length (calls); i++)
+      {
+        JsonObject *call = json_array_get_object_element (calls, i);
+        const char *phase = json_object_get_string_member (call, "phase");
+
+        if (g_str_equal (phase, "plan") || g_str_equal (phase, "sql") || g_str_equal (phase, "repair"))
+          continue;
+        g_assert_cmpint (json_object_get_int_member (call, "prompt_chars"), <, previous);
+        previous = json_object_get_int_member (call, "prompt_chars");
+        answers++;
+      }
+    g_assert_cmpuint (answers, ==, 3);
+  }
+
+  /* Always too long: every review dropped, then the error. */
+  {
+    g_auto(Llm) llm = { 0 };
+    g_autofree char *overflow = g_strdup_printf ("{\"match\": \"%s\", \"fault\": \"400\", "
+                                                 "\"error\": \"Input too long for this model\"},%s",
+                                                 mc->answer_marker, mc->extra != NULL ? mc->extra : "");
+    g_autofree char *rules = rules_answer (mc, reply, overflow);
+    g_autoptr(AnotRanking) ranking = NULL;
+    g_autoptr(GError) error = NULL;
+
+    llm_start (&llm, rules);
+    ranking = rank (&llm, mc->method, get_demo (), c, 5, &error);
+    g_assert_null (ranking);
+    g_assert_error (error, ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST);
+    g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, mc->calls_10 + most);
+  }
+}
+
 /* ------------------------------------------------------------------------
  * listwise
  * --------------------------------------------------------------------- */
@@ -980,6 +1055,11 @@ main (int argc, char **argv)
       g_test_add_data_func (p3, &cases[i], test_unparseable);
       g_test_add_data_func (p4, &cases[i], test_faults);
       g_test_add_data_func (p5, &cases[i], test_calls);
+      {
+        g_autofree char *p7 = g_strdup_printf ("/baselines/%s/context-overflow", cases[i].method);
+
+        g_test_add_data_func (p7, &cases[i], test_context_overflow);
+      }
       if (g_str_equal (cases[i].method, "ps") || g_str_equal (cases[i].method, "plan_act"))
         {
           g_autofree char *p6 = g_strdup_printf ("/baselines/%s/plan-call", cases[i].method);
@@ -994,6 +1074,7 @@ main (int argc, char **argv)
   g_test_add_func ("/baselines/listwise/defense", test_listwise_defense);
   g_test_add_data_func ("/baselines/listwise/faults", &listwise_case, test_faults);
   g_test_add_data_func ("/baselines/listwise/calls", &listwise_case, test_calls);
+  g_test_add_data_func ("/baselines/listwise/context-overflow", &listwise_case, test_context_overflow);
 
   g_test_add_func ("/baselines/weaver/selects", test_weaver_selects);
   g_test_add_func ("/baselines/weaver/hostile-sql", test_weaver_hostile);

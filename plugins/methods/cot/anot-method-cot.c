@@ -25,6 +25,8 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (AnotMethodCot, anot_method_cot, G_TYPE_OBJECT,
                                 G_IMPLEMENT_INTERFACE_DYNAMIC (ANOT_TYPE_METHOD,
                                                                anot_method_cot_method_iface_init))
 
+static void send_answer (GTask *task);
+
 static void
 on_answer (GObject      *source,
            GAsyncResult *result,
@@ -41,6 +43,11 @@ on_answer (GObject      *source,
   completion = anot_llm_job_complete_finish (job, result, &record, &error);
   if (completion == NULL)
     {
+      if (anot_llm_error_is_context_overflow (error) && anot_llm_job_shrink_reviews (job, NULL))
+        {
+          send_answer (g_steal_pointer (&task));
+          return;
+        }
       g_prefix_error (&error, "cot: ");
       g_task_return_error (task, g_steal_pointer (&error));
       return;
@@ -53,34 +60,25 @@ on_answer (GObject      *source,
   g_task_return_pointer (task, anot_llm_job_ranking_from_parse (job, parse, text), g_object_unref);
 }
 
+/* Takes the caller's reference to @task. */
 static void
-anot_method_cot_rank_async (AnotMethod          *method,
-                            AnotRequest         *request,
-                            GPtrArray           *candidates,
-                            guint                k,
-                            AnotMethodContext   *context,
-                            GCancellable        *cancellable,
-                            GAsyncReadyCallback  callback,
-                            gpointer             user_data)
+send_answer (GTask *task)
 {
-  g_autoptr(GTask) task = g_task_new (method, cancellable, callback, user_data);
-  AnotLlmJob *job = anot_llm_job_new ("cot", request, candidates, k, context, cancellable);
+  AnotLlmJob *job = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
   g_autofree char *data = NULL;
   g_autofree char *task_text = NULL;
   g_autofree char *instruction = NULL;
-  g_autofree char *n = g_strdup_printf ("%u", candidates->len);
+  g_autofree char *n = g_strdup_printf ("%u", anot_llm_job_get_candidates (job)->len);
   g_autofree char *system_base = NULL;
   g_autofree char *system_prompt = NULL;
   g_autofree char *prompt = NULL;
-
-  g_task_set_source_tag (task, anot_method_cot_rank_async);
-  g_task_set_task_data (task, job, (GDestroyNotify) anot_llm_job_free);
 
   data = anot_llm_job_format_candidates (job, "candidates", NULL, &error);
   if (data == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
       return;
     }
   task_text = anot_llm_job_task (job, PROMPTS);
@@ -94,7 +92,25 @@ anot_method_cot_rank_async (AnotMethod          *method,
                             NULL);
 
   anot_llm_job_complete_async (job, "answer", ANOT_DEFAULT_ROLE, system_prompt, prompt,
-                               on_answer, g_steal_pointer (&task));
+                               on_answer, task);
+}
+
+static void
+anot_method_cot_rank_async (AnotMethod          *method,
+                            AnotRequest         *request,
+                            GPtrArray           *candidates,
+                            guint                k,
+                            AnotMethodContext   *context,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  GTask *task = g_task_new (method, cancellable, callback, user_data);
+  AnotLlmJob *job = anot_llm_job_new ("cot", request, candidates, k, context, cancellable);
+
+  g_task_set_source_tag (task, anot_method_cot_rank_async);
+  g_task_set_task_data (task, job, (GDestroyNotify) anot_llm_job_free);
+  send_answer (task);
 }
 
 static AnotRanking *

@@ -145,10 +145,18 @@ on_window (GObject      *source,
   guint m = lw->end - lw->start;
   const char *text;
 
+  for (guint i = lw->start; i < lw->end; i++)
+    g_ptr_array_add (items, g_ptr_array_index (anot_llm_job_get_candidates (job), lw->order[i]));
+
   completion = anot_llm_job_complete_finish (job, result, &record, &error);
   if (completion == NULL)
     {
       json_object_unref (w);
+      if (anot_llm_error_is_context_overflow (error) && anot_llm_job_shrink_reviews (job, items))
+        {
+          rank_window (g_steal_pointer (&task));
+          return;
+        }
       g_prefix_error (&error, "listwise: window %u..%u: ", lw->start + 1, lw->end);
       g_task_return_error (task, g_steal_pointer (&error));
       return;
@@ -158,9 +166,6 @@ on_window (GObject      *source,
   if (lw->raw->len > 0)
     g_string_append (lw->raw, "\n\n---\n\n");
   g_string_append (lw->raw, text);
-
-  for (guint i = lw->start; i < lw->end; i++)
-    g_ptr_array_add (items, g_ptr_array_index (anot_llm_job_get_candidates (job), lw->order[i]));
   /* RankGPT completes a partial permutation with the missing candidates
    * in their current order. */
   parse = anot_parse_ranking (text, m, items, ANOT_PARSE_APPEND_MISSING);

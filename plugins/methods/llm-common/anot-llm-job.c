@@ -23,6 +23,8 @@ struct _AnotLlmJob
   guint n_failed;
   guint64 prompt_tokens;
   guint64 completion_tokens;
+  guint truncation_retries;
+  char *text;
 };
 
 AnotLlmJob *
@@ -61,6 +63,7 @@ anot_llm_job_free (AnotLlmJob *job)
   json_array_unref (job->calls);
   json_object_unref (job->formatting);
   json_object_unref (job->extra);
+  g_free (job->text);
   g_free (job);
 }
 
@@ -413,6 +416,11 @@ anot_llm_job_build_trace (AnotLlmJob *job)
   json_object_set_int_member (o, "n_failed_calls", job->n_failed);
   json_object_set_int_member (o, "prompt_tokens", job->prompt_tokens);
   json_object_set_int_member (o, "completion_tokens", job->completion_tokens);
+  json_object_set_int_member (o, "truncation_retries", job->truncation_retries);
+  if (job->formatter != NULL && anot_formatter_get_max_reviews (job->formatter) >= 0)
+    json_object_set_int_member (o, "final_max_reviews", anot_formatter_get_max_reviews (job->formatter));
+  else
+    json_object_set_null_member (o, "final_max_reviews");
 
   json_object_iter_init_ordered (&iter, job->extra);
   while (json_object_iter_next_ordered (&iter, &name, &member))
@@ -463,4 +471,64 @@ anot_llm_option_uint (AnotMethodContext  *context,
     }
   *out = (guint) value;
   return TRUE;
+}
+
+/* The phrases of the original harness (methods.md §0.3). */
+static const char * const overflow_markers[] = {
+  "context_length_exceeded", "too many tokens", "maximum context length", "context window",
+  "token limit", "max_tokens", "input too long",
+};
+
+gboolean
+anot_llm_error_is_context_overflow (const GError *error)
+{
+  g_autofree char *lower = NULL;
+
+  if (error == NULL || !g_error_matches (error, ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST))
+    return FALSE;
+  lower = g_ascii_strdown (error->message, -1);
+  for (guint i = 0; i < G_N_ELEMENTS (overflow_markers); i++)
+    if (strstr (lower, overflow_markers[i]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+anot_llm_job_shrink_reviews (AnotLlmJob *job,
+                             GPtrArray  *shown)
+{
+  AnotFormatter *f = anot_llm_job_get_formatter (job, NULL);
+  GPtrArray *items = shown != NULL ? shown : job->candidates;
+  int limit;
+  guint most = 0;
+
+  if (f == NULL)
+    return FALSE;
+  for (guint i = 0; i < items->len; i++)
+    most = MAX (most, anot_item_get_n_reviews (g_ptr_array_index (items, i)));
+  limit = anot_formatter_get_max_reviews (f);
+  if (limit >= 0 && (guint) limit < most)
+    most = (guint) limit;
+  if (most == 0)
+    return FALSE;
+  anot_formatter_set_max_reviews (f, (int) most - 1);
+  job->truncation_retries++;
+  anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, job->method,
+                             "%s: prompt too long for the model, retrying with at most %u reviews per item",
+                             anot_method_context_get_request_id (job->context), most - 1);
+  return TRUE;
+}
+
+void
+anot_llm_job_set_text (AnotLlmJob *job,
+                       const char *text)
+{
+  g_free (job->text);
+  job->text = g_strdup (text);
+}
+
+const char *
+anot_llm_job_get_text (AnotLlmJob *job)
+{
+  return job->text;
 }

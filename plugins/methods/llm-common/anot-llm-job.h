@@ -101,6 +101,22 @@ char        *anot_llm_job_instruction         (AnotLlmJob          *job,
 char        *anot_llm_job_task                (AnotLlmJob          *job,
                                                const char          *prefix);
 
+/* Adaptive truncation, as the original harness did for string-context
+ * methods: whether @error says the prompt was too long for the model
+ * (HTTP 400 naming the context length or token limit). */
+gboolean     anot_llm_error_is_context_overflow (const GError    *error);
+/* Lowers the formatter's max-reviews to one less than the most reviews any
+ * of @shown (NULL: every candidate) had in the last prompt, and counts the
+ * retry in the trace (truncation_retries, final_max_reviews).  FALSE when
+ * no review is left to drop. */
+gboolean     anot_llm_job_shrink_reviews      (AnotLlmJob          *job,
+                                               GPtrArray           *shown);
+
+/* Text kept between the calls of one request (a plan). */
+void         anot_llm_job_set_text            (AnotLlmJob          *job,
+                                               const char          *text);
+const char  *anot_llm_job_get_text            (AnotLlmJob          *job);
+
 gboolean     anot_llm_option_uint             (AnotMethodContext   *context,
                                                const char          *key,
                                                guint                default_value,

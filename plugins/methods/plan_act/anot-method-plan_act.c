@@ -25,6 +25,8 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (AnotMethodPlanAct, anot_method_plan_act, G_TYPE_
                                 G_IMPLEMENT_INTERFACE_DYNAMIC (ANOT_TYPE_METHOD,
                                                                anot_method_plan_act_method_iface_init))
 
+static void send_act (GTask *task);
+
 static void
 on_answer (GObject      *source,
            GAsyncResult *result,
@@ -41,6 +43,11 @@ on_answer (GObject      *source,
   completion = anot_llm_job_complete_finish (job, result, &record, &error);
   if (completion == NULL)
     {
+      if (anot_llm_error_is_context_overflow (error) && anot_llm_job_shrink_reviews (job, NULL))
+        {
+          send_act (g_steal_pointer (&task));
+          return;
+        }
       g_prefix_error (&error, "plan_act: act call: ");
       g_task_return_error (task, g_steal_pointer (&error));
       return;
@@ -83,12 +90,6 @@ on_plan (GObject      *source,
   g_autoptr(GError) error = NULL;
   JsonObject *record = NULL;
   g_autofree char *plan = NULL;
-  g_autofree char *data = NULL;
-  g_autofree char *task_text = NULL;
-  g_autofree char *instruction = NULL;
-  g_autofree char *system_base = NULL;
-  g_autofree char *system_prompt = NULL;
-  g_autofree char *prompt = NULL;
 
   completion = anot_llm_job_complete_finish (job, result, &record, &error);
   if (completion == NULL)
@@ -101,11 +102,29 @@ on_plan (GObject      *source,
   steps = anot_parse_steps (anot_completion_get_text (completion), 4);
   anot_llm_job_record_parse (job, record, steps);
   plan = plan_text (anot_completion_get_text (completion), steps);
+  anot_llm_job_set_text (job, plan);
+  send_act (g_steal_pointer (&task));
+}
+
+/* Takes the caller's reference to @task. */
+static void
+send_act (GTask *task)
+{
+  AnotLlmJob *job = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  const char *plan = anot_llm_job_get_text (job);
+  g_autofree char *data = NULL;
+  g_autofree char *task_text = NULL;
+  g_autofree char *instruction = NULL;
+  g_autofree char *system_base = NULL;
+  g_autofree char *system_prompt = NULL;
+  g_autofree char *prompt = NULL;
 
   data = anot_llm_job_format_candidates (job, "candidates", NULL, &error);
   if (data == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
       return;
     }
   task_text = anot_llm_job_task (job, PROMPTS);
@@ -121,7 +140,7 @@ on_plan (GObject      *source,
                             NULL);
 
   anot_llm_job_complete_async (job, "act", "executor", system_prompt, prompt,
-                               on_answer, g_steal_pointer (&task));
+                               on_answer, task);
 }
 
 static void

@@ -41,6 +41,7 @@ typedef struct
   JsonNode *result;     /* its result, or NULL */
   char *sql_error;      /* why there is no result */
   JsonArray *steps;     /* trace of the SQL steps */
+  GPtrArray *shown;     /* the candidates the answer step sees */
 } Weaver;
 
 static void
@@ -52,6 +53,7 @@ weaver_free (Weaver *w)
   g_clear_pointer (&w->result, json_node_unref);
   g_free (w->sql_error);
   json_array_unref (w->steps);
+  g_clear_pointer (&w->shown, g_ptr_array_unref);
   g_free (w);
 }
 
@@ -186,6 +188,8 @@ selected_numbers (JsonNode *result,
   return out;
 }
 
+static void ask_answer (GTask *task);
+
 static void
 on_answer (GObject      *source,
            GAsyncResult *result,
@@ -203,6 +207,11 @@ on_answer (GObject      *source,
   completion = anot_llm_job_complete_finish (job, result, &record, &error);
   if (completion == NULL)
     {
+      if (anot_llm_error_is_context_overflow (error) && anot_llm_job_shrink_reviews (job, w->shown))
+        {
+          ask_answer (g_steal_pointer (&task));
+          return;
+        }
       g_prefix_error (&error, "weaver: answer call: ");
       g_task_return_error (task, g_steal_pointer (&error));
       return;
@@ -214,6 +223,7 @@ on_answer (GObject      *source,
   g_task_return_pointer (task, anot_llm_job_ranking_from_parse (job, parse, text), g_object_unref);
 }
 
+/* Takes the caller's reference to @task. */
 static void
 ask_answer (GTask *task)
 {
@@ -248,9 +258,13 @@ ask_answer (GTask *task)
 
   /* Shown with their numbers among all N, so the answer's numbers are
    * the same whichever candidates the SQL kept. */
+  g_clear_pointer (&w->shown, g_ptr_array_unref);
+  w->shown = g_ptr_array_new ();
   for (guint i = 0; i < (numbers->len > 0 ? numbers->len : n); i++)
     {
       guint number = numbers->len > 0 ? g_array_index (numbers, guint, i) : i + 1;
+
+      g_ptr_array_add (w->shown, g_ptr_array_index (candidates, number - 1));
       g_autofree char *item = anot_formatter_format_item (formatter, g_ptr_array_index (candidates, number - 1),
                                                           number);
 
