@@ -1188,6 +1188,13 @@ new_experiment (AnotDataset *dataset,
 }
 
 static void
+count_result (guint      *counter,
+              AnotResult *result)
+{
+  (*counter)++;
+}
+
+static void
 run_experiment_ok (AnotExperiment *experiment)
 {
   g_autoptr(GError) error = NULL;
@@ -1358,6 +1365,78 @@ test_experiment_layout (void)
           g_assert_cmpstr (l1[i], ==, l2[i]);
         }
     }
+}
+
+/* A resume continues every attack of the experiment, and only the
+ * requests without a row. */
+static void
+test_experiment_resume (void)
+{
+  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autofree char *out = make_temp_dir ();
+  g_autoptr(AnotExperiment) first =
+    new_experiment (dataset, "bm25", out, "name", "resume", "attack", "clean,inject_override",
+                    "attack.reviews", "2", NULL);
+  g_autoptr(AnotExperiment) resumed = NULL;
+  g_autofree char *experiment_dir = g_build_filename (out, "resume", NULL);
+  g_autofree char *path = g_build_filename (experiment_dir, "inject_override", "run_1",
+                                            "results_10.jsonl", NULL);
+  g_autofree char *complete = NULL;
+  g_autofree char *again = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_auto(GStrv) attacks = NULL;
+  g_autoptr(GString) partial = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  guint n_ran = 0;
+
+  run_experiment_ok (first);
+  complete = read_text (path);
+
+  /* As if killed after 10 requests of the attack. */
+  lines = g_strsplit (complete, "\n", -1);
+  for (guint i = 0; i < 10; i++)
+    g_string_append_printf (partial, "%s\n", lines[i]);
+  g_assert_true (g_file_set_contents (path, partial->str, -1, &error));
+
+  resumed = anot_experiment_new_for_resume (experiment_dir, dataset, &error);
+  g_assert_no_error (error);
+  g_assert_true (anot_experiment_prepare (resumed, &error));
+  g_assert_no_error (error);
+  attacks = anot_experiment_list_attacks (resumed);
+  g_assert_cmpuint (g_strv_length (attacks), ==, 2);
+  g_assert_cmpstr (attacks[1], ==, "inject_override");
+  g_assert_cmpint (anot_item_attack_get_restaurants (
+                     ANOT_ITEM_ATTACK (anot_experiment_get_attack (resumed, "inject_override"))),
+                   ==, -1);
+  {
+    int reviews = 0;
+
+    g_object_get (anot_experiment_get_attack (resumed, "inject_override"), "reviews", &reviews, NULL);
+    g_assert_cmpint (reviews, ==, 2);
+  }
+  g_signal_connect_swapped (resumed, "result", G_CALLBACK (count_result), &n_ran);
+  run_experiment_ok (resumed);
+  g_assert_cmpuint (n_ran, ==, anot_dataset_get_n_requests (dataset) - 10);
+
+  /* The same rows as the uninterrupted run. */
+  again = read_text (path);
+  {
+    g_auto(GStrv) a = g_strsplit (complete, "\n", -1);
+    g_auto(GStrv) b = g_strsplit (again, "\n", -1);
+
+    g_assert_cmpuint (g_strv_length (a), ==, g_strv_length (b));
+    for (guint i = 0; a[i] != NULL; i++)
+      {
+        char *ca = strstr (a[i], "\"latency_ms\"");
+        char *cb = strstr (b[i], "\"latency_ms\"");
+
+        if (ca != NULL)
+          *ca = '\0';
+        if (cb != NULL)
+          *cb = '\0';
+        g_assert_cmpstr (a[i], ==, b[i]);
+      }
+  }
 }
 
 static void
@@ -1709,6 +1788,7 @@ main (int    argc,
   g_test_add_func ("/attacks/experiment/method-sees-attack", test_method_sees_attack);
   g_test_add_func ("/attacks/experiment/layout", test_experiment_layout);
   g_test_add_func ("/attacks/experiment/errors", test_experiment_errors);
+  g_test_add_func ("/attacks/experiment/resume", test_experiment_resume);
   g_test_add_func ("/attacks/robustness-report", test_robustness_report);
   g_test_add_func ("/attacks/philly/bm25-fake-positive", test_philly_bm25_fake_positive);
   g_test_add_func ("/attacks/cli/attack-dump", test_cli_attack_dump);
