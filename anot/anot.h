@@ -6,6 +6,8 @@
 
 #define ANOT_INSIDE
 
+#include "anot-agent-action.h"
+#include "anot-agent-toolbox.h"
 #include "anot-attack.h"
 #include "anot-backend.h"
 #include "anot-backend-router.h"
@@ -27,12 +29,14 @@
 #include "anot-http-backend.h"
 #include "anot-item.h"
 #include "anot-item-attack.h"
+#include "anot-item-check-tool.h"
 #include "anot-llm-config.h"
 #include "anot-lwt-executor.h"
 #include "anot-lwt-result.h"
 #include "anot-lwt-script.h"
 #include "anot-lwt-step.h"
 #include "anot-method-context.h"
+#include "anot-method-settings.h"
 #include "anot-method.h"
 #include "anot-metrics.h"
 #include "anot-parse.h"
@@ -47,6 +51,8 @@
 #include "anot-result.h"
 #include "anot-robustness.h"
 #include "anot-review.h"
+#include "anot-review-search-tool.h"
+#include "anot-search-tree.h"
 #include "anot-tool.h"
 #include "anot-truth.h"
 #include "anot-usage.h"

@@ -1,0 +1,608 @@
+/* anot-method-settings.c: a method's parameters from options, environment and file
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-method-settings.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "anot-error.h"
+#include "anot-llm-config.h"
+
+/**
+ * AnotMethodSettings:
+ *
+ * The parameters of one method (`beam_width` of `lats`, `max_steps` of
+ * `react`, ...) resolved with the precedence the LLM settings follow
+ * (see `docs/configuration.md`): for the method `lats` and the key
+ * `beam_width`,
+ *
+ * 1. the method option `lats.beam_width` of the request's
+ *    [class@Anot.MethodContext] (`anot-run -O lats.beam_width=5`, or an
+ *    experiment option);
+ * 2. the environment variable `ANOT_LATS_BEAM_WIDTH` (method and key
+ *    upper-cased, every character other than a letter or digit written
+ *    `_`);
+ * 3. the key `beam_width` of the section `[method lats]` of the
+ *    configuration file (`$ANOT_CONFIG`, else
+ *    `$XDG_CONFIG_HOME/anot/config.ini`, the file the LLM settings come
+ *    from);
+ * 4. the method's default.
+ *
+ * The typed getters validate the value and name where it came from when
+ * it is invalid; every value they return is recorded with its source in
+ * anot_method_settings_to_json(), for traces.
+ */
+
+struct _AnotMethodSettings
+{
+  GObject     parent_instance;
+
+  char       *method;
+  char      **environ;
+  GHashTable *file;           /* key -> value of [method NAME] */
+  char       *file_path;
+  JsonObject *resolved;       /* key -> {"value", "source"} */
+};
+
+G_DEFINE_FINAL_TYPE (AnotMethodSettings, anot_method_settings, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_METHOD,
+  PROP_FILE_PATH,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+anot_method_settings_finalize (GObject *object)
+{
+  AnotMethodSettings *self = ANOT_METHOD_SETTINGS (object);
+
+  g_free (self->method);
+  g_strfreev (self->environ);
+  g_hash_table_unref (self->file);
+  g_free (self->file_path);
+  json_object_unref (self->resolved);
+
+  G_OBJECT_CLASS (anot_method_settings_parent_class)->finalize (object);
+}
+
+static void
+anot_method_settings_get_property (GObject    *object,
+                                   guint       prop_id,
+                                   GValue     *value,
+                                   GParamSpec *pspec)
+{
+  AnotMethodSettings *self = ANOT_METHOD_SETTINGS (object);
+
+  switch (prop_id)
+    {
+    case PROP_METHOD:
+      g_value_set_string (value, self->method);
+      break;
+    case PROP_FILE_PATH:
+      g_value_set_string (value, self->file_path);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+anot_method_settings_set_property (GObject      *object,
+                                   guint         prop_id,
+                                   const GValue *value,
+                                   GParamSpec   *pspec)
+{
+  AnotMethodSettings *self = ANOT_METHOD_SETTINGS (object);
+
+  switch (prop_id)
+    {
+    case PROP_METHOD:
+      g_free (self->method);
+      self->method = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+anot_method_settings_class_init (AnotMethodSettingsClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = anot_method_settings_finalize;
+  object_class->get_property = anot_method_settings_get_property;
+  object_class->set_property = anot_method_settings_set_property;
+
+  /**
+   * AnotMethodSettings:method:
+   *
+   * The method's name: the prefix of its options, environment variables
+   * and configuration section.
+   */
+  properties[PROP_METHOD] =
+    g_param_spec_string ("method", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * AnotMethodSettings:file-path:
+   *
+   * The configuration file read last, or %NULL.
+   */
+  properties[PROP_FILE_PATH] =
+    g_param_spec_string ("file-path", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+anot_method_settings_init (AnotMethodSettings *self)
+{
+  self->environ = g_get_environ ();
+  self->file = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->resolved = json_object_new ();
+}
+
+/**
+ * anot_method_settings_new:
+ * @method: the method's name, e.g. `lats`
+ *
+ * Creates the settings of @method with the process environment and no
+ * file.
+ *
+ * Returns: (transfer full): new settings
+ */
+AnotMethodSettings *
+anot_method_settings_new (const char *method)
+{
+  g_return_val_if_fail (method != NULL && *method != '\0', NULL);
+
+  return g_object_new (ANOT_TYPE_METHOD_SETTINGS, "method", method, NULL);
+}
+
+/**
+ * anot_method_settings_get_method:
+ * @self: settings
+ *
+ * Returns: the method's name
+ */
+const char *
+anot_method_settings_get_method (AnotMethodSettings *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_SETTINGS (self), NULL);
+
+  return self->method;
+}
+
+/**
+ * anot_method_settings_set_environment:
+ * @self: settings
+ * @envp: (array zero-terminated=1) (nullable): `NAME=VALUE` strings as
+ *   g_get_environ() returns, or %NULL for an empty environment
+ *
+ * Replaces the environment layer (by default, the process environment
+ * when the settings were created).
+ */
+void
+anot_method_settings_set_environment (AnotMethodSettings *self,
+                                      const char * const *envp)
+{
+  g_return_if_fail (ANOT_IS_METHOD_SETTINGS (self));
+
+  g_strfreev (self->environ);
+  self->environ = envp != NULL ? g_strdupv ((char **) envp) : g_new0 (char *, 1);
+}
+
+/**
+ * anot_method_settings_load_file:
+ * @self: settings
+ * @path: a configuration file (GKeyFile syntax)
+ * @error: return location for a #GError
+ *
+ * Reads the section `[method NAME]` of @path, replacing what an earlier
+ * file gave.  A file without the section is fine.
+ *
+ * Errors: %ANOT_ERROR_CONFIG when the file cannot be read or parsed.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+anot_method_settings_load_file (AnotMethodSettings  *self,
+                                const char          *path,
+                                GError             **error)
+{
+  g_autoptr(GKeyFile) keyfile = g_key_file_new ();
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *group = NULL;
+  g_auto(GStrv) keys = NULL;
+
+  g_return_val_if_fail (ANOT_IS_METHOD_SETTINGS (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  if (!g_key_file_load_from_file (keyfile, path, G_KEY_FILE_NONE, &local_error))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG, "Cannot read the configuration %s: %s",
+                   path, local_error->message);
+      return FALSE;
+    }
+
+  g_hash_table_remove_all (self->file);
+  group = g_strconcat ("method ", self->method, NULL);
+  keys = g_key_file_get_keys (keyfile, group, NULL, NULL);
+  for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
+    {
+      char *value = g_key_file_get_string (keyfile, group, keys[i], NULL);
+
+      if (value != NULL)
+        g_hash_table_insert (self->file, g_strdup (keys[i]), g_strstrip (value));
+    }
+
+  g_free (self->file_path);
+  self->file_path = g_strdup (path);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE_PATH]);
+  return TRUE;
+}
+
+/**
+ * anot_method_settings_load_default_file:
+ * @self: settings
+ * @error: return location for a #GError
+ *
+ * Reads anot_llm_config_get_default_path() when it exists; a missing file
+ * is not an error.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+anot_method_settings_load_default_file (AnotMethodSettings  *self,
+                                        GError             **error)
+{
+  g_autofree char *path = anot_llm_config_get_default_path ();
+
+  g_return_val_if_fail (ANOT_IS_METHOD_SETTINGS (self), FALSE);
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    return TRUE;
+  return anot_method_settings_load_file (self, path, error);
+}
+
+static char *
+env_name (const char *method,
+          const char *key)
+{
+  g_autofree char *raw = g_strdup_printf ("ANOT_%s_%s", method, key);
+
+  for (char *p = raw; *p != '\0'; p++)
+    *p = g_ascii_isalnum (*p) ? g_ascii_toupper (*p) : '_';
+  return g_steal_pointer (&raw);
+}
+
+/**
+ * anot_method_settings_lookup:
+ * @self: settings
+ * @context: (nullable): the request's context, whose options come first
+ * @key: the key, e.g. `beam_width`
+ * @out_source: (out) (optional) (nullable) (transfer full): where the
+ *   value came from (`method option lats.beam_width`, `environment
+ *   ANOT_LATS_BEAM_WIDTH`, `PATH [method lats]`)
+ *
+ * Returns: (transfer full) (nullable): the raw value, or %NULL when
+ *   nothing sets it
+ */
+char *
+anot_method_settings_lookup (AnotMethodSettings  *self,
+                             AnotMethodContext   *context,
+                             const char          *key,
+                             char               **out_source)
+{
+  g_autofree char *option = NULL;
+  g_autofree char *variable = NULL;
+  const char *value;
+
+  g_return_val_if_fail (ANOT_IS_METHOD_SETTINGS (self), NULL);
+  g_return_val_if_fail (context == NULL || ANOT_IS_METHOD_CONTEXT (context), NULL);
+  g_return_val_if_fail (key != NULL, NULL);
+
+  if (out_source != NULL)
+    *out_source = NULL;
+
+  option = g_strconcat (self->method, ".", key, NULL);
+  if (context != NULL && (value = anot_method_context_get_option (context, option)) != NULL)
+    {
+      if (out_source != NULL)
+        *out_source = g_strdup_printf ("method option %s", option);
+      return g_strdup (value);
+    }
+
+  variable = env_name (self->method, key);
+  if ((value = g_environ_getenv (self->environ, variable)) != NULL)
+    {
+      if (out_source != NULL)
+        *out_source = g_strdup_printf ("environment %s", variable);
+      return g_strdup (value);
+    }
+
+  if ((value = g_hash_table_lookup (self->file, key)) != NULL)
+    {
+      if (out_source != NULL)
+        *out_source = g_strdup_printf ("%s [method %s]", self->file_path, self->method);
+      return g_strdup (value);
+    }
+  return NULL;
+}
+
+static void
+record (AnotMethodSettings *self,
+        const char         *key,
+        JsonNode           *value,
+        const char         *source)
+{
+  JsonObject *entry = json_object_new ();
+
+  json_object_set_member (entry, "value", value);
+  json_object_set_string_member (entry, "source", source != NULL ? source : "default");
+  json_object_set_object_member (self->resolved, key, entry);
+}
+
+static void
+invalid (AnotMethodSettings  *self,
+         const char          *key,
+         const char          *source,
+         const char          *value,
+         const char          *expected,
+         GError             **error)
+{
+  g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+               "%s.%s (from %s): expected %s, got “%s”", self->method, key, source, expected, value);
+}
+
+/**
+ * anot_method_settings_get_uint:
+ * @self: settings
+ * @context: (nullable): the request's context
+ * @key: the key
+ * @default_value: the value when nothing sets it
+ * @min_value: the smallest valid value
+ * @max_value: the largest valid value
+ * @out_value: (out): the value
+ * @error: return location for a #GError
+ *
+ * Errors: %ANOT_ERROR_INVALID_ARGUMENT for a value that is not an
+ * integer in [@min_value, @max_value]; the message names its source.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+anot_method_settings_get_uint (AnotMethodSettings  *self,
+                               AnotMethodContext   *context,
+                               const char          *key,
+                               guint                default_value,
+                               guint                min_value,
+                               guint                max_value,
+                               guint               *out_value,
+                               GError             **error)
+{
+  g_autofree char *source = NULL;
+  g_autofree char *text = anot_method_settings_lookup (self, context, key, &source);
+  guint64 value = default_value;
+
+  if (text != NULL && !g_ascii_string_to_unsigned (text, 10, min_value, max_value, &value, NULL))
+    {
+      g_autofree char *expected = g_strdup_printf ("an integer from %u to %u", min_value, max_value);
+
+      invalid (self, key, source, text, expected, error);
+      return FALSE;
+    }
+  *out_value = (guint) value;
+  record (self, key, json_node_init_int (json_node_alloc (), value), source);
+  return TRUE;
+}
+
+/**
+ * anot_method_settings_get_double:
+ * @self: settings
+ * @context: (nullable): the request's context
+ * @key: the key
+ * @default_value: the value when nothing sets it
+ * @min_value: the smallest valid value
+ * @max_value: the largest valid value
+ * @out_value: (out): the value
+ * @error: return location for a #GError
+ *
+ * Errors: %ANOT_ERROR_INVALID_ARGUMENT for a value that is not a finite
+ * number in [@min_value, @max_value]; the message names its source.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+anot_method_settings_get_double (AnotMethodSettings  *self,
+                                 AnotMethodContext   *context,
+                                 const char          *key,
+                                 double               default_value,
+                                 double               min_value,
+                                 double               max_value,
+                                 double              *out_value,
+                                 GError             **error)
+{
+  g_autofree char *source = NULL;
+  g_autofree char *text = anot_method_settings_lookup (self, context, key, &source);
+  double value = default_value;
+
+  if (text != NULL)
+    {
+      char *end = NULL;
+
+      value = g_ascii_strtod (text, &end);
+      if (end == text || *end != '\0' || !isfinite (value) || value < min_value || value > max_value)
+        {
+          g_autofree char *expected = g_strdup_printf ("a number from %g to %g", min_value, max_value);
+
+          invalid (self, key, source, text, expected, error);
+          return FALSE;
+        }
+    }
+  *out_value = value;
+  record (self, key, json_node_init_double (json_node_alloc (), value), source);
+  return TRUE;
+}
+
+/**
+ * anot_method_settings_get_boolean:
+ * @self: settings
+ * @context: (nullable): the request's context
+ * @key: the key
+ * @default_value: the value when nothing sets it
+ * @out_value: (out): the value
+ * @error: return location for a #GError
+ *
+ * Reads `true`/`false`, `yes`/`no` or `1`/`0`.
+ *
+ * Errors: %ANOT_ERROR_INVALID_ARGUMENT for anything else.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+anot_method_settings_get_boolean (AnotMethodSettings  *self,
+                                  AnotMethodContext   *context,
+                                  const char          *key,
+                                  gboolean             default_value,
+                                  gboolean            *out_value,
+                                  GError             **error)
+{
+  g_autofree char *source = NULL;
+  g_autofree char *text = anot_method_settings_lookup (self, context, key, &source);
+  gboolean value = default_value;
+
+  if (text != NULL)
+    {
+      if (g_ascii_strcasecmp (text, "true") == 0 || g_ascii_strcasecmp (text, "yes") == 0 ||
+          strcmp (text, "1") == 0)
+        value = TRUE;
+      else if (g_ascii_strcasecmp (text, "false") == 0 || g_ascii_strcasecmp (text, "no") == 0 ||
+               strcmp (text, "0") == 0)
+        value = FALSE;
+      else
+        {
+          invalid (self, key, source, text, "true or false", error);
+          return FALSE;
+        }
+    }
+  *out_value = value;
+  record (self, key, json_node_init_boolean (json_node_alloc (), value), source);
+  return TRUE;
+}
+
+/**
+ * anot_method_settings_get_choice:
+ * @self: settings
+ * @context: (nullable): the request's context
+ * @key: the key
+ * @choices: (array zero-terminated=1): the valid values
+ * @default_index: the index in @choices of the default
+ * @out_index: (out): the index of the value in @choices
+ * @error: return location for a #GError
+ *
+ * Errors: %ANOT_ERROR_INVALID_ARGUMENT for a value not in @choices.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+anot_method_settings_get_choice (AnotMethodSettings  *self,
+                                 AnotMethodContext   *context,
+                                 const char          *key,
+                                 const char * const  *choices,
+                                 guint                default_index,
+                                 guint               *out_index,
+                                 GError             **error)
+{
+  g_autofree char *source = NULL;
+  g_autofree char *text = anot_method_settings_lookup (self, context, key, &source);
+  guint index = default_index;
+
+  g_return_val_if_fail (choices != NULL && default_index < g_strv_length ((char **) choices), FALSE);
+
+  if (text != NULL)
+    {
+      guint i;
+
+      for (i = 0; choices[i] != NULL; i++)
+        if (g_ascii_strcasecmp (text, choices[i]) == 0)
+          break;
+      if (choices[i] == NULL)
+        {
+          g_autofree char *list = g_strjoinv (", ", (char **) choices);
+          g_autofree char *expected = g_strdup_printf ("one of %s", list);
+
+          invalid (self, key, source, text, expected, error);
+          return FALSE;
+        }
+      index = i;
+    }
+  *out_index = index;
+  record (self, key, json_node_init_string (json_node_alloc (), choices[index]), source);
+  return TRUE;
+}
+
+/**
+ * anot_method_settings_get_string:
+ * @self: settings
+ * @context: (nullable): the request's context
+ * @key: the key
+ *
+ * Returns: (transfer full) (nullable): the value, or %NULL when nothing
+ *   sets it
+ */
+char *
+anot_method_settings_get_string (AnotMethodSettings *self,
+                                 AnotMethodContext  *context,
+                                 const char         *key)
+{
+  g_autofree char *source = NULL;
+  char *text = anot_method_settings_lookup (self, context, key, &source);
+
+  record (self, key,
+          text != NULL ? json_node_init_string (json_node_alloc (), text)
+                       : json_node_init_null (json_node_alloc ()),
+          source);
+  return text;
+}
+
+/**
+ * anot_method_settings_to_json:
+ * @self: settings
+ *
+ * Every value a typed getter returned, with its source:
+ * `{"beam_width": {"value": 3, "source": "environment ANOT_LATS_BEAM_WIDTH"}, ...}`
+ * (`default` when nothing set it).
+ *
+ * Returns: (transfer full): a JSON object node
+ */
+JsonNode *
+anot_method_settings_to_json (AnotMethodSettings *self)
+{
+  JsonNode *node;
+  JsonObject *copy;
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+
+  g_return_val_if_fail (ANOT_IS_METHOD_SETTINGS (self), NULL);
+
+  /* Entries are replaced, never modified, so sharing them is safe. */
+  copy = json_object_new ();
+  json_object_iter_init_ordered (&iter, self->resolved);
+  while (json_object_iter_next_ordered (&iter, &name, &member))
+    json_object_set_member (copy, name, json_node_copy (member));
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (node, copy);
+  return node;
+}

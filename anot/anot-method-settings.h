@@ -1,0 +1,68 @@
+/* anot-method-settings.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(ANOT_INSIDE) && !defined(ANOT_COMPILATION)
+#error "Only <anot/anot.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+#include <json-glib/json-glib.h>
+
+#include "anot-method-context.h"
+
+G_BEGIN_DECLS
+
+#define ANOT_TYPE_METHOD_SETTINGS (anot_method_settings_get_type ())
+G_DECLARE_FINAL_TYPE (AnotMethodSettings, anot_method_settings, ANOT, METHOD_SETTINGS, GObject)
+
+AnotMethodSettings *anot_method_settings_new               (const char          *method);
+const char         *anot_method_settings_get_method        (AnotMethodSettings  *self);
+void                anot_method_settings_set_environment   (AnotMethodSettings  *self,
+                                                            const char * const  *envp);
+gboolean            anot_method_settings_load_file         (AnotMethodSettings  *self,
+                                                            const char          *path,
+                                                            GError             **error);
+gboolean            anot_method_settings_load_default_file (AnotMethodSettings  *self,
+                                                            GError             **error);
+char               *anot_method_settings_lookup            (AnotMethodSettings  *self,
+                                                            AnotMethodContext   *context,
+                                                            const char          *key,
+                                                            char               **out_source);
+gboolean            anot_method_settings_get_uint          (AnotMethodSettings  *self,
+                                                            AnotMethodContext   *context,
+                                                            const char          *key,
+                                                            guint                default_value,
+                                                            guint                min_value,
+                                                            guint                max_value,
+                                                            guint               *out_value,
+                                                            GError             **error);
+gboolean            anot_method_settings_get_double        (AnotMethodSettings  *self,
+                                                            AnotMethodContext   *context,
+                                                            const char          *key,
+                                                            double               default_value,
+                                                            double               min_value,
+                                                            double               max_value,
+                                                            double              *out_value,
+                                                            GError             **error);
+gboolean            anot_method_settings_get_boolean       (AnotMethodSettings  *self,
+                                                            AnotMethodContext   *context,
+                                                            const char          *key,
+                                                            gboolean             default_value,
+                                                            gboolean            *out_value,
+                                                            GError             **error);
+gboolean            anot_method_settings_get_choice        (AnotMethodSettings  *self,
+                                                            AnotMethodContext   *context,
+                                                            const char          *key,
+                                                            const char * const  *choices,
+                                                            guint                default_index,
+                                                            guint               *out_index,
+                                                            GError             **error);
+char               *anot_method_settings_get_string        (AnotMethodSettings  *self,
+                                                            AnotMethodContext   *context,
+                                                            const char          *key);
+JsonNode           *anot_method_settings_to_json           (AnotMethodSettings  *self);
+
+G_END_DECLS
