@@ -592,6 +592,10 @@ anot_llm_config_load_file (AnotLlmConfig  *self,
           continue;
         }
 
+      /* A method's own parameters, read by AnotMethodSettings. */
+      if (g_str_has_prefix (group, "method ") && is_valid_name (group + 7))
+        continue;
+
       if (strcmp (group, "default") == 0 || strcmp (group, "role default") == 0)
         prefix = g_strdup (ANOT_DEFAULT_ROLE);
       else if (g_str_has_prefix (group, "role ") && is_valid_name (group + 5))
@@ -608,7 +612,7 @@ anot_llm_config_load_file (AnotLlmConfig  *self,
         {
           g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG,
                        "%s: unknown section [%s] (expected [default], [role NAME], "
-                       "[backend NAME] or [prices])", path, group);
+                       "[backend NAME], [method NAME] or [prices])", path, group);
           return FALSE;
         }
 
