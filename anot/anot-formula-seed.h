@@ -12,10 +12,19 @@
 #include <json-glib/json-glib.h>
 
 #include "anot-expr.h"
+#include "anot-method-context.h"
 
 G_BEGIN_DECLS
 
 #define ANOT_TYPE_FORMULA_SEED (anot_formula_seed_get_type ())
+
+/**
+ * ANOT_FORMULA_SEED_COMPILE_ROLE:
+ *
+ * The role of Phase 1's LLM calls (see anot_formula_seed_compile_async());
+ * without a route of its own it uses %ANOT_DEFAULT_ROLE's.
+ */
+#define ANOT_FORMULA_SEED_COMPILE_ROLE "general_anot.compile"
 
 typedef struct _AnotFormulaSeed AnotFormulaSeed;
 
@@ -85,6 +94,18 @@ JsonObject         *anot_formula_seed_compute                    (AnotFormulaSee
                                                                   const char       *categories,
                                                                   gboolean          original,
                                                                   guint            *n_failed);
+
+JsonNode           *anot_formula_seed_get_json_schema            (void);
+char               *anot_formula_seed_compile_cache_path         (const char       *cache_dir,
+                                                                  const char       *task_formula);
+void                anot_formula_seed_compile_async              (AnotMethodContext *context,
+                                                                  const char       *task_formula,
+                                                                  const char       *cache_dir,
+                                                                  GCancellable     *cancellable,
+                                                                  GAsyncReadyCallback callback,
+                                                                  gpointer          user_data);
+AnotFormulaSeed    *anot_formula_seed_compile_finish             (GAsyncResult     *result,
+                                                                  GError          **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AnotFormulaSeed, anot_formula_seed_unref)
 
