@@ -30,7 +30,7 @@
  * | `count("path")`, `keys("path")`, `union_keys("path")`, `sample("path")` | the data-exploration tools ([class@Anot.DataTool]) over the dict context |
  * | `check("expression"[, item])` | [class@Anot.ItemCheckTool], a per-item condition |
  * | `search_reviews("keyword"[, item])` | [class@Anot.ReviewSearchTool] |
- * | `finish("3, 1, 5")` | the final answer, read with [func@Anot.parse_ranking] |
+ * | `finish("3, 1, 5")` | the final answer, read with [func@Anot.parse_ranking] (the items named, nothing appended) |
  *
  * Methods may add their own tools (anot_agent_toolbox_add_tool()).  The
  * dict context (anot_data_context_new()) is built the first time a tool
@@ -643,8 +643,9 @@ execute_finish (AnotAgentToolbox  *self,
       g_string_append_printf (text, "%s%s", i > 0 ? ", " : "", argument);
     }
 
+  /* Only what the model named, as every baseline reads its answers. */
   parse = anot_parse_ranking (text->str, self->candidates->len, self->candidates,
-                              ANOT_PARSE_APPEND_MISSING);
+                              ANOT_PARSE_FLAGS_NONE);
   if (out_answer != NULL)
     *out_answer = g_object_ref (parse);
   if (!anot_parse_result_get_ok (parse))
