@@ -12,6 +12,7 @@
 #include <json-glib/json-glib.h>
 
 #include "anot-expr.h"
+#include "anot-item.h"
 #include "anot-method-context.h"
 
 G_BEGIN_DECLS
@@ -25,6 +26,15 @@ G_BEGIN_DECLS
  * without a route of its own it uses %ANOT_DEFAULT_ROLE's.
  */
 #define ANOT_FORMULA_SEED_COMPILE_ROLE "general_anot.compile"
+
+/**
+ * ANOT_FORMULA_SEED_EXTRACT_ROLE:
+ *
+ * The role of Phase 2's extraction calls (see
+ * anot_formula_seed_execute_async()); without a route of its own it uses
+ * %ANOT_DEFAULT_ROLE's.
+ */
+#define ANOT_FORMULA_SEED_EXTRACT_ROLE "general_anot.extract"
 
 typedef struct _AnotFormulaSeed AnotFormulaSeed;
 
@@ -105,6 +115,15 @@ void                anot_formula_seed_compile_async              (AnotMethodCont
                                                                   GAsyncReadyCallback callback,
                                                                   gpointer          user_data);
 AnotFormulaSeed    *anot_formula_seed_compile_finish             (GAsyncResult     *result,
+                                                                  GError          **error);
+void                anot_formula_seed_execute_async              (AnotFormulaSeed  *self,
+                                                                  AnotMethodContext *context,
+                                                                  AnotItem         *item,
+                                                                  GCancellable     *cancellable,
+                                                                  GAsyncReadyCallback callback,
+                                                                  gpointer          user_data);
+JsonObject         *anot_formula_seed_execute_finish             (AnotFormulaSeed  *self,
+                                                                  GAsyncResult     *result,
                                                                   GError          **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AnotFormulaSeed, anot_formula_seed_unref)

@@ -1,0 +1,299 @@
+/* anot-formula-seed-execute.c: Phase 2 of General ANoT for one item
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-formula-seed.h"
+
+#include <string.h>
+
+#include "anot-error.h"
+
+typedef struct {
+  AnotFormulaSeed *seed;
+  AnotMethodContext *context;
+  AnotItem *item;
+  guint n_reviews;
+  guint n_relevant;
+  guint pending;
+  JsonObject **replies;      /* per relevant review, NULL until answered */
+  GError **errors;           /* per relevant review */
+  char **texts;              /* the raw answers */
+  AnotReview **reviews;      /* the relevant reviews */
+  guint *positions;          /* their positions among the item's reviews */
+} ExecuteData;
+
+static void
+execute_data_free (gpointer data)
+{
+  ExecuteData *d = data;
+
+  for (guint i = 0; i < d->n_relevant; i++)
+    {
+      g_clear_pointer (&d->replies[i], json_object_unref);
+      g_clear_error (&d->errors[i]);
+      g_free (d->texts[i]);
+      g_clear_object (&d->reviews[i]);
+    }
+  g_free (d->replies);
+  g_free (d->errors);
+  g_free (d->texts);
+  g_free (d->reviews);
+  g_free (d->positions);
+  anot_formula_seed_unref (d->seed);
+  g_clear_object (&d->context);
+  g_clear_object (&d->item);
+  g_free (d);
+}
+
+/* The JSON object of an answer, tolerating prose and code fences around
+ * it; NULL when there is none. */
+static JsonObject *
+object_from_answer (const char *text)
+{
+  const char *start = text != NULL ? strchr (text, '{') : NULL;
+  const char *end = text != NULL ? strrchr (text, '}') : NULL;
+  g_autoptr(JsonParser) parser = NULL;
+  JsonNode *root;
+
+  if (start == NULL || end == NULL || end < start)
+    return NULL;
+  parser = json_parser_new_immutable ();
+  if (!json_parser_load_from_data (parser, start, end - start + 1, NULL))
+    return NULL;
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return NULL;
+  return json_object_ref (json_node_get_object (root));
+}
+
+static void
+finish (GTask *task)
+{
+  ExecuteData *d = g_task_get_task_data (task);
+  g_autoptr(JsonArray) extractions = json_array_new ();
+  JsonArray *invalid = json_array_new ();
+  JsonArray *llm_errors = json_array_new ();
+  JsonObject *result;
+  JsonObject *trace;
+  guint n_invalid = 0, n_llm_failed = 0, n_failed;
+
+  for (guint i = 0; i < d->n_relevant; i++)
+    {
+      AnotReview *review = d->reviews[i];
+      guint bad = 0;
+
+      if (d->errors[i] != NULL)
+        {
+          /* No answer: the review is left out of the extractions. */
+          JsonObject *entry = json_object_new ();
+
+          json_object_set_int_member (entry, "idx", d->positions[i]);
+          json_object_set_string_member (entry, "error", d->errors[i]->message);
+          json_array_add_object_element (llm_errors, entry);
+          n_llm_failed++;
+          continue;
+        }
+      json_array_add_object_element (extractions,
+                                     anot_formula_seed_make_extraction (d->seed, d->replies[i], d->positions[i],
+                                                                        anot_review_get_date (review),
+                                                                        anot_review_get_stars (review),
+                                                                        anot_review_get_useful (review), &bad));
+      if (d->replies[i] == NULL || bad > 0)
+        {
+          JsonObject *entry = json_object_new ();
+
+          json_object_set_int_member (entry, "idx", d->positions[i]);
+          json_object_set_string_member (entry, "reply", d->texts[i] != NULL ? d->texts[i] : "");
+          json_object_set_string_member (entry, "problem",
+                                         d->replies[i] == NULL ? "not a JSON object"
+                                                               : "fields missing or not of their declared type");
+          json_object_set_int_member (entry, "n_fields", d->replies[i] == NULL
+                                      ? anot_formula_seed_get_n_extraction_fields (d->seed) : bad);
+          json_array_add_object_element (invalid, entry);
+          n_invalid++;
+        }
+    }
+
+  trace = anot_formula_seed_compute (d->seed, extractions, anot_item_get_categories_string (d->item), FALSE, &n_failed);
+
+  result = json_object_new ();
+  json_object_set_string_member (result, "item_id", anot_item_get_id (d->item));
+  json_object_set_int_member (result, "n_reviews", d->n_reviews);
+  json_object_set_int_member (result, "n_relevant", d->n_relevant);
+  json_object_set_int_member (result, "n_llm_failed", n_llm_failed);
+  json_object_set_int_member (result, "n_invalid", n_invalid);
+  json_object_set_int_member (result, "n_failed", n_failed);
+  json_object_set_member (result, "outputs", json_node_copy (json_object_get_member (trace, "outputs")));
+  json_object_set_array_member (result, "extractions", json_array_ref (extractions));
+  json_object_set_array_member (result, "invalid_replies", invalid);
+  json_object_set_array_member (result, "llm_errors", llm_errors);
+  json_object_set_member (result, "steps", json_node_copy (json_object_get_member (trace, "steps")));
+  json_object_unref (trace);
+
+  anot_method_context_debug (d->context, ANOT_DEBUG_LEVEL_SUMMARY, "execute",
+                             "%s: %u of %u reviews relevant, %u invalid answers, %u failed calls, %u failed steps",
+                             anot_item_get_id (d->item), d->n_relevant, d->n_reviews, n_invalid, n_llm_failed, n_failed);
+  g_task_return_pointer (task, result, (GDestroyNotify) json_object_unref);
+}
+
+typedef struct {
+  GTask *task;
+  guint index;
+} Call;
+
+static void
+on_extraction (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  Call *call = user_data;
+  GTask *task = call->task;
+  ExecuteData *d = g_task_get_task_data (task);
+  g_autoptr(AnotCompletion) completion = NULL;
+  guint i = call->index;
+
+  completion = anot_method_context_complete_finish (d->context, result, &d->errors[i]);
+  if (completion != NULL)
+    {
+      d->texts[i] = g_strdup (anot_completion_get_text (completion));
+      d->replies[i] = object_from_answer (d->texts[i]);
+    }
+  g_free (call);
+
+  if (--d->pending > 0)
+    {
+      g_object_unref (task);
+      return;
+    }
+  if (g_task_return_error_if_cancelled (task))
+    {
+      g_object_unref (task);
+      return;
+    }
+  finish (task);
+  g_object_unref (task);
+}
+
+/**
+ * anot_formula_seed_execute_async:
+ * @self: an #AnotFormulaSeed
+ * @context: the method context whose router makes the LLM calls (role
+ *   %ANOT_FORMULA_SEED_EXTRACT_ROLE, which falls back to the default role)
+ * @item: the item
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called when the item is done
+ * @user_data: data for @callback
+ *
+ * Phase 2 of General ANoT for one item: FILTER its reviews with
+ * anot_formula_seed_matches_text(), extract the fields of every relevant
+ * review with one LLM call each, all in flight at once (the prompt from
+ * anot_formula_seed_format_prompt(), the answer asked for as a JSON object,
+ * parsed and coerced by anot_formula_seed_make_extraction()), then COMPUTE
+ * the DAG with anot_formula_seed_compute().
+ *
+ * An answer that holds no JSON object, or whose fields cannot all be
+ * coerced, still counts (its fields take their defaults) and is recorded in
+ * `invalid_replies`; a call that fails (after the backend's retries) leaves
+ * its review out and is recorded in `llm_errors`.  Neither stops the item.
+ */
+void
+anot_formula_seed_execute_async (AnotFormulaSeed     *self,
+                                 AnotMethodContext   *context,
+                                 AnotItem            *item,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GPtrArray) relevant = g_ptr_array_new ();
+  g_autoptr(GArray) positions = g_array_new (FALSE, FALSE, sizeof (guint));
+  ExecuteData *d;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (ANOT_IS_METHOD_CONTEXT (context));
+  g_return_if_fail (ANOT_IS_ITEM (item));
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, anot_formula_seed_execute_async);
+
+  d = g_new0 (ExecuteData, 1);
+  d->seed = anot_formula_seed_ref (self);
+  d->context = g_object_ref (context);
+  d->item = g_object_ref (item);
+  d->n_reviews = anot_item_get_n_reviews (item);
+  for (guint i = 0; i < d->n_reviews; i++)
+    {
+      AnotReview *review = anot_item_get_review (item, i);
+      const char *text = anot_review_get_text (review);
+
+      if (text != NULL && anot_formula_seed_matches_text (self, text))
+        {
+          g_ptr_array_add (relevant, review);
+          g_array_append_val (positions, i);
+        }
+    }
+  d->n_relevant = relevant->len;
+  d->replies = g_new0 (JsonObject *, MAX (1, d->n_relevant));
+  d->errors = g_new0 (GError *, MAX (1, d->n_relevant));
+  d->texts = g_new0 (char *, MAX (1, d->n_relevant));
+  d->reviews = g_new0 (AnotReview *, MAX (1, d->n_relevant));
+  d->positions = g_new0 (guint, MAX (1, d->n_relevant));
+  for (guint i = 0; i < d->n_relevant; i++)
+    {
+      d->reviews[i] = g_object_ref (relevant->pdata[i]);
+      d->positions[i] = g_array_index (positions, guint, i);
+    }
+  g_task_set_task_data (task, d, execute_data_free);
+
+  if (d->n_relevant == 0)
+    {
+      finish (task);
+      return;
+    }
+
+  d->pending = d->n_relevant;
+  for (guint i = 0; i < d->n_relevant; i++)
+    {
+      AnotReview *review = d->reviews[i];
+      g_autofree char *prompt = anot_formula_seed_format_prompt (self, anot_review_get_text (review),
+                                                                 anot_review_get_date (review),
+                                                                 anot_review_get_stars (review),
+                                                                 anot_review_get_useful (review));
+      g_autoptr(AnotChatRequest) request = anot_chat_request_new (NULL, prompt);
+      Call *call = g_new0 (Call, 1);
+
+      anot_chat_request_set_response_format (request, ANOT_RESPONSE_FORMAT_JSON_OBJECT);
+      call->task = g_object_ref (task);
+      call->index = i;
+      anot_method_context_complete_request_async (context, ANOT_FORMULA_SEED_EXTRACT_ROLE, request,
+                                                  cancellable, on_extraction, call);
+    }
+}
+
+/**
+ * anot_formula_seed_execute_finish:
+ * @self: an #AnotFormulaSeed
+ * @result: the #GAsyncResult of anot_formula_seed_execute_async()
+ * @error: return location for a #GError
+ *
+ * The item's result: `item_id`, `n_reviews`, `n_relevant`, `n_llm_failed`,
+ * `n_invalid`, `n_failed` (steps), `outputs`, `extractions`,
+ * `invalid_replies` (`{idx, reply, problem, n_fields}`), `llm_errors`
+ * (`{idx, error}`) and `steps` (the trace of anot_formula_seed_compute()).
+ * The only error is cancellation.
+ *
+ * Returns: (transfer full): the result, or %NULL on error
+ */
+JsonObject *
+anot_formula_seed_execute_finish (AnotFormulaSeed  *self,
+                                  GAsyncResult     *result,
+                                  GError          **error)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == anot_formula_seed_execute_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
