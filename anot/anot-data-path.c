@@ -564,10 +564,12 @@ _anot_data_path_get_segment (AnotDataPath *self,
  * Printing
  * ------------------------------------------------------------------------ */
 
+/* Keys written bare in canonical paths: they must read back as the same
+ * key, so nothing an unquoted key would read as an index ("-1"). */
 static gboolean
 is_identifier (const char *key)
 {
-  if (key[0] == '\0' || g_ascii_isdigit (key[0]))
+  if (key[0] == '\0' || g_ascii_isdigit (key[0]) || key[0] == '-')
     return FALSE;
   for (const char *p = key; *p != '\0'; p++)
     if (!g_ascii_isalnum (*p) && *p != '_' && *p != '-' && !((guchar) *p & 0x80))

@@ -119,6 +119,9 @@ test_path_canonical (void)
     { "a[\"dot.key\"]", "a[\"dot.key\"]", 2, FALSE },
     { "reviews[-1].text", "reviews[-1].text", 3, FALSE },
     { "a[\"*\"]", "a[\"*\"]", 2, FALSE },
+    /* Found by fuzz-data-path: a quoted "-1" is a key, never an index. */
+    { "items['-1'].x", "items[\"-1\"].x", 3, FALSE },
+    { "a.b-c", "a.b-c", 2, FALSE },
     { "[*]", "[*]", 1, TRUE },
     { "caf\xc3\xa9.men\xc3\xba", "caf\xc3\xa9.men\xc3\xba", 2, FALSE },
   };
