@@ -38,8 +38,9 @@
  * on the thread-default main context.  Results go to
  * `<out>/<name>/<attack>/run_<R>/`: `config.json`, `results_<N>.jsonl` (a
  * row appended and flushed as each request finishes, rewritten sorted by
- * request id when N is done), `usage.jsonl`, `scaling_summary.json` (more
- * than one N) and `summary.json` one level up.  `<attack>` is `clean`
+ * request id when N is done), `trace_<N>.jsonl` (the method's trace of
+ * each request, when it gives one), `usage.jsonl`, `scaling_summary.json`
+ * (more than one N) and `summary.json` one level up.  `<attack>` is `clean`
  * without an attack.
  *
  * With attacks, the experiment runs once per attack (in the order given,
@@ -199,6 +200,7 @@ struct _AnotExperiment
   guint next_job;
   guint in_flight;
   GOutputStream *append;
+  GOutputStream *trace_append; /* trace_<N>.jsonl of the current cell */
   GError *fatal;
   gboolean pumping;
   gboolean pump_again;
@@ -1327,14 +1329,23 @@ run_dir_path (AttackEntry *attack,
 }
 
 static char *
+run_file_path (AttackEntry *attack,
+               guint        run,
+               const char  *prefix,
+               guint        n)
+{
+  g_autofree char *dir = run_dir_path (attack, run);
+  g_autofree char *base = g_strdup_printf ("%s_%u.jsonl", prefix, n);
+
+  return g_build_filename (dir, base, NULL);
+}
+
+static char *
 results_path (AttackEntry *attack,
               guint        run,
               guint        n)
 {
-  g_autofree char *dir = run_dir_path (attack, run);
-  g_autofree char *base = g_strdup_printf ("results_%u.jsonl", n);
-
-  return g_build_filename (dir, base, NULL);
+  return run_file_path (attack, run, "results", n);
 }
 
 static GPtrArray *
@@ -1914,7 +1925,8 @@ remove_previous_results (AttackEntry  *attack,
           if (strcmp (file, "config.json") == 0 || strcmp (file, "usage.jsonl") == 0 ||
               strcmp (file, "debug.log") == 0 ||
               strcmp (file, "scaling_summary.json") == 0 ||
-              (g_str_has_prefix (file, "results_") && g_str_has_suffix (file, ".jsonl")))
+              ((g_str_has_prefix (file, "results_") || g_str_has_prefix (file, "trace_")) &&
+               g_str_has_suffix (file, ".jsonl")))
             {
               g_autofree char *path = g_build_filename (run_dir, file, NULL);
 
@@ -2127,6 +2139,48 @@ record_result (AnotExperiment *self,
   g_signal_emit (self, signals[SIGNAL_RESULT], 0, result);
 }
 
+/* Appends the method's trace of one request to trace_<N>.jsonl, flushed like
+ * the results row; a resumed run appends the traces of the requests it runs. */
+static void
+record_trace (AnotExperiment *self,
+              Job            *job,
+              AnotRanking    *ranking)
+{
+  g_autoptr(JsonBuilder) builder = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *with_newline = NULL;
+  JsonNode *trace;
+
+  if (ranking == NULL || self->trace_append == NULL || self->fatal != NULL)
+    return;
+  trace = anot_ranking_get_trace (ranking);
+  if (trace == NULL)
+    return;
+
+  builder = json_builder_new ();
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "request_id");
+  json_builder_add_string_value (builder, anot_method_context_get_request_id (job->context));
+  json_builder_set_member_name (builder, "n_candidates");
+  json_builder_add_int_value (builder, job->cell->n);
+  json_builder_set_member_name (builder, "run");
+  json_builder_add_int_value (builder, job->cell->run);
+  json_builder_set_member_name (builder, "method");
+  json_builder_add_string_value (builder, self->method_name);
+  json_builder_set_member_name (builder, "trace");
+  json_builder_add_value (builder, json_node_copy (trace));
+  json_builder_end_object (builder);
+  node = json_builder_get_root (builder);
+
+  line = anot_results_node_to_line (node);
+  with_newline = g_strconcat (line, "\n", NULL);
+  if (!g_output_stream_write_all (self->trace_append, with_newline, strlen (with_newline),
+                                  NULL, NULL, &self->fatal) ||
+      !g_output_stream_flush (self->trace_append, NULL, &self->fatal))
+    g_prefix_error (&self->fatal, "Cannot write traces: ");
+}
+
 static void
 debug_result (AnotExperiment *self,
               Job            *job,
@@ -2177,6 +2231,7 @@ on_rank_done (GObject      *source,
         g_set_error (&error, ANOT_ERROR, ANOT_ERROR_METHOD_FAILED,
                      "The method returned no ranking and no error");
       result = result_from_ranking (self, job, ranking, error);
+      record_trace (self, job, ranking);
       record_result (self, job->cell, result);
       debug_result (self, job, result);
     }
@@ -2295,6 +2350,7 @@ experiment_complete (AnotExperiment *self,
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->jobs, g_ptr_array_unref);
   g_clear_object (&self->append);
+  g_clear_object (&self->trace_append);
   g_clear_object (&self->debug_log);
 
   if (error != NULL)
@@ -2320,6 +2376,11 @@ finish_cell (AnotExperiment *self)
     {
       g_output_stream_close (self->append, NULL, NULL);
       g_clear_object (&self->append);
+    }
+  if (self->trace_append != NULL)
+    {
+      g_output_stream_close (self->trace_append, NULL, NULL);
+      g_clear_object (&self->trace_append);
     }
   g_clear_pointer (&self->jobs, g_ptr_array_unref);
 
@@ -2472,6 +2533,20 @@ experiment_advance (AnotExperiment *self)
         experiment_complete (self, g_steal_pointer (&error));
         return;
       }
+
+    {
+      g_autofree char *trace_path = run_file_path (cell->attack, cell->run, "trace", cell->n);
+      g_autoptr(GFile) trace_file = g_file_new_for_path (trace_path);
+
+      self->trace_append = G_OUTPUT_STREAM (g_file_append_to (trace_file, G_FILE_CREATE_NONE,
+                                                              NULL, &error));
+      if (self->trace_append == NULL)
+        {
+          g_prefix_error (&error, "Cannot open %s: ", trace_path);
+          experiment_complete (self, g_steal_pointer (&error));
+          return;
+        }
+    }
 
     if (self->debug_log != NULL)
       {

@@ -471,6 +471,32 @@ test_demo_layout (Fixture       *f,
       g_assert_cmpuint (anot_result_get_gold_rank (result), ==, rank);
     }
 
+  /* The method's trace of every request, one line each. */
+  {
+    g_autofree char *trace_path = path_in (run_dir, "trace_10.jsonl", NULL);
+    g_autoptr(GPtrArray) traces = read_rows_for_comparison (trace_path);
+    g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+    g_assert_cmpuint (traces->len, ==, n_requests);
+    for (guint i = 0; i < traces->len; i++)
+      {
+        g_autoptr(JsonParser) parser = json_parser_new ();
+        JsonObject *line, *trace;
+
+        g_assert_true (json_parser_load_from_data (parser, g_ptr_array_index (traces, i), -1, NULL));
+        line = json_node_get_object (json_parser_get_root (parser));
+        g_assert_nonnull (anot_dataset_lookup_request (dataset,
+                                                       json_object_get_string_member (line, "request_id")));
+        g_assert_true (g_hash_table_add (seen, g_strdup (json_object_get_string_member (line, "request_id"))));
+        g_assert_cmpint (json_object_get_int_member (line, "n_candidates"), ==, 10);
+        g_assert_cmpint (json_object_get_int_member (line, "run"), ==, 1);
+        g_assert_cmpstr (json_object_get_string_member (line, "method"), ==, "bm25");
+        trace = json_object_get_object_member (line, "trace");
+        g_assert_cmpstr (json_object_get_string_member (trace, "method"), ==, "bm25");
+        g_assert_cmpint (json_object_get_int_member (trace, "n_candidates"), ==, 10);
+      }
+  }
+
   summary = read_json_object (summary_path, summary_parser);
   g_assert_cmpstr (json_object_get_string_member (summary, "type"), ==, "ranking");
   g_assert_cmpint (json_object_get_int_member (summary, "runs"), ==, 1);
