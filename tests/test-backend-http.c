@@ -451,7 +451,8 @@ test_concurrency_bound (Fixture       *fixture,
 {
   Calls calls;
 
-  set_rules (fixture, "{\"latency_ms\": 30}");
+  /* Long enough for all four to reach the server, even under ASan. */
+  set_rules (fixture, "{\"latency_ms\": 150}");
   anot_http_backend_set_max_concurrency (ANOT_HTTP_BACKEND (fixture->backend), 4);
   calls_init (&calls);
   for (guint i = 0; i < 20; i++)
