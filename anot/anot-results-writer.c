@@ -512,11 +512,12 @@ anot_results_summarize_attack_dir (const char  *attack_dir,
   g_autoptr(JsonBuilder) builder = NULL;
   const char *model = NULL;
   guint n_runs = 0;
-  double sums[6] = { 0 };
   static const char * const usage_keys[] = {
     "total_calls", "total_prompt_tokens", "total_completion_tokens",
     "total_tokens", "total_cost_usd", "total_latency_ms",
+    "total_retries",  /* anot's */
   };
+  double sums[G_N_ELEMENTS (usage_keys)] = { 0 };
 
   run_dirs = list_run_dirs (attack_dir, error);
   if (run_dirs == NULL)

@@ -259,6 +259,24 @@ test_faults (void)
   g_assert_cmpuint (retries, ==, faults);
   g_assert_cmpuint (anot_fake_llm_get_n_requests (server), ==, 16 * 6 + faults);
 
+  /* The totals of config.json and summary.json count them too. */
+  for (guint f = 0; f < 2; f++)
+    {
+      g_autofree char *path = g_build_filename (anot_experiment_get_directory (experiment), "clean",
+                                                f == 0 ? "run_1/config.json" : "summary.json", NULL);
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      JsonObject *usage;
+
+      g_assert_true (json_parser_load_from_file (parser, path, NULL));
+      usage = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                             "usage");
+      g_assert_cmpint (json_object_get_int_member (usage, "total_retries"), ==, faults);
+      g_assert_cmpint (json_object_get_int_member (usage, "total_calls"), ==, 16 * 6);
+      if (f == 1)
+        g_assert_cmpstr (json_object_get_string_member (json_node_get_object (json_parser_get_root (parser)),
+                                                        "model"), ==, "gpt-5-nano");
+    }
+
   g_unsetenv ("ANOT_TIMEOUT_MS");
   g_unsetenv ("ANOT_RETRY_BASE_MS");
   g_unsetenv ("ANOT_RETRY_MAX_MS");
