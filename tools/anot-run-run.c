@@ -368,6 +368,32 @@ print_tables (AnotExperiment *experiment,
     }
 }
 
+/* One line with the LLM usage of every row so far, when there was any. */
+static void
+print_llm_usage (AnotExperiment *experiment)
+{
+  g_autoptr(AnotUsage) usage = anot_usage_new ();
+  const guint *ns;
+  guint n_ns = 0;
+
+  ns = anot_experiment_get_candidate_counts (experiment, &n_ns);
+  for (guint i = 0; ns != NULL && i < n_ns; i++)
+    for (guint run = 1; run <= anot_experiment_get_n_runs (experiment); run++)
+      {
+        g_autoptr(GPtrArray) rows = anot_experiment_get_results (experiment, ns[i], run);
+
+        for (guint r = 0; rows != NULL && r < rows->len; r++)
+          anot_usage_merge (usage, anot_result_get_usage (g_ptr_array_index (rows, r)));
+      }
+  if (anot_usage_get_calls (usage) == 0)
+    return;
+  g_print ("LLM: %" G_GUINT64_FORMAT " calls, %" G_GUINT64_FORMAT " prompt + %" G_GUINT64_FORMAT
+           " completion tokens, $%.4f, %" G_GUINT64_FORMAT " retries\n",
+           anot_usage_get_calls (usage), anot_usage_get_prompt_tokens (usage),
+           anot_usage_get_completion_tokens (usage), anot_usage_get_cost_usd (usage),
+           anot_usage_get_retries (usage));
+}
+
 static void
 set_if (AnotExperiment *experiment,
         const char     *key,
@@ -784,6 +810,7 @@ anot_run_run_experiment (int           argc,
   if (state.n_already_done > 0)
     g_print (" (%u already done)", state.n_already_done);
   g_print ("\n");
+  print_llm_usage (experiment);
 
   if (state.ok)
     {
