@@ -519,7 +519,17 @@ anot_agent_action_parse_reply (const char  *reply,
       if (finish != NULL)
         action_start = action_marker = finish;
       else if (thought_start == NULL)
-        action_start = action_marker = reply;
+        {
+          /* Maybe the reply is nothing but the action. */
+          p = reply;
+          action = parse_call (&p, NULL);
+          if (action != NULL)
+            {
+              if (out_thought != NULL)
+                *out_thought = NULL;
+              return action;
+            }
+        }
     }
 
   if (action_start == NULL)
