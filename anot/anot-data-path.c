@@ -193,6 +193,19 @@ set_syntax_error (GError     **error,
                s->text, column_of (s, where), message);
 }
 
+/* The whole UTF-8 character at @p, for messages (the text is valid
+ * UTF-8: a single byte of a multi-byte character would not be). */
+static const char *
+character_at (const char *p,
+              char        buf[8])
+{
+  const char *next = g_utf8_next_char (p);
+
+  memset (buf, 0, 8);
+  memcpy (buf, p, MIN (next - p, 7));
+  return buf;
+}
+
 static void
 skip_spaces (Scanner *s)
 {
@@ -340,7 +353,11 @@ parse_dotted (AnotDataPath  *self,
       if (*s->p == '\0')
         set_syntax_error (error, s, s->p, "expected a key after “.”");
       else
-        set_syntax_error (error, s, s->p, "expected a key, found “%c”", *s->p);
+        {
+          char buf[8];
+
+          set_syntax_error (error, s, s->p, "expected a key, found “%s”", character_at (s->p, buf));
+        }
       return FALSE;
     }
   if (strcmp (key, "*") == 0)
@@ -387,7 +404,11 @@ parse_bracket (AnotDataPath  *self,
       if (*s->p == '\0')
         set_syntax_error (error, s, open, "unclosed “[”");
       else
-        set_syntax_error (error, s, s->p, "expected “]”, found “%c”", *s->p);
+        {
+          char buf[8];
+
+          set_syntax_error (error, s, s->p, "expected “]”, found “%s”", character_at (s->p, buf));
+        }
       return FALSE;
     }
   s->p++;
@@ -505,7 +526,11 @@ anot_data_path_parse (const char  *text,
                               "unexpected “%s”; quote keys that contain spaces, "
                               "e.g. [\"Good For Kids\"]", word);
           else
-            set_syntax_error (error, &s, s.p, "unexpected “%c”", *s.p);
+            {
+              char buf[8];
+
+              set_syntax_error (error, &s, s.p, "unexpected “%s”", character_at (s.p, buf));
+            }
           return NULL;
         }
     }

@@ -169,6 +169,9 @@ test_path_syntax_errors (void)
     { "items[1].Good For Kids", "column 15", "quote keys that contain spaces" },
     { "caf\xc3\xa9[", "column 5", "unclosed" },
     { "items[\"a\" b]", "column 11", "expected “]”" },
+    /* Found by fuzz-data-path: the whole character, never half of it. */
+    { "items[\"a\" \xc3\xa9]", "column 11", "found “\xc3\xa9”" },
+    { "items..\xc3\xa9", "column 7", "expected a key" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -179,6 +182,7 @@ test_path_syntax_errors (void)
       g_test_message ("path %s: %s", cases[i].text, error ? error->message : "(parsed)");
       g_assert_null (path);
       g_assert_error (error, ANOT_ERROR, ANOT_ERROR_PARSE);
+      g_assert_true (g_utf8_validate (error->message, -1, NULL));
       g_assert_nonnull (strstr (error->message, cases[i].column));
       g_assert_nonnull (strstr (error->message, cases[i].fragment));
     }
