@@ -28,7 +28,8 @@
  * (anot_data_context_new()) and each of its fields is also a variable of
  * its own (`attributes`, `categories`, `hours`, `reviews`, `name`,
  * `stars`, ...).  The expression runs in the evaluator's sandbox with its
- * step budget.
+ * step budget.  Each item's variables are converted once per document, so
+ * later checks of the same pool are cheap.
  *
  * Arguments: `["expression"]`, `["expression", item]` (an item number, or
  * a list of them), or `{"expression": ..., "item": ...}`.
@@ -45,10 +46,14 @@
 
 struct _AnotItemCheckTool
 {
-  GObject   parent_instance;
+  GObject     parent_instance;
 
-  JsonNode *data;
-  guint     max_value_length;
+  JsonNode   *data;
+  guint       max_value_length;
+  /* Converting an item with its reviews into the evaluator's values is
+   * most of a check's cost, so each item's scope is built once per
+   * document: key -> AnotExprScope. */
+  GHashTable *scopes;
 };
 
 static void anot_item_check_tool_tool_iface_init (AnotToolInterface *iface);
@@ -72,6 +77,7 @@ anot_item_check_tool_finalize (GObject *object)
   AnotItemCheckTool *self = ANOT_ITEM_CHECK_TOOL (object);
 
   g_clear_pointer (&self->data, json_node_unref);
+  g_hash_table_unref (self->scopes);
 
   G_OBJECT_CLASS (anot_item_check_tool_parent_class)->finalize (object);
 }
@@ -152,6 +158,8 @@ static void
 anot_item_check_tool_init (AnotItemCheckTool *self)
 {
   self->max_value_length = DEFAULT_MAX_VALUE_LENGTH;
+  self->scopes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                        (GDestroyNotify) anot_expr_scope_unref);
 }
 
 static const char *
@@ -195,24 +203,29 @@ is_identifier (const char *name)
   return TRUE;
 }
 
-static JsonNode *
-evaluate_item (AnotExpr    *expr,
-               JsonObject  *item,
-               GError     **error)
+static AnotExprScope *
+item_scope (AnotItemCheckTool *self,
+            AnotAgentItem     *item)
 {
-  g_autoptr(AnotExprScope) scope = anot_expr_scope_new ();
+  AnotExprScope *scope = g_hash_table_lookup (self->scopes, item->key);
   JsonObjectIter iter;
   const char *name;
   JsonNode *member;
-  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonNode) node = NULL;
 
-  json_node_set_object (node, item);
-  json_object_iter_init (&iter, item);
+  if (scope != NULL)
+    return scope;
+
+  scope = anot_expr_scope_new ();
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_set_object (node, item->item);
+  json_object_iter_init (&iter, item->item);
   while (json_object_iter_next (&iter, &name, &member))
     if (is_identifier (name) && strcmp (name, "item") != 0)
       anot_expr_scope_set (scope, name, member);
   anot_expr_scope_set (scope, "item", node);
-  return anot_expr_evaluate (expr, scope, error);
+  g_hash_table_insert (self->scopes, g_strdup (item->key), scope);
+  return scope;
 }
 
 static JsonNode *
@@ -296,7 +309,7 @@ anot_item_check_tool_invoke (AnotTool  *tool,
       g_autoptr(JsonNode) value = NULL;
       g_autoptr(GError) item_error = NULL;
 
-      value = evaluate_item (expr, item->item, &item_error);
+      value = anot_expr_evaluate (expr, item_scope (self, item), &item_error);
       if (value == NULL)
         {
           json_object_set_string_member (errors, item->key, item_error->message);
@@ -400,6 +413,7 @@ anot_item_check_tool_set_data (AnotItemCheckTool *self,
     return;
   g_clear_pointer (&self->data, json_node_unref);
   self->data = data != NULL ? json_node_ref (data) : NULL;
+  g_hash_table_remove_all (self->scopes);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DATA]);
 }
 
