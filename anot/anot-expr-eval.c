@@ -614,6 +614,11 @@ repeat (Eval          *ev,
 {
   if (times < 0)
     times = 0;
+  /* Nothing to repeat: no loop of `times` turns (found by fuzz-expr,
+   * [] * 1111111111111111). */
+  if ((seq.kind == ANOT_EXPR_STR && seq.u.s->len == 0) ||
+      (seq.kind != ANOT_EXPR_STR && seq.u.seq->len == 0))
+    times = 0;
 
   if (seq.kind == ANOT_EXPR_STR)
     {

@@ -161,6 +161,11 @@ test_arithmetic (void)
     { "'ab' * 3", "'ababab'" },
     { "3 * 'a'", "'aaa'" },
     { "'a' * -1", "''" },
+    /* Found by fuzz-expr: an empty sequence repeated a huge number of
+     * times is empty at once. */
+    { "[] * 1111111111111111", "[]" },
+    { "'' * 10 ** 15", "''" },
+    { "() * 9223372036854775807", "()" },
     { "[0] * 3", "[0, 0, 0]" },
     { "'a' + 'b'", "'ab'" },
     { "[1] + [2]", "[1, 2]" },
