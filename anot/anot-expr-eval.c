@@ -2798,6 +2798,14 @@ anot_expr_builtin_names (void)
   return names;
 }
 
+guint
+anot_expr_builtin_index (const AnotExprBuiltin *fn)
+{
+  G_STATIC_ASSERT (G_N_ELEMENTS (builtins) <= 32);
+
+  return fn - builtins;
+}
+
 const char *
 anot_expr_builtin_get_name (const AnotExprBuiltin *fn)
 {
@@ -4105,13 +4113,12 @@ anot_expr_eval_value (AnotExpr        *self,
     {
       const char *name = self->free_names[i];
       AnotExprValue *v = g_hash_table_lookup (scope->vars, name);
-      const AnotExprBuiltin *fn;
+      const AnotExprBuiltin *fn = self->free_builtins[i];
 
       ev.defined[i] = TRUE;
       if (v != NULL)
         ev.globals[i] = *v;
-      else if ((fn = anot_expr_builtin_lookup (name)) != NULL &&
-               (scope->builtins == NULL || g_hash_table_contains (scope->builtins, name)))
+      else if (fn != NULL && (scope->builtin_mask & (1u << anot_expr_builtin_index (fn))) != 0)
         ev.globals[i] = (AnotExprValue) {
           .kind = fn->func == NULL ? ANOT_EXPR_MODULE : ANOT_EXPR_FUNC,
           .u.fn = fn

@@ -427,6 +427,7 @@ struct _AnotExpr
   guint n_slots;          /* comprehension variables */
   guint n_free;
   const char **free_names;  /* NULL-terminated; borrowed from @allocs */
+  const AnotExprBuiltin **free_builtins;  /* the builtin of each free name, or NULL */
 };
 
 struct _AnotExprScope
@@ -434,6 +435,7 @@ struct _AnotExprScope
   int ref_count;          /* atomic */
   GHashTable *vars;       /* char * -> AnotExprValue * (owning) */
   GHashTable *builtins;   /* enabled builtin names, or NULL for all */
+  guint32 builtin_mask;   /* the same, by anot_expr_builtin_index() */
   guint64 max_steps;
   guint max_items;
   gsize max_string;
@@ -445,6 +447,9 @@ ANOT_EXPR_PRIVATE
 const AnotExprBuiltin *anot_expr_builtin_lookup (const char *name);
 ANOT_EXPR_PRIVATE
 const char * const    *anot_expr_builtin_names  (void);
+/* Position of @fn among the builtins (< 32). */
+ANOT_EXPR_PRIVATE
+guint                  anot_expr_builtin_index  (const AnotExprBuiltin *fn);
 
 /* A dict whose .get(text, default) returns the value of the first key that
  * occurs in @text, case-insensitively: a lookup table of a Formula Seed.

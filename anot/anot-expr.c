@@ -171,6 +171,9 @@ anot_expr_parse (const char  *source,
     }
 
   self->n_free = free_names->len;
+  self->free_builtins = g_new0 (const AnotExprBuiltin *, MAX (1, self->n_free));
+  for (guint i = 0; i < self->n_free; i++)
+    self->free_builtins[i] = anot_expr_builtin_lookup (free_names->pdata[i]);
   g_ptr_array_add (free_names, NULL);
   self->free_names = g_memdup2 (free_names->pdata, free_names->len * sizeof (gpointer));
   return g_steal_pointer (&self);
@@ -207,6 +210,7 @@ anot_expr_unref (AnotExpr *self)
   g_free (self->source);
   g_free (self->name);
   g_free (self->free_names);
+  g_free (self->free_builtins);
   g_ptr_array_unref (self->allocs);
   g_free (self);
 }
@@ -410,6 +414,7 @@ anot_expr_scope_new (void)
   self->max_steps = ANOT_EXPR_DEFAULT_MAX_STEPS;
   self->max_items = ANOT_EXPR_DEFAULT_MAX_ITEMS;
   self->max_string = ANOT_EXPR_DEFAULT_MAX_STRING;
+  self->builtin_mask = G_MAXUINT32;
   return self;
 }
 
@@ -658,8 +663,17 @@ anot_expr_scope_set_builtins (AnotExprScope      *self,
   g_return_if_fail (self != NULL);
 
   g_clear_pointer (&self->builtins, g_hash_table_unref);
+  self->builtin_mask = G_MAXUINT32;
   if (names == NULL)
     return;
+  self->builtin_mask = 0;
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      const AnotExprBuiltin *fn = anot_expr_builtin_lookup (names[i]);
+
+      if (fn != NULL)
+        self->builtin_mask |= 1u << anot_expr_builtin_index (fn);
+    }
   if (names == anot_expr_get_original_builtins ())
     {
       /* One table for every scope of the original's mode (a Formula Seed
