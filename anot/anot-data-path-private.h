@@ -53,7 +53,4 @@ const char *_anot_json_type_name               (JsonNode      *node);
 char       *_anot_json_object_list_keys        (JsonObject    *object,
                                                 guint          max_keys);
 
-/* json.loads() of a Python value (in anot-data-context.c). */
-JsonNode   *_anot_py_value_to_json             (const AnotPyValue *value);
-
 G_END_DECLS

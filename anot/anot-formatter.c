@@ -981,75 +981,6 @@ py_from_json (JsonNode *node)
   return anot_py_value_new_from_json (node);
 }
 
-static JsonNode *
-py_to_json (const AnotPyValue *v)
-{
-  JsonNode *node;
-  guint n;
-
-  switch (anot_py_value_get_kind (v))
-    {
-    case ANOT_PY_NONE:
-      return json_node_new (JSON_NODE_NULL);
-    case ANOT_PY_BOOL:
-      node = json_node_new (JSON_NODE_VALUE);
-      json_node_set_boolean (node, anot_py_value_get_bool (v));
-      return node;
-    case ANOT_PY_INT:
-      node = json_node_new (JSON_NODE_VALUE);
-      json_node_set_int (node, anot_py_value_get_int (v));
-      return node;
-    case ANOT_PY_FLOAT:
-      node = json_node_new (JSON_NODE_VALUE);
-      json_node_set_double (node, anot_py_value_get_float (v));
-      return node;
-    case ANOT_PY_STR:
-      node = json_node_new (JSON_NODE_VALUE);
-      json_node_set_string (node, anot_py_value_get_string (v));
-      return node;
-    case ANOT_PY_LIST:
-    case ANOT_PY_TUPLE:
-      {
-        JsonArray *array = json_array_new ();
-
-        n = anot_py_value_get_length (v);
-        for (guint i = 0; i < n; i++)
-          json_array_add_element (array, py_to_json (anot_py_value_get_item (v, i)));
-        node = json_node_new (JSON_NODE_ARRAY);
-        json_node_take_array (node, array);
-        return node;
-      }
-    case ANOT_PY_DICT:
-      {
-        JsonObject *object = json_object_new ();
-
-        n = anot_py_value_get_length (v);
-        for (guint i = 0; i < n; i++)
-          {
-            const AnotPyValue *key = anot_py_value_dict_get_key (v, i);
-            g_autofree char *name = NULL;
-
-            if (anot_py_value_get_kind (key) == ANOT_PY_STR)
-              name = g_strdup (anot_py_value_get_string (key));
-            else
-              {
-                GString *s = g_string_new (NULL);
-
-                append_json_key (s, key, FALSE);
-                /* Drop the quotes append_json_key() adds. */
-                name = g_strndup (s->str + 1, s->len - 2);
-                g_string_free (s, TRUE);
-              }
-            json_object_set_member (object, name, py_to_json (anot_py_value_get_item (v, i)));
-          }
-        node = json_node_new (JSON_NODE_OBJECT);
-        json_node_take_object (node, object);
-        return node;
-      }
-    }
-  return json_node_new (JSON_NODE_NULL);
-}
-
 /**
  * anot_json_dumps:
  * @node: a #JsonNode
@@ -1736,7 +1667,7 @@ anot_formatter_build_item (AnotFormatter *self,
   g_return_val_if_fail (ANOT_IS_ITEM (item), NULL);
 
   text = format_item_full (self, item, number, &stats, &value);
-  return py_to_json (value);
+  return anot_py_value_to_json (value);
 }
 
 /**

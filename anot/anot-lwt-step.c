@@ -535,7 +535,7 @@ structured_value (const char *text)
 
   py = anot_py_literal_parse (stripped, -1, NULL);
   if (py != NULL)
-    return _anot_py_value_to_json (py);
+    return anot_py_value_to_json (py);
   return NULL;
 }
 

@@ -92,6 +92,7 @@ gboolean     anot_py_value_equal        (const AnotPyValue *a,
 
 /* str(value) and repr(value); NULL counts as None. */
 char        *anot_py_value_str          (const AnotPyValue *value);
+JsonNode    *anot_py_value_to_json      (const AnotPyValue *value);
 char        *anot_py_value_repr         (const AnotPyValue *value);
 /* str(value).lower(), computed once and cached in @value (thread-safe).
  * Borrowed: valid as long as @value is. */

@@ -2085,3 +2085,74 @@ anot_py_value_get_pass_b (AnotPyValue *value)
     }
   return result;
 }
+
+/* json.loads (json.dumps (value)): non-finite floats, which JSON cannot
+ * hold, become null. */
+JsonNode *
+anot_py_value_to_json (const AnotPyValue *value)
+{
+  JsonNode *node;
+
+  switch (anot_py_value_get_kind (value))
+    {
+    case ANOT_PY_BOOL:
+      return json_node_init_boolean (json_node_alloc (), anot_py_value_get_bool (value));
+    case ANOT_PY_INT:
+      return json_node_init_int (json_node_alloc (), anot_py_value_get_int (value));
+    case ANOT_PY_FLOAT:
+      {
+        double d = anot_py_value_get_float (value);
+
+        /* JSON has no NaN or infinity; Python's json.dumps writes them as
+         * bare words, which are not JSON either. */
+        if (!isfinite (d))
+          return json_node_init_null (json_node_alloc ());
+        return json_node_init_double (json_node_alloc (), d);
+      }
+    case ANOT_PY_STR:
+      return json_node_init_string (json_node_alloc (), anot_py_value_get_string (value));
+    case ANOT_PY_LIST:
+    case ANOT_PY_TUPLE:
+      {
+        JsonArray *array = json_array_new ();
+
+        for (guint i = 0; i < anot_py_value_get_length (value); i++)
+          json_array_add_element (array, anot_py_value_to_json (anot_py_value_get_item (value, i)));
+        node = json_node_init_array (json_node_alloc (), array);
+        json_array_unref (array);
+        return node;
+      }
+    case ANOT_PY_DICT:
+      {
+        JsonObject *object = json_object_new ();
+
+        for (guint i = 0; i < anot_py_value_get_length (value); i++)
+          {
+            AnotPyValue *key = anot_py_value_dict_get_key (value, i);
+            g_autofree char *name = NULL;
+
+            /* Keys as json.dumps() writes them. */
+            switch (anot_py_value_get_kind (key))
+              {
+              case ANOT_PY_BOOL:
+                name = g_strdup (anot_py_value_get_bool (key) ? "true" : "false");
+                break;
+              case ANOT_PY_NONE:
+                name = g_strdup ("null");
+                break;
+              default:
+                name = anot_py_value_str (key);
+              }
+
+            json_object_set_member (object, name,
+                                    anot_py_value_to_json (anot_py_value_get_item (value, i)));
+          }
+        node = json_node_init_object (json_node_alloc (), object);
+        json_object_unref (object);
+        return node;
+      }
+    case ANOT_PY_NONE:
+    default:
+      return json_node_init_null (json_node_alloc ());
+    }
+}
