@@ -6,7 +6,7 @@
  */
 #include <anot/anot.h>
 
-#include "anot-llm-job.h"
+#include "anot-llm-two-phase.h"
 
 #define PROMPTS "/org/anot/methods/ps"
 
@@ -25,41 +25,6 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (AnotMethodPs, anot_method_ps, G_TYPE_OBJECT,
                                 G_IMPLEMENT_INTERFACE_DYNAMIC (ANOT_TYPE_METHOD,
                                                                anot_method_ps_method_iface_init))
 
-static void send_act (GTask *task);
-
-static void
-on_answer (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  AnotLlmJob *job = g_task_get_task_data (task);
-  g_autoptr(AnotCompletion) completion = NULL;
-  g_autoptr(AnotParseResult) parse = NULL;
-  g_autoptr(GError) error = NULL;
-  JsonObject *record = NULL;
-  const char *text;
-
-  completion = anot_llm_job_complete_finish (job, result, &record, &error);
-  if (completion == NULL)
-    {
-      if (anot_llm_error_is_context_overflow (error) && anot_llm_job_shrink_reviews (job, NULL))
-        {
-          send_act (g_steal_pointer (&task));
-          return;
-        }
-      g_prefix_error (&error, "ps: solve call: ");
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-
-  text = anot_completion_get_text (completion);
-  parse = anot_parse_ranking (text, anot_llm_job_get_candidates (job)->len,
-                              anot_llm_job_get_candidates (job), ANOT_PARSE_FLAGS_NONE);
-  anot_llm_job_record_parse (job, record, parse);
-  g_task_return_pointer (task, anot_llm_job_ranking_from_parse (job, parse, text), g_object_unref);
-}
-
 /* The plan goes to the solver verbatim, as the paper and the original
  * do; its parsed steps are only traced. */
 static char *
@@ -69,70 +34,15 @@ plan_text (const char      *raw,
   return g_strdup (raw);
 }
 
-static void
-on_plan (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  AnotLlmJob *job = g_task_get_task_data (task);
-  g_autoptr(AnotCompletion) completion = NULL;
-  g_autoptr(AnotParseResult) steps = NULL;
-  g_autoptr(GError) error = NULL;
-  JsonObject *record = NULL;
-  g_autofree char *plan = NULL;
-
-  completion = anot_llm_job_complete_finish (job, result, &record, &error);
-  if (completion == NULL)
-    {
-      g_prefix_error (&error, "ps: plan call: ");
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-
-  steps = anot_parse_steps (anot_completion_get_text (completion), 3);
-  anot_llm_job_record_parse (job, record, steps);
-  plan = plan_text (anot_completion_get_text (completion), steps);
-  anot_llm_job_set_text (job, plan);
-  send_act (g_steal_pointer (&task));
-}
-
-/* Takes the caller's reference to @task. */
-static void
-send_act (GTask *task)
-{
-  AnotLlmJob *job = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-  const char *plan = anot_llm_job_get_text (job);
-  g_autofree char *data = NULL;
-  g_autofree char *task_text = NULL;
-  g_autofree char *instruction = NULL;
-  g_autofree char *system_base = NULL;
-  g_autofree char *system_prompt = NULL;
-  g_autofree char *prompt = NULL;
-
-  data = anot_llm_job_format_candidates (job, "candidates", NULL, &error);
-  if (data == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      g_object_unref (task);
-      return;
-    }
-  task_text = anot_llm_job_task (job, PROMPTS);
-  instruction = anot_llm_job_instruction (job, PROMPTS);
-  system_base = anot_llm_prompt (PROMPTS "/solve-system.txt", NULL);
-  system_prompt = anot_llm_job_system_prompt (job, system_base);
-  prompt = anot_llm_prompt (PROMPTS "/solve-user.txt",
-                            "plan", plan,
-                            "task", task_text,
-                            "request", anot_request_get_text (anot_llm_job_get_request (job)),
-                            "candidates", data,
-                            "instruction", instruction,
-                            NULL);
-
-  anot_llm_job_complete_async (job, "solve", ANOT_DEFAULT_ROLE, system_prompt, prompt,
-                               on_answer, task);
-}
+static const AnotLlmTwoPhase ps_spec = {
+  .method = "ps",
+  .prompts = PROMPTS,
+  .plan_steps = 3,
+  .plan_role = ANOT_DEFAULT_ROLE,
+  .second_call = "solve",
+  .second_role = ANOT_DEFAULT_ROLE,
+  .plan_text = plan_text,
+};
 
 static void
 anot_method_ps_rank_async (AnotMethod          *method,
@@ -144,32 +54,9 @@ anot_method_ps_rank_async (AnotMethod          *method,
                             GAsyncReadyCallback  callback,
                             gpointer             user_data)
 {
-  g_autoptr(GTask) task = g_task_new (method, cancellable, callback, user_data);
-  AnotLlmJob *job = anot_llm_job_new ("ps", request, candidates, k, context, cancellable);
-  g_autofree char *task_text = NULL;
-  g_autofree char *n = g_strdup_printf ("%u", candidates->len);
-  g_autofree char *system_base = NULL;
-  g_autofree char *system_prompt = NULL;
-  g_autofree char *prompt = NULL;
-  g_autoptr(GError) error = NULL;
-
-  g_task_set_source_tag (task, anot_method_ps_rank_async);
-  g_task_set_task_data (task, job, (GDestroyNotify) anot_llm_job_free);
-
-  /* Check the format options now, before any call is paid for. */
-  if (anot_llm_job_get_formatter (job, &error) == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-
-  task_text = anot_llm_job_task (job, PROMPTS);
-  system_base = anot_llm_prompt (PROMPTS "/plan-system.txt", NULL);
-  system_prompt = anot_llm_job_system_prompt (job, system_base);
-  prompt = anot_llm_prompt (PROMPTS "/plan-user.txt", "task", task_text, "n", n, NULL);
-
-  anot_llm_job_complete_async (job, "plan", ANOT_DEFAULT_ROLE, system_prompt, prompt,
-                               on_plan, g_steal_pointer (&task));
+  anot_llm_two_phase_rank_async (&ps_spec, method, anot_method_ps_rank_async,
+                                 request, candidates, k, context, cancellable,
+                                 callback, user_data);
 }
 
 static AnotRanking *
