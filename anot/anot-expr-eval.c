@@ -1176,6 +1176,246 @@ slice (Eval          *ev,
  * Iteration and comprehensions
  * ------------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------------ *
+ * Fast tests of comprehension filters
+ * ------------------------------------------------------------------------ */
+
+/* The filters of a typical formula, e["severity"] == "mild" and
+ * e["kind"] == "firsthand", are tested per item without the general
+ * machinery: no reference counting, no failure plumbing.  Only shapes
+ * whose outcome is certain are decided here (strings compared with == or
+ * !=, and/or/not of those); anything else, a missing key included, is
+ * FAST_UNSURE and the item goes through eval(), which then raises the same
+ * error as ever.  The steps counted are those eval() would count: one per
+ * node evaluated. */
+typedef enum {
+  FAST_FALSE,
+  FAST_TRUE,
+  FAST_UNSURE,
+} FastResult;
+
+/* The most steps a fast test of @n can take, or -1 if @n is not a shape
+ * it handles. */
+static gint64
+fast_cost (AnotExprNode *n,
+           guint         depth)
+{
+  gint64 total;
+
+  if (depth > 8)
+    return -1;
+  switch (n->kind)
+    {
+    case ANOT_EXPR_NODE_CONST:
+    case ANOT_EXPR_NODE_LOCAL:
+    case ANOT_EXPR_NODE_GLOBAL:
+      return 1;
+    case ANOT_EXPR_NODE_SUBSCRIPT:
+      if ((n->u.sub.object->kind == ANOT_EXPR_NODE_LOCAL || n->u.sub.object->kind == ANOT_EXPR_NODE_GLOBAL) &&
+          n->u.sub.index->kind == ANOT_EXPR_NODE_CONST && n->u.sub.index->u.constant.kind == ANOT_EXPR_STR)
+        return 3;
+      return -1;
+    case ANOT_EXPR_NODE_COMPARE:
+      {
+        gint64 a, b;
+
+        if (n->u.compare.n != 1 ||
+            (n->u.compare.ops[0] != ANOT_EXPR_OP_EQ && n->u.compare.ops[0] != ANOT_EXPR_OP_NE))
+          return -1;
+        a = fast_cost (n->u.compare.first, depth + 1);
+        b = fast_cost (n->u.compare.rest[0], depth + 1);
+        return a < 0 || b < 0 ? -1 : 1 + a + b;
+      }
+    case ANOT_EXPR_NODE_AND:
+    case ANOT_EXPR_NODE_OR:
+      total = 1;
+      for (guint i = 0; i < n->u.seq.n; i++)
+        {
+          gint64 c = fast_cost (n->u.seq.items[i], depth + 1);
+
+          if (c < 0)
+            return -1;
+          total += c;
+        }
+      return total;
+    case ANOT_EXPR_NODE_NOT:
+      {
+        gint64 c = fast_cost (n->u.op.a, depth + 1);
+
+        return c < 0 ? -1 : 1 + c;
+      }
+    case ANOT_EXPR_NODE_UNARY:
+    case ANOT_EXPR_NODE_BINARY:
+    case ANOT_EXPR_NODE_IFEXP:
+    case ANOT_EXPR_NODE_SLICE:
+    case ANOT_EXPR_NODE_ATTR:
+    case ANOT_EXPR_NODE_CALL:
+    case ANOT_EXPR_NODE_LIST:
+    case ANOT_EXPR_NODE_TUPLE:
+    case ANOT_EXPR_NODE_DICT:
+    case ANOT_EXPR_NODE_GENEXP:
+    case ANOT_EXPR_NODE_LISTCOMP:
+    case ANOT_EXPR_NODE_DICTCOMP:
+    default:
+      return -1;
+    }
+}
+
+/* A borrowed operand of a fast comparison; FALSE when unsure. */
+static inline gboolean
+fast_operand (Eval           *ev,
+              AnotExprNode   *n,
+              AnotExprValue  *out,
+              guint64        *steps)
+{
+  switch (n->kind)
+    {
+    case ANOT_EXPR_NODE_CONST:
+      *out = n->u.constant;
+      *steps += 1;
+      return TRUE;
+    case ANOT_EXPR_NODE_LOCAL:
+      *out = ev->slots[n->u.name.slot];
+      *steps += 1;
+      return TRUE;
+    case ANOT_EXPR_NODE_GLOBAL:
+      if (!ev->defined[n->u.name.slot])
+        return FALSE;
+      *out = ev->globals[n->u.name.slot];
+      *steps += 1;
+      return TRUE;
+    case ANOT_EXPR_NODE_SUBSCRIPT:
+      {
+        AnotExprNode *object = n->u.sub.object;
+        AnotExprStr *key = n->u.sub.index->u.constant.u.s;
+        AnotExprValue d;
+        AnotExprDict *dict;
+        guint hint;
+
+        if (object->kind == ANOT_EXPR_NODE_LOCAL)
+          d = ev->slots[object->u.name.slot];
+        else if (ev->defined[object->u.name.slot])
+          d = ev->globals[object->u.name.slot];
+        else
+          return FALSE;
+        if (d.kind != ANOT_EXPR_DICT)
+          return FALSE;
+        dict = d.u.d;
+        hint = (guint) g_atomic_int_get ((gint *) &n->cache);
+        if (hint < dict->len && dict->keys[hint].kind == ANOT_EXPR_STR &&
+            (dict->keys[hint].u.s == key ||
+             (dict->keys[hint].u.s->len == key->len &&
+              memcmp (dict->keys[hint].u.s->data, key->data, key->len) == 0)))
+          *out = dict->values[hint];
+        else
+          {
+            gssize pos = anot_expr_dict_find_str (dict, key);
+
+            if (pos < 0)
+              return FALSE;
+            g_atomic_int_set ((gint *) &n->cache, (gint) pos);
+            *out = dict->values[pos];
+          }
+        *steps += 3;
+        return TRUE;
+      }
+    case ANOT_EXPR_NODE_UNARY:
+    case ANOT_EXPR_NODE_BINARY:
+    case ANOT_EXPR_NODE_AND:
+    case ANOT_EXPR_NODE_OR:
+    case ANOT_EXPR_NODE_NOT:
+    case ANOT_EXPR_NODE_COMPARE:
+    case ANOT_EXPR_NODE_IFEXP:
+    case ANOT_EXPR_NODE_SLICE:
+    case ANOT_EXPR_NODE_ATTR:
+    case ANOT_EXPR_NODE_CALL:
+    case ANOT_EXPR_NODE_LIST:
+    case ANOT_EXPR_NODE_TUPLE:
+    case ANOT_EXPR_NODE_DICT:
+    case ANOT_EXPR_NODE_GENEXP:
+    case ANOT_EXPR_NODE_LISTCOMP:
+    case ANOT_EXPR_NODE_DICTCOMP:
+    default:
+      return FALSE;
+    }
+}
+
+/* Python's bool() of @n, for a node fast_cost() accepted. */
+static FastResult
+fast_test (Eval          *ev,
+           AnotExprNode  *n,
+           guint64       *steps)
+{
+  switch (n->kind)
+    {
+    case ANOT_EXPR_NODE_COMPARE:
+      {
+        AnotExprValue a, b;
+        gboolean equal;
+
+        *steps += 1;
+        if (!fast_operand (ev, n->u.compare.first, &a, steps) ||
+            !fast_operand (ev, n->u.compare.rest[0], &b, steps) ||
+            a.kind != ANOT_EXPR_STR || b.kind != ANOT_EXPR_STR)
+          return FAST_UNSURE;
+        equal = a.u.s == b.u.s ||
+                (a.u.s->len == b.u.s->len && memcmp (a.u.s->data, b.u.s->data, a.u.s->len) == 0);
+        return (equal == (n->u.compare.ops[0] == ANOT_EXPR_OP_EQ)) ? FAST_TRUE : FAST_FALSE;
+      }
+    case ANOT_EXPR_NODE_AND:
+    case ANOT_EXPR_NODE_OR:
+      {
+        /* and/or give one of their operands; only its truth matters to
+         * a filter: the first false one (and), the first true one (or),
+         * else the last. */
+        FastResult stop_at = n->kind == ANOT_EXPR_NODE_AND ? FAST_FALSE : FAST_TRUE;
+        FastResult r = FAST_UNSURE;
+
+        *steps += 1;
+        for (guint i = 0; i < n->u.seq.n; i++)
+          {
+            r = fast_test (ev, n->u.seq.items[i], steps);
+            if (r == FAST_UNSURE || r == stop_at)
+              return r;
+          }
+        return r;
+      }
+    case ANOT_EXPR_NODE_NOT:
+      {
+        FastResult r;
+
+        *steps += 1;
+        r = fast_test (ev, n->u.op.a, steps);
+        return r == FAST_UNSURE ? r : (r == FAST_TRUE ? FAST_FALSE : FAST_TRUE);
+      }
+    case ANOT_EXPR_NODE_CONST:
+    case ANOT_EXPR_NODE_LOCAL:
+    case ANOT_EXPR_NODE_GLOBAL:
+    case ANOT_EXPR_NODE_SUBSCRIPT:
+      {
+        AnotExprValue v;
+
+        if (!fast_operand (ev, n, &v, steps))
+          return FAST_UNSURE;
+        return anot_expr_value_truthy (v) ? FAST_TRUE : FAST_FALSE;
+      }
+    case ANOT_EXPR_NODE_UNARY:
+    case ANOT_EXPR_NODE_BINARY:
+    case ANOT_EXPR_NODE_IFEXP:
+    case ANOT_EXPR_NODE_SLICE:
+    case ANOT_EXPR_NODE_ATTR:
+    case ANOT_EXPR_NODE_CALL:
+    case ANOT_EXPR_NODE_LIST:
+    case ANOT_EXPR_NODE_TUPLE:
+    case ANOT_EXPR_NODE_DICT:
+    case ANOT_EXPR_NODE_GENEXP:
+    case ANOT_EXPR_NODE_LISTCOMP:
+    case ANOT_EXPR_NODE_DICTCOMP:
+    default:
+      return FAST_UNSURE;
+    }
+}
+
 static gboolean comp_loop (Eval *ev, AnotExprNode *n, guint k, EmitFunc emit,
                            gpointer data, gboolean *stop);
 
@@ -1420,12 +1660,21 @@ comp_loop (Eval          *ev,
        * of taking a reference per item. */
       guint slot = c->target.slot;
 
+      gint64 fast_steps = c->n_ifs > 0 ? 0 : -1;
+
+      for (guint f = 0; f < c->n_ifs && fast_steps >= 0; f++)
+        {
+          gint64 cost = fast_cost (c->ifs[f], 0);
+
+          fast_steps = cost < 0 ? -1 : fast_steps + cost;
+        }
       anot_expr_value_unref (ev->slots[slot]);
       ev->slots[slot] = ANOT_EXPR_VALUE_NONE;
       ok = TRUE;
       for (guint i = 0; i < seq.u.seq->len && !*stop && ok; i++)
         {
           gboolean pass = TRUE;
+          guint f = 0;
           AnotExprValue v;
 
           if (!STEP (ev, c->iter->offset))
@@ -1434,7 +1683,20 @@ comp_loop (Eval          *ev,
               break;
             }
           ev->slots[slot] = seq.u.seq->items[i];
-          for (guint f = 0; f < c->n_ifs && pass; f++)
+          /* Within the step budget whatever happens, the filters can be
+           * decided fast; the first one that cannot be goes on below. */
+          if (fast_steps >= 0 && ev->steps + (guint64) fast_steps <= ev->max_steps)
+            for (; f < c->n_ifs && pass; f++)
+              {
+                guint64 steps = 0;
+                FastResult r = fast_test (ev, c->ifs[f], &steps);
+
+                if (r == FAST_UNSURE)
+                  break;
+                ev->steps += steps;
+                pass = r == FAST_TRUE;
+              }
+          for (; f < c->n_ifs && pass; f++)
             {
               gboolean owned;
 
@@ -2403,9 +2665,16 @@ emit_sum (Eval          *ev,
   Sum *s = data;
   AnotExprValue r;
   gboolean ok;
+  gint64 sum;
 
   /* Python 3.11's sum(): left to right, int + int stays int, the first
    * float turns the sum into a float, other kinds go through "+". */
+  if (s->acc.kind == ANOT_EXPR_INT && item.kind == ANOT_EXPR_INT &&
+      !__builtin_add_overflow (s->acc.u.i, item.u.i, &sum))
+    {
+      s->acc.u.i = sum;
+      return TRUE;
+    }
   ok = binary_op (ev, ANOT_EXPR_OP_ADD, s->acc, item, s->offset, &r);
   anot_expr_value_unref (item);
   if (!ok)
