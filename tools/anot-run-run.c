@@ -32,14 +32,7 @@ typedef struct
   char *name;
   gboolean force;
   char *resume;
-  char *backend;
-  char *model;
-  char *base_url;
-  char **roles;
-  char *temperature;
-  char *max_tokens;
-  char *cache;
-  gboolean offline;
+  AnotRunLlmOptions llm;
   char *attack;
   char **attack_options;
   char *attack_restaurants;
@@ -69,13 +62,7 @@ run_options_clear (RunOptions *o)
   g_free (o->out);
   g_free (o->name);
   g_free (o->resume);
-  g_free (o->backend);
-  g_free (o->model);
-  g_free (o->base_url);
-  g_strfreev (o->roles);
-  g_free (o->temperature);
-  g_free (o->max_tokens);
-  g_free (o->cache);
+  anot_run_llm_options_clear (&o->llm);
   g_free (o->attack);
   g_strfreev (o->attack_options);
   g_free (o->attack_restaurants);
@@ -476,24 +463,6 @@ anot_run_run_experiment (int           argc,
     { "resume", 'r', 0, G_OPTION_ARG_FILENAME, &o.resume,
       "Finish an interrupted experiment (the directory printed at its start); "
       "only --concurrency, --data, --cache and --offline may be given with it", "DIR" },
-    { "backend", 'b', 0, G_OPTION_ARG_STRING, &o.backend,
-      "LLM backend of the default role: openai, anthropic, ... (see --list; default openai)",
-      "NAME" },
-    { "model", 0, 0, G_OPTION_ARG_STRING, &o.model,
-      "Model of the default role (and of every role without its own)", "MODEL" },
-    { "base-url", 0, 0, G_OPTION_ARG_STRING, &o.base_url,
-      "Server of the default role, e.g. http://localhost:8000/v1 for vLLM", "URL" },
-    { "role", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.roles,
-      "Route one role of the method to its own backend and model (repeatable)",
-      "ROLE=BACKEND:MODEL" },
-    { "temperature", 0, 0, G_OPTION_ARG_STRING, &o.temperature,
-      "Sampling temperature (default 0; not sent to reasoning models)", "T" },
-    { "max-tokens", 0, 0, G_OPTION_ARG_STRING, &o.max_tokens,
-      "Most tokens per answer (default: the server's)", "N" },
-    { "cache", 0, 0, G_OPTION_ARG_FILENAME, &o.cache,
-      "Response cache (SQLite): reuse answers stored there, store new ones", "FILE" },
-    { "offline", 0, 0, G_OPTION_ARG_NONE, &o.offline,
-      "Answer LLM calls from --cache only; a missing answer fails that request", NULL },
     { "attack", 'a', 0, G_OPTION_ARG_STRING, &o.attack,
       "Attacks to run, comma-separated: names (see --list), clean, noise, injection, "
       "deception, all, both (default: clean; robustness: all)", "ATTACKS" },
@@ -517,11 +486,13 @@ anot_run_run_experiment (int           argc,
   context = g_option_context_new (hooks && hooks->parameter_string ? hooks->parameter_string
                                   : "[run] — evaluate a ranking method on a benchmark");
   g_option_context_add_main_entries (context, entries, NULL);
+  anot_run_llm_options_add_entries (&o.llm, context);
   g_option_context_set_summary (context, hooks && hooks->summary ? hooks->summary :
     "Commands:\n"
     "  anot-run [run] --method NAME [OPTION…]   run a method over a benchmark (default)\n"
     "  anot-run robustness --method NAME [OPTION…]  clean and attacked runs, compared\n"
     "  anot-run attack --attack NAME --request ID   show what an attack does\n"
+    "  anot-run formula --seed-file FILE|--formula FILE  a task over every item\n"
     "  anot-run validate [OPTION…]              check a benchmark's gold labels\n"
     "  anot-run list, anot-run --list           list methods and other plugins\n"
     "\n"
@@ -587,8 +558,7 @@ anot_run_run_experiment (int           argc,
     {
       if (o.method || o.candidates || o.scaling || o.pool || o.shuffle || o.k || o.seed ||
           o.runs || o.limit || o.requests || o.groups || o.method_options || o.out ||
-          o.name || o.force || o.backend || o.model || o.base_url || o.roles ||
-          o.temperature || o.max_tokens || o.attack || o.attack_options ||
+          o.name || o.force || anot_run_llm_options_choose_model (&o.llm) || o.attack || o.attack_options ||
           o.attack_restaurants || o.attack_reviews || o.attack_target_len || o.defense)
         {
           run_options_clear (&o);
@@ -711,17 +681,7 @@ anot_run_run_experiment (int           argc,
                                  o.attack_options[i]);
           anot_experiment_set_option (experiment, key, eq + 1);
         }
-      set_if (experiment, "backend", o.backend);
-      set_if (experiment, "model", o.model);
-      set_if (experiment, "base-url", o.base_url);
-      set_if (experiment, "temperature", o.temperature);
-      set_if (experiment, "max-tokens", o.max_tokens);
-      if (o.roles != NULL)
-        {
-          g_autofree char *joined = g_strjoinv (",", o.roles);
-
-          set_if (experiment, "role", joined);
-        }
+      anot_run_llm_options_apply (&o.llm, experiment, TRUE);
       for (guint i = 0; o.method_options && o.method_options[i]; i++)
         {
           const char *eq = strchr (o.method_options[i], '=');
@@ -733,8 +693,8 @@ anot_run_run_experiment (int           argc,
         }
     }
   set_if (experiment, "concurrency", o.concurrency);
-  set_if (experiment, "cache", o.cache);
-  set_if (experiment, "offline", o.offline ? "true" : NULL);
+  if (o.resume != NULL)
+    anot_run_llm_options_apply (&o.llm, experiment, FALSE);
 
   if (!anot_experiment_prepare (experiment, &error))
     {

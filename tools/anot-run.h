@@ -21,6 +21,7 @@ int anot_run_cmd_validate (int argc, char **argv);
 int anot_run_cmd_list     (int argc, char **argv);
 int anot_run_cmd_attack   (int argc, char **argv);
 int anot_run_cmd_robustness (int argc, char **argv);
+int anot_run_cmd_formula  (int argc, char **argv);
 
 /* How `anot-run robustness` runs its experiments through the run command:
  * the attack list becomes "clean,<--attack, default all>", defense mode
@@ -37,6 +38,31 @@ typedef struct
 } AnotRunHooks;
 
 int anot_run_run_experiment (int argc, char **argv, AnotRunHooks *hooks);
+
+/* The LLM options every subcommand that calls an LLM takes
+ * (anot-run-llm.c): --backend, --model, --base-url, --role, --temperature,
+ * --max-tokens, --cache, --offline. */
+typedef struct
+{
+  char *backend;
+  char *model;
+  char *base_url;
+  char **roles;
+  char *temperature;
+  char *max_tokens;
+  char *cache;
+  gboolean offline;
+} AnotRunLlmOptions;
+
+void               anot_run_llm_options_add_entries   (AnotRunLlmOptions       *o,
+                                                       GOptionContext          *context);
+void               anot_run_llm_options_clear         (AnotRunLlmOptions       *o);
+gboolean           anot_run_llm_options_choose_model  (const AnotRunLlmOptions *o);
+void               anot_run_llm_options_apply         (const AnotRunLlmOptions *o,
+                                                       AnotExperiment          *experiment,
+                                                       gboolean                 models);
+AnotBackendRouter *anot_run_llm_options_create_router (const AnotRunLlmOptions *o,
+                                                       GError                 **error);
 
 /* The dataset used when --data is not given: $ANOT_DATA_DIR/demo, else the
  * installed demo benchmark. */

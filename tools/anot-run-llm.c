@@ -1,0 +1,153 @@
+/* anot-run-llm.c: the LLM options shared by the anot-run subcommands
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-run.h"
+
+#include <string.h>
+
+/* Adds --backend, --model, --base-url, --role, --temperature, --max-tokens,
+ * --cache and --offline to the main group of @context, storing into @o. */
+void
+anot_run_llm_options_add_entries (AnotRunLlmOptions *o,
+                                  GOptionContext    *context)
+{
+  const GOptionEntry entries[] = {
+    { "backend", 'b', 0, G_OPTION_ARG_STRING, &o->backend,
+      "LLM backend of the default role: openai, anthropic, ... (see --list; default openai)",
+      "NAME" },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &o->model,
+      "Model of the default role (and of every role without its own)", "MODEL" },
+    { "base-url", 0, 0, G_OPTION_ARG_STRING, &o->base_url,
+      "Server of the default role, e.g. http://localhost:8000/v1 for vLLM", "URL" },
+    { "role", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->roles,
+      "Route one role of the method to its own backend and model (repeatable)",
+      "ROLE=BACKEND:MODEL" },
+    { "temperature", 0, 0, G_OPTION_ARG_STRING, &o->temperature,
+      "Sampling temperature (default 0; not sent to reasoning models)", "T" },
+    { "max-tokens", 0, 0, G_OPTION_ARG_STRING, &o->max_tokens,
+      "Most tokens per answer (default: the server's)", "N" },
+    { "cache", 0, 0, G_OPTION_ARG_FILENAME, &o->cache,
+      "Response cache (SQLite): reuse answers stored there, store new ones", "FILE" },
+    { "offline", 0, 0, G_OPTION_ARG_NONE, &o->offline,
+      "Answer LLM calls from --cache only; a missing answer fails that call", NULL },
+    G_OPTION_ENTRY_NULL
+  };
+
+  /* The group copies the entries, so the array may live on the stack. */
+  g_option_context_add_main_entries (context, entries, NULL);
+}
+
+void
+anot_run_llm_options_clear (AnotRunLlmOptions *o)
+{
+  g_clear_pointer (&o->backend, g_free);
+  g_clear_pointer (&o->model, g_free);
+  g_clear_pointer (&o->base_url, g_free);
+  g_clear_pointer (&o->roles, g_strfreev);
+  g_clear_pointer (&o->temperature, g_free);
+  g_clear_pointer (&o->max_tokens, g_free);
+  g_clear_pointer (&o->cache, g_free);
+  o->offline = FALSE;
+}
+
+/* Whether an option choosing a model was given (the cache and offline
+ * mode do not change which model answers). */
+gboolean
+anot_run_llm_options_choose_model (const AnotRunLlmOptions *o)
+{
+  return o->backend || o->model || o->base_url || o->roles || o->temperature || o->max_tokens;
+}
+
+static void
+set_if (AnotExperiment *experiment,
+        const char     *key,
+        const char     *value)
+{
+  if (value != NULL)
+    anot_experiment_set_option (experiment, key, value);
+}
+
+/* Hands the options to an experiment, which builds its router itself. */
+void
+anot_run_llm_options_apply (const AnotRunLlmOptions *o,
+                            AnotExperiment          *experiment,
+                            gboolean                 models)
+{
+  if (models)
+    {
+      set_if (experiment, "backend", o->backend);
+      set_if (experiment, "model", o->model);
+      set_if (experiment, "base-url", o->base_url);
+      set_if (experiment, "temperature", o->temperature);
+      set_if (experiment, "max-tokens", o->max_tokens);
+      if (o->roles != NULL)
+        {
+          g_autofree char *joined = g_strjoinv (",", o->roles);
+
+          set_if (experiment, "role", joined);
+        }
+    }
+  set_if (experiment, "cache", o->cache);
+  set_if (experiment, "offline", o->offline ? "true" : NULL);
+}
+
+/* The router the options describe, with the same precedence as an
+ * experiment's: options, environment, configuration file, defaults.
+ * Errors are %ANOT_ERROR_CONFIG / %ANOT_ERROR_INVALID_ARGUMENT (usage)
+ * or %ANOT_ERROR_CACHE. */
+AnotBackendRouter *
+anot_run_llm_options_create_router (const AnotRunLlmOptions *o,
+                                    GError                 **error)
+{
+  g_autoptr(AnotLlmConfig) config = anot_llm_config_new ();
+  g_autoptr(AnotResponseCache) cache = NULL;
+  AnotBackendRouter *router;
+  const struct { const char *key; const char *value; } settings[] = {
+    { "backend", o->backend },
+    { "model", o->model },
+    { "base_url", o->base_url },
+    { "temperature", o->temperature },
+    { "max_tokens", o->max_tokens },
+  };
+
+  if (!anot_llm_config_load_default_file (config, error))
+    return NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
+    if (settings[i].value != NULL &&
+        !anot_llm_config_set (config, ANOT_DEFAULT_ROLE, settings[i].key, settings[i].value, error))
+      return NULL;
+  for (guint i = 0; o->roles != NULL && o->roles[i] != NULL; i++)
+    {
+      g_auto(GStrv) specs = g_strsplit (o->roles[i], ",", -1);
+
+      for (guint j = 0; specs[j] != NULL; j++)
+        {
+          g_strstrip (specs[j]);
+          if (*specs[j] != '\0' && !anot_llm_config_add_role_spec (config, specs[j], error))
+            return NULL;
+        }
+    }
+
+  if (o->cache != NULL && *o->cache != '\0')
+    {
+      cache = anot_response_cache_new (o->cache, error);
+      if (cache == NULL)
+        return NULL;
+    }
+  else if (o->offline)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "--offline answers LLM calls from a response cache: give it with --cache FILE");
+      return NULL;
+    }
+
+  router = anot_llm_config_create_router (config, error);
+  if (router == NULL)
+    return NULL;
+  if (cache != NULL)
+    anot_backend_router_set_cache (router, cache, o->offline);
+  return router;
+}
