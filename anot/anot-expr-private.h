@@ -266,6 +266,15 @@ AnotExprValue anot_expr_value_from_json_cached (JsonNode        *node,
                                                 GHashTable      *keys);
 ANOT_EXPR_PRIVATE
 GHashTable   *anot_expr_key_cache_new      (void);
+/* The same for a JSON object, a record of a list whose previous record
+ * (nullable) is @prev, and for an array of records. */
+ANOT_EXPR_PRIVATE
+AnotExprValue anot_expr_value_from_json_record (JsonNode        *node,
+                                                GHashTable      *keys,
+                                                AnotExprDict    *prev);
+ANOT_EXPR_PRIVATE
+AnotExprValue anot_expr_value_from_json_array_cached (JsonArray *array,
+                                                      GHashTable *keys);
 /* Position of @key in @dict, a str the caller has hashed; -1 if absent. */
 ANOT_EXPR_PRIVATE
 gssize        anot_expr_dict_find_str      (AnotExprDict        *dict,

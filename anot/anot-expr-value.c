@@ -692,7 +692,13 @@ dict_append_unique (AnotExprDict  *dict,
 typedef struct {
   AnotExprDict *dict;
   GHashTable *keys;
+  /* The previous record of the same list, or NULL: records of a list
+   * mostly have the same members in the same order, so its key (and
+   * often its value) at the same position is tried before the table. */
+  AnotExprDict *prev;
 } CachedMembers;
+
+static AnotExprValue from_json_cached (JsonNode *node, GHashTable *keys, const AnotExprValue *hint);
 
 static void
 add_cached_member (JsonObject  *object,
@@ -701,49 +707,50 @@ add_cached_member (JsonObject  *object,
                    gpointer     user_data)
 {
   CachedMembers *data = user_data;
-  AnotExprValue *key = g_hash_table_lookup (data->keys, name);
+  guint pos = data->dict->len;
+  const AnotExprValue *hint = NULL;
+  AnotExprValue key;
 
-  if (key == NULL)
+  if (data->prev != NULL && pos < data->prev->len && data->prev->keys[pos].kind == ANOT_EXPR_STR &&
+      strcmp (data->prev->keys[pos].u.s->data, name) == 0)
     {
-      key = g_new (AnotExprValue, 1);
-      *key = anot_expr_value_new_string (name, -1);
-      /* The table's key is the string's own bytes. */
-      g_hash_table_insert (data->keys, key->u.s->data, key);
+      key = data->prev->keys[pos];
+      hint = &data->prev->values[pos];
     }
-  dict_append_unique (data->dict, anot_expr_value_ref (*key),
-                      anot_expr_value_from_json_cached (child, data->keys));
+  else
+    {
+      AnotExprValue *cached = g_hash_table_lookup (data->keys, name);
+
+      if (cached == NULL)
+        {
+          cached = g_new (AnotExprValue, 1);
+          *cached = anot_expr_value_new_string (name, -1);
+          /* The table's key is the string's own bytes. */
+          g_hash_table_insert (data->keys, cached->u.s->data, cached);
+        }
+      key = *cached;
+    }
+  dict_append_unique (data->dict, anot_expr_value_ref (key), from_json_cached (child, data->keys, hint));
 }
 
-AnotExprValue
-anot_expr_value_from_json_cached (JsonNode   *node,
-                                  GHashTable *keys)
+static AnotExprValue
+from_json_cached (JsonNode            *node,
+                  GHashTable          *keys,
+                  const AnotExprValue *hint)
 {
   if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
-    {
-      AnotExprValue d = anot_expr_value_new_dict ();
-      CachedMembers data = { d.u.d, keys };
-
-      /* In document order, without the list json_object_get_members()
-       * would allocate. */
-      json_object_foreach_member (json_node_get_object (node), add_cached_member, &data);
-      return d;
-    }
+    return anot_expr_value_from_json_record (node, keys, NULL);
   if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
-    {
-      JsonArray *array = json_node_get_array (node);
-      guint n = json_array_get_length (array);
-      AnotExprValue l = anot_expr_value_new_list (n);
-
-      for (guint i = 0; i < n; i++)
-        anot_expr_seq_append (l.u.seq, anot_expr_value_from_json_cached (json_array_get_element (array, i), keys));
-      return l;
-    }
+    return anot_expr_value_from_json_array_cached (json_node_get_array (node), keys);
   if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
     {
       /* Short strings repeat too (enum values): share them as well. */
       const char *text = json_node_get_string (node);
       AnotExprValue *v;
 
+      if (hint != NULL && hint->kind == ANOT_EXPR_STR && strcmp (hint->u.s->data, text) == 0 &&
+          hint->u.s->len <= 64)
+        return anot_expr_value_ref (*hint);
       if (strlen (text) > 64)
         return anot_expr_value_new_string (text, -1);
       v = g_hash_table_lookup (keys, text);
@@ -756,6 +763,52 @@ anot_expr_value_from_json_cached (JsonNode   *node,
       return anot_expr_value_ref (*v);
     }
   return anot_expr_value_from_json (node);
+}
+
+AnotExprValue
+anot_expr_value_from_json_record (JsonNode     *node,
+                                  GHashTable   *keys,
+                                  AnotExprDict *prev)
+{
+  AnotExprValue d = anot_expr_value_new_dict ();
+  CachedMembers data = { d.u.d, keys, prev };
+
+  /* In document order, without the list json_object_get_members()
+   * would allocate. */
+  json_object_foreach_member (json_node_get_object (node), add_cached_member, &data);
+  return d;
+}
+
+AnotExprValue
+anot_expr_value_from_json_array_cached (JsonArray  *array,
+                                        GHashTable *keys)
+{
+  guint n = array != NULL ? json_array_get_length (array) : 0;
+  AnotExprValue l = anot_expr_value_new_list (n);
+  AnotExprDict *prev = NULL;
+
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+      AnotExprValue v;
+
+      if (element != NULL && JSON_NODE_HOLDS_OBJECT (element))
+        {
+          v = anot_expr_value_from_json_record (element, keys, prev);
+          prev = v.u.d;
+        }
+      else
+        v = from_json_cached (element, keys, NULL);
+      anot_expr_seq_append (l.u.seq, v);
+    }
+  return l;
+}
+
+AnotExprValue
+anot_expr_value_from_json_cached (JsonNode   *node,
+                                  GHashTable *keys)
+{
+  return from_json_cached (node, keys, NULL);
 }
 
 gssize

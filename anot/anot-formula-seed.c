@@ -1593,15 +1593,15 @@ anot_formula_seed_new_scope (AnotFormulaSeed *self,
     anot_expr_scope_set_builtins (scope, anot_expr_get_original_builtins ());
 
   n = extractions != NULL ? json_array_get_length (extractions) : 0;
-  list = anot_expr_value_new_list (n);
   if (n > 0)
     {
       /* The records repeat their keys: one string per key name. */
       g_autoptr(GHashTable) keys = anot_expr_key_cache_new ();
 
-      for (guint i = 0; i < n; i++)
-        anot_expr_seq_append (list.u.seq, anot_expr_value_from_json_cached (json_array_get_element (extractions, i), keys));
+      list = anot_expr_value_from_json_array_cached (extractions, keys);
     }
+  else
+    list = anot_expr_value_new_list (0);
   for (guint i = 0; i < self->assemblies->len; i++)
     anot_expr_scope_take_value (scope, ((Assembly *) self->assemblies->pdata[i])->name,
                                 assemble (self->assemblies->pdata[i], list));
