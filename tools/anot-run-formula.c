@@ -460,7 +460,7 @@ anot_run_cmd_formula (int    argc,
       seed = anot_formula_seed_load (o.seed_file, o.allow_unresolved, &error);
       if (seed == NULL)
         {
-          g_printerr ("anot-run formula: %s: %s\n", o.seed_file, error->message);
+          g_printerr ("anot-run formula: %s\n", error->message);
           formula_options_clear (&o);
           return ANOT_RUN_EXIT_FAILED;
         }
