@@ -884,7 +884,6 @@ static gboolean
 prepare_llm (AnotExperiment  *self,
              GError         **error)
 {
-  g_autoptr(AnotResponseCache) cache = NULL;
   const char *text;
   gboolean offline = FALSE;
 
@@ -907,24 +906,11 @@ prepare_llm (AnotExperiment  *self,
   if ((text = g_hash_table_lookup (self->options, "offline")) != NULL &&
       !parse_bool ("offline", text, &offline, error))
     return FALSE;
-  if ((text = g_hash_table_lookup (self->options, "cache")) != NULL && *text != '\0')
-    {
-      cache = anot_response_cache_new (text, error);
-      if (cache == NULL)
-        return FALSE;
-    }
-  else if (offline)
-    {
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
-                   "--offline answers LLM calls from a response cache: give it with --cache FILE");
-      return FALSE;
-    }
-
-  self->router = anot_llm_config_create_router (self->llm_config, error);
+  self->router = anot_llm_config_create_cached_router (self->llm_config,
+                                                       g_hash_table_lookup (self->options, "cache"),
+                                                       offline, error);
   if (self->router == NULL)
     return FALSE;
-  if (cache != NULL)
-    anot_backend_router_set_cache (self->router, cache, offline);
 
   text = g_hash_table_lookup (self->options, "debug");
   if (text == NULL)

@@ -10,6 +10,7 @@
 #include "anot-error.h"
 #include "anot-http-backend.h"
 #include "anot-registry.h"
+#include "anot-response-cache.h"
 
 #include <math.h>
 #include <string.h>
@@ -1156,6 +1157,54 @@ anot_llm_config_create_router (AnotLlmConfig  *self,
     if (anot_backend_router_get_backend (router, roles[i], error) == NULL)
       return NULL;
   return g_steal_pointer (&router);
+}
+
+/**
+ * anot_llm_config_create_cached_router:
+ * @self: an #AnotLlmConfig
+ * @cache_path: (nullable) (type filename): a response cache file, or %NULL
+ *   (or an empty string) for none
+ * @offline: answer every call from the cache; a miss is an error
+ * @error: return location for a #GError
+ *
+ * Like anot_llm_config_create_router(), with every route behind the
+ * response cache at @cache_path when one is given: what `--cache FILE` and
+ * `--offline` mean for every `anot-run` command.
+ *
+ * Errors: those of anot_llm_config_create_router() and
+ * anot_response_cache_new(); %ANOT_ERROR_INVALID_ARGUMENT for @offline
+ * without a cache.
+ *
+ * Returns: (transfer full): a new router, or %NULL with @error set
+ */
+AnotBackendRouter *
+anot_llm_config_create_cached_router (AnotLlmConfig  *self,
+                                      const char     *cache_path,
+                                      gboolean        offline,
+                                      GError        **error)
+{
+  g_autoptr(AnotResponseCache) cache = NULL;
+  AnotBackendRouter *router;
+
+  g_return_val_if_fail (ANOT_IS_LLM_CONFIG (self), NULL);
+
+  if (cache_path != NULL && *cache_path != '\0')
+    {
+      cache = anot_response_cache_new (cache_path, error);
+      if (cache == NULL)
+        return NULL;
+    }
+  else if (offline)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "--offline answers LLM calls from a response cache: give it with --cache FILE");
+      return NULL;
+    }
+
+  router = anot_llm_config_create_router (self, error);
+  if (router != NULL && cache != NULL)
+    anot_backend_router_set_cache (router, cache, offline);
+  return router;
 }
 
 static void

@@ -44,6 +44,10 @@ gboolean           anot_llm_config_has_role           (AnotLlmConfig       *self
 char             **anot_llm_config_list_roles         (AnotLlmConfig       *self);
 AnotBackendRouter *anot_llm_config_create_router      (AnotLlmConfig       *self,
                                                        GError             **error);
+AnotBackendRouter *anot_llm_config_create_cached_router (AnotLlmConfig     *self,
+                                                       const char          *cache_path,
+                                                       gboolean             offline,
+                                                       GError             **error);
 JsonNode          *anot_llm_config_to_json            (AnotLlmConfig       *self,
                                                        AnotBackendRouter   *router);
 

@@ -103,8 +103,6 @@ anot_run_llm_options_create_router (const AnotRunLlmOptions *o,
                                     GError                 **error)
 {
   g_autoptr(AnotLlmConfig) config = anot_llm_config_new ();
-  g_autoptr(AnotResponseCache) cache = NULL;
-  AnotBackendRouter *router;
   const struct { const char *key; const char *value; } settings[] = {
     { "backend", o->backend },
     { "model", o->model },
@@ -131,23 +129,5 @@ anot_run_llm_options_create_router (const AnotRunLlmOptions *o,
         }
     }
 
-  if (o->cache != NULL && *o->cache != '\0')
-    {
-      cache = anot_response_cache_new (o->cache, error);
-      if (cache == NULL)
-        return NULL;
-    }
-  else if (o->offline)
-    {
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
-                   "--offline answers LLM calls from a response cache: give it with --cache FILE");
-      return NULL;
-    }
-
-  router = anot_llm_config_create_router (config, error);
-  if (router == NULL)
-    return NULL;
-  if (cache != NULL)
-    anot_backend_router_set_cache (router, cache, o->offline);
-  return router;
+  return anot_llm_config_create_cached_router (config, o->cache, o->offline, error);
 }
