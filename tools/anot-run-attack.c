@@ -43,25 +43,6 @@ attack_options_clear (AttackOptions *o)
   g_free (o->attack_target_len);
 }
 
-static int
-attack_usage_error (const char *format,
-                    ...) G_GNUC_PRINTF (1, 2);
-
-static int
-attack_usage_error (const char *format,
-                    ...)
-{
-  g_autofree char *message = NULL;
-  va_list args;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-
-  g_printerr ("anot-run attack: %s\nTry “anot-run attack --help”.\n", message);
-  return ANOT_RUN_EXIT_USAGE;
-}
-
 static gboolean
 parse_number (const char  *name,
               const char  *text,
@@ -254,17 +235,17 @@ anot_run_cmd_attack (int    argc,
 
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
-      status = attack_usage_error ("%s", error->message);
+      status = anot_run_usage_error ("attack", "%s", error->message);
       goto out;
     }
   if (argc > 1)
     {
-      status = attack_usage_error ("unexpected argument “%s”", argv[1]);
+      status = anot_run_usage_error ("attack", "unexpected argument “%s”", argv[1]);
       goto out;
     }
   if (o.attack == NULL || o.request == NULL)
     {
-      status = attack_usage_error ("--attack and --request are required");
+      status = anot_run_usage_error ("attack", "--attack and --request are required");
       goto out;
     }
 
@@ -276,7 +257,7 @@ anot_run_cmd_attack (int    argc,
       !parse_enum_nick (ANOT_TYPE_SHUFFLE_MODE, "shuffle", o.shuffle, ANOT_SHUFFLE_MODE_RANDOM,
                         &shuffle, &error))
     {
-      status = attack_usage_error ("%s", error->message);
+      status = anot_run_usage_error ("attack", "%s", error->message);
       goto out;
     }
 
@@ -286,7 +267,7 @@ anot_run_cmd_attack (int    argc,
       !set_parameter (attack, "reviews", o.attack_reviews, &error) ||
       !set_parameter (attack, "target-len", o.attack_target_len, &error))
     {
-      status = attack_usage_error ("%s", error->message);
+      status = anot_run_usage_error ("attack", "%s", error->message);
       goto out;
     }
   for (guint i = 0; o.attack_options != NULL && o.attack_options[i] != NULL; i++)
@@ -296,20 +277,20 @@ anot_run_cmd_attack (int    argc,
 
       if (eq == NULL || eq == o.attack_options[i])
         {
-          status = attack_usage_error ("invalid --attack-option “%s”: expected KEY=VALUE",
+          status = anot_run_usage_error ("attack", "invalid --attack-option “%s”: expected KEY=VALUE",
                                        o.attack_options[i]);
           goto out;
         }
       key = g_strndup (o.attack_options[i], eq - o.attack_options[i]);
       if (!anot_attack_set_parameter (attack, key, eq + 1, &error))
         {
-          status = attack_usage_error ("%s", error->message);
+          status = anot_run_usage_error ("attack", "%s", error->message);
           goto out;
         }
     }
   if (ANOT_IS_ITEM_ATTACK (attack) && !anot_item_attack_check (ANOT_ITEM_ATTACK (attack), &error))
     {
-      status = attack_usage_error ("%s", error->message);
+      status = anot_run_usage_error ("attack", "%s", error->message);
       goto out;
     }
 
@@ -324,7 +305,7 @@ anot_run_cmd_attack (int    argc,
   request = anot_dataset_lookup_request (dataset, o.request);
   if (request == NULL)
     {
-      status = attack_usage_error ("unknown request “%s”", o.request);
+      status = anot_run_usage_error ("attack", "unknown request “%s”", o.request);
       goto out;
     }
 
@@ -332,7 +313,7 @@ anot_run_cmd_attack (int    argc,
   pool = anot_pool_new (dataset, request, (guint) n, pool_mode, shuffle, run_seed, &error);
   if (pool == NULL)
     {
-      status = attack_usage_error ("%s", error->message);
+      status = anot_run_usage_error ("attack", "%s", error->message);
       goto out;
     }
   attack_seed = anot_attack_derive_seed (run_seed, o.attack, o.request, (guint) n);

@@ -72,25 +72,6 @@ typedef struct
   AnotMethodContext *context;
 } ItemJob;
 
-static int
-usage_error (const char *format,
-             ...) G_GNUC_PRINTF (1, 2);
-
-static int
-usage_error (const char *format,
-             ...)
-{
-  g_autofree char *message = NULL;
-  va_list args;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-
-  g_printerr ("anot-run formula: %s\nTry “anot-run formula --help”.\n", message);
-  return ANOT_RUN_EXIT_USAGE;
-}
-
 static gboolean
 parse_count (const char *option,
              const char *text,
@@ -104,7 +85,7 @@ parse_count (const char *option,
     return TRUE;
   if (!g_ascii_string_to_unsigned (text, 10, min, G_MAXUINT, &parsed, NULL))
     {
-      *status = usage_error ("invalid %s “%s”: expected an integer of at least %u", option, text, min);
+      *status = anot_run_usage_error ("formula", "invalid %s “%s”: expected an integer of at least %u", option, text, min);
       return FALSE;
     }
   *value = (guint) parsed;
@@ -436,14 +417,14 @@ anot_run_cmd_formula (int    argc,
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       formula_options_clear (&o);
-      return usage_error ("%s", error->message);
+      return anot_run_usage_error ("formula", "%s", error->message);
     }
   if (argc > 1)
-    status = usage_error ("unexpected argument “%s”", argv[1]);
+    status = anot_run_usage_error ("formula", "unexpected argument “%s”", argv[1]);
   else if ((o.formula == NULL) == (o.seed_file == NULL))
-    status = usage_error ("give the task as --formula FILE or as --seed-file FILE (exactly one)");
+    status = anot_run_usage_error ("formula", "give the task as --formula FILE or as --seed-file FILE (exactly one)");
   else if (o.seed_dir != NULL && o.formula == NULL)
-    status = usage_error ("--seed-dir is where Phase 1 writes its seed: it goes with --formula");
+    status = anot_run_usage_error ("formula", "--seed-dir is where Phase 1 writes its seed: it goes with --formula");
   else if (parse_count ("--limit", o.limit, 0, &limit, &status) &&
            parse_count ("--concurrency", o.concurrency, 1, &concurrency, &status))
     status = ANOT_RUN_EXIT_OK;
@@ -472,7 +453,7 @@ anot_run_cmd_formula (int    argc,
       if (g_error_matches (error, ANOT_ERROR, ANOT_ERROR_CONFIG) ||
           g_error_matches (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT) ||
           g_error_matches (error, ANOT_ERROR, ANOT_ERROR_PLUGIN_NOT_FOUND))
-        status = usage_error ("%s", error->message);
+        status = anot_run_usage_error ("formula", "%s", error->message);
       else
         {
           g_printerr ("anot-run formula: %s\n", error->message);

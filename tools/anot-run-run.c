@@ -94,25 +94,6 @@ typedef struct
   gboolean line_shown;
 } RunState;
 
-static int
-usage_error (const char *format,
-             ...) G_GNUC_PRINTF (1, 2);
-
-static int
-usage_error (const char *format,
-             ...)
-{
-  g_autofree char *message = NULL;
-  va_list args;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-
-  g_printerr ("anot-run: %s\nTry “anot-run --help”.\n", message);
-  return ANOT_RUN_EXIT_USAGE;
-}
-
 static char *
 available_methods (void)
 {
@@ -524,7 +505,7 @@ anot_run_run_experiment (int           argc,
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       run_options_clear (&o);
-      return usage_error ("%s", error->message);
+      return anot_run_usage_error (NULL, "%s", error->message);
     }
 
   if (o.version)
@@ -542,7 +523,7 @@ anot_run_run_experiment (int           argc,
     }
   if (argc > 1)
     {
-      status = usage_error ("unexpected argument “%s”", argv[1]);
+      status = anot_run_usage_error (NULL, "unexpected argument “%s”", argv[1]);
       run_options_clear (&o);
       return status;
     }
@@ -550,7 +531,7 @@ anot_run_run_experiment (int           argc,
   if (o.resume != NULL && hooks != NULL)
     {
       run_options_clear (&o);
-      return usage_error ("robustness does not resume: finish each experiment with "
+      return anot_run_usage_error (NULL, "robustness does not resume: finish each experiment with "
                           "anot-run --resume DIR, then write the report with "
                           "anot-run robustness --report DIR");
     }
@@ -562,7 +543,7 @@ anot_run_run_experiment (int           argc,
           o.attack_restaurants || o.attack_reviews || o.attack_target_len || o.defense)
         {
           run_options_clear (&o);
-          return usage_error ("--resume takes its options from the interrupted run; "
+          return anot_run_usage_error (NULL, "--resume takes its options from the interrupted run; "
                               "only --concurrency, --data, --cache and --offline may be "
                               "given with it");
         }
@@ -596,7 +577,7 @@ anot_run_run_experiment (int           argc,
           g_autofree char *names = available_methods ();
 
           run_options_clear (&o);
-          return usage_error ("--method is required (available: %s)", names);
+          return anot_run_usage_error (NULL, "--method is required (available: %s)", names);
         }
       if (anot_registry_lookup_type (anot_registry_get_default (),
                                      ANOT_METHOD_EXTENSION_POINT_NAME,
@@ -604,7 +585,7 @@ anot_run_run_experiment (int           argc,
         {
           g_autofree char *names = available_methods ();
 
-          status = usage_error ("unknown method “%s” (available: %s)", o.method, names);
+          status = anot_run_usage_error (NULL, "unknown method “%s” (available: %s)", o.method, names);
           run_options_clear (&o);
           return status;
         }
@@ -614,7 +595,7 @@ anot_run_run_experiment (int           argc,
 
           if (eq == NULL || eq == o.method_options[i])
             {
-              status = usage_error ("invalid --method-option “%s”: expected KEY=VALUE",
+              status = anot_run_usage_error (NULL, "invalid --method-option “%s”: expected KEY=VALUE",
                                     o.method_options[i]);
               run_options_clear (&o);
               return status;
@@ -672,7 +653,7 @@ anot_run_run_experiment (int           argc,
 
           if (eq == NULL || eq == o.attack_options[i])
             {
-              status = usage_error ("invalid --attack-option “%s”: expected KEY=VALUE",
+              status = anot_run_usage_error (NULL, "invalid --attack-option “%s”: expected KEY=VALUE",
                                     o.attack_options[i]);
               run_options_clear (&o);
               return status;
@@ -700,7 +681,7 @@ anot_run_run_experiment (int           argc,
     {
       /* Unknown plugins: the message lists the available ones. */
       if (is_usage_error (error))
-        status = usage_error ("%s", error->message);
+        status = anot_run_usage_error (NULL, "%s", error->message);
       else
         {
           g_printerr ("anot-run: %s\n", error->message);
@@ -786,7 +767,7 @@ anot_run_run_experiment (int           argc,
     }
   else if (is_usage_error (state.error))
     {
-      status = usage_error ("%s", state.error->message);
+      status = anot_run_usage_error (NULL, "%s", state.error->message);
     }
   else
     {

@@ -29,6 +29,24 @@ anot_run_default_data_dir (void)
 }
 
 int
+anot_run_usage_error (const char *command,
+                      const char *format,
+                      ...)
+{
+  g_autofree char *message = NULL;
+  g_autofree char *prefix = command != NULL ? g_strdup_printf ("anot-run %s", command)
+                                            : g_strdup ("anot-run");
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  g_printerr ("%s: %s\nTry “%s --help”.\n", prefix, message, prefix);
+  return ANOT_RUN_EXIT_USAGE;
+}
+
+int
 main (int    argc,
       char **argv)
 {

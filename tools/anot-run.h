@@ -68,4 +68,10 @@ AnotBackendRouter *anot_run_llm_options_create_router (const AnotRunLlmOptions *
  * installed demo benchmark. */
 char *anot_run_default_data_dir (void);
 
+/* Prints "anot-run[ COMMAND]: MESSAGE" and where to find help on stderr;
+ * returns ANOT_RUN_EXIT_USAGE.  @command is NULL for the run command. */
+int anot_run_usage_error (const char *command,
+                          const char *format,
+                          ...) G_GNUC_PRINTF (2, 3);
+
 G_END_DECLS
