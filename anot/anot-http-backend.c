@@ -7,7 +7,6 @@
 #include "anot-http-backend.h"
 
 #include "anot-error.h"
-#include "anot-json-private.h"
 
 #include <libsoup/soup.h>
 #include <string.h>
@@ -89,7 +88,14 @@ typedef struct
   GSource *cancel_source;
   GError *last_error;
   SoupMessage *msg;          /* of the attempt on the wire */
+  GInputStream *stream;      /* its response body, once the headers are in */
+  GByteArray *answer;        /* the body read so far */
+  GSource *read_source;      /* waiting for more of the body */
 } Call;
+
+/* An answer larger than this is an error, not a reason to grow without
+ * bound: real completions are a few kilobytes. */
+#define MAX_ANSWER_BYTES (64u * 1024 * 1024)
 
 typedef struct
 {
@@ -428,7 +434,8 @@ anot_http_backend_dup_key_hint (AnotHttpBackend *self)
 
 /**
  * anot_http_backend_dup_error_message:
- * @body: (nullable): the JSON body of an error answer
+ * @body: (nullable): the JSON body of an error answer, or %NULL when it
+ *   is not JSON
  *
  * The server's own error message: `error.message` (OpenAI, Anthropic,
  * vLLM), `error` when it is a string (Ollama, llama.cpp) or `message`.
@@ -436,40 +443,28 @@ anot_http_backend_dup_key_hint (AnotHttpBackend *self)
  * Returns: (transfer full) (nullable): the message, or %NULL
  */
 char *
-anot_http_backend_dup_error_message (JsonNode *body)
+anot_http_backend_dup_error_message (AnotJsonDocument *body)
 {
-  JsonObject *object;
-  JsonNode *error;
+  int error;
+  char *message;
 
-  if (body == NULL || !JSON_NODE_HOLDS_OBJECT (body))
+  if (body == NULL)
     return NULL;
-  object = json_node_get_object (body);
-  error = json_object_get_member (object, "error");
-  if (error != NULL && JSON_NODE_HOLDS_OBJECT (error))
-    {
-      const char *message = json_object_get_string_member_with_default (json_node_get_object (error),
-                                                                        "message", NULL);
-      if (message != NULL)
-        return g_strdup (message);
-    }
-  if (error != NULL && JSON_NODE_HOLDS_VALUE (error) &&
-      json_node_get_value_type (error) == G_TYPE_STRING)
-    return g_strdup (json_node_get_string (error));
-  if (json_object_has_member (object, "message") &&
-      JSON_NODE_HOLDS_VALUE (json_object_get_member (object, "message")))
-    return g_strdup (json_object_get_string_member_with_default (object, "message", NULL));
-  return NULL;
+  error = anot_json_document_get_member (body, 0, "error");
+  message = anot_json_document_dup_string (body, anot_json_document_get_member (body, error, "message"));
+  if (message == NULL)
+    message = anot_json_document_dup_string (body, error);
+  if (message == NULL)
+    message = anot_json_document_dup_string (body, anot_json_document_get_member (body, 0, "message"));
+  return message;
 }
 
-static JsonNode *
+static AnotJsonDocument *
 parse_json (GBytes *bytes)
 {
-  gsize size;
-  const char *data = g_bytes_get_data (bytes, &size);
-
-  if (size == 0)
+  if (g_bytes_get_size (bytes) == 0)
     return NULL;
-  return anot_json_parse (data, size, NULL);
+  return anot_json_document_new_from_bytes (bytes, NULL);
 }
 
 /* Retry-After: seconds or an HTTP date; retry-after-ms: milliseconds
@@ -592,6 +587,10 @@ call_free (Call *call)
   g_clear_pointer (&call->cancel_source, source_destroy_and_unref);
   g_clear_pointer (&call->backoff_source, source_destroy_and_unref);
   g_clear_pointer (&call->timeout_source, source_destroy_and_unref);
+  g_clear_pointer (&call->read_source, source_destroy_and_unref);
+  g_clear_object (&call->stream);
+  g_clear_pointer (&call->answer, g_byte_array_unref);
+  g_clear_object (&call->msg);
   g_clear_object (&call->attempt_cancellable);
   g_clear_error (&call->last_error);
   g_clear_object (&call->task);
@@ -636,6 +635,7 @@ call_finish (Call           *call,
 }
 
 static void call_start_attempt (Call *call);
+static void on_attempt_sent (GObject *source, GAsyncResult *result, gpointer user_data);
 
 static gboolean
 on_backoff_done (gpointer user_data)
@@ -699,22 +699,24 @@ call_retry_or_fail (Call    *call,
   g_source_attach (call->backoff_source, g_task_get_context (call->task));
 }
 
+/* The end of an attempt: @bytes is the whole answer, or NULL and @error
+ * says why the exchange failed. */
 static void
-on_attempt_done (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
+attempt_done (Call   *call,
+              GBytes *bytes,
+              GError *error_in)
 {
-  Call *call = user_data;
   g_autoptr(SoupMessage) msg = g_steal_pointer (&call->msg);
   AnotHttpBackendClass *klass;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(JsonNode) body = NULL;
+  g_autoptr(GError) error = error_in;
+  g_autoptr(AnotJsonDocument) body = NULL;
   g_autofree char *where = NULL;
   guint status;
 
-  bytes = soup_session_send_and_read_finish (SOUP_SESSION (source), result, &error);
   g_clear_pointer (&call->timeout_source, source_destroy_and_unref);
+  g_clear_pointer (&call->read_source, source_destroy_and_unref);
+  g_clear_object (&call->stream);
+  g_clear_pointer (&call->answer, g_byte_array_unref);
   g_clear_object (&call->attempt_cancellable);
   klass = ANOT_HTTP_BACKEND_GET_CLASS (call->self);
   /* Only errors need the URL, in its redacted form. */
@@ -765,7 +767,7 @@ on_attempt_done (GObject      *source,
                               TRUE, -1);
           return;
         }
-      completion = klass->parse_body (call->self, body, &error);
+      completion = klass->read_body (call->self, body, &error);
       if (completion == NULL)
         {
           gboolean retryable = g_error_matches (error, ANOT_ERROR, ANOT_ERROR_LLM_PROTOCOL);
@@ -826,6 +828,126 @@ on_attempt_done (GObject      *source,
 }
 #undef WHERE
 
+static gboolean on_answer_readable (GObject *stream, gpointer user_data);
+
+/* Reads what has arrived of the answer without blocking, and waits for the
+ * rest on the main context.  Answers are small and usually complete by the
+ * time the headers are parsed, so most calls finish here without another
+ * round through the main loop (libsoup's send_and_read() splices through
+ * a memory stream with an asynchronous read and write per chunk). */
+static void
+attempt_read (Call *call)
+{
+  GPollableInputStream *stream = G_POLLABLE_INPUT_STREAM (call->stream);
+
+  for (;;)
+    {
+      GError *error = NULL;
+      gssize n;
+
+      if (call->answer->len >= MAX_ANSWER_BYTES)
+        {
+          attempt_done (call, NULL,
+                        g_error_new (G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
+                                     "the answer is larger than %u bytes", MAX_ANSWER_BYTES));
+          return;
+        }
+      g_byte_array_set_size (call->answer, call->answer->len + 8192);
+      n = g_pollable_input_stream_read_nonblocking (stream, call->answer->data + call->answer->len - 8192,
+                                                    8192, call->attempt_cancellable, &error);
+      g_byte_array_set_size (call->answer, call->answer->len - 8192 + MAX (n, 0));
+      if (n > 0)
+        continue;
+      if (n == 0)
+        break;
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+        {
+          g_error_free (error);
+          call->read_source = g_pollable_input_stream_create_source (stream, call->attempt_cancellable);
+          g_source_set_callback (call->read_source, (GSourceFunc) (void (*) (void)) on_answer_readable,
+                                 call, NULL);
+          g_source_set_static_name (call->read_source, "[anot] LLM answer");
+          g_source_attach (call->read_source, g_task_get_context (call->task));
+          return;
+        }
+      attempt_done (call, NULL, error);
+      return;
+    }
+
+  /* The whole body is in, so closing does no I/O: it only hands the
+   * connection back to the session for the next call. */
+  g_input_stream_close (call->stream, NULL, NULL);
+  attempt_done (call, g_byte_array_free_to_bytes (g_steal_pointer (&call->answer)), NULL);
+}
+
+static gboolean
+on_answer_readable (GObject  *stream,
+                    gpointer  user_data)
+{
+  Call *call = user_data;
+
+  g_clear_pointer (&call->read_source, source_destroy_and_unref);
+  attempt_read (call);
+  return G_SOURCE_REMOVE;
+}
+
+/* Streams that cannot be polled (none libsoup returns today) are read
+ * with one asynchronous read per chunk. */
+static void
+on_answer_chunk (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  Call *call = user_data;
+  GError *error = NULL;
+  g_autoptr(GBytes) chunk = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
+
+  if (chunk == NULL)
+    {
+      attempt_done (call, NULL, error);
+      return;
+    }
+  if (g_bytes_get_size (chunk) == 0)
+    {
+      g_input_stream_close (call->stream, NULL, NULL);
+      attempt_done (call, g_byte_array_free_to_bytes (g_steal_pointer (&call->answer)), NULL);
+      return;
+    }
+  if (call->answer->len + g_bytes_get_size (chunk) > MAX_ANSWER_BYTES)
+    {
+      attempt_done (call, NULL,
+                    g_error_new (G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
+                                 "the answer is larger than %u bytes", MAX_ANSWER_BYTES));
+      return;
+    }
+  g_byte_array_append (call->answer, g_bytes_get_data (chunk, NULL), g_bytes_get_size (chunk));
+  g_input_stream_read_bytes_async (call->stream, 8192, G_PRIORITY_DEFAULT,
+                                   call->attempt_cancellable, on_answer_chunk, call);
+}
+
+static void
+on_attempt_sent (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  Call *call = user_data;
+  GError *error = NULL;
+
+  call->stream = soup_session_send_finish (SOUP_SESSION (source), result, &error);
+  if (call->stream == NULL)
+    {
+      attempt_done (call, NULL, error);
+      return;
+    }
+  call->answer = g_byte_array_sized_new (8192);
+  if (G_IS_POLLABLE_INPUT_STREAM (call->stream) &&
+      g_pollable_input_stream_can_poll (G_POLLABLE_INPUT_STREAM (call->stream)))
+    attempt_read (call);
+  else
+    g_input_stream_read_bytes_async (call->stream, 8192, G_PRIORITY_DEFAULT,
+                                     call->attempt_cancellable, on_answer_chunk, call);
+}
+
 static void
 call_start_attempt (Call *call)
 {
@@ -856,8 +978,8 @@ call_start_attempt (Call *call)
       g_source_attach (call->timeout_source, g_task_get_context (call->task));
     }
 
-  soup_session_send_and_read_async (priv->session, msg, G_PRIORITY_DEFAULT,
-                                    call->attempt_cancellable, on_attempt_done, call);
+  soup_session_send_async (priv->session, msg, G_PRIORITY_DEFAULT,
+                           call->attempt_cancellable, on_attempt_sent, call);
 }
 
 static void
@@ -948,13 +1070,10 @@ anot_http_backend_complete_async (AnotBackend         *backend,
   AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (self);
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) body = NULL;
-  GString *text_buffer;
+  g_autoptr(AnotJsonWriter) writer = NULL;
   const char *model;
   GQueue *queue;
   Call *call;
-  char *text;
-  gsize length;
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, anot_http_backend_complete_async);
@@ -1001,16 +1120,19 @@ anot_http_backend_complete_async (AnotBackend         *backend,
       return;
     }
 
-  body = klass->build_body (self, request, model, &error);
-  if (body == NULL)
+  writer = anot_json_writer_new ();
+  if (!klass->write_body (self, request, model, writer, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  text_buffer = g_string_sized_new (512);
-  anot_json_write (text_buffer, body);
-  length = text_buffer->len;
-  text = g_string_free (text_buffer, FALSE);
+  if (!anot_json_writer_is_complete (writer))
+    {
+      g_task_return_new_error (task, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                               "The %s backend wrote an incomplete request body",
+                               klass->name ? klass->name : "HTTP");
+      return;
+    }
 
   ensure_session (self);
 
@@ -1021,7 +1143,7 @@ anot_http_backend_complete_async (AnotBackend         *backend,
                               ? anot_chat_request_get_request_id (request) : "");
   call->model = g_strdup (model);
   call->uri = g_uri_ref (priv->uri);
-  call->body = g_bytes_new_take (text, length);
+  call->body = anot_json_writer_steal_bytes (writer);
   if (klass->build_headers != NULL)
     call->headers = klass->build_headers (self, priv->api_key);
   call->state = CALL_QUEUED;

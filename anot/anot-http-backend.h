@@ -12,6 +12,8 @@
 #include <json-glib/json-glib.h>
 
 #include "anot-backend.h"
+#include "anot-json-document.h"
+#include "anot-json-writer.h"
 
 G_BEGIN_DECLS
 
@@ -34,8 +36,10 @@ G_DECLARE_DERIVABLE_TYPE (AnotHttpBackend, anot_http_backend, ANOT, HTTP_BACKEND
  *   array of alternating names and values, given the API key (%NULL when
  *   none is configured); `Content-Type` and `Accept` are added by the base
  *   class
- * @build_body: returns the JSON body of a call for @request and @model
- * @parse_body: turns the JSON body of a successful answer into a
+ * @write_body: writes the JSON body of a call for @request and @model
+ *   into @writer (an empty [struct@Anot.JsonWriter]); returns %FALSE with
+ *   @error set when the request cannot be expressed in the API
+ * @read_body: turns the JSON body of a successful answer into a
  *   completion (text, model, token counts, finish reason), or fails with
  *   %ANOT_ERROR_LLM_PROTOCOL, %ANOT_ERROR_LLM_EMPTY or
  *   %ANOT_ERROR_LLM_REFUSED
@@ -55,12 +59,13 @@ struct _AnotHttpBackendClass
 
   char          **(*build_headers) (AnotHttpBackend  *self,
                                     const char       *api_key);
-  JsonNode       *(*build_body)    (AnotHttpBackend  *self,
+  gboolean        (*write_body)    (AnotHttpBackend  *self,
                                     AnotChatRequest  *request,
                                     const char       *model,
+                                    AnotJsonWriter   *writer,
                                     GError          **error);
-  AnotCompletion *(*parse_body)    (AnotHttpBackend  *self,
-                                    JsonNode         *body,
+  AnotCompletion *(*read_body)     (AnotHttpBackend  *self,
+                                    AnotJsonDocument *body,
                                     GError          **error);
 
   /*< private >*/
@@ -90,6 +95,6 @@ guint       anot_http_backend_get_n_queued        (AnotHttpBackend *self);
 guint64     anot_http_backend_get_n_retries       (AnotHttpBackend *self);
 
 char       *anot_http_backend_dup_key_hint        (AnotHttpBackend *self);
-char       *anot_http_backend_dup_error_message   (JsonNode        *body);
+char       *anot_http_backend_dup_error_message   (AnotJsonDocument *body);
 
 G_END_DECLS

@@ -1,4 +1,4 @@
-/* anot-json-private.h: fast JSON reading and writing for the HTTP client
+/* anot-json-private.h: fast JSON reading and writing of json-glib trees
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -24,5 +24,9 @@ JsonNode *anot_json_parse  (const char  *data,
  * FALSE) would (member order kept, doubles with 17 significant digits). */
 void      anot_json_write  (GString     *out,
                             JsonNode    *node);
+
+/* AnotJsonWriter's serialisation of a tree, into any GString. */
+void      anot_json_writer_write_node (GString  *out,
+                                       JsonNode *node);
 
 G_END_DECLS

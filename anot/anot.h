@@ -30,6 +30,8 @@
 #include "anot-item.h"
 #include "anot-item-attack.h"
 #include "anot-item-check-tool.h"
+#include "anot-json-document.h"
+#include "anot-json-writer.h"
 #include "anot-llm-config.h"
 #include "anot-lwt-executor.h"
 #include "anot-lwt-result.h"

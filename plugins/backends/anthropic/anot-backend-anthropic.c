@@ -76,31 +76,31 @@ system_prompt (AnotChatRequest *request)
   return g_strconcat (system, "\n\n", instruction, NULL);
 }
 
-static JsonNode *
-anot_backend_anthropic_build_body (AnotHttpBackend  *backend,
+static gboolean
+anot_backend_anthropic_write_body (AnotHttpBackend  *backend,
                                    AnotChatRequest  *request,
                                    const char       *model,
+                                   AnotJsonWriter   *writer,
                                    GError          **error)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autofree char *system = system_prompt (request);
   const char * const *stop = anot_chat_request_get_stop (request);
   guint n_messages = anot_chat_request_get_n_messages (request);
   guint max_tokens = anot_chat_request_get_max_tokens (request);
   guint n_turns = 0;
 
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "model");
-  json_builder_add_string_value (builder, model);
-  json_builder_set_member_name (builder, "max_tokens");
-  json_builder_add_int_value (builder, max_tokens > 0 ? max_tokens : DEFAULT_MAX_TOKENS);
+  anot_json_writer_begin_object (writer);
+  anot_json_writer_set_member_name (writer, "model");
+  anot_json_writer_add_string_value (writer, model);
+  anot_json_writer_set_member_name (writer, "max_tokens");
+  anot_json_writer_add_int_value (writer, max_tokens > 0 ? max_tokens : DEFAULT_MAX_TOKENS);
   if (system != NULL)
     {
-      json_builder_set_member_name (builder, "system");
-      json_builder_add_string_value (builder, system);
+      anot_json_writer_set_member_name (writer, "system");
+      anot_json_writer_add_string_value (writer, system);
     }
-  json_builder_set_member_name (builder, "messages");
-  json_builder_begin_array (builder);
+  anot_json_writer_set_member_name (writer, "messages");
+  anot_json_writer_begin_array (writer);
   for (guint i = 0; i < n_messages; i++)
     {
       AnotChatRole role = anot_chat_request_get_message_role (request, i);
@@ -108,96 +108,83 @@ anot_backend_anthropic_build_body (AnotHttpBackend  *backend,
       /* System messages went to the top-level `system`. */
       if (role == ANOT_CHAT_ROLE_SYSTEM)
         continue;
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "role");
-      json_builder_add_string_value (builder, role == ANOT_CHAT_ROLE_ASSISTANT ? "assistant" : "user");
-      json_builder_set_member_name (builder, "content");
-      json_builder_add_string_value (builder, anot_chat_request_get_message_content (request, i));
-      json_builder_end_object (builder);
+      anot_json_writer_begin_object (writer);
+      anot_json_writer_set_member_name (writer, "role");
+      anot_json_writer_add_string_value (writer, role == ANOT_CHAT_ROLE_ASSISTANT ? "assistant" : "user");
+      anot_json_writer_set_member_name (writer, "content");
+      anot_json_writer_add_string_value (writer, anot_chat_request_get_message_content (request, i));
+      anot_json_writer_end_object (writer);
       n_turns++;
     }
-  json_builder_end_array (builder);
+  anot_json_writer_end_array (writer);
   if (n_turns == 0)
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
                    "A chat request needs at least one user message");
-      return NULL;
+      return FALSE;
     }
 
   if (anot_chat_request_get_temperature (request) >= 0)
     {
       /* Anthropic's range is [0, 1]. */
-      json_builder_set_member_name (builder, "temperature");
-      json_builder_add_double_value (builder, MIN (1.0, anot_chat_request_get_temperature (request)));
+      anot_json_writer_set_member_name (writer, "temperature");
+      anot_json_writer_add_double_value (writer, MIN (1.0, anot_chat_request_get_temperature (request)));
     }
   if (anot_chat_request_get_top_p (request) >= 0)
     {
-      json_builder_set_member_name (builder, "top_p");
-      json_builder_add_double_value (builder, anot_chat_request_get_top_p (request));
+      anot_json_writer_set_member_name (writer, "top_p");
+      anot_json_writer_add_double_value (writer, anot_chat_request_get_top_p (request));
     }
   if (stop != NULL)
     {
-      json_builder_set_member_name (builder, "stop_sequences");
-      json_builder_begin_array (builder);
+      anot_json_writer_set_member_name (writer, "stop_sequences");
+      anot_json_writer_begin_array (writer);
       for (guint i = 0; stop[i] != NULL; i++)
-        json_builder_add_string_value (builder, stop[i]);
-      json_builder_end_array (builder);
+        anot_json_writer_add_string_value (writer, stop[i]);
+      anot_json_writer_end_array (writer);
     }
   /* The Messages API takes no seed. */
-  json_builder_end_object (builder);
-
-  return json_builder_get_root (builder);
+  anot_json_writer_end_object (writer);
+  return TRUE;
 }
 
-static guint64
-member_uint (JsonObject *object,
-             const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return 0;
-  if (json_node_get_value_type (node) == G_TYPE_INT64)
-    return (guint64) MAX (0, json_node_get_int (node));
-  if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
-    return (guint64) MAX (0.0, json_node_get_double (node));
-  return 0;
-}
+/* Absent, negative or not a number: 0. */
+#define TOKEN_COUNT(body, path) \
+  ((guint64) MAX (0, anot_json_document_get_int ((body), anot_json_document_get_path ((body), 0, (path)), 0)))
 
 static AnotCompletion *
-anot_backend_anthropic_parse_body (AnotHttpBackend  *backend,
-                                   JsonNode         *body,
-                                   GError          **error)
+anot_backend_anthropic_read_body (AnotHttpBackend   *backend,
+                                  AnotJsonDocument  *body,
+                                  GError           **error)
 {
   g_autoptr(GString) text = g_string_new (NULL);
-  JsonObject *root, *usage = NULL;
-  JsonNode *content, *node;
-  JsonArray *blocks;
-  const char *stop_reason;
+  int content = anot_json_document_get_member (body, 0, "content");
+  g_autofree char *stop_reason = NULL;
+  g_autofree char *model = NULL;
   AnotCompletion *completion;
+  guint n_blocks;
 
-  if (!JSON_NODE_HOLDS_OBJECT (body))
-    goto protocol;
-  root = json_node_get_object (body);
-  content = json_object_get_member (root, "content");
-  if (content == NULL || !JSON_NODE_HOLDS_ARRAY (content))
-    goto protocol;
-  node = json_object_get_member (root, "usage");
-  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
-    usage = json_node_get_object (node);
-  stop_reason = json_object_get_string_member_with_default (root, "stop_reason", NULL);
-
-  blocks = json_node_get_array (content);
-  for (guint i = 0; i < json_array_get_length (blocks); i++)
+  if (anot_json_document_get_kind (body, content) != ANOT_JSON_KIND_ARRAY)
     {
-      JsonNode *block = json_array_get_element (blocks, i);
-      JsonObject *object;
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_LLM_PROTOCOL,
+                   "The answer is not an Anthropic message (no content array)");
+      return NULL;
+    }
+  stop_reason = anot_json_document_dup_string (body, anot_json_document_get_member (body, 0, "stop_reason"));
 
-      if (!JSON_NODE_HOLDS_OBJECT (block))
-        continue;
-      object = json_node_get_object (block);
-      if (g_strcmp0 (json_object_get_string_member_with_default (object, "type", NULL), "text") == 0)
-        g_string_append (text, json_object_get_string_member_with_default (object, "text", ""));
+  n_blocks = anot_json_document_get_size (body, content);
+  for (guint i = 0; i < n_blocks; i++)
+    {
+      int block = anot_json_document_get_element (body, content, i);
+
+      if (anot_json_document_string_equal (body, anot_json_document_get_member (body, block, "type"), "text"))
+        {
+          g_autofree char *part = anot_json_document_dup_string (body,
+                                                                 anot_json_document_get_member (body, block, "text"));
+
+          if (part != NULL)
+            g_string_append (text, part);
+        }
     }
 
   if (g_strcmp0 (stop_reason, "refusal") == 0)
@@ -219,22 +206,17 @@ anot_backend_anthropic_parse_body (AnotHttpBackend  *backend,
       return NULL;
     }
 
-  completion = anot_completion_new (json_object_get_string_member_with_default (root, "model", NULL),
-                                    text->str);
+  model = anot_json_document_dup_string (body, anot_json_document_get_member (body, 0, "model"));
+  completion = anot_completion_new (model, text->str);
   /* Cached prompt tokens are billed too, at their own rates; counted as
    * prompt tokens here. */
   anot_completion_set_prompt_tokens (completion,
-                                     member_uint (usage, "input_tokens") +
-                                     member_uint (usage, "cache_creation_input_tokens") +
-                                     member_uint (usage, "cache_read_input_tokens"));
-  anot_completion_set_completion_tokens (completion, member_uint (usage, "output_tokens"));
+                                     TOKEN_COUNT (body, "usage.input_tokens") +
+                                     TOKEN_COUNT (body, "usage.cache_creation_input_tokens") +
+                                     TOKEN_COUNT (body, "usage.cache_read_input_tokens"));
+  anot_completion_set_completion_tokens (completion, TOKEN_COUNT (body, "usage.output_tokens"));
   anot_completion_set_finish_reason (completion, stop_reason);
   return completion;
-
-protocol:
-  g_set_error (error, ANOT_ERROR, ANOT_ERROR_LLM_PROTOCOL,
-               "The answer is not an Anthropic message (no content array)");
-  return NULL;
 }
 
 static void
@@ -248,8 +230,8 @@ anot_backend_anthropic_class_init (AnotBackendAnthropicClass *klass)
   http_class->default_model = "claude-sonnet-4-20250514";
   http_class->api_key_variable = "ANTHROPIC_API_KEY";
   http_class->build_headers = anot_backend_anthropic_build_headers;
-  http_class->build_body = anot_backend_anthropic_build_body;
-  http_class->parse_body = anot_backend_anthropic_parse_body;
+  http_class->write_body = anot_backend_anthropic_write_body;
+  http_class->read_body = anot_backend_anthropic_read_body;
 }
 
 static void

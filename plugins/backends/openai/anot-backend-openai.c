@@ -64,13 +64,13 @@ role_name (AnotChatRole role)
     }
 }
 
-static JsonNode *
-anot_backend_openai_build_body (AnotHttpBackend  *backend,
+static gboolean
+anot_backend_openai_write_body (AnotHttpBackend  *backend,
                                 AnotChatRequest  *request,
                                 const char       *model,
+                                AnotJsonWriter   *writer,
                                 GError          **error)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
   gboolean reasoning = is_reasoning_model (model);
   const char * const *stop = anot_chat_request_get_stop (request);
   guint n_messages = anot_chat_request_get_n_messages (request);
@@ -79,63 +79,63 @@ anot_backend_openai_build_body (AnotHttpBackend  *backend,
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
                    "A chat request needs at least one message");
-      return NULL;
+      return FALSE;
     }
 
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "model");
-  json_builder_add_string_value (builder, model);
-  json_builder_set_member_name (builder, "messages");
-  json_builder_begin_array (builder);
+  anot_json_writer_begin_object (writer);
+  anot_json_writer_set_member_name (writer, "model");
+  anot_json_writer_add_string_value (writer, model);
+  anot_json_writer_set_member_name (writer, "messages");
+  anot_json_writer_begin_array (writer);
   for (guint i = 0; i < n_messages; i++)
     {
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "role");
-      json_builder_add_string_value (builder,
-                                     role_name (anot_chat_request_get_message_role (request, i)));
-      json_builder_set_member_name (builder, "content");
-      json_builder_add_string_value (builder, anot_chat_request_get_message_content (request, i));
-      json_builder_end_object (builder);
+      anot_json_writer_begin_object (writer);
+      anot_json_writer_set_member_name (writer, "role");
+      anot_json_writer_add_string_value (writer,
+                                         role_name (anot_chat_request_get_message_role (request, i)));
+      anot_json_writer_set_member_name (writer, "content");
+      anot_json_writer_add_string_value (writer, anot_chat_request_get_message_content (request, i));
+      anot_json_writer_end_object (writer);
     }
-  json_builder_end_array (builder);
+  anot_json_writer_end_array (writer);
 
   if (!reasoning && anot_chat_request_get_temperature (request) >= 0)
     {
-      json_builder_set_member_name (builder, "temperature");
-      json_builder_add_double_value (builder, anot_chat_request_get_temperature (request));
+      anot_json_writer_set_member_name (writer, "temperature");
+      anot_json_writer_add_double_value (writer, anot_chat_request_get_temperature (request));
     }
   if (!reasoning && anot_chat_request_get_top_p (request) >= 0)
     {
-      json_builder_set_member_name (builder, "top_p");
-      json_builder_add_double_value (builder, anot_chat_request_get_top_p (request));
+      anot_json_writer_set_member_name (writer, "top_p");
+      anot_json_writer_add_double_value (writer, anot_chat_request_get_top_p (request));
     }
   if (anot_chat_request_get_max_tokens (request) > 0)
     {
-      json_builder_set_member_name (builder, reasoning ? "max_completion_tokens" : "max_tokens");
-      json_builder_add_int_value (builder, anot_chat_request_get_max_tokens (request));
+      anot_json_writer_set_member_name (writer, reasoning ? "max_completion_tokens" : "max_tokens");
+      anot_json_writer_add_int_value (writer, anot_chat_request_get_max_tokens (request));
     }
   if (anot_chat_request_get_seed (request) != ANOT_CHAT_REQUEST_SEED_UNSET)
     {
-      json_builder_set_member_name (builder, "seed");
-      json_builder_add_int_value (builder, anot_chat_request_get_seed (request));
+      anot_json_writer_set_member_name (writer, "seed");
+      anot_json_writer_add_int_value (writer, anot_chat_request_get_seed (request));
     }
   if (stop != NULL)
     {
-      json_builder_set_member_name (builder, "stop");
-      json_builder_begin_array (builder);
+      anot_json_writer_set_member_name (writer, "stop");
+      anot_json_writer_begin_array (writer);
       for (guint i = 0; stop[i] != NULL; i++)
-        json_builder_add_string_value (builder, stop[i]);
-      json_builder_end_array (builder);
+        anot_json_writer_add_string_value (writer, stop[i]);
+      anot_json_writer_end_array (writer);
     }
 
   switch (anot_chat_request_get_response_format (request))
     {
     case ANOT_RESPONSE_FORMAT_JSON_OBJECT:
-      json_builder_set_member_name (builder, "response_format");
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "type");
-      json_builder_add_string_value (builder, "json_object");
-      json_builder_end_object (builder);
+      anot_json_writer_set_member_name (writer, "response_format");
+      anot_json_writer_begin_object (writer);
+      anot_json_writer_set_member_name (writer, "type");
+      anot_json_writer_add_string_value (writer, "json_object");
+      anot_json_writer_end_object (writer);
       break;
     case ANOT_RESPONSE_FORMAT_JSON_SCHEMA:
       {
@@ -146,92 +146,60 @@ anot_backend_openai_build_body (AnotHttpBackend  *backend,
           {
             g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
                          "The json_schema response format needs a schema");
-            return NULL;
+            return FALSE;
           }
-        json_builder_set_member_name (builder, "response_format");
-        json_builder_begin_object (builder);
-        json_builder_set_member_name (builder, "type");
-        json_builder_add_string_value (builder, "json_schema");
-        json_builder_set_member_name (builder, "json_schema");
-        json_builder_begin_object (builder);
-        json_builder_set_member_name (builder, "name");
-        json_builder_add_string_value (builder, name ? name : "answer");
-        json_builder_set_member_name (builder, "schema");
-        json_builder_add_value (builder, json_node_copy (schema));
-        json_builder_set_member_name (builder, "strict");
-        json_builder_add_boolean_value (builder, TRUE);
-        json_builder_end_object (builder);
-        json_builder_end_object (builder);
+        anot_json_writer_set_member_name (writer, "response_format");
+        anot_json_writer_begin_object (writer);
+        anot_json_writer_set_member_name (writer, "type");
+        anot_json_writer_add_string_value (writer, "json_schema");
+        anot_json_writer_set_member_name (writer, "json_schema");
+        anot_json_writer_begin_object (writer);
+        anot_json_writer_set_member_name (writer, "name");
+        anot_json_writer_add_string_value (writer, name ? name : "answer");
+        anot_json_writer_set_member_name (writer, "schema");
+        anot_json_writer_add_value (writer, schema);
+        anot_json_writer_set_member_name (writer, "strict");
+        anot_json_writer_add_boolean_value (writer, TRUE);
+        anot_json_writer_end_object (writer);
+        anot_json_writer_end_object (writer);
       }
       break;
     case ANOT_RESPONSE_FORMAT_TEXT:
     default:
       break;
     }
-  json_builder_end_object (builder);
-
-  return json_builder_get_root (builder);
+  anot_json_writer_end_object (writer);
+  return TRUE;
 }
 
-static guint64
-member_uint (JsonObject *object,
-             const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return 0;
-  if (json_node_get_value_type (node) == G_TYPE_INT64)
-    return (guint64) MAX (0, json_node_get_int (node));
-  if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
-    return (guint64) MAX (0.0, json_node_get_double (node));
-  return 0;
-}
-
-static const char *
-member_string (JsonObject *object,
-               const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
+/* Absent, negative or not a number: 0. */
+#define TOKEN_COUNT(body, path) \
+  ((guint64) MAX (0, anot_json_document_get_int ((body), anot_json_document_get_path ((body), 0, (path)), 0)))
 
 static AnotCompletion *
-anot_backend_openai_parse_body (AnotHttpBackend  *backend,
-                                JsonNode         *body,
-                                GError          **error)
+anot_backend_openai_read_body (AnotHttpBackend   *backend,
+                               AnotJsonDocument  *body,
+                               GError           **error)
 {
-  JsonObject *root, *choice, *message, *usage = NULL;
-  JsonNode *choices, *node;
-  const char *content, *refusal, *finish_reason;
+  int choice = anot_json_document_get_path (body, 0, "choices[0]");
+  int message = anot_json_document_get_member (body, choice, "message");
+  g_autofree char *content = NULL;
+  g_autofree char *refusal = NULL;
+  g_autofree char *finish_reason = NULL;
+  g_autofree char *model = NULL;
   AnotCompletion *completion;
 
-  if (!JSON_NODE_HOLDS_OBJECT (body))
-    goto protocol;
-  root = json_node_get_object (body);
-  choices = json_object_get_member (root, "choices");
-  if (choices == NULL || !JSON_NODE_HOLDS_ARRAY (choices) ||
-      json_array_get_length (json_node_get_array (choices)) == 0)
-    goto protocol;
-  node = json_array_get_element (json_node_get_array (choices), 0);
-  if (!JSON_NODE_HOLDS_OBJECT (node))
-    goto protocol;
-  choice = json_node_get_object (node);
-  node = json_object_get_member (choice, "message");
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    goto protocol;
-  message = json_node_get_object (node);
-  node = json_object_get_member (root, "usage");
-  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
-    usage = json_node_get_object (node);
+  if (anot_json_document_get_kind (body, choice) != ANOT_JSON_KIND_OBJECT ||
+      anot_json_document_get_kind (body, message) != ANOT_JSON_KIND_OBJECT)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_LLM_PROTOCOL,
+                   "The answer is not an OpenAI chat completion (no choices[0].message)");
+      return NULL;
+    }
 
-  content = member_string (message, "content");
-  refusal = member_string (message, "refusal");
-  finish_reason = member_string (choice, "finish_reason");
+  content = anot_json_document_dup_string (body, anot_json_document_get_member (body, message, "content"));
+  refusal = anot_json_document_dup_string (body, anot_json_document_get_member (body, message, "refusal"));
+  finish_reason = anot_json_document_dup_string (body, anot_json_document_get_member (body, choice, "finish_reason"));
 
   if (refusal != NULL && *refusal != '\0')
     {
@@ -248,7 +216,7 @@ anot_backend_openai_parse_body (AnotHttpBackend  *backend,
         g_set_error (error, ANOT_ERROR, ANOT_ERROR_LLM_EMPTY,
                      "The model returned an empty completion: it ran out of tokens "
                      "(finish_reason “length”, %" G_GUINT64_FORMAT " completion tokens); "
-                     "raise max_tokens", member_uint (usage, "completion_tokens"));
+                     "raise max_tokens", TOKEN_COUNT (body, "usage.completion_tokens"));
       else
         g_set_error (error, ANOT_ERROR, ANOT_ERROR_LLM_EMPTY,
                      "The model returned an empty completion (finish_reason “%s”)",
@@ -256,16 +224,12 @@ anot_backend_openai_parse_body (AnotHttpBackend  *backend,
       return NULL;
     }
 
-  completion = anot_completion_new (member_string (root, "model"), content);
-  anot_completion_set_prompt_tokens (completion, member_uint (usage, "prompt_tokens"));
-  anot_completion_set_completion_tokens (completion, member_uint (usage, "completion_tokens"));
+  model = anot_json_document_dup_string (body, anot_json_document_get_member (body, 0, "model"));
+  completion = anot_completion_new (model, content);
+  anot_completion_set_prompt_tokens (completion, TOKEN_COUNT (body, "usage.prompt_tokens"));
+  anot_completion_set_completion_tokens (completion, TOKEN_COUNT (body, "usage.completion_tokens"));
   anot_completion_set_finish_reason (completion, finish_reason);
   return completion;
-
-protocol:
-  g_set_error (error, ANOT_ERROR, ANOT_ERROR_LLM_PROTOCOL,
-               "The answer is not an OpenAI chat completion (no choices[0].message)");
-  return NULL;
 }
 
 static void
@@ -279,8 +243,8 @@ anot_backend_openai_class_init (AnotBackendOpenaiClass *klass)
   http_class->default_model = "gpt-5-nano";
   http_class->api_key_variable = "OPENAI_API_KEY";
   http_class->build_headers = anot_backend_openai_build_headers;
-  http_class->build_body = anot_backend_openai_build_body;
-  http_class->parse_body = anot_backend_openai_parse_body;
+  http_class->write_body = anot_backend_openai_write_body;
+  http_class->read_body = anot_backend_openai_read_body;
 }
 
 static void

@@ -1,0 +1,1066 @@
+/* anot-json-document.c: a parsed, read-only JSON text
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-json-document.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/**
+ * AnotJsonDocument:
+ *
+ * A JSON text, checked and indexed once, read in place.
+ *
+ * An LLM backend reads four or five values out of every answer.  Building
+ * a json-glib tree for that costs a hash table per object and a string
+ * copy per member, most of the JSON time of a call; a document keeps the
+ * text and one flat array of value records instead, and copies only the
+ * strings asked for.
+ *
+ * Values are named by an index: 0 is the root, and
+ * [method@Anot.JsonDocument.get_member],
+ * [method@Anot.JsonDocument.get_element] and
+ * [method@Anot.JsonDocument.get_path] return the index of a value inside
+ * another, or -1 when there is none.  Every accessor accepts -1 and
+ * answers as for a missing value (kind %ANOT_JSON_KIND_NONE, the
+ * fallback, %NULL), so lookups chain without checks in between:
+ *
+ * ```c
+ * int choice = anot_json_document_get_path (doc, 0, "choices[0]");
+ * g_autofree char *text =
+ *   anot_json_document_dup_string (doc, anot_json_document_get_path (doc, choice, "message.content"));
+ * ```
+ *
+ * The parser accepts exactly RFC 8259 (objects, arrays, strings with every
+ * escape, numbers, `true`, `false`, `null`, surrounding whitespace), valid
+ * UTF-8 only, nesting up to 512 levels; `\u0000` is refused because C
+ * strings cannot hold it.  An object member that appears twice is found
+ * with its first value by the lookups and its last value by
+ * [method@Anot.JsonDocument.dup_node], as json-glib keeps it.
+ *
+ * Since: 0.1
+ */
+
+#define MAX_DEPTH 512
+
+typedef struct
+{
+  guint8 kind;               /* AnotJsonKind */
+  guint8 escaped;            /* a string with a backslash in it */
+  guint32 start;             /* strings: after the quote; others: first byte */
+  guint32 length;            /* strings: raw bytes between the quotes; numbers: bytes */
+  guint32 size;              /* containers: members or elements */
+  guint32 next;              /* the index after this value's subtree */
+} Token;
+
+struct _AnotJsonDocument
+{
+  gatomicrefcount ref_count;
+  GBytes *bytes;
+  const char *text;
+  Token *tokens;
+  guint n_tokens;
+};
+
+G_DEFINE_BOXED_TYPE (AnotJsonDocument, anot_json_document,
+                     anot_json_document_ref, anot_json_document_unref)
+
+typedef struct
+{
+  const char *start;
+  const char *p;
+  const char *end;
+  guint depth;
+  Token *tokens;
+  guint n_tokens;
+  guint n_allocated;
+  GError **error;
+} Parser;
+
+static gboolean
+fail (Parser     *ps,
+      const char *what)
+{
+  if (ps->error != NULL && *ps->error == NULL)
+    g_set_error (ps->error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
+                 "JSON: %s at byte %" G_GSIZE_FORMAT, what, (gsize) (ps->p - ps->start));
+  return FALSE;
+}
+
+static guint
+add_token (Parser       *ps,
+           AnotJsonKind  kind,
+           const char   *start)
+{
+  Token *token;
+
+  if (ps->n_tokens == ps->n_allocated)
+    {
+      ps->n_allocated = ps->n_allocated * 2;
+      ps->tokens = g_renew (Token, ps->tokens, ps->n_allocated);
+    }
+  token = &ps->tokens[ps->n_tokens];
+  token->kind = kind;
+  token->escaped = FALSE;
+  token->start = (guint32) (start - ps->start);
+  token->length = 0;
+  token->size = 0;
+  token->next = ps->n_tokens + 1;
+  return ps->n_tokens++;
+}
+
+static void
+skip_whitespace (Parser *ps)
+{
+  while (ps->p < ps->end &&
+         (*ps->p == ' ' || *ps->p == '\n' || *ps->p == '\r' || *ps->p == '\t'))
+    ps->p++;
+}
+
+static int
+hex_value (char c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+static gboolean
+read_hex4 (Parser  *ps,
+           guint32 *out)
+{
+  guint32 value = 0;
+
+  if (ps->end - ps->p < 4)
+    return fail (ps, "truncated \\u escape");
+  for (int i = 0; i < 4; i++)
+    {
+      int digit = hex_value (ps->p[i]);
+
+      if (digit < 0)
+        return fail (ps, "invalid \\u escape");
+      value = value * 16 + (guint32) digit;
+    }
+  ps->p += 4;
+  *out = value;
+  return TRUE;
+}
+
+/* At the opening quote.  Checks the escapes; decoding waits until someone
+ * asks for the string. */
+static gboolean
+parse_string (Parser *ps)
+{
+  guint index = add_token (ps, ANOT_JSON_KIND_STRING, ps->p + 1);
+
+  ps->p++;
+  for (;;)
+    {
+      unsigned char c;
+
+      if (ps->p >= ps->end)
+        return fail (ps, "unterminated string");
+      c = (unsigned char) *ps->p;
+      if (c == '"')
+        break;
+      if (c < 0x20)
+        return fail (ps, "control character in a string");
+      if (c != '\\')
+        {
+          ps->p++;
+          continue;
+        }
+
+      ps->tokens[index].escaped = TRUE;
+      ps->p++;
+      if (ps->p >= ps->end)
+        return fail (ps, "unterminated escape");
+      switch (*ps->p++)
+        {
+        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+          break;
+        case 'u':
+          {
+            guint32 unit, low;
+
+            if (!read_hex4 (ps, &unit))
+              return FALSE;
+            if (unit >= 0xD800 && unit <= 0xDBFF)
+              {
+                if (ps->end - ps->p < 6 || ps->p[0] != '\\' || ps->p[1] != 'u')
+                  return fail (ps, "unpaired surrogate");
+                ps->p += 2;
+                if (!read_hex4 (ps, &low))
+                  return FALSE;
+                if (low < 0xDC00 || low > 0xDFFF)
+                  return fail (ps, "unpaired surrogate");
+              }
+            else if (unit >= 0xDC00 && unit <= 0xDFFF)
+              return fail (ps, "unpaired surrogate");
+            else if (unit == 0)
+              return fail (ps, "\\u0000 in a string");
+          }
+          break;
+        default:
+          ps->p--;
+          return fail (ps, "invalid escape");
+        }
+    }
+  ps->tokens[index].length = (guint32) (ps->p - ps->start) - ps->tokens[index].start;
+  ps->p++;
+  return TRUE;
+}
+
+static gboolean
+parse_number (Parser *ps)
+{
+  const char *begin = ps->p;
+  gboolean is_integer = TRUE;
+  guint index;
+
+  if (ps->p < ps->end && *ps->p == '-')
+    ps->p++;
+  if (ps->p >= ps->end || !g_ascii_isdigit (*ps->p))
+    return fail (ps, "invalid number");
+  if (*ps->p == '0')
+    ps->p++;
+  else
+    while (ps->p < ps->end && g_ascii_isdigit (*ps->p))
+      ps->p++;
+  if (ps->p < ps->end && *ps->p == '.')
+    {
+      is_integer = FALSE;
+      ps->p++;
+      if (ps->p >= ps->end || !g_ascii_isdigit (*ps->p))
+        return fail (ps, "invalid number");
+      while (ps->p < ps->end && g_ascii_isdigit (*ps->p))
+        ps->p++;
+    }
+  if (ps->p < ps->end && (*ps->p == 'e' || *ps->p == 'E'))
+    {
+      is_integer = FALSE;
+      ps->p++;
+      if (ps->p < ps->end && (*ps->p == '+' || *ps->p == '-'))
+        ps->p++;
+      if (ps->p >= ps->end || !g_ascii_isdigit (*ps->p))
+        return fail (ps, "invalid number");
+      while (ps->p < ps->end && g_ascii_isdigit (*ps->p))
+        ps->p++;
+    }
+
+  /* 18 digits always fit in 64 bits; longer integers are checked. */
+  if (is_integer && ps->p - begin - (*begin == '-') > 18)
+    {
+      g_autofree char *copy = g_strndup (begin, ps->p - begin);
+      gint64 value;
+
+      if (!g_ascii_string_to_signed (copy, 10, G_MININT64, G_MAXINT64, &value, NULL))
+        is_integer = FALSE;
+    }
+  index = add_token (ps, is_integer ? ANOT_JSON_KIND_INTEGER : ANOT_JSON_KIND_DOUBLE, begin);
+  ps->tokens[index].length = (guint32) (ps->p - begin);
+  return TRUE;
+}
+
+static gboolean
+match_word (Parser       *ps,
+            const char   *word,
+            gsize         length,
+            AnotJsonKind  kind)
+{
+  guint index;
+
+  if ((gsize) (ps->end - ps->p) < length || memcmp (ps->p, word, length) != 0)
+    return fail (ps, "invalid value");
+  index = add_token (ps, kind, ps->p);
+  ps->tokens[index].length = (guint32) length;
+  ps->p += length;
+  return TRUE;
+}
+
+static gboolean parse_value (Parser *ps);
+
+static gboolean
+parse_object (Parser *ps)
+{
+  guint index = add_token (ps, ANOT_JSON_KIND_OBJECT, ps->p);
+  guint size = 0;
+
+  ps->p++;
+  skip_whitespace (ps);
+  if (ps->p < ps->end && *ps->p == '}')
+    ps->p++;
+  else
+    for (;;)
+      {
+        skip_whitespace (ps);
+        if (ps->p >= ps->end || *ps->p != '"')
+          return fail (ps, "expected a member name");
+        if (!parse_string (ps))
+          return FALSE;
+        skip_whitespace (ps);
+        if (ps->p >= ps->end || *ps->p != ':')
+          return fail (ps, "expected “:”");
+        ps->p++;
+        if (!parse_value (ps))
+          return FALSE;
+        size++;
+        skip_whitespace (ps);
+        if (ps->p < ps->end && *ps->p == ',')
+          {
+            ps->p++;
+            continue;
+          }
+        if (ps->p < ps->end && *ps->p == '}')
+          {
+            ps->p++;
+            break;
+          }
+        return fail (ps, "expected “,” or “}”");
+      }
+  ps->tokens[index].size = size;
+  ps->tokens[index].next = ps->n_tokens;
+  return TRUE;
+}
+
+static gboolean
+parse_array (Parser *ps)
+{
+  guint index = add_token (ps, ANOT_JSON_KIND_ARRAY, ps->p);
+  guint size = 0;
+
+  ps->p++;
+  skip_whitespace (ps);
+  if (ps->p < ps->end && *ps->p == ']')
+    ps->p++;
+  else
+    for (;;)
+      {
+        if (!parse_value (ps))
+          return FALSE;
+        size++;
+        skip_whitespace (ps);
+        if (ps->p < ps->end && *ps->p == ',')
+          {
+            ps->p++;
+            continue;
+          }
+        if (ps->p < ps->end && *ps->p == ']')
+          {
+            ps->p++;
+            break;
+          }
+        return fail (ps, "expected “,” or “]”");
+      }
+  ps->tokens[index].size = size;
+  ps->tokens[index].next = ps->n_tokens;
+  return TRUE;
+}
+
+static gboolean
+parse_value (Parser *ps)
+{
+  gboolean ok;
+
+  skip_whitespace (ps);
+  if (ps->p >= ps->end)
+    return fail (ps, "unexpected end");
+  if (++ps->depth > MAX_DEPTH)
+    return fail (ps, "nested too deeply");
+
+  switch (*ps->p)
+    {
+    case '{':
+      ok = parse_object (ps);
+      break;
+    case '[':
+      ok = parse_array (ps);
+      break;
+    case '"':
+      ok = parse_string (ps);
+      break;
+    case 't':
+      ok = match_word (ps, "true", 4, ANOT_JSON_KIND_BOOLEAN);
+      break;
+    case 'f':
+      ok = match_word (ps, "false", 5, ANOT_JSON_KIND_BOOLEAN);
+      break;
+    case 'n':
+      ok = match_word (ps, "null", 4, ANOT_JSON_KIND_NULL);
+      break;
+    default:
+      ok = parse_number (ps);
+      break;
+    }
+  ps->depth--;
+  return ok;
+}
+
+/**
+ * anot_json_document_new_from_bytes:
+ * @bytes: a JSON text (UTF-8)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Parses @bytes, which the document keeps a reference to.
+ *
+ * Returns: (transfer full) (nullable): the document, or %NULL with @error
+ *   set (in the `JSON_PARSER_ERROR` domain, naming the byte offset) when
+ *   @bytes is not a JSON text
+ *
+ * Since: 0.1
+ */
+AnotJsonDocument *
+anot_json_document_new_from_bytes (GBytes  *bytes,
+                                   GError **error)
+{
+  AnotJsonDocument *self;
+  gsize length;
+  const char *data;
+  Parser ps = { 0 };
+
+  g_return_val_if_fail (bytes != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  data = g_bytes_get_data (bytes, &length);
+  if (data == NULL)
+    data = "";
+  if (length >= G_MAXUINT32)
+    {
+      g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
+                   "JSON: the text is larger than 4 GiB");
+      return NULL;
+    }
+  if (!g_utf8_validate_len (data, length, NULL))
+    {
+      g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
+                   "JSON: invalid UTF-8");
+      return NULL;
+    }
+
+  ps.start = ps.p = data;
+  ps.end = data + length;
+  ps.error = error;
+  /* About one value per eight bytes in LLM answers. */
+  ps.n_allocated = MAX (16, length / 8);
+  ps.tokens = g_new (Token, ps.n_allocated);
+
+  if (!parse_value (&ps))
+    goto error;
+  skip_whitespace (&ps);
+  if (ps.p != ps.end)
+    {
+      fail (&ps, "trailing data");
+      goto error;
+    }
+
+  self = g_new0 (AnotJsonDocument, 1);
+  g_atomic_ref_count_init (&self->ref_count);
+  self->bytes = g_bytes_ref (bytes);
+  self->text = data;
+  self->tokens = ps.tokens;
+  self->n_tokens = ps.n_tokens;
+  return self;
+
+error:
+  g_free (ps.tokens);
+  return NULL;
+}
+
+/**
+ * anot_json_document_new_from_data:
+ * @data: (array length=length) (element-type guint8): a JSON text (UTF-8)
+ * @length: the length of @data in bytes, or -1 if it is nul-terminated
+ * @error: return location for a #GError, or %NULL
+ *
+ * Parses a copy of @data.
+ *
+ * Returns: (transfer full) (nullable): the document, or %NULL with @error
+ *   set when @data is not a JSON text
+ *
+ * Since: 0.1
+ */
+AnotJsonDocument *
+anot_json_document_new_from_data (const char  *data,
+                                  gssize       length,
+                                  GError     **error)
+{
+  g_autoptr(GBytes) bytes = NULL;
+
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+
+  if (length < 0)
+    length = (gssize) strlen (data);
+  bytes = g_bytes_new (data, (gsize) length);
+  return anot_json_document_new_from_bytes (bytes, error);
+}
+
+/**
+ * anot_json_document_ref:
+ * @self: a document
+ *
+ * Returns: (transfer full): @self
+ *
+ * Since: 0.1
+ */
+AnotJsonDocument *
+anot_json_document_ref (AnotJsonDocument *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+/**
+ * anot_json_document_unref:
+ * @self: (transfer full): a document
+ *
+ * Since: 0.1
+ */
+void
+anot_json_document_unref (AnotJsonDocument *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+  g_bytes_unref (self->bytes);
+  g_free (self->tokens);
+  g_free (self);
+}
+
+static const Token *
+token_at (AnotJsonDocument *self,
+          int               value)
+{
+  if (value < 0 || (guint) value >= self->n_tokens)
+    return NULL;
+  return &self->tokens[value];
+}
+
+/**
+ * anot_json_document_get_kind:
+ * @self: a document
+ * @value: the index of a value, or -1
+ *
+ * Returns: the kind of @value; %ANOT_JSON_KIND_NONE for -1
+ *
+ * Since: 0.1
+ */
+AnotJsonKind
+anot_json_document_get_kind (AnotJsonDocument *self,
+                             int               value)
+{
+  const Token *token;
+
+  g_return_val_if_fail (self != NULL, ANOT_JSON_KIND_NONE);
+
+  token = token_at (self, value);
+  return token ? token->kind : ANOT_JSON_KIND_NONE;
+}
+
+/**
+ * anot_json_document_get_size:
+ * @self: a document
+ * @value: the index of a value, or -1
+ *
+ * Returns: the number of members of an object or elements of an array;
+ *   0 for any other value
+ *
+ * Since: 0.1
+ */
+guint
+anot_json_document_get_size (AnotJsonDocument *self,
+                             int               value)
+{
+  const Token *token;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  token = token_at (self, value);
+  if (token == NULL || (token->kind != ANOT_JSON_KIND_OBJECT && token->kind != ANOT_JSON_KIND_ARRAY))
+    return 0;
+  return token->size;
+}
+
+/* Compares the string token at @index with @name[0..length). */
+static gboolean
+key_equal (AnotJsonDocument *self,
+           guint             index,
+           const char       *name,
+           gsize             length)
+{
+  const Token *key = &self->tokens[index];
+
+  if (!key->escaped)
+    return key->length == length && memcmp (self->text + key->start, name, length) == 0;
+  {
+    g_autofree char *decoded = anot_json_document_dup_string (self, (int) index);
+
+    return strlen (decoded) == length && memcmp (decoded, name, length) == 0;
+  }
+}
+
+static int
+member_with_length (AnotJsonDocument *self,
+                    int               object,
+                    const char       *name,
+                    gsize             length)
+{
+  const Token *token = token_at (self, object);
+  guint index;
+
+  if (token == NULL || token->kind != ANOT_JSON_KIND_OBJECT)
+    return -1;
+  index = (guint) object + 1;
+  for (guint i = 0; i < token->size; i++)
+    {
+      if (key_equal (self, index, name, length))
+        return (int) index + 1;
+      index = self->tokens[index + 1].next;
+    }
+  return -1;
+}
+
+/**
+ * anot_json_document_get_member:
+ * @self: a document
+ * @object: the index of an object, or -1
+ * @name: a member name
+ *
+ * Returns: the index of the member @name of @object, or -1 when @object
+ *   is not an object or has no such member
+ *
+ * Since: 0.1
+ */
+int
+anot_json_document_get_member (AnotJsonDocument *self,
+                               int               object,
+                               const char       *name)
+{
+  g_return_val_if_fail (self != NULL, -1);
+  g_return_val_if_fail (name != NULL, -1);
+
+  return member_with_length (self, object, name, strlen (name));
+}
+
+/**
+ * anot_json_document_get_element:
+ * @self: a document
+ * @array: the index of an array, or -1
+ * @index: a position in @array
+ *
+ * Returns: the index of element @index of @array, or -1 when @array is
+ *   not an array or is shorter
+ *
+ * Since: 0.1
+ */
+int
+anot_json_document_get_element (AnotJsonDocument *self,
+                                int               array,
+                                guint             index)
+{
+  const Token *token;
+  guint at;
+
+  g_return_val_if_fail (self != NULL, -1);
+
+  token = token_at (self, array);
+  if (token == NULL || token->kind != ANOT_JSON_KIND_ARRAY || index >= token->size)
+    return -1;
+  at = (guint) array + 1;
+  for (guint i = 0; i < index; i++)
+    at = self->tokens[at].next;
+  return (int) at;
+}
+
+/**
+ * anot_json_document_get_path:
+ * @self: a document
+ * @value: the index of the value to start from (0 for the root), or -1
+ * @path: member names separated by `.`, and array positions in brackets,
+ *   such as `choices[0].message.content` or `[2]`
+ *
+ * Follows @path from @value.  Member names in a path cannot contain `.`
+ * or `[`; use [method@Anot.JsonDocument.get_member] for those.
+ *
+ * Returns: the index of the value @path leads to, or -1 when a step of
+ *   it does not exist
+ *
+ * Since: 0.1
+ */
+int
+anot_json_document_get_path (AnotJsonDocument *self,
+                             int               value,
+                             const char       *path)
+{
+  const char *p;
+
+  g_return_val_if_fail (self != NULL, -1);
+  g_return_val_if_fail (path != NULL, -1);
+
+  p = path;
+  while (*p != '\0' && value >= 0)
+    {
+      if (*p == '[')
+        {
+          char *end = NULL;
+          guint64 index = g_ascii_strtoull (p + 1, &end, 10);
+
+          if (end == p + 1 || *end != ']' || index > G_MAXUINT)
+            {
+              g_critical ("%s: invalid array position in “%s”", G_STRFUNC, path);
+              return -1;
+            }
+          value = anot_json_document_get_element (self, value, (guint) index);
+          p = end + 1;
+        }
+      else
+        {
+          gsize length = strcspn (p, ".[");
+
+          value = member_with_length (self, value, p, length);
+          p += length;
+        }
+      if (*p == '.')
+        p++;
+    }
+  return value;
+}
+
+static void
+decode_string (AnotJsonDocument *self,
+               const Token      *token,
+               GString          *out)
+{
+  const char *p = self->text + token->start;
+  const char *end = p + token->length;
+  const char *run = p;
+
+  /* The parser checked every escape, so this only decodes. */
+  while (p < end)
+    {
+      if (*p != '\\')
+        {
+          p++;
+          continue;
+        }
+      g_string_append_len (out, run, p - run);
+      p++;
+      switch (*p++)
+        {
+        case 'b': g_string_append_c (out, '\b'); break;
+        case 'f': g_string_append_c (out, '\f'); break;
+        case 'n': g_string_append_c (out, '\n'); break;
+        case 'r': g_string_append_c (out, '\r'); break;
+        case 't': g_string_append_c (out, '\t'); break;
+        case 'u':
+          {
+            guint32 unit = 0;
+
+            for (int i = 0; i < 4; i++)
+              unit = unit * 16 + (guint32) hex_value (*p++);
+            if (unit >= 0xD800 && unit <= 0xDBFF)
+              {
+                guint32 low = 0;
+
+                p += 2;
+                for (int i = 0; i < 4; i++)
+                  low = low * 16 + (guint32) hex_value (*p++);
+                unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+              }
+            g_string_append_unichar (out, unit);
+          }
+          break;
+        default:                /* '"', '\\' and '/' stand for themselves */
+          g_string_append_c (out, p[-1]);
+          break;
+        }
+      run = p;
+    }
+  g_string_append_len (out, run, p - run);
+}
+
+/**
+ * anot_json_document_dup_string:
+ * @self: a document
+ * @value: the index of a value, or -1
+ *
+ * Returns: (transfer full) (nullable): the decoded string @value, or
+ *   %NULL when @value is not a string
+ *
+ * Since: 0.1
+ */
+char *
+anot_json_document_dup_string (AnotJsonDocument *self,
+                               int               value)
+{
+  const Token *token;
+  GString *out;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  token = token_at (self, value);
+  if (token == NULL || token->kind != ANOT_JSON_KIND_STRING)
+    return NULL;
+  if (!token->escaped)
+    return g_strndup (self->text + token->start, token->length);
+  out = g_string_sized_new (token->length);
+  decode_string (self, token, out);
+  return g_string_free (out, FALSE);
+}
+
+/**
+ * anot_json_document_string_equal:
+ * @self: a document
+ * @value: the index of a value, or -1
+ * @text: a string
+ *
+ * Compares without copying the string when it has no escapes.
+ *
+ * Returns: whether @value is a string equal to @text
+ *
+ * Since: 0.1
+ */
+gboolean
+anot_json_document_string_equal (AnotJsonDocument *self,
+                                 int               value,
+                                 const char       *text)
+{
+  const Token *token;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (text != NULL, FALSE);
+
+  token = token_at (self, value);
+  if (token == NULL || token->kind != ANOT_JSON_KIND_STRING)
+    return FALSE;
+  return key_equal (self, (guint) value, text, strlen (text));
+}
+
+static double
+token_double (AnotJsonDocument *self,
+              const Token      *token)
+{
+  char buffer[64];
+
+  if (token->length < sizeof buffer)
+    {
+      memcpy (buffer, self->text + token->start, token->length);
+      buffer[token->length] = '\0';
+      return g_ascii_strtod (buffer, NULL);
+    }
+  {
+    g_autofree char *copy = g_strndup (self->text + token->start, token->length);
+
+    return g_ascii_strtod (copy, NULL);
+  }
+}
+
+static gint64
+token_int (AnotJsonDocument *self,
+           const Token      *token)
+{
+  const char *p = self->text + token->start;
+  const char *end = p + token->length;
+  gboolean negative = FALSE;
+  guint64 magnitude = 0;
+
+  /* The parser only marks integers that fit in 64 bits. */
+  if (*p == '-')
+    {
+      negative = TRUE;
+      p++;
+    }
+  for (; p < end; p++)
+    magnitude = magnitude * 10 + (guint64) (*p - '0');
+  return negative ? (gint64) (0 - magnitude) : (gint64) magnitude;
+}
+
+/**
+ * anot_json_document_get_int:
+ * @self: a document
+ * @value: the index of a value, or -1
+ * @fallback: what to return when @value is not a number
+ *
+ * Returns: the integer @value; a double is truncated toward zero (and
+ *   clamped to the 64-bit range); @fallback for anything else
+ *
+ * Since: 0.1
+ */
+gint64
+anot_json_document_get_int (AnotJsonDocument *self,
+                            int               value,
+                            gint64            fallback)
+{
+  const Token *token;
+
+  g_return_val_if_fail (self != NULL, fallback);
+
+  token = token_at (self, value);
+  if (token == NULL)
+    return fallback;
+  if (token->kind == ANOT_JSON_KIND_INTEGER)
+    return token_int (self, token);
+  if (token->kind == ANOT_JSON_KIND_DOUBLE)
+    {
+      double d = token_double (self, token);
+
+      if (d != d)
+        return fallback;
+      if (d >= 9223372036854775807.0)
+        return G_MAXINT64;
+      if (d <= -9223372036854775808.0)
+        return G_MININT64;
+      return (gint64) d;
+    }
+  return fallback;
+}
+
+/**
+ * anot_json_document_get_double:
+ * @self: a document
+ * @value: the index of a value, or -1
+ * @fallback: what to return when @value is not a number
+ *
+ * Returns: the number @value as a double; @fallback for anything else
+ *
+ * Since: 0.1
+ */
+double
+anot_json_document_get_double (AnotJsonDocument *self,
+                               int               value,
+                               double            fallback)
+{
+  const Token *token;
+
+  g_return_val_if_fail (self != NULL, fallback);
+
+  token = token_at (self, value);
+  if (token == NULL || (token->kind != ANOT_JSON_KIND_INTEGER && token->kind != ANOT_JSON_KIND_DOUBLE))
+    return fallback;
+  return token->kind == ANOT_JSON_KIND_INTEGER ? (double) token_int (self, token)
+                                               : token_double (self, token);
+}
+
+/**
+ * anot_json_document_get_boolean:
+ * @self: a document
+ * @value: the index of a value, or -1
+ * @fallback: what to return when @value is not `true` or `false`
+ *
+ * Returns: the boolean @value, or @fallback
+ *
+ * Since: 0.1
+ */
+gboolean
+anot_json_document_get_boolean (AnotJsonDocument *self,
+                                int               value,
+                                gboolean          fallback)
+{
+  const Token *token;
+
+  g_return_val_if_fail (self != NULL, fallback);
+
+  token = token_at (self, value);
+  if (token == NULL || token->kind != ANOT_JSON_KIND_BOOLEAN)
+    return fallback;
+  return self->text[token->start] == 't';
+}
+
+static JsonNode *
+build_node (AnotJsonDocument *self,
+            guint             index)
+{
+  const Token *token = &self->tokens[index];
+  JsonNode *node;
+
+  switch ((AnotJsonKind) token->kind)
+    {
+    case ANOT_JSON_KIND_OBJECT:
+      {
+        JsonObject *object = json_object_new ();
+        guint at = index + 1;
+
+        for (guint i = 0; i < token->size; i++)
+          {
+            g_autofree char *name = anot_json_document_dup_string (self, (int) at);
+
+            json_object_set_member (object, name, build_node (self, at + 1));
+            at = self->tokens[at + 1].next;
+          }
+        node = json_node_new (JSON_NODE_OBJECT);
+        json_node_take_object (node, object);
+      }
+      return node;
+    case ANOT_JSON_KIND_ARRAY:
+      {
+        JsonArray *array = json_array_sized_new (token->size);
+        guint at = index + 1;
+
+        for (guint i = 0; i < token->size; i++)
+          {
+            json_array_add_element (array, build_node (self, at));
+            at = self->tokens[at].next;
+          }
+        node = json_node_new (JSON_NODE_ARRAY);
+        json_node_take_array (node, array);
+      }
+      return node;
+    case ANOT_JSON_KIND_STRING:
+      {
+        g_autofree char *text = anot_json_document_dup_string (self, (int) index);
+
+        node = json_node_new (JSON_NODE_VALUE);
+        json_node_set_string (node, text);
+      }
+      return node;
+    case ANOT_JSON_KIND_INTEGER:
+      node = json_node_new (JSON_NODE_VALUE);
+      json_node_set_int (node, token_int (self, token));
+      return node;
+    case ANOT_JSON_KIND_DOUBLE:
+      node = json_node_new (JSON_NODE_VALUE);
+      json_node_set_double (node, token_double (self, token));
+      return node;
+    case ANOT_JSON_KIND_BOOLEAN:
+      node = json_node_new (JSON_NODE_VALUE);
+      json_node_set_boolean (node, self->text[token->start] == 't');
+      return node;
+    case ANOT_JSON_KIND_NULL:
+    case ANOT_JSON_KIND_NONE:
+    default:
+      return json_node_new (JSON_NODE_NULL);
+    }
+}
+
+/**
+ * anot_json_document_dup_node:
+ * @self: a document
+ * @value: the index of a value, or -1
+ *
+ * Builds a json-glib tree of @value, for code that works with
+ * [struct@Json.Node]: integers that fit in 64 bits are `G_TYPE_INT64`
+ * values, other numbers doubles; a repeated member keeps its last value.
+ *
+ * Returns: (transfer full) (nullable): the tree, or %NULL for -1
+ *
+ * Since: 0.1
+ */
+JsonNode *
+anot_json_document_dup_node (AnotJsonDocument *self,
+                             int               value)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (token_at (self, value) == NULL)
+    return NULL;
+  return build_node (self, (guint) value);
+}

@@ -1,0 +1,547 @@
+/* anot-json-writer.c: JSON text written as it is built
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-json-writer.h"
+#include "anot-json-private.h"
+
+#include <string.h>
+
+/**
+ * AnotJsonWriter:
+ *
+ * Compact JSON text, written as a [class@Json.Builder] would build it.
+ *
+ * The calls are those of [class@Json.Builder] (begin and end objects and
+ * arrays, member names, values) but the text is written straight away,
+ * with no tree in between: an LLM request body is written once per call
+ * and a tree of json-glib nodes only to be serialised costs more than the
+ * text.  The output is byte for byte what `json_to_string (node, FALSE)`
+ * gives for the same tree (member order kept, doubles with 17 significant
+ * digits and always a decimal point or exponent, non-ASCII text as is,
+ * control characters escaped).
+ *
+ * Calls out of order (a value in an object without a member name, an end
+ * that does not match its begin) are programming errors: they are
+ * reported with `g_critical()` and ignored.
+ *
+ * Since: 0.1
+ */
+
+struct _AnotJsonWriter
+{
+  GString *text;
+  GByteArray *open;          /* '{' or '[' per open container */
+  gboolean need_comma;
+  gboolean have_name;        /* a member name waits for its value */
+  gboolean complete;         /* the root value is written */
+};
+
+static AnotJsonWriter *
+anot_json_writer_copy (AnotJsonWriter *self)
+{
+  AnotJsonWriter *copy = g_new0 (AnotJsonWriter, 1);
+
+  copy->text = g_string_new_len (self->text->str, self->text->len);
+  copy->open = g_byte_array_new ();
+  g_byte_array_append (copy->open, self->open->data, self->open->len);
+  copy->need_comma = self->need_comma;
+  copy->have_name = self->have_name;
+  copy->complete = self->complete;
+  return copy;
+}
+
+G_DEFINE_BOXED_TYPE (AnotJsonWriter, anot_json_writer, anot_json_writer_copy, anot_json_writer_free)
+
+/**
+ * anot_json_writer_new:
+ *
+ * Returns: (transfer full): an empty writer
+ *
+ * Since: 0.1
+ */
+AnotJsonWriter *
+anot_json_writer_new (void)
+{
+  AnotJsonWriter *self = g_new0 (AnotJsonWriter, 1);
+
+  self->text = g_string_sized_new (512);
+  self->open = g_byte_array_sized_new (8);
+  return self;
+}
+
+/**
+ * anot_json_writer_free:
+ * @self: (transfer full): a writer
+ *
+ * Since: 0.1
+ */
+void
+anot_json_writer_free (AnotJsonWriter *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (self->text != NULL)
+    g_string_free (self->text, TRUE);
+  g_byte_array_unref (self->open);
+  g_free (self);
+}
+
+static char
+innermost (AnotJsonWriter *self)
+{
+  return self->open->len > 0 ? (char) self->open->data[self->open->len - 1] : '\0';
+}
+
+/* Where a value may go: the root of an empty writer, an array, or an
+ * object after a member name. */
+static gboolean
+begin_value (AnotJsonWriter *self,
+             const char     *caller)
+{
+  char in = innermost (self);
+
+  if (self->text == NULL || self->complete ||
+      (in == '{' && !self->have_name) || (in == '\0' && self->text->len > 0))
+    {
+      g_critical ("%s: no value can go here (an object member needs a name first, "
+                  "and a document has one root value)", caller);
+      return FALSE;
+    }
+  if (in == '[' && self->need_comma)
+    g_string_append_c (self->text, ',');
+  self->have_name = FALSE;
+  return TRUE;
+}
+
+static void
+end_value (AnotJsonWriter *self)
+{
+  self->need_comma = TRUE;
+  if (self->open->len == 0)
+    self->complete = TRUE;
+}
+
+static void
+write_string (GString    *out,
+              const char *text)
+{
+  static const char hex[] = "0123456789abcdef";
+  const char *run = text;
+  const char *p;
+
+  g_string_append_c (out, '"');
+  for (p = text; *p; p++)
+    {
+      unsigned char c = (unsigned char) *p;
+      const char *escape;
+
+      if (c >= 0x20 && c != '"' && c != '\\')
+        continue;
+      g_string_append_len (out, run, p - run);
+      run = p + 1;
+      switch (c)
+        {
+        case '"': escape = "\\\""; break;
+        case '\\': escape = "\\\\"; break;
+        case '\b': escape = "\\b"; break;
+        case '\f': escape = "\\f"; break;
+        case '\n': escape = "\\n"; break;
+        case '\r': escape = "\\r"; break;
+        case '\t': escape = "\\t"; break;
+        default:
+          g_string_append (out, "\\u00");
+          g_string_append_c (out, hex[c >> 4]);
+          g_string_append_c (out, hex[c & 0xf]);
+          continue;
+        }
+      g_string_append (out, escape);
+    }
+  g_string_append_len (out, run, p - run);
+  g_string_append_c (out, '"');
+}
+
+static void
+begin_container (AnotJsonWriter *self,
+                 char            bracket,
+                 const char     *caller)
+{
+  if (!begin_value (self, caller))
+    return;
+  g_string_append_c (self->text, bracket);
+  g_byte_array_append (self->open, (const guint8 *) &bracket, 1);
+  self->need_comma = FALSE;
+}
+
+static void
+end_container (AnotJsonWriter *self,
+               char            bracket,
+               const char     *caller)
+{
+  if (self->text == NULL || innermost (self) != bracket || self->have_name)
+    {
+      g_critical ("%s: no open %s to end here", caller, bracket == '{' ? "object" : "array");
+      return;
+    }
+  g_string_append_c (self->text, bracket == '{' ? '}' : ']');
+  g_byte_array_set_size (self->open, self->open->len - 1);
+  end_value (self);
+}
+
+/**
+ * anot_json_writer_begin_object:
+ * @self: a writer
+ *
+ * Opens an object where a value may go.
+ *
+ * Since: 0.1
+ */
+void
+anot_json_writer_begin_object (AnotJsonWriter *self)
+{
+  g_return_if_fail (self != NULL);
+
+  begin_container (self, '{', G_STRFUNC);
+}
+
+/**
+ * anot_json_writer_end_object:
+ * @self: a writer
+ *
+ * Closes the innermost object.
+ *
+ * Since: 0.1
+ */
+void
+anot_json_writer_end_object (AnotJsonWriter *self)
+{
+  g_return_if_fail (self != NULL);
+
+  end_container (self, '{', G_STRFUNC);
+}
+
+/**
+ * anot_json_writer_begin_array:
+ * @self: a writer
+ *
+ * Opens an array where a value may go.
+ *
+ * Since: 0.1
+ */
+void
+anot_json_writer_begin_array (AnotJsonWriter *self)
+{
+  g_return_if_fail (self != NULL);
+
+  begin_container (self, '[', G_STRFUNC);
+}
+
+/**
+ * anot_json_writer_end_array:
+ * @self: a writer
+ *
+ * Closes the innermost array.
+ *
+ * Since: 0.1
+ */
+void
+anot_json_writer_end_array (AnotJsonWriter *self)
+{
+  g_return_if_fail (self != NULL);
+
+  end_container (self, '[', G_STRFUNC);
+}
+
+/**
+ * anot_json_writer_set_member_name:
+ * @self: a writer
+ * @name: the name of the next member of the innermost object (UTF-8)
+ *
+ * Since: 0.1
+ */
+void
+anot_json_writer_set_member_name (AnotJsonWriter *self,
+                                  const char     *name)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (name != NULL);
+
+  if (self->text == NULL || innermost (self) != '{' || self->have_name)
+    {
+      g_critical ("%s: a member name needs an open object and a value after it", G_STRFUNC);
+      return;
+    }
+  if (self->need_comma)
+    g_string_append_c (self->text, ',');
+  write_string (self->text, name);
+  g_string_append_c (self->text, ':');
+  self->have_name = TRUE;
+}
+
+/**
+ * anot_json_writer_add_string_value:
+ * @self: a writer
+ * @value: (nullable): a string (UTF-8); %NULL writes `null`
+ *
+ * Since: 0.1
+ */
+void
+anot_json_writer_add_string_value (AnotJsonWriter *self,
+                                   const char     *value)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!begin_value (self, G_STRFUNC))
+    return;
+  if (value == NULL)
+    g_string_append (self->text, "null");
+  else
+    write_string (self->text, value);
+  end_value (self);
+}
+
+/**
+ * anot_json_writer_add_int_value:
+ * @self: a writer
+ * @value: an integer
+ *
+ * Since: 0.1
+ */
+void
+anot_json_writer_add_int_value (AnotJsonWriter *self,
+                                gint64          value)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!begin_value (self, G_STRFUNC))
+    return;
+  g_string_append_printf (self->text, "%" G_GINT64_FORMAT, value);
+  end_value (self);
+}
+
+static void
+write_double (GString *out,
+              double   value)
+{
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_ascii_formatd (buffer, sizeof buffer, "%.17g", value);
+  g_string_append (out, buffer);
+  /* As json-glib: a double stays a double when read back. */
+  if (strpbrk (buffer, ".eEn") == NULL)
+    g_string_append (out, ".0");
+}
+
+/**
+ * anot_json_writer_add_double_value:
+ * @self: a writer
+ * @value: a number
+ *
+ * Writes @value with 17 significant digits, as json-glib does, so that it
+ * reads back as the same double.
+ *
+ * Since: 0.1
+ */
+void
+anot_json_writer_add_double_value (AnotJsonWriter *self,
+                                   double          value)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!begin_value (self, G_STRFUNC))
+    return;
+  write_double (self->text, value);
+  end_value (self);
+}
+
+/**
+ * anot_json_writer_add_boolean_value:
+ * @self: a writer
+ * @value: a boolean
+ *
+ * Since: 0.1
+ */
+void
+anot_json_writer_add_boolean_value (AnotJsonWriter *self,
+                                    gboolean        value)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!begin_value (self, G_STRFUNC))
+    return;
+  g_string_append (self->text, value ? "true" : "false");
+  end_value (self);
+}
+
+/**
+ * anot_json_writer_add_null_value:
+ * @self: a writer
+ *
+ * Since: 0.1
+ */
+void
+anot_json_writer_add_null_value (AnotJsonWriter *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!begin_value (self, G_STRFUNC))
+    return;
+  g_string_append (self->text, "null");
+  end_value (self);
+}
+
+static void
+write_node (GString  *out,
+            JsonNode *node)
+{
+  switch (JSON_NODE_TYPE (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObjectIter iter;
+        const char *name;
+        JsonNode *member;
+        gboolean first = TRUE;
+
+        g_string_append_c (out, '{');
+        json_object_iter_init_ordered (&iter, json_node_get_object (node));
+        while (json_object_iter_next_ordered (&iter, &name, &member))
+          {
+            if (!first)
+              g_string_append_c (out, ',');
+            first = FALSE;
+            write_string (out, name);
+            g_string_append_c (out, ':');
+            write_node (out, member);
+          }
+        g_string_append_c (out, '}');
+      }
+      break;
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        guint n = json_array_get_length (array);
+
+        g_string_append_c (out, '[');
+        for (guint i = 0; i < n; i++)
+          {
+            if (i > 0)
+              g_string_append_c (out, ',');
+            write_node (out, json_array_get_element (array, i));
+          }
+        g_string_append_c (out, ']');
+      }
+      break;
+    case JSON_NODE_NULL:
+      g_string_append (out, "null");
+      break;
+    case JSON_NODE_VALUE:
+    default:
+      switch (json_node_get_value_type (node))
+        {
+        case G_TYPE_INT64:
+          g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (node));
+          break;
+        case G_TYPE_DOUBLE:
+          write_double (out, json_node_get_double (node));
+          break;
+        case G_TYPE_BOOLEAN:
+          g_string_append (out, json_node_get_boolean (node) ? "true" : "false");
+          break;
+        case G_TYPE_STRING:
+          write_string (out, json_node_get_string (node));
+          break;
+        default:
+          g_string_append (out, "null");
+          break;
+        }
+      break;
+    }
+}
+
+/**
+ * anot_json_writer_add_value:
+ * @self: a writer
+ * @node: (transfer none): a JSON tree
+ *
+ * Writes @node, whatever its kind, where a value may go.
+ *
+ * Since: 0.1
+ */
+void
+anot_json_writer_add_value (AnotJsonWriter *self,
+                            JsonNode       *node)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (node != NULL);
+
+  if (!begin_value (self, G_STRFUNC))
+    return;
+  write_node (self->text, node);
+  end_value (self);
+}
+
+/**
+ * anot_json_writer_is_complete:
+ * @self: a writer
+ *
+ * Returns: whether the root value is written and every container closed
+ *
+ * Since: 0.1
+ */
+gboolean
+anot_json_writer_is_complete (AnotJsonWriter *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->complete;
+}
+
+/**
+ * anot_json_writer_get_text:
+ * @self: a writer
+ * @length: (out) (optional): the length of the text in bytes
+ *
+ * Returns: (transfer none): the text written so far, or %NULL once
+ *   [method@Anot.JsonWriter.steal_bytes] took it
+ *
+ * Since: 0.1
+ */
+const char *
+anot_json_writer_get_text (AnotJsonWriter *self,
+                           gsize          *length)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (length != NULL)
+    *length = self->text ? self->text->len : 0;
+  return self->text ? self->text->str : NULL;
+}
+
+/**
+ * anot_json_writer_steal_bytes:
+ * @self: a writer
+ *
+ * Takes the text without copying it.  Nothing more can be written.
+ *
+ * Returns: (transfer full): the text (without a trailing nul)
+ *
+ * Since: 0.1
+ */
+GBytes *
+anot_json_writer_steal_bytes (AnotJsonWriter *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (self->text != NULL, NULL);
+
+  return g_string_free_to_bytes (g_steal_pointer (&self->text));
+}
+
+void
+anot_json_writer_write_node (GString  *out,
+                              JsonNode *node)
+{
+  write_node (out, node);
+}
