@@ -68,6 +68,8 @@ struct _Eval
   guint max_items;
   gsize max_string;
   AnotExprFailure *failure;
+  gboolean failed;          /* the first failure is the one reported */
+  gboolean quiet;           /* nobody reads the message: do not format it */
 };
 
 /* Receives one item of an iteration (a new reference); sets *stop to end
@@ -121,15 +123,18 @@ fail (Eval       *ev,
   va_list args;
   g_autofree char *message = NULL;
 
-  if (ev->failure->message != NULL)
+  if (ev->failed)
+    return FALSE;
+  ev->failed = TRUE;
+  ev->failure->code = code;
+  ev->failure->offset = offset;
+  if (ev->quiet)
     return FALSE;
 
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  ev->failure->code = code;
-  ev->failure->offset = offset;
   ev->failure->message = g_strdup_printf ("%s: %s", exception_name (code), message);
   return FALSE;
 }
@@ -1303,9 +1308,7 @@ fast_operand (Eval           *ev,
         dict = d.u.d;
         hint = (guint) g_atomic_int_get ((gint *) &n->cache);
         if (hint < dict->len && dict->keys[hint].kind == ANOT_EXPR_STR &&
-            (dict->keys[hint].u.s == key ||
-             (dict->keys[hint].u.s->len == key->len &&
-              memcmp (dict->keys[hint].u.s->data, key->data, key->len) == 0)))
+            anot_expr_str_equal (dict->keys[hint].u.s, key))
           *out = dict->values[hint];
         else
           {
@@ -1358,8 +1361,7 @@ fast_test (Eval          *ev,
             !fast_operand (ev, n->u.compare.rest[0], &b, steps) ||
             a.kind != ANOT_EXPR_STR || b.kind != ANOT_EXPR_STR)
           return FAST_UNSURE;
-        equal = a.u.s == b.u.s ||
-                (a.u.s->len == b.u.s->len && memcmp (a.u.s->data, b.u.s->data, a.u.s->len) == 0);
+        equal = anot_expr_str_equal (a.u.s, b.u.s);
         return (equal == (n->u.compare.ops[0] == ANOT_EXPR_OP_EQ)) ? FAST_TRUE : FAST_FALSE;
       }
     case ANOT_EXPR_NODE_AND:
@@ -1411,6 +1413,357 @@ fast_test (Eval          *ev,
     case ANOT_EXPR_NODE_GENEXP:
     case ANOT_EXPR_NODE_LISTCOMP:
     case ANOT_EXPR_NODE_DICTCOMP:
+    default:
+      return FAST_UNSURE;
+    }
+}
+
+/* ------------------------------------------------------------------------ *
+ * Compiled comprehension filters
+ * ------------------------------------------------------------------------ */
+
+/* The filters of the counts a Formula Seed is made of,
+ * sum(1 for e in extractions if e["severity"] == "mild" and
+ * e["kind"] == "firsthand"), compiled once at parse time: each comparison
+ * knows its variable's slot, its key and its constants, and the steps
+ * eval() would count for it, so a test is a few loads and pointer
+ * comparisons (the keys and enum values bound from JSON are the interned
+ * strs of the constants).  As with fast_test(), only certain outcomes are
+ * decided: a record that is not a dict or lacks the key is FAST_UNSURE and
+ * goes through eval(), which raises the error. */
+typedef enum {
+  FAST_AND,
+  FAST_OR,
+  FAST_NOT,
+  FAST_CMP,
+} FastKind;
+
+struct _AnotExprFast
+{
+  FastKind kind;
+  guint n;                  /* AND, OR, NOT: children; CMP: values */
+  AnotExprFast **children;
+  /* CMP: x[key] == values[0], != values[0], in values, not in values */
+  AnotExprNode *sub;        /* x[key]: its position cache is shared with eval() */
+  guint slot;               /* of x, a comprehension variable */
+  AnotExprStr *key;
+  gboolean negate;
+  gboolean in_seq;
+  AnotExprStr **values;
+  guint64 max_steps;
+};
+
+static gboolean anot_expr_fast_enabled = TRUE;
+
+void
+anot_expr_set_fast_paths (gboolean enabled)
+{
+  anot_expr_fast_enabled = enabled;
+}
+
+static gboolean
+is_const_str (AnotExprNode *n)
+{
+  return n->kind == ANOT_EXPR_NODE_CONST && n->u.constant.kind == ANOT_EXPR_STR;
+}
+
+/* x["key"] with x a comprehension variable. */
+static gboolean
+is_local_field (AnotExprNode *n)
+{
+  return n->kind == ANOT_EXPR_NODE_SUBSCRIPT && n->u.sub.object->kind == ANOT_EXPR_NODE_LOCAL &&
+         is_const_str (n->u.sub.index);
+}
+
+static AnotExprFast *
+fast_new (GPtrArray *allocs,
+          FastKind   kind,
+          guint      n)
+{
+  AnotExprFast *f = g_new0 (AnotExprFast, 1);
+
+  g_ptr_array_add (allocs, f);
+  f->kind = kind;
+  f->n = n;
+  if (kind != FAST_CMP)
+    {
+      f->children = g_new0 (AnotExprFast *, MAX (1, n));
+      g_ptr_array_add (allocs, f->children);
+    }
+  else
+    {
+      f->values = g_new0 (AnotExprStr *, MAX (1, n));
+      g_ptr_array_add (allocs, f->values);
+    }
+  return f;
+}
+
+static AnotExprFast *
+fast_compile (AnotExprNode *n,
+              GPtrArray    *allocs,
+              guint         depth)
+{
+  AnotExprFast *f;
+
+  if (depth > 8)
+    return NULL;
+  switch (n->kind)
+    {
+    case ANOT_EXPR_NODE_AND:
+    case ANOT_EXPR_NODE_OR:
+      f = fast_new (allocs, n->kind == ANOT_EXPR_NODE_AND ? FAST_AND : FAST_OR, n->u.seq.n);
+      f->max_steps = 1;
+      for (guint i = 0; i < n->u.seq.n; i++)
+        {
+          f->children[i] = fast_compile (n->u.seq.items[i], allocs, depth + 1);
+          if (f->children[i] == NULL)
+            return NULL;
+          f->max_steps += f->children[i]->max_steps;
+        }
+      return f;
+    case ANOT_EXPR_NODE_NOT:
+      f = fast_new (allocs, FAST_NOT, 1);
+      f->children[0] = fast_compile (n->u.op.a, allocs, depth + 1);
+      if (f->children[0] == NULL)
+        return NULL;
+      f->max_steps = 1 + f->children[0]->max_steps;
+      return f;
+    case ANOT_EXPR_NODE_COMPARE:
+      {
+        AnotExprNode *a = n->u.compare.first;
+        AnotExprNode *b = n->u.compare.rest[0];
+        AnotExprOp op = n->u.compare.ops[0];
+
+        if (n->u.compare.n != 1)
+          return NULL;
+        if (op == ANOT_EXPR_OP_EQ || op == ANOT_EXPR_OP_NE)
+          {
+            AnotExprNode *field = is_local_field (a) && is_const_str (b) ? a :
+                                  is_local_field (b) && is_const_str (a) ? b : NULL;
+
+            if (field == NULL)
+              return NULL;
+            f = fast_new (allocs, FAST_CMP, 1);
+            f->sub = field;
+            f->values[0] = (field == a ? b : a)->u.constant.u.s;
+            /* The comparison, x, the key, x[key], the constant. */
+            f->max_steps = 5;
+          }
+        else if ((op == ANOT_EXPR_OP_IN || op == ANOT_EXPR_OP_NOT_IN) && is_local_field (a) &&
+                 (b->kind == ANOT_EXPR_NODE_TUPLE || b->kind == ANOT_EXPR_NODE_LIST))
+          {
+            for (guint i = 0; i < b->u.seq.n; i++)
+              if (!is_const_str (b->u.seq.items[i]))
+                return NULL;
+            f = fast_new (allocs, FAST_CMP, b->u.seq.n);
+            f->sub = a;
+            f->in_seq = TRUE;
+            for (guint i = 0; i < b->u.seq.n; i++)
+              f->values[i] = b->u.seq.items[i]->u.constant.u.s;
+            /* The comparison, x[key] (3), the tuple and its items, then
+             * one step per item compared. */
+            f->max_steps = 5 + 2 * (guint64) b->u.seq.n;
+          }
+        else
+          return NULL;
+        f->slot = f->sub->u.sub.object->u.name.slot;
+        f->key = f->sub->u.sub.index->u.constant.u.s;
+        f->negate = op == ANOT_EXPR_OP_NE || op == ANOT_EXPR_OP_NOT_IN;
+        return f;
+      }
+    case ANOT_EXPR_NODE_CONST:
+    case ANOT_EXPR_NODE_GLOBAL:
+    case ANOT_EXPR_NODE_LOCAL:
+    case ANOT_EXPR_NODE_UNARY:
+    case ANOT_EXPR_NODE_BINARY:
+    case ANOT_EXPR_NODE_IFEXP:
+    case ANOT_EXPR_NODE_SUBSCRIPT:
+    case ANOT_EXPR_NODE_SLICE:
+    case ANOT_EXPR_NODE_ATTR:
+    case ANOT_EXPR_NODE_CALL:
+    case ANOT_EXPR_NODE_LIST:
+    case ANOT_EXPR_NODE_TUPLE:
+    case ANOT_EXPR_NODE_DICT:
+    case ANOT_EXPR_NODE_GENEXP:
+    case ANOT_EXPR_NODE_LISTCOMP:
+    case ANOT_EXPR_NODE_DICTCOMP:
+    default:
+      return NULL;
+    }
+}
+
+static void
+compile_all (AnotExprNode **nodes,
+             guint          n,
+             GPtrArray     *allocs)
+{
+  for (guint i = 0; i < n; i++)
+    anot_expr_compile_fast (nodes[i], allocs);
+}
+
+void
+anot_expr_compile_fast (AnotExprNode *n,
+                        GPtrArray    *allocs)
+{
+  if (n == NULL)
+    return;
+
+  switch (n->kind)
+    {
+    case ANOT_EXPR_NODE_UNARY:
+    case ANOT_EXPR_NODE_NOT:
+    case ANOT_EXPR_NODE_BINARY:
+      anot_expr_compile_fast (n->u.op.a, allocs);
+      anot_expr_compile_fast (n->u.op.b, allocs);
+      break;
+    case ANOT_EXPR_NODE_AND:
+    case ANOT_EXPR_NODE_OR:
+    case ANOT_EXPR_NODE_LIST:
+    case ANOT_EXPR_NODE_TUPLE:
+      compile_all (n->u.seq.items, n->u.seq.n, allocs);
+      break;
+    case ANOT_EXPR_NODE_DICT:
+      compile_all (n->u.seq.items, n->u.seq.n, allocs);
+      compile_all (n->u.seq.values, n->u.seq.n, allocs);
+      break;
+    case ANOT_EXPR_NODE_COMPARE:
+      anot_expr_compile_fast (n->u.compare.first, allocs);
+      compile_all (n->u.compare.rest, n->u.compare.n, allocs);
+      break;
+    case ANOT_EXPR_NODE_IFEXP:
+      anot_expr_compile_fast (n->u.ifexp.test, allocs);
+      anot_expr_compile_fast (n->u.ifexp.body, allocs);
+      anot_expr_compile_fast (n->u.ifexp.orelse, allocs);
+      break;
+    case ANOT_EXPR_NODE_SUBSCRIPT:
+    case ANOT_EXPR_NODE_SLICE:
+      anot_expr_compile_fast (n->u.sub.object, allocs);
+      anot_expr_compile_fast (n->u.sub.index, allocs);
+      anot_expr_compile_fast (n->u.sub.lower, allocs);
+      anot_expr_compile_fast (n->u.sub.upper, allocs);
+      anot_expr_compile_fast (n->u.sub.step, allocs);
+      break;
+    case ANOT_EXPR_NODE_ATTR:
+      anot_expr_compile_fast (n->u.attr.object, allocs);
+      break;
+    case ANOT_EXPR_NODE_CALL:
+      anot_expr_compile_fast (n->u.call.func, allocs);
+      compile_all (n->u.call.args, n->u.call.n_args, allocs);
+      compile_all (n->u.call.kwargs, n->u.call.n_kwargs, allocs);
+      break;
+    case ANOT_EXPR_NODE_GENEXP:
+    case ANOT_EXPR_NODE_LISTCOMP:
+    case ANOT_EXPR_NODE_DICTCOMP:
+      for (guint i = 0; i < n->u.comp.n_clauses; i++)
+        {
+          AnotExprClause *c = &n->u.comp.clauses[i];
+          AnotExprFast **fast;
+          guint64 max_steps = 0;
+          guint k;
+
+          anot_expr_compile_fast (c->iter, allocs);
+          compile_all (c->ifs, c->n_ifs, allocs);
+          if (c->n_ifs == 0)
+            continue;
+          fast = g_new0 (AnotExprFast *, c->n_ifs);
+          g_ptr_array_add (allocs, fast);
+          for (k = 0; k < c->n_ifs; k++)
+            {
+              fast[k] = fast_compile (c->ifs[k], allocs, 0);
+              if (fast[k] == NULL)
+                break;
+              max_steps += fast[k]->max_steps;
+            }
+          if (k == c->n_ifs)
+            {
+              c->fast_ifs = fast;
+              c->fast_max_steps = max_steps;
+            }
+        }
+      anot_expr_compile_fast (n->u.comp.elt, allocs);
+      anot_expr_compile_fast (n->u.comp.value, allocs);
+      break;
+    case ANOT_EXPR_NODE_CONST:
+    case ANOT_EXPR_NODE_GLOBAL:
+    case ANOT_EXPR_NODE_LOCAL:
+    default:
+      break;
+    }
+}
+
+/* Python's bool() of a compiled filter, or FAST_UNSURE; *steps gets the
+ * steps eval() would have counted when the outcome is certain. */
+static FastResult
+fast_run (Eval         *ev,
+          AnotExprFast *f,
+          guint64      *steps)
+{
+  switch (f->kind)
+    {
+    case FAST_CMP:
+      {
+        AnotExprValue d = ev->slots[f->slot];
+        AnotExprDict *dict;
+        AnotExprValue v;
+        gboolean equal = FALSE;
+        guint hint;
+
+        if (d.kind != ANOT_EXPR_DICT)
+          return FAST_UNSURE;
+        dict = d.u.d;
+        hint = (guint) g_atomic_int_get ((gint *) &f->sub->cache);
+        if (hint < dict->len && dict->keys[hint].kind == ANOT_EXPR_STR &&
+            anot_expr_str_equal (dict->keys[hint].u.s, f->key))
+          v = dict->values[hint];
+        else
+          {
+            gssize pos = anot_expr_dict_find_str (dict, f->key);
+
+            if (pos < 0)
+              return FAST_UNSURE;
+            g_atomic_int_set ((gint *) &f->sub->cache, (gint) pos);
+            v = dict->values[pos];
+          }
+        if (!f->in_seq)
+          {
+            /* A str is never equal to another kind. */
+            equal = v.kind == ANOT_EXPR_STR && anot_expr_str_equal (v.u.s, f->values[0]);
+            *steps += 5;
+          }
+        else
+          {
+            *steps += 5 + f->n;
+            for (guint i = 0; i < f->n && !equal; i++)
+              {
+                *steps += 1;
+                equal = v.kind == ANOT_EXPR_STR && anot_expr_str_equal (v.u.s, f->values[i]);
+              }
+          }
+        return equal != f->negate ? FAST_TRUE : FAST_FALSE;
+      }
+    case FAST_AND:
+    case FAST_OR:
+      {
+        FastResult stop_at = f->kind == FAST_AND ? FAST_FALSE : FAST_TRUE;
+        FastResult r = FAST_UNSURE;
+
+        *steps += 1;
+        for (guint i = 0; i < f->n; i++)
+          {
+            r = fast_run (ev, f->children[i], steps);
+            if (r == FAST_UNSURE || r == stop_at)
+              return r;
+          }
+        return r;
+      }
+    case FAST_NOT:
+      {
+        FastResult r;
+
+        *steps += 1;
+        r = fast_run (ev, f->children[0], steps);
+        return r == FAST_UNSURE ? r : (r == FAST_TRUE ? FAST_FALSE : FAST_TRUE);
+      }
     default:
       return FAST_UNSURE;
     }
@@ -1660,9 +2013,12 @@ comp_loop (Eval          *ev,
        * of taking a reference per item. */
       guint slot = c->target.slot;
 
-      gint64 fast_steps = c->n_ifs > 0 ? 0 : -1;
+      gint64 fast_steps = c->n_ifs > 0 && anot_expr_fast_enabled ? 0 : -1;
+      AnotExprFast **compiled = anot_expr_fast_enabled ? c->fast_ifs : NULL;
 
-      for (guint f = 0; f < c->n_ifs && fast_steps >= 0; f++)
+      if (compiled != NULL)
+        fast_steps = c->fast_max_steps;
+      for (guint f = 0; f < c->n_ifs && fast_steps >= 0 && compiled == NULL; f++)
         {
           gint64 cost = fast_cost (c->ifs[f], 0);
 
@@ -1689,7 +2045,8 @@ comp_loop (Eval          *ev,
             for (; f < c->n_ifs && pass; f++)
               {
                 guint64 steps = 0;
-                FastResult r = fast_test (ev, c->ifs[f], &steps);
+                FastResult r = compiled != NULL ? fast_run (ev, compiled[f], &steps)
+                                                : fast_test (ev, c->ifs[f], &steps);
 
                 if (r == FAST_UNSURE)
                   break;
@@ -4057,7 +4414,7 @@ subscript_const_str_borrow (Eval          *ev,
     {
       AnotExprStr *k = d->keys[hint].u.s;
 
-      if (k == key || (k->len == key->len && memcmp (k->data, key->data, key->len) == 0))
+      if (anot_expr_str_equal (k, key))
         pos = hint;
     }
   if (pos < 0)
@@ -4065,8 +4422,10 @@ subscript_const_str_borrow (Eval          *ev,
       pos = anot_expr_dict_find_str (d, key);
       if (pos < 0)
         {
-          g_autofree char *repr = anot_expr_value_repr ((AnotExprValue) { .kind = ANOT_EXPR_STR, .u.s = key });
+          g_autofree char *repr = NULL;
 
+          if (!ev->quiet)
+            repr = anot_expr_value_repr ((AnotExprValue) { .kind = ANOT_EXPR_STR, .u.s = key });
           fail (ev, ANOT_ERROR_EXPR_KEY, n->offset, "%s", repr);
           return NULL;
         }
@@ -4166,8 +4525,7 @@ eval (Eval          *ev,
               a.kind == ANOT_EXPR_STR && b.kind == ANOT_EXPR_STR)
             {
               /* The commonest test of a formula: e["field"] == "value". */
-              result = a.u.s == b.u.s ||
-                       (a.u.s->len == b.u.s->len && memcmp (a.u.s->data, b.u.s->data, a.u.s->len) == 0);
+              result = anot_expr_str_equal (a.u.s, b.u.s);
               if (op == ANOT_EXPR_OP_NE)
                 result = !result;
               ok = TRUE;
@@ -4372,6 +4730,7 @@ anot_expr_eval_value (AnotExpr        *self,
   ev.max_items = scope->max_items;
   ev.max_string = scope->max_string;
   ev.failure = failure != NULL ? failure : &local;
+  ev.quiet = failure == NULL;
   ev.globals = self->n_free <= N_INLINE ? globals_inline : g_new (AnotExprValue, self->n_free);
   ev.defined = self->n_free <= N_INLINE ? defined_inline : g_new (guint8, self->n_free);
   ev.slots = self->n_slots <= N_INLINE ? slots_inline : g_new (AnotExprValue, self->n_slots);
@@ -4381,7 +4740,7 @@ anot_expr_eval_value (AnotExpr        *self,
   for (guint i = 0; i < self->n_free; i++)
     {
       const char *name = self->free_names[i];
-      AnotExprValue *v = g_hash_table_lookup (scope->vars, name);
+      AnotExprValue *v = anot_expr_scope_lookup_hashed (scope, name, self->free_hashes[i]);
       const AnotExprBuiltin *fn = self->free_builtins[i];
 
       ev.defined[i] = TRUE;
@@ -4410,7 +4769,7 @@ anot_expr_eval_value (AnotExpr        *self,
     g_free (ev.slots);
   scope->last_steps = MIN (ev.steps, ev.max_steps);
 
-  if (!ok && ev.failure->message == NULL)
+  if (!ok && !ev.failed)
     {
       ev.failure->code = ANOT_ERROR_EXPR_TYPE;
       ev.failure->message = g_strdup ("Error: evaluation failed");

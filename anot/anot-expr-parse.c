@@ -771,8 +771,15 @@ const_node (Parser        *p,
 
   if (value.kind == ANOT_EXPR_STR)
     {
+      AnotExprStr *interned = anot_expr_str_intern (value.u.s->data, value.u.s->len, TRUE);
       guint32 hash;
 
+      if (interned != NULL)
+        {
+          anot_expr_value_unref (value);
+          n->u.constant = (AnotExprValue) { .kind = ANOT_EXPR_STR, .u.s = interned };
+          return n;
+        }
       g_ptr_array_add (p->allocs, value.u.s);
       anot_expr_value_make_immortal (value);
       /* Fill the caches now: evaluations in several threads read them. */

@@ -17,6 +17,7 @@
 #endif
 
 #include <glib.h>
+#include <string.h>
 #include <json-glib/json-glib.h>
 
 #include "anot-expr.h"
@@ -106,6 +107,41 @@ struct _AnotExprDict
 };
 
 #define ANOT_EXPR_VALUE_NONE ((AnotExprValue) { .kind = ANOT_EXPR_NONE })
+
+/* The ref_count of an interned str: immortal (< 0) and the one str of its
+ * text in the process, so two interned strs are equal only if they are the
+ * same block.  The string constants of formulas are interned (up to a
+ * bound), and the keys and short strings bound from JSON that equal one of
+ * them share it: e["kind"] == "firsthand" compares pointers. */
+#define ANOT_EXPR_INTERNED (-2)
+
+static inline gboolean
+anot_expr_str_is_interned (const AnotExprStr *s)
+{
+  return s->ref_count == ANOT_EXPR_INTERNED;
+}
+
+/* Python == of two strs. */
+static inline gboolean
+anot_expr_str_equal (const AnotExprStr *a,
+                     const AnotExprStr *b)
+{
+  if (a == b)
+    return TRUE;
+  if (a->len != b->len || (anot_expr_str_is_interned (a) && anot_expr_str_is_interned (b)))
+    return FALSE;
+  if (a->hash != 0 && b->hash != 0 && a->hash != b->hash)
+    return FALSE;
+  return memcmp (a->data, b->data, a->len) == 0;
+}
+
+/* The interned str of @len bytes at @text, or NULL.  With @insert, interns
+ * it when it is not yet (unless too long, holding a NUL or the pool is
+ * full: interning is bounded, the pool is never freed). */
+ANOT_EXPR_PRIVATE
+AnotExprStr  *anot_expr_str_intern         (const char          *text,
+                                            gsize                len,
+                                            gboolean             insert);
 
 /* Limits of one evaluation; see anot_expr_scope_set_limits(). */
 #define ANOT_EXPR_DEFAULT_MAX_STEPS      10000000
@@ -281,14 +317,36 @@ gssize        anot_expr_dict_find_str      (AnotExprDict        *dict,
                                             AnotExprStr         *key);
 JsonNode     *anot_expr_value_to_json      (AnotExprValue        v);
 
-/* Borrowed view of a scope's variable; NULL when unset. */
+/* The hash of a variable name in a scope (FNV-1a, never 0): the parser
+ * and a Formula Seed compute it once per name, not per lookup. */
+static inline guint32
+anot_expr_name_hash (const char *name)
+{
+  guint32 h = 2166136261u;
+
+  for (const guchar *p = (const guchar *) name; *p != '\0'; p++)
+    h = (h ^ *p) * 16777619u;
+  return h == 0 ? 1 : h;
+}
+
+/* Borrowed view of a scope's variable; NULL when unset.  Valid until the
+ * scope's variables change. */
 ANOT_EXPR_PRIVATE
 AnotExprValue *anot_expr_scope_lookup      (AnotExprScope       *scope,
                                             const char          *name);
+ANOT_EXPR_PRIVATE
+AnotExprValue *anot_expr_scope_lookup_hashed (AnotExprScope     *scope,
+                                            const char          *name,
+                                            guint32              hash);
 /* Takes the reference passed in. */
 ANOT_EXPR_PRIVATE
 void          anot_expr_scope_take_value   (AnotExprScope       *scope,
                                             const char          *name,
+                                            AnotExprValue        value);
+ANOT_EXPR_PRIVATE
+void          anot_expr_scope_take_value_hashed (AnotExprScope  *scope,
+                                            const char          *name,
+                                            guint32              hash,
                                             AnotExprValue        value);
 
 /* ------------------------------------------------------------------------ *
@@ -354,12 +412,19 @@ struct _AnotExprTarget
   AnotExprTarget *items;
 };
 
+typedef struct _AnotExprFast AnotExprFast;
+
 struct _AnotExprClause
 {
   AnotExprTarget target;
   AnotExprNode *iter;
   guint n_ifs;
   AnotExprNode **ifs;
+  /* The filters compiled by anot_expr_compile_fast(), one per if, or NULL
+   * when one of them is not a shape it compiles; and the most steps they
+   * can take together. */
+  AnotExprFast **fast_ifs;
+  guint64 fast_max_steps;
 };
 
 struct _AnotExprNode
@@ -437,12 +502,27 @@ struct _AnotExpr
   guint n_free;
   const char **free_names;  /* NULL-terminated; borrowed from @allocs */
   const AnotExprBuiltin **free_builtins;  /* the builtin of each free name, or NULL */
+  guint32 *free_hashes;   /* anot_expr_name_hash() of each free name */
 };
+
+/* A variable of a scope. */
+typedef struct {
+  char *name;
+  guint32 hash;
+  AnotExprValue value;
+} AnotExprVar;
 
 struct _AnotExprScope
 {
   int ref_count;          /* atomic */
-  GHashTable *vars;       /* char * -> AnotExprValue * (owning) */
+  /* The variables, in no particular order, and an open-addressing index
+   * of their positions (+ 1; 0 = empty) by name hash: lookups by a
+   * precomputed hash cost a probe and a strcmp(). */
+  AnotExprVar *vars;
+  guint n_vars;
+  guint alloc_vars;
+  guint32 *index;
+  guint index_size;       /* power of two, at least twice n_vars */
   GHashTable *builtins;   /* enabled builtin names, or NULL for all */
   guint32 builtin_mask;   /* the same, by anot_expr_builtin_index() */
   guint64 max_steps;
@@ -493,6 +573,20 @@ AnotExprNode *anot_expr_parse_tree         (const char          *source,
 
 ANOT_EXPR_PRIVATE
 void          anot_expr_failure_clear      (AnotExprFailure     *failure);
+
+/* Compiles the comprehension filters of the tree under @root that test
+ * fields of the comprehension variable against string constants
+ * (x["k"] == "v", x["k"] != "v", x["k"] in ("a", "b"), and/or/not of
+ * those) into programs the evaluator runs without the general machinery.
+ * Memory goes to @allocs. */
+ANOT_EXPR_PRIVATE
+void          anot_expr_compile_fast       (AnotExprNode        *root,
+                                            GPtrArray           *allocs);
+/* Whether the evaluator may use its fast paths (compiled filters, the
+ * fast filter tests); FALSE makes it take the general path everywhere, so
+ * the tests can compare the two.  Default TRUE; for tests only. */
+ANOT_EXPR_PRIVATE
+void          anot_expr_set_fast_paths     (gboolean             enabled);
 
 /* Evaluates @self in @scope.  On success, *result holds a new reference.
  * On failure, @failure is filled in (when not NULL). */

@@ -129,6 +129,8 @@ anot_expr_value_make_immortal (AnotExprValue v)
 {
   if (!anot_expr_kind_is_refcounted (v.kind))
     return;
+  if (v.kind == ANOT_EXPR_STR && anot_expr_str_is_interned (v.u.s))
+    return;
 
   *(int *) v.u.s = -1;
   if (v.kind == ANOT_EXPR_LIST || v.kind == ANOT_EXPR_TUPLE)
@@ -146,6 +148,8 @@ void
 anot_expr_value_free_immortal (AnotExprValue v)
 {
   if (!anot_expr_kind_is_refcounted (v.kind))
+    return;
+  if (v.kind == ANOT_EXPR_STR && anot_expr_str_is_interned (v.u.s))
     return;
   if (v.kind == ANOT_EXPR_LIST || v.kind == ANOT_EXPR_TUPLE)
     for (guint i = 0; i < v.u.seq->len; i++)
@@ -191,18 +195,107 @@ mix64 (guint64 x)
   return (guint32) x;
 }
 
+static guint32 hash_bytes (const char *text, gsize len);
+
 static guint32
 str_hash (AnotExprStr *s)
 {
   if (s->hash == 0)
-    {
-      guint32 h = 2166136261u;
-
-      for (gsize i = 0; i < s->len; i++)
-        h = (h ^ (guchar) s->data[i]) * 16777619u;
-      s->hash = h == 0 ? 1 : h;
-    }
+    s->hash = hash_bytes (s->data, s->len);
   return s->hash;
+}
+
+/* ------------------------------------------------------------------------ *
+ * Interned strings
+ * ------------------------------------------------------------------------ */
+
+/* A fixed table of slots that only ever go from NULL to an interned str:
+ * readers need no lock (an acquire load per probe), writers take one.  The
+ * bounds keep a process that parses many formulas (a fuzzer) from growing
+ * it without end; past them strings are simply not interned. */
+#define INTERN_SLOTS 8192
+#define INTERN_MAX 4096
+#define INTERN_MAX_LEN 64
+
+static AnotExprStr *intern_slots[INTERN_SLOTS];
+static guint intern_count;
+static GMutex intern_lock;
+
+static guint32
+hash_bytes (const char *text,
+            gsize       len)
+{
+  guint32 h = 2166136261u;
+
+  for (gsize i = 0; i < len; i++)
+    h = (h ^ (guchar) text[i]) * 16777619u;
+  return h == 0 ? 1 : h;
+}
+
+static AnotExprStr *
+intern_find (const char *text,
+             gsize       len,
+             guint32     hash,
+             guint      *free_slot)
+{
+  for (guint slot = hash & (INTERN_SLOTS - 1);; slot = (slot + 1) & (INTERN_SLOTS - 1))
+    {
+      AnotExprStr *s = g_atomic_pointer_get (&intern_slots[slot]);
+
+      if (s == NULL)
+        {
+          *free_slot = slot;
+          return NULL;
+        }
+      if (s->hash == hash && s->len == len && memcmp (s->data, text, len) == 0)
+        return s;
+    }
+}
+
+static AnotExprStr *
+intern_get (const char *text,
+            gsize       len,
+            gboolean    insert,
+            guint32    *hash_out)
+{
+  guint32 hash;
+  guint slot;
+  AnotExprStr *s;
+
+  if (len > INTERN_MAX_LEN)
+    return NULL;
+  hash = hash_bytes (text, len);
+  *hash_out = hash;
+  s = intern_find (text, len, hash, &slot);
+  if (s != NULL || !insert || memchr (text, '\0', len) != NULL)
+    return s;
+
+  g_mutex_lock (&intern_lock);
+  s = intern_find (text, len, hash, &slot);
+  if (s == NULL && intern_count < INTERN_MAX)
+    {
+      s = g_malloc (sizeof (AnotExprStr) + len + 1);
+      s->ref_count = ANOT_EXPR_INTERNED;
+      s->hash = hash;
+      s->len = len;
+      memcpy (s->data, text, len);
+      s->data[len] = '\0';
+      s->n_chars = g_utf8_strlen (s->data, len);
+      intern_count++;
+      g_atomic_pointer_set (&intern_slots[slot], s);
+    }
+  g_mutex_unlock (&intern_lock);
+  return s;
+}
+
+AnotExprStr *
+anot_expr_str_intern (const char *text,
+                      gsize       len,
+                      gboolean    insert)
+{
+  guint32 hash;
+
+  return intern_get (text, len, insert, &hash);
 }
 
 gboolean
@@ -318,13 +411,7 @@ anot_expr_value_equal (AnotExprValue a,
     case ANOT_EXPR_NONE:
       return TRUE;
     case ANOT_EXPR_STR:
-      if (a.u.s == b.u.s)
-        return TRUE;
-      if (a.u.s->len != b.u.s->len)
-        return FALSE;
-      if (a.u.s->hash != 0 && b.u.s->hash != 0 && a.u.s->hash != b.u.s->hash)
-        return FALSE;
-      return memcmp (a.u.s->data, b.u.s->data, a.u.s->len) == 0;
+      return anot_expr_str_equal (a.u.s, b.u.s);
     case ANOT_EXPR_LIST:
     case ANOT_EXPR_TUPLE:
       if (a.u.seq == b.u.seq)
@@ -649,6 +736,25 @@ anot_expr_value_str (AnotExprValue v)
  * JSON
  * ------------------------------------------------------------------------ */
 
+/* A str of @text: the interned one if there is one, so that comparing it
+ * with a formula's constant compares pointers. */
+static AnotExprValue
+new_string_shared (const char *text,
+                   gsize       len)
+{
+  guint32 hash = 0;
+  AnotExprStr *s = intern_get (text, len, FALSE, &hash);
+  AnotExprValue v;
+
+  if (s != NULL)
+    return (AnotExprValue) { .kind = ANOT_EXPR_STR, .u.s = s };
+  v = anot_expr_value_new_string (text, len);
+  /* Hashed already: comparisons of unequal strs of one length stop at
+   * the hash. */
+  v.u.s->hash = hash;
+  return v;
+}
+
 static void
 key_cache_free (gpointer data)
 {
@@ -724,7 +830,7 @@ add_cached_member (JsonObject  *object,
       if (cached == NULL)
         {
           cached = g_new (AnotExprValue, 1);
-          *cached = anot_expr_value_new_string (name, -1);
+          *cached = new_string_shared (name, strlen (name));
           /* The table's key is the string's own bytes. */
           g_hash_table_insert (data->keys, cached->u.s->data, cached);
         }
@@ -751,13 +857,15 @@ from_json_cached (JsonNode            *node,
       if (hint != NULL && hint->kind == ANOT_EXPR_STR && strcmp (hint->u.s->data, text) == 0 &&
           hint->u.s->len <= 64)
         return anot_expr_value_ref (*hint);
-      if (strlen (text) > 64)
-        return anot_expr_value_new_string (text, -1);
+      gsize len = strlen (text);
+
+      if (len > 64)
+        return anot_expr_value_new_string (text, len);
       v = g_hash_table_lookup (keys, text);
       if (v == NULL)
         {
           v = g_new (AnotExprValue, 1);
-          *v = anot_expr_value_new_string (text, -1);
+          *v = new_string_shared (text, len);
           g_hash_table_insert (keys, v->u.s->data, v);
         }
       return anot_expr_value_ref (*v);
@@ -851,7 +959,7 @@ anot_expr_value_from_json (JsonNode *node)
         g_autoptr(GList) members = json_object_get_members (object);
 
         for (GList *l = members; l != NULL; l = l->next)
-          anot_expr_dict_set (d.u.d, anot_expr_value_new_string (l->data, -1),
+          anot_expr_dict_set (d.u.d, new_string_shared (l->data, strlen (l->data)),
                               anot_expr_value_from_json (json_object_get_member (object, l->data)));
         return d;
       }
@@ -879,7 +987,11 @@ anot_expr_value_from_json (JsonNode *node)
         case G_TYPE_FLOAT:
           return anot_expr_value_float (json_node_get_double (node));
         case G_TYPE_STRING:
-          return anot_expr_value_new_string (json_node_get_string (node), -1);
+          {
+            const char *text = json_node_get_string (node);
+
+            return new_string_shared (text, strlen (text));
+          }
         default:
           return ANOT_EXPR_VALUE_NONE;
         }

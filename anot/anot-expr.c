@@ -170,10 +170,14 @@ anot_expr_parse (const char  *source,
       return NULL;
     }
 
+  anot_expr_compile_fast (self->root, self->allocs);
   self->n_free = free_names->len;
   self->free_builtins = g_new0 (const AnotExprBuiltin *, MAX (1, self->n_free));
   for (guint i = 0; i < self->n_free; i++)
     self->free_builtins[i] = anot_expr_builtin_lookup (free_names->pdata[i]);
+  self->free_hashes = g_new (guint32, MAX (1, self->n_free));
+  for (guint i = 0; i < self->n_free; i++)
+    self->free_hashes[i] = anot_expr_name_hash (free_names->pdata[i]);
   g_ptr_array_add (free_names, NULL);
   self->free_names = g_memdup2 (free_names->pdata, free_names->len * sizeof (gpointer));
   return g_steal_pointer (&self);
@@ -211,6 +215,7 @@ anot_expr_unref (AnotExpr *self)
   g_free (self->name);
   g_free (self->free_names);
   g_free (self->free_builtins);
+  g_free (self->free_hashes);
   g_ptr_array_unref (self->allocs);
   g_free (self);
 }
@@ -386,15 +391,6 @@ anot_expr_get_original_builtins (void)
  * AnotExprScope
  * ------------------------------------------------------------------------ */
 
-static void
-value_box_free (gpointer data)
-{
-  AnotExprValue *v = data;
-
-  anot_expr_value_unref (*v);
-  g_free (v);
-}
-
 /**
  * anot_expr_scope_new:
  *
@@ -410,7 +406,6 @@ anot_expr_scope_new (void)
   AnotExprScope *self = g_new0 (AnotExprScope, 1);
 
   self->ref_count = 1;
-  self->vars = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, value_box_free);
   self->max_steps = ANOT_EXPR_DEFAULT_MAX_STEPS;
   self->max_items = ANOT_EXPR_DEFAULT_MAX_ITEMS;
   self->max_string = ANOT_EXPR_DEFAULT_MAX_STRING;
@@ -446,16 +441,115 @@ anot_expr_scope_unref (AnotExprScope *self)
 
   if (!g_atomic_int_dec_and_test (&self->ref_count))
     return;
-  g_hash_table_unref (self->vars);
+  for (guint i = 0; i < self->n_vars; i++)
+    {
+      g_free (self->vars[i].name);
+      anot_expr_value_unref (self->vars[i].value);
+    }
+  g_free (self->vars);
+  g_free (self->index);
   g_clear_pointer (&self->builtins, g_hash_table_unref);
   g_free (self);
+}
+
+static gssize
+scope_find (AnotExprScope *scope,
+            const char    *name,
+            guint32        hash)
+{
+  guint mask;
+
+  if (scope->index == NULL)
+    return -1;
+  mask = scope->index_size - 1;
+  for (guint slot = hash & mask; scope->index[slot] != 0; slot = (slot + 1) & mask)
+    {
+      AnotExprVar *var = &scope->vars[scope->index[slot] - 1];
+
+      if (var->hash == hash && strcmp (var->name, name) == 0)
+        return scope->index[slot] - 1;
+    }
+  return -1;
+}
+
+static void
+scope_rebuild_index (AnotExprScope *scope)
+{
+  guint size = 16;
+  guint mask;
+
+  while (size < scope->n_vars * 2 + 2)
+    size *= 2;
+  if (size != scope->index_size)
+    {
+      g_free (scope->index);
+      scope->index = g_new (guint32, size);
+      scope->index_size = size;
+    }
+  memset (scope->index, 0, size * sizeof (guint32));
+  mask = size - 1;
+  for (guint i = 0; i < scope->n_vars; i++)
+    {
+      guint slot = scope->vars[i].hash & mask;
+
+      while (scope->index[slot] != 0)
+        slot = (slot + 1) & mask;
+      scope->index[slot] = i + 1;
+    }
+}
+
+AnotExprValue *
+anot_expr_scope_lookup_hashed (AnotExprScope *scope,
+                               const char    *name,
+                               guint32        hash)
+{
+  gssize pos = scope_find (scope, name, hash);
+
+  return pos < 0 ? NULL : &scope->vars[pos].value;
 }
 
 AnotExprValue *
 anot_expr_scope_lookup (AnotExprScope *scope,
                         const char    *name)
 {
-  return g_hash_table_lookup (scope->vars, name);
+  return anot_expr_scope_lookup_hashed (scope, name, anot_expr_name_hash (name));
+}
+
+void
+anot_expr_scope_take_value_hashed (AnotExprScope *scope,
+                                   const char    *name,
+                                   guint32        hash,
+                                   AnotExprValue  value)
+{
+  gssize pos = scope_find (scope, name, hash);
+  AnotExprVar *var;
+
+  if (pos >= 0)
+    {
+      anot_expr_value_unref (scope->vars[pos].value);
+      scope->vars[pos].value = value;
+      return;
+    }
+  if (scope->n_vars == scope->alloc_vars)
+    {
+      scope->alloc_vars = MAX (16, scope->alloc_vars * 2);
+      scope->vars = g_renew (AnotExprVar, scope->vars, scope->alloc_vars);
+    }
+  var = &scope->vars[scope->n_vars++];
+  var->name = g_strdup (name);
+  var->hash = hash;
+  var->value = value;
+  if (scope->n_vars * 2 + 2 > scope->index_size)
+    scope_rebuild_index (scope);
+  else
+    {
+      guint mask = scope->index_size - 1;
+      guint slot = hash & mask;
+
+      while (scope->index[slot] != 0)
+        slot = (slot + 1) & mask;
+      scope->index[slot] = scope->n_vars;
+    }
 }
 
 void
@@ -463,17 +557,7 @@ anot_expr_scope_take_value (AnotExprScope *scope,
                             const char    *name,
                             AnotExprValue  value)
 {
-  AnotExprValue *box = g_hash_table_lookup (scope->vars, name);
-
-  if (box != NULL)
-    {
-      anot_expr_value_unref (*box);
-      *box = value;
-      return;
-    }
-  box = g_new (AnotExprValue, 1);
-  *box = value;
-  g_hash_table_insert (scope->vars, g_strdup (name), box);
+  anot_expr_scope_take_value_hashed (scope, name, anot_expr_name_hash (name), value);
 }
 
 /**
@@ -573,7 +657,7 @@ anot_expr_scope_get (AnotExprScope *self,
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (name != NULL, NULL);
 
-  v = g_hash_table_lookup (self->vars, name);
+  v = anot_expr_scope_lookup (self, name);
   return v != NULL ? anot_expr_value_to_json (*v) : NULL;
 }
 
@@ -591,7 +675,7 @@ anot_expr_scope_contains (AnotExprScope *self,
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (name != NULL, FALSE);
 
-  return g_hash_table_contains (self->vars, name);
+  return anot_expr_scope_lookup (self, name) != NULL;
 }
 
 /**
@@ -607,10 +691,20 @@ gboolean
 anot_expr_scope_remove (AnotExprScope *self,
                         const char    *name)
 {
+  gssize pos;
+
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (name != NULL, FALSE);
 
-  return g_hash_table_remove (self->vars, name);
+  pos = scope_find (self, name, anot_expr_name_hash (name));
+  if (pos < 0)
+    return FALSE;
+  g_free (self->vars[pos].name);
+  anot_expr_value_unref (self->vars[pos].value);
+  self->vars[pos] = self->vars[self->n_vars - 1];
+  self->n_vars--;
+  scope_rebuild_index (self);
+  return TRUE;
 }
 
 static int
@@ -630,16 +724,13 @@ compare_names (gconstpointer a,
 char **
 anot_expr_scope_list_names (AnotExprScope *self)
 {
-  g_autofree const char **keys = NULL;
   GPtrArray *names;
-  guint n;
 
   g_return_val_if_fail (self != NULL, NULL);
 
-  keys = (const char **) g_hash_table_get_keys_as_array (self->vars, &n);
   names = g_ptr_array_new ();
-  for (guint i = 0; i < n; i++)
-    g_ptr_array_add (names, g_strdup (keys[i]));
+  for (guint i = 0; i < self->n_vars; i++)
+    g_ptr_array_add (names, g_strdup (self->vars[i].name));
   g_ptr_array_sort (names, compare_names);
   g_ptr_array_add (names, NULL);
   return (char **) g_ptr_array_free (names, FALSE);

@@ -54,6 +54,8 @@ typedef struct {
   char *formula;
   AnotExpr *expr;
   gboolean is_aggregate;
+  gboolean shadowed;        /* a lookup of the same name hides the step */
+  guint32 hash;             /* anot_expr_name_hash() of @name */
   JsonObject *object;
 } Step;
 
@@ -581,6 +583,8 @@ load_steps (AnotFormulaSeed  *self,
       s->name = g_strdup (name);
       s->formula = g_strdup (formula);
       s->is_aggregate = aggregate != NULL && json_node_get_boolean (aggregate);
+      s->shadowed = find_lookup (self, name) != NULL;
+      s->hash = anot_expr_name_hash (name);
       s->object = json_object_ref (object);
       g_ptr_array_add (self->steps, s);
 
@@ -1627,24 +1631,23 @@ run_step (AnotFormulaSeed *self,
           AnotExprFailure *failure)
 {
   Step *s = self->steps->pdata[i];
-  gboolean shadowed = find_lookup (self, s->name) != NULL;
 
   if (anot_expr_eval_value (s->expr, scope, value, failure))
     {
-      if (!shadowed)
-        anot_expr_scope_take_value (scope, s->name, anot_expr_value_ref (*value));
+      if (!s->shadowed)
+        anot_expr_scope_take_value_hashed (scope, s->name, s->hash, anot_expr_value_ref (*value));
       return TRUE;
     }
   if (original)
     {
       *value = s->is_aggregate ? anot_expr_value_int (0) : anot_expr_value_float (0.0);
-      if (!shadowed)
-        anot_expr_scope_take_value (scope, s->name, *value);
+      if (!s->shadowed)
+        anot_expr_scope_take_value_hashed (scope, s->name, s->hash, *value);
     }
   else
     {
       *value = ANOT_EXPR_VALUE_NONE;
-      if (!shadowed)
+      if (!s->shadowed)
         anot_expr_scope_remove (scope, s->name);
     }
   return FALSE;
@@ -1678,14 +1681,12 @@ anot_formula_seed_evaluate (AnotFormulaSeed *self,
 
   for (guint i = 0; i < self->steps->len; i++)
     {
-      AnotExprFailure failure = { 0 };
       AnotExprValue value;
 
-      if (!run_step (self, i, scope, original, &value, &failure))
-        {
-          failed++;
-          anot_expr_failure_clear (&failure);
-        }
+      /* No failure to fill in: nobody reads the messages here, so they
+       * are not formatted. */
+      if (!run_step (self, i, scope, original, &value, NULL))
+        failed++;
       anot_expr_value_unref (value);
     }
   return failed;
