@@ -842,22 +842,24 @@ attempt_read (Call *call)
 
   for (;;)
     {
+      guint8 chunk[8192];
       GError *error = NULL;
       gssize n;
 
-      if (call->answer->len >= MAX_ANSWER_BYTES)
-        {
-          attempt_done (call, NULL,
-                        g_error_new (G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
-                                     "the answer is larger than %u bytes", MAX_ANSWER_BYTES));
-          return;
-        }
-      g_byte_array_set_size (call->answer, call->answer->len + 8192);
-      n = g_pollable_input_stream_read_nonblocking (stream, call->answer->data + call->answer->len - 8192,
-                                                    8192, call->attempt_cancellable, &error);
-      g_byte_array_set_size (call->answer, call->answer->len - 8192 + MAX (n, 0));
+      n = g_pollable_input_stream_read_nonblocking (stream, chunk, sizeof chunk,
+                                                    call->attempt_cancellable, &error);
       if (n > 0)
-        continue;
+        {
+          if (call->answer->len + (gsize) n > MAX_ANSWER_BYTES)
+            {
+              attempt_done (call, NULL,
+                            g_error_new (G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
+                                         "the answer is larger than %u bytes", MAX_ANSWER_BYTES));
+              return;
+            }
+          g_byte_array_append (call->answer, chunk, (guint) n);
+          continue;
+        }
       if (n == 0)
         break;
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
@@ -939,7 +941,12 @@ on_attempt_sent (GObject      *source,
       attempt_done (call, NULL, error);
       return;
     }
-  call->answer = g_byte_array_sized_new (8192);
+  {
+    goffset length = soup_message_headers_get_content_length (soup_message_get_response_headers (call->msg));
+
+    /* Sized once when the server says how long the answer is. */
+    call->answer = g_byte_array_sized_new ((guint) CLAMP (length, 0, 1024 * 1024));
+  }
   if (G_IS_POLLABLE_INPUT_STREAM (call->stream) &&
       g_pollable_input_stream_can_poll (G_POLLABLE_INPUT_STREAM (call->stream)))
     attempt_read (call);

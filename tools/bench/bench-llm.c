@@ -7,7 +7,9 @@
  *
  *  (a) latency 0: client CPU time per completed call and calls per second
  *      at concurrency 1, 16 and 64, through the backend alone and through
- *      the whole stack a method uses (method context → router → backend);
+ *      the whole stack a method uses (method context → router → backend),
+ *      and the floor: libsoup alone sending the same bytes, with the least
+ *      work any libsoup client does per call;
  *  (b) latency 200 ms, concurrency 64, 1000 calls: wall time divided by the
  *      ideal 1000 / 64 × 200 ms.
  *
@@ -16,6 +18,7 @@
 #include <anot/anot.h>
 
 #include <glib/gstdio.h>
+#include <libsoup/soup.h>
 #include <signal.h>
 
 #include <stdio.h>
@@ -150,6 +153,187 @@ run_calls (AnotBackend       *backend,
   return m;
 }
 
+/* The floor: what libsoup itself costs per call on this machine, with the
+ * body the openai backend would send already written and the answer read
+ * without parsing it.  The backend cannot be cheaper than this. */
+typedef struct
+{
+  SoupSession *session;
+  GUri *uri;
+  GBytes *body;
+  guint total;
+  guint started;
+  guint done;
+  guint in_flight;
+  guint concurrency;
+  guint errors;
+  GMainLoop *loop;
+} RawBench;
+
+typedef struct
+{
+  RawBench *bench;
+  SoupMessage *msg;
+  GInputStream *stream;
+  GSource *source;
+  gsize received;
+} RawCall;
+
+static void raw_start_calls (RawBench *bench);
+
+static void
+raw_call_done (RawCall *call,
+               GError  *error)
+{
+  RawBench *bench = call->bench;
+
+  if (error != NULL || !SOUP_STATUS_IS_SUCCESSFUL (soup_message_get_status (call->msg)) ||
+      call->received == 0)
+    {
+      if (bench->errors++ < 3)
+        g_printerr ("bench-llm: libsoup alone: %s\n", error ? error->message : "bad answer");
+    }
+  g_clear_error (&error);
+  g_clear_object (&call->stream);
+  g_clear_object (&call->msg);
+  g_free (call);
+  bench->done++;
+  bench->in_flight--;
+  if (bench->done == bench->total)
+    g_main_loop_quit (bench->loop);
+  else
+    raw_start_calls (bench);
+}
+
+static gboolean raw_on_readable (GObject *stream, gpointer user_data);
+
+static void
+raw_read (RawCall *call)
+{
+  for (;;)
+    {
+      char chunk[8192];
+      GError *error = NULL;
+      gssize n = g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM (call->stream),
+                                                           chunk, sizeof chunk, NULL, &error);
+
+      if (n > 0)
+        {
+          call->received += (gsize) n;
+          continue;
+        }
+      if (n == 0)
+        {
+          g_input_stream_close (call->stream, NULL, NULL);
+          raw_call_done (call, NULL);
+          return;
+        }
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+        {
+          g_error_free (error);
+          call->source = g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (call->stream), NULL);
+          g_source_set_callback (call->source, (GSourceFunc) (void (*) (void)) raw_on_readable, call, NULL);
+          g_source_attach (call->source, NULL);
+          return;
+        }
+      raw_call_done (call, error);
+      return;
+    }
+}
+
+static gboolean
+raw_on_readable (GObject  *stream,
+                 gpointer  user_data)
+{
+  RawCall *call = user_data;
+
+  g_source_destroy (call->source);
+  g_clear_pointer (&call->source, g_source_unref);
+  raw_read (call);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+raw_on_sent (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  RawCall *call = user_data;
+  GError *error = NULL;
+
+  call->stream = soup_session_send_finish (SOUP_SESSION (source), result, &error);
+  if (call->stream == NULL)
+    raw_call_done (call, error);
+  else
+    raw_read (call);
+}
+
+static void
+raw_start_calls (RawBench *bench)
+{
+  while (bench->in_flight < bench->concurrency && bench->started < bench->total)
+    {
+      RawCall *call = g_new0 (RawCall, 1);
+
+      call->bench = bench;
+      call->msg = soup_message_new_from_uri (SOUP_METHOD_POST, bench->uri);
+      soup_message_add_flags (call->msg, SOUP_MESSAGE_IDEMPOTENT);
+      soup_message_set_request_body_from_bytes (call->msg, "application/json", bench->body);
+      bench->started++;
+      bench->in_flight++;
+      soup_session_send_async (bench->session, call->msg, G_PRIORITY_DEFAULT, NULL, raw_on_sent, call);
+    }
+}
+
+static Measure
+run_raw_calls (RawBench *bench,
+               guint     concurrency,
+               guint     total)
+{
+  Measure m;
+  gint64 t0;
+  double c0;
+
+  bench->total = total;
+  bench->started = bench->done = bench->in_flight = bench->errors = 0;
+  bench->concurrency = concurrency;
+  bench->loop = g_main_loop_new (NULL, FALSE);
+  c0 = cpu_seconds ();
+  t0 = g_get_monotonic_time ();
+  raw_start_calls (bench);
+  g_main_loop_run (bench->loop);
+  m.wall = (g_get_monotonic_time () - t0) / 1e6;
+  m.cpu = cpu_seconds () - c0;
+  m.errors = bench->errors;
+  g_main_loop_unref (bench->loop);
+  return m;
+}
+
+static Measure
+measure_libsoup_alone (const char *url,
+                       guint       concurrency,
+                       guint       total)
+{
+  static const char body[] =
+    "{\"model\":\"bench-model\",\"messages\":[{\"role\":\"system\",\"content\":\"You score cafes.\"},"
+    "{\"role\":\"user\",\"content\":\"Rate candidate 1000 for the request, 0 to 10.\"}]}";
+  g_autofree char *endpoint = g_strconcat (url, "/chat/completions", NULL);
+  RawBench bench = { 0 };
+  Measure m;
+
+  bench.session = soup_session_new_with_options ("max-conns", concurrency,
+                                                 "max-conns-per-host", concurrency,
+                                                 "timeout", 0, NULL);
+  bench.uri = g_uri_parse (endpoint, SOUP_HTTP_URI_FLAGS, NULL);
+  bench.body = g_bytes_new_static (body, sizeof body - 1);
+  run_raw_calls (&bench, concurrency, MIN (total, concurrency * 4));
+  m = run_raw_calls (&bench, concurrency, total);
+  g_object_unref (bench.session);
+  g_uri_unref (bench.uri);
+  g_bytes_unref (bench.body);
+  return m;
+}
+
 typedef struct
 {
   GSubprocess *process;
@@ -278,6 +462,13 @@ main (int    argc,
                  stack ? "context+router+backend" : "backend", levels[i],
                  m.cpu / calls * 1e6, calls / m.wall, m.errors);
       }
+  for (guint i = 0; i < G_N_ELEMENTS (levels); i++)
+    {
+      Measure m = measure_libsoup_alone (server.url, levels[i], (guint) calls);
+
+      g_print ("%-22s %11u %14.1f %12.0f %8u\n", "libsoup alone (floor)", levels[i],
+               m.cpu / calls * 1e6, calls / m.wall, m.errors);
+    }
   server_stop (&server);
 
   /* (b) */
