@@ -1691,29 +1691,24 @@ anot_expr_compile_fast (AnotExprNode *n,
     }
 }
 
-/* Python's bool() of a compiled filter, or FAST_UNSURE; *steps gets the
- * steps eval() would have counted when the outcome is certain. */
-static FastResult
-fast_run (Eval         *ev,
+/* A comparison of a compiled filter. */
+static inline __attribute__ ((always_inline)) FastResult
+fast_cmp (Eval         *ev,
           AnotExprFast *f,
           guint64      *steps)
 {
-  switch (f->kind)
-    {
-    case FAST_CMP:
-      {
         AnotExprValue d = ev->slots[f->slot];
         AnotExprDict *dict;
         AnotExprValue v;
         gboolean equal = FALSE;
         guint hint;
 
-        if (d.kind != ANOT_EXPR_DICT)
+        if (G_UNLIKELY (d.kind != ANOT_EXPR_DICT))
           return FAST_UNSURE;
         dict = d.u.d;
         hint = (guint) g_atomic_int_get ((gint *) &f->sub->cache);
-        if (hint < dict->len && dict->keys[hint].kind == ANOT_EXPR_STR &&
-            anot_expr_str_equal (dict->keys[hint].u.s, f->key))
+        if (G_LIKELY (hint < dict->len && dict->keys[hint].kind == ANOT_EXPR_STR &&
+                      anot_expr_str_equal (dict->keys[hint].u.s, f->key)))
           v = dict->values[hint];
         else
           {
@@ -1739,8 +1734,20 @@ fast_run (Eval         *ev,
                 equal = v.kind == ANOT_EXPR_STR && anot_expr_str_equal (v.u.s, f->values[i]);
               }
           }
-        return equal != f->negate ? FAST_TRUE : FAST_FALSE;
-      }
+        return (equal != f->negate) ? FAST_TRUE : FAST_FALSE;
+}
+
+/* Python's bool() of a compiled filter, or FAST_UNSURE; *steps gets the
+ * steps eval() would have counted when the outcome is certain. */
+static FastResult
+fast_run (Eval         *ev,
+          AnotExprFast *f,
+          guint64      *steps)
+{
+  switch (f->kind)
+    {
+    case FAST_CMP:
+      return fast_cmp (ev, f, steps);
     case FAST_AND:
     case FAST_OR:
       {
@@ -1750,7 +1757,9 @@ fast_run (Eval         *ev,
         *steps += 1;
         for (guint i = 0; i < f->n; i++)
           {
-            r = fast_run (ev, f->children[i], steps);
+            AnotExprFast *child = f->children[i];
+
+            r = child->kind == FAST_CMP ? fast_cmp (ev, child, steps) : fast_run (ev, child, steps);
             if (r == FAST_UNSURE || r == stop_at)
               return r;
           }
@@ -1987,6 +1996,123 @@ clause_item (Eval          *ev,
   return f->emit (ev, v, f->data, stop);
 }
 
+/* The loop of "elt for x in a_list if <filter>" when the one filter is a
+ * comparison of a field of x, or an "and" of those (the counts of a
+ * Formula Seed): each record is tested inline, with the key found by a
+ * pointer comparison at the position it had in the previous record.  The
+ * variable borrows each item; the caller resets it.  Any record the test
+ * is not certain about goes through eval(). */
+static gboolean
+conj_loop (Eval          *ev,
+           AnotExprNode  *n,
+           AnotExprClause *c,
+           AnotExprSeq   *seq,
+           AnotExprFast  *filter,
+           EmitFunc       emit,
+           gpointer       data,
+           gboolean      *stop)
+{
+  AnotExprFast **terms = filter->kind == FAST_AND ? filter->children : &filter;
+  guint n_terms = filter->kind == FAST_AND ? filter->n : 1;
+  guint64 and_step = filter->kind == FAST_AND ? 1 : 0;
+  guint slot = c->target.slot;
+
+  for (guint i = 0; i < seq->len && !*stop; i++)
+    {
+      AnotExprValue item = seq->items[i];
+      gboolean pass = TRUE;
+      gboolean decided = FALSE;
+      AnotExprValue v;
+
+      if (!STEP (ev, c->iter->offset))
+        return FALSE;
+      ev->slots[slot] = item;
+      if (G_LIKELY (item.kind == ANOT_EXPR_DICT && ev->steps + filter->max_steps <= ev->max_steps))
+        {
+          AnotExprDict *dict = item.u.d;
+          guint64 steps = and_step;
+
+          decided = TRUE;
+          for (guint t = 0; t < n_terms; t++)
+            {
+              AnotExprFast *term = terms[t];
+              guint hint = (guint) g_atomic_int_get ((gint *) &term->sub->cache);
+              gboolean equal = FALSE;
+
+              if (G_LIKELY (hint < dict->len && dict->keys[hint].kind == ANOT_EXPR_STR &&
+                            anot_expr_str_equal (dict->keys[hint].u.s, term->key)))
+                v = dict->values[hint];
+              else
+                {
+                  gssize pos = anot_expr_dict_find_str (dict, term->key);
+
+                  if (pos < 0)
+                    {
+                      decided = FALSE;
+                      break;
+                    }
+                  g_atomic_int_set ((gint *) &term->sub->cache, (gint) pos);
+                  v = dict->values[pos];
+                }
+              if (!term->in_seq)
+                {
+                  equal = v.kind == ANOT_EXPR_STR && anot_expr_str_equal (v.u.s, term->values[0]);
+                  steps += 5;
+                }
+              else
+                {
+                  steps += 5 + term->n;
+                  for (guint j = 0; j < term->n && !equal; j++)
+                    {
+                      steps += 1;
+                      equal = v.kind == ANOT_EXPR_STR && anot_expr_str_equal (v.u.s, term->values[j]);
+                    }
+                }
+              if (equal == term->negate)
+                {
+                  pass = FALSE;
+                  break;
+                }
+            }
+          if (decided)
+            ev->steps += steps;
+        }
+      if (!decided)
+        {
+          gboolean owned;
+
+          if (!eval_ref (ev, c->ifs[0], &v, &owned))
+            return FALSE;
+          pass = anot_expr_value_truthy (v);
+          release (v, owned);
+        }
+      if (!pass)
+        continue;
+      if (!eval (ev, n->u.comp.elt, &v) || !emit (ev, v, data, stop))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Whether conj_loop() can run @c's filter. */
+static AnotExprFast *
+conj_filter (AnotExprClause *c)
+{
+  AnotExprFast *f;
+
+  if (!anot_expr_fast_enabled || c->fast_ifs == NULL || c->n_ifs != 1)
+    return NULL;
+  f = c->fast_ifs[0];
+  if (f->kind == FAST_CMP)
+    return f->slot == c->target.slot ? f : NULL;
+  if (f->kind != FAST_AND)
+    return NULL;
+  for (guint i = 0; i < f->n; i++)
+    if (f->children[i]->kind != FAST_CMP || f->children[i]->slot != c->target.slot)
+      return NULL;
+  return f;
+}
+
 static gboolean
 comp_loop (Eval          *ev,
            AnotExprNode  *n,
@@ -2012,6 +2138,7 @@ comp_loop (Eval          *ev,
        * borrows each item from the list, which @seq keeps alive, instead
        * of taking a reference per item. */
       guint slot = c->target.slot;
+      AnotExprFast *conj = conj_filter (c);
 
       gint64 fast_steps = c->n_ifs > 0 && anot_expr_fast_enabled ? 0 : -1;
       AnotExprFast **compiled = anot_expr_fast_enabled ? c->fast_ifs : NULL;
@@ -2027,6 +2154,13 @@ comp_loop (Eval          *ev,
       anot_expr_value_unref (ev->slots[slot]);
       ev->slots[slot] = ANOT_EXPR_VALUE_NONE;
       ok = TRUE;
+      if (conj != NULL)
+        {
+          ok = conj_loop (ev, n, c, seq.u.seq, conj, emit, data, stop);
+          ev->slots[slot] = ANOT_EXPR_VALUE_NONE;
+          anot_expr_value_unref (seq);
+          return ok;
+        }
       for (guint i = 0; i < seq.u.seq->len && !*stop && ok; i++)
         {
           gboolean pass = TRUE;
@@ -2045,8 +2179,9 @@ comp_loop (Eval          *ev,
             for (; f < c->n_ifs && pass; f++)
               {
                 guint64 steps = 0;
-                FastResult r = compiled != NULL ? fast_run (ev, compiled[f], &steps)
-                                                : fast_test (ev, c->ifs[f], &steps);
+                FastResult r = compiled == NULL ? fast_test (ev, c->ifs[f], &steps) :
+                               compiled[f]->kind == FAST_CMP ? fast_cmp (ev, compiled[f], &steps) :
+                               fast_run (ev, compiled[f], &steps);
 
                 if (r == FAST_UNSURE)
                   break;

@@ -348,6 +348,23 @@ void          anot_expr_scope_take_value_hashed (AnotExprScope  *scope,
                                             const char          *name,
                                             guint32              hash,
                                             AnotExprValue        value);
+/* The same with a name the scope borrows: it must outlive the scope (see
+ * anot_expr_scope_keep()). */
+ANOT_EXPR_PRIVATE
+void          anot_expr_scope_take_value_static (AnotExprScope  *scope,
+                                            const char          *name,
+                                            guint32              hash,
+                                            AnotExprValue        value);
+/* Room for @n variables, so that filling the scope does not grow it. */
+ANOT_EXPR_PRIVATE
+void          anot_expr_scope_reserve      (AnotExprScope       *scope,
+                                            guint                n);
+/* Keeps @data alive as long as @scope (one owner per scope: a Formula Seed
+ * whose names the scope borrows); @free_func drops it. */
+ANOT_EXPR_PRIVATE
+void          anot_expr_scope_keep         (AnotExprScope       *scope,
+                                            gpointer             data,
+                                            GDestroyNotify       free_func);
 
 /* ------------------------------------------------------------------------ *
  * Syntax tree
@@ -509,6 +526,7 @@ struct _AnotExpr
 typedef struct {
   char *name;
   guint32 hash;
+  gboolean owned;         /* else borrowed, see anot_expr_scope_keep() */
   AnotExprValue value;
 } AnotExprVar;
 
@@ -523,6 +541,8 @@ struct _AnotExprScope
   guint alloc_vars;
   guint32 *index;
   guint index_size;       /* power of two, at least twice n_vars */
+  gpointer kept;
+  GDestroyNotify kept_free;
   GHashTable *builtins;   /* enabled builtin names, or NULL for all */
   guint32 builtin_mask;   /* the same, by anot_expr_builtin_index() */
   guint64 max_steps;

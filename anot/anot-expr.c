@@ -443,11 +443,14 @@ anot_expr_scope_unref (AnotExprScope *self)
     return;
   for (guint i = 0; i < self->n_vars; i++)
     {
-      g_free (self->vars[i].name);
+      if (self->vars[i].owned)
+        g_free (self->vars[i].name);
       anot_expr_value_unref (self->vars[i].value);
     }
   g_free (self->vars);
   g_free (self->index);
+  if (self->kept_free != NULL)
+    self->kept_free (self->kept);
   g_clear_pointer (&self->builtins, g_hash_table_unref);
   g_free (self);
 }
@@ -472,13 +475,15 @@ scope_find (AnotExprScope *scope,
   return -1;
 }
 
+/* Never shrinks: see anot_expr_scope_reserve(). */
 static void
-scope_rebuild_index (AnotExprScope *scope)
+scope_rebuild_index (AnotExprScope *scope,
+                     guint          room)
 {
-  guint size = 16;
+  guint size = MAX (16, scope->index_size);
   guint mask;
 
-  while (size < scope->n_vars * 2 + 2)
+  while (size < MAX (room, scope->n_vars) * 2 + 2)
     size *= 2;
   if (size != scope->index_size)
     {
@@ -516,10 +521,35 @@ anot_expr_scope_lookup (AnotExprScope *scope,
 }
 
 void
-anot_expr_scope_take_value_hashed (AnotExprScope *scope,
-                                   const char    *name,
-                                   guint32        hash,
-                                   AnotExprValue  value)
+anot_expr_scope_reserve (AnotExprScope *scope,
+                         guint          n)
+{
+  if (n > scope->alloc_vars)
+    {
+      scope->alloc_vars = n;
+      scope->vars = g_renew (AnotExprVar, scope->vars, scope->alloc_vars);
+    }
+  if (n * 2 + 2 > scope->index_size)
+    scope_rebuild_index (scope, n);
+}
+
+void
+anot_expr_scope_keep (AnotExprScope  *scope,
+                      gpointer        data,
+                      GDestroyNotify  free_func)
+{
+  if (scope->kept_free != NULL)
+    scope->kept_free (scope->kept);
+  scope->kept = data;
+  scope->kept_free = free_func;
+}
+
+static void
+scope_insert (AnotExprScope *scope,
+              const char    *name,
+              gboolean       copy,
+              guint32        hash,
+              AnotExprValue  value)
 {
   gssize pos = scope_find (scope, name, hash);
   AnotExprVar *var;
@@ -536,11 +566,12 @@ anot_expr_scope_take_value_hashed (AnotExprScope *scope,
       scope->vars = g_renew (AnotExprVar, scope->vars, scope->alloc_vars);
     }
   var = &scope->vars[scope->n_vars++];
-  var->name = g_strdup (name);
+  var->name = copy ? g_strdup (name) : (char *) name;
+  var->owned = copy;
   var->hash = hash;
   var->value = value;
   if (scope->n_vars * 2 + 2 > scope->index_size)
-    scope_rebuild_index (scope);
+    scope_rebuild_index (scope, 0);
   else
     {
       guint mask = scope->index_size - 1;
@@ -550,6 +581,24 @@ anot_expr_scope_take_value_hashed (AnotExprScope *scope,
         slot = (slot + 1) & mask;
       scope->index[slot] = scope->n_vars;
     }
+}
+
+void
+anot_expr_scope_take_value_hashed (AnotExprScope *scope,
+                                   const char    *name,
+                                   guint32        hash,
+                                   AnotExprValue  value)
+{
+  scope_insert (scope, name, TRUE, hash, value);
+}
+
+void
+anot_expr_scope_take_value_static (AnotExprScope *scope,
+                                   const char    *name,
+                                   guint32        hash,
+                                   AnotExprValue  value)
+{
+  scope_insert (scope, name, FALSE, hash, value);
 }
 
 void
@@ -699,11 +748,12 @@ anot_expr_scope_remove (AnotExprScope *self,
   pos = scope_find (self, name, anot_expr_name_hash (name));
   if (pos < 0)
     return FALSE;
-  g_free (self->vars[pos].name);
+  if (self->vars[pos].owned)
+    g_free (self->vars[pos].name);
   anot_expr_value_unref (self->vars[pos].value);
   self->vars[pos] = self->vars[self->n_vars - 1];
   self->n_vars--;
-  scope_rebuild_index (self);
+  scope_rebuild_index (self, 0);
   return TRUE;
 }
 

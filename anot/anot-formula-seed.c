@@ -1595,6 +1595,9 @@ anot_formula_seed_new_scope (AnotFormulaSeed *self,
   scope = anot_expr_scope_new ();
   if (original)
     anot_expr_scope_set_builtins (scope, anot_expr_get_original_builtins ());
+  /* The steps' names are borrowed from the seed, which the scope keeps. */
+  anot_expr_scope_keep (scope, anot_formula_seed_ref (self), (GDestroyNotify) anot_formula_seed_unref);
+  anot_expr_scope_reserve (scope, 2 + self->assemblies->len + self->lookups->len + self->steps->len);
 
   n = extractions != NULL ? json_array_get_length (extractions) : 0;
   if (n > 0)
@@ -1631,18 +1634,21 @@ run_step (AnotFormulaSeed *self,
           AnotExprFailure *failure)
 {
   Step *s = self->steps->pdata[i];
+  /* The name can be borrowed when the scope keeps @self alive. */
+  void (*take) (AnotExprScope *, const char *, guint32, AnotExprValue) =
+    scope->kept == self ? anot_expr_scope_take_value_static : anot_expr_scope_take_value_hashed;
 
   if (anot_expr_eval_value (s->expr, scope, value, failure))
     {
       if (!s->shadowed)
-        anot_expr_scope_take_value_hashed (scope, s->name, s->hash, anot_expr_value_ref (*value));
+        take (scope, s->name, s->hash, anot_expr_value_ref (*value));
       return TRUE;
     }
   if (original)
     {
       *value = s->is_aggregate ? anot_expr_value_int (0) : anot_expr_value_float (0.0);
       if (!s->shadowed)
-        anot_expr_scope_take_value_hashed (scope, s->name, s->hash, *value);
+        take (scope, s->name, s->hash, *value);
     }
   else
     {
