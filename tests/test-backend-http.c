@@ -291,6 +291,9 @@ test_faults_are_retried (Fixture       *fixture,
   static const char * const faults[] = { "429", "500", "503", "malformed", "close", "slow" };
 
   anot_http_backend_set_timeout_ms (ANOT_HTTP_BACKEND (fixture->backend), 200);
+  /* One connection at a time: an attempt that failed mid-answer (closed,
+   * timed out) must give its connection slot back, or the retry waits. */
+  anot_http_backend_set_max_concurrency (ANOT_HTTP_BACKEND (fixture->backend), 1);
   for (guint i = 0; i < G_N_ELEMENTS (faults); i++)
     {
       g_autofree char *rules = g_strdup_printf ("{\"retry_after\": \"0\", \"slow_ms\": 2000, "
