@@ -56,6 +56,7 @@ typedef enum {
 typedef struct _AnotExprStr     AnotExprStr;
 typedef struct _AnotExprSeq     AnotExprSeq;
 typedef struct _AnotExprDict    AnotExprDict;
+typedef struct _AnotExprShape   AnotExprShape;
 typedef struct _AnotExprBuiltin AnotExprBuiltin;
 
 typedef struct {
@@ -104,6 +105,20 @@ struct _AnotExprDict
    * of the first key that occurs in @text, case-insensitively, as the
    * original's lookup wrapper did. */
   gboolean substring_get;
+  /* The records of a list bound from JSON share their keys when they have
+   * the same members in the same order: @keys then points into @shape
+   * (which holds the references), and @values follow the dict in its own
+   * block (@values_inline), so a record is one allocation and one or two
+   * cache lines.  Adding a key gives the dict arrays of its own first. */
+  AnotExprShape *shape;
+  gboolean values_inline;
+};
+
+struct _AnotExprShape
+{
+  int ref_count;
+  guint len;
+  AnotExprValue keys[];
 };
 
 #define ANOT_EXPR_VALUE_NONE ((AnotExprValue) { .kind = ANOT_EXPR_NONE })

@@ -86,6 +86,47 @@ anot_expr_value_new_dict (void)
   return (AnotExprValue) { .kind = ANOT_EXPR_DICT, .u.d = d };
 }
 
+static void
+shape_unref (AnotExprShape *shape)
+{
+  if (--shape->ref_count > 0)
+    return;
+  for (guint i = 0; i < shape->len; i++)
+    anot_expr_value_unref (shape->keys[i]);
+  g_free (shape);
+}
+
+/* Gives @d arrays of its own, with room for @alloc entries. */
+static void
+dict_unshare (AnotExprDict *d,
+              guint         alloc)
+{
+  alloc = MAX (alloc, d->len);
+  if (d->shape != NULL)
+    {
+      AnotExprValue *keys = g_new (AnotExprValue, alloc);
+
+      for (guint i = 0; i < d->len; i++)
+        keys[i] = anot_expr_value_ref (d->keys[i]);
+      shape_unref (d->shape);
+      d->shape = NULL;
+      d->keys = keys;
+    }
+  else
+    d->keys = g_renew (AnotExprValue, d->keys, alloc);
+  if (d->values_inline)
+    {
+      AnotExprValue *values = g_new (AnotExprValue, alloc);
+
+      memcpy (values, d->values, d->len * sizeof (AnotExprValue));
+      d->values = values;
+      d->values_inline = FALSE;
+    }
+  else
+    d->values = g_renew (AnotExprValue, d->values, alloc);
+  d->alloc = alloc;
+}
+
 void
 anot_expr_value_free_block (AnotExprValue v)
 {
@@ -104,11 +145,16 @@ anot_expr_value_free_block (AnotExprValue v)
     case ANOT_EXPR_DICT:
       for (guint i = 0; i < v.u.d->len; i++)
         {
-          anot_expr_value_unref (v.u.d->keys[i]);
+          if (v.u.d->shape == NULL)
+            anot_expr_value_unref (v.u.d->keys[i]);
           anot_expr_value_unref (v.u.d->values[i]);
         }
-      g_free (v.u.d->keys);
-      g_free (v.u.d->values);
+      if (v.u.d->shape != NULL)
+        shape_unref (v.u.d->shape);
+      else
+        g_free (v.u.d->keys);
+      if (!v.u.d->values_inline)
+        g_free (v.u.d->values);
       g_free (v.u.d->index);
       g_free (v.u.d);
       break;
@@ -131,6 +177,8 @@ anot_expr_value_make_immortal (AnotExprValue v)
     return;
   if (v.kind == ANOT_EXPR_STR && anot_expr_str_is_interned (v.u.s))
     return;
+  if (v.kind == ANOT_EXPR_DICT && (v.u.d->shape != NULL || v.u.d->values_inline))
+    dict_unshare (v.u.d, v.u.d->len);
 
   *(int *) v.u.s = -1;
   if (v.kind == ANOT_EXPR_LIST || v.kind == ANOT_EXPR_TUPLE)
@@ -574,12 +622,8 @@ anot_expr_dict_set (AnotExprDict  *dict,
       return;
     }
 
-  if (dict->len == dict->alloc)
-    {
-      dict->alloc = MAX (4, dict->alloc * 2);
-      dict->keys = g_renew (AnotExprValue, dict->keys, dict->alloc);
-      dict->values = g_renew (AnotExprValue, dict->values, dict->alloc);
-    }
+  if (dict->len == dict->alloc || dict->shape != NULL)
+    dict_unshare (dict, dict->len == dict->alloc ? MAX (4, dict->alloc * 2) : dict->alloc);
   dict->keys[dict->len] = key;
   dict->values[dict->len] = value;
   dict->len++;
@@ -770,38 +814,19 @@ anot_expr_key_cache_new (void)
   return g_hash_table_new_full (g_str_hash, g_str_equal, NULL, key_cache_free);
 }
 
-/* Appends without looking for an equal key: the members of a JSON object
- * are distinct. */
-static void
-dict_append_unique (AnotExprDict  *dict,
-                    AnotExprValue  key,
-                    AnotExprValue  value)
-{
-  guint32 hash = 0;
-
-  if (dict->len == dict->alloc)
-    {
-      dict->alloc = MAX (8, dict->alloc * 2);
-      dict->keys = g_renew (AnotExprValue, dict->keys, dict->alloc);
-      dict->values = g_renew (AnotExprValue, dict->values, dict->alloc);
-    }
-  dict->keys[dict->len] = key;
-  dict->values[dict->len] = value;
-  dict->len++;
-  anot_expr_value_hash (key, &hash);
-  if (dict->index != NULL && dict->len * 2 + 2 <= dict->index_size)
-    dict_index_insert (dict, hash, dict->len - 1);
-  else if (dict->len > DICT_INDEX_MIN)
-    dict_rebuild_index (dict);
-}
-
 typedef struct {
-  AnotExprDict *dict;
+  AnotExprDict *dict;       /* its values inline, room for every member */
   GHashTable *keys;
   /* The previous record of the same list, or NULL: records of a list
    * mostly have the same members in the same order, so its key (and
    * often its value) at the same position is tried before the table. */
   AnotExprDict *prev;
+  /* The previous record's shape, as long as the members match it. */
+  AnotExprShape *shape;
+  /* Once they do not (or without a previous record): the keys so far
+   * (references), room for every member. */
+  AnotExprValue *own_keys;
+  guint n;
 } CachedMembers;
 
 static AnotExprValue from_json_cached (JsonNode *node, GHashTable *keys, const AnotExprValue *hint);
@@ -817,26 +842,42 @@ add_cached_member (JsonObject  *object,
   const AnotExprValue *hint = NULL;
   AnotExprValue key;
 
-  if (data->prev != NULL && pos < data->prev->len && data->prev->keys[pos].kind == ANOT_EXPR_STR &&
-      strcmp (data->prev->keys[pos].u.s->data, name) == 0)
-    {
-      key = data->prev->keys[pos];
-      hint = &data->prev->values[pos];
-    }
+  if (data->shape != NULL && pos < data->shape->len && strcmp (data->shape->keys[pos].u.s->data, name) == 0)
+    hint = &data->prev->values[pos];
   else
     {
-      AnotExprValue *cached = g_hash_table_lookup (data->keys, name);
-
-      if (cached == NULL)
+      if (data->own_keys == NULL)
+        data->own_keys = g_new (AnotExprValue, data->n);
+      if (data->shape != NULL)
         {
-          cached = g_new (AnotExprValue, 1);
-          *cached = new_string_shared (name, strlen (name));
-          /* The table's key is the string's own bytes. */
-          g_hash_table_insert (data->keys, cached->u.s->data, cached);
+          for (guint i = 0; i < pos; i++)
+            data->own_keys[i] = anot_expr_value_ref (data->shape->keys[i]);
+          data->shape = NULL;
         }
-      key = *cached;
+      if (data->prev != NULL && pos < data->prev->len && data->prev->keys[pos].kind == ANOT_EXPR_STR &&
+          strcmp (data->prev->keys[pos].u.s->data, name) == 0)
+        {
+          key = data->prev->keys[pos];
+          hint = &data->prev->values[pos];
+        }
+      else
+        {
+          AnotExprValue *cached = g_hash_table_lookup (data->keys, name);
+
+          if (cached == NULL)
+            {
+              cached = g_new (AnotExprValue, 1);
+              *cached = new_string_shared (name, strlen (name));
+              /* The table's key is the string's own bytes. */
+              g_hash_table_insert (data->keys, cached->u.s->data, cached);
+            }
+          key = *cached;
+        }
+      data->own_keys[pos] = anot_expr_value_ref (key);
     }
-  dict_append_unique (data->dict, anot_expr_value_ref (key), from_json_cached (child, data->keys, hint));
+  /* The dict is not complete yet: nothing reads it until the end. */
+  data->dict->values[pos] = from_json_cached (child, data->keys, hint);
+  data->dict->len++;
 }
 
 static AnotExprValue
@@ -878,13 +919,39 @@ anot_expr_value_from_json_record (JsonNode     *node,
                                   GHashTable   *keys,
                                   AnotExprDict *prev)
 {
-  AnotExprValue d = anot_expr_value_new_dict ();
-  CachedMembers data = { d.u.d, keys, prev };
+  JsonObject *object = json_node_get_object (node);
+  guint n = json_object_get_size (object);
+  AnotExprDict *d = g_malloc0 (sizeof (AnotExprDict) + n * sizeof (AnotExprValue));
+  CachedMembers data = { d, keys, prev, NULL, NULL, n };
+
+  d->ref_count = 1;
+  d->alloc = n;
+  d->values = (AnotExprValue *) (d + 1);
+  d->values_inline = TRUE;
+  if (prev != NULL && prev->shape != NULL && prev->shape->len == n)
+    data.shape = prev->shape;
 
   /* In document order, without the list json_object_get_members()
    * would allocate. */
-  json_object_foreach_member (json_node_get_object (node), add_cached_member, &data);
-  return d;
+  json_object_foreach_member (object, add_cached_member, &data);
+  g_assert (d->len == n);
+
+  if (data.shape != NULL)
+    data.shape->ref_count++;
+  else
+    {
+      data.shape = g_malloc (sizeof (AnotExprShape) + n * sizeof (AnotExprValue));
+      data.shape->ref_count = 1;
+      data.shape->len = n;
+      if (n > 0)
+        memcpy (data.shape->keys, data.own_keys, n * sizeof (AnotExprValue));
+    }
+  g_free (data.own_keys);
+  d->shape = data.shape;
+  d->keys = data.shape->keys;
+  if (n > DICT_INDEX_MIN)
+    dict_rebuild_index (d);
+  return (AnotExprValue) { .kind = ANOT_EXPR_DICT, .u.d = d };
 }
 
 AnotExprValue

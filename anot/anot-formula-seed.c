@@ -1527,11 +1527,33 @@ assemble (Assembly      *a,
     member = "_useful";
   else if (strcmp (member, "year") == 0)
     member = "_year";
+  /* The records mostly share their key blocks (see AnotExprDict): where
+   * the member was in the previous record is tried first, by pointer. */
+  AnotExprStr *last_key = NULL;
+  guint hint = 0;
+
   for (guint i = 0; i < n; i++)
     {
       AnotExprValue e = extractions.u.seq->items[i];
-      AnotExprValue *v = e.kind == ANOT_EXPR_DICT ? anot_expr_dict_lookup_string (e.u.d, member) : NULL;
+      AnotExprValue *v = NULL;
 
+      if (e.kind == ANOT_EXPR_DICT)
+        {
+          AnotExprDict *d = e.u.d;
+
+          if (hint < d->len && d->keys[hint].kind == ANOT_EXPR_STR && d->keys[hint].u.s == last_key)
+            v = &d->values[hint];
+          else
+            for (guint k = 0; k < d->len; k++)
+              if (d->keys[k].kind == ANOT_EXPR_STR && strcmp (d->keys[k].u.s->data, member) == 0 &&
+                  d->keys[k].u.s->len == strlen (member))
+                {
+                  v = &d->values[k];
+                  hint = k;
+                  last_key = d->keys[k].u.s;
+                  break;
+                }
+        }
       anot_expr_seq_append (list.u.seq, v != NULL ? anot_expr_value_ref (*v) : ANOT_EXPR_VALUE_NONE);
     }
   return list;
