@@ -545,13 +545,16 @@ typedef struct {
   AnotExprValue value;
 } AnotExprVar;
 
+#define SCOPE_CHUNK 16
+#define SCOPE_VAR(scope, i) (&(scope)->chunks[(i) / SCOPE_CHUNK][(i) % SCOPE_CHUNK])
+
 struct _AnotExprScope
 {
   int ref_count;          /* atomic */
   /* The variables, in no particular order, and an open-addressing index
    * of their positions (+ 1; 0 = empty) by name hash: lookups by a
    * precomputed hash cost a probe and a strcmp(). */
-  AnotExprVar *vars;
+  AnotExprVar **chunks;   /* SCOPE_CHUNK variables each */
   guint n_vars;
   guint alloc_vars;
   guint32 *index;

@@ -443,16 +443,31 @@ anot_expr_scope_unref (AnotExprScope *self)
     return;
   for (guint i = 0; i < self->n_vars; i++)
     {
-      if (self->vars[i].owned)
-        g_free (self->vars[i].name);
-      anot_expr_value_unref (self->vars[i].value);
+      if (SCOPE_VAR (self, i)->owned)
+        g_free (SCOPE_VAR (self, i)->name);
+      anot_expr_value_unref (SCOPE_VAR (self, i)->value);
     }
-  g_free (self->vars);
+  for (guint i = 0; i < self->alloc_vars / SCOPE_CHUNK; i++)
+    g_free (self->chunks[i]);
+  g_free (self->chunks);
   g_free (self->index);
   if (self->kept_free != NULL)
     self->kept_free (self->kept);
   g_clear_pointer (&self->builtins, g_hash_table_unref);
   g_free (self);
+}
+
+/* One more chunk of variables.  Chunks rather than one array: a scope is
+ * made per item, and a block of a kilobyte or more makes malloc() sweep
+ * its caches of small blocks (those of the previous item's trace). */
+static void
+scope_grow (AnotExprScope *scope)
+{
+  guint n_chunks = scope->alloc_vars / SCOPE_CHUNK;
+
+  scope->chunks = g_renew (AnotExprVar *, scope->chunks, n_chunks + 1);
+  scope->chunks[n_chunks] = g_new (AnotExprVar, SCOPE_CHUNK);
+  scope->alloc_vars += SCOPE_CHUNK;
 }
 
 static gssize
@@ -467,7 +482,7 @@ scope_find (AnotExprScope *scope,
   mask = scope->index_size - 1;
   for (guint slot = hash & mask; scope->index[slot] != 0; slot = (slot + 1) & mask)
     {
-      AnotExprVar *var = &scope->vars[scope->index[slot] - 1];
+      AnotExprVar *var = SCOPE_VAR (scope, scope->index[slot] - 1);
 
       if (var->hash == hash && strcmp (var->name, name) == 0)
         return scope->index[slot] - 1;
@@ -495,7 +510,7 @@ scope_rebuild_index (AnotExprScope *scope,
   mask = size - 1;
   for (guint i = 0; i < scope->n_vars; i++)
     {
-      guint slot = scope->vars[i].hash & mask;
+      guint slot = SCOPE_VAR (scope, i)->hash & mask;
 
       while (scope->index[slot] != 0)
         slot = (slot + 1) & mask;
@@ -510,7 +525,7 @@ anot_expr_scope_lookup_hashed (AnotExprScope *scope,
 {
   gssize pos = scope_find (scope, name, hash);
 
-  return pos < 0 ? NULL : &scope->vars[pos].value;
+  return pos < 0 ? NULL : &SCOPE_VAR (scope, pos)->value;
 }
 
 AnotExprValue *
@@ -524,11 +539,8 @@ void
 anot_expr_scope_reserve (AnotExprScope *scope,
                          guint          n)
 {
-  if (n > scope->alloc_vars)
-    {
-      scope->alloc_vars = n;
-      scope->vars = g_renew (AnotExprVar, scope->vars, scope->alloc_vars);
-    }
+  while (n > scope->alloc_vars)
+    scope_grow (scope);
   if (n * 2 + 2 > scope->index_size)
     scope_rebuild_index (scope, n);
 }
@@ -556,16 +568,14 @@ scope_insert (AnotExprScope *scope,
 
   if (pos >= 0)
     {
-      anot_expr_value_unref (scope->vars[pos].value);
-      scope->vars[pos].value = value;
+      anot_expr_value_unref (SCOPE_VAR (scope, pos)->value);
+      SCOPE_VAR (scope, pos)->value = value;
       return;
     }
   if (scope->n_vars == scope->alloc_vars)
-    {
-      scope->alloc_vars = MAX (16, scope->alloc_vars * 2);
-      scope->vars = g_renew (AnotExprVar, scope->vars, scope->alloc_vars);
-    }
-  var = &scope->vars[scope->n_vars++];
+    scope_grow (scope);
+  var = SCOPE_VAR (scope, scope->n_vars);
+  scope->n_vars++;
   var->name = copy ? g_strdup (name) : (char *) name;
   var->owned = copy;
   var->hash = hash;
@@ -748,10 +758,10 @@ anot_expr_scope_remove (AnotExprScope *self,
   pos = scope_find (self, name, anot_expr_name_hash (name));
   if (pos < 0)
     return FALSE;
-  if (self->vars[pos].owned)
-    g_free (self->vars[pos].name);
-  anot_expr_value_unref (self->vars[pos].value);
-  self->vars[pos] = self->vars[self->n_vars - 1];
+  if (SCOPE_VAR (self, pos)->owned)
+    g_free (SCOPE_VAR (self, pos)->name);
+  anot_expr_value_unref (SCOPE_VAR (self, pos)->value);
+  *SCOPE_VAR (self, pos) = *SCOPE_VAR (self, self->n_vars - 1);
   self->n_vars--;
   scope_rebuild_index (self, 0);
   return TRUE;
@@ -780,7 +790,7 @@ anot_expr_scope_list_names (AnotExprScope *self)
 
   names = g_ptr_array_new ();
   for (guint i = 0; i < self->n_vars; i++)
-    g_ptr_array_add (names, g_strdup (self->vars[i].name));
+    g_ptr_array_add (names, g_strdup (SCOPE_VAR (self, i)->name));
   g_ptr_array_sort (names, compare_names);
   g_ptr_array_add (names, NULL);
   return (char **) g_ptr_array_free (names, FALSE);

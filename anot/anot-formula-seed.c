@@ -88,6 +88,7 @@ struct _AnotFormulaSeed
   JsonNode *lookups_node;
   JsonNode *name_map;
   char **output_fields;
+  gssize *output_steps;     /* the last step of each output's name, or -1 */
   char **warnings;
 };
 
@@ -743,6 +744,14 @@ anot_formula_seed_new_from_json (JsonNode  *node,
 
   if (!check_names (self, allow_unresolved, error))
     return NULL;
+  self->output_steps = g_new (gssize, g_strv_length (self->output_fields) + 1);
+  for (guint i = 0; self->output_fields[i] != NULL; i++)
+    {
+      self->output_steps[i] = -1;
+      for (guint k = self->steps->len; k > 0 && self->output_steps[i] < 0; k--)
+        if (strcmp (((Step *) self->steps->pdata[k - 1])->name, self->output_fields[i]) == 0)
+          self->output_steps[i] = k - 1;
+    }
   return g_steal_pointer (&self);
 }
 
@@ -853,6 +862,7 @@ anot_formula_seed_unref (AnotFormulaSeed *self)
   g_clear_pointer (&self->lookups_node, json_node_unref);
   g_clear_pointer (&self->name_map, json_node_unref);
   g_strfreev (self->output_fields);
+  g_free (self->output_steps);
   g_strfreev (self->warnings);
   g_free (self);
 }
@@ -1807,9 +1817,8 @@ anot_formula_seed_compute (AnotFormulaSeed *self,
       JsonNode *v = NULL;
 
       /* The last step of that name, else the lookup's initial value. */
-      for (guint k = self->steps->len; k > 0 && v == NULL; k--)
-        if (strcmp (((Step *) self->steps->pdata[k - 1])->name, name) == 0)
-          v = json_node_ref (results[k - 1]);
+      if (self->output_steps[i] >= 0)
+        v = json_node_ref (results[self->output_steps[i]]);
       if (v == NULL)
         {
           Lookup *l = find_lookup (self, name);
