@@ -118,6 +118,9 @@ struct _AnotExprShape
 {
   int ref_count;
   guint len;
+  /* Binding from JSON: where each member was in the JsonObject's hash
+   * table (up to 64 members), a guess for the next record. */
+  guint8 table_pos[64];
   AnotExprValue keys[];
 };
 

@@ -885,11 +885,23 @@ from_json_cached (JsonNode            *node,
                   GHashTable          *keys,
                   const AnotExprValue *hint)
 {
-  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+  JsonNodeType type = node != NULL ? json_node_get_node_type (node) : JSON_NODE_NULL;
+  GType value_type;
+
+  if (type == JSON_NODE_OBJECT)
     return anot_expr_value_from_json_record (node, keys, NULL);
-  if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
+  if (type == JSON_NODE_ARRAY)
     return anot_expr_value_from_json_array_cached (json_node_get_array (node), keys);
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+  if (type != JSON_NODE_VALUE)
+    return ANOT_EXPR_VALUE_NONE;
+  value_type = json_node_get_value_type (node);
+  /* The scalars of anot_expr_value_from_json(), without asking the node
+   * its type again. */
+  if (value_type == G_TYPE_INT64)
+    return anot_expr_value_int (json_node_get_int (node));
+  if (value_type == G_TYPE_DOUBLE)
+    return anot_expr_value_float (json_node_get_double (node));
+  if (value_type == G_TYPE_STRING)
     {
       /* Short strings repeat too (enum values): share them as well. */
       const char *text = json_node_get_string (node);
@@ -923,6 +935,7 @@ anot_expr_value_from_json_record (JsonNode     *node,
   guint n = json_object_get_size (object);
   AnotExprDict *d = g_malloc0 (sizeof (AnotExprDict) + n * sizeof (AnotExprValue));
   CachedMembers data = { d, keys, prev, NULL, NULL, n };
+  guint8 table_pos[64];
 
   d->ref_count = 1;
   d->alloc = n;
@@ -931,9 +944,52 @@ anot_expr_value_from_json_record (JsonNode     *node,
   if (prev != NULL && prev->shape != NULL && prev->shape->len == n)
     data.shape = prev->shape;
 
-  /* In document order, without the list json_object_get_members()
-   * would allocate. */
-  json_object_foreach_member (object, add_cached_member, &data);
+  if (n <= 64)
+    {
+      /* In document order.  Walking the ordered member names and looking
+       * each one up would hash every name (json_object_foreach_member()
+       * does); instead the hash table is walked as it lies, and each name
+       * in order is matched to its node by pointer (JsonObject keys its
+       * table with the very strings of its ordered list).  Should a name
+       * not match, it is looked up. */
+      const char *names[64];
+      JsonNode *nodes[64];
+      const guint8 *guess = data.shape != NULL ? data.shape->table_pos : NULL;
+      JsonObjectIter iter;
+      const char *name;
+      JsonNode *child;
+      guint k = 0;
+
+      json_object_iter_init (&iter, object);
+      while (k < n && json_object_iter_next (&iter, &name, &child))
+        {
+          names[k] = name;
+          nodes[k] = child;
+          k++;
+        }
+      json_object_iter_init_ordered (&iter, object);
+      while (d->len < n && json_object_iter_next_ordered (&iter, &name, NULL))
+        {
+          guint p = d->len;
+          guint at = guess != NULL && guess[p] < k ? guess[p] : 0;
+
+          child = NULL;
+          if (at >= k || names[at] != name)
+            for (at = 0; at < k && names[at] != name; at++)
+              ;
+          if (at < k)
+            child = nodes[at];
+          else
+            {
+              child = json_object_get_member (object, name);
+              at = 0;
+            }
+          table_pos[p] = at;
+          add_cached_member (object, name, child, &data);
+        }
+    }
+  else
+    json_object_foreach_member (object, add_cached_member, &data);
   g_assert (d->len == n);
 
   if (data.shape != NULL)
@@ -947,6 +1003,8 @@ anot_expr_value_from_json_record (JsonNode     *node,
         memcpy (data.shape->keys, data.own_keys, n * sizeof (AnotExprValue));
     }
   g_free (data.own_keys);
+  if (n <= 64)
+    memcpy (data.shape->table_pos, table_pos, n);
   d->shape = data.shape;
   d->keys = data.shape->keys;
   if (n > DICT_INDEX_MIN)

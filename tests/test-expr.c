@@ -877,6 +877,216 @@ typedef struct {
   GAsyncQueue *results;
 } ThreadData;
 
+/* The fast paths (compiled comprehension filters, the inline loop of
+ * field comparisons, interned strings, records sharing their keys) must
+ * not change anything observable: each formula below is evaluated over
+ * each list of records with them and without them (the general evaluator
+ * alone), and the results (repr, so types count), the errors (kind,
+ * message, column) and the steps taken must agree, under several step
+ * limits too. */
+static const char * const fast_formulas[] = {
+  "sum(1 for e in xs if e['a'] == 'x')",
+  "sum(1 for e in xs if e['a'] == 'x' and e['b'] != 'y')",
+  "sum(1 for e in xs if e['a'] in ('x', 'z') and e['b'] == 'y')",
+  "sum(1 for e in xs if e['a'] not in ['x'] or not e['b'] == 'y')",
+  "len([e for e in xs if 'x' == e['a']])",
+  "[e['n'] for e in xs if e['a'] == 'x' if e['b'] == 'y']",
+  "any(e['a'] == 'x' for e in xs)",
+  "sum(e['n'] for e in xs if e['a'] != 'x')",
+  "sum(1 for e in xs for f in xs if e['a'] == f['b'])",
+  "sum(1 for e in xs if e['a'] == 'x' and e['missing'] == 'y')",
+  "[e['a'] for e in xs if e['a'] in ()]",
+  "sum(1 for e in xs if not (e['a'] == 'x' or e['b'] == 'y'))",
+  "sum(1 for e in xs if e['a'] == 'a constant longer than sixty-four bytes, which is not interned at all')",
+  "[(e['a'], e['n']) for e in xs if e['b'] == 'y' and e['a'] != 'q' and e['a'] != 'z']",
+  "{e['a']: e['n'] for e in xs if e['b'] == 'y'}",
+  "sum(1 for e in xs if e['n'] == 'x')",
+  "[k for e in xs if e['a'] == 'x' for k in e]",
+  "sum(1 for e in ys if e['a'] == 'x')",
+};
+
+static const char * const fast_lists[] = {
+  "[]",
+  "[{\"a\": \"x\", \"b\": \"y\", \"n\": 1}, {\"a\": \"z\", \"b\": \"y\", \"n\": 2}, {\"a\": \"x\", \"b\": \"w\", \"n\": 3}]",
+  "[{\"a\": null, \"b\": \"y\", \"n\": 1}, {\"a\": 1, \"b\": true, \"n\": 2.5}, {\"a\": \"x\", \"b\": \"y\", \"n\": true},"
+  " {\"a\": [\"x\"], \"b\": \"y\", \"n\": 0}, {\"a\": 1.0, \"b\": false, \"n\": -4}]",
+  "[{\"a\": \"x\", \"b\": \"y\", \"n\": 1}, {\"b\": \"y\", \"n\": 1}, {\"a\": \"x\", \"n\": 2}]",
+  "[{\"a\": \"x\", \"b\": \"y\", \"n\": 1}, 5, \"x\", null, {\"a\": \"x\", \"b\": \"y\", \"n\": 1}]",
+  "[{\"a\": \"x\", \"b\": \"y\", \"n\": 1}, {\"b\": \"y\", \"a\": \"x\", \"n\": 1}, {\"n\": 4, \"a\": \"z\", \"b\": \"q\"},"
+  " {\"a\": \"x\", \"b\": \"y\", \"n\": 1, \"extra\": 1}, {\"a\": \"x\", \"b\": \"y\"}]",
+  "[{\"a\": \"a constant longer than sixty-four bytes, which is not interned at all\", \"b\": \"y\", \"n\": 7},"
+  " {\"a\": \"a constant longer than sixty-four bytes, which is not interned at all\", \"b\": \"w\", \"n\": 8}]",
+  "[{\"a\": \"x\", \"b\": \"y\", \"n\": 1}, {\"a\": \"x\", \"b\": \"y\", \"n\": 2}, {\"a\": \"q\", \"b\": \"y\", \"n\": 3},"
+  " {\"a\": \"\\u00e9\", \"b\": \"y\", \"n\": 4}, {\"a\": \"x\\u0000y\", \"b\": \"y\", \"n\": 5}]",
+};
+
+typedef struct {
+  gboolean ok;
+  char *repr;
+  char *error;
+  guint64 steps;
+} FastOutcome;
+
+static void
+fast_outcome_clear (FastOutcome *o)
+{
+  g_free (o->repr);
+  g_free (o->error);
+}
+
+static void
+fast_evaluate (AnotExpr      *expr,
+               AnotExprScope *scope,
+               gboolean       fast,
+               FastOutcome   *out)
+{
+  AnotExprFailure failure = { 0 };
+  AnotExprValue value;
+
+  anot_expr_set_fast_paths (fast);
+  out->ok = anot_expr_eval_value (expr, scope, &value, &failure);
+  anot_expr_set_fast_paths (TRUE);
+  out->steps = anot_expr_scope_get_last_steps (scope);
+  out->repr = out->ok ? anot_expr_value_repr (value) : NULL;
+  if (out->ok)
+    anot_expr_value_unref (value);
+  else
+    {
+      g_autoptr(GError) error = anot_expr_failure_to_error (expr, &failure);
+
+      out->error = g_strdup (error->message);
+    }
+  anot_expr_failure_clear (&failure);
+}
+
+static void
+test_fast_paths (void)
+{
+  const guint64 limits[] = { 0, 1, 4, 9, 17, 30, 61 };
+  guint compared = 0;
+  guint differing_steps = 0;
+
+  for (guint l = 0; l < G_N_ELEMENTS (fast_lists); l++)
+    for (guint binding = 0; binding < 2; binding++)
+      {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(JsonNode) list = json_from_string (fast_lists[l], &error);
+        g_autoptr(AnotExprScope) scope = anot_expr_scope_new ();
+
+        g_assert_no_error (error);
+        if (binding == 0)
+          anot_expr_scope_set (scope, "xs", list);
+        else
+          {
+            /* As a Formula Seed binds its extractions: records sharing
+             * their keys, values inline. */
+            g_autoptr(GHashTable) keys = anot_expr_key_cache_new ();
+
+            anot_expr_scope_take_value (scope, "xs",
+                                        anot_expr_value_from_json_array_cached (json_node_get_array (list), keys));
+          }
+        anot_expr_scope_set_int (scope, "ys", 3);
+
+        for (guint f = 0; f < G_N_ELEMENTS (fast_formulas); f++)
+          {
+            g_autoptr(AnotExpr) expr = anot_expr_parse (fast_formulas[f], "t", &error);
+
+            g_assert_no_error (error);
+            for (guint k = 0; k < G_N_ELEMENTS (limits); k++)
+              {
+                FastOutcome general = { 0 }, quick = { 0 };
+
+                anot_expr_scope_set_limits (scope, limits[k], 0, 0);
+                fast_evaluate (expr, scope, FALSE, &general);
+                fast_evaluate (expr, scope, TRUE, &quick);
+                if (g_test_verbose ())
+                  g_test_message ("%s over %s (limit %" G_GUINT64_FORMAT "): %s, %" G_GUINT64_FORMAT " steps",
+                                  fast_formulas[f], fast_lists[l], limits[k],
+                                  general.ok ? general.repr : general.error, general.steps);
+                g_assert_cmpint (quick.ok, ==, general.ok);
+                g_assert_cmpstr (quick.repr, ==, general.repr);
+                g_assert_cmpstr (quick.error, ==, general.error);
+                g_assert_cmpuint (quick.steps, ==, general.steps);
+                differing_steps += limits[k] == 0 && general.steps > 0;
+                compared++;
+                fast_outcome_clear (&general);
+                fast_outcome_clear (&quick);
+              }
+          }
+      }
+  g_assert_cmpuint (compared, ==, G_N_ELEMENTS (fast_lists) * 2 * G_N_ELEMENTS (fast_formulas) * G_N_ELEMENTS (limits));
+
+  /* The shapes meant to be compiled are. */
+  for (guint f = 0; f < 4; f++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(AnotExpr) expr = anot_expr_parse (fast_formulas[f], "t", &error);
+      AnotExprNode *genexp;
+
+      g_assert_no_error (error);
+      g_assert_cmpint (expr->root->kind, ==, ANOT_EXPR_NODE_CALL);
+      genexp = expr->root->u.call.args[0];
+      g_assert_cmpint (genexp->kind, ==, ANOT_EXPR_NODE_GENEXP);
+      g_assert_nonnull (genexp->u.comp.clauses[0].fast_ifs);
+    }
+  g_assert_cmpuint (differing_steps, >, 0);
+}
+
+/* Spot checks of the fast path against values worked out by hand, so that
+ * the comparison above does not merely compare a path with itself. */
+static void
+test_fast_paths_values (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotExprScope) scope = make_scope ();
+  g_autofree char *repr = NULL;
+
+  repr = eval_repr (scope, "sum(1 for e in extractions if e['sev'] == 'mild' and e['acct'] == 'firsthand')", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (repr, ==, "1");
+  g_clear_pointer (&repr, g_free);
+  repr = eval_repr (scope, "[e['year'] for e in extractions if e['sev'] in ('mild', 'severe') and e['acct'] != 'none']", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (repr, ==, "[2019, 2020]");
+  g_clear_pointer (&repr, g_free);
+  repr = eval_repr (scope, "sum(1 for e in extractions if e['stars'] == 'x' or e['sev'] != 'none')", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (repr, ==, "2");
+  g_clear_pointer (&repr, g_free);
+  g_assert_null (eval_repr (scope, "sum(1 for e in extractions if e['sev'] == 'none' and e['kind'] == 'x')", &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_EXPR_KEY);
+  g_assert_cmpstr (error->message, ==, "formula “t”, column 55: KeyError: 'kind'");
+}
+
+/* A record bound from JSON borrows its keys from the records before it;
+ * adding a key gives it keys of its own and leaves the others alone. */
+static void
+test_shared_keys (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) list = json_from_string ("[{\"a\": 1, \"b\": \"x\"}, {\"a\": 2, \"b\": \"y\"}]", &error);
+  g_autoptr(GHashTable) keys = anot_expr_key_cache_new ();
+  AnotExprValue v;
+  AnotExprDict *first, *second;
+  g_autofree char *repr = NULL;
+
+  g_assert_no_error (error);
+  v = anot_expr_value_from_json_array_cached (json_node_get_array (list), keys);
+  first = v.u.seq->items[0].u.d;
+  second = v.u.seq->items[1].u.d;
+  g_assert_nonnull (first->shape);
+  g_assert_true (first->shape == second->shape);
+  g_assert_true (first->keys == second->keys);
+
+  anot_expr_dict_set (second, anot_expr_value_new_string ("c", -1), anot_expr_value_int (3));
+  anot_expr_dict_set (second, anot_expr_value_new_string ("a", -1), anot_expr_value_int (4));
+  g_assert_null (second->shape);
+  g_assert_cmpuint (first->shape->ref_count, ==, 1);
+  repr = anot_expr_value_repr (v);
+  g_assert_cmpstr (repr, ==, "[{'a': 1, 'b': 'x'}, {'a': 4, 'b': 'y', 'c': 3}]");
+  anot_expr_value_unref (v);
+}
+
 static gpointer
 evaluate_in_thread (gpointer data)
 {
@@ -1041,6 +1251,9 @@ main (int    argc,
   g_test_add_func ("/expr/lookup-table", test_lookup_table);
   g_test_add_func ("/expr/threads", test_threads);
   g_test_add_func ("/expr/never-crash", test_never_crash);
+  g_test_add_func ("/expr/fast-paths", test_fast_paths);
+  g_test_add_func ("/expr/fast-paths-values", test_fast_paths_values);
+  g_test_add_func ("/expr/shared-keys", test_shared_keys);
 
   return g_test_run ();
 }
