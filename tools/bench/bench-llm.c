@@ -13,7 +13,11 @@
  *  (b) latency 200 ms, concurrency 64, 1000 calls: wall time divided by the
  *      ideal 1000 / 64 × 200 ms.
  *
- * Usage: bench-llm PATH/TO/anot-fake-llm [--calls N] [--quick]
+ * Usage: bench-llm PATH/TO/anot-fake-llm [--calls N] [--quick] [--concurrency N]
+ *                  [--path backend|context|libsoup] [--no-latency-run]
+ *
+ * --concurrency, --path and --no-latency-run pick single rows, e.g. to run
+ * one of them under callgrind.
  */
 #include <anot/anot.h>
 
@@ -411,10 +415,16 @@ main (int    argc,
   g_autoptr(GOptionContext) options = NULL;
   Server server = { 0 };
   int calls = 4000;
+  int only_concurrency = 0;
+  g_autofree char *only_path = NULL;
+  gboolean no_latency_run = FALSE;
   gboolean quick = FALSE;
   const GOptionEntry entries[] = {
     { "calls", 'n', 0, G_OPTION_ARG_INT, &calls, "Calls per measurement of (a) (default 4000)", "N" },
     { "quick", 0, 0, G_OPTION_ARG_NONE, &quick, "Fewer calls, for a smoke test", NULL },
+    { "concurrency", 0, 0, G_OPTION_ARG_INT, &only_concurrency, "Only rows of (a) at this concurrency", "N" },
+    { "path", 0, 0, G_OPTION_ARG_STRING, &only_path, "Only rows of (a) through this path", "backend|context|libsoup" },
+    { "no-latency-run", 0, 0, G_OPTION_ARG_NONE, &no_latency_run, "Skip (b)", NULL },
     G_OPTION_ENTRY_NULL
   };
 
@@ -428,6 +438,12 @@ main (int    argc,
     }
   if (quick)
     calls = 400;
+  if (only_path != NULL && g_strcmp0 (only_path, "backend") != 0 &&
+      g_strcmp0 (only_path, "context") != 0 && g_strcmp0 (only_path, "libsoup") != 0)
+    {
+      g_printerr ("bench-llm: --path is backend, context or libsoup, not “%s”\n", only_path);
+      return 2;
+    }
 
   /* (a) */
   if (!server_start (argv[1], "{\"latency_ms\": 0, \"default_reply\": \"7\"}", &server, &error))
@@ -441,6 +457,10 @@ main (int    argc,
   for (guint stack = 0; stack < 2; stack++)
     for (guint i = 0; i < G_N_ELEMENTS (levels); i++)
       {
+        if ((only_concurrency > 0 && levels[i] != (guint) only_concurrency) ||
+            (only_path != NULL && g_strcmp0 (only_path, stack ? "context" : "backend") != 0))
+          continue;
+        {
         g_autoptr(AnotBackend) backend = make_backend (server.url);
         g_autoptr(AnotMethodContext) context = NULL;
         g_autoptr(AnotBackendRouter) router = NULL;
@@ -461,15 +481,24 @@ main (int    argc,
         g_print ("%-22s %11u %14.1f %12.0f %8u\n",
                  stack ? "context+router+backend" : "backend", levels[i],
                  m.cpu / calls * 1e6, calls / m.wall, m.errors);
+        }
       }
   for (guint i = 0; i < G_N_ELEMENTS (levels); i++)
     {
-      Measure m = measure_libsoup_alone (server.url, levels[i], (guint) calls);
+      Measure m;
+
+      if ((only_concurrency > 0 && levels[i] != (guint) only_concurrency) ||
+          (only_path != NULL && g_strcmp0 (only_path, "libsoup") != 0))
+        continue;
+      m = measure_libsoup_alone (server.url, levels[i], (guint) calls);
 
       g_print ("%-22s %11u %14.1f %12.0f %8u\n", "libsoup alone (floor)", levels[i],
                m.cpu / calls * 1e6, calls / m.wall, m.errors);
     }
   server_stop (&server);
+
+  if (no_latency_run)
+    return 0;
 
   /* (b) */
   if (!server_start (argv[1], "{\"latency_ms\": 200, \"default_reply\": \"7\"}", &server, &error))
