@@ -9,6 +9,25 @@
 #include <string.h>
 
 static AnotExprScope *scope;
+/* The same records bound two ways: as anot_expr_scope_set() converts JSON
+ * (plain dicts) and as a Formula Seed binds its extractions (records
+ * sharing their keys, enum values interned); a formula must give the same
+ * result, error and steps in both. */
+static AnotExprScope *plain_scope;
+static AnotExprScope *seed_scope;
+
+static const char records_json[] =
+  "[{\"sev\": \"mild\", \"acct\": \"firsthand\", \"_year\": 2019, \"_stars\": 2.0, \"_useful\": 1},"
+  " {\"sev\": \"none\", \"acct\": \"none\", \"_year\": 2021, \"_stars\": 5.0, \"_useful\": 0},"
+  " {\"acct\": \"firsthand\", \"sev\": \"severe\", \"_year\": 2020, \"_stars\": 1.0, \"_useful\": 3},"
+  " {\"sev\": null, \"acct\": 1, \"_year\": 2022, \"_stars\": 4.0, \"_useful\": 2},"
+  " {\"sev\": \"mild\", \"acct\": \"secondhand\", \"_year\": 2023, \"_stars\": 3.0, \"_useful\": 0, \"x\": [1]},"
+  " 7, {\"sev\": \"mild\"}]";
+
+static const char seed_json[] =
+  "{\"filter_keywords\": [\"x\"], \"extraction_fields\": [{\"name\": \"sev\", \"type\": \"string\"}],"
+  " \"extraction_prompt\": \"{review_text}\","
+  " \"compute_dag\": [{\"name\": \"n\", \"formula\": \"len(extractions)\"}], \"output_fields\": [\"n\"]}";
 
 static void
 setup (void)
@@ -32,6 +51,33 @@ setup (void)
   members = json_object_get_members (object);
   for (GList *l = members; l != NULL; l = l->next)
     anot_expr_scope_set (scope, l->data, json_object_get_member (object, l->data));
+
+  {
+    g_autoptr(JsonNode) records = json_from_string (records_json, NULL);
+    g_autoptr(AnotFormulaSeed) seed = anot_formula_seed_new_from_data (seed_json, -1, TRUE, NULL);
+
+    if (records == NULL || seed == NULL)
+      __builtin_trap ();
+    seed_scope = anot_formula_seed_new_scope (seed, json_node_get_array (records), "Thai", FALSE);
+    plain_scope = anot_expr_scope_new ();
+    anot_expr_scope_set (plain_scope, "extractions", records);
+    anot_expr_scope_set_string (plain_scope, "restaurant_category", "Thai");
+    anot_expr_scope_set_limits (seed_scope, 200000, 20000, 1 << 20);
+    anot_expr_scope_set_limits (plain_scope, 200000, 20000, 1 << 20);
+  }
+}
+
+/* The result of @expr in @s as text: its JSON or its error message. */
+static char *
+outcome (AnotExpr      *expr,
+         AnotExprScope *s)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) result = anot_expr_evaluate (expr, s, &error);
+
+  if (result == NULL)
+    return g_strdup_printf ("error %d %s", error->code, error->message);
+  return json_to_string (result, FALSE);
 }
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -59,6 +105,15 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
       return 0;
     }
   (void) anot_expr_get_free_names (expr);
+
+  {
+    g_autofree char *plain = outcome (expr, plain_scope);
+    guint64 plain_steps = anot_expr_scope_get_last_steps (plain_scope);
+    g_autofree char *seeded = outcome (expr, seed_scope);
+
+    if (strcmp (plain, seeded) != 0 || plain_steps != anot_expr_scope_get_last_steps (seed_scope))
+      __builtin_trap ();
+  }
 
   result = anot_expr_evaluate (expr, scope, &error);
   if (result == NULL)
