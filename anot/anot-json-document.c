@@ -120,18 +120,6 @@ skip_whitespace (Parser *ps)
     ps->p++;
 }
 
-static int
-hex_value (char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 static gboolean
 read_hex4 (Parser  *ps,
            guint32 *out)
@@ -142,7 +130,7 @@ read_hex4 (Parser  *ps,
     return fail (ps, "truncated \\u escape");
   for (int i = 0; i < 4; i++)
     {
-      int digit = hex_value (ps->p[i]);
+      int digit = g_ascii_xdigit_value (ps->p[i]);
 
       if (digit < 0)
         return fail (ps, "invalid \\u escape");
@@ -287,63 +275,42 @@ match_word (Parser       *ps,
 
 static gboolean parse_value (Parser *ps);
 
+/* An object's member (name, colon, value) or an array's element. */
 static gboolean
-parse_object (Parser *ps)
+parse_item (Parser *ps,
+            char    close)
 {
-  guint index = add_token (ps, ANOT_JSON_KIND_OBJECT, ps->p);
-  guint size = 0;
-
-  ps->p++;
+  if (close == ']')
+    return parse_value (ps);
   skip_whitespace (ps);
-  if (ps->p < ps->end && *ps->p == '}')
-    ps->p++;
-  else
-    for (;;)
-      {
-        skip_whitespace (ps);
-        if (ps->p >= ps->end || *ps->p != '"')
-          return fail (ps, "expected a member name");
-        if (!parse_string (ps))
-          return FALSE;
-        skip_whitespace (ps);
-        if (ps->p >= ps->end || *ps->p != ':')
-          return fail (ps, "expected “:”");
-        ps->p++;
-        if (!parse_value (ps))
-          return FALSE;
-        size++;
-        skip_whitespace (ps);
-        if (ps->p < ps->end && *ps->p == ',')
-          {
-            ps->p++;
-            continue;
-          }
-        if (ps->p < ps->end && *ps->p == '}')
-          {
-            ps->p++;
-            break;
-          }
-        return fail (ps, "expected “,” or “}”");
-      }
-  ps->tokens[index].size = size;
-  ps->tokens[index].next = ps->n_tokens;
-  return TRUE;
+  if (ps->p >= ps->end || *ps->p != '"')
+    return fail (ps, "expected a member name");
+  if (!parse_string (ps))
+    return FALSE;
+  skip_whitespace (ps);
+  if (ps->p >= ps->end || *ps->p != ':')
+    return fail (ps, "expected “:”");
+  ps->p++;
+  return parse_value (ps);
 }
 
+/* At the opening bracket of an object or an array. */
 static gboolean
-parse_array (Parser *ps)
+parse_container (Parser       *ps,
+                 AnotJsonKind  kind)
 {
-  guint index = add_token (ps, ANOT_JSON_KIND_ARRAY, ps->p);
+  guint index = add_token (ps, kind, ps->p);
+  char close = kind == ANOT_JSON_KIND_OBJECT ? '}' : ']';
   guint size = 0;
 
   ps->p++;
   skip_whitespace (ps);
-  if (ps->p < ps->end && *ps->p == ']')
+  if (ps->p < ps->end && *ps->p == close)
     ps->p++;
   else
     for (;;)
       {
-        if (!parse_value (ps))
+        if (!parse_item (ps, close))
           return FALSE;
         size++;
         skip_whitespace (ps);
@@ -352,12 +319,12 @@ parse_array (Parser *ps)
             ps->p++;
             continue;
           }
-        if (ps->p < ps->end && *ps->p == ']')
+        if (ps->p < ps->end && *ps->p == close)
           {
             ps->p++;
             break;
           }
-        return fail (ps, "expected “,” or “]”");
+        return fail (ps, close == '}' ? "expected “,” or “}”" : "expected “,” or “]”");
       }
   ps->tokens[index].size = size;
   ps->tokens[index].next = ps->n_tokens;
@@ -378,10 +345,10 @@ parse_value (Parser *ps)
   switch (*ps->p)
     {
     case '{':
-      ok = parse_object (ps);
+      ok = parse_container (ps, ANOT_JSON_KIND_OBJECT);
       break;
     case '[':
-      ok = parse_array (ps);
+      ok = parse_container (ps, ANOT_JSON_KIND_ARRAY);
       break;
     case '"':
       ok = parse_string (ps);
@@ -766,14 +733,14 @@ decode_string (AnotJsonDocument *self,
             guint32 unit = 0;
 
             for (int i = 0; i < 4; i++)
-              unit = unit * 16 + (guint32) hex_value (*p++);
+              unit = unit * 16 + (guint32) g_ascii_xdigit_value (*p++);
             if (unit >= 0xD800 && unit <= 0xDBFF)
               {
                 guint32 low = 0;
 
                 p += 2;
                 for (int i = 0; i < 4; i++)
-                  low = low * 16 + (guint32) hex_value (*p++);
+                  low = low * 16 + (guint32) g_ascii_xdigit_value (*p++);
                 unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
               }
             g_string_append_unichar (out, unit);
