@@ -7,6 +7,7 @@
 #include "anot-json-writer.h"
 #include "anot-json-private.h"
 
+#include <math.h>
 #include <string.h>
 
 /**
@@ -21,7 +22,8 @@
  * text.  The output is byte for byte what `json_to_string (node, FALSE)`
  * gives for the same tree (member order kept, doubles with 17 significant
  * digits and always a decimal point or exponent, non-ASCII text as is,
- * control characters escaped).
+ * control characters escaped), except that infinities and NaN, which JSON
+ * cannot express, are written as `null`.
  *
  * Calls out of order (a value in an object without a member name, an end
  * that does not match its begin) are programming errors: they are
@@ -327,6 +329,13 @@ write_double (GString *out,
 {
   char buffer[G_ASCII_DTOSTR_BUF_SIZE];
 
+  /* JSON has no infinities or NaN: null, as JavaScript's JSON.stringify()
+   * writes them (json-glib writes "inf", which nothing reads back). */
+  if (!isfinite (value))
+    {
+      g_string_append (out, "null");
+      return;
+    }
   g_ascii_formatd (buffer, sizeof buffer, "%.17g", value);
   g_string_append (out, buffer);
   /* As json-glib: a double stays a double when read back. */
@@ -340,7 +349,8 @@ write_double (GString *out,
  * @value: a number
  *
  * Writes @value with 17 significant digits, as json-glib does, so that it
- * reads back as the same double.
+ * reads back as the same double.  JSON cannot express infinities and NaN:
+ * they are written as `null`, as JavaScript's `JSON.stringify()` does.
  *
  * Since: 0.1
  */

@@ -6,6 +6,7 @@
 #include "anot-json-document.h"
 #include "anot-json-writer.h"
 
+#include <math.h>
 #include <string.h>
 
 static JsonNode *
@@ -301,6 +302,23 @@ test_writer_matches_json_glib (void)
 }
 
 static void
+test_writer_non_finite (void)
+{
+  g_autoptr(AnotJsonWriter) writer = anot_json_writer_new ();
+  g_autoptr(AnotJsonDocument) doc = anot_json_document_new_from_data ("[1e400, -1e400]", -1, NULL);
+  g_autoptr(JsonNode) tree = anot_json_document_dup_node (doc, 0);
+
+  /* Beyond the double range reads as infinities... */
+  g_assert_true (isinf (anot_json_document_get_double (doc, anot_json_document_get_element (doc, 0, 0), 0)));
+  /* ...which JSON cannot express: null, as JSON.stringify() writes them. */
+  anot_json_writer_begin_array (writer);
+  anot_json_writer_add_double_value (writer, NAN);
+  anot_json_writer_add_value (writer, tree);
+  anot_json_writer_end_array (writer);
+  g_assert_cmpstr (anot_json_writer_get_text (writer, NULL), ==, "[null,[null,null]]");
+}
+
+static void
 test_writer_misuse (void)
 {
   if (g_test_subprocess ())
@@ -343,6 +361,7 @@ main (int    argc,
   g_test_add_func ("/json/document/lookups", test_document_lookups);
   g_test_add_func ("/json/document/errors", test_document_errors);
   g_test_add_func ("/json/writer/matches-json-glib", test_writer_matches_json_glib);
+  g_test_add_func ("/json/writer/non-finite", test_writer_non_finite);
   g_test_add_func ("/json/writer/misuse", test_writer_misuse);
 
   return g_test_run ();
