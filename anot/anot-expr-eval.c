@@ -2016,6 +2016,7 @@ conj_loop (Eval          *ev,
   guint n_terms = filter->kind == FAST_AND ? filter->n : 1;
   guint64 and_step = filter->kind == FAST_AND ? 1 : 0;
   guint slot = c->target.slot;
+  guint64 max_cost = filter->max_steps;
 
   for (guint i = 0; i < seq->len && !*stop; i++)
     {
@@ -2026,8 +2027,9 @@ conj_loop (Eval          *ev,
 
       if (!STEP (ev, c->iter->offset))
         return FALSE;
-      ev->slots[slot] = item;
-      if (G_LIKELY (item.kind == ANOT_EXPR_DICT && ev->steps + filter->max_steps <= ev->max_steps))
+      /* The record is read directly: the variable is only bound for what
+       * eval() runs (an uncertain filter, the element). */
+      if (G_LIKELY (item.kind == ANOT_EXPR_DICT && ev->steps + max_cost <= ev->max_steps))
         {
           AnotExprDict *dict = item.u.d;
           guint64 steps = and_step;
@@ -2039,8 +2041,8 @@ conj_loop (Eval          *ev,
               guint hint = (guint) g_atomic_int_get ((gint *) &term->sub->cache);
               gboolean equal = FALSE;
 
-              if (G_LIKELY (hint < dict->len && dict->keys[hint].kind == ANOT_EXPR_STR &&
-                            anot_expr_str_equal (dict->keys[hint].u.s, term->key)))
+              if (G_LIKELY (hint < dict->len && dict->keys[hint].u.s == term->key &&
+                            dict->keys[hint].kind == ANOT_EXPR_STR))
                 v = dict->values[hint];
               else
                 {
@@ -2051,7 +2053,8 @@ conj_loop (Eval          *ev,
                       decided = FALSE;
                       break;
                     }
-                  g_atomic_int_set ((gint *) &term->sub->cache, (gint) pos);
+                  if ((guint) pos != hint)
+                    g_atomic_int_set ((gint *) &term->sub->cache, (gint) pos);
                   v = dict->values[pos];
                 }
               if (!term->in_seq)
@@ -2075,8 +2078,13 @@ conj_loop (Eval          *ev,
                 }
             }
           if (decided)
-            ev->steps += steps;
+            {
+              ev->steps += steps;
+              if (!pass)
+                continue;
+            }
         }
+      ev->slots[slot] = item;
       if (!decided)
         {
           gboolean owned;
@@ -2085,9 +2093,9 @@ conj_loop (Eval          *ev,
             return FALSE;
           pass = anot_expr_value_truthy (v);
           release (v, owned);
+          if (!pass)
+            continue;
         }
-      if (!pass)
-        continue;
       if (!eval (ev, n->u.comp.elt, &v) || !emit (ev, v, data, stop))
         return FALSE;
     }
