@@ -2002,6 +2002,34 @@ clause_item (Eval          *ev,
  * pointer comparison at the position it had in the previous record.  The
  * variable borrows each item; the caller resets it.  Any record the test
  * is not certain about goes through eval(). */
+#define CONJ_MAX_TERMS 8
+
+/* A term of conj_loop(), with what it reads copied to the stack. */
+typedef struct {
+  AnotExprFast *fast;
+  AnotExprStr *key;
+  AnotExprStr *value;       /* values[0] */
+  gsize value_len;
+  guint32 value_hash;
+  gboolean value_interned;
+  gboolean negate;
+  guint hint;               /* the key's position in the last record */
+} LoopTerm;
+
+/* Python == of a str with a term's constant. */
+static inline gboolean
+loop_term_equal (const LoopTerm *lt,
+                 AnotExprStr    *s)
+{
+  if (s == lt->value)
+    return TRUE;
+  if (s->len != lt->value_len || (lt->value_interned && anot_expr_str_is_interned (s)))
+    return FALSE;
+  if (s->hash != 0 && s->hash != lt->value_hash)
+    return FALSE;
+  return memcmp (s->data, lt->value->data, s->len) == 0;
+}
+
 static gboolean
 conj_loop (Eval          *ev,
            AnotExprNode  *n,
@@ -2017,53 +2045,90 @@ conj_loop (Eval          *ev,
   guint64 and_step = filter->kind == FAST_AND ? 1 : 0;
   guint slot = c->target.slot;
   guint64 max_cost = filter->max_steps;
+  LoopTerm lts[CONJ_MAX_TERMS];
+  gboolean ok = TRUE;
 
-  for (guint i = 0; i < seq->len && !*stop; i++)
+  if (*stop)
+    return TRUE;
+
+  for (guint t = 0; t < n_terms; t++)
     {
-      AnotExprValue item = seq->items[i];
+      AnotExprFast *term = terms[t];
+
+      lts[t].fast = term;
+      lts[t].key = term->key;
+      lts[t].value = term->n > 0 ? term->values[0] : NULL;
+      lts[t].value_len = term->n > 0 ? term->values[0]->len : 0;
+      lts[t].value_hash = term->n > 0 ? term->values[0]->hash : 0;
+      lts[t].value_interned = term->n > 0 && anot_expr_str_is_interned (term->values[0]);
+      lts[t].negate = term->negate;
+      lts[t].hint = (guint) g_atomic_int_get ((gint *) &term->sub->cache);
+    }
+
+  /* Nothing changes the list while it is iterated, and only eval(),
+   * emit() and step_limit() touch the step count: it is kept in a local
+   * and written back around them. */
+  const AnotExprValue *items = seq->items;
+  guint n_items = seq->len;
+  guint64 steps_now = ev->steps;
+  guint64 max_steps = ev->max_steps;
+
+  for (guint i = 0; i < n_items; i++)
+    {
+      AnotExprValue item = items[i];
       gboolean pass = TRUE;
       gboolean decided = FALSE;
       AnotExprValue v;
 
-      if (!STEP (ev, c->iter->offset))
-        return FALSE;
+      if (G_UNLIKELY (++steps_now > max_steps))
+        {
+          ev->steps = steps_now;
+          if (!step_limit (ev, c->iter->offset))
+            {
+              ok = FALSE;
+              break;
+            }
+          steps_now = ev->steps;
+        }
       /* The record is read directly: the variable is only bound for what
        * eval() runs (an uncertain filter, the element). */
-      if (G_LIKELY (item.kind == ANOT_EXPR_DICT && ev->steps + max_cost <= ev->max_steps))
+      if (G_LIKELY (item.kind == ANOT_EXPR_DICT && steps_now + max_cost <= max_steps))
         {
           AnotExprDict *dict = item.u.d;
+          const AnotExprValue *keys = dict->keys;
+          guint len = dict->len;
           guint64 steps = and_step;
 
           decided = TRUE;
           for (guint t = 0; t < n_terms; t++)
             {
-              AnotExprFast *term = terms[t];
-              guint hint = (guint) g_atomic_int_get ((gint *) &term->sub->cache);
+              LoopTerm *lt = &lts[t];
+              guint hint = lt->hint;
               gboolean equal = FALSE;
 
-              if (G_LIKELY (hint < dict->len && dict->keys[hint].u.s == term->key &&
-                            dict->keys[hint].kind == ANOT_EXPR_STR))
+              if (G_LIKELY (hint < len && keys[hint].u.s == lt->key && keys[hint].kind == ANOT_EXPR_STR))
                 v = dict->values[hint];
               else
                 {
-                  gssize pos = anot_expr_dict_find_str (dict, term->key);
+                  gssize pos = anot_expr_dict_find_str (dict, lt->key);
 
                   if (pos < 0)
                     {
                       decided = FALSE;
                       break;
                     }
-                  if ((guint) pos != hint)
-                    g_atomic_int_set ((gint *) &term->sub->cache, (gint) pos);
+                  lt->hint = pos;
                   v = dict->values[pos];
                 }
-              if (!term->in_seq)
+              if (!lt->fast->in_seq)
                 {
-                  equal = v.kind == ANOT_EXPR_STR && anot_expr_str_equal (v.u.s, term->values[0]);
+                  equal = v.kind == ANOT_EXPR_STR && loop_term_equal (lt, v.u.s);
                   steps += 5;
                 }
               else
                 {
+                  AnotExprFast *term = lt->fast;
+
                   steps += 5 + term->n;
                   for (guint j = 0; j < term->n && !equal; j++)
                     {
@@ -2071,7 +2136,7 @@ conj_loop (Eval          *ev,
                       equal = v.kind == ANOT_EXPR_STR && anot_expr_str_equal (v.u.s, term->values[j]);
                     }
                 }
-              if (equal == term->negate)
+              if (equal == lt->negate)
                 {
                   pass = FALSE;
                   break;
@@ -2079,27 +2144,42 @@ conj_loop (Eval          *ev,
             }
           if (decided)
             {
-              ev->steps += steps;
+              steps_now += steps;
               if (!pass)
                 continue;
             }
         }
       ev->slots[slot] = item;
+      ev->steps = steps_now;
       if (!decided)
         {
           gboolean owned;
 
           if (!eval_ref (ev, c->ifs[0], &v, &owned))
-            return FALSE;
+            {
+              ok = FALSE;
+              break;
+            }
           pass = anot_expr_value_truthy (v);
           release (v, owned);
-          if (!pass)
-            continue;
         }
-      if (!eval (ev, n->u.comp.elt, &v) || !emit (ev, v, data, stop))
-        return FALSE;
+      if (pass && (!eval (ev, n->u.comp.elt, &v) || !emit (ev, v, data, stop)))
+        {
+          ok = FALSE;
+          break;
+        }
+      steps_now = ev->steps;
+      if (*stop)
+        break;
     }
-  return TRUE;
+  if (ok)
+    ev->steps = steps_now;
+
+  /* The positions found, for the next evaluation (eval() shares them). */
+  for (guint t = 0; t < n_terms; t++)
+    if (lts[t].hint != (guint) g_atomic_int_get ((gint *) &lts[t].fast->sub->cache))
+      g_atomic_int_set ((gint *) &lts[t].fast->sub->cache, (gint) lts[t].hint);
+  return ok;
 }
 
 /* Whether conj_loop() can run @c's filter. */
@@ -2113,7 +2193,7 @@ conj_filter (AnotExprClause *c)
   f = c->fast_ifs[0];
   if (f->kind == FAST_CMP)
     return f->slot == c->target.slot ? f : NULL;
-  if (f->kind != FAST_AND)
+  if (f->kind != FAST_AND || f->n > CONJ_MAX_TERMS)
     return NULL;
   for (guint i = 0; i < f->n; i++)
     if (f->children[i]->kind != FAST_CMP || f->children[i]->slot != c->target.slot)
