@@ -4941,6 +4941,24 @@ anot_expr_eval_value (AnotExpr        *self,
                       AnotExprValue   *result,
                       AnotExprFailure *failure)
 {
+  return anot_expr_eval_value_preset (self, scope, NULL, result, failure);
+}
+
+static const AnotExprValue undefined_value = { .kind = ANOT_EXPR_NONE };
+
+const AnotExprValue *
+anot_expr_undefined (void)
+{
+  return &undefined_value;
+}
+
+gboolean
+anot_expr_eval_value_preset (AnotExpr                   *self,
+                             AnotExprScope              *scope,
+                             const AnotExprValue * const *preset,
+                             AnotExprValue              *result,
+                             AnotExprFailure            *failure)
+{
   AnotExprFailure local = { 0 };
   AnotExprValue globals_inline[N_INLINE];
   guint8 defined_inline[N_INLINE];
@@ -4963,9 +4981,16 @@ anot_expr_eval_value (AnotExpr        *self,
   for (guint i = 0; i < self->n_free; i++)
     {
       const char *name = self->free_names[i];
-      AnotExprValue *v = anot_expr_scope_lookup_hashed (scope, name, self->free_hashes[i]);
+      const AnotExprValue *v;
       const AnotExprBuiltin *fn = self->free_builtins[i];
 
+      if (preset != NULL && preset[i] != NULL)
+        {
+          ev.defined[i] = preset[i] != &undefined_value;
+          ev.globals[i] = *preset[i];
+          continue;
+        }
+      v = anot_expr_scope_lookup_hashed (scope, name, self->free_hashes[i]);
       ev.defined[i] = TRUE;
       if (v != NULL)
         ev.globals[i] = *v;

@@ -636,6 +636,19 @@ gboolean      anot_expr_eval_value         (AnotExpr            *self,
                                             AnotExprScope       *scope,
                                             AnotExprValue       *result,
                                             AnotExprFailure     *failure);
+/* The same, with the values of some free names given: @preset holds, for
+ * each of @self's free names, NULL (look it up in @scope, then the
+ * builtins), anot_expr_undefined() (undefined: a NameError if reached) or
+ * its value, borrowed.  A Formula Seed gives the values of earlier steps
+ * this way, which are exactly what @scope holds under their names. */
+ANOT_EXPR_PRIVATE
+const AnotExprValue *anot_expr_undefined   (void);
+ANOT_EXPR_PRIVATE
+gboolean      anot_expr_eval_value_preset  (AnotExpr            *self,
+                                            AnotExprScope       *scope,
+                                            const AnotExprValue * const *preset,
+                                            AnotExprValue       *result,
+                                            AnotExprFailure     *failure);
 /* "formula “name”, column 12: NameError: ..." from a failure. */
 ANOT_EXPR_PRIVATE
 GError       *anot_expr_failure_to_error   (AnotExpr            *self,

@@ -56,6 +56,9 @@ typedef struct {
   gboolean is_aggregate;
   gboolean shadowed;        /* a lookup of the same name hides the step */
   guint32 hash;             /* anot_expr_name_hash() of @name */
+  /* For each free name of @expr, the earlier step (not shadowed) that
+   * defines it, or -1: its value is passed to the evaluator directly. */
+  gssize *free_steps;
   JsonObject *object;
 } Step;
 
@@ -121,6 +124,7 @@ step_free (gpointer data)
   g_free (s->formula);
   g_clear_pointer (&s->expr, anot_expr_unref);
   g_clear_pointer (&s->object, json_object_unref);
+  g_free (s->free_steps);
   g_free (s);
 }
 
@@ -592,6 +596,20 @@ load_steps (AnotFormulaSeed  *self,
       s->expr = anot_expr_parse (formula, name, &local);
       if (s->expr == NULL)
         return seed_error (error, local->code, "%sformula: %s", path, local->message);
+      {
+        const char * const *free_names = anot_expr_get_free_names (s->expr);
+        guint n_free = g_strv_length ((char **) free_names);
+
+        s->free_steps = g_new (gssize, MAX (1, n_free));
+        for (guint k = 0; k < n_free; k++)
+          {
+            gssize j = find_step (self, free_names[k]);
+
+            /* @s is in the list already: only the ones before it count. */
+            s->free_steps[k] = j >= 0 && (guint) j + 1 < self->steps->len &&
+                               !((Step *) self->steps->pdata[j])->shadowed ? j : -1;
+          }
+      }
     }
   return TRUE;
 }
@@ -1662,15 +1680,32 @@ run_step (AnotFormulaSeed *self,
           guint            i,
           AnotExprScope   *scope,
           gboolean         original,
-          AnotExprValue   *value,
+          AnotExprValue   *results,
+          gboolean        *succeeded,
           AnotExprFailure *failure)
 {
   Step *s = self->steps->pdata[i];
+  AnotExprValue *value = &results[i];
   /* The name can be borrowed when the scope keeps @self alive. */
   void (*take) (AnotExprScope *, const char *, guint32, AnotExprValue) =
     scope->kept == self ? anot_expr_scope_take_value_static : anot_expr_scope_take_value_hashed;
+  const AnotExprValue *preset_inline[16];
+  g_autofree const AnotExprValue **preset_heap = NULL;
+  const AnotExprValue **preset = preset_inline;
+  guint n_free = s->expr->n_free;
 
-  if (anot_expr_eval_value (s->expr, scope, value, failure))
+  /* The earlier steps' values as the scope holds them: a failed step is
+   * 0 or 0.0 in the original's mode, else undefined. */
+  if (n_free > G_N_ELEMENTS (preset_inline))
+    preset = preset_heap = g_new (const AnotExprValue *, n_free);
+  for (guint k = 0; k < n_free; k++)
+    {
+      gssize j = s->free_steps[k];
+
+      preset[k] = j < 0 ? NULL : (succeeded[j] || original) ? &results[j] : anot_expr_undefined ();
+    }
+  succeeded[i] = anot_expr_eval_value_preset (s->expr, scope, preset, value, failure);
+  if (succeeded[i])
     {
       if (!s->shadowed)
         take (scope, s->name, s->hash, anot_expr_value_ref (*value));
@@ -1712,21 +1747,32 @@ anot_formula_seed_evaluate (AnotFormulaSeed *self,
                             AnotExprScope   *scope,
                             gboolean         original)
 {
+  guint n = self->steps->len;
+  AnotExprValue results_inline[64];
+  gboolean succeeded_inline[64];
+  g_autofree AnotExprValue *results_heap = NULL;
+  g_autofree gboolean *succeeded_heap = NULL;
+  AnotExprValue *results = results_inline;
+  gboolean *succeeded = succeeded_inline;
   guint failed = 0;
 
   g_return_val_if_fail (self != NULL, 0);
   g_return_val_if_fail (scope != NULL, 0);
 
-  for (guint i = 0; i < self->steps->len; i++)
+  if (n > G_N_ELEMENTS (results_inline))
     {
-      AnotExprValue value;
-
+      results = results_heap = g_new (AnotExprValue, n);
+      succeeded = succeeded_heap = g_new (gboolean, n);
+    }
+  for (guint i = 0; i < n; i++)
+    {
       /* No failure to fill in: nobody reads the messages here, so they
        * are not formatted. */
-      if (!run_step (self, i, scope, original, &value, NULL))
+      if (!run_step (self, i, scope, original, results, succeeded, NULL))
         failed++;
-      anot_expr_value_unref (value);
     }
+  for (guint i = 0; i < n; i++)
+    anot_expr_value_unref (results[i]);
   return failed;
 }
 
@@ -1769,6 +1815,8 @@ anot_formula_seed_compute (AnotFormulaSeed *self,
 {
   g_autoptr(AnotExprScope) scope = NULL;
   g_autofree JsonNode **results = NULL;
+  g_autofree AnotExprValue *values = NULL;
+  g_autofree gboolean *succeeded = NULL;
   JsonObject *trace = json_object_new ();
   JsonArray *steps = json_array_new ();
   JsonObject *outputs = json_object_new ();
@@ -1778,6 +1826,8 @@ anot_formula_seed_compute (AnotFormulaSeed *self,
 
   scope = anot_formula_seed_new_scope (self, extractions, categories, original);
   results = g_new0 (JsonNode *, self->steps->len);
+  values = g_new (AnotExprValue, self->steps->len);
+  succeeded = g_new (gboolean, self->steps->len);
 
   for (guint i = 0; i < self->steps->len; i++)
     {
@@ -1787,8 +1837,9 @@ anot_formula_seed_compute (AnotFormulaSeed *self,
       AnotExprValue value;
 
       json_object_set_string_member (entry, "name", s->name);
-      if (run_step (self, i, scope, original, &value, &failure))
+      if (run_step (self, i, scope, original, values, succeeded, &failure))
         {
+          value = values[i];
           results[i] = anot_expr_value_to_json (value);
           json_object_set_member (entry, "value", json_node_ref (results[i]));
           json_object_set_null_member (entry, "error");
@@ -1798,6 +1849,7 @@ anot_formula_seed_compute (AnotFormulaSeed *self,
           g_autoptr(GError) error = anot_expr_failure_to_error (s->expr, &failure);
           guint line, column;
 
+          value = values[i];
           failed++;
           anot_expr_offset_to_position (s->formula, failure.offset, &line, &column);
           results[i] = original ? anot_expr_value_to_json (value) : json_node_new (JSON_NODE_NULL);
@@ -1807,9 +1859,10 @@ anot_formula_seed_compute (AnotFormulaSeed *self,
           json_object_set_int_member (entry, "column", column);
           anot_expr_failure_clear (&failure);
         }
-      anot_expr_value_unref (value);
       json_array_add_object_element (steps, entry);
     }
+  for (guint i = 0; i < self->steps->len; i++)
+    anot_expr_value_unref (values[i]);
 
   for (guint i = 0; self->output_fields[i] != NULL; i++)
     {
