@@ -2023,7 +2023,7 @@ loop_term_equal (const LoopTerm *lt,
 {
   if (s == lt->value)
     return TRUE;
-  if (s->len != lt->value_len || (lt->value_interned && anot_expr_str_is_interned (s)))
+  if ((lt->value_interned && anot_expr_str_is_interned (s)) || s->len != lt->value_len)
     return FALSE;
   if (s->hash != 0 && s->hash != lt->value_hash)
     return FALSE;

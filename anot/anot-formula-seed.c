@@ -391,6 +391,10 @@ load_fields (AnotFormulaSeed  *self,
             }
           if (list->len == 0)
             return seed_error (error, ANOT_ERROR_INVALID_FIELD, "%svalues: an enum needs at least one value", path);
+          /* The values extractions hold, like the constants formulas
+           * compare them with: interned, so comparisons are of pointers. */
+          for (guint m = 0; m < list->len; m++)
+            anot_expr_str_intern (list->pdata[m], strlen (list->pdata[m]), TRUE);
           g_ptr_array_add (list, NULL);
           f->values = (char **) g_ptr_array_free (g_steal_pointer (&list), FALSE);
         }
