@@ -2013,6 +2013,7 @@ typedef struct {
   guint32 value_hash;
   gboolean value_interned;
   gboolean negate;
+  gboolean in_seq;
   guint hint;               /* the key's position in the last record */
 } LoopTerm;
 
@@ -2028,6 +2029,48 @@ loop_term_equal (const LoopTerm *lt,
   if (s->hash != 0 && s->hash != lt->value_hash)
     return FALSE;
   return memcmp (s->data, lt->value->data, s->len) == 0;
+}
+
+/* A term of conj_loop() on @dict: 1 true, 0 false, -1 uncertain (no such
+ * key); *steps gets the steps eval() would count. */
+static inline __attribute__ ((always_inline)) int
+loop_term_test (LoopTerm     *lt,
+                AnotExprDict *dict,
+                guint64      *steps)
+{
+  const AnotExprValue *keys = dict->keys;
+  guint hint = lt->hint;
+  gboolean equal = FALSE;
+  AnotExprValue v;
+
+  if (G_LIKELY (hint < dict->len && keys[hint].u.s == lt->key && keys[hint].kind == ANOT_EXPR_STR))
+    v = dict->values[hint];
+  else
+    {
+      gssize pos = anot_expr_dict_find_str (dict, lt->key);
+
+      if (pos < 0)
+        return -1;
+      lt->hint = pos;
+      v = dict->values[pos];
+    }
+  if (G_LIKELY (!lt->in_seq))
+    {
+      equal = v.kind == ANOT_EXPR_STR && loop_term_equal (lt, v.u.s);
+      *steps += 5;
+    }
+  else
+    {
+      AnotExprFast *term = lt->fast;
+
+      *steps += 5 + term->n;
+      for (guint j = 0; j < term->n && !equal; j++)
+        {
+          *steps += 1;
+          equal = v.kind == ANOT_EXPR_STR && anot_expr_str_equal (v.u.s, term->values[j]);
+        }
+    }
+  return equal != lt->negate;
 }
 
 static gboolean
@@ -2062,6 +2105,7 @@ conj_loop (Eval          *ev,
       lts[t].value_hash = term->n > 0 ? term->values[0]->hash : 0;
       lts[t].value_interned = term->n > 0 && anot_expr_str_is_interned (term->values[0]);
       lts[t].negate = term->negate;
+      lts[t].in_seq = term->in_seq;
       lts[t].hint = (guint) g_atomic_int_get ((gint *) &term->sub->cache);
     }
 
@@ -2095,53 +2139,21 @@ conj_loop (Eval          *ev,
       if (G_LIKELY (item.kind == ANOT_EXPR_DICT && steps_now + max_cost <= max_steps))
         {
           AnotExprDict *dict = item.u.d;
-          const AnotExprValue *keys = dict->keys;
-          guint len = dict->len;
           guint64 steps = and_step;
+          int r;
 
-          decided = TRUE;
-          for (guint t = 0; t < n_terms; t++)
+          /* The commonest filters, one comparison or two, unrolled. */
+          r = loop_term_test (&lts[0], dict, &steps);
+          if (n_terms == 2)
             {
-              LoopTerm *lt = &lts[t];
-              guint hint = lt->hint;
-              gboolean equal = FALSE;
-
-              if (G_LIKELY (hint < len && keys[hint].u.s == lt->key && keys[hint].kind == ANOT_EXPR_STR))
-                v = dict->values[hint];
-              else
-                {
-                  gssize pos = anot_expr_dict_find_str (dict, lt->key);
-
-                  if (pos < 0)
-                    {
-                      decided = FALSE;
-                      break;
-                    }
-                  lt->hint = pos;
-                  v = dict->values[pos];
-                }
-              if (!lt->fast->in_seq)
-                {
-                  equal = v.kind == ANOT_EXPR_STR && loop_term_equal (lt, v.u.s);
-                  steps += 5;
-                }
-              else
-                {
-                  AnotExprFast *term = lt->fast;
-
-                  steps += 5 + term->n;
-                  for (guint j = 0; j < term->n && !equal; j++)
-                    {
-                      steps += 1;
-                      equal = v.kind == ANOT_EXPR_STR && anot_expr_str_equal (v.u.s, term->values[j]);
-                    }
-                }
-              if (equal == lt->negate)
-                {
-                  pass = FALSE;
-                  break;
-                }
+              if (r == 1)
+                r = loop_term_test (&lts[1], dict, &steps);
             }
+          else
+            for (guint t = 1; t < n_terms && r == 1; t++)
+              r = loop_term_test (&lts[t], dict, &steps);
+          decided = r >= 0;
+          pass = r == 1;
           if (decided)
             {
               steps_now += steps;
