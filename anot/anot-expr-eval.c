@@ -2117,12 +2117,56 @@ conj_loop (Eval          *ev,
   guint64 steps_now = ev->steps;
   guint64 max_steps = ev->max_steps;
 
+  /* How many more records the fast test may take without a look at the
+   * step budget: each costs at most 1 + max_cost steps. */
+  guint64 safe = steps_now < max_steps ? (max_steps - steps_now) / (1 + max_cost) : 0;
+
   for (guint i = 0; i < n_items; i++)
     {
       AnotExprValue item = items[i];
       gboolean pass = TRUE;
       gboolean decided = FALSE;
       AnotExprValue v;
+
+      if (G_LIKELY (safe > 0 && item.kind == ANOT_EXPR_DICT))
+        {
+          /* The common case, without the checks below. */
+          guint64 steps = and_step;
+          int r;
+
+          safe--;
+          r = loop_term_test (&lts[0], item.u.d, &steps);
+          if (n_terms == 2)
+            {
+              if (r == 1)
+                r = loop_term_test (&lts[1], item.u.d, &steps);
+            }
+          else
+            for (guint t = 1; t < n_terms && r == 1; t++)
+              r = loop_term_test (&lts[t], item.u.d, &steps);
+          if (r == 0)
+            {
+              steps_now += 1 + steps;
+              continue;
+            }
+          if (r == 1)
+            {
+              steps_now += 1 + steps;
+              ev->slots[slot] = item;
+              ev->steps = steps_now;
+              if (!eval (ev, n->u.comp.elt, &v) || !emit (ev, v, data, stop))
+                {
+                  ok = FALSE;
+                  break;
+                }
+              steps_now = ev->steps;
+              if (*stop)
+                break;
+              safe = steps_now < max_steps ? (max_steps - steps_now) / (1 + max_cost) : 0;
+              continue;
+            }
+          /* Uncertain: the general path below, with the item's step. */
+        }
 
       if (G_UNLIKELY (++steps_now > max_steps))
         {
@@ -2158,7 +2202,10 @@ conj_loop (Eval          *ev,
             {
               steps_now += steps;
               if (!pass)
-                continue;
+                {
+                  safe = steps_now < max_steps ? (max_steps - steps_now) / (1 + max_cost) : 0;
+                  continue;
+                }
             }
         }
       ev->slots[slot] = item;
@@ -2183,6 +2230,7 @@ conj_loop (Eval          *ev,
       steps_now = ev->steps;
       if (*stop)
         break;
+      safe = steps_now < max_steps ? (max_steps - steps_now) / (1 + max_cost) : 0;
     }
   if (ok)
     ev->steps = steps_now;
