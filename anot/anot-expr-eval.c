@@ -1181,242 +1181,13 @@ slice (Eval          *ev,
  * Iteration and comprehensions
  * ------------------------------------------------------------------------ */
 
-/* ------------------------------------------------------------------------ *
- * Fast tests of comprehension filters
- * ------------------------------------------------------------------------ */
-
-/* The filters of a typical formula, e["severity"] == "mild" and
- * e["kind"] == "firsthand", are tested per item without the general
- * machinery: no reference counting, no failure plumbing.  Only shapes
- * whose outcome is certain are decided here (strings compared with == or
- * !=, and/or/not of those); anything else, a missing key included, is
- * FAST_UNSURE and the item goes through eval(), which then raises the same
- * error as ever.  The steps counted are those eval() would count: one per
- * node evaluated. */
+/* Of a comprehension filter tested without the general machinery: false,
+ * true, or not certain (the item then goes through eval()). */
 typedef enum {
   FAST_FALSE,
   FAST_TRUE,
   FAST_UNSURE,
 } FastResult;
-
-/* The most steps a fast test of @n can take, or -1 if @n is not a shape
- * it handles. */
-static gint64
-fast_cost (AnotExprNode *n,
-           guint         depth)
-{
-  gint64 total;
-
-  if (depth > 8)
-    return -1;
-  switch (n->kind)
-    {
-    case ANOT_EXPR_NODE_CONST:
-    case ANOT_EXPR_NODE_LOCAL:
-    case ANOT_EXPR_NODE_GLOBAL:
-      return 1;
-    case ANOT_EXPR_NODE_SUBSCRIPT:
-      if ((n->u.sub.object->kind == ANOT_EXPR_NODE_LOCAL || n->u.sub.object->kind == ANOT_EXPR_NODE_GLOBAL) &&
-          n->u.sub.index->kind == ANOT_EXPR_NODE_CONST && n->u.sub.index->u.constant.kind == ANOT_EXPR_STR)
-        return 3;
-      return -1;
-    case ANOT_EXPR_NODE_COMPARE:
-      {
-        gint64 a, b;
-
-        if (n->u.compare.n != 1 ||
-            (n->u.compare.ops[0] != ANOT_EXPR_OP_EQ && n->u.compare.ops[0] != ANOT_EXPR_OP_NE))
-          return -1;
-        a = fast_cost (n->u.compare.first, depth + 1);
-        b = fast_cost (n->u.compare.rest[0], depth + 1);
-        return a < 0 || b < 0 ? -1 : 1 + a + b;
-      }
-    case ANOT_EXPR_NODE_AND:
-    case ANOT_EXPR_NODE_OR:
-      total = 1;
-      for (guint i = 0; i < n->u.seq.n; i++)
-        {
-          gint64 c = fast_cost (n->u.seq.items[i], depth + 1);
-
-          if (c < 0)
-            return -1;
-          total += c;
-        }
-      return total;
-    case ANOT_EXPR_NODE_NOT:
-      {
-        gint64 c = fast_cost (n->u.op.a, depth + 1);
-
-        return c < 0 ? -1 : 1 + c;
-      }
-    case ANOT_EXPR_NODE_UNARY:
-    case ANOT_EXPR_NODE_BINARY:
-    case ANOT_EXPR_NODE_IFEXP:
-    case ANOT_EXPR_NODE_SLICE:
-    case ANOT_EXPR_NODE_ATTR:
-    case ANOT_EXPR_NODE_CALL:
-    case ANOT_EXPR_NODE_LIST:
-    case ANOT_EXPR_NODE_TUPLE:
-    case ANOT_EXPR_NODE_DICT:
-    case ANOT_EXPR_NODE_GENEXP:
-    case ANOT_EXPR_NODE_LISTCOMP:
-    case ANOT_EXPR_NODE_DICTCOMP:
-    default:
-      return -1;
-    }
-}
-
-/* A borrowed operand of a fast comparison; FALSE when unsure. */
-static inline gboolean
-fast_operand (Eval           *ev,
-              AnotExprNode   *n,
-              AnotExprValue  *out,
-              guint64        *steps)
-{
-  switch (n->kind)
-    {
-    case ANOT_EXPR_NODE_CONST:
-      *out = n->u.constant;
-      *steps += 1;
-      return TRUE;
-    case ANOT_EXPR_NODE_LOCAL:
-      *out = ev->slots[n->u.name.slot];
-      *steps += 1;
-      return TRUE;
-    case ANOT_EXPR_NODE_GLOBAL:
-      if (!ev->defined[n->u.name.slot])
-        return FALSE;
-      *out = ev->globals[n->u.name.slot];
-      *steps += 1;
-      return TRUE;
-    case ANOT_EXPR_NODE_SUBSCRIPT:
-      {
-        AnotExprNode *object = n->u.sub.object;
-        AnotExprStr *key = n->u.sub.index->u.constant.u.s;
-        AnotExprValue d;
-        AnotExprDict *dict;
-        guint hint;
-
-        if (object->kind == ANOT_EXPR_NODE_LOCAL)
-          d = ev->slots[object->u.name.slot];
-        else if (ev->defined[object->u.name.slot])
-          d = ev->globals[object->u.name.slot];
-        else
-          return FALSE;
-        if (d.kind != ANOT_EXPR_DICT)
-          return FALSE;
-        dict = d.u.d;
-        hint = (guint) g_atomic_int_get ((gint *) &n->cache);
-        if (hint < dict->len && dict->keys[hint].kind == ANOT_EXPR_STR &&
-            anot_expr_str_equal (dict->keys[hint].u.s, key))
-          *out = dict->values[hint];
-        else
-          {
-            gssize pos = anot_expr_dict_find_str (dict, key);
-
-            if (pos < 0)
-              return FALSE;
-            g_atomic_int_set ((gint *) &n->cache, (gint) pos);
-            *out = dict->values[pos];
-          }
-        *steps += 3;
-        return TRUE;
-      }
-    case ANOT_EXPR_NODE_UNARY:
-    case ANOT_EXPR_NODE_BINARY:
-    case ANOT_EXPR_NODE_AND:
-    case ANOT_EXPR_NODE_OR:
-    case ANOT_EXPR_NODE_NOT:
-    case ANOT_EXPR_NODE_COMPARE:
-    case ANOT_EXPR_NODE_IFEXP:
-    case ANOT_EXPR_NODE_SLICE:
-    case ANOT_EXPR_NODE_ATTR:
-    case ANOT_EXPR_NODE_CALL:
-    case ANOT_EXPR_NODE_LIST:
-    case ANOT_EXPR_NODE_TUPLE:
-    case ANOT_EXPR_NODE_DICT:
-    case ANOT_EXPR_NODE_GENEXP:
-    case ANOT_EXPR_NODE_LISTCOMP:
-    case ANOT_EXPR_NODE_DICTCOMP:
-    default:
-      return FALSE;
-    }
-}
-
-/* Python's bool() of @n, for a node fast_cost() accepted. */
-static FastResult
-fast_test (Eval          *ev,
-           AnotExprNode  *n,
-           guint64       *steps)
-{
-  switch (n->kind)
-    {
-    case ANOT_EXPR_NODE_COMPARE:
-      {
-        AnotExprValue a, b;
-        gboolean equal;
-
-        *steps += 1;
-        if (!fast_operand (ev, n->u.compare.first, &a, steps) ||
-            !fast_operand (ev, n->u.compare.rest[0], &b, steps) ||
-            a.kind != ANOT_EXPR_STR || b.kind != ANOT_EXPR_STR)
-          return FAST_UNSURE;
-        equal = anot_expr_str_equal (a.u.s, b.u.s);
-        return (equal == (n->u.compare.ops[0] == ANOT_EXPR_OP_EQ)) ? FAST_TRUE : FAST_FALSE;
-      }
-    case ANOT_EXPR_NODE_AND:
-    case ANOT_EXPR_NODE_OR:
-      {
-        /* and/or give one of their operands; only its truth matters to
-         * a filter: the first false one (and), the first true one (or),
-         * else the last. */
-        FastResult stop_at = n->kind == ANOT_EXPR_NODE_AND ? FAST_FALSE : FAST_TRUE;
-        FastResult r = FAST_UNSURE;
-
-        *steps += 1;
-        for (guint i = 0; i < n->u.seq.n; i++)
-          {
-            r = fast_test (ev, n->u.seq.items[i], steps);
-            if (r == FAST_UNSURE || r == stop_at)
-              return r;
-          }
-        return r;
-      }
-    case ANOT_EXPR_NODE_NOT:
-      {
-        FastResult r;
-
-        *steps += 1;
-        r = fast_test (ev, n->u.op.a, steps);
-        return r == FAST_UNSURE ? r : (r == FAST_TRUE ? FAST_FALSE : FAST_TRUE);
-      }
-    case ANOT_EXPR_NODE_CONST:
-    case ANOT_EXPR_NODE_LOCAL:
-    case ANOT_EXPR_NODE_GLOBAL:
-    case ANOT_EXPR_NODE_SUBSCRIPT:
-      {
-        AnotExprValue v;
-
-        if (!fast_operand (ev, n, &v, steps))
-          return FAST_UNSURE;
-        return anot_expr_value_truthy (v) ? FAST_TRUE : FAST_FALSE;
-      }
-    case ANOT_EXPR_NODE_UNARY:
-    case ANOT_EXPR_NODE_BINARY:
-    case ANOT_EXPR_NODE_IFEXP:
-    case ANOT_EXPR_NODE_SLICE:
-    case ANOT_EXPR_NODE_ATTR:
-    case ANOT_EXPR_NODE_CALL:
-    case ANOT_EXPR_NODE_LIST:
-    case ANOT_EXPR_NODE_TUPLE:
-    case ANOT_EXPR_NODE_DICT:
-    case ANOT_EXPR_NODE_GENEXP:
-    case ANOT_EXPR_NODE_LISTCOMP:
-    case ANOT_EXPR_NODE_DICTCOMP:
-    default:
-      return FAST_UNSURE;
-    }
-}
 
 /* ------------------------------------------------------------------------ *
  * Compiled comprehension filters
@@ -1428,9 +1199,11 @@ fast_test (Eval          *ev,
  * knows its variable's slot, its key and its constants, and the steps
  * eval() would count for it, so a test is a few loads and pointer
  * comparisons (the keys and enum values bound from JSON are the interned
- * strs of the constants).  As with fast_test(), only certain outcomes are
- * decided: a record that is not a dict or lacks the key is FAST_UNSURE and
- * goes through eval(), which raises the error. */
+ * strs of the constants).  No reference counting, no failure plumbing, and
+ * only certain outcomes are decided: a record that is not a dict or lacks
+ * the key is FAST_UNSURE and goes through eval(), which raises the same
+ * error as ever.  The steps counted are those eval() would count: one per
+ * node evaluated. */
 typedef enum {
   FAST_AND,
   FAST_OR,
@@ -1691,50 +1464,65 @@ anot_expr_compile_fast (AnotExprNode *n,
     }
 }
 
-/* A comparison of a compiled filter. */
+/* A comparison of a compiled filter on the record @dict, its key looked
+ * for at *hint first (and *hint updated): FAST_UNSURE when the key is
+ * missing. */
+static inline __attribute__ ((always_inline)) FastResult
+field_test (const AnotExprFast *f,
+            AnotExprDict       *dict,
+            guint              *hint,
+            guint64            *steps)
+{
+  const AnotExprValue *keys = dict->keys;
+  gboolean equal = FALSE;
+  AnotExprValue v;
+
+  if (G_LIKELY (*hint < dict->len && keys[*hint].u.s == f->key && keys[*hint].kind == ANOT_EXPR_STR))
+    v = dict->values[*hint];
+  else
+    {
+      gssize pos = anot_expr_dict_find_str (dict, f->key);
+
+      if (pos < 0)
+        return FAST_UNSURE;
+      *hint = pos;
+      v = dict->values[pos];
+    }
+  if (G_LIKELY (!f->in_seq))
+    {
+      /* A str is never equal to another kind. */
+      equal = v.kind == ANOT_EXPR_STR && anot_expr_str_equal (v.u.s, f->values[0]);
+      *steps += 5;
+    }
+  else
+    {
+      *steps += 5 + f->n;
+      for (guint j = 0; j < f->n && !equal; j++)
+        {
+          *steps += 1;
+          equal = v.kind == ANOT_EXPR_STR && anot_expr_str_equal (v.u.s, f->values[j]);
+        }
+    }
+  return (equal != f->negate) ? FAST_TRUE : FAST_FALSE;
+}
+
+/* A comparison of a compiled filter on the comprehension variable. */
 static inline __attribute__ ((always_inline)) FastResult
 fast_cmp (Eval         *ev,
           AnotExprFast *f,
           guint64      *steps)
 {
-        AnotExprValue d = ev->slots[f->slot];
-        AnotExprDict *dict;
-        AnotExprValue v;
-        gboolean equal = FALSE;
-        guint hint;
+  AnotExprValue d = ev->slots[f->slot];
+  guint hint, found;
+  FastResult r;
 
-        if (G_UNLIKELY (d.kind != ANOT_EXPR_DICT))
-          return FAST_UNSURE;
-        dict = d.u.d;
-        hint = (guint) g_atomic_int_get ((gint *) &f->sub->cache);
-        if (G_LIKELY (hint < dict->len && dict->keys[hint].kind == ANOT_EXPR_STR &&
-                      anot_expr_str_equal (dict->keys[hint].u.s, f->key)))
-          v = dict->values[hint];
-        else
-          {
-            gssize pos = anot_expr_dict_find_str (dict, f->key);
-
-            if (pos < 0)
-              return FAST_UNSURE;
-            g_atomic_int_set ((gint *) &f->sub->cache, (gint) pos);
-            v = dict->values[pos];
-          }
-        if (!f->in_seq)
-          {
-            /* A str is never equal to another kind. */
-            equal = v.kind == ANOT_EXPR_STR && anot_expr_str_equal (v.u.s, f->values[0]);
-            *steps += 5;
-          }
-        else
-          {
-            *steps += 5 + f->n;
-            for (guint i = 0; i < f->n && !equal; i++)
-              {
-                *steps += 1;
-                equal = v.kind == ANOT_EXPR_STR && anot_expr_str_equal (v.u.s, f->values[i]);
-              }
-          }
-        return (equal != f->negate) ? FAST_TRUE : FAST_FALSE;
+  if (G_UNLIKELY (d.kind != ANOT_EXPR_DICT))
+    return FAST_UNSURE;
+  hint = found = (guint) g_atomic_int_get ((gint *) &f->sub->cache);
+  r = field_test (f, d.u.d, &found, steps);
+  if (found != hint)
+    g_atomic_int_set ((gint *) &f->sub->cache, (gint) found);
+  return r;
 }
 
 /* Python's bool() of a compiled filter, or FAST_UNSURE; *steps gets the
@@ -2004,73 +1792,24 @@ clause_item (Eval          *ev,
  * is not certain about goes through eval(). */
 #define CONJ_MAX_TERMS 8
 
-/* A term of conj_loop(), with what it reads copied to the stack. */
-typedef struct {
-  AnotExprFast *fast;
-  AnotExprStr *key;
-  AnotExprStr *value;       /* values[0] */
-  gsize value_len;
-  guint32 value_hash;
-  gboolean value_interned;
-  gboolean negate;
-  gboolean in_seq;
-  guint hint;               /* the key's position in the last record */
-} LoopTerm;
-
-/* Python == of a str with a term's constant. */
-static inline gboolean
-loop_term_equal (const LoopTerm *lt,
-                 AnotExprStr    *s)
+/* The filter of conj_loop() on @dict: its comparisons in turn, the first
+ * false one deciding (an "and"), each key looked for where it was in the
+ * previous record first (@hints). */
+static inline __attribute__ ((always_inline)) FastResult
+conj_test (AnotExprFast **terms,
+           guint          n_terms,
+           guint         *hints,
+           AnotExprDict  *dict,
+           guint64       *steps)
 {
-  if (s == lt->value)
-    return TRUE;
-  if ((lt->value_interned && anot_expr_str_is_interned (s)) || s->len != lt->value_len)
-    return FALSE;
-  if (s->hash != 0 && s->hash != lt->value_hash)
-    return FALSE;
-  return memcmp (s->data, lt->value->data, s->len) == 0;
-}
+  FastResult r = field_test (terms[0], dict, &hints[0], steps);
 
-/* A term of conj_loop() on @dict: 1 true, 0 false, -1 uncertain (no such
- * key); *steps gets the steps eval() would count. */
-static inline __attribute__ ((always_inline)) int
-loop_term_test (LoopTerm     *lt,
-                AnotExprDict *dict,
-                guint64      *steps)
-{
-  const AnotExprValue *keys = dict->keys;
-  guint hint = lt->hint;
-  gboolean equal = FALSE;
-  AnotExprValue v;
-
-  if (G_LIKELY (hint < dict->len && keys[hint].u.s == lt->key && keys[hint].kind == ANOT_EXPR_STR))
-    v = dict->values[hint];
-  else
-    {
-      gssize pos = anot_expr_dict_find_str (dict, lt->key);
-
-      if (pos < 0)
-        return -1;
-      lt->hint = pos;
-      v = dict->values[pos];
-    }
-  if (G_LIKELY (!lt->in_seq))
-    {
-      equal = v.kind == ANOT_EXPR_STR && loop_term_equal (lt, v.u.s);
-      *steps += 5;
-    }
-  else
-    {
-      AnotExprFast *term = lt->fast;
-
-      *steps += 5 + term->n;
-      for (guint j = 0; j < term->n && !equal; j++)
-        {
-          *steps += 1;
-          equal = v.kind == ANOT_EXPR_STR && anot_expr_str_equal (v.u.s, term->values[j]);
-        }
-    }
-  return equal != lt->negate;
+  /* The commonest filters, one comparison or two, unrolled. */
+  if (n_terms == 2)
+    return r == FAST_TRUE ? field_test (terms[1], dict, &hints[1], steps) : r;
+  for (guint t = 1; t < n_terms && r == FAST_TRUE; t++)
+    r = field_test (terms[t], dict, &hints[t], steps);
+  return r;
 }
 
 static gboolean
@@ -2086,29 +1825,9 @@ conj_loop (Eval          *ev,
   AnotExprFast **terms = filter->kind == FAST_AND ? filter->children : &filter;
   guint n_terms = filter->kind == FAST_AND ? filter->n : 1;
   guint64 and_step = filter->kind == FAST_AND ? 1 : 0;
-  guint slot = c->target.slot;
   guint64 max_cost = filter->max_steps;
-  LoopTerm lts[CONJ_MAX_TERMS];
-  gboolean ok = TRUE;
-
-  if (*stop)
-    return TRUE;
-
-  for (guint t = 0; t < n_terms; t++)
-    {
-      AnotExprFast *term = terms[t];
-
-      lts[t].fast = term;
-      lts[t].key = term->key;
-      lts[t].value = term->n > 0 ? term->values[0] : NULL;
-      lts[t].value_len = term->n > 0 ? term->values[0]->len : 0;
-      lts[t].value_hash = term->n > 0 ? term->values[0]->hash : 0;
-      lts[t].value_interned = term->n > 0 && anot_expr_str_is_interned (term->values[0]);
-      lts[t].negate = term->negate;
-      lts[t].in_seq = term->in_seq;
-      lts[t].hint = (guint) g_atomic_int_get ((gint *) &term->sub->cache);
-    }
-
+  guint slot = c->target.slot;
+  guint hints[CONJ_MAX_TERMS];
   /* Nothing changes the list while it is iterated, and only eval(),
    * emit() and step_limit() touch the step count: it is kept in a local
    * and written back around them. */
@@ -2116,104 +1835,53 @@ conj_loop (Eval          *ev,
   guint n_items = seq->len;
   guint64 steps_now = ev->steps;
   guint64 max_steps = ev->max_steps;
+  guint64 safe;
+  gboolean ok = TRUE;
 
-  /* How many more records the fast test may take without a look at the
-   * step budget: each costs at most 1 + max_cost steps. */
-  guint64 safe = steps_now < max_steps ? (max_steps - steps_now) / (1 + max_cost) : 0;
+  if (*stop)
+    return TRUE;
+  for (guint t = 0; t < n_terms; t++)
+    hints[t] = (guint) g_atomic_int_get ((gint *) &terms[t]->sub->cache);
+
+/* How many more records the fast test may take without a look at the step
+ * budget: each costs at most 1 + max_cost steps. */
+#define SAFE_RECORDS() (steps_now < max_steps ? (max_steps - steps_now) / (1 + max_cost) : 0)
+  safe = SAFE_RECORDS ();
 
   for (guint i = 0; i < n_items; i++)
     {
       AnotExprValue item = items[i];
-      gboolean pass = TRUE;
-      gboolean decided = FALSE;
+      FastResult r = FAST_UNSURE;
       AnotExprValue v;
 
       if (G_LIKELY (safe > 0 && item.kind == ANOT_EXPR_DICT))
         {
-          /* The common case, without the checks below. */
-          guint64 steps = and_step;
-          int r;
+          guint64 steps = 1 + and_step;
 
           safe--;
-          r = loop_term_test (&lts[0], item.u.d, &steps);
-          if (n_terms == 2)
-            {
-              if (r == 1)
-                r = loop_term_test (&lts[1], item.u.d, &steps);
-            }
-          else
-            for (guint t = 1; t < n_terms && r == 1; t++)
-              r = loop_term_test (&lts[t], item.u.d, &steps);
-          if (r == 0)
-            {
-              steps_now += 1 + steps;
-              continue;
-            }
-          if (r == 1)
-            {
-              steps_now += 1 + steps;
-              ev->slots[slot] = item;
-              ev->steps = steps_now;
-              if (!eval (ev, n->u.comp.elt, &v) || !emit (ev, v, data, stop))
-                {
-                  ok = FALSE;
-                  break;
-                }
-              steps_now = ev->steps;
-              if (*stop)
-                break;
-              safe = steps_now < max_steps ? (max_steps - steps_now) / (1 + max_cost) : 0;
-              continue;
-            }
-          /* Uncertain: the general path below, with the item's step. */
-        }
-
-      if (G_UNLIKELY (++steps_now > max_steps))
-        {
-          ev->steps = steps_now;
-          if (!step_limit (ev, c->iter->offset))
-            {
-              ok = FALSE;
-              break;
-            }
-          steps_now = ev->steps;
-        }
-      /* The record is read directly: the variable is only bound for what
-       * eval() runs (an uncertain filter, the element). */
-      if (G_LIKELY (item.kind == ANOT_EXPR_DICT && steps_now + max_cost <= max_steps))
-        {
-          AnotExprDict *dict = item.u.d;
-          guint64 steps = and_step;
-          int r;
-
-          /* The commonest filters, one comparison or two, unrolled. */
-          r = loop_term_test (&lts[0], dict, &steps);
-          if (n_terms == 2)
-            {
-              if (r == 1)
-                r = loop_term_test (&lts[1], dict, &steps);
-            }
-          else
-            for (guint t = 1; t < n_terms && r == 1; t++)
-              r = loop_term_test (&lts[t], dict, &steps);
-          decided = r >= 0;
-          pass = r == 1;
-          if (decided)
+          r = conj_test (terms, n_terms, hints, item.u.d, &steps);
+          if (r == FAST_FALSE)
             {
               steps_now += steps;
-              if (!pass)
-                {
-                  safe = steps_now < max_steps ? (max_steps - steps_now) / (1 + max_cost) : 0;
-                  continue;
-                }
+              continue;
             }
+          if (r == FAST_TRUE)
+            steps_now += steps;
         }
-      ev->slots[slot] = item;
-      ev->steps = steps_now;
-      if (!decided)
+      if (r == FAST_UNSURE)
         {
+          /* The item's own step, then the filter through eval(). */
           gboolean owned;
+          gboolean pass;
 
+          if (G_UNLIKELY (++steps_now > max_steps))
+            {
+              ev->steps = steps_now;
+              ok = step_limit (ev, c->iter->offset);
+              break;
+            }
+          ev->slots[slot] = item;
+          ev->steps = steps_now;
           if (!eval_ref (ev, c->ifs[0], &v, &owned))
             {
               ok = FALSE;
@@ -2221,8 +1889,14 @@ conj_loop (Eval          *ev,
             }
           pass = anot_expr_value_truthy (v);
           release (v, owned);
+          steps_now = ev->steps;
+          safe = SAFE_RECORDS ();
+          if (!pass)
+            continue;
         }
-      if (pass && (!eval (ev, n->u.comp.elt, &v) || !emit (ev, v, data, stop)))
+      ev->slots[slot] = item;
+      ev->steps = steps_now;
+      if (!eval (ev, n->u.comp.elt, &v) || !emit (ev, v, data, stop))
         {
           ok = FALSE;
           break;
@@ -2230,15 +1904,16 @@ conj_loop (Eval          *ev,
       steps_now = ev->steps;
       if (*stop)
         break;
-      safe = steps_now < max_steps ? (max_steps - steps_now) / (1 + max_cost) : 0;
+      safe = SAFE_RECORDS ();
     }
+#undef SAFE_RECORDS
   if (ok)
     ev->steps = steps_now;
 
   /* The positions found, for the next evaluation (eval() shares them). */
   for (guint t = 0; t < n_terms; t++)
-    if (lts[t].hint != (guint) g_atomic_int_get ((gint *) &lts[t].fast->sub->cache))
-      g_atomic_int_set ((gint *) &lts[t].fast->sub->cache, (gint) lts[t].hint);
+    if (hints[t] != (guint) g_atomic_int_get ((gint *) &terms[t]->sub->cache))
+      g_atomic_int_set ((gint *) &terms[t]->sub->cache, (gint) hints[t]);
   return ok;
 }
 
@@ -2288,17 +1963,7 @@ comp_loop (Eval          *ev,
       guint slot = c->target.slot;
       AnotExprFast *conj = conj_filter (c);
 
-      gint64 fast_steps = c->n_ifs > 0 && anot_expr_fast_enabled ? 0 : -1;
       AnotExprFast **compiled = anot_expr_fast_enabled ? c->fast_ifs : NULL;
-
-      if (compiled != NULL)
-        fast_steps = c->fast_max_steps;
-      for (guint f = 0; f < c->n_ifs && fast_steps >= 0 && compiled == NULL; f++)
-        {
-          gint64 cost = fast_cost (c->ifs[f], 0);
-
-          fast_steps = cost < 0 ? -1 : fast_steps + cost;
-        }
       anot_expr_value_unref (ev->slots[slot]);
       ev->slots[slot] = ANOT_EXPR_VALUE_NONE;
       ok = TRUE;
@@ -2323,13 +1988,12 @@ comp_loop (Eval          *ev,
           ev->slots[slot] = seq.u.seq->items[i];
           /* Within the step budget whatever happens, the filters can be
            * decided fast; the first one that cannot be goes on below. */
-          if (fast_steps >= 0 && ev->steps + (guint64) fast_steps <= ev->max_steps)
+          if (compiled != NULL && ev->steps + c->fast_max_steps <= ev->max_steps)
             for (; f < c->n_ifs && pass; f++)
               {
                 guint64 steps = 0;
-                FastResult r = compiled == NULL ? fast_test (ev, c->ifs[f], &steps) :
-                               compiled[f]->kind == FAST_CMP ? fast_cmp (ev, compiled[f], &steps) :
-                               fast_run (ev, compiled[f], &steps);
+                FastResult r = compiled[f]->kind == FAST_CMP ? fast_cmp (ev, compiled[f], &steps)
+                                                             : fast_run (ev, compiled[f], &steps);
 
                 if (r == FAST_UNSURE)
                   break;
