@@ -699,15 +699,16 @@ call_retry_or_fail (Call    *call,
   g_source_attach (call->backoff_source, g_task_get_context (call->task));
 }
 
-/* The end of an attempt: @bytes is the whole answer, or NULL and @error
- * says why the exchange failed. */
+/* The end of an attempt: @bytes_in is the whole answer, or NULL and
+ * @error_in says why the exchange failed.  Takes both. */
 static void
 attempt_done (Call   *call,
-              GBytes *bytes,
+              GBytes *bytes_in,
               GError *error_in)
 {
   g_autoptr(SoupMessage) msg = g_steal_pointer (&call->msg);
   AnotHttpBackendClass *klass;
+  g_autoptr(GBytes) bytes = bytes_in;
   g_autoptr(GError) error = error_in;
   g_autoptr(AnotJsonDocument) body = NULL;
   g_autofree char *where = NULL;
