@@ -1677,8 +1677,15 @@ anot_formula_seed_new_scope (AnotFormulaSeed *self,
   return scope;
 }
 
-/* Runs step @i in @scope; on success *value holds the result (a new
- * reference) and the scope has it, unless a lookup shadows the step. */
+/* Runs step @i in @scope: results[i] gets its value (a new reference; on
+ * failure 0 or 0.0 in the original's mode, else None) and succeeded[i]
+ * whether it ran.  The earlier steps' values are passed to the evaluator
+ * directly, as the scope would hold them after store_steps(): a failed
+ * step is 0 or 0.0 in the original's mode, else undefined.  The scope is
+ * not touched: store_steps() stores all the values once the DAG has run,
+ * which no formula can tell apart from storing each as it comes (a formula
+ * reads the earlier steps through @results, and nothing else of the scope
+ * changes). */
 static gboolean
 run_step (AnotFormulaSeed *self,
           guint            i,
@@ -1689,17 +1696,11 @@ run_step (AnotFormulaSeed *self,
           AnotExprFailure *failure)
 {
   Step *s = self->steps->pdata[i];
-  AnotExprValue *value = &results[i];
-  /* The name can be borrowed when the scope keeps @self alive. */
-  void (*take) (AnotExprScope *, const char *, guint32, AnotExprValue) =
-    scope->kept == self ? anot_expr_scope_take_value_static : anot_expr_scope_take_value_hashed;
   const AnotExprValue *preset_inline[16];
   g_autofree const AnotExprValue **preset_heap = NULL;
   const AnotExprValue **preset = preset_inline;
   guint n_free = s->expr->n_free;
 
-  /* The earlier steps' values as the scope holds them: a failed step is
-   * 0 or 0.0 in the original's mode, else undefined. */
   if (n_free > G_N_ELEMENTS (preset_inline))
     preset = preset_heap = g_new (const AnotExprValue *, n_free);
   for (guint k = 0; k < n_free; k++)
@@ -1708,26 +1709,41 @@ run_step (AnotFormulaSeed *self,
 
       preset[k] = j < 0 ? NULL : (succeeded[j] || original) ? &results[j] : anot_expr_undefined ();
     }
-  succeeded[i] = anot_expr_eval_value_preset (s->expr, scope, preset, value, failure);
-  if (succeeded[i])
+  succeeded[i] = anot_expr_eval_value_preset (s->expr, scope, preset, &results[i], failure);
+  if (!succeeded[i])
+    results[i] = !original ? ANOT_EXPR_VALUE_NONE :
+                 s->is_aggregate ? anot_expr_value_int (0) : anot_expr_value_float (0.0);
+  return succeeded[i];
+}
+
+/* Stores each step's value in @scope under its name, in order (a failed
+ * step's name is removed, unless in the original's mode), except the
+ * steps a lookup shadows.  Takes the references in @results. */
+static void
+store_steps (AnotFormulaSeed *self,
+             AnotExprScope   *scope,
+             gboolean         original,
+             AnotExprValue   *results,
+             const gboolean  *succeeded)
+{
+  /* The names can be borrowed when the scope keeps @self alive. */
+  void (*take) (AnotExprScope *, const char *, guint32, AnotExprValue) =
+    scope->kept == self ? anot_expr_scope_take_value_static : anot_expr_scope_take_value_hashed;
+
+  for (guint i = 0; i < self->steps->len; i++)
     {
-      if (!s->shadowed)
-        take (scope, s->name, s->hash, anot_expr_value_ref (*value));
-      return TRUE;
+      Step *s = self->steps->pdata[i];
+
+      if (s->shadowed)
+        anot_expr_value_unref (results[i]);
+      else if (succeeded[i] || original)
+        take (scope, s->name, s->hash, results[i]);
+      else
+        {
+          anot_expr_value_unref (results[i]);
+          anot_expr_scope_remove (scope, s->name);
+        }
     }
-  if (original)
-    {
-      *value = s->is_aggregate ? anot_expr_value_int (0) : anot_expr_value_float (0.0);
-      if (!s->shadowed)
-        take (scope, s->name, s->hash, *value);
-    }
-  else
-    {
-      *value = ANOT_EXPR_VALUE_NONE;
-      if (!s->shadowed)
-        anot_expr_scope_remove (scope, s->name);
-    }
-  return FALSE;
 }
 
 /**
@@ -1775,8 +1791,7 @@ anot_formula_seed_evaluate (AnotFormulaSeed *self,
       if (!run_step (self, i, scope, original, results, succeeded, NULL))
         failed++;
     }
-  for (guint i = 0; i < n; i++)
-    anot_expr_value_unref (results[i]);
+  store_steps (self, scope, original, results, succeeded);
   return failed;
 }
 
@@ -1865,6 +1880,7 @@ anot_formula_seed_compute (AnotFormulaSeed *self,
         }
       json_array_add_object_element (steps, entry);
     }
+  /* The scope is dropped below: the values need not be stored in it. */
   for (guint i = 0; i < self->steps->len; i++)
     anot_expr_value_unref (values[i]);
 
