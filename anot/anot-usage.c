@@ -427,7 +427,7 @@ anot_usage_list_roles (AnotUsage *self)
 }
 
 /**
- * anot_usage_get_role_usage:
+ * anot_usage_dup_role_usage:
  * @self: an #AnotUsage
  * @role: a role name
  *
@@ -437,7 +437,7 @@ anot_usage_list_roles (AnotUsage *self)
  * Returns: (transfer full): the usage of @role, empty when it made no call
  */
 AnotUsage *
-anot_usage_get_role_usage (AnotUsage  *self,
+anot_usage_dup_role_usage (AnotUsage  *self,
                            const char *role)
 {
   AnotUsage *usage;

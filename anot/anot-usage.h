@@ -30,7 +30,7 @@ double     anot_usage_get_cost_usd             (AnotUsage      *self);
 double     anot_usage_get_latency_ms           (AnotUsage      *self);
 guint64    anot_usage_get_retries              (AnotUsage      *self);
 char     **anot_usage_list_roles               (AnotUsage      *self);
-AnotUsage *anot_usage_get_role_usage           (AnotUsage      *self,
+AnotUsage *anot_usage_dup_role_usage           (AnotUsage      *self,
                                                 const char     *role);
 JsonNode  *anot_usage_to_json                  (AnotUsage      *self);
 

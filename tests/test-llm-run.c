@@ -153,8 +153,8 @@ test_usage_per_request (void)
       AnotResult *result = g_ptr_array_index (results, i);
       const char *id = anot_result_get_request_id (result);
       AnotUsage *usage = anot_result_get_usage (result);
-      g_autoptr(AnotUsage) planner = anot_usage_get_role_usage (usage, "planner");
-      g_autoptr(AnotUsage) scorer = anot_usage_get_role_usage (usage, "scorer");
+      g_autoptr(AnotUsage) planner = anot_usage_dup_role_usage (usage, "planner");
+      g_autoptr(AnotUsage) scorer = anot_usage_dup_role_usage (usage, "scorer");
       guint n;
       const guint *preds = anot_result_get_shuffled_preds (result, &n);
 

@@ -700,10 +700,13 @@ test_phase_routing (void)
   /* The request's usage counts each role. */
   {
     AnotUsage *usage = anot_method_context_get_usage (context);
+    g_autoptr(AnotUsage) selection_usage = anot_usage_dup_role_usage (usage, "lats.selection");
+    g_autoptr(AnotUsage) expansion_usage = anot_usage_dup_role_usage (usage, "lats.expansion");
+    g_autoptr(AnotUsage) evaluation_usage = anot_usage_dup_role_usage (usage, "lats.evaluation");
 
-    g_assert_cmpuint (anot_usage_get_calls (anot_usage_get_role_usage (usage, "lats.selection")), ==, 1);
-    g_assert_cmpuint (anot_usage_get_calls (anot_usage_get_role_usage (usage, "lats.expansion")), ==, 4);
-    g_assert_cmpuint (anot_usage_get_calls (anot_usage_get_role_usage (usage, "lats.evaluation")), ==, 4);
+    g_assert_cmpuint (anot_usage_get_calls (selection_usage), ==, 1);
+    g_assert_cmpuint (anot_usage_get_calls (expansion_usage), ==, 4);
+    g_assert_cmpuint (anot_usage_get_calls (evaluation_usage), ==, 4);
   }
   fixture_stop (&fixture);
 }
