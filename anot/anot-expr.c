@@ -267,6 +267,24 @@ anot_expr_get_free_names (AnotExpr *self)
   return (const char * const *) self->free_names;
 }
 
+/* The items (container members, at every level) @v holds once written out
+ * as JSON, where a list held twice is written twice; counting stops past
+ * @limit. */
+static guint64
+expanded_items (AnotExprValue v,
+                guint64       limit)
+{
+  guint64 n = 0;
+
+  if (v.kind == ANOT_EXPR_LIST || v.kind == ANOT_EXPR_TUPLE)
+    for (guint i = 0; i < v.u.seq->len && n <= limit; i++)
+      n += 1 + expanded_items (v.u.seq->items[i], limit - n);
+  else if (v.kind == ANOT_EXPR_DICT)
+    for (guint i = 0; i < v.u.d->len && n <= limit; i++)
+      n += 1 + expanded_items (v.u.d->values[i], limit - n);
+  return n;
+}
+
 /**
  * anot_expr_evaluate:
  * @self: an #AnotExpr
@@ -280,7 +298,9 @@ anot_expr_get_free_names (AnotExpr *self)
  * On error the code is the Python exception kind (%ANOT_ERROR_EXPR_NAME,
  * %ANOT_ERROR_EXPR_TYPE, %ANOT_ERROR_EXPR_KEY, ...) or
  * %ANOT_ERROR_EXPR_LIMIT when the evaluation ran out of steps or built a
- * value larger than the scope's limits; the message names the formula, the
+ * value larger than the scope's limits (the result too: a list that holds
+ * one list many times is written out in full, and may not exceed the
+ * scope's item limit then either); the message names the formula, the
  * 1-based column of the failing operation and the reason, as in
  * `formula “n_recent”, column 18: KeyError: 'review_year'`.
  *
@@ -301,6 +321,17 @@ anot_expr_evaluate (AnotExpr       *self,
 
   if (!anot_expr_eval_value (self, scope, &value, &failure))
     {
+      g_propagate_error (error, anot_expr_failure_to_error (self, &failure));
+      anot_expr_failure_clear (&failure);
+      return NULL;
+    }
+  if (expanded_items (value, scope->max_items) > scope->max_items)
+    {
+      failure.code = ANOT_ERROR_EXPR_LIMIT;
+      failure.offset = 0;
+      failure.message = g_strdup_printf ("LimitError: the result, written out, holds more than %u items",
+                                         scope->max_items);
+      anot_expr_value_unref (value);
       g_propagate_error (error, anot_expr_failure_to_error (self, &failure));
       anot_expr_failure_clear (&failure);
       return NULL;

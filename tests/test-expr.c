@@ -1058,6 +1058,34 @@ test_fast_paths_values (void)
   g_assert_cmpstr (error->message, ==, "formula “t”, column 55: KeyError: 'kind'");
 }
 
+/* A result holding one list many times is written out in full; it may not
+ * exceed the item limit then either. */
+static void
+test_result_limit (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotExprScope) scope = anot_expr_scope_new ();
+  g_autoptr(AnotExpr) big = anot_expr_parse ("[[1] * 100] * 100", "t", &error);
+  g_autoptr(AnotExpr) small = anot_expr_parse ("[[1] * 10] * 10", "t", &error);
+  g_autoptr(JsonNode) node = NULL;
+
+  g_assert_no_error (error);
+  /* 100 lists of 100: 10,100 items written out, 200 built. */
+  anot_expr_scope_set_limits (scope, 0, 1000, 0);
+  g_assert_null (anot_expr_evaluate (big, scope, &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_EXPR_LIMIT);
+  g_assert_cmpstr (error->message, ==,
+                   "formula “t”, column 1: LimitError: the result, written out, holds more than 1000 items");
+  g_clear_error (&error);
+  /* 10 + 100 items. */
+  node = anot_expr_evaluate (small, scope, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (node)), ==, 10);
+  /* Kept in a scope, nothing is written out. */
+  g_assert_true (anot_expr_evaluate_to_scope (big, scope, "big", &error));
+  g_assert_no_error (error);
+}
+
 /* A record bound from JSON borrows its keys from the records before it;
  * adding a key gives it keys of its own and leaves the others alone. */
 static void
@@ -1254,6 +1282,7 @@ main (int    argc,
   g_test_add_func ("/expr/fast-paths", test_fast_paths);
   g_test_add_func ("/expr/fast-paths-values", test_fast_paths_values);
   g_test_add_func ("/expr/shared-keys", test_shared_keys);
+  g_test_add_func ("/expr/result-limit", test_result_limit);
 
   return g_test_run ();
 }
