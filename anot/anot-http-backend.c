@@ -831,6 +831,33 @@ attempt_done (Call   *call,
 
 static gboolean on_answer_readable (GObject *stream, gpointer user_data);
 
+/* Adds @n bytes to the answer; FALSE when that would pass the size cap,
+ * which ends the attempt. */
+static gboolean
+answer_append (Call         *call,
+               const guint8 *data,
+               gsize         n)
+{
+  if (call->answer->len + n > MAX_ANSWER_BYTES)
+    {
+      attempt_done (call, NULL,
+                    g_error_new (G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
+                                 "the answer is larger than %u bytes", MAX_ANSWER_BYTES));
+      return FALSE;
+    }
+  g_byte_array_append (call->answer, data, (guint) n);
+  return TRUE;
+}
+
+/* The whole body is in, so closing does no I/O: it only hands the
+ * connection back to the session for the next call. */
+static void
+answer_complete (Call *call)
+{
+  g_input_stream_close (call->stream, NULL, NULL);
+  attempt_done (call, g_byte_array_free_to_bytes (g_steal_pointer (&call->answer)), NULL);
+}
+
 /* Reads what has arrived of the answer without blocking, and waits for the
  * rest on the main context.  Answers are small and usually complete by the
  * time the headers are parsed, so most calls finish here without another
@@ -851,18 +878,15 @@ attempt_read (Call *call)
                                                     call->attempt_cancellable, &error);
       if (n > 0)
         {
-          if (call->answer->len + (gsize) n > MAX_ANSWER_BYTES)
-            {
-              attempt_done (call, NULL,
-                            g_error_new (G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
-                                         "the answer is larger than %u bytes", MAX_ANSWER_BYTES));
-              return;
-            }
-          g_byte_array_append (call->answer, chunk, (guint) n);
+          if (!answer_append (call, chunk, (gsize) n))
+            return;
           continue;
         }
       if (n == 0)
-        break;
+        {
+          answer_complete (call);
+          return;
+        }
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
         {
           g_error_free (error);
@@ -876,11 +900,6 @@ attempt_read (Call *call)
       attempt_done (call, NULL, error);
       return;
     }
-
-  /* The whole body is in, so closing does no I/O: it only hands the
-   * connection back to the session for the next call. */
-  g_input_stream_close (call->stream, NULL, NULL);
-  attempt_done (call, g_byte_array_free_to_bytes (g_steal_pointer (&call->answer)), NULL);
 }
 
 static gboolean
@@ -912,18 +931,11 @@ on_answer_chunk (GObject      *source,
     }
   if (g_bytes_get_size (chunk) == 0)
     {
-      g_input_stream_close (call->stream, NULL, NULL);
-      attempt_done (call, g_byte_array_free_to_bytes (g_steal_pointer (&call->answer)), NULL);
+      answer_complete (call);
       return;
     }
-  if (call->answer->len + g_bytes_get_size (chunk) > MAX_ANSWER_BYTES)
-    {
-      attempt_done (call, NULL,
-                    g_error_new (G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
-                                 "the answer is larger than %u bytes", MAX_ANSWER_BYTES));
-      return;
-    }
-  g_byte_array_append (call->answer, g_bytes_get_data (chunk, NULL), g_bytes_get_size (chunk));
+  if (!answer_append (call, g_bytes_get_data (chunk, NULL), g_bytes_get_size (chunk)))
+    return;
   g_input_stream_read_bytes_async (call->stream, 8192, G_PRIORITY_DEFAULT,
                                    call->attempt_cancellable, on_answer_chunk, call);
 }

@@ -892,6 +892,41 @@ anot_json_document_get_int (AnotJsonDocument *self,
 }
 
 /**
+ * anot_json_document_get_uint:
+ * @self: a document
+ * @value: the index of a value, or -1
+ * @fallback: what to return when @value is not a number of at least 0
+ *
+ * For counts such as token usage, where a negative number or anything
+ * else is as good as none.
+ *
+ * Returns: the number @value, a double truncated toward zero (and clamped
+ *   to the 64-bit range); @fallback for a negative number or anything else
+ *
+ * Since: 0.1
+ */
+guint64
+anot_json_document_get_uint (AnotJsonDocument *self,
+                             int               value,
+                             guint64           fallback)
+{
+  gint64 number;
+
+  g_return_val_if_fail (self != NULL, fallback);
+
+  if (anot_json_document_get_kind (self, value) == ANOT_JSON_KIND_DOUBLE)
+    {
+      double d = anot_json_document_get_double (self, value, -1);
+
+      if (!(d >= 0))
+        return fallback;
+      return d >= 18446744073709551615.0 ? G_MAXUINT64 : (guint64) d;
+    }
+  number = anot_json_document_get_int (self, value, -1);
+  return number < 0 ? fallback : (guint64) number;
+}
+
+/**
  * anot_json_document_get_double:
  * @self: a document
  * @value: the index of a value, or -1

@@ -75,6 +75,9 @@ gboolean          anot_json_document_string_equal   (AnotJsonDocument  *self,
 gint64            anot_json_document_get_int        (AnotJsonDocument  *self,
                                                      int                value,
                                                      gint64             fallback);
+guint64           anot_json_document_get_uint       (AnotJsonDocument  *self,
+                                                     int                value,
+                                                     guint64            fallback);
 double            anot_json_document_get_double     (AnotJsonDocument  *self,
                                                      int                value,
                                                      double             fallback);

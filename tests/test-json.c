@@ -196,6 +196,11 @@ test_document_lookups (void)
   g_assert_cmpint (anot_json_document_get_int (doc, anot_json_document_get_path (doc, 0, "usage.neg"), 0), ==, G_MININT64);
   g_assert_cmpint (anot_json_document_get_int (doc, anot_json_document_get_member (doc, 0, "id"), -7), ==, -7);
   g_assert_cmpfloat (anot_json_document_get_double (doc, -1, 2.5), ==, 2.5);
+  g_assert_cmpuint (anot_json_document_get_uint (doc, anot_json_document_get_path (doc, 0, "usage.prompt_tokens"), 7), ==, 12);
+  g_assert_cmpuint (anot_json_document_get_uint (doc, anot_json_document_get_path (doc, 0, "usage.completion_tokens"), 7), ==, 3);
+  g_assert_cmpuint (anot_json_document_get_uint (doc, anot_json_document_get_path (doc, 0, "usage.neg"), 7), ==, 7);
+  g_assert_cmpuint (anot_json_document_get_uint (doc, anot_json_document_get_path (doc, 0, "usage.big"), 7), ==, G_MAXUINT64);
+  g_assert_cmpuint (anot_json_document_get_uint (doc, anot_json_document_get_member (doc, 0, "id"), 7), ==, 7);
 
   /* A member whose name has an escape; the first of a repeated member. */
   g_assert_true (anot_json_document_get_boolean (doc, anot_json_document_get_member (doc, 0, "café"), FALSE));

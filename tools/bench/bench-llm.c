@@ -128,6 +128,25 @@ typedef struct
   guint errors;
 } Measure;
 
+/* Wall and CPU time from @start until @loop quits. */
+static Measure
+measure_loop (GMainLoop *loop,
+              void     (*start) (gpointer data),
+              gpointer   data)
+{
+  Measure m = { 0 };
+  gint64 t0;
+  double c0;
+
+  c0 = cpu_seconds ();
+  t0 = g_get_monotonic_time ();
+  start (data);
+  g_main_loop_run (loop);
+  m.wall = (g_get_monotonic_time () - t0) / 1e6;
+  m.cpu = cpu_seconds () - c0;
+  return m;
+}
+
 static Measure
 run_calls (AnotBackend       *backend,
            AnotMethodContext *context,
@@ -136,8 +155,6 @@ run_calls (AnotBackend       *backend,
 {
   Bench bench = { 0 };
   Measure m;
-  gint64 t0;
-  double c0;
 
   bench.backend = backend;
   bench.context = context;
@@ -146,12 +163,7 @@ run_calls (AnotBackend       *backend,
   bench.loop = g_main_loop_new (NULL, FALSE);
   anot_http_backend_set_max_concurrency (ANOT_HTTP_BACKEND (backend), concurrency);
 
-  c0 = cpu_seconds ();
-  t0 = g_get_monotonic_time ();
-  start_calls (&bench);
-  g_main_loop_run (bench.loop);
-  m.wall = (g_get_monotonic_time () - t0) / 1e6;
-  m.cpu = cpu_seconds () - c0;
+  m = measure_loop (bench.loop, (void (*) (gpointer)) start_calls, &bench);
   m.errors = bench.errors;
   g_main_loop_unref (bench.loop);
   return m;
@@ -295,19 +307,12 @@ run_raw_calls (RawBench *bench,
                guint     total)
 {
   Measure m;
-  gint64 t0;
-  double c0;
 
   bench->total = total;
   bench->started = bench->done = bench->in_flight = bench->errors = 0;
   bench->concurrency = concurrency;
   bench->loop = g_main_loop_new (NULL, FALSE);
-  c0 = cpu_seconds ();
-  t0 = g_get_monotonic_time ();
-  raw_start_calls (bench);
-  g_main_loop_run (bench->loop);
-  m.wall = (g_get_monotonic_time () - t0) / 1e6;
-  m.cpu = cpu_seconds () - c0;
+  m = measure_loop (bench->loop, (void (*) (gpointer)) raw_start_calls, bench);
   m.errors = bench->errors;
   g_main_loop_unref (bench->loop);
   return m;

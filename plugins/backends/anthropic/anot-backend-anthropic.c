@@ -148,15 +148,12 @@ anot_backend_anthropic_write_body (AnotHttpBackend  *backend,
   return TRUE;
 }
 
-/* Absent, negative or not a number: 0. */
-#define TOKEN_COUNT(body, path) \
-  ((guint64) MAX (0, anot_json_document_get_int ((body), anot_json_document_get_path ((body), 0, (path)), 0)))
-
 static AnotCompletion *
 anot_backend_anthropic_read_body (AnotHttpBackend   *backend,
                                   AnotJsonDocument  *body,
                                   GError           **error)
 {
+  int usage = anot_json_document_get_member (body, 0, "usage");
   g_autoptr(GString) text = g_string_new (NULL);
   int content = anot_json_document_get_member (body, 0, "content");
   g_autofree char *stop_reason = NULL;
@@ -211,10 +208,10 @@ anot_backend_anthropic_read_body (AnotHttpBackend   *backend,
   /* Cached prompt tokens are billed too, at their own rates; counted as
    * prompt tokens here. */
   anot_completion_set_prompt_tokens (completion,
-                                     TOKEN_COUNT (body, "usage.input_tokens") +
-                                     TOKEN_COUNT (body, "usage.cache_creation_input_tokens") +
-                                     TOKEN_COUNT (body, "usage.cache_read_input_tokens"));
-  anot_completion_set_completion_tokens (completion, TOKEN_COUNT (body, "usage.output_tokens"));
+                                     anot_json_document_get_uint (body, anot_json_document_get_member (body, usage, "input_tokens"), 0) +
+                                     anot_json_document_get_uint (body, anot_json_document_get_member (body, usage, "cache_creation_input_tokens"), 0) +
+                                     anot_json_document_get_uint (body, anot_json_document_get_member (body, usage, "cache_read_input_tokens"), 0));
+  anot_completion_set_completion_tokens (completion, anot_json_document_get_uint (body, anot_json_document_get_member (body, usage, "output_tokens"), 0));
   anot_completion_set_finish_reason (completion, stop_reason);
   return completion;
 }

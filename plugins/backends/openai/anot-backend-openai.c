@@ -172,15 +172,12 @@ anot_backend_openai_write_body (AnotHttpBackend  *backend,
   return TRUE;
 }
 
-/* Absent, negative or not a number: 0. */
-#define TOKEN_COUNT(body, path) \
-  ((guint64) MAX (0, anot_json_document_get_int ((body), anot_json_document_get_path ((body), 0, (path)), 0)))
-
 static AnotCompletion *
 anot_backend_openai_read_body (AnotHttpBackend   *backend,
                                AnotJsonDocument  *body,
                                GError           **error)
 {
+  int usage = anot_json_document_get_member (body, 0, "usage");
   int choice = anot_json_document_get_path (body, 0, "choices[0]");
   int message = anot_json_document_get_member (body, choice, "message");
   g_autofree char *content = NULL;
@@ -216,7 +213,7 @@ anot_backend_openai_read_body (AnotHttpBackend   *backend,
         g_set_error (error, ANOT_ERROR, ANOT_ERROR_LLM_EMPTY,
                      "The model returned an empty completion: it ran out of tokens "
                      "(finish_reason “length”, %" G_GUINT64_FORMAT " completion tokens); "
-                     "raise max_tokens", TOKEN_COUNT (body, "usage.completion_tokens"));
+                     "raise max_tokens", anot_json_document_get_uint (body, anot_json_document_get_member (body, usage, "completion_tokens"), 0));
       else
         g_set_error (error, ANOT_ERROR, ANOT_ERROR_LLM_EMPTY,
                      "The model returned an empty completion (finish_reason “%s”)",
@@ -226,8 +223,8 @@ anot_backend_openai_read_body (AnotHttpBackend   *backend,
 
   model = anot_json_document_dup_string (body, anot_json_document_get_member (body, 0, "model"));
   completion = anot_completion_new (model, content);
-  anot_completion_set_prompt_tokens (completion, TOKEN_COUNT (body, "usage.prompt_tokens"));
-  anot_completion_set_completion_tokens (completion, TOKEN_COUNT (body, "usage.completion_tokens"));
+  anot_completion_set_prompt_tokens (completion, anot_json_document_get_uint (body, anot_json_document_get_member (body, usage, "prompt_tokens"), 0));
+  anot_completion_set_completion_tokens (completion, anot_json_document_get_uint (body, anot_json_document_get_member (body, usage, "completion_tokens"), 0));
   anot_completion_set_finish_reason (completion, finish_reason);
   return completion;
 }
