@@ -13,6 +13,7 @@
 #include <anot/anot.h>
 
 #include "anot-fake-llm.h"
+#include "anot-test-backend.h"
 
 #include <string.h>
 
@@ -81,7 +82,6 @@ llm_start (Llm        *llm,
            const char *rules)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *url = NULL;
   g_autoptr(AnotBackend) backend = NULL;
 
   llm->server = anot_fake_llm_new ();
@@ -90,12 +90,8 @@ llm_start (Llm        *llm,
   g_assert_no_error (error);
   g_assert_true (anot_fake_llm_start (llm->server, 0, &error));
   g_assert_no_error (error);
-  url = anot_fake_llm_get_openai_base_url (llm->server);
-
-  backend = anot_registry_create_backend (anot_registry_get_default (), "openai", &error);
-  g_assert_no_error (error);
-  g_object_set (backend, "base-url", url, "model", "fake-model", "max-retries", 1,
-                "retry-base-ms", 1, "retry-max-ms", 2, NULL);
+  backend = anot_test_backend_new (llm->server, NULL, "fake-model", 1, 0);
+  g_object_set (backend, "retry-max-ms", 2, NULL);
   llm->router = anot_backend_router_new ();
   anot_backend_router_set_route (llm->router, ANOT_DEFAULT_ROLE, "openai", backend, NULL);
 }

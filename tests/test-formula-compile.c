@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "anot-fake-llm.h"
+#include "anot-test-backend.h"
 
 #define TEST_KEY "sk-test-compile"
 
@@ -69,7 +70,6 @@ fixture_start (Fixture    *f,
                const char *rules)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *base_url = NULL;
   g_autofree char *demo = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
   g_autoptr(AnotBackend) backend = NULL;
 
@@ -80,11 +80,7 @@ fixture_start (Fixture    *f,
   g_assert_true (anot_fake_llm_start (f->server, 0, &error));
   g_assert_no_error (error);
 
-  base_url = anot_fake_llm_get_openai_base_url (f->server);
-  backend = anot_registry_create_backend (anot_registry_get_default (), "openai", &error);
-  g_assert_no_error (error);
-  g_object_set (backend, "base-url", base_url, "api-key", TEST_KEY, "model", "fake-model",
-                "retry-base-ms", 1, "retry-max-ms", 5, "max-retries", 1, "timeout-ms", 10000, NULL);
+  backend = anot_test_backend_new (f->server, TEST_KEY, "fake-model", 1, 10000);
   f->router = anot_backend_router_new ();
   anot_backend_router_set_route (f->router, ANOT_DEFAULT_ROLE, "openai", backend, NULL);
   f->dataset = anot_dataset_load (demo, NULL, &error);

@@ -7,6 +7,7 @@
 #include <anot/anot.h>
 
 #include "anot-fake-llm.h"
+#include "anot-test-backend.h"
 
 #include <string.h>
 
@@ -27,7 +28,6 @@ fixture_start (Fixture    *fixture,
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *demo = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
-  g_autofree char *base_url = NULL;
 
   fixture->server = anot_fake_llm_new ();
   g_assert_true (anot_fake_llm_set_rules_json (fixture->server, rules, &error));
@@ -36,18 +36,7 @@ fixture_start (Fixture    *fixture,
   g_assert_true (anot_fake_llm_start (fixture->server, 0, &error));
   g_assert_no_error (error);
 
-  fixture->backend = anot_registry_create_backend (anot_registry_get_default (), "openai", &error);
-  g_assert_no_error (error);
-  base_url = anot_fake_llm_get_openai_base_url (fixture->server);
-  g_object_set (fixture->backend,
-                "base-url", base_url,
-                "api-key", TEST_KEY,
-                "model", "fake-model",
-                "retry-base-ms", 1,
-                "retry-max-ms", 5,
-                "max-retries", 1,
-                "timeout-ms", 10000,
-                NULL);
+  fixture->backend = anot_test_backend_new (fixture->server, TEST_KEY, "fake-model", 1, 10000);
 
   fixture->router = anot_backend_router_new ();
   anot_backend_router_set_route (fixture->router, ANOT_DEFAULT_ROLE, "openai", fixture->backend, NULL);

@@ -8,6 +8,7 @@
 #include <anot/anot.h>
 
 #include "anot-fake-llm.h"
+#include "anot-test-backend.h"
 
 #include <string.h>
 
@@ -50,7 +51,6 @@ fixture_start (Fixture    *fixture,
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *demo = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
-  g_autofree char *base_url = NULL;
   g_autoptr(AnotBackend) backend = NULL;
 
   fixture->server = anot_fake_llm_new ();
@@ -61,11 +61,7 @@ fixture_start (Fixture    *fixture,
   g_assert_true (anot_fake_llm_start (fixture->server, 0, &error));
   g_assert_no_error (error);
 
-  backend = anot_registry_create_backend (anot_registry_get_default (), "openai", &error);
-  g_assert_no_error (error);
-  base_url = anot_fake_llm_get_openai_base_url (fixture->server);
-  g_object_set (backend, "base-url", base_url, "api-key", TEST_KEY, "model", "fake",
-                "retry-base-ms", 1, "retry-max-ms", 5, "max-retries", 0, NULL);
+  backend = anot_test_backend_new (fixture->server, TEST_KEY, "fake", 0, 0);
   fixture->router = anot_backend_router_new ();
   anot_backend_router_set_route (fixture->router, ANOT_DEFAULT_ROLE, "openai", backend, NULL);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "anot-fake-llm.h"
+#include "anot-test-backend.h"
 
 #define TEST_KEY "sk-test-general-anot"
 #define N_CANDIDATES 8
@@ -108,7 +109,6 @@ test_rank (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *rules = make_rules ();
   g_autofree char *demo = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
-  g_autofree char *base_url = NULL;
   g_autoptr(AnotFakeLlm) server = anot_fake_llm_new ();
   g_autoptr(AnotBackend) backend = NULL;
   g_autoptr(AnotBackendRouter) router = anot_backend_router_new ();
@@ -125,11 +125,7 @@ test_rank (void)
   anot_fake_llm_set_api_key (server, TEST_KEY);
   g_assert_true (anot_fake_llm_start (server, 0, &error));
   g_assert_no_error (error);
-  base_url = anot_fake_llm_get_openai_base_url (server);
-  backend = anot_registry_create_backend (anot_registry_get_default (), "openai", &error);
-  g_assert_no_error (error);
-  g_object_set (backend, "base-url", base_url, "api-key", TEST_KEY, "model", "fake-model",
-                "retry-base-ms", 1, "retry-max-ms", 5, "max-retries", 1, "timeout-ms", 10000, NULL);
+  backend = anot_test_backend_new (server, TEST_KEY, "fake-model", 1, 10000);
   anot_backend_router_set_route (router, ANOT_DEFAULT_ROLE, "openai", backend, NULL);
 
   dataset = anot_dataset_load (demo, NULL, &error);

@@ -9,6 +9,7 @@
 #include <anot/anot.h>
 
 #include "anot-fake-llm.h"
+#include "anot-test-backend.h"
 
 #include <math.h>
 #include <string.h>
@@ -116,21 +117,7 @@ static AnotBackend *
 new_backend (AnotFakeLlm *server,
              const char  *model)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *base_url = anot_fake_llm_get_openai_base_url (server);
-  AnotBackend *backend = anot_registry_create_backend (anot_registry_get_default (), "openai", &error);
-
-  g_assert_no_error (error);
-  g_object_set (backend,
-                "base-url", base_url,
-                "api-key", TEST_KEY,
-                "model", model,
-                "retry-base-ms", 1,
-                "retry-max-ms", 5,
-                "max-retries", 1,
-                "timeout-ms", 20000,
-                NULL);
-  return backend;
+  return anot_test_backend_new (server, TEST_KEY, model, 1, 20000);
 }
 
 /* @extra rules come before the scenario's. */

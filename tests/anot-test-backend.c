@@ -1,0 +1,33 @@
+/* anot-test-backend.c: an LLM backend aimed at the fake server, for tests
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "anot-test-backend.h"
+
+/* The `openai` plugin at @server's OpenAI endpoint, with retries a few
+ * milliseconds apart so tests of faults stay fast.  @api_key may be NULL;
+ * @timeout_ms 0 keeps the backend's default. */
+AnotBackend *
+anot_test_backend_new (AnotFakeLlm *server,
+                       const char  *api_key,
+                       const char  *model,
+                       guint        max_retries,
+                       guint        timeout_ms)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *base_url = anot_fake_llm_get_openai_base_url (server);
+  AnotBackend *backend = anot_registry_create_backend (anot_registry_get_default (), "openai", &error);
+
+  g_assert_no_error (error);
+  g_object_set (backend,
+                "base-url", base_url,
+                "api-key", api_key,
+                "model", model,
+                "retry-base-ms", 1,
+                "retry-max-ms", 5,
+                "max-retries", max_retries,
+                NULL);
+  if (timeout_ms > 0)
+    anot_http_backend_set_timeout_ms (ANOT_HTTP_BACKEND (backend), timeout_ms);
+  return backend;
+}
