@@ -1936,6 +1936,231 @@ conj_filter (AnotExprClause *c)
   return f;
 }
 
+AnotExprClause *
+anot_expr_count_clause (AnotExpr *self)
+{
+  AnotExprNode *n = self->root;
+  AnotExprNode *gen;
+  AnotExprNode *elt;
+  AnotExprClause *c;
+
+  if (n->kind != ANOT_EXPR_NODE_CALL || n->u.call.func->kind != ANOT_EXPR_NODE_GLOBAL ||
+      strcmp (n->u.call.func->u.name.name, "sum") != 0 ||
+      n->u.call.n_args != 1 || n->u.call.n_kwargs != 0)
+    return NULL;
+  gen = n->u.call.args[0];
+  if (gen->kind != ANOT_EXPR_NODE_GENEXP || gen->u.comp.n_clauses != 1)
+    return NULL;
+  elt = gen->u.comp.elt;
+  if (elt->kind != ANOT_EXPR_NODE_CONST || elt->u.constant.kind != ANOT_EXPR_INT || elt->u.constant.u.i != 1)
+    return NULL;
+  c = &gen->u.comp.clauses[0];
+  if (c->target.n_items != 0 || c->iter->kind != ANOT_EXPR_NODE_GLOBAL || conj_filter (c) == NULL)
+    return NULL;
+  return c;
+}
+
+#define COUNT_MAX_TERMS (ANOT_EXPR_COUNT_MAX_MEMBERS * CONJ_MAX_TERMS)
+
+/* A comparison of one of the filters count_group_run() runs. */
+typedef struct {
+  AnotExprFast *f;
+  guint member;
+  guint hint;               /* where its field was in the last record */
+  /* One constant, interned: interned strs are equal only when they are
+   * the same one (the enum values of the records against the formula's
+   * constants), a comparison without a branch. */
+  gboolean simple;
+  gboolean negate;
+  AnotExprStr *value;       /* the constant, when @simple */
+} CountTerm;
+
+/* The steps of a count group as count_group_run() runs them: their
+ * filters' comparisons in a row, by step, each filter's in order. */
+typedef struct {
+  guint n_members;
+  guint step[ANOT_EXPR_COUNT_MAX_MEMBERS];
+  gint64 count[ANOT_EXPR_COUNT_MAX_MEMBERS];
+  guint n_terms;
+  CountTerm terms[COUNT_MAX_TERMS];
+} CountPass;
+
+static void
+count_pass_add (CountPass    *pass,
+                guint         step,
+                AnotExprFast *f)
+{
+  guint m = pass->n_members++;
+  guint n = f->kind == FAST_AND ? f->n : 1;
+
+  pass->step[m] = step;
+  pass->count[m] = 0;
+  for (guint t = 0; t < n; t++)
+    {
+      AnotExprFast *term = f->kind == FAST_AND ? f->children[t] : f;
+
+      pass->terms[pass->n_terms++] = (CountTerm) {
+        term, m, (guint) g_atomic_int_get ((gint *) &term->sub->cache),
+        !term->in_seq && anot_expr_str_is_interned (term->values[0]),
+        term->negate, term->values[0]
+      };
+    }
+}
+
+/* Whether the field value @v equals a constant of @f (before negation). */
+static gboolean
+count_equal (const AnotExprFast  *f,
+             const AnotExprValue *v)
+{
+  gboolean equal = FALSE;
+
+  for (guint j = 0; j < (f->in_seq ? f->n : 1) && !equal; j++)
+    equal = v->kind == ANOT_EXPR_STR && anot_expr_str_equal (v->u.s, f->values[j]);
+  return equal;
+}
+
+/* Leaves member @m out of @pass. */
+static void
+count_pass_drop (CountPass *pass,
+                 guint      m)
+{
+  guint n = 0;
+
+  for (guint t = 0; t < pass->n_terms; t++)
+    if (pass->terms[t].member != m)
+      {
+        pass->terms[n] = pass->terms[t];
+        pass->terms[n].member -= pass->terms[n].member > m;
+        n++;
+      }
+  pass->n_terms = n;
+  pass->n_members--;
+  memmove (&pass->step[m], &pass->step[m + 1], (pass->n_members - m) * sizeof (guint));
+  memmove (&pass->count[m], &pass->count[m + 1], (pass->n_members - m) * sizeof (gint64));
+}
+
+/* Counts, in one pass over @records, the records each step of @group
+ * passes: the value each would have, sum(1 for x in records if FILTER),
+ * without a pass per step, and with as few branches on the data as can
+ * be (which records pass is anybody's guess, and a mispredicted branch
+ * costs as much as a dozen comparisons): every comparison is made, as
+ * they only read.  A step whose value might differ or which might fail is
+ * left out (counted[] FALSE; the general path then runs it and reports
+ * what it finds): one that could run out of its step budget, or that
+ * reaches a field a record lacks (its comparisons before that one all
+ * true: `and` stops at the first false one).  A record that is not a
+ * dict leaves them all out. */
+static void
+count_group_run (const AnotExprProgram    *program,
+                 const AnotExprCountGroup *group,
+                 AnotExprSeq              *records,
+                 guint64                   max_steps,
+                 AnotExprValue            *results,
+                 gboolean                 *counted)
+{
+  const AnotExprProgramStep *steps = (const AnotExprProgramStep *) (gpointer) program->steps->data;
+  CountPass pass;
+  const AnotExprValue *shape = NULL;
+  guint shape_len = 0;
+
+  G_STATIC_ASSERT (ANOT_EXPR_COUNT_MAX_MEMBERS <= 32);
+
+  pass.n_members = pass.n_terms = 0;
+  for (guint m = 0; m < group->members->len; m++)
+    {
+      guint i = g_array_index (group->members, guint, m);
+      AnotExprFast *f = conj_filter (steps[i].count);
+
+      /* The general path's steps: the call and its arguments, then per
+       * record its own step, the filter's and the emitted 1's. */
+      if (f != NULL && (guint64) records->len * (2 + f->max_steps) + 16 <= max_steps)
+        count_pass_add (&pass, i, f);
+    }
+
+  for (guint r = 0; r < records->len && pass.n_members > 0; r++)
+    {
+      AnotExprValue item = records->items[r];
+      AnotExprDict *dict = item.u.d;
+      guint32 alive = G_MAXUINT32;
+
+      if (item.kind != ANOT_EXPR_DICT)
+        return;
+      if (dict->keys == shape && dict->len == shape_len)
+        {
+          /* The keys of the last record, where they were (records bound
+           * from JSON share them): the fields need no looking for. */
+          for (guint t = 0; t < pass.n_terms; t++)
+            {
+              const CountTerm *term = &pass.terms[t];
+              const AnotExprValue *v = &dict->values[term->hint];
+              gboolean equal;
+
+              if (G_LIKELY (term->simple && v->kind == ANOT_EXPR_STR && anot_expr_str_is_interned (v->u.s)))
+                equal = v->u.s == term->value;
+              else
+                equal = count_equal (term->f, v);
+              alive &= ~((guint32) (equal == term->negate) << term->member);
+            }
+          for (guint m = 0; m < pass.n_members; m++)
+            pass.count[m] += (alive >> m) & 1;
+          continue;
+        }
+      shape = dict->keys;
+      shape_len = dict->len;
+      for (guint t = 0; t < pass.n_terms; t++)
+        {
+          CountTerm *term = &pass.terms[t];
+          const AnotExprFast *f = term->f;
+          const AnotExprValue *v;
+          gboolean equal;
+
+          if (G_LIKELY (term->hint < dict->len && dict->keys[term->hint].u.s == f->key &&
+                        dict->keys[term->hint].kind == ANOT_EXPR_STR))
+            v = &dict->values[term->hint];
+          else
+            {
+              gssize pos = anot_expr_dict_find_str (dict, f->key);
+
+              if (pos < 0)
+                {
+                  shape = NULL;
+                  if (alive & (1u << term->member))
+                    {
+                      /* Reached: left out, and this record again. */
+                      count_pass_drop (&pass, term->member);
+                      alive = G_MAXUINT32;
+                      t = (guint) -1;
+                    }
+                  continue;
+                }
+              term->hint = pos;
+              v = &dict->values[pos];
+            }
+          if (G_LIKELY (term->simple && v->kind == ANOT_EXPR_STR && anot_expr_str_is_interned (v->u.s)))
+            equal = v->u.s == term->value;
+          else
+            equal = count_equal (f, v);
+          alive &= ~((guint32) (equal == term->negate) << term->member);
+        }
+      for (guint m = 0; m < pass.n_members; m++)
+        pass.count[m] += (alive >> m) & 1;
+    }
+
+  for (guint m = 0; m < pass.n_members; m++)
+    {
+      results[pass.step[m]] = anot_expr_value_int (pass.count[m]);
+      counted[pass.step[m]] = TRUE;
+    }
+  /* Where the fields were, for the next evaluation (eval() shares it). */
+  for (guint t = 0; t < pass.n_terms; t++)
+    {
+      guint *cache = &pass.terms[t].f->sub->cache;
+
+      if (pass.terms[t].hint != (guint) g_atomic_int_get ((gint *) cache))
+        g_atomic_int_set ((gint *) cache, (gint) pass.terms[t].hint);
+    }
+}
+
 static gboolean
 comp_loop (Eval          *ev,
            AnotExprNode  *n,
@@ -4659,29 +4884,67 @@ eval (Eval          *ev,
 
 #define N_INLINE 32
 
+/* The value a free name starts with: a variable of the scope, else an
+ * enabled builtin; FALSE when it is undefined (a NameError if reached). */
+static inline gboolean
+resolve_global (AnotExprScope         *scope,
+                const char            *name,
+                guint32                hash,
+                const AnotExprBuiltin *fn,
+                AnotExprValue         *out)
+{
+  const AnotExprValue *v = anot_expr_scope_lookup_hashed (scope, name, hash);
+
+  if (v != NULL)
+    *out = *v;
+  else if (fn != NULL && (scope->builtin_mask & (1u << anot_expr_builtin_index (fn))) != 0)
+    *out = (AnotExprValue) {
+      .kind = fn->func == NULL ? ANOT_EXPR_MODULE : ANOT_EXPR_FUNC,
+      .u.fn = fn
+    };
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static void
+eval_init (Eval          *ev,
+           AnotExprScope *scope)
+{
+  ev->max_steps = scope->max_steps;
+  ev->max_items = scope->max_items;
+  ev->max_string = scope->max_string;
+}
+
+/* Evaluates ev->expr with ev->globals and ev->defined filled in, into
+ * ev->failure; ev->slots has room for its comprehension variables. */
+static gboolean
+eval_root (Eval          *ev,
+           AnotExprValue *result)
+{
+  AnotExpr *self = ev->expr;
+  gboolean ok;
+
+  ev->steps = 0;
+  ev->failed = FALSE;
+  for (guint i = 0; i < self->n_slots; i++)
+    ev->slots[i] = ANOT_EXPR_VALUE_NONE;
+  ok = eval (ev, self->root, result);
+  for (guint i = 0; i < self->n_slots; i++)
+    anot_expr_value_unref (ev->slots[i]);
+  if (!ok && !ev->failed)
+    {
+      ev->failure->code = ANOT_ERROR_EXPR_TYPE;
+      ev->failure->message = g_strdup ("Error: evaluation failed");
+    }
+  return ok;
+}
+
 gboolean
 anot_expr_eval_value (AnotExpr        *self,
                       AnotExprScope   *scope,
                       AnotExprValue   *result,
                       AnotExprFailure *failure)
-{
-  return anot_expr_eval_value_preset (self, scope, NULL, result, failure);
-}
-
-static const AnotExprValue undefined_value = { .kind = ANOT_EXPR_NONE };
-
-const AnotExprValue *
-anot_expr_undefined (void)
-{
-  return &undefined_value;
-}
-
-gboolean
-anot_expr_eval_value_preset (AnotExpr                   *self,
-                             AnotExprScope              *scope,
-                             const AnotExprValue * const *preset,
-                             AnotExprValue              *result,
-                             AnotExprFailure            *failure)
 {
   AnotExprFailure local = { 0 };
   AnotExprValue globals_inline[N_INLINE];
@@ -4690,49 +4953,21 @@ anot_expr_eval_value_preset (AnotExpr                   *self,
   Eval ev = { 0 };
   gboolean ok;
 
+  eval_init (&ev, scope);
   ev.expr = self;
-  ev.max_steps = scope->max_steps;
-  ev.max_items = scope->max_items;
-  ev.max_string = scope->max_string;
   ev.failure = failure != NULL ? failure : &local;
   ev.quiet = failure == NULL;
   ev.globals = self->n_free <= N_INLINE ? globals_inline : g_new (AnotExprValue, self->n_free);
   ev.defined = self->n_free <= N_INLINE ? defined_inline : g_new (guint8, self->n_free);
   ev.slots = self->n_slots <= N_INLINE ? slots_inline : g_new (AnotExprValue, self->n_slots);
 
-  /* Each free name is looked up once: a variable of the scope, else an
-   * enabled builtin, else undefined (a NameError if it is reached). */
+  /* Each free name is looked up once. */
   for (guint i = 0; i < self->n_free; i++)
-    {
-      const char *name = self->free_names[i];
-      const AnotExprValue *v;
-      const AnotExprBuiltin *fn = self->free_builtins[i];
+    ev.defined[i] = resolve_global (scope, self->free_names[i], self->free_hashes[i],
+                                    self->free_builtins[i], &ev.globals[i]);
 
-      if (preset != NULL && preset[i] != NULL)
-        {
-          ev.defined[i] = preset[i] != &undefined_value;
-          ev.globals[i] = *preset[i];
-          continue;
-        }
-      v = anot_expr_scope_lookup_hashed (scope, name, self->free_hashes[i]);
-      ev.defined[i] = TRUE;
-      if (v != NULL)
-        ev.globals[i] = *v;
-      else if (fn != NULL && (scope->builtin_mask & (1u << anot_expr_builtin_index (fn))) != 0)
-        ev.globals[i] = (AnotExprValue) {
-          .kind = fn->func == NULL ? ANOT_EXPR_MODULE : ANOT_EXPR_FUNC,
-          .u.fn = fn
-        };
-      else
-        ev.defined[i] = FALSE;
-    }
-  for (guint i = 0; i < self->n_slots; i++)
-    ev.slots[i] = ANOT_EXPR_VALUE_NONE;
+  ok = eval_root (&ev, result);
 
-  ok = eval (&ev, self->root, result);
-
-  for (guint i = 0; i < self->n_slots; i++)
-    anot_expr_value_unref (ev.slots[i]);
   if (ev.globals != globals_inline)
     g_free (ev.globals);
   if (ev.defined != defined_inline)
@@ -4740,12 +4975,134 @@ anot_expr_eval_value_preset (AnotExpr                   *self,
   if (ev.slots != slots_inline)
     g_free (ev.slots);
   scope->last_steps = MIN (ev.steps, ev.max_steps);
-
-  if (!ok && !ev.failed)
-    {
-      ev.failure->code = ANOT_ERROR_EXPR_TYPE;
-      ev.failure->message = g_strdup ("Error: evaluation failed");
-    }
   anot_expr_failure_clear (&local);
   return ok;
+}
+
+#define N_PROGRAM_INLINE 64
+
+/* Counts the steps of @group in one pass (count_group_run()) when NAME
+ * and sum are what they are for every step (see AnotExprCountGroup). */
+static void
+count_group_try (const AnotExprProgram    *program,
+                 const AnotExprCountGroup *group,
+                 const AnotExprValue      *table,
+                 const guint8             *table_defined,
+                 guint64                   max_steps,
+                 AnotExprValue            *results,
+                 gboolean                 *counted)
+{
+  AnotExprValue records = table[group->iter];
+
+  if (g_array_index (program->written, gboolean, group->iter) ||
+      g_array_index (program->written, gboolean, group->sum) ||
+      !table_defined[group->iter] || !table_defined[group->sum] ||
+      table[group->sum].kind != ANOT_EXPR_FUNC ||
+      table[group->sum].u.fn != g_array_index (program->builtins, const AnotExprBuiltin *, group->sum) ||
+      (records.kind != ANOT_EXPR_LIST && records.kind != ANOT_EXPR_TUPLE))
+    return;
+  count_group_run (program, group, records.u.seq, max_steps, results, counted);
+}
+
+guint
+anot_expr_program_run (const AnotExprProgram *program,
+                       AnotExprScope         *scope,
+                       gboolean               original,
+                       AnotExprValue         *results,
+                       gboolean              *succeeded,
+                       AnotExprFailure       *failures)
+{
+  guint n_names = program->names->len;
+  const AnotExprProgramStep *steps = (const AnotExprProgramStep *) (gpointer) program->steps->data;
+  AnotExprValue table_inline[N_PROGRAM_INLINE];
+  guint8 table_defined_inline[N_PROGRAM_INLINE];
+  AnotExprValue globals_inline[N_INLINE];
+  guint8 defined_inline[N_INLINE];
+  AnotExprValue slots_inline[N_INLINE];
+  guint8 tried_inline[N_PROGRAM_INLINE];
+  gboolean counted_inline[N_PROGRAM_INLINE];
+  AnotExprValue *table = n_names <= N_PROGRAM_INLINE ? table_inline : g_new (AnotExprValue, n_names);
+  guint8 *table_defined = n_names <= N_PROGRAM_INLINE ? table_defined_inline : g_new (guint8, n_names);
+  guint n_groups = program->count_groups->len;
+  guint n_steps = program->steps->len;
+  guint8 *tried = n_groups <= N_PROGRAM_INLINE ? tried_inline : g_new (guint8, n_groups);
+  gboolean *counted = n_steps <= N_PROGRAM_INLINE ? counted_inline : g_new (gboolean, n_steps);
+  AnotExprFailure local = { 0 };
+  Eval ev = { 0 };
+  guint failed = 0;
+
+  eval_init (&ev, scope);
+  ev.quiet = failures == NULL;
+  ev.globals = program->max_free <= N_INLINE ? globals_inline : g_new (AnotExprValue, program->max_free);
+  ev.defined = program->max_free <= N_INLINE ? defined_inline : g_new (guint8, program->max_free);
+  ev.slots = program->max_slots <= N_INLINE ? slots_inline : g_new (AnotExprValue, program->max_slots);
+
+  for (guint j = 0; j < n_names; j++)
+    table_defined[j] = g_array_index (program->from_scope, gboolean, j) &&
+                       resolve_global (scope, program->names->pdata[j],
+                                       g_array_index (program->hashes, guint32, j),
+                                       g_array_index (program->builtins, const AnotExprBuiltin *, j),
+                                       &table[j]);
+  memset (tried, FALSE, n_groups);
+  memset (counted, FALSE, n_steps * sizeof (gboolean));
+
+  for (guint i = 0; i < n_steps; i++)
+    {
+      const AnotExprProgramStep *s = &steps[i];
+      AnotExpr *expr = s->expr;
+
+      /* The last step always runs, as its step count is the scope's. */
+      if (s->count_group >= 0 && anot_expr_fast_enabled && i + 1 < n_steps)
+        {
+          if (!tried[s->count_group])
+            count_group_try (program, &g_array_index (program->count_groups, AnotExprCountGroup, s->count_group),
+                             table, table_defined, ev.max_steps, results, counted);
+          tried[s->count_group] = TRUE;
+          if (counted[i])
+            {
+              succeeded[i] = TRUE;
+              goto store;
+            }
+        }
+
+      ev.expr = expr;
+      ev.failure = failures != NULL ? &failures[i] : &local;
+      for (guint k = 0; k < expr->n_free; k++)
+        {
+          ev.globals[k] = table[s->free_index[k]];
+          ev.defined[k] = table_defined[s->free_index[k]];
+        }
+      succeeded[i] = eval_root (&ev, &results[i]);
+      if (!succeeded[i])
+        {
+          failed++;
+          results[i] = !original ? ANOT_EXPR_VALUE_NONE :
+                       s->integral ? anot_expr_value_int (0) : anot_expr_value_float (0.0);
+          anot_expr_failure_clear (&local);
+        }
+    store:
+      if (s->target >= 0)
+        {
+          /* Borrowed from @results, which outlives the run. */
+          table[s->target] = results[i];
+          table_defined[s->target] = succeeded[i] || original;
+        }
+    }
+  scope->last_steps = MIN (ev.steps, ev.max_steps);
+
+  if (table != table_inline)
+    g_free (table);
+  if (table_defined != table_defined_inline)
+    g_free (table_defined);
+  if (tried != tried_inline)
+    g_free (tried);
+  if (counted != counted_inline)
+    g_free (counted);
+  if (ev.globals != globals_inline)
+    g_free (ev.globals);
+  if (ev.defined != defined_inline)
+    g_free (ev.defined);
+  if (ev.slots != slots_inline)
+    g_free (ev.slots);
+  return failed;
 }

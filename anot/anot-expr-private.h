@@ -636,19 +636,81 @@ gboolean      anot_expr_eval_value         (AnotExpr            *self,
                                             AnotExprScope       *scope,
                                             AnotExprValue       *result,
                                             AnotExprFailure     *failure);
-/* The same, with the values of some free names given: @preset holds, for
- * each of @self's free names, NULL (look it up in @scope, then the
- * builtins), anot_expr_undefined() (undefined: a NameError if reached) or
- * its value, borrowed.  A Formula Seed gives the values of earlier steps
- * this way, which are exactly what @scope holds under their names. */
+/* A program: expressions run in order over one scope, each reading the
+ * values of the ones before it by name (a Formula Seed's compute DAG).  The
+ * names the expressions read are gathered in one table when the program is
+ * built, so that a run looks each up in the scope once, not once per
+ * expression that reads it, and one evaluator state serves every step. */
+typedef struct {
+  AnotExpr *expr;
+  guint *free_index;      /* each free name of @expr: its position in the table */
+  gint target;            /* the table position the value goes to, or -1 */
+  gboolean integral;      /* a failed step is 0 (else 0.0) in the original's mode */
+  gint count_group;       /* its AnotExprCountGroup, or -1 */
+  AnotExprClause *count;  /* then the clause of its generator expression */
+} AnotExprProgramStep;
+
+/* Steps of the shape sum(1 for x in NAME if FILTER) over the same NAME
+ * (anot_expr_count_name()): a run counts them all in one pass over NAME,
+ * when NAME and sum are what they are for every step (no step writes
+ * them), falling back to evaluating each step when the pass cannot give
+ * the value (or error) the step would. */
+#define ANOT_EXPR_COUNT_MAX_MEMBERS 16
+
+typedef struct {
+  guint iter;             /* NAME's table position */
+  guint sum;              /* sum's */
+  GArray *members;        /* guint: the steps */
+} AnotExprCountGroup;
+
+typedef struct {
+  GPtrArray *names;       /* the table: borrowed from the steps' expressions */
+  GArray *hashes;         /* guint32, anot_expr_name_hash() of each name */
+  GArray *builtins;       /* const AnotExprBuiltin *, or NULL */
+  /* Whether a run starts the name with its value in the scope (then the
+   * builtin), else undefined: FALSE only for the names of steps that no
+   * step reads before they are written. */
+  GArray *from_scope;     /* gboolean */
+  GArray *steps;          /* AnotExprProgramStep */
+  GArray *written;        /* gboolean per name: a step's target */
+  GArray *count_groups;   /* AnotExprCountGroup */
+  guint max_free;
+  guint max_slots;
+} AnotExprProgram;
+
+/* The clause of sum(1 for x in NAME if FILTER), with FILTER a test of
+ * fields of x against string constants that the evaluator compiled; else
+ * NULL. */
 ANOT_EXPR_PRIVATE
-const AnotExprValue *anot_expr_undefined   (void);
+AnotExprClause *anot_expr_count_clause     (AnotExpr            *self);
+
 ANOT_EXPR_PRIVATE
-gboolean      anot_expr_eval_value_preset  (AnotExpr            *self,
+AnotExprProgram *anot_expr_program_new     (void);
+ANOT_EXPR_PRIVATE
+void          anot_expr_program_free       (AnotExprProgram     *program);
+/* Appends @expr (a reference is taken), whose value is stored under
+ * @target (nullable: nowhere; borrowed, it must outlive @program) for the
+ * later steps. */
+ANOT_EXPR_PRIVATE
+void          anot_expr_program_add_step   (AnotExprProgram     *program,
+                                            AnotExpr            *expr,
+                                            const char          *target,
+                                            gboolean             integral);
+/* Runs @program's steps in order in @scope, which is not changed (but its
+ * last step count).  results[i] gets step i's value, a new reference (on
+ * failure 0 or 0.0 with @original, else None) and succeeded[i] whether it
+ * ran.  A failed step's name is 0 or 0.0 for the later steps with
+ * @original, else undefined.  @failures (nullable) gets each failed step's
+ * failure (zero-filled by the caller; the failures it fills in must be
+ * cleared); without it the messages are not formatted.  Returns the number
+ * of failed steps. */
+ANOT_EXPR_PRIVATE
+guint         anot_expr_program_run        (const AnotExprProgram *program,
                                             AnotExprScope       *scope,
-                                            const AnotExprValue * const *preset,
-                                            AnotExprValue       *result,
-                                            AnotExprFailure     *failure);
+                                            gboolean             original,
+                                            AnotExprValue       *results,
+                                            gboolean            *succeeded,
+                                            AnotExprFailure     *failures);
 /* "formula “name”, column 12: NameError: ..." from a failure. */
 ANOT_EXPR_PRIVATE
 GError       *anot_expr_failure_to_error   (AnotExpr            *self,

@@ -939,3 +939,121 @@ anot_expr_scope_get_last_steps (AnotExprScope *self)
 
   return self->last_steps;
 }
+
+/* ------------------------------------------------------------------------ *
+ * AnotExprProgram
+ * ------------------------------------------------------------------------ */
+
+AnotExprProgram *
+anot_expr_program_new (void)
+{
+  AnotExprProgram *program = g_new0 (AnotExprProgram, 1);
+
+  program->names = g_ptr_array_new ();
+  program->hashes = g_array_new (FALSE, FALSE, sizeof (guint32));
+  program->builtins = g_array_new (FALSE, FALSE, sizeof (const AnotExprBuiltin *));
+  program->from_scope = g_array_new (FALSE, FALSE, sizeof (gboolean));
+  program->steps = g_array_new (FALSE, FALSE, sizeof (AnotExprProgramStep));
+  program->written = g_array_new (FALSE, FALSE, sizeof (gboolean));
+  program->count_groups = g_array_new (FALSE, FALSE, sizeof (AnotExprCountGroup));
+  return program;
+}
+
+void
+anot_expr_program_free (AnotExprProgram *program)
+{
+  if (program == NULL)
+    return;
+  for (guint i = 0; i < program->steps->len; i++)
+    {
+      AnotExprProgramStep *s = &g_array_index (program->steps, AnotExprProgramStep, i);
+
+      anot_expr_unref (s->expr);
+      g_free (s->free_index);
+    }
+  for (guint i = 0; i < program->count_groups->len; i++)
+    g_array_unref (g_array_index (program->count_groups, AnotExprCountGroup, i).members);
+  g_array_unref (program->count_groups);
+  g_array_unref (program->steps);
+  g_array_unref (program->written);
+  g_ptr_array_unref (program->names);
+  g_array_unref (program->hashes);
+  g_array_unref (program->builtins);
+  g_array_unref (program->from_scope);
+  g_free (program);
+}
+
+/* The position of @name in the table, added when new; @from_scope is only
+ * used then. */
+static guint
+program_name (AnotExprProgram *program,
+              const char      *name,
+              gboolean         from_scope)
+{
+  guint32 hash = anot_expr_name_hash (name);
+  const AnotExprBuiltin *fn;
+  gboolean written = FALSE;
+
+  for (guint i = 0; i < program->names->len; i++)
+    if (g_array_index (program->hashes, guint32, i) == hash &&
+        strcmp (program->names->pdata[i], name) == 0)
+      return i;
+  fn = anot_expr_builtin_lookup (name);
+  g_ptr_array_add (program->names, (gpointer) name);
+  g_array_append_val (program->hashes, hash);
+  g_array_append_val (program->builtins, fn);
+  g_array_append_val (program->from_scope, from_scope);
+  g_array_append_val (program->written, written);
+  return program->names->len - 1;
+}
+
+/* Adds @step to the group counting over @iter, the last one unless full. */
+static gint
+program_count_group (AnotExprProgram *program,
+                     guint            iter,
+                     guint            sum,
+                     guint            step)
+{
+  AnotExprCountGroup *group = NULL;
+  guint n = program->count_groups->len;
+
+  for (guint i = n; i > 0 && group == NULL; i--)
+    if (g_array_index (program->count_groups, AnotExprCountGroup, i - 1).iter == iter)
+      group = &g_array_index (program->count_groups, AnotExprCountGroup, i - 1);
+  if (group == NULL || group->members->len == ANOT_EXPR_COUNT_MAX_MEMBERS)
+    {
+      AnotExprCountGroup fresh = { iter, sum, g_array_new (FALSE, FALSE, sizeof (guint)) };
+
+      g_array_append_val (program->count_groups, fresh);
+      group = &g_array_index (program->count_groups, AnotExprCountGroup, n);
+    }
+  g_array_append_val (group->members, step);
+  return group - (AnotExprCountGroup *) (gpointer) program->count_groups->data;
+}
+
+void
+anot_expr_program_add_step (AnotExprProgram *program,
+                            AnotExpr        *expr,
+                            const char      *target,
+                            gboolean         integral)
+{
+  AnotExprProgramStep step = { anot_expr_ref (expr), NULL, -1, integral, -1, anot_expr_count_clause (expr) };
+
+  step.free_index = g_new (guint, MAX (1, expr->n_free));
+  /* A name read before any step writes it starts from the scope, even
+   * when a later step writes it: the reader sees the scope's value. */
+  for (guint k = 0; k < expr->n_free; k++)
+    step.free_index[k] = program_name (program, expr->free_names[k], TRUE);
+  if (target != NULL)
+    {
+      step.target = program_name (program, target, FALSE);
+      g_array_index (program->written, gboolean, step.target) = TRUE;
+    }
+  if (step.count != NULL)
+    step.count_group = program_count_group (program, program_name (program, step.count->iter->u.name.name, TRUE),
+                                            program_name (program, "sum", TRUE),
+                                            program->steps->len);
+  program->max_free = MAX (program->max_free, expr->n_free);
+  program->max_slots = MAX (program->max_slots, expr->n_slots);
+  g_array_append_val (program->steps, step);
+}

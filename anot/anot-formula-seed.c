@@ -56,9 +56,6 @@ typedef struct {
   gboolean is_aggregate;
   gboolean shadowed;        /* a lookup of the same name hides the step */
   guint32 hash;             /* anot_expr_name_hash() of @name */
-  /* For each free name of @expr, the earlier step (not shadowed) that
-   * defines it, or -1: its value is passed to the evaluator directly. */
-  gssize *free_steps;
   JsonObject *object;
 } Step;
 
@@ -93,6 +90,9 @@ struct _AnotFormulaSeed
   char **output_fields;
   gssize *output_steps;     /* the last step of each output's name, or -1 */
   char **warnings;
+  /* The steps, ready to run: a step's value reaches the later formulas
+   * that read its name, unless a lookup shadows it. */
+  AnotExprProgram *program;
 };
 
 G_DEFINE_BOXED_TYPE (AnotFormulaSeed, anot_formula_seed, anot_formula_seed_ref, anot_formula_seed_unref)
@@ -124,7 +124,6 @@ step_free (gpointer data)
   g_free (s->formula);
   g_clear_pointer (&s->expr, anot_expr_unref);
   g_clear_pointer (&s->object, json_object_unref);
-  g_free (s->free_steps);
   g_free (s);
 }
 
@@ -600,20 +599,7 @@ load_steps (AnotFormulaSeed  *self,
       s->expr = anot_expr_parse (formula, name, &local);
       if (s->expr == NULL)
         return seed_error (error, local->code, "%sformula: %s", path, local->message);
-      {
-        const char * const *free_names = anot_expr_get_free_names (s->expr);
-        guint n_free = g_strv_length ((char **) free_names);
-
-        s->free_steps = g_new (gssize, MAX (1, n_free));
-        for (guint k = 0; k < n_free; k++)
-          {
-            gssize j = find_step (self, free_names[k]);
-
-            /* @s is in the list already: only the ones before it count. */
-            s->free_steps[k] = j >= 0 && (guint) j + 1 < self->steps->len &&
-                               !((Step *) self->steps->pdata[j])->shadowed ? j : -1;
-          }
-      }
+      anot_expr_program_add_step (self->program, s->expr, s->shadowed ? NULL : s->name, s->is_aggregate);
     }
   return TRUE;
 }
@@ -728,6 +714,7 @@ anot_formula_seed_new_from_json (JsonNode  *node,
   self->ref_count = 1;
   self->fields = g_ptr_array_new_with_free_func (field_free);
   self->steps = g_ptr_array_new_with_free_func (step_free);
+  self->program = anot_expr_program_new ();
   self->assemblies = g_ptr_array_new_with_free_func (assembly_free);
   self->lookups = g_ptr_array_new_with_free_func (lookup_free);
 
@@ -886,6 +873,7 @@ anot_formula_seed_unref (AnotFormulaSeed *self)
   g_strfreev (self->output_fields);
   g_free (self->output_steps);
   g_strfreev (self->warnings);
+  anot_expr_program_free (self->program);
   g_free (self);
 }
 
@@ -1677,45 +1665,6 @@ anot_formula_seed_new_scope (AnotFormulaSeed *self,
   return scope;
 }
 
-/* Runs step @i in @scope: results[i] gets its value (a new reference; on
- * failure 0 or 0.0 in the original's mode, else None) and succeeded[i]
- * whether it ran.  The earlier steps' values are passed to the evaluator
- * directly, as the scope would hold them after store_steps(): a failed
- * step is 0 or 0.0 in the original's mode, else undefined.  The scope is
- * not touched: store_steps() stores all the values once the DAG has run,
- * which no formula can tell apart from storing each as it comes (a formula
- * reads the earlier steps through @results, and nothing else of the scope
- * changes). */
-static gboolean
-run_step (AnotFormulaSeed *self,
-          guint            i,
-          AnotExprScope   *scope,
-          gboolean         original,
-          AnotExprValue   *results,
-          gboolean        *succeeded,
-          AnotExprFailure *failure)
-{
-  Step *s = self->steps->pdata[i];
-  const AnotExprValue *preset_inline[16];
-  g_autofree const AnotExprValue **preset_heap = NULL;
-  const AnotExprValue **preset = preset_inline;
-  guint n_free = s->expr->n_free;
-
-  if (n_free > G_N_ELEMENTS (preset_inline))
-    preset = preset_heap = g_new (const AnotExprValue *, n_free);
-  for (guint k = 0; k < n_free; k++)
-    {
-      gssize j = s->free_steps[k];
-
-      preset[k] = j < 0 ? NULL : (succeeded[j] || original) ? &results[j] : anot_expr_undefined ();
-    }
-  succeeded[i] = anot_expr_eval_value_preset (s->expr, scope, preset, &results[i], failure);
-  if (!succeeded[i])
-    results[i] = !original ? ANOT_EXPR_VALUE_NONE :
-                 s->is_aggregate ? anot_expr_value_int (0) : anot_expr_value_float (0.0);
-  return succeeded[i];
-}
-
 /* Stores each step's value in @scope under its name, in order (a failed
  * step's name is removed, unless in the original's mode), except the
  * steps a lookup shadows.  Takes the references in @results. */
@@ -1774,7 +1723,7 @@ anot_formula_seed_evaluate (AnotFormulaSeed *self,
   g_autofree gboolean *succeeded_heap = NULL;
   AnotExprValue *results = results_inline;
   gboolean *succeeded = succeeded_inline;
-  guint failed = 0;
+  guint failed;
 
   g_return_val_if_fail (self != NULL, 0);
   g_return_val_if_fail (scope != NULL, 0);
@@ -1784,13 +1733,9 @@ anot_formula_seed_evaluate (AnotFormulaSeed *self,
       results = results_heap = g_new (AnotExprValue, n);
       succeeded = succeeded_heap = g_new (gboolean, n);
     }
-  for (guint i = 0; i < n; i++)
-    {
-      /* No failure to fill in: nobody reads the messages here, so they
-       * are not formatted. */
-      if (!run_step (self, i, scope, original, results, succeeded, NULL))
-        failed++;
-    }
+  /* No failures to fill in: nobody reads the messages here, so they are
+   * not formatted. */
+  failed = anot_expr_program_run (self->program, scope, original, results, succeeded, NULL);
   store_steps (self, scope, original, results, succeeded);
   return failed;
 }
@@ -1836,6 +1781,7 @@ anot_formula_seed_compute (AnotFormulaSeed *self,
   g_autofree JsonNode **results = NULL;
   g_autofree AnotExprValue *values = NULL;
   g_autofree gboolean *succeeded = NULL;
+  g_autofree AnotExprFailure *failures = NULL;
   JsonObject *trace = json_object_new ();
   JsonArray *steps = json_array_new ();
   JsonObject *outputs = json_object_new ();
@@ -1847,36 +1793,33 @@ anot_formula_seed_compute (AnotFormulaSeed *self,
   results = g_new0 (JsonNode *, self->steps->len);
   values = g_new (AnotExprValue, self->steps->len);
   succeeded = g_new (gboolean, self->steps->len);
+  failures = g_new0 (AnotExprFailure, self->steps->len);
 
+  failed = anot_expr_program_run (self->program, scope, original, values, succeeded, failures);
   for (guint i = 0; i < self->steps->len; i++)
     {
       Step *s = self->steps->pdata[i];
       JsonObject *entry = json_object_new ();
-      AnotExprFailure failure = { 0 };
-      AnotExprValue value;
 
       json_object_set_string_member (entry, "name", s->name);
-      if (run_step (self, i, scope, original, values, succeeded, &failure))
+      if (succeeded[i])
         {
-          value = values[i];
-          results[i] = anot_expr_value_to_json (value);
+          results[i] = anot_expr_value_to_json (values[i]);
           json_object_set_member (entry, "value", json_node_ref (results[i]));
           json_object_set_null_member (entry, "error");
         }
       else
         {
-          g_autoptr(GError) error = anot_expr_failure_to_error (s->expr, &failure);
+          g_autoptr(GError) error = anot_expr_failure_to_error (s->expr, &failures[i]);
           guint line, column;
 
-          value = values[i];
-          failed++;
-          anot_expr_offset_to_position (s->formula, failure.offset, &line, &column);
-          results[i] = original ? anot_expr_value_to_json (value) : json_node_new (JSON_NODE_NULL);
+          anot_expr_offset_to_position (s->formula, failures[i].offset, &line, &column);
+          results[i] = original ? anot_expr_value_to_json (values[i]) : json_node_new (JSON_NODE_NULL);
           json_object_set_member (entry, "value", json_node_ref (results[i]));
-          json_object_set_string_member (entry, "error", failure.message);
+          json_object_set_string_member (entry, "error", failures[i].message);
           json_object_set_string_member (entry, "message", error->message);
           json_object_set_int_member (entry, "column", column);
-          anot_expr_failure_clear (&failure);
+          anot_expr_failure_clear (&failures[i]);
         }
       json_array_add_object_element (steps, entry);
     }
