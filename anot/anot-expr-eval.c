@@ -1962,6 +1962,14 @@ anot_expr_count_clause (AnotExpr *self)
 
 #define COUNT_MAX_TERMS (ANOT_EXPR_COUNT_MAX_MEMBERS * CONJ_MAX_TERMS)
 
+static gint counted_steps;
+
+guint
+anot_expr_get_counted_steps (void)
+{
+  return (guint) g_atomic_int_get (&counted_steps);
+}
+
 /* A comparison of one of the filters count_group_run() runs. */
 typedef struct {
   AnotExprFast *f;
@@ -2151,6 +2159,7 @@ count_group_run (const AnotExprProgram    *program,
       results[pass.step[m]] = anot_expr_value_int (pass.count[m]);
       counted[pass.step[m]] = TRUE;
     }
+  g_atomic_int_add (&counted_steps, pass.n_members);
   /* Where the fields were, for the next evaluation (eval() shares it). */
   for (guint t = 0; t < pass.n_terms; t++)
     {

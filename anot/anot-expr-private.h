@@ -334,6 +334,12 @@ ANOT_EXPR_PRIVATE
 gssize        anot_expr_dict_find_str      (AnotExprDict        *dict,
                                             AnotExprStr         *key);
 JsonNode     *anot_expr_value_to_json      (AnotExprValue        v);
+/* How many items anot_expr_value_to_json() writes for @v (a list held
+ * twice is written twice), counting no further than past @limit: what to
+ * check before writing out a value a formula built. */
+ANOT_EXPR_PRIVATE
+guint64       anot_expr_value_expanded_items (AnotExprValue      v,
+                                            guint64              limit);
 
 /* The hash of a variable name in a scope (FNV-1a, never 0): the parser
  * and a Formula Seed compute it once per name, not per lookup. */
@@ -683,6 +689,11 @@ typedef struct {
  * NULL. */
 ANOT_EXPR_PRIVATE
 AnotExprClause *anot_expr_count_clause     (AnotExpr            *self);
+
+/* How many steps programs have counted in a pass with others so far, in
+ * this process; for tests. */
+ANOT_EXPR_PRIVATE
+guint         anot_expr_get_counted_steps  (void);
 
 ANOT_EXPR_PRIVATE
 AnotExprProgram *anot_expr_program_new     (void);

@@ -270,18 +270,18 @@ anot_expr_get_free_names (AnotExpr *self)
 /* The items (container members, at every level) @v holds once written out
  * as JSON, where a list held twice is written twice; counting stops past
  * @limit. */
-static guint64
-expanded_items (AnotExprValue v,
-                guint64       limit)
+guint64
+anot_expr_value_expanded_items (AnotExprValue v,
+                                guint64       limit)
 {
   guint64 n = 0;
 
   if (v.kind == ANOT_EXPR_LIST || v.kind == ANOT_EXPR_TUPLE)
     for (guint i = 0; i < v.u.seq->len && n <= limit; i++)
-      n += 1 + expanded_items (v.u.seq->items[i], limit - n);
+      n += 1 + anot_expr_value_expanded_items (v.u.seq->items[i], limit - n);
   else if (v.kind == ANOT_EXPR_DICT)
     for (guint i = 0; i < v.u.d->len && n <= limit; i++)
-      n += 1 + expanded_items (v.u.d->values[i], limit - n);
+      n += 1 + anot_expr_value_expanded_items (v.u.d->values[i], limit - n);
   return n;
 }
 
@@ -325,7 +325,7 @@ anot_expr_evaluate (AnotExpr       *self,
       anot_expr_failure_clear (&failure);
       return NULL;
     }
-  if (expanded_items (value, scope->max_items) > scope->max_items)
+  if (anot_expr_value_expanded_items (value, scope->max_items) > scope->max_items)
     {
       failure.code = ANOT_ERROR_EXPR_LIMIT;
       failure.offset = 0;

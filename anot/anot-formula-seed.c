@@ -1802,6 +1802,20 @@ anot_formula_seed_compute (AnotFormulaSeed *self,
       JsonObject *entry = json_object_new ();
 
       json_object_set_string_member (entry, "name", s->name);
+      /* A value too large to write out (a list holding one list many
+       * times, written in full each time) fails here: the later steps
+       * had it, the trace cannot. */
+      if (succeeded[i] && anot_expr_value_expanded_items (values[i], scope->max_items) > scope->max_items)
+        {
+          succeeded[i] = FALSE;
+          failed++;
+          failures[i].code = ANOT_ERROR_EXPR_LIMIT;
+          failures[i].offset = 0;
+          failures[i].message = g_strdup_printf ("LimitError: the value, written out, holds more than %u items",
+                                                 scope->max_items);
+          anot_expr_value_unref (values[i]);
+          values[i] = ANOT_EXPR_VALUE_NONE;
+        }
       if (succeeded[i])
         {
           results[i] = anot_expr_value_to_json (values[i]);

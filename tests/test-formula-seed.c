@@ -15,6 +15,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "anot-expr-private.h"
+
 /* ------------------------------------------------------------------------ *
  * Helpers
  * ------------------------------------------------------------------------ */
@@ -449,6 +451,176 @@ test_compute (void)
     g_assert_cmpfloat (json_object_get_double_member (outputs, "c"), ==, 0.0);
     step = json_array_get_object_element (json_object_get_array_member (trace, "steps"), 2);
     g_assert_cmpstr (json_object_get_string_member (step, "error"), ==, "NameError: name 'isinstance' is not defined");
+    g_clear_pointer (&trace, json_object_unref);
+  }
+
+  /* A value too large to write out in the trace (one list held 4,644
+   * times, 18 million items written out): its step fails there with a
+   * LimitError, the steps after it had the value. */
+  {
+    g_autofree char *text = patched_seed ("\"compute_dag\": ["
+                                          "{\"name\": \"big\", \"formula\": \"[[1] * 4000] * 4644\"},"
+                                          "{\"name\": \"n\", \"formula\": \"len(big)\"}],"
+                                          "\"output_fields\": [\"big\", \"n\"]");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(AnotFormulaSeed) big = anot_formula_seed_new_from_data (text, -1, FALSE, &error);
+    JsonObject *step;
+
+    g_assert_no_error (error);
+    trace = anot_formula_seed_compute (big, NULL, NULL, FALSE, &failed);
+    g_assert_cmpuint (failed, ==, 1);
+    step = json_array_get_object_element (json_object_get_array_member (trace, "steps"), 0);
+    g_assert_cmpstr (json_object_get_string_member (step, "error"), ==,
+                     "LimitError: the value, written out, holds more than 1000000 items");
+    g_assert_true (json_object_get_null_member (step, "value"));
+    outputs = json_object_get_object_member (trace, "outputs");
+    g_assert_true (json_object_get_null_member (outputs, "big"));
+    g_assert_cmpint (json_object_get_int_member (outputs, "n"), ==, 4644);
+  }
+}
+
+/* ------------------------------------------------------------------------ *
+ * The count steps a seed runs in one pass (sum(1 for e in extractions if
+ * ...)): the same trace as each step run on its own, on records that make
+ * the pass give steps back to the general evaluator.
+ * ------------------------------------------------------------------------ */
+
+#define LONG_VALUE "a value far too long to be interned by the evaluator, so compared byte by byte ........................................"
+
+static const char *count_steps_patch =
+  "\"compute_dag\": ["
+  "{\"name\": \"c_and\", \"formula\": \"sum(1 for e in extractions if e['sev'] == 'mild' and e['acct'] == 'first')\", \"is_aggregate\": true},"
+  "{\"name\": \"c_ne\", \"formula\": \"sum(1 for e in extractions if e['sev'] != 'none')\", \"is_aggregate\": true},"
+  "{\"name\": \"c_in\", \"formula\": \"sum(1 for e in extractions if e['sev'] in ('mild', 'severe'))\"},"
+  "{\"name\": \"c_not_in\", \"formula\": \"sum(1 for e in extractions if e['inter'] not in ('pos',))\"},"
+  "{\"name\": \"c_not\", \"formula\": \"sum(1 for e in extractions if not e['inter'] == 'pos')\"},"
+  "{\"name\": \"c_pos\", \"formula\": \"sum(1 for e in extractions if e['inter'] == 'pos')\"},"
+  "{\"name\": \"c_year\", \"formula\": \"sum(1 for e in extractions if e['year'] == '2023')\"},"
+  "{\"name\": \"c_long\", \"formula\": \"sum(1 for e in extractions if e['quote'] == '" LONG_VALUE "')\"},"
+  "{\"name\": \"c_reached\", \"formula\": \"sum(1 for e in extractions if e['acct'] == 'first' and e['opt'] == 'y')\"},"
+  "{\"name\": \"c_before\", \"formula\": \"c_pos + 1\"},"
+  "{\"name\": \"xs\", \"formula\": \"[e for e in extractions]\"},"
+  "{\"name\": \"c_xs\", \"formula\": \"sum(1 for e in xs if e['sev'] == 'mild')\"},"
+  "{\"name\": \"total\", \"formula\": \"c_and + c_ne + c_in + c_not_in + c_not + c_pos + c_year + c_long + c_reached + c_xs\"},"
+  "{\"name\": \"c_last\", \"formula\": \"sum(1 for e in extractions if e['sev'] == 'severe')\"}],"
+  "\"output_fields\": [\"total\", \"c_last\"]";
+
+/* Each record list, and whether the pass counts some steps of it. */
+static const struct {
+  const char *records;
+  gboolean counted;
+} count_cases[] = {
+  { "[]", TRUE },
+  { "[{\"sev\": \"mild\", \"acct\": \"first\", \"inter\": \"pos\", \"year\": 2023, \"quote\": \"" LONG_VALUE "\", \"opt\": \"y\"},"
+    " {\"sev\": \"none\", \"acct\": \"second\", \"inter\": \"neg\", \"year\": \"2023\", \"quote\": \"short\", \"opt\": \"n\"},"
+    " {\"sev\": \"severe\", \"acct\": \"first\", \"inter\": \"pos\", \"year\": null, \"quote\": \"" LONG_VALUE "\", \"opt\": \"y\"}]", TRUE },
+  /* "opt" missing where the filter does not reach it, then where it does. */
+  { "[{\"sev\": \"mild\", \"acct\": \"second\", \"inter\": \"pos\", \"year\": 1, \"quote\": \"q\"},"
+    " {\"sev\": \"mild\", \"acct\": \"first\", \"inter\": \"pos\", \"year\": 1, \"quote\": \"q\", \"opt\": \"y\"}]", TRUE },
+  { "[{\"sev\": \"mild\", \"acct\": \"first\", \"inter\": \"pos\", \"year\": 1, \"quote\": \"q\", \"opt\": \"y\"},"
+    " {\"sev\": \"mild\", \"acct\": \"first\", \"inter\": \"pos\", \"year\": 1, \"quote\": \"q\"}]", TRUE },
+  /* Keys in another order, values of other kinds, non-ASCII. */
+  { "[{\"sev\": \"mild\", \"acct\": \"first\", \"inter\": \"pos\", \"year\": 1, \"quote\": \"q\", \"opt\": \"y\"},"
+    " {\"opt\": \"y\", \"quote\": \"q\", \"year\": 2, \"inter\": \"neg\", \"acct\": \"first\", \"sev\": \"mild\"},"
+    " {\"sev\": 3, \"acct\": [\"first\"], \"inter\": {\"pos\": 1}, \"year\": 2.5, \"quote\": true, \"opt\": \"y\"},"
+    " {\"sev\": \"mïld\", \"acct\": \"first\", \"inter\": \"pos\", \"year\": 1, \"quote\": \"q\", \"opt\": \"y\"}]", TRUE },
+  /* A record that is not a dict: every count step fails as on its own. */
+  { "[{\"sev\": \"mild\", \"acct\": \"first\", \"inter\": \"pos\", \"year\": 1, \"quote\": \"q\", \"opt\": \"y\"}, 5]", FALSE },
+  /* Every record lacks a field: the steps reading it fail. */
+  { "[{\"sev\": \"mild\", \"acct\": \"first\", \"year\": 1, \"quote\": \"q\", \"opt\": \"y\"}]", TRUE },
+};
+
+static JsonObject *
+compute_with_fast_paths (AnotFormulaSeed *seed,
+                         JsonArray       *records,
+                         gboolean         original,
+                         gboolean         fast,
+                         guint           *counted)
+{
+  guint before = anot_expr_get_counted_steps ();
+  JsonObject *trace;
+
+  anot_expr_set_fast_paths (fast);
+  trace = anot_formula_seed_compute (seed, records, NULL, original, NULL);
+  anot_expr_set_fast_paths (TRUE);
+  *counted = anot_expr_get_counted_steps () - before;
+  return trace;
+}
+
+static void
+test_counted_together (void)
+{
+  g_autofree char *text = patched_seed (count_steps_patch);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotFormulaSeed) seed = anot_formula_seed_new_from_data (text, -1, FALSE, &error);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (count_cases); i++)
+    for (int original = 0; original <= 1; original++)
+      {
+        g_autoptr(JsonNode) records = parse_json (count_cases[i].records);
+        g_autoptr(JsonNode) together = NULL;
+        g_autoptr(JsonNode) alone = NULL;
+        g_autofree char *together_text = NULL;
+        g_autofree char *alone_text = NULL;
+        guint counted, counted_alone;
+
+        together = json_node_init_object (json_node_alloc (),
+                                          compute_with_fast_paths (seed, json_node_get_array (records),
+                                                                   original, TRUE, &counted));
+        alone = json_node_init_object (json_node_alloc (),
+                                       compute_with_fast_paths (seed, json_node_get_array (records),
+                                                                original, FALSE, &counted_alone));
+        json_object_unref (json_node_get_object (together));
+        json_object_unref (json_node_get_object (alone));
+        together_text = node_text (together);
+        alone_text = node_text (alone);
+        if (g_test_verbose ())
+          g_printerr ("case %u, original %d: %u counted together\n%s\n", i, original, counted, together_text);
+        g_assert_cmpstr (together_text, ==, alone_text);
+        g_assert_cmpuint (counted_alone, ==, 0);
+        if (count_cases[i].counted)
+          g_assert_cmpuint (counted, >, 0);
+        else
+          g_assert_cmpuint (counted, ==, 0);
+      }
+
+  /* The step budget: too small for a pass to be sure, the steps run on
+   * their own and fail (or not) as they would; the last step's count is
+   * the scope's either way. */
+  {
+    g_autoptr(JsonNode) records = parse_json (count_cases[1].records);
+
+    for (guint64 budget = 1; budget <= 200; budget += 7)
+      {
+        g_autofree char *outcome[2] = { NULL, NULL };
+        guint64 last_steps[2];
+
+        for (int fast = 0; fast <= 1; fast++)
+          {
+            g_autoptr(AnotExprScope) scope = anot_formula_seed_new_scope (seed, json_node_get_array (records), NULL, FALSE);
+            g_autoptr(GString) values = g_string_new (NULL);
+            guint failed;
+
+            anot_expr_scope_set_limits (scope, budget, 1000, 1000);
+            anot_expr_set_fast_paths (fast);
+            failed = anot_formula_seed_evaluate (seed, scope, FALSE);
+            anot_expr_set_fast_paths (TRUE);
+            last_steps[fast] = anot_expr_scope_get_last_steps (scope);
+            g_string_append_printf (values, "%u failed:", failed);
+            for (guint k = 0; k < anot_formula_seed_get_n_steps (seed); k++)
+              {
+                const char *name = anot_formula_seed_get_step_name (seed, k);
+                g_autoptr(JsonNode) value = anot_expr_scope_get (scope, name);
+                g_autofree char *value_text = node_text (value);
+
+                g_string_append_printf (values, " %s=%s", name, value_text);
+              }
+            outcome[fast] = g_string_free (g_steal_pointer (&values), FALSE);
+          }
+        g_assert_cmpstr (outcome[1], ==, outcome[0]);
+        g_assert_cmpuint (last_steps[1], ==, last_steps[0]);
+      }
   }
 }
 
@@ -986,6 +1158,7 @@ main (int    argc,
   g_test_add_func ("/formula-seed/filter-and-prompt", test_filter_and_prompt);
   g_test_add_func ("/formula-seed/make-extraction", test_make_extraction);
   g_test_add_func ("/formula-seed/compute", test_compute);
+  g_test_add_func ("/formula-seed/counted-together", test_counted_together);
   g_test_add_func ("/formula-seed/v1-synthetic", test_v1_synthetic);
   g_test_add_func ("/formula-seed/real-seed-traces", test_real_seed_traces);
   g_test_add_func ("/formula-seed/v1-replay", test_v1_replay);
