@@ -1973,25 +1973,51 @@ anot_expr_get_counted_steps (void)
 /* A comparison of one of the filters count_group_run() runs. */
 typedef struct {
   AnotExprFast *f;
-  guint member;
-  guint hint;               /* where its field was in the last record */
+  guint key;                /* its field, in CountPass.keys */
+  guint32 bit;              /* its step's, in a mask of the steps */
+  gboolean negate;
   /* One constant, interned: interned strs are equal only when they are
    * the same one (the enum values of the records against the formula's
-   * constants), a comparison without a branch. */
+   * constants), a comparison of pointers. */
   gboolean simple;
-  gboolean negate;
-  AnotExprStr *value;       /* the constant, when @simple */
+  AnotExprStr *value;       /* the constant */
 } CountTerm;
 
 /* The steps of a count group as count_group_run() runs them: their
- * filters' comparisons in a row, by step, each filter's in order. */
+ * filters' comparisons in a row, by step, each filter's in order, and the
+ * fields they read. */
 typedef struct {
   guint n_members;
   guint step[ANOT_EXPR_COUNT_MAX_MEMBERS];
   gint64 count[ANOT_EXPR_COUNT_MAX_MEMBERS];
   guint n_terms;
   CountTerm terms[COUNT_MAX_TERMS];
+  gboolean all_simple;
+  guint n_keys;
+  AnotExprStr *keys[COUNT_MAX_TERMS];
+  guint hints[COUNT_MAX_TERMS];      /* where each was in the last record */
+  AnotExprNode *subs[COUNT_MAX_TERMS];  /* a x["key"] node that reads it */
 } CountPass;
+
+static guint
+count_pass_key (CountPass    *pass,
+                AnotExprStr  *key,
+                guint         hint,
+                AnotExprNode *sub)
+{
+  guint k = 0;
+
+  while (k < pass->n_keys && pass->keys[k] != key)
+    k++;
+  if (k == pass->n_keys)
+    {
+      pass->keys[k] = key;
+      pass->hints[k] = hint;
+      pass->subs[k] = sub;
+      pass->n_keys++;
+    }
+  return k;
+}
 
 static void
 count_pass_add (CountPass    *pass,
@@ -2006,13 +2032,57 @@ count_pass_add (CountPass    *pass,
   for (guint t = 0; t < n; t++)
     {
       AnotExprFast *term = f->kind == FAST_AND ? f->children[t] : f;
+      gboolean simple = !term->in_seq && anot_expr_str_is_interned (term->values[0]);
 
       pass->terms[pass->n_terms++] = (CountTerm) {
-        term, m, (guint) g_atomic_int_get ((gint *) &term->sub->cache),
-        !term->in_seq && anot_expr_str_is_interned (term->values[0]),
-        term->negate, term->values[0]
+        term,
+        count_pass_key (pass, term->key, (guint) g_atomic_int_get ((gint *) &term->sub->cache), term->sub),
+        1u << m, term->negate, simple, term->values[0]
       };
+      pass->all_simple &= simple;
     }
+}
+
+/* Leaves the members of the mask @members out of @pass: their
+ * comparisons, their counts and the fields only they read. */
+static void
+count_pass_drop (CountPass *pass,
+                 guint32    members)
+{
+  guint n_keys = pass->n_keys;
+  AnotExprStr *keys[COUNT_MAX_TERMS];
+  guint hints[COUNT_MAX_TERMS];
+  AnotExprNode *subs[COUNT_MAX_TERMS];
+  guint n = 0;
+
+  memcpy (keys, pass->keys, n_keys * sizeof keys[0]);
+  memcpy (hints, pass->hints, n_keys * sizeof hints[0]);
+  memcpy (subs, pass->subs, n_keys * sizeof subs[0]);
+  pass->n_keys = 0;
+  pass->all_simple = TRUE;
+  for (guint t = 0; t < pass->n_terms; t++)
+    {
+      CountTerm term = pass->terms[t];
+      guint m = g_bit_nth_lsf (term.bit, -1);
+
+      if (term.bit & members)
+        continue;
+      term.key = count_pass_key (pass, keys[term.key], hints[term.key], subs[term.key]);
+      /* The steps after a dropped one move down. */
+      term.bit = 1u << (m - __builtin_popcount (members & (term.bit - 1)));
+      pass->terms[n++] = term;
+      pass->all_simple &= term.simple;
+    }
+  pass->n_terms = n;
+  n = 0;
+  for (guint m = 0; m < pass->n_members; m++)
+    if (!(members & (1u << m)))
+      {
+        pass->step[n] = pass->step[m];
+        pass->count[n] = pass->count[m];
+        n++;
+      }
+  pass->n_members = n;
 }
 
 /* Whether the field value @v equals a constant of @f (before negation). */
@@ -2027,37 +2097,75 @@ count_equal (const AnotExprFast  *f,
   return equal;
 }
 
-/* Leaves member @m out of @pass. */
-static void
-count_pass_drop (CountPass *pass,
-                 guint      m)
+/* One record through the comparisons of @pass, each field looked for:
+ * the mask of the steps it passes.  A step that reaches a field the
+ * record lacks (its comparisons before that one all true: `and` stops at
+ * the first false one) goes to *@missing: it must be left out.  Sets
+ * *@same_keys when every field was found. */
+static guint32
+count_record_checked (CountPass    *pass,
+                      AnotExprDict *dict,
+                      guint32      *missing,
+                      gboolean     *same_keys)
 {
-  guint n = 0;
+  const AnotExprValue *values[COUNT_MAX_TERMS];
+  guint32 alive = G_MAXUINT32;
 
+  *missing = 0;
+  *same_keys = TRUE;
+  for (guint k = 0; k < pass->n_keys; k++)
+    {
+      gssize pos;
+
+      if (pass->hints[k] < dict->len && dict->keys[pass->hints[k]].kind == ANOT_EXPR_STR &&
+          dict->keys[pass->hints[k]].u.s == pass->keys[k])
+        {
+          values[k] = &dict->values[pass->hints[k]];
+          continue;
+        }
+      pos = anot_expr_dict_find_str (dict, pass->keys[k]);
+      values[k] = pos >= 0 ? &dict->values[pos] : NULL;
+      if (pos >= 0)
+        pass->hints[k] = pos;
+      else
+        *same_keys = FALSE;
+    }
   for (guint t = 0; t < pass->n_terms; t++)
-    if (pass->terms[t].member != m)
-      {
-        pass->terms[n] = pass->terms[t];
-        pass->terms[n].member -= pass->terms[n].member > m;
-        n++;
-      }
-  pass->n_terms = n;
-  pass->n_members--;
-  memmove (&pass->step[m], &pass->step[m + 1], (pass->n_members - m) * sizeof (guint));
-  memmove (&pass->count[m], &pass->count[m + 1], (pass->n_members - m) * sizeof (gint64));
+    {
+      const CountTerm *term = &pass->terms[t];
+      const AnotExprValue *v = values[term->key];
+      gboolean equal;
+
+      if (v == NULL)
+        {
+          *missing |= alive & term->bit;
+          alive &= ~term->bit;
+          continue;
+        }
+      if (term->simple && v->kind == ANOT_EXPR_STR && anot_expr_str_is_interned (v->u.s))
+        equal = v->u.s == term->value;
+      else
+        equal = count_equal (term->f, v);
+      if (equal == term->negate)
+        alive &= ~term->bit;
+    }
+  return alive;
 }
 
 /* Counts, in one pass over @records, the records each step of @group
  * passes: the value each would have, sum(1 for x in records if FILTER),
- * without a pass per step, and with as few branches on the data as can
- * be (which records pass is anybody's guess, and a mispredicted branch
- * costs as much as a dozen comparisons): every comparison is made, as
- * they only read.  A step whose value might differ or which might fail is
- * left out (counted[] FALSE; the general path then runs it and reports
- * what it finds): one that could run out of its step budget, or that
- * reaches a field a record lacks (its comparisons before that one all
- * true: `and` stops at the first false one).  A record that is not a
- * dict leaves them all out. */
+ * without a pass per step.  A step whose value might differ or which
+ * might fail is left out (counted[] FALSE; the general path then runs it
+ * and reports what it finds): one that could run out of its step budget,
+ * or that reaches a field a record lacks.  A record that is not a dict
+ * leaves them all out.
+ *
+ * Which records pass is anybody's guess, and a mispredicted branch costs
+ * as much as a dozen comparisons: while the records have the keys of the
+ * one before where it had them (the records bound from JSON share their
+ * keys), each field is read once per record and the comparisons, of
+ * pointers, are all made (they only read) and folded into a mask without
+ * a branch on the data. */
 static void
 count_group_run (const AnotExprProgram    *program,
                  const AnotExprCountGroup *group,
@@ -2073,7 +2181,8 @@ count_group_run (const AnotExprProgram    *program,
 
   G_STATIC_ASSERT (ANOT_EXPR_COUNT_MAX_MEMBERS <= 32);
 
-  pass.n_members = pass.n_terms = 0;
+  pass.n_members = pass.n_terms = pass.n_keys = 0;
+  pass.all_simple = TRUE;
   for (guint m = 0; m < group->members->len; m++)
     {
       guint i = g_array_index (group->members, guint, m);
@@ -2089,69 +2198,51 @@ count_group_run (const AnotExprProgram    *program,
     {
       AnotExprValue item = records->items[r];
       AnotExprDict *dict = item.u.d;
-      guint32 alive = G_MAXUINT32;
+      guint32 alive;
+      guint32 missing = 0;
 
       if (item.kind != ANOT_EXPR_DICT)
         return;
       if (dict->keys == shape && dict->len == shape_len)
         {
-          /* The keys of the last record, where they were (records bound
-           * from JSON share them): the fields need no looking for. */
-          for (guint t = 0; t < pass.n_terms; t++)
-            {
-              const CountTerm *term = &pass.terms[t];
-              const AnotExprValue *v = &dict->values[term->hint];
-              gboolean equal;
+          AnotExprStr *field[COUNT_MAX_TERMS];
+          guint32 dead = 0;
+          gboolean interned = TRUE;
 
-              if (G_LIKELY (term->simple && v->kind == ANOT_EXPR_STR && anot_expr_str_is_interned (v->u.s)))
-                equal = v->u.s == term->value;
-              else
-                equal = count_equal (term->f, v);
-              alive &= ~((guint32) (equal == term->negate) << term->member);
+          /* A str field compares by pointer when interned; any other
+           * kind is never equal to a str constant. */
+          for (guint k = 0; k < pass.n_keys; k++)
+            {
+              const AnotExprValue *v = &dict->values[pass.hints[k]];
+
+              field[k] = v->kind == ANOT_EXPR_STR ? v->u.s : NULL;
+              interned &= field[k] == NULL || anot_expr_str_is_interned (field[k]);
             }
-          for (guint m = 0; m < pass.n_members; m++)
-            pass.count[m] += (alive >> m) & 1;
-          continue;
-        }
-      shape = dict->keys;
-      shape_len = dict->len;
-      for (guint t = 0; t < pass.n_terms; t++)
-        {
-          CountTerm *term = &pass.terms[t];
-          const AnotExprFast *f = term->f;
-          const AnotExprValue *v;
-          gboolean equal;
-
-          if (G_LIKELY (term->hint < dict->len && dict->keys[term->hint].u.s == f->key &&
-                        dict->keys[term->hint].kind == ANOT_EXPR_STR))
-            v = &dict->values[term->hint];
-          else
+          if (G_LIKELY (interned))
             {
-              gssize pos = anot_expr_dict_find_str (dict, f->key);
-
-              if (pos < 0)
+              for (guint t = 0; t < pass.n_terms; t++)
                 {
-                  shape = NULL;
-                  if (alive & (1u << term->member))
-                    {
-                      /* Reached: left out, and this record again. */
-                      count_pass_drop (&pass, term->member);
-                      alive = G_MAXUINT32;
-                      t = (guint) -1;
-                    }
-                  continue;
+                  const CountTerm *term = &pass.terms[t];
+
+                  dead |= term->bit & -(guint32) ((field[term->key] == term->value) == term->negate);
                 }
-              term->hint = pos;
-              v = &dict->values[pos];
+              alive = ~dead;
             }
-          if (G_LIKELY (term->simple && v->kind == ANOT_EXPR_STR && anot_expr_str_is_interned (v->u.s)))
-            equal = v->u.s == term->value;
           else
-            equal = count_equal (f, v);
-          alive &= ~((guint32) (equal == term->negate) << term->member);
+            alive = count_record_checked (&pass, dict, &missing, &interned);
+        }
+      else
+        {
+          gboolean same_keys;
+
+          alive = count_record_checked (&pass, dict, &missing, &same_keys);
+          shape = same_keys && pass.all_simple ? dict->keys : NULL;
+          shape_len = dict->len;
         }
       for (guint m = 0; m < pass.n_members; m++)
         pass.count[m] += (alive >> m) & 1;
+      if (G_UNLIKELY (missing != 0))
+        count_pass_drop (&pass, missing);
     }
 
   for (guint m = 0; m < pass.n_members; m++)
@@ -2161,13 +2252,9 @@ count_group_run (const AnotExprProgram    *program,
     }
   g_atomic_int_add (&counted_steps, pass.n_members);
   /* Where the fields were, for the next evaluation (eval() shares it). */
-  for (guint t = 0; t < pass.n_terms; t++)
-    {
-      guint *cache = &pass.terms[t].f->sub->cache;
-
-      if (pass.terms[t].hint != (guint) g_atomic_int_get ((gint *) cache))
-        g_atomic_int_set ((gint *) cache, (gint) pass.terms[t].hint);
-    }
+  for (guint k = 0; k < pass.n_keys; k++)
+    if (pass.hints[k] != (guint) g_atomic_int_get ((gint *) &pass.subs[k]->cache))
+      g_atomic_int_set ((gint *) &pass.subs[k]->cache, (gint) pass.hints[k]);
 }
 
 static gboolean

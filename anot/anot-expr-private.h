@@ -379,6 +379,12 @@ void          anot_expr_scope_take_value_static (AnotExprScope  *scope,
                                             const char          *name,
                                             guint32              hash,
                                             AnotExprValue        value);
+/* The same for a name the scope is known not to hold (see filled_by). */
+ANOT_EXPR_PRIVATE
+void          anot_expr_scope_append_static (AnotExprScope  *scope,
+                                            const char          *name,
+                                            guint32              hash,
+                                            AnotExprValue        value);
 /* Room for @n variables, so that filling the scope does not grow it. */
 ANOT_EXPR_PRIVATE
 void          anot_expr_scope_reserve      (AnotExprScope       *scope,
@@ -570,6 +576,9 @@ struct _AnotExprScope
   guint index_size;       /* power of two, at least twice n_vars */
   gpointer kept;
   GDestroyNotify kept_free;
+  /* The Formula Seed whose anot_formula_seed_new_scope() filled the scope,
+   * until a variable is added: then its steps' names are not in it. */
+  gpointer filled_by;
   GHashTable *builtins;   /* enabled builtin names, or NULL for all */
   guint32 builtin_mask;   /* the same, by anot_expr_builtin_index() */
   guint64 max_steps;

@@ -587,22 +587,17 @@ anot_expr_scope_keep (AnotExprScope  *scope,
   scope->kept_free = free_func;
 }
 
+/* Adds @name, which @scope does not hold. */
 static void
-scope_insert (AnotExprScope *scope,
+scope_append (AnotExprScope *scope,
               const char    *name,
               gboolean       copy,
               guint32        hash,
               AnotExprValue  value)
 {
-  gssize pos = scope_find (scope, name, hash);
   AnotExprVar *var;
 
-  if (pos >= 0)
-    {
-      anot_expr_value_unref (SCOPE_VAR (scope, pos)->value);
-      SCOPE_VAR (scope, pos)->value = value;
-      return;
-    }
+  scope->filled_by = NULL;
   if (scope->n_vars == scope->alloc_vars)
     scope_grow (scope);
   var = SCOPE_VAR (scope, scope->n_vars);
@@ -622,6 +617,33 @@ scope_insert (AnotExprScope *scope,
         slot = (slot + 1) & mask;
       scope->index[slot] = scope->n_vars;
     }
+}
+
+static void
+scope_insert (AnotExprScope *scope,
+              const char    *name,
+              gboolean       copy,
+              guint32        hash,
+              AnotExprValue  value)
+{
+  gssize pos = scope_find (scope, name, hash);
+
+  if (pos >= 0)
+    {
+      anot_expr_value_unref (SCOPE_VAR (scope, pos)->value);
+      SCOPE_VAR (scope, pos)->value = value;
+      return;
+    }
+  scope_append (scope, name, copy, hash, value);
+}
+
+void
+anot_expr_scope_append_static (AnotExprScope *scope,
+                               const char    *name,
+                               guint32        hash,
+                               AnotExprValue  value)
+{
+  scope_append (scope, name, FALSE, hash, value);
 }
 
 void

@@ -1662,6 +1662,7 @@ anot_formula_seed_new_scope (AnotFormulaSeed *self,
 
       anot_expr_scope_take_value (scope, l->name, l->table);
     }
+  scope->filled_by = self;
   return scope;
 }
 
@@ -1675,8 +1676,11 @@ store_steps (AnotFormulaSeed *self,
              AnotExprValue   *results,
              const gboolean  *succeeded)
 {
-  /* The names can be borrowed when the scope keeps @self alive. */
+  /* The names can be borrowed when the scope keeps @self alive, and need
+   * no looking for when nothing but the inputs was put in it (no step is
+   * named like an input). */
   void (*take) (AnotExprScope *, const char *, guint32, AnotExprValue) =
+    scope->filled_by == self ? anot_expr_scope_append_static :
     scope->kept == self ? anot_expr_scope_take_value_static : anot_expr_scope_take_value_hashed;
 
   for (guint i = 0; i < self->steps->len; i++)
