@@ -661,6 +661,65 @@ is_sequence (AnotExprValue v)
   return v.kind == ANOT_EXPR_STR || v.kind == ANOT_EXPR_LIST || v.kind == ANOT_EXPR_TUPLE;
 }
 
+/* The commonest arithmetic without a call: + - * of ints, + - * / with a
+ * float, as binary_op() computes them; FALSE, leaving it to binary_op(),
+ * for anything else (other kinds or operators, an int overflow, a
+ * division by zero). */
+static inline __attribute__ ((always_inline)) gboolean
+arith_inline (AnotExprOp     op,
+              AnotExprValue  a,
+              AnotExprValue  b,
+              AnotExprValue *out)
+{
+  if (a.kind == ANOT_EXPR_INT && b.kind == ANOT_EXPR_INT)
+    {
+      gint64 r;
+
+      if (op == ANOT_EXPR_OP_ADD ? __builtin_add_overflow (a.u.i, b.u.i, &r) :
+          op == ANOT_EXPR_OP_SUB ? __builtin_sub_overflow (a.u.i, b.u.i, &r) :
+          op == ANOT_EXPR_OP_MUL ? __builtin_mul_overflow (a.u.i, b.u.i, &r) : TRUE)
+        return FALSE;
+      *out = anot_expr_value_int (r);
+      return TRUE;
+    }
+  if ((a.kind == ANOT_EXPR_FLOAT || a.kind == ANOT_EXPR_INT) &&
+      (b.kind == ANOT_EXPR_FLOAT || b.kind == ANOT_EXPR_INT))
+    {
+      double x = a.kind == ANOT_EXPR_FLOAT ? a.u.f : (double) a.u.i;
+      double y = b.kind == ANOT_EXPR_FLOAT ? b.u.f : (double) b.u.i;
+
+      switch (op)
+        {
+        case ANOT_EXPR_OP_ADD: *out = anot_expr_value_float (x + y); return TRUE;
+        case ANOT_EXPR_OP_SUB: *out = anot_expr_value_float (x - y); return TRUE;
+        case ANOT_EXPR_OP_MUL: *out = anot_expr_value_float (x * y); return TRUE;
+        case ANOT_EXPR_OP_DIV:
+          if (y == 0.0)
+            return FALSE;
+          *out = anot_expr_value_float (x / y);
+          return TRUE;
+        case ANOT_EXPR_OP_FLOORDIV:
+        case ANOT_EXPR_OP_MOD:
+        case ANOT_EXPR_OP_POW:
+        case ANOT_EXPR_OP_NEG:
+        case ANOT_EXPR_OP_POS:
+        case ANOT_EXPR_OP_EQ:
+        case ANOT_EXPR_OP_NE:
+        case ANOT_EXPR_OP_LT:
+        case ANOT_EXPR_OP_LE:
+        case ANOT_EXPR_OP_GT:
+        case ANOT_EXPR_OP_GE:
+        case ANOT_EXPR_OP_IN:
+        case ANOT_EXPR_OP_NOT_IN:
+        case ANOT_EXPR_OP_IS:
+        case ANOT_EXPR_OP_IS_NOT:
+        default:
+          return FALSE;
+        }
+    }
+  return FALSE;
+}
+
 static G_GNUC_NO_INLINE gboolean
 binary_op (Eval          *ev,
            AnotExprOp     op,
@@ -1993,6 +2052,15 @@ typedef struct {
   guint n_terms;
   CountTerm terms[COUNT_MAX_TERMS];
   gboolean all_simple;
+  /* The comparisons once each, with the steps that make them: what a
+   * record whose fields are all there goes through. */
+  guint n_unique;
+  struct {
+    guint key;
+    gboolean negate;
+    AnotExprStr *value;
+    guint32 bits;
+  } unique[COUNT_MAX_TERMS];
   guint n_keys;
   AnotExprStr *keys[COUNT_MAX_TERMS];
   guint hints[COUNT_MAX_TERMS];      /* where each was in the last record */
@@ -2043,6 +2111,31 @@ count_pass_add (CountPass    *pass,
     }
 }
 
+static void
+count_pass_index (CountPass *pass)
+{
+  pass->n_unique = 0;
+  for (guint t = 0; t < pass->n_terms; t++)
+    {
+      const CountTerm *term = &pass->terms[t];
+      guint u = 0;
+
+      while (u < pass->n_unique &&
+             !(pass->unique[u].key == term->key && pass->unique[u].value == term->value &&
+               pass->unique[u].negate == term->negate))
+        u++;
+      if (u == pass->n_unique)
+        {
+          pass->unique[u].key = term->key;
+          pass->unique[u].value = term->value;
+          pass->unique[u].negate = term->negate;
+          pass->unique[u].bits = 0;
+          pass->n_unique++;
+        }
+      pass->unique[u].bits |= term->bit;
+    }
+}
+
 /* Leaves the members of the mask @members out of @pass: their
  * comparisons, their counts and the fields only they read. */
 static void
@@ -2083,6 +2176,7 @@ count_pass_drop (CountPass *pass,
         n++;
       }
   pass->n_members = n;
+  count_pass_index (pass);
 }
 
 /* Whether the field value @v equals a constant of @f (before negation). */
@@ -2193,6 +2287,7 @@ count_group_run (const AnotExprProgram    *program,
       if (f != NULL && (guint64) records->len * (2 + f->max_steps) + 16 <= max_steps)
         count_pass_add (&pass, i, f);
     }
+  count_pass_index (&pass);
 
   for (guint r = 0; r < records->len && pass.n_members > 0; r++)
     {
@@ -2220,12 +2315,9 @@ count_group_run (const AnotExprProgram    *program,
             }
           if (G_LIKELY (interned))
             {
-              for (guint t = 0; t < pass.n_terms; t++)
-                {
-                  const CountTerm *term = &pass.terms[t];
-
-                  dead |= term->bit & -(guint32) ((field[term->key] == term->value) == term->negate);
-                }
+              for (guint u = 0; u < pass.n_unique; u++)
+                dead |= pass.unique[u].bits &
+                        -(guint32) ((field[pass.unique[u].key] == pass.unique[u].value) == pass.unique[u].negate);
               alive = ~dead;
             }
           else
@@ -4745,7 +4837,8 @@ eval (Eval          *ev,
           release (a, owned_a);
           return FALSE;
         }
-      ok = binary_op (ev, n->u.op.op, a, b, n->offset, out);
+      ok = (anot_expr_fast_enabled && arith_inline (n->u.op.op, a, b, out)) ||
+           binary_op (ev, n->u.op.op, a, b, n->offset, out);
       release (a, owned_a);
       release (b, owned_b);
       return ok;

@@ -903,6 +903,19 @@ static const char * const fast_formulas[] = {
   "sum(1 for e in xs if e['n'] == 'x')",
   "[k for e in xs if e['a'] == 'x' for k in e]",
   "sum(1 for e in ys if e['a'] == 'x')",
+  /* Arithmetic, which has an inline path for + - * / of ints and floats. */
+  "[e['n'] + 1 for e in xs]",
+  "[e['n'] * 0.5 - 2 for e in xs]",
+  "[e['n'] / 2 for e in xs]",
+  "[1.5 / e['n'] for e in xs]",
+  "[e['n'] * 9223372036854775807 for e in xs]",
+  "[e['n'] - (-9223372036854775807 - 1) for e in xs]",
+  "[e['n'] + 9223372036854775807 for e in xs]",
+  "[e['n'] + e['a'] for e in xs]",
+  "[e['n'] // 2 + e['n'] % 3 for e in xs]",
+  "[e['n'] * 1e308 * 10 - e['n'] * 1e308 * 10 for e in xs]",
+  "[True + e['n'] * False for e in xs]",
+  "[9007199254740993 * 1.0 + e['n'] for e in xs]",
 };
 
 static const char * const fast_lists[] = {
