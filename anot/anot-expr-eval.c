@@ -1976,13 +1976,13 @@ conj_loop (Eval          *ev,
   return ok;
 }
 
-/* Whether conj_loop() can run @c's filter. */
+/* Whether conj_loop() can run @c's filter (when the fast paths are on). */
 static AnotExprFast *
-conj_filter (AnotExprClause *c)
+conj_filter_shape (AnotExprClause *c)
 {
   AnotExprFast *f;
 
-  if (!anot_expr_fast_enabled || c->fast_ifs == NULL || c->n_ifs != 1)
+  if (c->fast_ifs == NULL || c->n_ifs != 1)
     return NULL;
   f = c->fast_ifs[0];
   if (f->kind == FAST_CMP)
@@ -1993,6 +1993,12 @@ conj_filter (AnotExprClause *c)
     if (f->children[i]->kind != FAST_CMP || f->children[i]->slot != c->target.slot)
       return NULL;
   return f;
+}
+
+static AnotExprFast *
+conj_filter (AnotExprClause *c)
+{
+  return anot_expr_fast_enabled ? conj_filter_shape (c) : NULL;
 }
 
 AnotExprClause *
@@ -2014,7 +2020,7 @@ anot_expr_count_clause (AnotExpr *self)
   if (elt->kind != ANOT_EXPR_NODE_CONST || elt->u.constant.kind != ANOT_EXPR_INT || elt->u.constant.u.i != 1)
     return NULL;
   c = &gen->u.comp.clauses[0];
-  if (c->target.n_items != 0 || c->iter->kind != ANOT_EXPR_NODE_GLOBAL || conj_filter (c) == NULL)
+  if (c->target.n_items != 0 || c->iter->kind != ANOT_EXPR_NODE_GLOBAL || conj_filter_shape (c) == NULL)
     return NULL;
   return c;
 }
@@ -2044,8 +2050,12 @@ typedef struct {
 
 /* The steps of a count group as count_group_run() runs them: their
  * filters' comparisons in a row, by step, each filter's in order, and the
- * fields they read. */
-typedef struct {
+ * fields they read.  A program keeps one per group, built with it; a run
+ * works on a copy (count_pass_copy()). */
+typedef struct _AnotExprCountPass CountPass;
+
+struct _AnotExprCountPass
+{
   guint n_members;
   guint step[ANOT_EXPR_COUNT_MAX_MEMBERS];
   gint64 count[ANOT_EXPR_COUNT_MAX_MEMBERS];
@@ -2065,7 +2075,8 @@ typedef struct {
   AnotExprStr *keys[COUNT_MAX_TERMS];
   guint hints[COUNT_MAX_TERMS];      /* where each was in the last record */
   AnotExprNode *subs[COUNT_MAX_TERMS];  /* a x["key"] node that reads it */
-} CountPass;
+  guint64 max_cost[ANOT_EXPR_COUNT_MAX_MEMBERS];  /* of each step's filter, per record */
+};
 
 static guint
 count_pass_key (CountPass    *pass,
@@ -2097,6 +2108,7 @@ count_pass_add (CountPass    *pass,
 
   pass->step[m] = step;
   pass->count[m] = 0;
+  pass->max_cost[m] = f->max_steps;
   for (guint t = 0; t < n; t++)
     {
       AnotExprFast *term = f->kind == FAST_AND ? f->children[t] : f;
@@ -2173,6 +2185,7 @@ count_pass_drop (CountPass *pass,
       {
         pass->step[n] = pass->step[m];
         pass->count[n] = pass->count[m];
+        pass->max_cost[n] = pass->max_cost[m];
         n++;
       }
   pass->n_members = n;
@@ -2246,6 +2259,55 @@ count_record_checked (CountPass    *pass,
   return alive;
 }
 
+/* The part of @src in use, into @dest; the fields' positions as the
+ * general path last found them. */
+static void
+count_pass_copy (CountPass       *dest,
+                 const CountPass *src)
+{
+  dest->n_members = src->n_members;
+  memcpy (dest->step, src->step, src->n_members * sizeof src->step[0]);
+  memcpy (dest->count, src->count, src->n_members * sizeof src->count[0]);
+  memcpy (dest->max_cost, src->max_cost, src->n_members * sizeof src->max_cost[0]);
+  dest->n_terms = src->n_terms;
+  memcpy (dest->terms, src->terms, src->n_terms * sizeof src->terms[0]);
+  dest->all_simple = src->all_simple;
+  dest->n_unique = src->n_unique;
+  memcpy (dest->unique, src->unique, src->n_unique * sizeof src->unique[0]);
+  dest->n_keys = src->n_keys;
+  memcpy (dest->keys, src->keys, src->n_keys * sizeof src->keys[0]);
+  memcpy (dest->subs, src->subs, src->n_keys * sizeof src->subs[0]);
+  for (guint k = 0; k < src->n_keys; k++)
+    dest->hints[k] = (guint) g_atomic_int_get ((gint *) &src->subs[k]->cache);
+}
+
+AnotExprCountPass *
+anot_expr_count_pass_new (const AnotExprProgram    *program,
+                          const AnotExprCountGroup *group)
+{
+  const AnotExprProgramStep *steps = (const AnotExprProgramStep *) (gpointer) program->steps->data;
+  CountPass *pass = g_new (CountPass, 1);
+
+  G_STATIC_ASSERT (ANOT_EXPR_COUNT_MAX_MEMBERS <= 32);
+
+  pass->n_members = pass->n_terms = pass->n_keys = 0;
+  pass->all_simple = TRUE;
+  for (guint m = 0; m < group->members->len; m++)
+    {
+      guint i = g_array_index (group->members, guint, m);
+
+      count_pass_add (pass, i, conj_filter_shape (steps[i].count));
+    }
+  count_pass_index (pass);
+  return pass;
+}
+
+void
+anot_expr_count_pass_free (AnotExprCountPass *pass)
+{
+  g_free (pass);
+}
+
 /* Counts, in one pass over @records, the records each step of @group
  * passes: the value each would have, sum(1 for x in records if FILTER),
  * without a pass per step.  A step whose value might differ or which
@@ -2268,26 +2330,21 @@ count_group_run (const AnotExprProgram    *program,
                  AnotExprValue            *results,
                  gboolean                 *counted)
 {
-  const AnotExprProgramStep *steps = (const AnotExprProgramStep *) (gpointer) program->steps->data;
   CountPass pass;
   const AnotExprValue *shape = NULL;
   guint shape_len = 0;
+  guint32 over_budget = 0;
 
-  G_STATIC_ASSERT (ANOT_EXPR_COUNT_MAX_MEMBERS <= 32);
-
-  pass.n_members = pass.n_terms = pass.n_keys = 0;
-  pass.all_simple = TRUE;
-  for (guint m = 0; m < group->members->len; m++)
+  count_pass_copy (&pass, group->pass);
+  for (guint m = 0; m < pass.n_members; m++)
     {
-      guint i = g_array_index (group->members, guint, m);
-      AnotExprFast *f = conj_filter (steps[i].count);
-
       /* The general path's steps: the call and its arguments, then per
        * record its own step, the filter's and the emitted 1's. */
-      if (f != NULL && (guint64) records->len * (2 + f->max_steps) + 16 <= max_steps)
-        count_pass_add (&pass, i, f);
+      if ((guint64) records->len * (2 + pass.max_cost[m]) + 16 > max_steps)
+        over_budget |= 1u << m;
     }
-  count_pass_index (&pass);
+  if (over_budget != 0)
+    count_pass_drop (&pass, over_budget);
 
   for (guint r = 0; r < records->len && pass.n_members > 0; r++)
     {

@@ -672,10 +672,13 @@ typedef struct {
  * the value (or error) the step would. */
 #define ANOT_EXPR_COUNT_MAX_MEMBERS 16
 
+typedef struct _AnotExprCountPass AnotExprCountPass;
+
 typedef struct {
   guint iter;             /* NAME's table position */
   guint sum;              /* sum's */
   GArray *members;        /* guint: the steps */
+  AnotExprCountPass *pass;  /* the members' filters, ready to run */
 } AnotExprCountGroup;
 
 typedef struct {
@@ -703,6 +706,13 @@ AnotExprClause *anot_expr_count_clause     (AnotExpr            *self);
  * this process; for tests. */
 ANOT_EXPR_PRIVATE
 guint         anot_expr_get_counted_steps  (void);
+
+/* The filters of @group's steps, as a run of @program counts them. */
+ANOT_EXPR_PRIVATE
+AnotExprCountPass *anot_expr_count_pass_new (const AnotExprProgram *program,
+                                            const AnotExprCountGroup *group);
+ANOT_EXPR_PRIVATE
+void          anot_expr_count_pass_free    (AnotExprCountPass   *pass);
 
 ANOT_EXPR_PRIVATE
 AnotExprProgram *anot_expr_program_new     (void);

@@ -994,7 +994,12 @@ anot_expr_program_free (AnotExprProgram *program)
       g_free (s->free_index);
     }
   for (guint i = 0; i < program->count_groups->len; i++)
-    g_array_unref (g_array_index (program->count_groups, AnotExprCountGroup, i).members);
+    {
+      AnotExprCountGroup *group = &g_array_index (program->count_groups, AnotExprCountGroup, i);
+
+      g_array_unref (group->members);
+      anot_expr_count_pass_free (group->pass);
+    }
   g_array_unref (program->count_groups);
   g_array_unref (program->steps);
   g_array_unref (program->written);
@@ -1044,7 +1049,7 @@ program_count_group (AnotExprProgram *program,
       group = &g_array_index (program->count_groups, AnotExprCountGroup, i - 1);
   if (group == NULL || group->members->len == ANOT_EXPR_COUNT_MAX_MEMBERS)
     {
-      AnotExprCountGroup fresh = { iter, sum, g_array_new (FALSE, FALSE, sizeof (guint)) };
+      AnotExprCountGroup fresh = { iter, sum, g_array_new (FALSE, FALSE, sizeof (guint)), NULL };
 
       g_array_append_val (program->count_groups, fresh);
       group = &g_array_index (program->count_groups, AnotExprCountGroup, n);
@@ -1078,4 +1083,11 @@ anot_expr_program_add_step (AnotExprProgram *program,
   program->max_free = MAX (program->max_free, expr->n_free);
   program->max_slots = MAX (program->max_slots, expr->n_slots);
   g_array_append_val (program->steps, step);
+  if (step.count_group >= 0)
+    {
+      AnotExprCountGroup *group = &g_array_index (program->count_groups, AnotExprCountGroup, step.count_group);
+
+      anot_expr_count_pass_free (group->pass);
+      group->pass = anot_expr_count_pass_new (program, group);
+    }
 }
