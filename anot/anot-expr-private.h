@@ -379,12 +379,6 @@ void          anot_expr_scope_take_value_static (AnotExprScope  *scope,
                                             const char          *name,
                                             guint32              hash,
                                             AnotExprValue        value);
-/* The same for a name the scope is known not to hold (see filled_by). */
-ANOT_EXPR_PRIVATE
-void          anot_expr_scope_append_static (AnotExprScope  *scope,
-                                            const char          *name,
-                                            guint32              hash,
-                                            AnotExprValue        value);
 /* Room for @n variables, so that filling the scope does not grow it. */
 ANOT_EXPR_PRIVATE
 void          anot_expr_scope_reserve      (AnotExprScope       *scope,
@@ -734,6 +728,20 @@ void          anot_expr_program_add_step   (AnotExprProgram     *program,
  * failure (zero-filled by the caller; the failures it fills in must be
  * cleared); without it the messages are not formatted.  Returns the number
  * of failed steps. */
+/* Stores in @scope what anot_expr_program_run() gave: each step's value
+ * under its target name, in order (a failed step's name is removed, unless
+ * with @original), taking the references in @results; the value of a step
+ * without a target is dropped.  @borrow_names: the scope may borrow the
+ * names (it keeps what owns them alive); @absent: no target name is in
+ * the scope yet, they need no looking for. */
+ANOT_EXPR_PRIVATE
+void          anot_expr_program_store      (const AnotExprProgram *program,
+                                            AnotExprScope       *scope,
+                                            gboolean             original,
+                                            AnotExprValue       *results,
+                                            const gboolean      *succeeded,
+                                            gboolean             borrow_names,
+                                            gboolean             absent);
 ANOT_EXPR_PRIVATE
 guint         anot_expr_program_run        (const AnotExprProgram *program,
                                             AnotExprScope       *scope,

@@ -588,7 +588,7 @@ anot_expr_scope_keep (AnotExprScope  *scope,
 }
 
 /* Adds @name, which @scope does not hold. */
-static void
+static inline void
 scope_append (AnotExprScope *scope,
               const char    *name,
               gboolean       copy,
@@ -637,14 +637,6 @@ scope_insert (AnotExprScope *scope,
   scope_append (scope, name, copy, hash, value);
 }
 
-void
-anot_expr_scope_append_static (AnotExprScope *scope,
-                               const char    *name,
-                               guint32        hash,
-                               AnotExprValue  value)
-{
-  scope_append (scope, name, FALSE, hash, value);
-}
 
 void
 anot_expr_scope_take_value_hashed (AnotExprScope *scope,
@@ -1089,5 +1081,40 @@ anot_expr_program_add_step (AnotExprProgram *program,
 
       anot_expr_count_pass_free (group->pass);
       group->pass = anot_expr_count_pass_new (program, group);
+    }
+}
+
+void
+anot_expr_program_store (const AnotExprProgram *program,
+                         AnotExprScope         *scope,
+                         gboolean               original,
+                         AnotExprValue         *results,
+                         const gboolean        *succeeded,
+                         gboolean               borrow_names,
+                         gboolean               absent)
+{
+  const AnotExprProgramStep *steps = (const AnotExprProgramStep *) (gpointer) program->steps->data;
+
+  for (guint i = 0; i < program->steps->len; i++)
+    {
+      gint target = steps[i].target;
+      const char *name = target >= 0 ? program->names->pdata[target] : NULL;
+      guint32 hash = target >= 0 ? g_array_index (program->hashes, guint32, target) : 0;
+
+      if (target < 0)
+        anot_expr_value_unref (results[i]);
+      else if (succeeded[i] || original)
+        {
+          if (absent)
+            scope_append (scope, name, !borrow_names, hash, results[i]);
+          else
+            scope_insert (scope, name, !borrow_names, hash, results[i]);
+        }
+      else
+        {
+          anot_expr_value_unref (results[i]);
+          if (!absent)
+            anot_expr_scope_remove (scope, name);
+        }
     }
 }

@@ -1666,39 +1666,6 @@ anot_formula_seed_new_scope (AnotFormulaSeed *self,
   return scope;
 }
 
-/* Stores each step's value in @scope under its name, in order (a failed
- * step's name is removed, unless in the original's mode), except the
- * steps a lookup shadows.  Takes the references in @results. */
-static void
-store_steps (AnotFormulaSeed *self,
-             AnotExprScope   *scope,
-             gboolean         original,
-             AnotExprValue   *results,
-             const gboolean  *succeeded)
-{
-  /* The names can be borrowed when the scope keeps @self alive, and need
-   * no looking for when nothing but the inputs was put in it (no step is
-   * named like an input). */
-  void (*take) (AnotExprScope *, const char *, guint32, AnotExprValue) =
-    scope->filled_by == self ? anot_expr_scope_append_static :
-    scope->kept == self ? anot_expr_scope_take_value_static : anot_expr_scope_take_value_hashed;
-
-  for (guint i = 0; i < self->steps->len; i++)
-    {
-      Step *s = self->steps->pdata[i];
-
-      if (s->shadowed)
-        anot_expr_value_unref (results[i]);
-      else if (succeeded[i] || original)
-        take (scope, s->name, s->hash, results[i]);
-      else
-        {
-          anot_expr_value_unref (results[i]);
-          anot_expr_scope_remove (scope, s->name);
-        }
-    }
-}
-
 /**
  * anot_formula_seed_evaluate:
  * @self: an #AnotFormulaSeed
@@ -1740,7 +1707,11 @@ anot_formula_seed_evaluate (AnotFormulaSeed *self,
   /* No failures to fill in: nobody reads the messages here, so they are
    * not formatted. */
   failed = anot_expr_program_run (self->program, scope, original, results, succeeded, NULL);
-  store_steps (self, scope, original, results, succeeded);
+  /* The names can be borrowed when the scope keeps @self alive, and need
+   * no looking for when nothing but the inputs was put in it (no step is
+   * named like an input). */
+  anot_expr_program_store (self->program, scope, original, results, succeeded,
+                           scope->kept == self, scope->filled_by == self);
   return failed;
 }
 

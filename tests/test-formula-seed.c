@@ -117,6 +117,20 @@ json_same (JsonNode *a,
     }
 }
 
+/* The node, freed at the end of the test (for asserting on a new one
+ * inline). */
+static GPtrArray *test_nodes;
+
+static JsonNode *
+kept_node (JsonNode *node)
+{
+  if (test_nodes == NULL)
+    test_nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_assert_nonnull (node);
+  g_ptr_array_add (test_nodes, node);
+  return node;
+}
+
 static char *
 node_text (JsonNode *node)
 {
@@ -622,6 +636,55 @@ test_counted_together (void)
         g_assert_cmpuint (last_steps[1], ==, last_steps[0]);
       }
   }
+}
+
+/* anot_formula_seed_evaluate() on a scope used before, or changed after
+ * anot_formula_seed_new_scope(): a step reading a name before its step
+ * writes it reads the scope's value, and the values stored replace the
+ * scope's (or remove them, for a failed step). */
+static void
+test_evaluate_scope (void)
+{
+  g_autofree char *text = patched_seed ("\"compute_dag\": ["
+                                        "{\"name\": \"a\", \"formula\": \"b * 2\"},"
+                                        "{\"name\": \"b\", \"formula\": \"a + len(extractions)\"},"
+                                        "{\"name\": \"c\", \"formula\": \"extractions[0]['missing']\"}],"
+                                        "\"output_fields\": [\"a\", \"b\"]");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotFormulaSeed) seed = anot_formula_seed_new_from_data (text, -1, TRUE, &error);
+  g_autoptr(JsonNode) extractions = parse_json ("[{\"severity\": \"mild\"}]");
+  g_autoptr(AnotExprScope) scope = NULL;
+  g_auto(GStrv) names = NULL;
+
+  g_assert_no_error (error);
+
+  /* Fresh: b is undefined when a reads it. */
+  scope = anot_formula_seed_new_scope (seed, json_node_get_array (extractions), NULL, FALSE);
+  g_assert_cmpuint (anot_formula_seed_evaluate (seed, scope, FALSE), ==, 3);
+  g_assert_false (anot_expr_scope_contains (scope, "a"));
+  g_assert_false (anot_expr_scope_contains (scope, "c"));
+  g_clear_pointer (&scope, anot_expr_scope_unref);
+
+  /* b and c set beforehand: a reads b, b and c are replaced, c removed. */
+  scope = anot_formula_seed_new_scope (seed, json_node_get_array (extractions), NULL, FALSE);
+  anot_expr_scope_set_int (scope, "b", 100);
+  anot_expr_scope_set_int (scope, "c", 5);
+  g_assert_cmpuint (anot_formula_seed_evaluate (seed, scope, FALSE), ==, 1);
+  g_assert_cmpint (json_node_get_int (kept_node (anot_expr_scope_get (scope, "a"))), ==, 200);
+  g_assert_cmpint (json_node_get_int (kept_node (anot_expr_scope_get (scope, "b"))), ==, 201);
+  g_assert_false (anot_expr_scope_contains (scope, "c"));
+
+  /* Again on the same scope: a reads the b of the first run. */
+  g_assert_cmpuint (anot_formula_seed_evaluate (seed, scope, FALSE), ==, 1);
+  g_assert_cmpint (json_node_get_int (kept_node (anot_expr_scope_get (scope, "a"))), ==, 402);
+  g_assert_cmpint (json_node_get_int (kept_node (anot_expr_scope_get (scope, "b"))), ==, 403);
+  names = anot_expr_scope_list_names (scope);
+  g_assert_cmpuint (g_strv_length (names), ==, 4);  /* extractions, restaurant_category, a, b */
+
+  /* The original's mode: the failed step is 0.0, stored. */
+  g_assert_cmpuint (anot_formula_seed_evaluate (seed, scope, TRUE), ==, 1);
+  g_assert_cmpfloat (json_node_get_double (kept_node (anot_expr_scope_get (scope, "c"))), ==, 0.0);
+  g_assert_cmpint (json_node_get_int (kept_node (anot_expr_scope_get (scope, "b"))), ==, 403 * 2 + 1);
 }
 
 /* ------------------------------------------------------------------------ *
@@ -1159,6 +1222,7 @@ main (int    argc,
   g_test_add_func ("/formula-seed/make-extraction", test_make_extraction);
   g_test_add_func ("/formula-seed/compute", test_compute);
   g_test_add_func ("/formula-seed/counted-together", test_counted_together);
+  g_test_add_func ("/formula-seed/evaluate-scope", test_evaluate_scope);
   g_test_add_func ("/formula-seed/v1-synthetic", test_v1_synthetic);
   g_test_add_func ("/formula-seed/real-seed-traces", test_real_seed_traces);
   g_test_add_func ("/formula-seed/v1-replay", test_v1_replay);
@@ -1172,5 +1236,6 @@ main (int    argc,
       g_hash_table_unref (g1a->n_text);
       g_free (g1a);
     }
+  g_clear_pointer (&test_nodes, g_ptr_array_unref);
   return status;
 }
