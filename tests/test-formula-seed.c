@@ -607,7 +607,7 @@ test_counted_together (void)
 
     for (guint64 budget = 1; budget <= 200; budget += 7)
       {
-        g_autofree char *outcome[2] = { NULL, NULL };
+        char *outcome[2] = { NULL, NULL };
         guint64 last_steps[2];
 
         for (int fast = 0; fast <= 1; fast++)
@@ -634,6 +634,8 @@ test_counted_together (void)
           }
         g_assert_cmpstr (outcome[1], ==, outcome[0]);
         g_assert_cmpuint (last_steps[1], ==, last_steps[0]);
+        g_free (outcome[0]);
+        g_free (outcome[1]);
       }
   }
 }
