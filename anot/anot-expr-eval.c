@@ -687,35 +687,20 @@ arith_inline (AnotExprOp     op,
     {
       double x = a.kind == ANOT_EXPR_FLOAT ? a.u.f : (double) a.u.i;
       double y = b.kind == ANOT_EXPR_FLOAT ? b.u.f : (double) b.u.i;
+      double r;
 
-      switch (op)
-        {
-        case ANOT_EXPR_OP_ADD: *out = anot_expr_value_float (x + y); return TRUE;
-        case ANOT_EXPR_OP_SUB: *out = anot_expr_value_float (x - y); return TRUE;
-        case ANOT_EXPR_OP_MUL: *out = anot_expr_value_float (x * y); return TRUE;
-        case ANOT_EXPR_OP_DIV:
-          if (y == 0.0)
-            return FALSE;
-          *out = anot_expr_value_float (x / y);
-          return TRUE;
-        case ANOT_EXPR_OP_FLOORDIV:
-        case ANOT_EXPR_OP_MOD:
-        case ANOT_EXPR_OP_POW:
-        case ANOT_EXPR_OP_NEG:
-        case ANOT_EXPR_OP_POS:
-        case ANOT_EXPR_OP_EQ:
-        case ANOT_EXPR_OP_NE:
-        case ANOT_EXPR_OP_LT:
-        case ANOT_EXPR_OP_LE:
-        case ANOT_EXPR_OP_GT:
-        case ANOT_EXPR_OP_GE:
-        case ANOT_EXPR_OP_IN:
-        case ANOT_EXPR_OP_NOT_IN:
-        case ANOT_EXPR_OP_IS:
-        case ANOT_EXPR_OP_IS_NOT:
-        default:
-          return FALSE;
-        }
+      if (op == ANOT_EXPR_OP_ADD)
+        r = x + y;
+      else if (op == ANOT_EXPR_OP_SUB)
+        r = x - y;
+      else if (op == ANOT_EXPR_OP_MUL)
+        r = x * y;
+      else if (op == ANOT_EXPR_OP_DIV && y != 0.0)
+        r = x / y;
+      else
+        return FALSE;
+      *out = anot_expr_value_float (r);
+      return TRUE;
     }
   return FALSE;
 }
