@@ -1732,6 +1732,9 @@ anot_formula_seed_evaluate (AnotFormulaSeed *self,
  * anot_formula_seed_evaluate(), with a trace.
  *
  * A step that fails is recorded with its error and never stops the others.
+ * So is, with a `LimitError`, a step whose value written out would hold
+ * more items than the scope's limit (a list holding one list many times);
+ * the steps after it still read the value.
  * Unless @original is set, a failed step leaves its name undefined, so steps
  * that read it fail too (with a `NameError`), and its outputs are null.
  *
