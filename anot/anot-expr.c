@@ -637,7 +637,6 @@ scope_insert (AnotExprScope *scope,
   scope_append (scope, name, copy, hash, value);
 }
 
-
 void
 anot_expr_scope_take_value_hashed (AnotExprScope *scope,
                                    const char    *name,
