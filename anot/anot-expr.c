@@ -746,10 +746,14 @@ anot_expr_scope_set_string (AnotExprScope *self,
  * @self: an #AnotExprScope
  * @name: the variable
  *
- * Converts the value of @name to JSON as anot_expr_evaluate() does.
+ * Converts the value of @name to JSON as anot_expr_evaluate() does,
+ * within the same bound: a value that, written out, would hold more items
+ * than the scope's item limit (a list holding one list many times, which
+ * a formula can build cheaply) is not converted.
  *
  * Returns: (transfer full) (nullable): the value, or %NULL when @name is
- *   not set
+ *   not set or its value is too large to write out
+ *   (anot_expr_scope_contains() tells the two apart)
  */
 JsonNode *
 anot_expr_scope_get (AnotExprScope *self,
@@ -761,7 +765,9 @@ anot_expr_scope_get (AnotExprScope *self,
   g_return_val_if_fail (name != NULL, NULL);
 
   v = anot_expr_scope_lookup (self, name);
-  return v != NULL ? anot_expr_value_to_json (*v) : NULL;
+  if (v == NULL || anot_expr_value_expanded_items (*v, self->max_items) > self->max_items)
+    return NULL;
+  return anot_expr_value_to_json (*v);
 }
 
 /**

@@ -1094,9 +1094,16 @@ test_result_limit (void)
   node = anot_expr_evaluate (small, scope, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (json_array_get_length (json_node_get_array (node)), ==, 10);
-  /* Kept in a scope, nothing is written out. */
+  /* Kept in a scope, nothing is written out; reading it back as JSON is
+   * refused the same way. */
   g_assert_true (anot_expr_evaluate_to_scope (big, scope, "big", &error));
   g_assert_no_error (error);
+  g_assert_true (anot_expr_scope_contains (scope, "big"));
+  g_assert_null (anot_expr_scope_get (scope, "big"));
+  g_assert_true (anot_expr_evaluate_to_scope (small, scope, "small", &error));
+  g_clear_pointer (&node, json_node_unref);
+  node = anot_expr_scope_get (scope, "small");
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (node)), ==, 10);
 }
 
 /* A record bound from JSON borrows its keys from the records before it;
