@@ -1,4 +1,5 @@
-/* anot-test-backend.c: an LLM backend aimed at the fake server, for tests
+/* anot-test-backend.c: an LLM backend aimed at the fake server, and a
+ * method run to its end, for the tests that talk to the fake server
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -30,4 +31,31 @@ anot_test_backend_new (AnotFakeLlm *server,
   if (timeout_ms > 0)
     anot_http_backend_set_timeout_ms (ANOT_HTTP_BACKEND (backend), timeout_ms);
   return backend;
+}
+
+static void
+on_ranked (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* anot_method_rank_async() run to its end in the thread-default main
+ * context (where the fake server answers too). */
+AnotRanking *
+anot_test_rank (AnotMethod         *method,
+                AnotRequest        *request,
+                GPtrArray          *candidates,
+                guint               k,
+                AnotMethodContext  *context,
+                GCancellable       *cancellable,
+                GError            **error)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+
+  anot_method_rank_async (method, request, candidates, k, context, cancellable, on_ranked, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  return anot_method_rank_finish (method, result, error);
 }

@@ -1,4 +1,5 @@
-/* anot-test-backend.h: an LLM backend aimed at the fake server, for tests
+/* anot-test-backend.h: an LLM backend aimed at the fake server, and a
+ * method run to its end, for the tests that talk to the fake server
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -15,5 +16,13 @@ AnotBackend *anot_test_backend_new (AnotFakeLlm *server,
                                     const char  *model,
                                     guint        max_retries,
                                     guint        timeout_ms);
+
+AnotRanking *anot_test_rank        (AnotMethod         *method,
+                                    AnotRequest        *request,
+                                    GPtrArray          *candidates,
+                                    guint               k,
+                                    AnotMethodContext  *context,
+                                    GCancellable       *cancellable,
+                                    GError            **error);
 
 G_END_DECLS

@@ -108,16 +108,6 @@ first_items (AnotDataset *ds,
   return items;
 }
 
-static void
-on_ranked (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  GAsyncResult **out = user_data;
-
-  *out = g_object_ref (result);
-}
-
 static AnotRanking *
 rank_full (Llm          *llm,
            const char   *method_name,
@@ -130,7 +120,6 @@ rank_full (Llm          *llm,
 {
   g_autoptr(AnotMethod) method = NULL;
   g_autoptr(AnotMethodContext) ctx = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
   AnotRequest *request = anot_dataset_get_request (ds, 0);
 
   method = anot_registry_create_method (anot_registry_get_default (), method_name, error);
@@ -141,10 +130,7 @@ rank_full (Llm          *llm,
   for (guint i = 0; options != NULL && options[i] != NULL; i += 2)
     anot_method_context_set_option (ctx, options[i], options[i + 1]);
 
-  anot_method_rank_async (method, request, candidates, k, ctx, NULL, on_ranked, &result);
-  while (result == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  return anot_method_rank_finish (method, result, error);
+  return anot_test_rank (method, request, candidates, k, ctx, NULL, error);
 }
 
 static AnotRanking *

@@ -118,14 +118,6 @@ new_context (Fixture        *fixture,
   return context;
 }
 
-static void
-on_done (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 static AnotRanking *
 rank (Fixture            *fixture,
       AnotMethodContext  *context,
@@ -133,13 +125,7 @@ rank (Fixture            *fixture,
       GCancellable       *cancellable,
       GError            **error)
 {
-  g_autoptr(GAsyncResult) result = NULL;
-
-  anot_method_rank_async (fixture->method, fixture->request, fixture->candidates, k, context,
-                          cancellable, on_done, &result);
-  while (result == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  return anot_method_rank_finish (fixture->method, result, error);
+  return anot_test_rank (fixture->method, fixture->request, fixture->candidates, k, context, cancellable, error);
 }
 
 static char *

@@ -58,14 +58,6 @@ make_rules (void)
   return json_to_string (root, FALSE);
 }
 
-static void
-on_done (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 typedef struct {
   guint index;
   double score;
@@ -166,17 +158,13 @@ test_rank (void)
   for (guint round = 0; round < 2; round++)
     {
       g_autoptr(AnotMethodContext) context = anot_method_context_new (dataset, "R01", 3);
-      g_autoptr(GAsyncResult) result = NULL;
       g_autoptr(AnotRanking) ranking = NULL;
       JsonObject *trace;
       JsonArray *items;
 
       anot_method_context_set_router (context, router);
-      anot_method_rank_async (method, anot_dataset_get_request (dataset, 0), candidates, 5, context,
-                              NULL, on_done, &result);
-      while (result == NULL)
-        g_main_context_iteration (NULL, TRUE);
-      ranking = anot_method_rank_finish (method, result, &error);
+      ranking = anot_test_rank (method, anot_dataset_get_request (dataset, 0), candidates, 5, context,
+                                NULL, &error);
       g_assert_no_error (error);
 
       g_assert_cmpuint (anot_ranking_get_length (ranking), ==, N_CANDIDATES);

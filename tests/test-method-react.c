@@ -8,6 +8,7 @@
 #include <anot/anot.h>
 
 #include "anot-fake-llm.h"
+#include "anot-test-backend.h"
 
 #include <string.h>
 
@@ -57,7 +58,6 @@ fixture_start (Fixture    *fixture,
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *demo = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
-  g_autofree char *base_url = NULL;
   g_autoptr(AnotBackend) fallback = NULL;
   g_autoptr(AnotBackend) react = NULL;
 
@@ -67,15 +67,9 @@ fixture_start (Fixture    *fixture,
   anot_fake_llm_set_api_key (fixture->server, TEST_KEY);
   g_assert_true (anot_fake_llm_start (fixture->server, 0, &error));
   g_assert_no_error (error);
-  base_url = anot_fake_llm_get_openai_base_url (fixture->server);
 
-  fallback = anot_registry_create_backend (anot_registry_get_default (), "openai", &error);
-  react = anot_registry_create_backend (anot_registry_get_default (), "openai", &error);
-  g_assert_no_error (error);
-  g_object_set (fallback, "base-url", base_url, "api-key", TEST_KEY, "model", "default-model",
-                "max-retries", 0, NULL);
-  g_object_set (react, "base-url", base_url, "api-key", TEST_KEY, "model", "react-model",
-                "max-retries", 0, NULL);
+  fallback = anot_test_backend_new (fixture->server, TEST_KEY, "default-model", 0, 0);
+  react = anot_test_backend_new (fixture->server, TEST_KEY, "react-model", 0, 0);
   fixture->router = anot_backend_router_new ();
   anot_backend_router_set_route (fixture->router, ANOT_DEFAULT_ROLE, "openai", fallback, NULL);
   anot_backend_router_set_route (fixture->router, "react", "openai", react, NULL);
@@ -101,26 +95,12 @@ fixture_stop (Fixture *fixture)
   g_clear_object (&fixture->server);
 }
 
-static void
-on_done (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 static AnotRanking *
 rank (Fixture            *fixture,
       AnotMethodContext  *context,
       GError            **error)
 {
-  g_autoptr(GAsyncResult) result = NULL;
-
-  anot_method_rank_async (fixture->method, fixture->request, fixture->candidates, 5, context,
-                          NULL, on_done, &result);
-  while (result == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  return anot_method_rank_finish (fixture->method, result, error);
+  return anot_test_rank (fixture->method, fixture->request, fixture->candidates, 5, context, NULL, error);
 }
 
 static AnotMethodContext *
