@@ -15,74 +15,11 @@
  */
 #include <anot/anot.h>
 
-#include <glib/gstdio.h>
-#include <signal.h>
+#include "bench-common.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-
-typedef struct
-{
-  GSubprocess *process;
-  char *url;
-} Server;
-
-static double
-cpu_seconds (void)
-{
-  struct rusage usage;
-
-  getrusage (RUSAGE_SELF, &usage);
-  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 +
-         usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
-}
-
-static gboolean
-server_start (const char  *program,
-              const char  *rules_json,
-              Server      *server,
-              GError     **error)
-{
-  g_autofree char *dir = g_dir_make_tmp ("bench-anot-XXXXXX", error);
-  g_autofree char *rules = NULL;
-  g_autoptr(GDataInputStream) out = NULL;
-  g_autofree char *line = NULL;
-
-  if (dir == NULL)
-    return FALSE;
-  rules = g_build_filename (dir, "rules.json", NULL);
-  if (!g_file_set_contents (rules, rules_json, -1, error))
-    return FALSE;
-  server->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, error,
-                                      program, "--rules", rules, "--no-bodies", NULL);
-  if (server->process == NULL)
-    return FALSE;
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (server->process));
-  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, error);
-  if (line == NULL)
-    {
-      if (error != NULL && *error == NULL)
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "anot-fake-llm printed no URL");
-      return FALSE;
-    }
-  server->url = g_strconcat (line, "/v1", NULL);
-  g_unlink (rules);
-  g_rmdir (dir);
-  return TRUE;
-}
-
-static void
-server_stop (Server *server)
-{
-  if (server->process != NULL)
-    {
-      g_subprocess_send_signal (server->process, SIGTERM);
-      g_subprocess_wait (server->process, NULL, NULL);
-    }
-  g_clear_object (&server->process);
-  g_clear_pointer (&server->url, g_free);
-}
 
 /* Two exploration rounds with tools, a plan, a step per item, scores. */
 static char *
@@ -127,7 +64,7 @@ main (int    argc,
   g_autoptr(GPtrArray) candidates = NULL;
   g_autofree char *rules = NULL;
   g_autofree char *data_dir = NULL;
-  Server server = { 0 };
+  BenchServer server = { 0 };
   int n_candidates = 50;
   int latency_ms = 200;
   int n_requests = 5;
@@ -174,7 +111,7 @@ main (int    argc,
     g_ptr_array_add (candidates, anot_dataset_get_item (dataset, i % anot_dataset_get_n_items (dataset)));
 
   rules = rules_json (latency_ms);
-  if (!server_start (argv[1], rules, &server, &error))
+  if (!bench_server_start (argv[1], rules, &server, &error))
     {
       g_printerr ("bench-anot: cannot start %s: %s\n", argv[1], error->message);
       return 1;
@@ -184,7 +121,7 @@ main (int    argc,
   if (backend == NULL)
     {
       g_printerr ("bench-anot: %s (set ANOT_PLUGIN_PATH to the build tree's plugins)\n", error->message);
-      server_stop (&server);
+      bench_server_stop (&server);
       return 1;
     }
   g_object_set (backend, "base-url", server.url, "model", "bench-model", NULL);
@@ -194,7 +131,7 @@ main (int    argc,
   if (method == NULL)
     {
       g_printerr ("bench-anot: %s\n", error->message);
-      server_stop (&server);
+      bench_server_stop (&server);
       return 1;
     }
 
@@ -217,19 +154,19 @@ main (int    argc,
       guint rounds, n_layers, calls;
 
       anot_method_context_set_router (context, router);
-      cpu_start = cpu_seconds ();
+      cpu_start = bench_cpu_seconds ();
       start = g_get_monotonic_time ();
       anot_method_rank_async (method, request, candidates, 5, context, NULL, on_done, &wait);
       while (wait.result == NULL)
         g_main_context_iteration (NULL, TRUE);
       ranking = anot_method_rank_finish (method, wait.result, &error);
       wall_ms = (g_get_monotonic_time () - start) / 1000.0;
-      cpu_ms = (cpu_seconds () - cpu_start) * 1000;
+      cpu_ms = (bench_cpu_seconds () - cpu_start) * 1000;
       g_clear_object (&wait.result);
       if (ranking == NULL)
         {
           g_printerr ("bench-anot: %s\n", error->message);
-          server_stop (&server);
+          bench_server_stop (&server);
           return 1;
         }
 
@@ -259,6 +196,6 @@ main (int    argc,
   g_print ("mean ratio %.3f, max %.3f (target <= 1.15); client CPU %.1f ms per request\n",
            sum_ratio / n_requests, max_ratio, sum_cpu / n_requests);
 
-  server_stop (&server);
+  bench_server_stop (&server);
   return max_ratio <= 1.15 ? 0 : 1;
 }

@@ -12,19 +12,10 @@
  */
 #include <anot/anot.h>
 
+#include "bench-common.h"
+
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-/* CPU time of the process: the machines these run on are shared. */
-static double
-cpu_seconds (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int
 main (int    argc,
@@ -56,7 +47,7 @@ main (int    argc,
 
   for (guint round = 0; round < 3; round++)
     {
-      double start = cpu_seconds ();
+      double start = bench_cpu_seconds ();
       double elapsed;
 
       failed_total = 0;
@@ -71,7 +62,7 @@ main (int    argc,
 
           failed_total += failed;
         }
-      elapsed = cpu_seconds () - start;
+      elapsed = bench_cpu_seconds () - start;
       best = MIN (best, elapsed);
     }
   printf ("anot compute: %u steps, %u items x %u extractions, %u failed steps: %.1f us CPU per item (best of 3)\n",
@@ -87,7 +78,7 @@ main (int    argc,
     for (guint round = 0; round < 3; round++)
       {
         g_autoptr(GPtrArray) scopes = g_ptr_array_new_with_free_func ((GDestroyNotify) anot_expr_scope_unref);
-        double start = cpu_seconds ();
+        double start = bench_cpu_seconds ();
 
         for (guint i = 0; i < n_items; i++)
           {
@@ -96,12 +87,12 @@ main (int    argc,
             g_ptr_array_add (scopes, anot_formula_seed_new_scope (seed, json_object_get_array_member (item, "extractions"),
                                                                   json_object_get_string_member (item, "categories"), TRUE));
           }
-        bind = MIN (bind, cpu_seconds () - start);
-        start = cpu_seconds ();
+        bind = MIN (bind, bench_cpu_seconds () - start);
+        start = bench_cpu_seconds ();
         failed_total = 0;
         for (guint i = 0; i < n_items; i++)
           failed_total += anot_formula_seed_evaluate (seed, scopes->pdata[i], TRUE);
-        best = MIN (best, cpu_seconds () - start);
+        best = MIN (best, bench_cpu_seconds () - start);
       }
     printf ("anot evaluate: %u failed steps: %.1f us CPU per item (best of 3); binding the inputs from JSON: %.1f us per item\n",
             failed_total, best * 1e6 / n_items, bind * 1e6 / n_items);
@@ -118,14 +109,14 @@ main (int    argc,
     double elapsed;
 
     anot_expr_scope_set (scope, "extractions", json_object_get_member (item, "extractions"));
-    start = cpu_seconds ();
+    start = bench_cpu_seconds ();
     for (guint i = 0; i < n; i++)
       if (!anot_expr_evaluate_to_scope (expr, scope, "n_mild", &error))
         {
           fprintf (stderr, "%s\n", error->message);
           return 1;
         }
-    elapsed = cpu_seconds () - start;
+    elapsed = bench_cpu_seconds () - start;
     printf ("anot expr: n_mild over %u extractions: %.0f evaluations per CPU second (%" G_GUINT64_FORMAT " steps each)\n",
             n_extractions, n / elapsed, anot_expr_scope_get_last_steps (scope));
   }

@@ -21,14 +21,13 @@
  */
 #include <anot/anot.h>
 
-#include <glib/gstdio.h>
+#include "bench-common.h"
+
 #include <libsoup/soup.h>
-#include <signal.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 typedef struct
 {
@@ -43,16 +42,6 @@ typedef struct
   guint errors;
   GMainLoop *loop;
 } Bench;
-
-static double
-cpu_seconds (void)
-{
-  struct rusage usage;
-
-  getrusage (RUSAGE_SELF, &usage);
-  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 +
-         usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
-}
 
 static void start_calls (Bench *bench);
 
@@ -138,12 +127,12 @@ measure_loop (GMainLoop *loop,
   gint64 t0;
   double c0;
 
-  c0 = cpu_seconds ();
+  c0 = bench_cpu_seconds ();
   t0 = g_get_monotonic_time ();
   start (data);
   g_main_loop_run (loop);
   m.wall = (g_get_monotonic_time () - t0) / 1e6;
-  m.cpu = cpu_seconds () - c0;
+  m.cpu = bench_cpu_seconds () - c0;
   return m;
 }
 
@@ -343,58 +332,6 @@ measure_libsoup_alone (const char *url,
   return m;
 }
 
-typedef struct
-{
-  GSubprocess *process;
-  char *url;
-} Server;
-
-static gboolean
-server_start (const char  *program,
-              const char  *rules_json,
-              Server      *server,
-              GError     **error)
-{
-  g_autofree char *dir = g_dir_make_tmp ("bench-llm-XXXXXX", error);
-  g_autofree char *rules = NULL;
-  g_autoptr(GDataInputStream) out = NULL;
-  g_autofree char *line = NULL;
-
-  if (dir == NULL)
-    return FALSE;
-  rules = g_build_filename (dir, "rules.json", NULL);
-  if (!g_file_set_contents (rules, rules_json, -1, error))
-    return FALSE;
-  server->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, error,
-                                      program, "--rules", rules, "--no-bodies", NULL);
-  if (server->process == NULL)
-    return FALSE;
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (server->process));
-  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, error);
-  if (line == NULL)
-    {
-      if (error && *error == NULL)
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "anot-fake-llm printed no URL");
-      return FALSE;
-    }
-  server->url = g_strconcat (line, "/v1", NULL);
-  g_unlink (rules);
-  g_rmdir (dir);
-  return TRUE;
-}
-
-static void
-server_stop (Server *server)
-{
-  if (server->process != NULL)
-    {
-      g_subprocess_send_signal (server->process, SIGTERM);
-      g_subprocess_wait (server->process, NULL, NULL);
-    }
-  g_clear_object (&server->process);
-  g_clear_pointer (&server->url, g_free);
-}
-
 static AnotBackend *
 make_backend (const char *url)
 {
@@ -418,7 +355,7 @@ main (int    argc,
   static const guint levels[] = { 1, 16, 64 };
   g_autoptr(GError) error = NULL;
   g_autoptr(GOptionContext) options = NULL;
-  Server server = { 0 };
+  BenchServer server = { 0 };
   int calls = 4000;
   int only_concurrency = 0;
   g_autofree char *only_path = NULL;
@@ -451,7 +388,7 @@ main (int    argc,
     }
 
   /* (a) */
-  if (!server_start (argv[1], "{\"latency_ms\": 0, \"default_reply\": \"7\"}", &server, &error))
+  if (!bench_server_start (argv[1], "{\"latency_ms\": 0, \"default_reply\": \"7\"}", &server, &error))
     {
       g_printerr ("bench-llm: cannot start %s: %s\n", argv[1], error->message);
       return 1;
@@ -500,13 +437,13 @@ main (int    argc,
       g_print ("%-22s %11u %14.1f %12.0f %8u\n", "libsoup alone (floor)", levels[i],
                m.cpu / calls * 1e6, calls / m.wall, m.errors);
     }
-  server_stop (&server);
+  bench_server_stop (&server);
 
   if (no_latency_run)
     return 0;
 
   /* (b) */
-  if (!server_start (argv[1], "{\"latency_ms\": 200, \"default_reply\": \"7\"}", &server, &error))
+  if (!bench_server_start (argv[1], "{\"latency_ms\": 200, \"default_reply\": \"7\"}", &server, &error))
     {
       g_printerr ("bench-llm: cannot start %s: %s\n", argv[1], error->message);
       return 1;
@@ -523,6 +460,6 @@ main (int    argc,
              "(%u/64 x 200 ms), ratio %.3f, client CPU %.1f us/call, errors %u\n",
              total, m.wall, ideal, total, m.wall / ideal, m.cpu / total * 1e6, m.errors);
   }
-  server_stop (&server);
+  bench_server_stop (&server);
   return 0;
 }

@@ -12,6 +12,8 @@
  */
 #include <anot/anot.h>
 
+#include "bench-common.h"
+
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,20 +57,6 @@ peak_rss (void)
   if (getrusage (RUSAGE_SELF, &usage) != 0)
     return 0;
   return (guint64) usage.ru_maxrss * 1024;
-}
-
-/* User + system CPU time of the process, in seconds.  Unlike the wall
- * time it does not grow when other processes compete for the CPU, but it
- * includes the loader's helper threads. */
-static double
-cpu_seconds (void)
-{
-  struct rusage usage;
-
-  if (getrusage (RUSAGE_SELF, &usage) != 0)
-    return 0;
-  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
-         (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / (double) G_USEC_PER_SEC;
 }
 
 /* Current RSS in bytes, or 0 where /proc is not available.  The peak
@@ -128,12 +116,12 @@ main (int    argc,
     {
       g_autoptr(AnotDataset) dataset = NULL;
       gint64 start = g_get_monotonic_time ();
-      double cpu_start = cpu_seconds ();
+      double cpu_start = bench_cpu_seconds ();
       double seconds, cpu;
 
       dataset = anot_dataset_load (dirs[0], NULL, &error);
       seconds = (g_get_monotonic_time () - start) / (double) G_USEC_PER_SEC;
-      cpu = cpu_seconds () - cpu_start;
+      cpu = bench_cpu_seconds () - cpu_start;
       if (dataset == NULL)
         {
           g_printerr ("bench-load: %s\n", error->message);

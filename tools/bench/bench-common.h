@@ -1,0 +1,32 @@
+/* bench-common.h: what the benchmarks share
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/* User + system CPU time of the process, in seconds: the machines these
+ * run on are shared, and unlike the wall time it does not grow when other
+ * processes compete for the CPU. */
+double bench_cpu_seconds (void);
+
+/* anot-fake-llm in a process of its own, so that the benchmark's CPU time
+ * is the client's alone. */
+typedef struct
+{
+  GSubprocess *process;
+  char *url;              /* its OpenAI base URL, ".../v1" */
+} BenchServer;
+
+/* Starts @program (anot-fake-llm) with the rules @rules_json, request
+ * bodies not kept. */
+gboolean bench_server_start (const char   *program,
+                             const char   *rules_json,
+                             BenchServer  *server,
+                             GError      **error);
+void     bench_server_stop  (BenchServer  *server);
+
+G_END_DECLS
