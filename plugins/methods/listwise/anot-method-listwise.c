@@ -143,20 +143,22 @@ on_window (GObject      *source,
   JsonObject *record = NULL;
   JsonObject *w = json_object_new ();
   guint m = lw->end - lw->start;
+  gboolean retry;
   const char *text;
 
   for (guint i = lw->start; i < lw->end; i++)
     g_ptr_array_add (items, g_ptr_array_index (anot_llm_job_get_candidates (job), lw->order[i]));
 
-  completion = anot_llm_job_complete_finish (job, result, &record, &error);
+  completion = anot_llm_job_complete_finish_shrinking (job, result, items, &record, &retry, &error);
+  if (retry)
+    {
+      json_object_unref (w);
+      rank_window (g_steal_pointer (&task));
+      return;
+    }
   if (completion == NULL)
     {
       json_object_unref (w);
-      if (anot_llm_error_is_context_overflow (error) && anot_llm_job_shrink_reviews (job, items))
-        {
-          rank_window (g_steal_pointer (&task));
-          return;
-        }
       g_prefix_error (&error, "listwise: window %u..%u: ", lw->start + 1, lw->end);
       g_task_return_error (task, g_steal_pointer (&error));
       return;

@@ -370,6 +370,27 @@ anot_llm_job_complete_finish (AnotLlmJob    *job,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+AnotCompletion *
+anot_llm_job_complete_finish_shrinking (AnotLlmJob    *job,
+                                        GAsyncResult  *result,
+                                        GPtrArray     *shown,
+                                        JsonObject   **record,
+                                        gboolean      *retry,
+                                        GError       **error)
+{
+  g_autoptr(GError) local = NULL;
+  AnotCompletion *completion = anot_llm_job_complete_finish (job, result, record, &local);
+
+  *retry = FALSE;
+  if (completion != NULL)
+    return completion;
+  if (anot_llm_error_is_context_overflow (local) && anot_llm_job_shrink_reviews (job, shown))
+    *retry = TRUE;
+  else
+    g_propagate_error (error, g_steal_pointer (&local));
+  return NULL;
+}
+
 void
 anot_llm_job_record_parse (AnotLlmJob      *job,
                            JsonObject      *record,
@@ -445,6 +466,19 @@ anot_llm_job_ranking_from_parse (AnotLlmJob      *job,
     anot_ranking_set_trace (ranking, trace);
   }
   return ranking;
+}
+
+AnotRanking *
+anot_llm_job_rank_answer (AnotLlmJob     *job,
+                          JsonObject     *record,
+                          AnotCompletion *completion)
+{
+  const char *text = anot_completion_get_text (completion);
+  g_autoptr(AnotParseResult) parse = anot_parse_ranking (text, job->candidates->len, job->candidates,
+                                                         ANOT_PARSE_FLAGS_NONE);
+
+  anot_llm_job_record_parse (job, record, parse);
+  return anot_llm_job_ranking_from_parse (job, parse, text);
 }
 
 gboolean

@@ -70,6 +70,17 @@ AnotCompletion *anot_llm_job_complete_finish  (AnotLlmJob          *job,
                                                GAsyncResult        *result,
                                                JsonObject         **record,
                                                GError             **error);
+/* anot_llm_job_complete_finish() for a call whose prompt shows reviews:
+ * when the prompt was too long for the model and a review per candidate
+ * of @shown (NULL: every candidate) could be dropped
+ * (anot_llm_job_shrink_reviews()), returns NULL with *@retry set and no
+ * error: the caller sends the call again. */
+AnotCompletion *anot_llm_job_complete_finish_shrinking (AnotLlmJob    *job,
+                                                        GAsyncResult  *result,
+                                                        GPtrArray     *shown,
+                                                        JsonObject   **record,
+                                                        gboolean      *retry,
+                                                        GError       **error);
 void         anot_llm_job_record_parse        (AnotLlmJob          *job,
                                                JsonObject          *record,
                                                AnotParseResult     *parse);
@@ -90,6 +101,12 @@ JsonNode    *anot_llm_job_build_trace         (AnotLlmJob          *job);
 AnotRanking *anot_llm_job_ranking_from_parse  (AnotLlmJob          *job,
                                                AnotParseResult     *parse,
                                                const char          *raw_text);
+/* The ranking of @completion, a final answer naming candidates: parsed,
+ * the parse recorded in the call's @record, then as
+ * anot_llm_job_ranking_from_parse(). */
+AnotRanking *anot_llm_job_rank_answer         (AnotLlmJob          *job,
+                                               JsonObject          *record,
+                                               AnotCompletion      *completion);
 
 /* "Pick the single best ..." for k = 1, "Pick the top k ..." otherwise,
  * from the plugin's prompts (instruction-top1.txt, instruction-topk.txt

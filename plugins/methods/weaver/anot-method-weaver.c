@@ -199,28 +199,23 @@ on_answer (GObject      *source,
   Weaver *w = g_task_get_task_data (task);
   AnotLlmJob *job = w->job;
   g_autoptr(AnotCompletion) completion = NULL;
-  g_autoptr(AnotParseResult) parse = NULL;
   g_autoptr(GError) error = NULL;
   JsonObject *record = NULL;
-  const char *text;
+  gboolean retry;
 
-  completion = anot_llm_job_complete_finish (job, result, &record, &error);
+  completion = anot_llm_job_complete_finish_shrinking (job, result, w->shown, &record, &retry, &error);
+  if (retry)
+    {
+      ask_answer (g_steal_pointer (&task));
+      return;
+    }
   if (completion == NULL)
     {
-      if (anot_llm_error_is_context_overflow (error) && anot_llm_job_shrink_reviews (job, w->shown))
-        {
-          ask_answer (g_steal_pointer (&task));
-          return;
-        }
       g_prefix_error (&error, "weaver: answer call: ");
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  text = anot_completion_get_text (completion);
-  parse = anot_parse_ranking (text, anot_llm_job_get_candidates (job)->len,
-                              anot_llm_job_get_candidates (job), ANOT_PARSE_FLAGS_NONE);
-  anot_llm_job_record_parse (job, record, parse);
-  g_task_return_pointer (task, anot_llm_job_ranking_from_parse (job, parse, text), g_object_unref);
+  g_task_return_pointer (task, anot_llm_job_rank_answer (job, record, completion), g_object_unref);
 }
 
 /* Takes the caller's reference to @task. */
