@@ -5161,13 +5161,41 @@ resolve_global (AnotExprScope         *scope,
   return TRUE;
 }
 
+
+/* Room for an evaluation's variables on the stack, when they fit. */
+typedef struct {
+  AnotExprValue globals[N_INLINE];
+  guint8 defined[N_INLINE];
+  AnotExprValue slots[N_INLINE];
+} EvalRoom;
+
+/* @ev with @scope's limits, room for @n_free free names and @n_slots
+ * comprehension variables (in @room when they fit); eval_clear() frees it. */
 static void
 eval_init (Eval          *ev,
-           AnotExprScope *scope)
+           AnotExprScope *scope,
+           EvalRoom      *room,
+           guint          n_free,
+           guint          n_slots)
 {
   ev->max_steps = scope->max_steps;
   ev->max_items = scope->max_items;
   ev->max_string = scope->max_string;
+  ev->globals = n_free <= N_INLINE ? room->globals : g_new (AnotExprValue, n_free);
+  ev->defined = n_free <= N_INLINE ? room->defined : g_new (guint8, n_free);
+  ev->slots = n_slots <= N_INLINE ? room->slots : g_new (AnotExprValue, n_slots);
+}
+
+static void
+eval_clear (Eval     *ev,
+            EvalRoom *room)
+{
+  if (ev->globals != room->globals)
+    g_free (ev->globals);
+  if (ev->defined != room->defined)
+    g_free (ev->defined);
+  if (ev->slots != room->slots)
+    g_free (ev->slots);
 }
 
 /* Evaluates ev->expr with ev->globals and ev->defined filled in, into
@@ -5201,19 +5229,14 @@ anot_expr_eval_value (AnotExpr        *self,
                       AnotExprFailure *failure)
 {
   AnotExprFailure local = { 0 };
-  AnotExprValue globals_inline[N_INLINE];
-  guint8 defined_inline[N_INLINE];
-  AnotExprValue slots_inline[N_INLINE];
+  EvalRoom room;
   Eval ev = { 0 };
   gboolean ok;
 
-  eval_init (&ev, scope);
+  eval_init (&ev, scope, &room, self->n_free, self->n_slots);
   ev.expr = self;
   ev.failure = failure != NULL ? failure : &local;
   ev.quiet = failure == NULL;
-  ev.globals = self->n_free <= N_INLINE ? globals_inline : g_new (AnotExprValue, self->n_free);
-  ev.defined = self->n_free <= N_INLINE ? defined_inline : g_new (guint8, self->n_free);
-  ev.slots = self->n_slots <= N_INLINE ? slots_inline : g_new (AnotExprValue, self->n_slots);
 
   /* Each free name is looked up once. */
   for (guint i = 0; i < self->n_free; i++)
@@ -5222,12 +5245,7 @@ anot_expr_eval_value (AnotExpr        *self,
 
   ok = eval_root (&ev, result);
 
-  if (ev.globals != globals_inline)
-    g_free (ev.globals);
-  if (ev.defined != defined_inline)
-    g_free (ev.defined);
-  if (ev.slots != slots_inline)
-    g_free (ev.slots);
+  eval_clear (&ev, &room);
   scope->last_steps = MIN (ev.steps, ev.max_steps);
   anot_expr_failure_clear (&local);
   return ok;
@@ -5270,9 +5288,7 @@ anot_expr_program_run (const AnotExprProgram *program,
   const AnotExprProgramStep *steps = (const AnotExprProgramStep *) (gpointer) program->steps->data;
   AnotExprValue table_inline[N_PROGRAM_INLINE];
   guint8 table_defined_inline[N_PROGRAM_INLINE];
-  AnotExprValue globals_inline[N_INLINE];
-  guint8 defined_inline[N_INLINE];
-  AnotExprValue slots_inline[N_INLINE];
+  EvalRoom room;
   guint8 tried_inline[N_PROGRAM_INLINE];
   gboolean counted_inline[N_PROGRAM_INLINE];
   AnotExprValue *table = n_names <= N_PROGRAM_INLINE ? table_inline : g_new (AnotExprValue, n_names);
@@ -5285,11 +5301,8 @@ anot_expr_program_run (const AnotExprProgram *program,
   Eval ev = { 0 };
   guint failed = 0;
 
-  eval_init (&ev, scope);
+  eval_init (&ev, scope, &room, program->max_free, program->max_slots);
   ev.quiet = failures == NULL;
-  ev.globals = program->max_free <= N_INLINE ? globals_inline : g_new (AnotExprValue, program->max_free);
-  ev.defined = program->max_free <= N_INLINE ? defined_inline : g_new (guint8, program->max_free);
-  ev.slots = program->max_slots <= N_INLINE ? slots_inline : g_new (AnotExprValue, program->max_slots);
 
   for (guint j = 0; j < n_names; j++)
     table_defined[j] = g_array_index (program->from_scope, gboolean, j) &&
@@ -5352,11 +5365,6 @@ anot_expr_program_run (const AnotExprProgram *program,
     g_free (tried);
   if (counted != counted_inline)
     g_free (counted);
-  if (ev.globals != globals_inline)
-    g_free (ev.globals);
-  if (ev.defined != defined_inline)
-    g_free (ev.defined);
-  if (ev.slots != slots_inline)
-    g_free (ev.slots);
+  eval_clear (&ev, &room);
   return failed;
 }
