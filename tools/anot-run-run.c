@@ -475,6 +475,8 @@ anot_run_run_experiment (int           argc,
     "  anot-run attack --attack NAME --request ID   show what an attack does\n"
     "  anot-run formula --seed-file FILE|--formula FILE  a task over every item\n"
     "  anot-run validate [OPTION…]              check a benchmark's gold labels\n"
+    "  anot-run compare DIR... [--baseline M]   methods compared with intervals\n"
+    "  anot-run report DIR... -o report.html    a self-contained HTML report\n"
     "  anot-run list, anot-run --list           list methods and other plugins\n"
     "\n"
     "Results go to <out>/<name>/<attack>/run_<R>/ (config.json, results_<N>.jsonl,\n"

@@ -22,6 +22,26 @@ int anot_run_cmd_list     (int argc, char **argv);
 int anot_run_cmd_attack   (int argc, char **argv);
 int anot_run_cmd_robustness (int argc, char **argv);
 int anot_run_cmd_formula  (int argc, char **argv);
+int anot_run_cmd_compare  (int argc, char **argv);
+int anot_run_cmd_report   (int argc, char **argv);
+
+/* anot-run-compare.c: the directories read and compared (shared by
+ * `compare` and `report`); the bootstrap options checked (a usage error is
+ * printed and FALSE returned). */
+AnotComparison *anot_run_compare_directories     (char        **directories,
+                                                  const char   *baseline,
+                                                  guint         resamples,
+                                                  guint64       seed,
+                                                  double        confidence,
+                                                  AnotResults **out_results,
+                                                  GError      **error);
+gboolean        anot_run_parse_bootstrap_options (const char   *command,
+                                                  const char   *resamples_text,
+                                                  const char   *seed_text,
+                                                  const char   *confidence_text,
+                                                  guint        *resamples,
+                                                  guint64      *seed,
+                                                  double       *confidence);
 
 /* How `anot-run robustness` runs its experiments through the run command:
  * the attack list becomes "clean,<--attack, default all>", defense mode
