@@ -1260,7 +1260,7 @@ build_tables (AnotComparison *self)
       g_ptr_array_add (table->header, g_strdup ("Hits@1"));
       g_ptr_array_add (table->header, g_strdup ("ΔHits@1"));
       g_ptr_array_add (table->header, g_strdup ("ΔMRR"));
-      g_ptr_array_add (table->header, g_strdup (t == 0 ? "wins/losses" : "kept/lost"));
+      g_ptr_array_add (table->header, g_strdup (t == 0 ? "wins/losses" : "gained/lost"));
       g_ptr_array_add (table->header, g_strdup ("p"));
       for (guint i = 0; i < pairs->len; i++)
         {

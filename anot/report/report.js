@@ -91,7 +91,7 @@
     if (c.robustness.length) {
       box.appendChild(el("p", { class: "caption", text: "Attacked against clean, paired the same way." }));
       box.appendChild(table(
-        ["method", "attack", "N", "pairs", "Hits@1 clean → attacked", "ΔHits@1", "ΔMRR", "kept/lost", "p"],
+        ["method", "attack", "N", "pairs", "Hits@1 clean → attacked", "ΔHits@1", "ΔMRR", "gained/lost", "p"],
         c.robustness.map(function (x) {
           return [x.method, x.attack, String(x.n_candidates), String(x.pairs),
             fmt(x.hits_at_1.clean) + " → " + fmt(x.hits_at_1.attacked), interval(x.hits_at_1, true),
