@@ -55,6 +55,7 @@
 #include "anot-review.h"
 #include "anot-review-search-tool.h"
 #include "anot-search-tree.h"
+#include "anot-seed.h"
 #include "anot-tool.h"
 #include "anot-truth.h"
 #include "anot-usage.h"

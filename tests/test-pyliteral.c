@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include <anot/anot.h>
-#include <anot/anot-pyliteral-private.h>
+#include "anot-pyliteral-private.h"
 
 /* B(A(raw)) of a raw attribute string, as the repr of the result. */
 static char *

@@ -11,6 +11,7 @@
 #include <glib-object.h>
 
 #include "anot-dataset.h"
+#include "anot-seed.h"
 
 G_BEGIN_DECLS
 
@@ -62,8 +63,5 @@ GPtrArray  *anot_pool_get_shuffled               (AnotPool        *self);
 guint       anot_pool_get_shuffled_gold_position (AnotPool        *self);
 guint       anot_pool_shuffled_to_pool           (AnotPool        *self,
                                                   guint            shuffled_position);
-
-guint64     anot_seed_derive                     (guint64          seed,
-                                                  const char      *scope);
 
 G_END_DECLS

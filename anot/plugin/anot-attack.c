@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "anot-error.h"
-#include "anot-pool.h"
+#include "anot-seed.h"
 
 /**
  * AnotAttack:

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "anot-agent-private.h"
+#include "anot-tool-private.h"
 #include "anot-data-tool.h"
 #include "anot-error.h"
 #include "anot-tool.h"
@@ -240,7 +240,7 @@ anot_review_search_tool_invoke (AnotTool  *tool,
       return NULL;
     }
 
-  if (!_anot_agent_tool_arguments (args, names, G_N_ELEMENTS (names), arguments) ||
+  if (!_anot_tool_arguments (args, names, G_N_ELEMENTS (names), arguments) ||
       arguments[0] == NULL || !JSON_NODE_HOLDS_VALUE (arguments[0]) ||
       json_node_get_value_type (arguments[0]) != G_TYPE_STRING)
     return anot_tool_result_new_error ("search_reviews() takes a keyword in quotes, and optionally "
@@ -259,10 +259,10 @@ anot_review_search_tool_invoke (AnotTool  *tool,
   if (terms->len == 0)
     return anot_tool_result_new_error ("search_reviews() needs a non-empty keyword");
 
-  all = _anot_agent_list_items (self->data, &message);
+  all = _anot_tool_list_items (self->data, &message);
   if (all == NULL)
     return anot_tool_result_new_error (message);
-  items = _anot_agent_select_items (all, arguments[1], &message);
+  items = _anot_tool_select_items (all, arguments[1], &message);
   if (items == NULL)
     return anot_tool_result_new_error (message);
 
@@ -274,7 +274,7 @@ anot_review_search_tool_invoke (AnotTool  *tool,
 
   for (guint i = 0; i < items->len; i++)
     {
-      AnotAgentItem *item = &g_array_index (items, AnotAgentItem, i);
+      AnotToolItem *item = &g_array_index (items, AnotToolItem, i);
       JsonNode *reviews_node = json_object_get_member (item->item, "reviews");
       JsonArray *reviews = reviews_node != NULL && JSON_NODE_HOLDS_ARRAY (reviews_node)
                            ? json_node_get_array (reviews_node) : NULL;
@@ -346,7 +346,7 @@ anot_review_search_tool_invoke (AnotTool  *tool,
   json_object_set_array_member (result, "items_matching", matching);
   json_object_set_object_member (result, "matches", matches);
   json_object_set_array_member (result, "no_match", no_match);
-  return _anot_agent_object_node (result);
+  return _anot_tool_object_node (result);
 }
 
 static void

@@ -1,4 +1,4 @@
-/* anot-agent-private.h: helpers shared by the agent tools
+/* anot-tool-private.h: helpers shared by the built-in tools and the agent toolbox
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -15,15 +15,15 @@ typedef struct {
   const char *key;
   guint       number;
   JsonObject *item;
-} AnotAgentItem;
+} AnotToolItem;
 
-GArray    *_anot_agent_list_items      (JsonNode    *data,
+GArray    *_anot_tool_list_items      (JsonNode    *data,
                                         char       **out_message);
 
 /* Which items an optional "item" argument selects: NULL (or JSON null)
  * selects them all; a number, a numeric string or a list of them selects
  * those.  Returns the filtered list, or NULL with a message. */
-GArray    *_anot_agent_select_items    (GArray      *items,
+GArray    *_anot_tool_select_items    (GArray      *items,
                                         JsonNode    *selection,
                                         char       **out_message);
 
@@ -31,16 +31,16 @@ GArray    *_anot_agent_select_items    (GArray      *items,
  * first one; an array gives them in order; an object by name.  Returns
  * borrowed nodes in @out (length n_names), NULL when absent; FALSE when
  * the arguments are neither. */
-gboolean   _anot_agent_tool_arguments  (JsonNode            *args,
+gboolean   _anot_tool_arguments  (JsonNode            *args,
                                         const char * const  *names,
                                         guint                n_names,
                                         JsonNode           **out);
 
 /* Cuts @text after @max_chars characters, marking the cut. */
-char      *_anot_agent_truncate        (const char  *text,
+char      *_anot_tool_truncate        (const char  *text,
                                         guint        max_chars,
                                         const char  *mark);
 
-JsonNode  *_anot_agent_object_node     (JsonObject  *object);
+JsonNode  *_anot_tool_object_node     (JsonObject  *object);
 
 G_END_DECLS

@@ -7,7 +7,7 @@
 #include "anot-item-attack.h"
 
 #include "anot-error.h"
-#include "anot-pool.h"
+#include "anot-seed.h"
 
 /**
  * AnotItemAttack:

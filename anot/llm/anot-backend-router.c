@@ -10,7 +10,6 @@
 #include "anot-cached-backend.h"
 #include "anot-error.h"
 #include "anot-http-backend.h"
-#include "anot-llm-config-private.h"
 
 #include <string.h>
 
@@ -61,7 +60,8 @@ struct _AnotBackendRouter
   GObject parent_instance;
 
   GHashTable *routes;       /* role -> Route */
-  AnotLlmConfig *config;    /* nullable */
+  const AnotRouteSource *source_funcs;  /* nullable */
+  GObject *source;          /* nullable, e.g. an AnotLlmConfig */
   GHashTable *instances;    /* instance key -> AnotBackend */
   GHashTable *prices;       /* model -> Price */
   AnotResponseCache *cache;
@@ -118,7 +118,7 @@ anot_backend_router_finalize (GObject *object)
   AnotBackendRouter *self = ANOT_BACKEND_ROUTER (object);
 
   g_hash_table_unref (self->routes);
-  g_clear_object (&self->config);
+  g_clear_object (&self->source);
   g_hash_table_unref (self->instances);
   g_hash_table_unref (self->prices);
   g_clear_object (&self->cache);
@@ -200,13 +200,23 @@ anot_backend_router_new (void)
   return g_object_new (ANOT_TYPE_BACKEND_ROUTER, NULL);
 }
 
-AnotBackendRouter *
-anot_backend_router_new_for_config (AnotLlmConfig *config)
+void
+anot_backend_router_set_route_source (AnotBackendRouter     *self,
+                                      const AnotRouteSource *funcs,
+                                      GObject               *source)
 {
-  AnotBackendRouter *self = anot_backend_router_new ();
+  g_return_if_fail (ANOT_IS_BACKEND_ROUTER (self));
+  g_return_if_fail (funcs != NULL && G_IS_OBJECT (source));
 
-  self->config = g_object_ref (config);
-  return self;
+  self->source_funcs = funcs;
+  g_set_object (&self->source, source);
+}
+
+static gboolean
+source_has_role (AnotBackendRouter *self,
+                 const char        *role)
+{
+  return self->source != NULL && self->source_funcs->has_role (self->source, role);
 }
 
 static void
@@ -266,14 +276,14 @@ find_route (AnotBackendRouter  *self,
   if (route != NULL)
     return route;
 
-  if (self->config != NULL && anot_llm_config_has_role (self->config, role))
+  if (source_has_role (self, role))
     {
       g_autofree char *name = NULL;
       g_autoptr(AnotBackend) backend = NULL;
       g_autoptr(AnotChatRequest) defaults = NULL;
 
-      if (!anot_llm_config_resolve_route (self->config, role, self->instances,
-                                          &name, &backend, &defaults, error))
+      if (!self->source_funcs->resolve (self->source, role, self->instances,
+                                        &name, &backend, &defaults, error))
         return NULL;
       anot_backend_router_set_route (self, role, name, backend, defaults);
       return g_hash_table_lookup (self->routes, role);
@@ -333,7 +343,7 @@ anot_backend_router_get_backend_name (AnotBackendRouter *self,
 
   route = g_hash_table_lookup (self->routes, role);
   if (route == NULL && strcmp (role, ANOT_DEFAULT_ROLE) != 0 &&
-      (self->config == NULL || !anot_llm_config_has_role (self->config, role)))
+      !source_has_role (self, role))
     route = g_hash_table_lookup (self->routes, ANOT_DEFAULT_ROLE);
   return route ? route->backend_name : NULL;
 }
@@ -367,7 +377,7 @@ anot_backend_router_get_model (AnotBackendRouter *self,
 
   route = g_hash_table_lookup (self->routes, role);
   if (route == NULL && strcmp (role, ANOT_DEFAULT_ROLE) != 0 &&
-      (self->config == NULL || !anot_llm_config_has_role (self->config, role)))
+      !source_has_role (self, role))
     route = g_hash_table_lookup (self->routes, ANOT_DEFAULT_ROLE);
   return route ? route_model (route) : NULL;
 }

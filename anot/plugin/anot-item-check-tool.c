@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "anot-agent-private.h"
+#include "anot-tool-private.h"
 #include "anot-data-tool.h"
 #include "anot-error.h"
 #include "anot-expr.h"
@@ -205,7 +205,7 @@ is_identifier (const char *name)
 
 static AnotExprScope *
 item_scope (AnotItemCheckTool *self,
-            AnotAgentItem     *item)
+            AnotToolItem     *item)
 {
   AnotExprScope *scope = g_hash_table_lookup (self->scopes, item->key);
   JsonObjectIter iter;
@@ -238,7 +238,7 @@ cut_value (AnotItemCheckTool *self,
     {
       if (g_utf8_strlen (json_node_get_string (value), -1) <= (glong) self->max_value_length)
         return json_node_copy (value);
-      text = _anot_agent_truncate (json_node_get_string (value), self->max_value_length, "...");
+      text = _anot_tool_truncate (json_node_get_string (value), self->max_value_length, "...");
       return json_node_init_string (json_node_alloc (), text);
     }
   if (JSON_NODE_HOLDS_OBJECT (value) || JSON_NODE_HOLDS_ARRAY (value))
@@ -247,7 +247,7 @@ cut_value (AnotItemCheckTool *self,
 
       if (g_utf8_strlen (json, -1) > (glong) self->max_value_length)
         {
-          text = _anot_agent_truncate (json, self->max_value_length, "...");
+          text = _anot_tool_truncate (json, self->max_value_length, "...");
           return json_node_init_string (json_node_alloc (), text);
         }
     }
@@ -279,16 +279,16 @@ anot_item_check_tool_invoke (AnotTool  *tool,
       return NULL;
     }
 
-  if (!_anot_agent_tool_arguments (args, names, G_N_ELEMENTS (names), arguments) ||
+  if (!_anot_tool_arguments (args, names, G_N_ELEMENTS (names), arguments) ||
       arguments[0] == NULL || !JSON_NODE_HOLDS_VALUE (arguments[0]) ||
       json_node_get_value_type (arguments[0]) != G_TYPE_STRING)
     return anot_tool_result_new_error ("check() takes an expression in quotes, and optionally an "
                                        "item number: check(\"attributes.get('WiFi') == 'free'\")");
 
-  all = _anot_agent_list_items (self->data, &message);
+  all = _anot_tool_list_items (self->data, &message);
   if (all == NULL)
     return anot_tool_result_new_error (message);
-  items = _anot_agent_select_items (all, arguments[1], &message);
+  items = _anot_tool_select_items (all, arguments[1], &message);
   if (items == NULL)
     return anot_tool_result_new_error (message);
 
@@ -305,7 +305,7 @@ anot_item_check_tool_invoke (AnotTool  *tool,
 
   for (guint i = 0; i < items->len; i++)
     {
-      AnotAgentItem *item = &g_array_index (items, AnotAgentItem, i);
+      AnotToolItem *item = &g_array_index (items, AnotToolItem, i);
       g_autoptr(JsonNode) value = NULL;
       g_autoptr(GError) item_error = NULL;
 
@@ -325,7 +325,7 @@ anot_item_check_tool_invoke (AnotTool  *tool,
 
   if (single)
     {
-      AnotAgentItem *item = &g_array_index (items, AnotAgentItem, 0);
+      AnotToolItem *item = &g_array_index (items, AnotToolItem, 0);
 
       json_object_set_int_member (result, "item", item->number);
       if (json_object_has_member (errors, item->key))
@@ -338,7 +338,7 @@ anot_item_check_tool_invoke (AnotTool  *tool,
       json_array_unref (false_items);
       json_object_unref (values);
       json_object_unref (errors);
-      return _anot_agent_object_node (result);
+      return _anot_tool_object_node (result);
     }
 
   if (all_boolean)
@@ -357,7 +357,7 @@ anot_item_check_tool_invoke (AnotTool  *tool,
     json_object_set_object_member (result, "errors", errors);
   else
     json_object_unref (errors);
-  return _anot_agent_object_node (result);
+  return _anot_tool_object_node (result);
 }
 
 static void

@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "anot-llm-config.h"
-#include "anot-llm-config-private.h"
+#include "anot-backend-router-private.h"
 
 #include "anot-error.h"
 #include "anot-http-backend.h"
@@ -996,15 +996,20 @@ resolve_api_key (AnotLlmConfig *self,
   return value;
 }
 
-gboolean
-anot_llm_config_resolve_route (AnotLlmConfig     *self,
-                               const char        *role,
-                               GHashTable        *instances,
-                               char             **out_backend_name,
-                               AnotBackend      **out_backend,
-                               AnotChatRequest  **out_defaults,
-                               GError           **error)
+/* Builds the route of @role from the configuration: the backend (shared
+ * through @instances, keyed by the backend name and every connection
+ * setting, so roles on the same server share its concurrency bound) and
+ * the role's generation defaults (model, temperature, ...). */
+static gboolean
+resolve_route (GObject           *route_source,
+               const char        *role,
+               GHashTable        *instances,
+               char             **out_backend_name,
+               AnotBackend      **out_backend,
+               AnotChatRequest  **out_defaults,
+               GError           **error)
 {
+  AnotLlmConfig *self = ANOT_LLM_CONFIG (route_source);
   AnotRegistry *registry = anot_registry_get_default ();
   g_autoptr(AnotBackend) backend = NULL;
   g_autoptr(AnotChatRequest) defaults = NULL;
@@ -1114,6 +1119,18 @@ anot_llm_config_resolve_route (AnotLlmConfig     *self,
   return TRUE;
 }
 
+static gboolean
+source_has_role (GObject    *source,
+                 const char *role)
+{
+  return anot_llm_config_has_role (ANOT_LLM_CONFIG (source), role);
+}
+
+static const AnotRouteSource route_source = {
+  .has_role = source_has_role,
+  .resolve = resolve_route,
+};
+
 /**
  * anot_llm_config_create_router:
  * @self: an #AnotLlmConfig
@@ -1140,7 +1157,8 @@ anot_llm_config_create_router (AnotLlmConfig  *self,
 
   g_return_val_if_fail (ANOT_IS_LLM_CONFIG (self), NULL);
 
-  router = anot_backend_router_new_for_config (self);
+  router = anot_backend_router_new ();
+  anot_backend_router_set_route_source (router, &route_source, G_OBJECT (self));
   g_hash_table_iter_init (&iter, self->prices);
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
