@@ -15,41 +15,11 @@
 #include <glib/gstdio.h>
 #include <anot/anot.h>
 
+#include "anot-test-data.h"
+
 /* ------------------------------------------------------------------------ *
  * Helpers
  * ------------------------------------------------------------------------ */
-
-static AnotDataset *philly;
-static gboolean philly_tried;
-
-/* The philly benchmark, loaded once; NULL (and the test skipped) when it
- * is not available. */
-static AnotDataset *
-get_philly (void)
-{
-  const char *path = g_getenv ("ANOT_PHILLY_DATA");
-
-  if (!philly_tried)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autofree char *probe = NULL;
-
-      philly_tried = TRUE;
-      if (path != NULL && *path != '\0')
-        {
-          probe = g_build_filename (path, "requests.jsonl", NULL);
-          if (g_file_test (probe, G_FILE_TEST_EXISTS))
-            {
-              philly = anot_dataset_load (path, NULL, &error);
-              g_assert_no_error (error);
-            }
-        }
-    }
-
-  if (philly == NULL)
-    g_test_skip ("the philly_cafes benchmark is not available (set ANOT_PHILLY_DATA)");
-  return philly;
-}
 
 static AnotRequest *
 request (AnotDataset *ds,
@@ -124,7 +94,7 @@ strv_contains_str (const char * const *strv,
 static void
 test_philly_all_ok (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(AnotValidator) validator = NULL;
   guint n_ok = 0;
 
@@ -164,7 +134,7 @@ test_philly_all_ok (void)
 static void
 test_philly_totals (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(AnotValidator) validator = NULL;
   guint roots[3] = { 0, 0, 0 };
   guint n_leaves = 0;
@@ -238,7 +208,7 @@ count_roots (AnotValidator *validator,
 static void
 test_philly_example_r01 (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(AnotValidator) validator = NULL;
   g_autoptr(AnotVerdict) v0 = NULL;
   g_autoptr(AnotVerdict) v2 = NULL;
@@ -279,7 +249,7 @@ test_philly_example_r01 (void)
 static void
 test_philly_example_r28 (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(AnotValidator) validator = NULL;
   g_autoptr(AnotVerdict) v9 = NULL;
   g_autoptr(AnotVerdict) v6 = NULL;
@@ -329,7 +299,7 @@ test_philly_example_r28 (void)
 static void
 test_philly_example_r44 (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(AnotValidator) validator = NULL;
   g_autoptr(AnotVerdict) v1 = NULL;
   g_autoptr(AnotVerdict) v0 = NULL;
@@ -365,7 +335,7 @@ test_philly_example_r44 (void)
 static void
 test_philly_example_r82 (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(AnotValidator) validator = NULL;
   g_autoptr(AnotVerdict) v14 = NULL;
   g_autoptr(AnotVerdict) v20 = NULL;
@@ -460,7 +430,7 @@ test_philly_example_r82 (void)
 static void
 test_philly_example_r85 (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(AnotValidator) validator = NULL;
   g_autoptr(AnotVerdict) v4 = NULL;
   g_autoptr(AnotVerdict) v6 = NULL;
@@ -524,7 +494,7 @@ harsh_mean (AnotItem *it,
 static void
 test_philly_example_r33 (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(AnotValidator) validator = NULL;
   g_autoptr(AnotVerdict) v15 = NULL;
   g_autoptr(AnotVerdict) v36 = NULL;
@@ -568,7 +538,7 @@ test_philly_example_r33 (void)
 static void
 test_philly_alcohol_true (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(AnotValidator) validator = NULL;
   g_autoptr(GPtrArray) requests_with_it = g_ptr_array_new ();
   guint n_leaves = 0;
@@ -637,7 +607,7 @@ test_philly_alcohol_true (void)
 static void
 test_philly_r26_friday_late (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(AnotValidator) validator = NULL;
   AnotCondition *leaf;
 
@@ -655,7 +625,7 @@ test_philly_r26_friday_late (void)
 static void
 test_philly_r100_none (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(AnotValidator) validator = NULL;
   AnotCondition *leaf;
   guint plain = 0, prefixed = 0;
@@ -694,7 +664,7 @@ test_philly_r100_none (void)
 static void
 test_philly_truth_matrix (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(AnotValidator) validator = NULL;
   g_autoptr(JsonNode) matrix = NULL;
   JsonObject *root, *requests, *r01, *r44, *cell;
@@ -739,7 +709,7 @@ test_philly_truth_matrix (void)
 static void
 test_philly_caches (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(AnotValidator) a = NULL;
   g_autoptr(AnotValidator) b = NULL;
 
@@ -1402,7 +1372,7 @@ test_cli_philly (void)
   g_autofree char *err = NULL;
   int status;
 
-  if (get_philly () == NULL)
+  if (anot_test_get_philly () == NULL)
     return;
 
   {
@@ -1569,6 +1539,5 @@ main (int    argc,
   g_test_add ("/validator/cli/errors", Small, NULL, small_setup, test_cli_errors, small_teardown);
 
   ret = g_test_run ();
-  g_clear_object (&philly);
   return ret;
 }

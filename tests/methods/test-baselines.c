@@ -12,55 +12,13 @@
  */
 #include <anot/anot.h>
 
+#include "anot-test-data.h"
+
 #include "anot-fake-llm.h"
 #include "anot-test-backend.h"
 
 #include <string.h>
 
-static AnotDataset *demo;
-static AnotDataset *philly;
-static gboolean philly_tried;
-
-static AnotDataset *
-get_demo (void)
-{
-  if (demo == NULL)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autofree char *path = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
-
-      demo = anot_dataset_load (path, NULL, &error);
-      g_assert_no_error (error);
-    }
-  return demo;
-}
-
-static AnotDataset *
-get_philly (void)
-{
-  const char *path = g_getenv ("ANOT_PHILLY_DATA");
-
-  if (!philly_tried)
-    {
-      g_autofree char *probe = NULL;
-
-      philly_tried = TRUE;
-      if (path != NULL && *path != '\0')
-        {
-          probe = g_build_filename (path, "requests.jsonl", NULL);
-          if (g_file_test (probe, G_FILE_TEST_EXISTS))
-            {
-              g_autoptr(GError) error = NULL;
-
-              philly = anot_dataset_load (path, NULL, &error);
-              g_assert_no_error (error);
-            }
-        }
-    }
-  if (philly == NULL)
-    g_test_skip ("the philly_cafes benchmark is not available (set ANOT_PHILLY_DATA)");
-  return philly;
-}
 
 typedef struct
 {
@@ -278,7 +236,7 @@ test_well_formed (gconstpointer data)
   const MethodCase *mc = data;
   g_auto(Llm) llm = { 0 };
   g_autofree char *rules = rules_answer (mc, "Item 3 has everything.\\nANSWER: 3, 1, 2", mc->extra);
-  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 10);
   g_autoptr(AnotRanking) ranking = NULL;
   g_autoptr(GError) error = NULL;
   const guint expected[] = { 2, 0, 1 };
@@ -287,12 +245,12 @@ test_well_formed (gconstpointer data)
   JsonObject *last;
 
   llm_start (&llm, rules);
-  ranking = rank (&llm, mc->method, get_demo (), c, 5, &error);
+  ranking = rank (&llm, mc->method, anot_test_get_demo (), c, 5, &error);
   g_assert_no_error (error);
   assert_ranking (ranking, expected, 3);
   g_assert_cmpstr (anot_ranking_get_raw_response (ranking), ==, "Item 3 has everything.\nANSWER: 3, 1, 2");
 
-  assert_prompts_carry_candidates (&llm, anot_dataset_get_request (get_demo (), 0), c, mc->python_repr);
+  assert_prompts_carry_candidates (&llm, anot_dataset_get_request (anot_test_get_demo (), 0), c, mc->python_repr);
 
   trace = trace_of (ranking);
   g_assert_cmpstr (json_object_get_string_member (trace, "method"), ==, mc->method);
@@ -315,11 +273,11 @@ test_k1_and_defense (gconstpointer data)
   const MethodCase *mc = data;
   g_auto(Llm) llm = { 0 };
   g_autofree char *rules = rules_answer (mc, "ANSWER: 4", mc->extra);
-  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 10);
   g_autoptr(AnotRanking) plain = NULL;
   g_autoptr(AnotRanking) defended = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(AnotMethodContext) probe = anot_method_context_new (get_demo (), "R01", 1);
+  g_autoptr(AnotMethodContext) probe = anot_method_context_new (anot_test_get_demo (), "R01", 1);
   const char *defense;
   guint n_plain;
   const guint expected[] = { 3 };
@@ -329,7 +287,7 @@ test_k1_and_defense (gconstpointer data)
   g_assert_nonnull (defense);
 
   llm_start (&llm, rules);
-  plain = rank (&llm, mc->method, get_demo (), c, 1, &error);
+  plain = rank (&llm, mc->method, anot_test_get_demo (), c, 1, &error);
   g_assert_no_error (error);
   assert_ranking (plain, expected, 1);
   n_plain = anot_fake_llm_get_n_requests (llm.server);
@@ -342,7 +300,7 @@ test_k1_and_defense (gconstpointer data)
   /* k = 1 asks for one number, k = 5 for five. */
   g_assert_nonnull (strstr (call_user (&llm, n_plain - 1), "single best"));
 
-  defended = rank_full (&llm, mc->method, get_demo (), c, 1, NULL, TRUE, &error);
+  defended = rank_full (&llm, mc->method, anot_test_get_demo (), c, 1, NULL, TRUE, &error);
   g_assert_no_error (error);
   assert_ranking (defended, expected, 1);
   for (guint i = n_plain; i < anot_fake_llm_get_n_requests (llm.server); i++)
@@ -367,14 +325,14 @@ test_unparseable (gconstpointer data)
     {
       g_auto(Llm) llm = { 0 };
       g_autofree char *rules = rules_answer (mc, replies[i], mc->extra);
-      g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+      g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 10);
       g_autoptr(AnotRanking) ranking = NULL;
       g_autoptr(GError) error = NULL;
       JsonObject *result;
       g_autoptr(GEnumClass) klass = g_type_class_ref (ANOT_TYPE_PARSE_FAILURE);
 
       llm_start (&llm, rules);
-      ranking = rank (&llm, mc->method, get_demo (), c, 5, &error);
+      ranking = rank (&llm, mc->method, anot_test_get_demo (), c, 5, &error);
       g_assert_no_error (error);
       g_assert_cmpuint (anot_ranking_get_length (ranking), ==, 0);
       g_assert_cmpstr (anot_ranking_get_raw_response (ranking), ==, replies[i]);
@@ -396,12 +354,12 @@ test_faults (gconstpointer data)
     {
       g_auto(Llm) llm = { 0 };
       g_autofree char *rules = g_strdup_printf ("{\"rules\": [{\"match\": \"\", \"fault\": \"%s\"}]}", faults[i]);
-      g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+      g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 10);
       g_autoptr(AnotRanking) ranking = NULL;
       g_autoptr(GError) error = NULL;
 
       llm_start (&llm, rules);
-      ranking = rank (&llm, mc->method, get_demo (), c, 5, &error);
+      ranking = rank (&llm, mc->method, anot_test_get_demo (), c, 5, &error);
       g_assert_null (ranking);
       g_assert_error (error, ANOT_ERROR, codes[i]);
       g_assert_true (g_str_has_prefix (error->message, mc->method));
@@ -437,8 +395,8 @@ test_calls (gconstpointer data)
   const MethodCase *mc = data;
   AnotDataset *ds;
 
-  count_calls (mc, get_demo (), 10, mc->calls_10, NULL);
-  ds = get_philly ();
+  count_calls (mc, anot_test_get_demo (), 10, mc->calls_10, NULL);
+  ds = anot_test_get_philly ();
   if (ds == NULL)
     return;
   count_calls (mc, ds, 50, mc->calls_50, NULL);
@@ -453,15 +411,15 @@ test_plan_call (gconstpointer data)
   const MethodCase *mc = data;
   g_auto(Llm) llm = { 0 };
   g_autofree char *rules = rules_answer (mc, "ANSWER: 1", NULL);
-  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 10);
   g_autoptr(AnotRanking) ranking = NULL;
   g_autoptr(GError) error = NULL;
-  AnotRequest *request = anot_dataset_get_request (get_demo (), 0);
+  AnotRequest *request = anot_dataset_get_request (anot_test_get_demo (), 0);
   const char *plan_prompt;
   const char *act_prompt;
 
   llm_start (&llm, rules);
-  ranking = rank (&llm, mc->method, get_demo (), c, 5, &error);
+  ranking = rank (&llm, mc->method, anot_test_get_demo (), c, 5, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 2);
   plan_prompt = call_user (&llm, 0);
@@ -485,7 +443,7 @@ static void
 test_context_overflow (gconstpointer data)
 {
   const MethodCase *mc = data;
-  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 10);
   guint most = 0;
   const char *reply = g_str_equal (mc->method, "listwise") ? "[2] > [1]" : "ANSWER: 2, 1";
 
@@ -510,7 +468,7 @@ test_context_overflow (gconstpointer data)
     guint answers = 0;
 
     llm_start (&llm, rules);
-    ranking = rank (&llm, mc->method, get_demo (), c, 5, &error);
+    ranking = rank (&llm, mc->method, anot_test_get_demo (), c, 5, &error);
     g_assert_no_error (error);
     g_assert_cmpuint (anot_ranking_get_length (ranking), >=, 2);
     g_assert_cmpuint (anot_ranking_get_index (ranking, 0), ==, 1);
@@ -546,7 +504,7 @@ test_context_overflow (gconstpointer data)
     g_autoptr(GError) error = NULL;
 
     llm_start (&llm, rules);
-    ranking = rank (&llm, mc->method, get_demo (), c, 5, &error);
+    ranking = rank (&llm, mc->method, anot_test_get_demo (), c, 5, &error);
     g_assert_null (ranking);
     g_assert_error (error, ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST);
     g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, mc->calls_10 + most);
@@ -563,19 +521,19 @@ static void
 test_listwise_single (void)
 {
   g_auto(Llm) llm = { 0 };
-  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 10);
   g_autoptr(AnotRanking) ranking = NULL;
   g_autoptr(GError) error = NULL;
   const guint expected[] = { 2, 0, 1, 3, 4, 5, 6, 7, 8, 9 };
   JsonObject *trace;
 
   llm_start (&llm, "{\"rules\": [{\"match\": \"\", \"reply\": \"[3] > [1] > [2] > [3]\"}]}");
-  ranking = rank (&llm, "listwise", get_demo (), c, 5, &error);
+  ranking = rank (&llm, "listwise", anot_test_get_demo (), c, 5, &error);
   g_assert_no_error (error);
   /* The answer's order, then the candidates it left out in their order. */
   assert_ranking (ranking, expected, 10);
   g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 1);
-  assert_prompts_carry_candidates (&llm, anot_dataset_get_request (get_demo (), 0), c, FALSE);
+  assert_prompts_carry_candidates (&llm, anot_dataset_get_request (anot_test_get_demo (), 0), c, FALSE);
   g_assert_nonnull (strstr (call_user (&llm, 0), "Your ranking:"));
   g_assert_nonnull (strstr (call_user (&llm, 0), "\"index\": 10\n}"));
   trace = trace_of (ranking);
@@ -643,11 +601,11 @@ test_listwise_sliding (void)
 {
   AnotDataset *ds;
 
-  check_sliding (get_demo (), 24, 10, 5, 4);   /* 1 + ceil(14 / 5) */
-  check_sliding (get_demo (), 24, 8, 8, 3);    /* 1 + ceil(16 / 8) */
-  check_sliding (get_demo (), 23, 10, 4, 5);   /* 1 + ceil(13 / 4): the last window is 1..7 */
-  check_sliding (get_demo (), 10, 20, 10, 1);
-  ds = get_philly ();
+  check_sliding (anot_test_get_demo (), 24, 10, 5, 4);   /* 1 + ceil(14 / 5) */
+  check_sliding (anot_test_get_demo (), 24, 8, 8, 3);    /* 1 + ceil(16 / 8) */
+  check_sliding (anot_test_get_demo (), 23, 10, 4, 5);   /* 1 + ceil(13 / 4): the last window is 1..7 */
+  check_sliding (anot_test_get_demo (), 10, 20, 10, 1);
+  ds = anot_test_get_philly ();
   if (ds == NULL)
     return;
   check_sliding (ds, 50, 20, 10, 4);           /* the defaults */
@@ -656,7 +614,7 @@ test_listwise_sliding (void)
 static void
 test_listwise_failures (void)
 {
-  g_autoptr(GPtrArray) c = first_items (get_demo (), 24);
+  g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 24);
   const char *options[] = { "listwise.window", "10", "listwise.step", "5", NULL };
 
   /* Unparseable in a single window: an empty ranking, recorded. */
@@ -667,7 +625,7 @@ test_listwise_failures (void)
     JsonObject *result;
 
     llm_start (&llm, "{\"rules\": [{\"match\": \"\", \"reply\": \"I cannot rank these, sorry.\"}]}");
-    ranking = rank (&llm, "listwise", get_demo (), c, 5, &error);
+    ranking = rank (&llm, "listwise", anot_test_get_demo (), c, 5, &error);
     g_assert_no_error (error);
     g_assert_cmpuint (anot_ranking_get_length (ranking), ==, 0);
     result = json_object_get_object_member (trace_of (ranking), "result");
@@ -687,7 +645,7 @@ test_listwise_failures (void)
      * the last window, 1..9, a good one. */
     llm_start (&llm, "{\"rules\": [{\"match\": \"\\\"index\\\": 10\\n\", \"reply\": \"no idea\"},"
                      " {\"match\": \"\", \"reply\": \"[2] > [1]\"}]}");
-    ranking = rank_full (&llm, "listwise", get_demo (), c, 5, options, FALSE, &error);
+    ranking = rank_full (&llm, "listwise", anot_test_get_demo (), c, 5, options, FALSE, &error);
     g_assert_no_error (error);
     g_assert_cmpuint (anot_ranking_get_length (ranking), ==, 24);
     result = json_object_get_object_member (trace_of (ranking), "result");
@@ -711,7 +669,7 @@ test_listwise_failures (void)
     g_autoptr(GError) error = NULL;
 
     llm_start (&llm, "{\"rules\": []}");
-    ranking = rank_full (&llm, "listwise", get_demo (), c, 5, bad, FALSE, &error);
+    ranking = rank_full (&llm, "listwise", anot_test_get_demo (), c, 5, bad, FALSE, &error);
     g_assert_null (ranking);
     g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
     g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 0);
@@ -722,14 +680,14 @@ static void
 test_listwise_defense (void)
 {
   g_auto(Llm) llm = { 0 };
-  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 10);
   g_autoptr(AnotRanking) ranking = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(AnotMethodContext) probe = anot_method_context_new (get_demo (), "R01", 1);
+  g_autoptr(AnotMethodContext) probe = anot_method_context_new (anot_test_get_demo (), "R01", 1);
 
   anot_method_context_set_defense (probe, TRUE);
   llm_start (&llm, "{\"rules\": [{\"match\": \"\", \"reply\": \"[1] > [2]\"}]}");
-  ranking = rank_full (&llm, "listwise", get_demo (), c, 5, NULL, TRUE, &error);
+  ranking = rank_full (&llm, "listwise", anot_test_get_demo (), c, 5, NULL, TRUE, &error);
   g_assert_no_error (error);
   g_assert_nonnull (strstr (call_system (&llm, 0), anot_method_context_get_defense_prompt (probe)));
 }
@@ -779,7 +737,7 @@ static void
 test_weaver_selects (void)
 {
   g_auto(Llm) llm = { 0 };
-  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 10);
   g_autofree char *rules = weaver_rules ("Here:\n```sql\nSELECT idx, name FROM items WHERE idx IN "
                                          "(SELECT idx FROM attributes WHERE name = 'GoodForKids' "
                                          "AND value = 'True') ORDER BY idx DESC\n```",
@@ -799,7 +757,7 @@ test_weaver_selects (void)
   g_assert_cmpuint (kids->len, <, c->len);
 
   llm_start (&llm, rules);
-  ranking = rank (&llm, "weaver", get_demo (), c, 5, &error);
+  ranking = rank (&llm, "weaver", anot_test_get_demo (), c, 5, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 2);
   g_assert_cmpuint (anot_ranking_get_length (ranking), ==, 1);
@@ -807,7 +765,7 @@ test_weaver_selects (void)
 
   sql_prompt = call_user (&llm, 0);
   g_assert_nonnull (strstr (sql_prompt, "CREATE TABLE reviews"));
-  g_assert_nonnull (strstr (sql_prompt, anot_request_get_text (anot_dataset_get_request (get_demo (), 0))));
+  g_assert_nonnull (strstr (sql_prompt, anot_request_get_text (anot_dataset_get_request (anot_test_get_demo (), 0))));
 
   trace = trace_of (ranking);
   selected = json_object_get_array_member (trace, "sql_selected");
@@ -849,7 +807,7 @@ test_weaver_hostile (void)
     "UPDATE attributes SET value = 'True'",
     "CREATE TABLE x (a)",
   };
-  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 10);
   g_autofree char *count_line = g_strdup_printf ("[SQL RESULT]\nn=%u\n", total_reviews (c));
 
   for (guint i = 0; i < G_N_ELEMENTS (hostile); i++)
@@ -866,7 +824,7 @@ test_weaver_hostile (void)
 
       g_test_message ("hostile SQL: %s", hostile[i]);
       llm_start (&llm, rules);
-      ranking = rank (&llm, "weaver", get_demo (), c, 5, &error);
+      ranking = rank (&llm, "weaver", anot_test_get_demo (), c, 5, &error);
       g_assert_no_error (error);
       /* Bounded: well under the test timeout even for the bombs. */
       g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
@@ -892,7 +850,7 @@ static void
 test_weaver_repair_fails (void)
 {
   g_auto(Llm) llm = { 0 };
-  g_autoptr(GPtrArray) c = first_items (get_demo (), 10);
+  g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 10);
   g_autofree char *rules = weaver_rules ("SELECT nope FROM nowhere", "I would rather not write SQL.",
                                          "ANSWER: 7, 3");
   g_autoptr(AnotRanking) ranking = NULL;
@@ -901,7 +859,7 @@ test_weaver_repair_fails (void)
   const guint expected[] = { 6, 2 };
 
   llm_start (&llm, rules);
-  ranking = rank (&llm, "weaver", get_demo (), c, 5, &error);
+  ranking = rank (&llm, "weaver", anot_test_get_demo (), c, 5, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 3);
   steps = json_object_get_array_member (trace_of (ranking), "sql_steps");
@@ -912,7 +870,7 @@ test_weaver_repair_fails (void)
                    "the reply holds no SELECT statement");
   /* The failure is recorded and the answer step sees every candidate. */
   g_assert_nonnull (strstr (call_user (&llm, 2), "did not narrow the choice (the query failed)"));
-  assert_prompts_carry_candidates (&llm, anot_dataset_get_request (get_demo (), 0), c, FALSE);
+  assert_prompts_carry_candidates (&llm, anot_dataset_get_request (anot_test_get_demo (), 0), c, FALSE);
   assert_ranking (ranking, expected, 2);
 }
 
@@ -1065,7 +1023,5 @@ main (int argc, char **argv)
   g_test_add_func ("/baselines/anot-run", test_cli);
 
   ret = g_test_run ();
-  g_clear_object (&demo);
-  g_clear_object (&philly);
   return ret;
 }

@@ -5,6 +5,8 @@
 #include "config.h"
 
 #include <anot/anot.h>
+
+#include "anot-test-data.h"
 #include <glib/gstdio.h>
 #include <string.h>
 
@@ -147,35 +149,6 @@ test_method_iface_init (AnotMethodInterface *iface)
 /* ------------------------------------------------------------------------
  * Helpers
  * --------------------------------------------------------------------- */
-
-static AnotDataset *
-load_demo (void)
-{
-  g_autofree char *path = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
-  g_autoptr(GError) error = NULL;
-  AnotDataset *dataset = anot_dataset_load (path, NULL, &error);
-
-  g_assert_no_error (error);
-  return dataset;
-}
-
-static AnotDataset *
-load_philly (void)
-{
-  const char *path = g_getenv ("ANOT_PHILLY_DATA");
-  g_autofree char *requests = NULL;
-  g_autoptr(GError) error = NULL;
-  AnotDataset *dataset;
-
-  if (path == NULL)
-    return NULL;
-  requests = g_build_filename (path, "requests.jsonl", NULL);
-  if (!g_file_test (requests, G_FILE_TEST_EXISTS))
-    return NULL;
-  dataset = anot_dataset_load (path, NULL, &error);
-  g_assert_no_error (error);
-  return dataset;
-}
 
 static void
 remove_tree (const char *path)
@@ -351,7 +324,7 @@ static void
 test_demo_layout (Fixture       *f,
                   gconstpointer  data)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autoptr(AnotExperiment) experiment =
     new_experiment (dataset, "bm25", f->root, "demo-bm25", "candidates", "10", NULL);
   g_autoptr(AnotMetrics) metrics = run_ok (experiment, 10, 1);
@@ -513,7 +486,7 @@ static void
 test_philly_bm25_beats_random (Fixture       *f,
                                gconstpointer  data)
 {
-  g_autoptr(AnotDataset) dataset = load_philly ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_philly ();
   g_autoptr(AnotExperiment) bm25 = NULL;
   g_autoptr(AnotExperiment) random = NULL;
   g_autoptr(AnotMetrics) m_bm25 = NULL;
@@ -559,8 +532,8 @@ static void
 test_oracle (Fixture       *f,
              gconstpointer  data)
 {
-  g_autoptr(AnotDataset) demo = load_demo ();
-  g_autoptr(AnotDataset) philly = load_philly ();
+  g_autoptr(AnotDataset) demo = anot_test_load_demo ();
+  g_autoptr(AnotDataset) philly = anot_test_load_philly ();
   g_autoptr(AnotExperiment) experiment =
     new_experiment (demo, "oracle", f->root, "oracle-demo", "candidates", "20", NULL);
   g_autoptr(AnotMetrics) metrics = run_ok (experiment, 20, 1);
@@ -584,7 +557,7 @@ static void
 test_concurrency_invariant (Fixture       *f,
                             gconstpointer  data)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autoptr(AnotExperiment) one = new_experiment (dataset, "random", f->root, "c1",
                                                   "concurrency", "1", "scaling", "true", NULL);
   g_autoptr(AnotExperiment) many = new_experiment (dataset, "random", f->root, "c8",
@@ -622,7 +595,7 @@ static void
 test_original_pool_philly (Fixture       *f,
                            gconstpointer  data)
 {
-  g_autoptr(AnotDataset) dataset = load_philly ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_philly ();
   g_autoptr(AnotExperiment) experiment = NULL;
   g_autoptr(AnotMetrics) metrics = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
@@ -654,7 +627,7 @@ static void
 test_scaling_demo (Fixture       *f,
                    gconstpointer  data)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autoptr(AnotExperiment) experiment =
     new_experiment (dataset, "oracle", f->root, "scale", "scaling", "true", "runs", "2", NULL);
   g_autoptr(AnotMetrics) metrics = run_ok (experiment, 20, 2);
@@ -727,7 +700,7 @@ static void
 test_runs_and_summary (Fixture       *f,
                        gconstpointer  data)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autoptr(AnotExperiment) experiment =
     new_experiment (dataset, "random", f->root, "runs", "runs", "3", NULL);
   g_autoptr(GPtrArray) per_run = g_ptr_array_new_with_free_func (g_object_unref);
@@ -780,7 +753,7 @@ static void
 test_method_errors (Fixture       *f,
                     gconstpointer  data)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autoptr(AnotExperiment) some = NULL;
   g_autoptr(AnotExperiment) all = NULL;
   g_autoptr(GPtrArray) results = NULL;
@@ -836,7 +809,7 @@ static void
 test_predictions_mapping (Fixture       *f,
                           gconstpointer  data)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autoptr(AnotExperiment) experiment = NULL;
   g_autoptr(GPtrArray) results = NULL;
 
@@ -882,7 +855,7 @@ static void
 test_usage_and_concurrency (Fixture       *f,
                             gconstpointer  data)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autoptr(AnotExperiment) experiment = NULL;
   g_autoptr(GPtrArray) results = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
@@ -975,7 +948,7 @@ static void
 test_cancel_and_resume (Fixture       *f,
                         gconstpointer  data)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autoptr(AnotExperiment) reference = NULL;
   g_autoptr(AnotExperiment) interrupted = NULL;
   g_autoptr(AnotExperiment) resumed = NULL;
@@ -1049,7 +1022,7 @@ static void
 test_resume_torn_line (Fixture       *f,
                        gconstpointer  data)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autoptr(AnotExperiment) first = NULL;
   g_autoptr(AnotExperiment) resumed = NULL;
   g_autoptr(GError) error = NULL;
@@ -1096,8 +1069,8 @@ static void
 test_resume_errors (Fixture       *f,
                     gconstpointer  data)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
-  g_autoptr(AnotDataset) philly = load_philly ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
+  g_autoptr(AnotDataset) philly = anot_test_load_philly ();
   g_autoptr(AnotExperiment) first = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = path_in (f->root, "r", NULL);
@@ -1124,7 +1097,7 @@ static void
 test_options (Fixture       *f,
               gconstpointer  data)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   const char * const bad[][2] = {
     { "k", "0" }, { "k", "abc" }, { "seed", "-1" }, { "runs", "0" }, { "concurrency", "0" },
     { "limit", "0" }, { "pool", "top" }, { "shuffle", "sideways" }, { "candidates", "0" },

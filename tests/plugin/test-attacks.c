@@ -5,6 +5,8 @@
 #include "config.h"
 
 #include <anot/anot.h>
+
+#include "anot-test-data.h"
 #include <glib/gstdio.h>
 #include <string.h>
 
@@ -19,35 +21,6 @@ static const char * const all_attacks[] = {
 /* ------------------------------------------------------------------------
  * Helpers
  * --------------------------------------------------------------------- */
-
-static AnotDataset *
-load_demo (void)
-{
-  g_autofree char *path = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
-  g_autoptr(GError) error = NULL;
-  AnotDataset *dataset = anot_dataset_load (path, NULL, &error);
-
-  g_assert_no_error (error);
-  return dataset;
-}
-
-static AnotDataset *
-load_philly (void)
-{
-  const char *path = g_getenv ("ANOT_PHILLY_DATA");
-  g_autofree char *probe = NULL;
-  g_autoptr(GError) error = NULL;
-  AnotDataset *dataset;
-
-  if (path == NULL)
-    return NULL;
-  probe = g_build_filename (path, "restaurants.jsonl", NULL);
-  if (!g_file_test (probe, G_FILE_TEST_IS_REGULAR))
-    return NULL;
-  dataset = anot_dataset_load (path, NULL, &error);
-  g_assert_no_error (error);
-  return dataset;
-}
 
 static AnotAttack *
 create_attack (const char *name)
@@ -474,7 +447,7 @@ test_parameters (void)
 static void
 test_copies (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autofree char *before = serialize_dataset (dataset);
   g_autofree char *after = NULL;
   AnotItem *item = NULL;
@@ -546,7 +519,7 @@ test_copies (void)
 static void
 test_deterministic (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autofree char *before = serialize_dataset (dataset);
   g_autofree char *after = NULL;
 
@@ -688,7 +661,7 @@ check_typo_rates (AnotDataset *dataset)
 static void
 test_typo_rate_demo (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
 
   check_typo_rates (dataset);
 }
@@ -696,7 +669,7 @@ test_typo_rate_demo (void)
 static void
 test_typo_rate_philly (void)
 {
-  g_autoptr(AnotDataset) dataset = load_philly ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_philly ();
 
   if (dataset == NULL)
     {
@@ -825,7 +798,7 @@ check_injection (AnotDataset *dataset,
 static void
 test_injection_placement (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   static const char * const names[] = {
     "inject_override", "inject_fake_sys", "inject_hidden", "inject_manipulation",
   };
@@ -840,7 +813,7 @@ test_injection_placement (void)
 static void
 test_fake_review_placement (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   static const char * const names[] = { "fake_positive", "fake_negative" };
   guint first_position = 0, last_position = 0;
 
@@ -1006,8 +979,8 @@ check_sarcastic (AnotDataset *dataset)
 static void
 test_sarcastic_rules (void)
 {
-  g_autoptr(AnotDataset) demo = load_demo ();
-  g_autoptr(AnotDataset) philly = load_philly ();
+  g_autoptr(AnotDataset) demo = anot_test_load_demo ();
+  g_autoptr(AnotDataset) philly = anot_test_load_philly ();
 
   check_sarcastic (demo);
   if (philly != NULL)
@@ -1019,7 +992,7 @@ test_sarcastic_rules (void)
 static void
 test_heterogeneity (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autoptr(GPtrArray) items = all_items (dataset);
   AnotRequest *request = anot_dataset_get_request (dataset, 0);
   static const char * const lengths[] = { "40", "3000" };
@@ -1081,7 +1054,7 @@ test_heterogeneity (void)
 static void
 test_contract (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   AnotRequest *request = anot_dataset_get_request (dataset, 0);
   g_autoptr(AnotPool) pool = make_pool (dataset, request, 10, 3);
   g_autoptr(TestBadAttack) bad = g_object_new (TEST_TYPE_BAD_ATTACK, NULL);
@@ -1103,7 +1076,7 @@ test_contract (void)
 static void
 test_describe (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   AnotRequest *request = anot_dataset_get_request (dataset, 2);
   g_autoptr(AnotPool) pool = make_pool (dataset, request, 10, 43);
   GPtrArray *clean = anot_pool_get_shuffled (pool);
@@ -1206,7 +1179,7 @@ run_experiment_ok (AnotExperiment *experiment)
 static void
 test_method_sees_attack (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autofree char *before = serialize_dataset (dataset);
   g_autofree char *after = NULL;
   g_autofree char *out = make_temp_dir ();
@@ -1277,7 +1250,7 @@ test_method_sees_attack (void)
 static void
 test_experiment_layout (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autofree char *out = make_temp_dir ();
   g_autoptr(AnotExperiment) experiment =
     new_experiment (dataset, "bm25", out, "name", "layout", "attack", "clean,noise",
@@ -1372,7 +1345,7 @@ test_experiment_layout (void)
 static void
 test_experiment_resume (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autofree char *out = make_temp_dir ();
   g_autoptr(AnotExperiment) first =
     new_experiment (dataset, "bm25", out, "name", "resume", "attack", "clean,inject_override",
@@ -1442,7 +1415,7 @@ test_experiment_resume (void)
 static void
 test_experiment_errors (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autofree char *out = make_temp_dir ();
   static const struct
   {
@@ -1503,7 +1476,7 @@ test_experiment_errors (void)
 static void
 test_robustness_report (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autofree char *out = make_temp_dir ();
   g_autoptr(AnotExperiment) plain =
     new_experiment (dataset, "bm25", out, "name", "rob", "attack", "clean,fake_positive,inject_hidden",
@@ -1570,7 +1543,7 @@ test_robustness_report (void)
 static void
 test_philly_bm25_fake_positive (void)
 {
-  g_autoptr(AnotDataset) dataset = load_philly ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_philly ();
   g_autofree char *out = NULL;
   g_autoptr(AnotExperiment) experiment = NULL;
   g_autoptr(AnotMetrics) clean = NULL;
@@ -1653,7 +1626,7 @@ run_cli (char       **out_stdout,
 static void
 test_cli_attack_dump (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   AnotRequest *request = anot_dataset_lookup_request (dataset, "R01");
   g_autoptr(AnotPool) pool = make_pool (dataset, request, 10, 43);
   g_autoptr(AnotAttack) attack = create_attack ("inject_override");

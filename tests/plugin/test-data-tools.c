@@ -6,37 +6,9 @@
 #include "config.h"
 
 #include <anot/anot.h>
+
+#include "anot-test-data.h"
 #include <string.h>
-
-static AnotDataset *
-load_demo (void)
-{
-  g_autofree char *path = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
-  g_autoptr(GError) error = NULL;
-  AnotDataset *dataset = anot_dataset_load (path, NULL, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (dataset);
-  return dataset;
-}
-
-static AnotDataset *
-load_philly (void)
-{
-  const char *path = g_getenv ("ANOT_PHILLY_DATA");
-  g_autofree char *requests = NULL;
-  g_autoptr(GError) error = NULL;
-  AnotDataset *dataset;
-
-  if (path == NULL)
-    return NULL;
-  requests = g_build_filename (path, "requests.jsonl", NULL);
-  if (!g_file_test (requests, G_FILE_TEST_EXISTS))
-    return NULL;
-  dataset = anot_dataset_load (path, NULL, &error);
-  g_assert_no_error (error);
-  return dataset;
-}
 
 static GPtrArray *
 first_items (AnotDataset *dataset,
@@ -310,7 +282,7 @@ test_path_resolve_errors (void)
 static void
 test_dict_context_demo (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autoptr(GPtrArray) items = first_items (dataset, 10);
   g_autoptr(JsonNode) context = anot_data_context_new (items);
   JsonObject *by_key;
@@ -505,7 +477,7 @@ check_tools_on (AnotDataset *dataset,
 static void
 test_tools_demo (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
 
   check_tools_on (dataset, 10);
   check_tools_on (dataset, anot_dataset_get_n_items (dataset));
@@ -514,7 +486,7 @@ test_tools_demo (void)
 static void
 test_tools_philly (void)
 {
-  g_autoptr(AnotDataset) dataset = load_philly ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_philly ();
 
   if (dataset == NULL)
     {
@@ -550,7 +522,7 @@ test_tools_philly (void)
 static void
 test_truncation (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autoptr(GPtrArray) items = first_items (dataset, 3);
   g_autoptr(JsonNode) context = anot_data_context_new (items);
   g_autoptr(AnotDataTool) sample = anot_data_tool_new ("sample", context);

@@ -8,52 +8,14 @@
 #include <glib/gstdio.h>
 
 #include <anot/anot.h>
+
+#include "anot-test-data.h"
 #include "anot-dataset-private.h"
 
 /* ------------------------------------------------------------------------ *
  * Helpers
  * ------------------------------------------------------------------------ */
 
-static const char *
-philly_dir (void)
-{
-  const char *dir = g_getenv ("ANOT_PHILLY_DATA");
-  g_autofree char *probe = NULL;
-
-  if (dir == NULL)
-    return NULL;
-  probe = g_build_filename (dir, "restaurants.jsonl", NULL);
-  if (!g_file_test (probe, G_FILE_TEST_EXISTS))
-    return NULL;
-
-  return dir;
-}
-
-static AnotDataset *philly;
-
-/* Loading philly_cafes takes a moment; share one copy between tests. */
-static AnotDataset *
-get_philly (void)
-{
-  const char *dir = philly_dir ();
-  g_autoptr(GError) error = NULL;
-
-  if (dir == NULL)
-    {
-      g_test_skip ("ANOT_PHILLY_DATA is not set or has no restaurants.jsonl: "
-                   "skipping the philly_cafes checks");
-      return NULL;
-    }
-
-  if (philly == NULL)
-    {
-      philly = anot_dataset_load (dir, NULL, &error);
-      g_assert_no_error (error);
-      g_assert_nonnull (philly);
-    }
-
-  return philly;
-}
 
 /* Every line of a JSONL file, parsed by json-glib directly (the oracle the
  * loader is checked against). */
@@ -1106,7 +1068,7 @@ test_evidence_kind_names (void)
 static void
 test_philly_counts (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_auto(GStrv) groups = NULL;
   guint n20 = 0, n19 = 0, n_other = 0, total = 0;
   guint n_items, n_reviews, n_requests;
@@ -1156,7 +1118,7 @@ test_philly_counts (void)
 static void
 test_philly_items (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   const char * const *cats;
   AnotItem *item;
   guint n_open = 0;
@@ -1210,7 +1172,7 @@ test_philly_items (void)
 static void
 test_philly_reviews (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(GPtrArray) raw = NULL;
   g_autoptr(GHashTable) users = NULL;
   g_autoptr(GHashTable) next_position = NULL;
@@ -1225,7 +1187,7 @@ test_philly_reviews (void)
   /* Every review, compared with the file parsed independently: position
    * is the order within its business, to_json() gives the record back
    * (plus the reviewer's name and friends). */
-  raw = read_jsonl_objects (philly_dir (), "reviews.jsonl");
+  raw = read_jsonl_objects (anot_test_philly_dir (), "reviews.jsonl");
   g_assert_cmpuint (raw->len, ==, 970);
   users = g_hash_table_new (g_str_hash, g_str_equal);
   next_position = g_hash_table_new (g_str_hash, g_str_equal);
@@ -1308,7 +1270,7 @@ test_philly_reviews (void)
 static void
 test_philly_social (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   const char * const *rose, * const *alice;
   g_autoptr(JsonNode) mapping = NULL;
   JsonObject *graph;
@@ -1331,7 +1293,7 @@ test_philly_social (void)
 
   /* The whole graph as in the file: 40 names, 1 or 2 friends, one edge
    * one-way. */
-  mapping = read_json_file (philly_dir (), "user_mapping.json");
+  mapping = read_json_file (anot_test_philly_dir (), "user_mapping.json");
   graph = json_object_get_object_member (json_node_get_object (mapping), "friend_graph");
   names = json_object_get_members (graph);
   g_assert_cmpuint (g_list_length (names), ==, 40);
@@ -1356,7 +1318,7 @@ test_philly_social (void)
 static void
 test_philly_judgements (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(JsonNode) cache = NULL;
   g_autoptr(GList) keys = NULL;
   guint counts[4] = { 0, };
@@ -1365,7 +1327,7 @@ test_philly_judgements (void)
   if (ds == NULL)
     return;
 
-  cache = read_json_file (philly_dir (), "judgement_cache.json");
+  cache = read_json_file (anot_test_philly_dir (), "judgement_cache.json");
   keys = json_object_get_members (json_node_get_object (cache));
   g_assert_cmpuint (g_list_length (keys), ==, 185);
   for (GList *l = keys; l != NULL; l = l->next)
@@ -1407,7 +1369,7 @@ count_leaves (AnotCondition *cond,
 static void
 test_philly_requests (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(GPtrArray) groundtruth = NULL;
   g_autoptr(GHashTable) golds = NULL;
   guint by_kind[ANOT_EVIDENCE_REVIEW_GROUP_RATING_NEGATIVE + 1] = { 0, };
@@ -1438,7 +1400,7 @@ test_philly_requests (void)
 
   /* Gold indices agree with groundtruth.jsonl, read independently; the
    * 100 answers fall on 20 cafes. */
-  groundtruth = read_jsonl_objects (philly_dir (), "groundtruth.jsonl");
+  groundtruth = read_jsonl_objects (anot_test_philly_dir (), "groundtruth.jsonl");
   golds = g_hash_table_new (NULL, NULL);
   for (guint i = 0; i < groundtruth->len; i++)
     {
@@ -1487,7 +1449,7 @@ test_philly_checksum (void)
     "restaurants.jsonl", "reviews.jsonl", "user_mapping.json",
     "requests.jsonl", "groundtruth.jsonl", "judgement_cache.json",
   };
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(GChecksum) checksum = NULL;
 
   if (ds == NULL)
@@ -1496,7 +1458,7 @@ test_philly_checksum (void)
   checksum = g_checksum_new (G_CHECKSUM_SHA256);
   for (guint i = 0; i < G_N_ELEMENTS (order); i++)
     {
-      g_autofree char *path = g_build_filename (philly_dir (), order[i], NULL);
+      g_autofree char *path = g_build_filename (anot_test_philly_dir (), order[i], NULL);
       g_autofree char *contents = NULL;
       gsize len;
 
@@ -1536,7 +1498,7 @@ test_load_async (void)
 {
   g_autofree char *dir = make_dataset (-1, 0, NULL);
   g_autofree char *broken = make_dataset (F_REVIEWS, 2, "{");
-  const char *path = philly_dir () != NULL ? philly_dir () : dir;
+  const char *path = anot_test_philly_dir () != NULL ? anot_test_philly_dir () : dir;
   AnotDataset *ds = NULL;
   g_autoptr(AnotDataset) sync_ds = NULL;
   GError *error = NULL;
@@ -1600,7 +1562,6 @@ main (int   argc,
   g_test_add_func ("/dataset/philly/checksum", test_philly_checksum);
 
   ret = g_test_run ();
-  g_clear_object (&philly);
 
   return ret;
 }

@@ -12,52 +12,10 @@
  */
 
 #include <anot/anot.h>
+
+#include "anot-test-data.h"
 #include <string.h>
 
-static AnotDataset *philly;
-static gboolean philly_tried;
-static AnotDataset *demo;
-
-static AnotDataset *
-get_philly (void)
-{
-  const char *path = g_getenv ("ANOT_PHILLY_DATA");
-
-  if (!philly_tried)
-    {
-      g_autofree char *probe = NULL;
-
-      philly_tried = TRUE;
-      if (path != NULL && *path != '\0')
-        {
-          g_autoptr(GError) error = NULL;
-
-          probe = g_build_filename (path, "requests.jsonl", NULL);
-          if (g_file_test (probe, G_FILE_TEST_EXISTS))
-            {
-              philly = anot_dataset_load (path, NULL, &error);
-              g_assert_no_error (error);
-            }
-        }
-    }
-  if (philly == NULL)
-    g_test_skip ("the philly_cafes benchmark is not available (set ANOT_PHILLY_DATA)");
-  return philly;
-}
-
-static AnotDataset *
-get_demo (void)
-{
-  if (demo == NULL)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autofree char *path = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
-
-      demo = anot_dataset_load (path, NULL, &error);
-      g_assert_no_error (error);
-    }
-  return demo;
-}
 
 static GPtrArray *
 pick (AnotDataset *ds,
@@ -156,7 +114,7 @@ test_dumps_layout (void)
 static void
 test_philly_byte_exact (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   const guint one[] = { 0 };
   const guint three[] = { 49, 7, 23 };
   g_autoptr(AnotFormatter) f = anot_formatter_new ();
@@ -207,7 +165,7 @@ test_philly_byte_exact (void)
 static void
 test_philly_facts (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
   g_autoptr(AnotFormatter) f = anot_formatter_new ();
   g_autoptr(GPtrArray) items = NULL;
   g_autofree char *text = NULL;
@@ -277,7 +235,7 @@ test_philly_facts (void)
 static void
 test_max_reviews (void)
 {
-  AnotDataset *ds = get_demo ();
+  AnotDataset *ds = anot_test_get_demo ();
   g_autoptr(GPtrArray) items = all_items (ds);
   g_autoptr(AnotFormatter) f = anot_formatter_new ();
   g_autoptr(JsonNode) stats = NULL;
@@ -313,7 +271,7 @@ test_max_reviews (void)
 static void
 test_review_chars (void)
 {
-  AnotDataset *ds = get_demo ();
+  AnotDataset *ds = anot_test_get_demo ();
   AnotItem *item = anot_dataset_get_item (ds, 0);
   g_autoptr(AnotFormatter) f = anot_formatter_new ();
   g_autoptr(JsonNode) node = NULL;
@@ -399,14 +357,14 @@ check_budget (AnotDataset *ds,
 static void
 test_item_budget_demo (void)
 {
-  check_budget (get_demo (), 1500);
-  check_budget (get_demo (), 300);
+  check_budget (anot_test_get_demo (), 1500);
+  check_budget (anot_test_get_demo (), 300);
 }
 
 static void
 test_item_budget_philly (void)
 {
-  AnotDataset *ds = get_philly ();
+  AnotDataset *ds = anot_test_get_philly ();
 
   if (ds == NULL)
     return;
@@ -417,7 +375,7 @@ test_item_budget_philly (void)
 static void
 test_exclude_and_numbering (void)
 {
-  AnotDataset *ds = get_demo ();
+  AnotDataset *ds = anot_test_get_demo ();
   g_autoptr(GPtrArray) items = all_items (ds);
   g_autoptr(AnotFormatter) f = anot_formatter_new ();
   const char * const exclude[] = { "hours", "reviews.user.friends", "attributes.Ambience", NULL };
@@ -443,7 +401,7 @@ test_exclude_and_numbering (void)
 static void
 test_python_style (void)
 {
-  AnotDataset *ds = get_demo ();
+  AnotDataset *ds = anot_test_get_demo ();
   g_autoptr(GPtrArray) items = all_items (ds);
   g_autoptr(AnotFormatter) f = anot_formatter_new ();
   g_autofree char *text = NULL;
@@ -464,7 +422,7 @@ test_python_style (void)
 static void
 test_text_style (void)
 {
-  AnotDataset *ds = get_demo ();
+  AnotDataset *ds = anot_test_get_demo ();
   g_autoptr(GPtrArray) items = all_items (ds);
   g_autoptr(AnotFormatter) f = anot_formatter_new ();
   g_autofree char *text = NULL;
@@ -489,7 +447,7 @@ test_text_style (void)
 static void
 test_options (void)
 {
-  g_autoptr(AnotMethodContext) ctx = anot_method_context_new (get_demo (), "R01", 1);
+  g_autoptr(AnotMethodContext) ctx = anot_method_context_new (anot_test_get_demo (), "R01", 1);
   g_autoptr(AnotFormatter) f = anot_formatter_new ();
   g_autoptr(GError) error = NULL;
 
@@ -531,7 +489,5 @@ main (int argc, char **argv)
   g_test_add_func ("/formatter/options", test_options);
 
   ret = g_test_run ();
-  g_clear_object (&philly);
-  g_clear_object (&demo);
   return ret;
 }

@@ -8,21 +8,11 @@
 
 #include <anot/anot.h>
 
+#include "anot-test-data.h"
+
 #include <string.h>
 
 #define N_CANDIDATES 6
-
-static AnotDataset *
-load_demo (void)
-{
-  g_autofree char *path = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
-  g_autoptr(GError) error = NULL;
-  AnotDataset *dataset = anot_dataset_load (path, NULL, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (dataset);
-  return dataset;
-}
 
 static GPtrArray *
 first_items (AnotDataset *dataset,
@@ -233,7 +223,7 @@ static void
 fixture_setup (Fixture       *fixture,
                gconstpointer  data)
 {
-  fixture->dataset = load_demo ();
+  fixture->dataset = anot_test_load_demo ();
   fixture->candidates = first_items (fixture->dataset, N_CANDIDATES);
   fixture->toolbox = anot_agent_toolbox_new (fixture->candidates);
 }
@@ -526,7 +516,7 @@ source_of (JsonNode   *json,
 static void
 test_settings_precedence (void)
 {
-  g_autoptr(AnotDataset) dataset = load_demo ();
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autoptr(AnotMethodContext) context = anot_method_context_new (dataset, "R01", 1);
   g_autoptr(AnotMethodSettings) settings = anot_method_settings_new ("lats");
   g_autofree char *path = write_config ("anot.ini", "[default]\nmodel = m\n\n"
