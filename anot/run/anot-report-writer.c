@@ -842,6 +842,10 @@ typedef struct
   GPtrArray *texts;       /* row index → serialized trace, NULL */
   const char *file;
   guint64 spent;
+  guint n;                /* the N being written */
+  GHashTable *prompts;    /* "N\nrequest" → GArray of PromptSpan, or NULL */
+  GFileInputStream *debug_log;
+  const char *debug_log_path;
 } TraceWalk;
 
 static void cut_texts (JsonNode *node, guint max_text, const char *file);
@@ -893,6 +897,170 @@ cut_texts (JsonNode   *node,
     }
 }
 
+/* ------------------------------------------------------------------------
+ * Prompts from debug.log
+ *
+ * Traces keep what a model answered but not the prompts, which are large
+ * and mostly the candidates again.  ANOT_DEBUG=3 writes every prompt to the
+ * run's debug.log; when it is there, each call of a trace is shown with the
+ * prompt logged for it.  The log is indexed (offsets only) in one pass and
+ * each prompt read when its trace is written, so a log of gigabytes costs
+ * no more memory than the prompts of one N.
+ * --------------------------------------------------------------------- */
+
+typedef struct
+{
+  goffset offset;
+  gsize length;
+} PromptSpan;
+
+/* "[HH:MM:SS.mmm] [" starts every entry; other lines continue the last. */
+static gboolean
+is_log_entry (const char *line,
+              gsize       length)
+{
+  return length > 16 && line[0] == '[' && line[3] == ':' && line[6] == ':' && line[9] == '.' &&
+         line[13] == ']' && line[14] == ' ' && line[15] == '[';
+}
+
+static GHashTable *
+index_debug_prompts (GFileInputStream *input)
+{
+  g_autoptr(GDataInputStream) data = g_data_input_stream_new (G_INPUT_STREAM (input));
+  GHashTable *prompts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                               (GDestroyNotify) g_array_unref);
+  goffset offset = 0, block_start = -1;
+  GArray *block_list = NULL;
+  guint n = 0;
+
+  /* The data stream must not close the file: it is read again. */
+  g_filter_input_stream_set_close_base_stream (G_FILTER_INPUT_STREAM (data), FALSE);
+  for (;;)
+    {
+      gsize length;
+      g_autofree char *line = g_data_input_stream_read_line (data, &length, NULL, NULL);
+      goffset line_start = offset;
+
+      if (line == NULL)
+        break;
+      offset += length + 1;
+      if (!is_log_entry (line, length))
+        continue;
+
+      if (block_start >= 0 && line_start > block_start)
+        {
+          PromptSpan span = { block_start, (gsize) (line_start - block_start - 1) };
+
+          g_array_append_val (block_list, span);
+        }
+      block_start = -1;
+
+      {
+        const char *tag = line + 16;
+        const char *end = strstr (tag, "] ");
+        const char *message = end != NULL ? end + 2 : NULL;
+        const char *n_text;
+
+        if (message == NULL)
+          continue;
+        if (g_str_has_prefix (tag, "RUN:") && (n_text = strstr (message, ", N=")) != NULL)
+          n = (guint) g_ascii_strtoull (n_text + 4, NULL, 10);
+        else if (g_str_has_prefix (tag, "LLM:") && g_str_has_suffix (message, " prompt:"))
+          {
+            g_autofree char *request = g_strndup (tag + 4, end - (tag + 4));
+            g_autofree char *key = g_strdup_printf ("%u\n%s", n, request);
+
+            block_list = g_hash_table_lookup (prompts, key);
+            if (block_list == NULL)
+              {
+                block_list = g_array_new (FALSE, FALSE, sizeof (PromptSpan));
+                g_hash_table_insert (prompts, g_steal_pointer (&key), block_list);
+              }
+            block_start = offset;
+          }
+      }
+    }
+  if (block_start >= 0 && offset > block_start)
+    {
+      PromptSpan span = { block_start, (gsize) (offset - block_start - 1) };
+
+      g_array_append_val (block_list, span);
+    }
+  return prompts;
+}
+
+static char *
+read_prompt (TraceWalk        *walk,
+             const PromptSpan *span)
+{
+  guint max_text = walk->self->max_text;
+  /* At most 4 bytes a character: enough for max_text characters. */
+  gsize want = MIN (span->length, (gsize) max_text * 4);
+  g_autofree char *buffer = g_malloc (want + 1);
+  gsize got = 0;
+  const char *valid_end;
+  glong chars;
+
+  if (!g_seekable_seek (G_SEEKABLE (walk->debug_log), span->offset, G_SEEK_SET, NULL, NULL) ||
+      !g_input_stream_read_all (G_INPUT_STREAM (walk->debug_log), buffer, want, &got, NULL, NULL))
+    return NULL;
+  buffer[got] = '\0';
+  /* A cut can fall inside a character. */
+  g_utf8_validate (buffer, got, &valid_end);
+  *(char *) valid_end = '\0';
+  chars = g_utf8_strlen (buffer, -1);
+  if (chars > max_text || got < span->length)
+    {
+      *g_utf8_offset_to_pointer (buffer, MIN (chars, (glong) max_text)) = '\0';
+      return g_strdup_printf ("%s\n… [cut from the report; the full prompt (%" G_GSIZE_FORMAT
+                              " bytes) is in %s]", buffer, span->length, walk->debug_log_path);
+    }
+  return g_steal_pointer (&buffer);
+}
+
+static void
+attach_prompts (TraceWalk  *walk,
+                const char *request_id,
+                JsonNode   *trace)
+{
+  g_autofree char *key = g_strdup_printf ("%u\n%s", walk->n, request_id);
+  GArray *spans = walk->prompts != NULL ? g_hash_table_lookup (walk->prompts, key) : NULL;
+  JsonObject *object;
+  JsonArray *calls;
+  guint n_calls;
+
+  if (spans == NULL || !JSON_NODE_HOLDS_OBJECT (trace))
+    return;
+  object = json_node_get_object (trace);
+  if (!json_object_has_member (object, "calls") ||
+      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (object, "calls")))
+    return;
+  calls = json_object_get_array_member (object, "calls");
+  n_calls = json_array_get_length (calls);
+  /* The log has the prompts in the order the calls were made. */
+  for (guint i = 0; i < n_calls && i < spans->len; i++)
+    {
+      JsonNode *call = json_array_get_element (calls, i);
+      g_autofree char *prompt = NULL;
+
+      if (!JSON_NODE_HOLDS_OBJECT (call) || json_object_has_member (json_node_get_object (call), "prompt"))
+        continue;
+      prompt = read_prompt (walk, &g_array_index (spans, PromptSpan, i));
+      if (prompt == NULL)
+        return;
+      json_object_set_string_member (json_node_get_object (call), "prompt", prompt);
+      if (spans->len == n_calls)
+        json_object_set_string_member (json_node_get_object (call), "prompt_source", "debug.log");
+      else
+        {
+          g_autofree char *note = g_strdup_printf ("debug.log, matched in order (%u prompts logged "
+                                                   "for %u calls)", spans->len, n_calls);
+
+          json_object_set_string_member (json_node_get_object (call), "prompt_source", note);
+        }
+    }
+}
+
 static gboolean
 collect_trace (const char *request_id,
                JsonNode   *trace,
@@ -908,6 +1076,8 @@ collect_trace (const char *request_id,
     return TRUE;
   index--;
   cut_texts (trace, walk->self->max_text, walk->file);
+  /* After the cut: a prompt is cut as it is read. */
+  attach_prompts (walk, request_id, trace);
   generator = json_generator_new ();
   json_generator_set_root (generator, trace);
   text = json_generator_to_data (generator, &length);
@@ -951,6 +1121,7 @@ write_traces_of (AnotReportWriter *self,
   walk->row_of = row_of;
   walk->texts = texts;
   walk->file = file;
+  walk->n = n;
   if (!anot_results_foreach_trace (run->directory, n, collect_trace, walk, error))
     return FALSE;
 
@@ -987,6 +1158,17 @@ write_traces_of (AnotReportWriter *self,
 /* ------------------------------------------------------------------------
  * The page
  * --------------------------------------------------------------------- */
+
+/* Closes without replacing the old file: closing a cancelled replace
+ * stream drops what was written. */
+static void
+abort_stream (GFileOutputStream *stream)
+{
+  g_autoptr(GCancellable) cancel = g_cancellable_new ();
+
+  g_cancellable_cancel (cancel);
+  g_output_stream_close (G_OUTPUT_STREAM (stream), cancel, NULL);
+}
 
 static char *
 resource_text (const char  *name,
@@ -1183,6 +1365,15 @@ anot_report_writer_write (AnotReportWriter  *self,
   for (guint r = 0; r < anot_results_get_n_runs (self->results) && out.error == NULL; r++)
     {
       g_autoptr(GArray) ns = g_array_new (FALSE, FALSE, sizeof (guint));
+      g_autofree char *log_path = g_build_filename (anot_results_peek_run (self->results, r)->directory,
+                                                    "debug.log", NULL);
+      g_autoptr(GFile) log_file = g_file_new_for_path (log_path);
+      g_autoptr(GFileInputStream) log_input = g_file_read (log_file, NULL, NULL);
+      g_autoptr(GHashTable) prompts = log_input != NULL ? index_debug_prompts (log_input) : NULL;
+
+      walk.prompts = prompts;
+      walk.debug_log = log_input;
+      walk.debug_log_path = log_path;
 
       for (guint i = 0; i < n_rows; i++)
         {
@@ -1200,7 +1391,7 @@ anot_report_writer_write (AnotReportWriter  *self,
         if (!write_traces_of (self, &out, r, g_array_index (ns, guint, j), &walk, error))
           {
             g_string_free (out.buffer, TRUE);
-            g_output_stream_close (G_OUTPUT_STREAM (stream), NULL, NULL);
+            abort_stream (stream);
             return FALSE;
           }
     }
@@ -1218,8 +1409,7 @@ anot_report_writer_write (AnotReportWriter  *self,
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_IO, "%s: %s", path, out.error->message);
       g_error_free (out.error);
-      /* Closing would replace the old file with half a page: cancel it. */
-      g_output_stream_close (G_OUTPUT_STREAM (stream), NULL, NULL);
+      abort_stream (stream);
       return FALSE;
     }
   if (!g_output_stream_close (G_OUTPUT_STREAM (stream), NULL, &local_error))

@@ -69,7 +69,8 @@ def main():
         common = ["--scaling", "-o", out]
         run([anot_run, "--method", "bm25", "--attack", "clean,typo_20"] + common)
         run([anot_run, "--method", "random", "--runs", "2"] + common)
-        env = dict(os.environ, OPENAI_API_KEY="test")
+        # ANOT_DEBUG=3 logs every prompt: the report shows them with the calls.
+        env = dict(os.environ, OPENAI_API_KEY="test", ANOT_DEBUG="3")
         run([anot_run, "--method", "cot", "--backend", "openai", "--base-url", url + "/v1",
              "--model", "fake"] + common, env=env)
         report = os.path.join(work, "report.html")
@@ -183,8 +184,15 @@ def main():
                   "the LLM call shows R07's output at N=20 (%r)" % output[:60])
             text = b.run("return document.querySelector('#detail .request-text').textContent")
             requests = read_jsonl(os.path.join(os.environ["ANOT_DATA_DIR"], "demo", "requests.jsonl"))
-            check(text == [r for r in requests if r["id"] == "R07"][0]["text"],
-                  "the request's text is shown")
+            r07 = [r for r in requests if r["id"] == "R07"][0]["text"]
+            check(text == r07, "the request's text is shown")
+            prompt = b.run("""return document.querySelector(
+                '#detail .trace[data-method=cot] details.call pre.prompt').textContent""")
+            check(("User request: " + r07) in prompt
+                  and "top-5 of the 20 restaurants" in prompt,
+                  "the call's prompt (from debug.log) is R07's at N=20")
+            check("[cut from the report; the full prompt" in prompt,
+                  "a prompt longer than --max-text is cut, saying where the rest is")
 
             if os.environ.get("ANOT_REPORT_SCREENSHOT"):
                 shots = os.environ["ANOT_REPORT_SCREENSHOT"]

@@ -225,7 +225,7 @@
     var body = [];
     var prompt = call.prompt !== undefined ? call.prompt : call.messages;
     if (prompt !== undefined) {
-      body.push(el("div", { text: "prompt" }));
+      body.push(el("div", { text: "prompt" + (call.prompt_source ? " (from " + call.prompt_source + ")" : "") }));
       body.push(el("pre", { class: "prompt", text: typeof prompt === "string" ? prompt : JSON.stringify(prompt, null, 2) }));
     } else {
       body.push(el("p", { class: "note", text: "The prompt is not kept in traces" +
