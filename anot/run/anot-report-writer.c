@@ -658,7 +658,7 @@ write_usage_plots (AnotReportWriter *self,
 
   for (guint w = 0; w < 3; w++)
     {
-      double top = 0, height = 40 + n_methods * 20.0, x0 = 90, x1 = 320;
+      double top = 0, height = 40 + n_methods * 20.0, x0 = 90, x1 = 270;
 
       for (guint m = 0; m < n_methods; m++)
         if (counts[m] > 0)

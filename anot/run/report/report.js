@@ -191,7 +191,28 @@
     return node ? JSON.parse(node.textContent) : null;
   }
 
+  /* A query result ({columns, rows}, Weaver's SQL steps) as a table. */
+  function resultTable(value, key) {
+    var shown = value.rows.slice(0, 50);
+    return el("details", { class: "sql-result" }, [
+      el("summary", null, [el("span", { class: "json-key", text: key }), " " + value.rows.length + " rows"]),
+      el("table", null, [
+        el("thead", null, [el("tr", null, value.columns.map(function (c) { return el("th", { text: String(c) }); }))]),
+        el("tbody", null, shown.map(function (row) {
+          var cells = Array.isArray(row) ? row : value.columns.map(function (c) { return row[c]; });
+          return el("tr", null, cells.map(function (c) {
+            return el("td", { text: typeof c === "string" ? c : JSON.stringify(c) });
+          }));
+        }))])]);
+  }
+
   function jsonTree(value, key) {
+    if (typeof value === "string" && /sql/i.test(key)) {
+      return el("div", null, [el("span", { class: "json-key", text: key }), el("pre", { class: "sql", text: value })]);
+    }
+    if (value && typeof value === "object" && Array.isArray(value.columns) && Array.isArray(value.rows)) {
+      return resultTable(value, key);
+    }
     if (value === null || typeof value !== "object") {
       var text = typeof value === "string" ? value : JSON.stringify(value);
       if (typeof value === "string" && (value.length > 80 || value.indexOf("\n") >= 0)) {
@@ -294,7 +315,7 @@
   function renderTrace(row) {
     var box = el("div", { class: "trace", "data-method": row.method });
     var shown = row.rank ? "gold ranked " + row.rank : row.error ? "failed" : "gold not in the top " + row.k;
-    box.appendChild(el("h4", null, [row.method, el("span", { class: "badge " + (row.rank === 1 ? "good" : "bad"), text: shown })]));
+    box.appendChild(el("h4", null, [row.method, el("span", { class: "badge " + (row.rank === 1 ? "good" : row.rank > 0 ? "" : "bad"), text: shown })]));
     box.appendChild(el("div", { class: "facts", text: row.calls + " calls · " + row.tokens + " tokens · $" + fmt(row.cost, 4) + " · " + fmt(row.latency, 0) + " ms" }));
     if (row.error) box.appendChild(el("pre", { class: "error", text: row.error }));
     if (row.trace === -1) {
