@@ -28,32 +28,20 @@ anot_run_cmd_report (int    argc,
   g_autoptr(AnotComparison) comparison = NULL;
   g_autoptr(AnotResults) results = NULL;
   g_autoptr(AnotReportWriter) writer = NULL;
-  g_autofree char *baseline = NULL;
+  g_auto(AnotRunCompareOptions) o = { 0 };
   g_autofree char *output = NULL;
   g_autofree char *title = NULL;
-  g_autofree char *resamples_text = NULL;
-  g_autofree char *seed_text = NULL;
-  g_autofree char *confidence_text = NULL;
   g_autofree char *budget_text = NULL;
   g_autofree char *max_text_text = NULL;
   g_auto(GStrv) directories = NULL;
-  guint resamples;
-  guint64 seed, budget_mb = ANOT_REPORT_DEFAULT_TRACE_BUDGET / (1024 * 1024);
+  guint64 budget_mb = ANOT_REPORT_DEFAULT_TRACE_BUDGET / (1024 * 1024);
   guint64 max_text = ANOT_REPORT_DEFAULT_MAX_TEXT;
-  double confidence;
+  int status;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       "The HTML file to write (required)", "FILE" },
     { "title", 0, 0, G_OPTION_ARG_STRING, &title,
       "Title of the page (default: anot results)", "TITLE" },
-    { "baseline", 'b', 0, G_OPTION_ARG_STRING, &baseline,
-      "Method every other one is paired with (default: the first read)", "METHOD" },
-    { "resamples", 0, 0, G_OPTION_ARG_STRING, &resamples_text,
-      "Bootstrap resamples per interval (default 10000)", "B" },
-    { "bootstrap-seed", 0, 0, G_OPTION_ARG_STRING, &seed_text,
-      "Seed of the bootstrap (default 42)", "SEED" },
-    { "confidence", 0, 0, G_OPTION_ARG_STRING, &confidence_text,
-      "Confidence level of the intervals (default 0.95)", "LEVEL" },
     { "trace-budget", 0, 0, G_OPTION_ARG_STRING, &budget_text,
       "Most MB of traces to embed (default 64; 0: none)", "MB" },
     { "max-text", 0, 0, G_OPTION_ARG_STRING, &max_text_text,
@@ -65,10 +53,9 @@ anot_run_cmd_report (int    argc,
   context = g_option_context_new ("DIR... -o report.html — a self-contained HTML report");
   g_option_context_set_summary (context, report_summary);
   g_option_context_add_main_entries (context, entries, NULL);
+  anot_run_compare_options_add_entries (&o, context);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return anot_run_usage_error ("report", "%s", error->message);
-  if (directories == NULL || directories[0] == NULL)
-    return anot_run_usage_error ("report", "give at least one results directory");
   if (output == NULL)
     return anot_run_usage_error ("report", "give the file to write with -o FILE");
   if (budget_text != NULL &&
@@ -79,18 +66,10 @@ anot_run_cmd_report (int    argc,
       !g_ascii_string_to_unsigned (max_text_text, 10, 100, G_MAXUINT, &max_text, NULL))
     return anot_run_usage_error ("report", "--max-text must be a number from 100, not “%s”",
                                  max_text_text);
-  if (!anot_run_parse_bootstrap_options ("report", resamples_text, seed_text, confidence_text,
-                                         &resamples, &seed, &confidence))
-    return ANOT_RUN_EXIT_USAGE;
 
-  comparison = anot_run_compare_directories (directories, baseline, resamples, seed, confidence,
-                                             &results, &error);
+  comparison = anot_run_compare_options_run (&o, "report", directories, &results, &status);
   if (comparison == NULL)
-    {
-      g_printerr ("anot-run report: %s\n", error->message);
-      return g_error_matches (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT)
-             ? ANOT_RUN_EXIT_USAGE : ANOT_RUN_EXIT_FAILED;
-    }
+    return status;
 
   writer = anot_report_writer_new (results, comparison);
   if (title != NULL)

@@ -325,6 +325,44 @@ out_coord (Out    *out,
   out_append (out, text);
 }
 
+/* <line class="CLASS" .../> */
+static void
+svg_line (Out        *out,
+          const char *cls,
+          double      x1,
+          double      y1,
+          double      x2,
+          double      y2)
+{
+  out_printf (out, "<line class=\"%s\" x1=\"", cls);
+  out_coord (out, x1);
+  out_append (out, "\" y1=\"");
+  out_coord (out, y1);
+  out_append (out, "\" x2=\"");
+  out_coord (out, x2);
+  out_append (out, "\" y2=\"");
+  out_coord (out, y2);
+  out_append (out, "\"/>");
+}
+
+/* <text class="CLASS" text-anchor="ANCHOR" ...>TEXT</text>, TEXT escaped */
+static void
+svg_text (Out        *out,
+          const char *cls,
+          const char *anchor,
+          double      x,
+          double      y,
+          const char *text)
+{
+  out_printf (out, "<text class=\"%s\" text-anchor=\"%s\" x=\"", cls, anchor);
+  out_coord (out, x);
+  out_append (out, "\" y=\"");
+  out_coord (out, y);
+  out_append (out, "\">");
+  out_escaped (out, text);
+  out_append (out, "</text>");
+}
+
 static const char *
 plot_attack (JsonArray *cells)
 {
@@ -380,40 +418,19 @@ write_metric_plot (Out        *out,
   for (guint t = 0; t <= 4; t++)
     {
       double v = t / 4.0;
+      g_autofree char *label = format_double (v, "%.2f");
 
-      out_append (out, "<line class=\"grid\" x1=\"");
-      out_coord (out, x0);
-      out_append (out, "\" x2=\"");
-      out_coord (out, x1);
-      out_append (out, "\" y1=\"");
-      out_coord (out, Y_OF (v));
-      out_append (out, "\" y2=\"");
-      out_coord (out, Y_OF (v));
-      out_append (out, "\"/><text class=\"tick\" text-anchor=\"end\" x=\"");
-      out_coord (out, x0 - 4);
-      out_append (out, "\" y=\"");
-      out_coord (out, Y_OF (v) + 4);
-      {
-        g_autofree char *label = format_double (v, "%.2f");
-
-        out_printf (out, "\">%s</text>", label);
-      }
+      svg_line (out, "grid", x0, Y_OF (v), x1, Y_OF (v));
+      svg_text (out, "tick", "end", x0 - 4, Y_OF (v) + 4, label);
     }
   for (guint j = 0; j < ns->len; j++)
     {
       gint64 n = g_array_index (ns, gint64, j);
+      g_autofree char *label = g_strdup_printf ("%" G_GINT64_FORMAT, n);
 
-      out_append (out, "<text class=\"tick\" text-anchor=\"middle\" x=\"");
-      out_coord (out, X_OF (n));
-      out_append (out, "\" y=\"");
-      out_coord (out, y0 + 16);
-      out_printf (out, "\">%" G_GINT64_FORMAT "</text>", n);
+      svg_text (out, "tick", "middle", X_OF (n), y0 + 16, label);
     }
-  out_append (out, "<text class=\"axis\" text-anchor=\"middle\" x=\"");
-  out_coord (out, (x0 + x1) / 2);
-  out_append (out, "\" y=\"");
-  out_coord (out, PLOT_H - 4);
-  out_append (out, "\">N (candidates)</text>");
+  svg_text (out, "axis", "middle", (x0 + x1) / 2, PLOT_H - 4, "N (candidates)");
 
   for (guint m = 0; methods[m] != NULL; m++)
     {
@@ -497,6 +514,14 @@ write_metric_plot (Out        *out,
 #undef Y_OF
 }
 
+/* The row of the robustness plot a pair belongs to: "typo_10, N=20". */
+static char *
+pair_group (JsonObject *pair)
+{
+  return g_strdup_printf ("%s, N=%" G_GINT64_FORMAT, json_object_get_string_member (pair, "attack"),
+                          json_object_get_int_member (pair, "n_candidates"));
+}
+
 /* Hits@1 attacked − clean per attack and method, with its interval. */
 static void
 write_drop_plot (Out       *out,
@@ -517,9 +542,7 @@ write_drop_plot (Out       *out,
     {
       JsonObject *pair = json_array_get_object_element (pairs, i);
       JsonObject *h = json_object_get_object_member (pair, "hits_at_1");
-      g_autofree char *group = g_strdup_printf ("%s, N=%" G_GINT64_FORMAT,
-                                                json_object_get_string_member (pair, "attack"),
-                                                json_object_get_int_member (pair, "n_candidates"));
+      g_autofree char *group = pair_group (pair);
       gboolean seen = FALSE;
 
       range = MAX (range, fabs (json_object_get_double_member (h, "lower")));
@@ -538,9 +561,7 @@ write_drop_plot (Out       *out,
       for (guint i = 0; i < n_pairs; i++)
         {
           JsonObject *pair = json_array_get_object_element (pairs, i);
-          g_autofree char *group = g_strdup_printf ("%s, N=%" G_GINT64_FORMAT,
-                                                    json_object_get_string_member (pair, "attack"),
-                                                    json_object_get_int_member (pair, "n_candidates"));
+          g_autofree char *group = pair_group (pair);
 
           in_group += strcmp (group, g_ptr_array_index (groups, j)) == 0;
         }
@@ -558,17 +579,8 @@ write_drop_plot (Out       *out,
       double v = range * t / 2;
       g_autofree char *label = format_double (v, "%+.2f");
 
-      out_append (out, "<line class=\"grid\" y1=\"26\" y2=\"");
-      out_coord (out, height - 18);
-      out_append (out, "\" x1=\"");
-      out_coord (out, XV (v));
-      out_append (out, "\" x2=\"");
-      out_coord (out, XV (v));
-      out_append (out, "\"/><text class=\"tick\" text-anchor=\"middle\" x=\"");
-      out_coord (out, XV (v));
-      out_append (out, "\" y=\"");
-      out_coord (out, height - 4);
-      out_printf (out, "\">%s</text>", label);
+      svg_line (out, "grid", XV (v), 26, XV (v), height - 18);
+      svg_text (out, "tick", "middle", XV (v), height - 4, label);
     }
 
   y = 32;
@@ -576,13 +588,7 @@ write_drop_plot (Out       *out,
     {
       const char *group_name = g_ptr_array_index (groups, j);
 
-      out_append (out, "<text class=\"tick\" text-anchor=\"end\" x=\"");
-      out_coord (out, x0 - 6);
-      out_append (out, "\" y=\"");
-      out_coord (out, y + bar_h);
-      out_append (out, "\">");
-      out_escaped (out, group_name);
-      out_append (out, "</text>");
+      svg_text (out, "tick", "end", x0 - 6, y + bar_h, group_name);
       for (guint i = 0; i < n_pairs; i++)
         {
           JsonObject *pair = json_array_get_object_element (pairs, i);
@@ -590,7 +596,7 @@ write_drop_plot (Out       *out,
           const char *method = json_object_get_string_member (pair, "method");
           const char *attack = json_object_get_string_member (pair, "attack");
           gint64 n = json_object_get_int_member (pair, "n_candidates");
-          g_autofree char *group = g_strdup_printf ("%s, N=%" G_GINT64_FORMAT, attack, n);
+          g_autofree char *group = pair_group (pair);
           double diff = json_object_get_double_member (h, "diff");
           g_autofree char *value = format_double (diff, "%.3f");
           g_autofree char *lower = format_double (json_object_get_double_member (h, "lower"), "%.3f");
@@ -608,15 +614,8 @@ write_drop_plot (Out       *out,
           out_coord (out, MAX (fabs (XV (diff) - XV (0)), 1.0));
           out_markup_printf (out, "\" height=\"%.0f\"><title>%s under %s, N=%" G_GINT64_FORMAT
                       ": %s [%s, %s]</title></rect>", bar_h, method, attack, n, value, lower, upper);
-          out_append (out, "<line class=\"whisker\" x1=\"");
-          out_coord (out, XV (json_object_get_double_member (h, "lower")));
-          out_append (out, "\" x2=\"");
-          out_coord (out, XV (json_object_get_double_member (h, "upper")));
-          out_append (out, "\" y1=\"");
-          out_coord (out, y + bar_h / 2);
-          out_append (out, "\" y2=\"");
-          out_coord (out, y + bar_h / 2);
-          out_append (out, "\"/>");
+          svg_line (out, "whisker", XV (json_object_get_double_member (h, "lower")), y + bar_h / 2,
+                    XV (json_object_get_double_member (h, "upper")), y + bar_h / 2);
           y += bar_h + 2;
         }
       y += row_gap;
@@ -676,23 +675,15 @@ write_usage_plots (AnotReportWriter *self,
           g_autofree char *shown = format_double (mean, w == 2 ? "%.4f" : w == 1 ? "%.0f" : "%.1f");
           double y = 28 + m * 20.0;
 
-          out_append (out, "<text class=\"tick\" text-anchor=\"end\" x=\"");
-          out_coord (out, x0 - 6);
-          out_append (out, "\" y=\"");
-          out_coord (out, y + 11);
-          out_append (out, "\">");
-          out_escaped (out, methods[m]);
-          out_markup_printf (out, "</text><rect class=\"bar usage\" fill=\"%s\" data-method=\"%s\" "
+          svg_text (out, "tick", "end", x0 - 6, y + 11, methods[m]);
+          out_markup_printf (out, "<rect class=\"bar usage\" fill=\"%s\" data-method=\"%s\" "
                       "data-what=\"%s\" data-value=\"%s\" x=\"%.0f\" y=\"",
                       method_color (methods, methods[m]), methods[m], what[w], value, x0);
           out_coord (out, y);
           out_append (out, "\" width=\"");
           out_coord (out, (x1 - x0) * mean / top);
-          out_append (out, "\" height=\"14\"/><text class=\"tick\" x=\"");
-          out_coord (out, x0 + (x1 - x0) * mean / top + 4);
-          out_append (out, "\" y=\"");
-          out_coord (out, y + 11);
-          out_printf (out, "\">%s</text>", shown);
+          out_append (out, "\" height=\"14\"/>");
+          svg_text (out, "tick", "start", x0 + (x1 - x0) * mean / top + 4, y + 11, shown);
         }
       out_append (out, "</svg></figure>\n");
     }

@@ -431,6 +431,22 @@ class Comparison(Anot.Comparison):
 Comparison = override(Comparison)
 
 
+def _computed_comparison(results, baseline, resamples, seed, confidence):
+    """An Anot.Comparison of `results` (an Anot.Results, a directory or
+    several), computed."""
+    if isinstance(results, (str, os.PathLike)):
+        results = Results.load(results)
+    elif not isinstance(results, Anot.Results):
+        results = Results.load(*results)
+    comparison = Anot.Comparison.new(results)
+    comparison.set_baseline(baseline)
+    comparison.set_resamples(resamples)
+    comparison.set_seed(seed)
+    comparison.set_confidence(confidence)
+    comparison.compute()
+    return results, comparison
+
+
 @_export
 def compare(results, baseline=None, resamples=Anot.COMPARISON_DEFAULT_RESAMPLES,
             seed=Anot.COMPARISON_DEFAULT_SEED, confidence=0.95):
@@ -444,32 +460,15 @@ def compare(results, baseline=None, resamples=Anot.COMPARISON_DEFAULT_RESAMPLES,
     Hits@1) and `robustness` (attacked against clean).  Raises GLib.Error
     (Anot.Error.NOT_COMPARABLE) when pools differ.
     """
-    if isinstance(results, (str, os.PathLike)):
-        results = Results.load(results)
-    elif not isinstance(results, Anot.Results):
-        results = Results.load(*results)
-    comparison = Anot.Comparison.new(results)
-    comparison.set_baseline(baseline)
-    comparison.set_resamples(resamples)
-    comparison.set_seed(seed)
-    comparison.set_confidence(confidence)
-    comparison.compute()
+    _, comparison = _computed_comparison(results, baseline, resamples, seed, confidence)
     return _json_to_py(comparison.to_json())
 
 
 @_export
 def write_report(results, path, baseline=None, title=None, resamples=Anot.COMPARISON_DEFAULT_RESAMPLES,
-                 seed=Anot.COMPARISON_DEFAULT_SEED, trace_budget_mb=64):
+                 seed=Anot.COMPARISON_DEFAULT_SEED, confidence=0.95, trace_budget_mb=64):
     """Writes the self-contained HTML report of `anot-run report` to `path`."""
-    if isinstance(results, (str, os.PathLike)):
-        results = Results.load(results)
-    elif not isinstance(results, Anot.Results):
-        results = Results.load(*results)
-    comparison = Anot.Comparison.new(results)
-    comparison.set_baseline(baseline)
-    comparison.set_resamples(resamples)
-    comparison.set_seed(seed)
-    comparison.compute()
+    results, comparison = _computed_comparison(results, baseline, resamples, seed, confidence)
     writer = Anot.ReportWriter.new(results, comparison)
     if title is not None:
         writer.set_title(title)
