@@ -94,3 +94,13 @@ def test_write_report(experiments, tmp_path):
     assert "default-src 'none'" in html
     assert html.count('<circle class="pt"') == 2 * 2 * 3   # 2 methods × N=10, 20 × 3 plots
     assert 'id="anot-data"' in html
+
+
+def test_statistics_from_python():
+    ok, mean, lower, upper = Anot.Comparison.bootstrap_interval([1.0] * 20, 1000, 42, 0.95)
+    assert ok and (mean, lower, upper) == (1.0, 1.0, 1.0)
+    ok, mean, lower, upper = Anot.Comparison.bootstrap_interval([1.0, 0.0] * 50, 10000, 42, 0.95)
+    assert mean == 0.5 and 0.38 < lower < 0.45 and 0.55 < upper < 0.62
+    # Exact binomial: 2 * (1 + 10 + 45) / 1024
+    assert Anot.Comparison.mcnemar_p(2, 8) == pytest.approx(0.109375, abs=1e-15)
+    assert Anot.Comparison.cell_seed(42, "a") != Anot.Comparison.cell_seed(42, "b")
