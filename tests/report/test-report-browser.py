@@ -45,6 +45,30 @@ def read_jsonl(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
+def write_lwt_run(source, target):
+    """An anot run with cot's rows and an LWT trace per request."""
+    os.makedirs(target)
+    with open(os.path.join(source, "config.json")) as f:
+        config = json.load(f)
+    config["method"] = config["anot"]["method"] = "anot"
+    config["run_name"] = config["anot"]["name"] = "anot_demo"
+    with open(os.path.join(target, "config.json"), "w") as f:
+        json.dump(config, f)
+    shutil.copy(os.path.join(source, "results_10.jsonl"), target)
+    with open(os.path.join(target, "trace_10.jsonl"), "w") as f:
+        for row in read_jsonl(os.path.join(source, "results_10.jsonl")):
+            r = row["request_id"]
+            trace = {"request_id": r,
+                     "phase2": {"expanded_lwt": ['(0)=LLM("Is item 1 right? {(context)}[1]")',
+                                                 '(1)=LLM("Is item 2 right? {(context)}[2]")',
+                                                 '(final)=LLM("Scores: {(0)}, {1}. Return the best index.")']},
+                     "phase3": {"step_results": {"0": {"output": "7", "latency_ms": 12.0},
+                                                 "1": {"output": "2", "latency_ms": 9.0},
+                                                 "final": {"output": "best: " + r, "latency_ms": 30.0}}}}
+            f.write(json.dumps({"request_id": r, "n_candidates": 10, "run": 1, "method": "anot",
+                                "trace": trace}) + "\n")
+
+
 def main():
     if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
         print("1..0 # SKIP chromium or chromedriver not installed")
@@ -205,6 +229,21 @@ def main():
                              if e["method"] == "Network.requestWillBeSent"]
             check(requests_made and all(u == file_url for u in requests_made),
                   "the page fetched nothing but itself (%s)" % sorted(set(requests_made)))
+
+            # ANoT's LWT script as a DAG, from a trace in the documented
+            # format (docs/anot-method.md) next to cot's rows.
+            lwt_root = os.path.join(work, "lwt")
+            write_lwt_run(os.path.join(out, "cot_demo", "clean", "run_1"),
+                          os.path.join(lwt_root, "anot_demo", "clean", "run_1"))
+            lwt_page = os.path.join(work, "lwt.html")
+            run([anot_run, "report", lwt_root, "-o", lwt_page, "--resamples", "100"])
+            b.get("file://" + lwt_page + "#request=R03&n=10&run=1&attack=clean")
+            steps = b.run("""return Array.from(document.querySelectorAll(
+                '#detail .trace[data-method=anot] details.lwt tbody tr')).map(
+                tr => Array.from(tr.children).map(td => td.textContent));""")
+            check([s[:3] for s in steps] == [["(0)", "1", ""], ["(1)", "1", ""], ["(final)", "2", "(0) (1)"]],
+                  "the LWT steps with their layers and the steps they read (%s)" % [s[:3] for s in steps])
+            check(steps and steps[2][4] == "best: R03", "each step's result (%s)" % (steps[2][4] if steps else None))
     finally:
         if fake is not None:
             fake.terminate()

@@ -292,6 +292,60 @@
       value.nodes[0] && value.nodes[0].id !== undefined;
   }
 
+  function findKey(value, key, depth) {
+    if (!value || typeof value !== "object" || depth < 0) return undefined;
+    if (Object.prototype.hasOwnProperty.call(value, key)) return value[key];
+    var keys = Object.keys(value);
+    for (var i = 0; i < keys.length; i++) {
+      var found = findKey(value[keys[i]], key, depth - 1);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+
+  /* ANoT's LWT script as a DAG: each step, the steps it reads ({(name)}
+   * or {name}), its layer (steps of one layer run in parallel) and what it
+   * returned (step_results). */
+  function renderLwt(lines, results) {
+    var steps = [], byId = {};
+    lines.forEach(function (line) {
+      var m = /^\(([^)]+)\)=([\s\S]*)$/.exec(line);
+      if (!m) return;
+      var step = { id: m[1], body: m[2], deps: [] };
+      steps.push(step);
+      byId[step.id] = step;
+    });
+    steps.forEach(function (step) {
+      var re = /\{\(?([A-Za-z0-9_]+)\)?\}/g, m;
+      while ((m = re.exec(step.body)) !== null) {
+        if (byId[m[1]] && m[1] !== step.id && step.deps.indexOf(m[1]) < 0) step.deps.push(m[1]);
+      }
+    });
+    function layer(step, seen) {
+      if (step.layer !== undefined) return step.layer;
+      if (seen[step.id]) return 0;
+      seen[step.id] = true;
+      step.layer = 1 + step.deps.reduce(function (top, id) { return Math.max(top, layer(byId[id], seen)); }, 0);
+      return step.layer;
+    }
+    steps.forEach(function (step) { layer(step, {}); });
+    var body = steps.map(function (step) {
+      var result = (results || {})[step.id] || {};
+      return el("tr", { "data-step": step.id }, [
+        el("td", { class: "mono", text: "(" + step.id + ")" }), el("td", { class: "num", text: String(step.layer) }),
+        el("td", { class: "mono", text: step.deps.map(function (d) { return "(" + d + ")"; }).join(" ") }),
+        el("td", null, [el("pre", { text: step.body })]),
+        el("td", null, [el("pre", { class: result.error ? "error" : "", text: result.output !== undefined ? String(result.output) : "" })]),
+        el("td", { class: "num", text: result.latency_ms !== undefined ? fmt(result.latency_ms, 0) : "" })]);
+    });
+    var layers = steps.reduce(function (top, s) { return Math.max(top, s.layer); }, 0);
+    return el("details", { class: "lwt", open: "" }, [
+      el("summary", { text: "LWT script: " + steps.length + " steps in " + layers + " layers" }),
+      el("table", null, [el("thead", null, [el("tr", null, ["step", "layer", "reads", "instruction", "result", "ms"].map(function (h) {
+        return el("th", { text: h });
+      }))]), el("tbody", null, body)])]);
+  }
+
   function renderTraceBody(trace, box) {
     Object.keys(trace).forEach(function (key) {
       var value = trace[key];
@@ -327,6 +381,8 @@
       box.appendChild(el("p", { class: "note", text: "No trace recorded." }));
       return box;
     }
+    var lwt = findKey(trace, "expanded_lwt", 2);
+    if (Array.isArray(lwt)) box.appendChild(renderLwt(lwt, findKey(trace, "step_results", 2)));
     renderTraceBody(trace, box);
     return box;
   }
