@@ -45,28 +45,41 @@ def read_jsonl(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
-def write_lwt_run(source, target):
-    """An anot run with cot's rows and an LWT trace per request."""
+def lwt_trace(r):
+    """ANoT's trace (docs/anot-method.md): the LWT script and step results."""
+    return {"request_id": r,
+            "phase2": {"expanded_lwt": ['(0)=LLM("Is item 1 right? {(context)}[1]")',
+                                        '(1)=LLM("Is item 2 right? {(context)}[2]")',
+                                        '(final)=LLM("Scores: {(0)}, {1}. Return the best index.")']},
+            "phase3": {"step_results": {"0": {"output": "7", "latency_ms": 12.0},
+                                        "1": {"output": "2", "latency_ms": 9.0},
+                                        "final": {"output": "best: " + r, "latency_ms": 30.0}}}}
+
+
+def tree_trace(r):
+    """LATS's search tree (anot_search_tree_to_json) and a Weaver-like SQL step."""
+    return {"tree": {"n_nodes": 3, "height": 1,
+                     "nodes": [{"id": 0, "parent": None, "visits": 2, "value": 0.5, "children": [1, 2]},
+                               {"id": 1, "parent": 0, "action": "check(3)", "children": []},
+                               {"id": 2, "parent": 0, "action": "finish(" + r + ")", "children": []}]},
+            "steps": [{"phase": "sql", "sql": "SELECT name FROM items WHERE wifi = 'free'",
+                       "columns": ["name"], "rows": [["Heron Hall"], ["Lantern & Ladle"]]}]}
+
+
+def write_synthetic_run(source, target, method, make_trace):
+    """A run of `method` with cot's rows and a trace per request."""
     os.makedirs(target)
     with open(os.path.join(source, "config.json")) as f:
         config = json.load(f)
-    config["method"] = config["anot"]["method"] = "anot"
-    config["run_name"] = config["anot"]["name"] = "anot_demo"
+    config["method"] = config["anot"]["method"] = method
+    config["run_name"] = config["anot"]["name"] = method + "_demo"
     with open(os.path.join(target, "config.json"), "w") as f:
         json.dump(config, f)
     shutil.copy(os.path.join(source, "results_10.jsonl"), target)
     with open(os.path.join(target, "trace_10.jsonl"), "w") as f:
         for row in read_jsonl(os.path.join(source, "results_10.jsonl")):
-            r = row["request_id"]
-            trace = {"request_id": r,
-                     "phase2": {"expanded_lwt": ['(0)=LLM("Is item 1 right? {(context)}[1]")',
-                                                 '(1)=LLM("Is item 2 right? {(context)}[2]")',
-                                                 '(final)=LLM("Scores: {(0)}, {1}. Return the best index.")']},
-                     "phase3": {"step_results": {"0": {"output": "7", "latency_ms": 12.0},
-                                                 "1": {"output": "2", "latency_ms": 9.0},
-                                                 "final": {"output": "best: " + r, "latency_ms": 30.0}}}}
-            f.write(json.dumps({"request_id": r, "n_candidates": 10, "run": 1, "method": "anot",
-                                "trace": trace}) + "\n")
+            f.write(json.dumps({"request_id": row["request_id"], "n_candidates": 10, "run": 1,
+                                "method": method, "trace": make_trace(row["request_id"])}) + "\n")
 
 
 def main():
@@ -233,8 +246,9 @@ def main():
             # ANoT's LWT script as a DAG, from a trace in the documented
             # format (docs/anot-method.md) next to cot's rows.
             lwt_root = os.path.join(work, "lwt")
-            write_lwt_run(os.path.join(out, "cot_demo", "clean", "run_1"),
-                          os.path.join(lwt_root, "anot_demo", "clean", "run_1"))
+            cot_run = os.path.join(out, "cot_demo", "clean", "run_1")
+            write_synthetic_run(cot_run, os.path.join(lwt_root, "anot_demo", "clean", "run_1"), "anot", lwt_trace)
+            write_synthetic_run(cot_run, os.path.join(lwt_root, "lats_demo", "clean", "run_1"), "lats", tree_trace)
             lwt_page = os.path.join(work, "lwt.html")
             run([anot_run, "report", lwt_root, "-o", lwt_page, "--resamples", "100"])
             b.get("file://" + lwt_page + "#request=R03&n=10&run=1&attack=clean")
@@ -244,6 +258,21 @@ def main():
             check([s[:3] for s in steps] == [["(0)", "1", ""], ["(1)", "1", ""], ["(final)", "2", "(0) (1)"]],
                   "the LWT steps with their layers and the steps they read (%s)" % [s[:3] for s in steps])
             check(steps and steps[2][4] == "best: R03", "each step's result (%s)" % (steps[2][4] if steps else None))
+            b.click("#detail .trace[data-method=lats] details.search-tree > summary")
+            nodes = b.run("""return Array.from(document.querySelectorAll(
+                '#detail .trace[data-method=lats] .tree li > details > summary')).map(s => s.textContent);""")
+            check(len(nodes) == 3 and nodes[2].startswith("#2 · action finish(R03)"),
+                  "LATS's search tree, node by node (%s)" % nodes)
+            nested = b.run("""return document.querySelectorAll(
+                '#detail .trace[data-method=lats] .tree ul ul li').length""")
+            check(nested == 2, "children under their parent (%d)" % nested)
+            b.click("#detail .trace[data-method=lats] details[data-key=steps] > summary")
+            b.click("#detail .trace[data-method=lats] details[data-key=steps] details[data-key='0'] > summary")
+            sql = b.run("""return [document.querySelector('#detail .trace[data-method=lats] pre.sql').textContent,
+                Array.from(document.querySelectorAll('#detail .trace[data-method=lats] details.sql-result td'))
+                .map(td => td.textContent)]""")
+            check(sql[0].startswith("SELECT name FROM items") and sql[1] == ["Heron Hall", "Lantern & Ladle"],
+                  "SQL as code and its result as a table (%s)" % sql)
     finally:
         if fake is not None:
             fake.terminate()

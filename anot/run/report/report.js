@@ -191,7 +191,7 @@
     return node ? JSON.parse(node.textContent) : null;
   }
 
-  /* A query result ({columns, rows}, Weaver's SQL steps) as a table. */
+  /* The rows of a query result ({columns, rows}) as a table. */
   function resultTable(value, key) {
     var shown = value.rows.slice(0, 50);
     return el("details", { class: "sql-result" }, [
@@ -210,9 +210,6 @@
     if (typeof value === "string" && /sql/i.test(key)) {
       return el("div", null, [el("span", { class: "json-key", text: key }), el("pre", { class: "sql", text: value })]);
     }
-    if (value && typeof value === "object" && Array.isArray(value.columns) && Array.isArray(value.rows)) {
-      return resultTable(value, key);
-    }
     if (value === null || typeof value !== "object") {
       var text = typeof value === "string" ? value : JSON.stringify(value);
       if (typeof value === "string" && (value.length > 80 || value.indexOf("\n") >= 0)) {
@@ -223,12 +220,16 @@
     }
     var keys = Array.isArray(value) ? value.map(function (_, i) { return i; }) : Object.keys(value);
     var body = el("div", { style: "padding-left:14px" });
-    var details = el("details", null, [el("summary", null, [el("span", { class: "json-key", text: key }),
+    var details = el("details", { "data-key": key }, [el("summary", null, [el("span", { class: "json-key", text: key }),
       " " + (Array.isArray(value) ? "[" + keys.length + "]" : "{" + keys.length + "}")]), body]);
     /* Children are built when first opened: a trace may hold thousands. */
     details.addEventListener("toggle", function () {
       if (!details.open || body.childNodes.length) return;
-      keys.forEach(function (k) { body.appendChild(jsonTree(value[k], String(k))); });
+      keys.forEach(function (k) {
+        /* Rows of a query result with its columns beside them: a table. */
+        var table = k === "rows" && Array.isArray(value.rows) && Array.isArray(value.columns);
+        body.appendChild(table ? resultTable(value, "rows") : jsonTree(value[k], String(k)));
+      });
     });
     return details;
   }
