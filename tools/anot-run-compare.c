@@ -143,7 +143,8 @@ anot_run_cmd_compare (int    argc,
     { NULL }
   };
 
-  context = g_option_context_new ("DIR... — compare methods with confidence intervals");
+  g_set_prgname ("anot-run compare");
+  context = g_option_context_new ("— compare methods with confidence intervals");
   g_option_context_set_summary (context, compare_summary);
   g_option_context_add_main_entries (context, entries, NULL);
   anot_run_compare_options_add_entries (&o, context);

@@ -50,7 +50,8 @@ anot_run_cmd_report (int    argc,
     { NULL }
   };
 
-  context = g_option_context_new ("DIR... -o report.html — a self-contained HTML report");
+  g_set_prgname ("anot-run report");
+  context = g_option_context_new ("-o report.html — a self-contained HTML report");
   g_option_context_set_summary (context, report_summary);
   g_option_context_add_main_entries (context, entries, NULL);
   anot_run_compare_options_add_entries (&o, context);
