@@ -268,6 +268,7 @@ def main():
             check(nested == 2, "children under their parent (%d)" % nested)
             b.click("#detail .trace[data-method=lats] details[data-key=steps] > summary")
             b.click("#detail .trace[data-method=lats] details[data-key=steps] details[data-key='0'] > summary")
+            b.find("#detail .trace[data-method=lats] details.sql-result")   # waits for the branch
             sql = b.run("""return [document.querySelector('#detail .trace[data-method=lats] pre.sql').textContent,
                 Array.from(document.querySelectorAll('#detail .trace[data-method=lats] details.sql-result td'))
                 .map(td => td.textContent)]""")

@@ -68,6 +68,9 @@ class Browser:
             self.close()
             raise
         self.session = "/session/" + value["sessionId"]
+        # Finding an element waits for it: what a click opens (a <details>
+        # filled on its toggle event) appears a moment later.
+        self._call("POST", self.session + "/timeouts", {"implicit": 5000})
 
     def _call(self, method, path, body=None):
         data = json.dumps(body).encode() if body is not None else None
