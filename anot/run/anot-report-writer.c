@@ -834,6 +834,9 @@ typedef struct
   const char *file;
   guint64 spent;
   guint n;                /* the N being written */
+  guint run_index;        /* the run being written */
+  guint64 *trace_calls;   /* per run: LLM calls in its traces */
+  guint64 *cached_calls;  /* per run: those answered by the response cache */
   GHashTable *prompts;    /* "N\nrequest" → GArray of PromptSpan, or NULL */
   GFileInputStream *debug_log;
   const char *debug_log_path;
@@ -1052,6 +1055,30 @@ attach_prompts (TraceWalk  *walk,
     }
 }
 
+/* Whether the response cache answered: the "cached" of every call. */
+static void
+count_cached_calls (TraceWalk *walk,
+                    JsonNode  *trace)
+{
+  JsonArray *calls;
+
+  if (!JSON_NODE_HOLDS_OBJECT (trace) ||
+      !json_object_has_member (json_node_get_object (trace), "calls") ||
+      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (json_node_get_object (trace), "calls")))
+    return;
+  calls = json_object_get_array_member (json_node_get_object (trace), "calls");
+  for (guint i = 0; i < json_array_get_length (calls); i++)
+    {
+      JsonNode *call = json_array_get_element (calls, i);
+
+      if (!JSON_NODE_HOLDS_OBJECT (call))
+        continue;
+      walk->trace_calls[walk->run_index]++;
+      if (json_object_get_boolean_member_with_default (json_node_get_object (call), "cached", FALSE))
+        walk->cached_calls[walk->run_index]++;
+    }
+}
+
 static gboolean
 collect_trace (const char *request_id,
                JsonNode   *trace,
@@ -1066,6 +1093,7 @@ collect_trace (const char *request_id,
   if (index == 0)
     return TRUE;
   index--;
+  count_cached_calls (walk, trace);
   cut_texts (trace, walk->self->max_text, walk->file);
   /* After the cut: a prompt is cut as it is read. */
   attach_prompts (walk, request_id, trace);
@@ -1113,6 +1141,7 @@ write_traces_of (AnotReportWriter *self,
   walk->texts = texts;
   walk->file = file;
   walk->n = n;
+  walk->run_index = run_index;
   if (!anot_results_foreach_trace (run->directory, n, collect_trace, walk, error))
     return FALSE;
 
@@ -1176,7 +1205,8 @@ resource_text (const char  *name,
 
 static void
 write_provenance (AnotReportWriter *self,
-                  Out              *out)
+                  Out              *out,
+                  TraceWalk        *walk)
 {
   static const char *const columns[][2] = {
     { "method", "method" }, { "attack", "attack" }, { "run", "run" }, { "data", "data" },
@@ -1184,7 +1214,7 @@ write_provenance (AnotReportWriter *self,
     { "seed", "seed" }, { "run_seed", "run seed" }, { "k", "k" }, { "provider", "backend" },
     { "model", "model" }, { "cache", "cache" }, { "offline", "offline" },
     { "defense", "defense" }, { "anot_version", "anot" }, { "status", "status" },
-    { "timestamp", "finished" }, { "directory", "directory" },
+    { "timestamp", "finished" }, { "cached_calls", "cached calls" }, { "directory", "directory" },
   };
   JsonArray *runs = anot_results_get_runs (self->results);
 
@@ -1202,7 +1232,12 @@ write_provenance (AnotReportWriter *self,
           JsonNode *value = json_object_get_member (run, columns[c][0]);
           g_autofree char *text = NULL;
 
-          if (value == NULL || JSON_NODE_HOLDS_NULL (value))
+          if (strcmp (columns[c][0], "cached_calls") == 0)
+            text = walk->trace_calls[r] > 0
+                   ? g_strdup_printf ("%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT,
+                                      walk->cached_calls[r], walk->trace_calls[r])
+                   : g_strdup ("—");
+          else if (value == NULL || JSON_NODE_HOLDS_NULL (value))
             text = g_strdup ("—");
           else if (json_node_get_value_type (value) == G_TYPE_STRING)
             text = g_strdup (json_node_get_string (value));
@@ -1260,6 +1295,8 @@ anot_report_writer_write (AnotReportWriter  *self,
   g_autofree char *generated = g_date_time_format (now, "%Y-%m-%d %H:%M");
   JsonObject *comparison_object;
   TraceWalk walk = { 0 };
+  g_autofree guint64 *trace_calls = NULL;
+  g_autofree guint64 *cached_calls = NULL;
   guint n_rows;
   Out out = { 0 };
 
@@ -1346,13 +1383,12 @@ anot_report_writer_write (AnotReportWriter  *self,
                     "<code>anot-run compare</code> prints them.</noscript></div></section>\n");
   out_append (&out, "<section id=\"requests\"><h2>Requests</h2><div id=\"filters\"></div>"
                     "<div id=\"request-table\"></div><div id=\"detail\" hidden></div></section>\n");
-  out_append (&out, "<section id=\"provenance\"><h2>Provenance</h2>");
-  write_provenance (self, &out);
-  out_append (&out, "</section>\n");
-
-  /* Traces first, so the data can say which were embedded. */
+  /* Traces next, inert: the data says which were embedded, and the
+   * provenance after them how many calls the cache answered. */
   walk.self = self;
   walk.trace_state = trace_state;
+  walk.trace_calls = trace_calls = g_new0 (guint64, anot_results_get_n_runs (self->results));
+  walk.cached_calls = cached_calls = g_new0 (guint64, anot_results_get_n_runs (self->results));
   for (guint r = 0; r < anot_results_get_n_runs (self->results) && out.error == NULL; r++)
     {
       g_autoptr(GArray) ns = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -1386,6 +1422,10 @@ anot_report_writer_write (AnotReportWriter  *self,
             return FALSE;
           }
     }
+
+  out_append (&out, "<section id=\"provenance\"><h2>Provenance</h2>");
+  write_provenance (self, &out, &walk);
+  out_append (&out, "</section>\n");
 
   data = build_data (self, methods, comparison, trace_state);
   out_append (&out, "<script type=\"application/json\" id=\"anot-data\">");

@@ -33,8 +33,9 @@ write_run (void)
       g_string_append_printf (rows, "{\"request_id\": \"R%02u\", \"pred_indices\": [1, 2], "
                               "\"gold_idx\": %u}\n", i + 1, i % 2);
       g_string_append_printf (traces, "{\"request_id\": \"R%02u\", \"n_candidates\": 10, \"run\": 1, "
-                              "\"trace\": {\"calls\": [{\"call\": 0, \"output\": "
-                              "\"</script><!-- R%02u %s\"}]}}\n", i + 1, i + 1, filler);
+                              "\"trace\": {\"calls\": [{\"call\": 0, \"cached\": %s, \"output\": "
+                              "\"</script><!-- R%02u %s\"}]}}\n", i + 1, i % 2 ? "false" : "true",
+                              i + 1, filler);
     }
   g_clear_pointer (&path, g_free);
   path = g_build_filename (dir, "results_10.jsonl", NULL);
@@ -121,6 +122,9 @@ test_budget (void)
   g_assert_cmpuint (count (html, "</script>"), ==, embedded + 2);
   g_assert_cmpuint (count (html, "<!--"), ==, 0);
   g_assert_nonnull (strstr (html, "\\u003c/script>\\u003c!-- R01 xxx"));
+  /* The provenance counts the calls the response cache answered, in every
+   * trace, embedded or not. */
+  g_assert_nonnull (strstr (html, "<td>6 of 12</td>"));
   /* Rows say which traces were left out (-1) for the page to name the file. */
   g_assert_nonnull (strstr (html, ",-1]"));
   g_clear_pointer (&html, g_free);
