@@ -78,22 +78,37 @@ location (const char *name,
   return g_string_free (text, FALSE);
 }
 
-static gboolean G_GNUC_PRINTF (5, 6)
-syntax_error (GError     **error,
-              const char  *name,
-              guint        line,
-              const char  *section,
-              const char  *format,
-              ...)
+static gboolean G_GNUC_PRINTF (6, 0)
+located_errorv (GError     **error,
+                const char  *name,
+                guint        line,
+                const char  *section,
+                const char  *key,
+                const char  *format,
+                va_list      args)
 {
-  g_autofree char *where = location (name, line, section, NULL);
-  g_autofree char *message = NULL;
+  g_autofree char *where = location (name, line, section, key);
+  g_autofree char *message = g_strdup_vprintf (format, args);
+
+  g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG, "%s%s", where, message);
+  return FALSE;
+}
+
+/* Sets %ANOT_ERROR_CONFIG as `NAME:LINE: [SECTION] KEY: MESSAGE`. */
+static gboolean G_GNUC_PRINTF (6, 7)
+located_error (GError     **error,
+               const char  *name,
+               guint        line,
+               const char  *section,
+               const char  *key,
+               const char  *format,
+               ...)
+{
   va_list args;
 
   va_start (args, format);
-  message = g_strdup_vprintf (format, args);
+  located_errorv (error, name, line, section, key, format, args);
   va_end (args);
-  g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG, "%s%s", where, message);
   return FALSE;
 }
 
@@ -167,7 +182,7 @@ parse_line (AnotIniReader  *self,
   char bad = 0;
 
   if (!g_utf8_validate (start, length, NULL))
-    return syntax_error (error, self->name, line, NULL, "not valid UTF-8");
+    return located_error (error, self->name, line, NULL, NULL, "not valid UTF-8");
   while (start < end && g_ascii_isspace (*start))
     start++;
   while (end > start && g_ascii_isspace (end[-1]))
@@ -181,47 +196,37 @@ parse_line (AnotIniReader  *self,
 
       if (close == NULL || close != end - 1 || close == start + 1 ||
           memchr (start + 1, '[', close - start - 1) != NULL)
-        return syntax_error (error, self->name, line, NULL,
-                             "expected a section header [NAME], got “%.*s”",
-                             (int) (end - start), start);
+        return located_error (error, self->name, line, NULL, NULL,
+                              "expected a section header [NAME], got “%.*s”",
+                              (int) (end - start), start);
       *current = add_section (self, start + 1, close - start - 1, line);
       return TRUE;
     }
 
   equals = memchr (start, '=', end - start);
   if (equals == NULL)
-    return syntax_error (error, self->name, line, *current ? (*current)->name : NULL,
-                         "expected KEY = VALUE or [SECTION], got “%.*s”",
-                         (int) (end - start), start);
+    return located_error (error, self->name, line, *current ? (*current)->name : NULL, NULL,
+                          "expected KEY = VALUE or [SECTION], got “%.*s”",
+                          (int) (end - start), start);
   key = g_strndup (start, equals - start);
   g_strchomp (key);
   if (*key == '\0')
-    return syntax_error (error, self->name, line, *current ? (*current)->name : NULL,
-                         "a value without a key");
+    return located_error (error, self->name, line, *current ? (*current)->name : NULL, NULL,
+                          "a value without a key");
   if (*current == NULL)
-    return syntax_error (error, self->name, line, NULL,
-                         "key “%s” before the first [SECTION]", key);
+    return located_error (error, self->name, line, NULL, NULL,
+                          "key “%s” before the first [SECTION]", key);
 
   value = unescape (equals + 1, end - equals - 1, &bad);
   if (value == NULL)
-    {
-      g_autofree char *where = location (self->name, line, (*current)->name, key);
-
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG,
-                   "%sinvalid escape “\\%c” (known: \\s \\n \\t \\r \\\\)", where, bad ? bad : ' ');
-      return FALSE;
-    }
+    return located_error (error, self->name, line, (*current)->name, key,
+                          "invalid escape “\\%c” (known: \\s \\n \\t \\r \\\\)", bad ? bad : ' ');
   g_strstrip (value);
 
   entry = g_hash_table_lookup ((*current)->entries, key);
   if (entry != NULL)
-    {
-      g_autofree char *where = location (self->name, line, (*current)->name, key);
-
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG, "%sgiven twice (first on line %u)",
-                   where, entry->line);
-      return FALSE;
-    }
+    return located_error (error, self->name, line, (*current)->name, key,
+                          "given twice (first on line %u)", entry->line);
   entry = g_new0 (Entry, 1);
   entry->value = g_steal_pointer (&value);
   entry->line = line;
@@ -270,7 +275,7 @@ anot_ini_reader_new_from_data (const char  *name,
       line++;
       if (memchr (p, '\0', stop - p) != NULL)
         {
-          syntax_error (error, self->name, line, NULL, "a NUL byte");
+          located_error (error, self->name, line, NULL, NULL, "a NUL byte");
           return NULL;
         }
       if (!parse_line (self, p, stop - p, line, &current, error))
@@ -511,15 +516,12 @@ anot_ini_reader_set_error (AnotIniReader  *self,
                            const char     *format,
                            ...)
 {
-  g_autofree char *where = location (self->name, anot_ini_reader_get_line (self, section, key),
-                                     section, key);
-  g_autofree char *message = NULL;
   va_list args;
 
   va_start (args, format);
-  message = g_strdup_vprintf (format, args);
+  located_errorv (error, self->name, anot_ini_reader_get_line (self, section, key), section, key,
+                  format, args);
   va_end (args);
-  g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG, "%s%s", where, message);
 }
 
 /**

@@ -692,6 +692,21 @@ test_listwise_defense (void)
   g_assert_nonnull (strstr (call_system (&llm, 0), anot_method_context_get_defense_prompt (probe)));
 }
 
+/* The calls listwise makes for @c with no option set, or 0 with @error. */
+static guint
+listwise_calls (GPtrArray  *c,
+                GError    **error)
+{
+  g_auto(Llm) llm = { 0 };
+  g_autoptr(AnotRanking) ranking = NULL;
+
+  llm_start (&llm, "{\"rules\": [{\"match\": \"\", \"reply\": \"[2] > [1]\"}]}");
+  ranking = rank (&llm, "listwise", anot_test_get_demo (), c, 5, error);
+  if (ranking == NULL)
+    g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 0);
+  return ranking != NULL ? anot_fake_llm_get_n_requests (llm.server) : 0;
+}
+
 /* listwise reads window and step through AnotMethodSettings: from
  * config.ini's [method listwise] and from the environment as well as from
  * options, which the number of windows sent shows (24 candidates, window
@@ -701,48 +716,26 @@ test_listwise_settings_sources (void)
 {
   g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 24);
   g_autofree char *config = g_build_filename (g_get_user_config_dir (), "listwise.ini", NULL);
+  g_autofree char *where = g_strdup_printf ("%s:4 [method listwise]", config);
+  g_autoptr(GError) error = NULL;
 
   g_mkdir_with_parents (g_get_user_config_dir (), 0700);
   g_assert_true (g_file_set_contents (config, "[method listwise]\nwindow = 10\nstep = 5\n", -1, NULL));
   g_setenv ("ANOT_CONFIG", config, TRUE);
-  {
-    g_auto(Llm) llm = { 0 };
-    g_autoptr(AnotRanking) ranking = NULL;
-    g_autoptr(GError) error = NULL;
+  g_assert_cmpuint (listwise_calls (c, &error), ==, 4);
+  g_assert_no_error (error);
 
-    llm_start (&llm, "{\"rules\": [{\"match\": \"\", \"reply\": \"[2] > [1]\"}]}");
-    ranking = rank (&llm, "listwise", anot_test_get_demo (), c, 5, &error);
-    g_assert_no_error (error);
-    g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 4);
-  }
   /* The environment beats the file. */
   g_setenv ("ANOT_LISTWISE_STEP", "8", TRUE);
-  {
-    g_auto(Llm) llm = { 0 };
-    g_autoptr(AnotRanking) ranking = NULL;
-    g_autoptr(GError) error = NULL;
-
-    llm_start (&llm, "{\"rules\": [{\"match\": \"\", \"reply\": \"[2] > [1]\"}]}");
-    ranking = rank (&llm, "listwise", anot_test_get_demo (), c, 5, &error);
-    g_assert_no_error (error);
-    g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 3);
-  }
+  g_assert_cmpuint (listwise_calls (c, &error), ==, 3);
+  g_assert_no_error (error);
   g_unsetenv ("ANOT_LISTWISE_STEP");
+
   /* A bad value in the file fails before any call, naming file and line. */
   g_assert_true (g_file_set_contents (config, "[method listwise]\nwindow = 10\n\nstep = 0\n", -1, NULL));
-  {
-    g_auto(Llm) llm = { 0 };
-    g_autoptr(AnotRanking) ranking = NULL;
-    g_autoptr(GError) error = NULL;
-    g_autofree char *where = g_strdup_printf ("%s:4 [method listwise]", config);
-
-    llm_start (&llm, "{\"rules\": [{\"match\": \"\", \"reply\": \"[2] > [1]\"}]}");
-    ranking = rank (&llm, "listwise", anot_test_get_demo (), c, 5, &error);
-    g_assert_null (ranking);
-    g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
-    g_assert_nonnull (strstr (error->message, where));
-    g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 0);
-  }
+  g_assert_cmpuint (listwise_calls (c, &error), ==, 0);
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, where));
   g_unsetenv ("ANOT_CONFIG");
 }
 
