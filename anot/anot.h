@@ -55,11 +55,13 @@
 #include "anot-review.h"
 #include "anot-review-search-tool.h"
 #include "anot-search-tree.h"
+#include "anot-seed.h"
 #include "anot-tool.h"
 #include "anot-truth.h"
 #include "anot-usage.h"
 #include "anot-validator.h"
 #include "anot-verdict.h"
 #include "anot-version.h"
+#include "anot-visibility.h"
 
 #undef ANOT_INSIDE

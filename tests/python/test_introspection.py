@@ -20,28 +20,39 @@ def gir():
     return ET.parse(path).getroot()
 
 
+def library_files():
+    """Every source and header of the library, by base name (the layer
+    folders of anot/ hold one flat namespace of file names)."""
+    found = {}
+    for folder, _, names in os.walk(SRC):
+        for name in names:
+            if name.endswith((".c", ".h")):
+                found[name] = os.path.join(folder, name)
+    return found
+
+
 def public_headers():
     with open(os.path.join(SRC, "anot.h")) as f:
         names = re.findall(r'#include "(anot-[\w-]+\.h)"', f.read())
-    return [n for n in names if os.path.exists(os.path.join(SRC, n))]
+    files = library_files()
+    return [files[n] for n in names if n in files]
 
 
 def declared_functions():
     found = {}
     for header in public_headers():
-        with open(os.path.join(SRC, header)) as f:
+        with open(header) as f:
             text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
         for m in re.finditer(r"^[A-Za-z_][\w \t\*]*?\b(anot_\w+)\s*\(", text, re.M):
-            found[m.group(1)] = header
+            found[m.group(1)] = os.path.basename(header)
     return found
 
 
 def skipped_functions():
     skipped = set()
-    for name in os.listdir(SRC):
-        if name.endswith((".c", ".h")):
-            with open(os.path.join(SRC, name)) as f:
-                skipped.update(re.findall(r"\* (anot_\w+):\s*\(skip\)", f.read()))
+    for path in library_files().values():
+        with open(path) as f:
+            skipped.update(re.findall(r"\* (anot_\w+):\s*\(skip\)", f.read()))
     return skipped
 
 

@@ -1,0 +1,43 @@
+/* anot-backend-router-private.h: AnotBackendRouter internals
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "anot-backend-router.h"
+
+G_BEGIN_DECLS
+
+/* anot_backend_router_complete_async() on a request copy owned by the
+ * caller and given away (transfer full), saving a second copy. */
+void anot_backend_router_complete_copy_async (AnotBackendRouter   *self,
+                                              const char          *role,
+                                              AnotChatRequest     *copy,
+                                              GCancellable        *cancellable,
+                                              GAsyncReadyCallback  callback,
+                                              gpointer             user_data);
+
+/* Where a router finds the routes of roles nobody set with
+ * anot_backend_router_set_route(): the LLM configuration installs itself
+ * here (anot_llm_config_create_router()), so the router needs no
+ * knowledge of configuration files or of the plugin registry.
+ * @resolve builds the route of @role, sharing backends through
+ * @instances (keyed by backend name and connection settings). */
+typedef struct
+{
+  gboolean (*has_role) (GObject            *source,
+                        const char         *role);
+  gboolean (*resolve)  (GObject            *source,
+                        const char         *role,
+                        GHashTable         *instances,
+                        char              **out_backend_name,
+                        AnotBackend       **out_backend,
+                        AnotChatRequest   **out_defaults,
+                        GError            **error);
+} AnotRouteSource;
+
+void anot_backend_router_set_route_source (AnotBackendRouter     *self,
+                                           const AnotRouteSource *funcs,
+                                           GObject               *source);
+
+G_END_DECLS

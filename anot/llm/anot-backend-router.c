@@ -1,0 +1,725 @@
+/* anot-backend-router.c: roles to backends, prices to costs
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-backend-router.h"
+#include "anot-backend-router-private.h"
+
+#include "anot-cached-backend.h"
+#include "anot-error.h"
+#include "anot-http-backend.h"
+
+#include <string.h>
+
+/**
+ * AnotBackendRouter:
+ *
+ * Maps roles ("default", "planner", "scorer", "lats.selection", ...) to
+ * backends, so a method can use a cheap model for one phase and a strong
+ * one for another.  A role without a route of its own uses the route of
+ * %ANOT_DEFAULT_ROLE.
+ *
+ * A route is a backend, its registered name and the role's generation
+ * defaults (model, temperature, max tokens, top-p, seed) that fill what a
+ * request leaves unset.  Routes are set with
+ * [method@Anot.BackendRouter.set_route] or, for a router made by
+ * [method@Anot.LlmConfig.create_router], built from the configuration
+ * when a role is first used.  Roles that agree on the backend and its
+ * connection settings share one backend instance, and so its concurrency
+ * bound.
+ *
+ * The router also prices calls: the cost of a completion is
+ * prompt tokens / 10⁶ × input price + completion tokens / 10⁶ × output
+ * price, with the prices of [method@Anot.BackendRouter.lookup_price].
+ * The defaults are the original framework's table (gpt-5-nano, gpt-4o,
+ * gpt-4o-mini, gpt-4-turbo, o1, o1-mini, o3-mini and four Claude models),
+ * and any other model costs $1 and $3 per million tokens, as there.
+ *
+ * With [method@Anot.BackendRouter.set_cache], every backend is put behind
+ * an [class@Anot.CachedBackend].
+ */
+
+typedef struct
+{
+  char *backend_name;
+  AnotBackend *backend;     /* as configured */
+  AnotBackend *effective;   /* behind the cache, when there is one */
+  AnotChatRequest *defaults;
+} Route;
+
+typedef struct
+{
+  double input;
+  double output;
+} Price;
+
+struct _AnotBackendRouter
+{
+  GObject parent_instance;
+
+  GHashTable *routes;       /* role -> Route */
+  const AnotRouteSource *source_funcs;  /* nullable */
+  GObject *source;          /* nullable, e.g. an AnotLlmConfig */
+  GHashTable *instances;    /* instance key -> AnotBackend */
+  GHashTable *prices;       /* model -> Price */
+  AnotResponseCache *cache;
+  gboolean offline;
+};
+
+G_DEFINE_FINAL_TYPE (AnotBackendRouter, anot_backend_router, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_CACHE,
+  PROP_OFFLINE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* US dollars per million tokens: the original framework's MODEL_PRICING. */
+static const struct
+{
+  const char *model;
+  double input;
+  double output;
+} default_prices[] = {
+  { "gpt-5-nano", 0.15, 0.60 },
+  { "gpt-4o", 2.50, 10.00 },
+  { "gpt-4o-mini", 0.15, 0.60 },
+  { "gpt-4-turbo", 10.00, 30.00 },
+  { "o1", 15.00, 60.00 },
+  { "o1-mini", 3.00, 12.00 },
+  { "o3-mini", 1.10, 4.40 },
+  { "claude-sonnet-4-20250514", 3.00, 15.00 },
+  { "claude-opus-4-5-20251101", 15.00, 75.00 },
+  { "claude-3-5-sonnet-20241022", 3.00, 15.00 },
+  { "claude-3-opus-20240229", 15.00, 75.00 },
+};
+
+#define FALLBACK_INPUT_PRICE 1.00
+#define FALLBACK_OUTPUT_PRICE 3.00
+
+static void
+route_free (Route *route)
+{
+  g_free (route->backend_name);
+  g_clear_object (&route->backend);
+  g_clear_object (&route->effective);
+  g_clear_object (&route->defaults);
+  g_free (route);
+}
+
+static void
+anot_backend_router_finalize (GObject *object)
+{
+  AnotBackendRouter *self = ANOT_BACKEND_ROUTER (object);
+
+  g_hash_table_unref (self->routes);
+  g_clear_object (&self->source);
+  g_hash_table_unref (self->instances);
+  g_hash_table_unref (self->prices);
+  g_clear_object (&self->cache);
+
+  G_OBJECT_CLASS (anot_backend_router_parent_class)->finalize (object);
+}
+
+static void
+anot_backend_router_get_property (GObject    *object,
+                                  guint       prop_id,
+                                  GValue     *value,
+                                  GParamSpec *pspec)
+{
+  AnotBackendRouter *self = ANOT_BACKEND_ROUTER (object);
+
+  switch (prop_id)
+    {
+    case PROP_CACHE:
+      g_value_set_object (value, self->cache);
+      break;
+    case PROP_OFFLINE:
+      g_value_set_boolean (value, self->offline);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+anot_backend_router_class_init (AnotBackendRouterClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = anot_backend_router_finalize;
+  object_class->get_property = anot_backend_router_get_property;
+
+  /**
+   * AnotBackendRouter:cache:
+   *
+   * The response cache in front of every backend, or %NULL.
+   */
+  properties[PROP_CACHE] =
+    g_param_spec_object ("cache", NULL, NULL, ANOT_TYPE_RESPONSE_CACHE,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotBackendRouter:offline:
+   *
+   * Whether calls are answered from the cache only.
+   */
+  properties[PROP_OFFLINE] =
+    g_param_spec_boolean ("offline", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+anot_backend_router_init (AnotBackendRouter *self)
+{
+  self->routes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                        (GDestroyNotify) route_free);
+  self->instances = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->prices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  for (guint i = 0; i < G_N_ELEMENTS (default_prices); i++)
+    anot_backend_router_set_price (self, default_prices[i].model, default_prices[i].input,
+                                   default_prices[i].output);
+}
+
+/**
+ * anot_backend_router_new:
+ *
+ * Creates a router without routes.
+ *
+ * Returns: (transfer full): a new router
+ */
+AnotBackendRouter *
+anot_backend_router_new (void)
+{
+  return g_object_new (ANOT_TYPE_BACKEND_ROUTER, NULL);
+}
+
+void
+anot_backend_router_set_route_source (AnotBackendRouter     *self,
+                                      const AnotRouteSource *funcs,
+                                      GObject               *source)
+{
+  g_return_if_fail (ANOT_IS_BACKEND_ROUTER (self));
+  g_return_if_fail (funcs != NULL && G_IS_OBJECT (source));
+
+  self->source_funcs = funcs;
+  g_set_object (&self->source, source);
+}
+
+static gboolean
+source_has_role (AnotBackendRouter *self,
+                 const char        *role)
+{
+  return self->source != NULL && self->source_funcs->has_role (self->source, role);
+}
+
+static void
+route_update_effective (AnotBackendRouter *self,
+                        Route             *route)
+{
+  g_clear_object (&route->effective);
+  if (self->cache != NULL)
+    route->effective = anot_cached_backend_new (self->offline ? NULL : route->backend,
+                                                route->backend_name, self->cache, self->offline);
+  else
+    route->effective = g_object_ref (route->backend);
+}
+
+/**
+ * anot_backend_router_set_route:
+ * @self: an #AnotBackendRouter
+ * @role: a role name, e.g. %ANOT_DEFAULT_ROLE
+ * @backend_name: (nullable): the backend's registered name, part of cache
+ *   keys and of `llm_config`; the type name of @backend when %NULL
+ * @backend: the backend
+ * @defaults: (nullable): generation options (model, temperature, max
+ *   tokens, top-p, seed) for requests of @role that leave them unset;
+ *   its messages are ignored
+ *
+ * Routes @role to @backend.
+ */
+void
+anot_backend_router_set_route (AnotBackendRouter *self,
+                               const char        *role,
+                               const char        *backend_name,
+                               AnotBackend       *backend,
+                               AnotChatRequest   *defaults)
+{
+  Route *route;
+
+  g_return_if_fail (ANOT_IS_BACKEND_ROUTER (self));
+  g_return_if_fail (role != NULL);
+  g_return_if_fail (ANOT_IS_BACKEND (backend));
+  g_return_if_fail (defaults == NULL || ANOT_IS_CHAT_REQUEST (defaults));
+
+  route = g_new0 (Route, 1);
+  route->backend_name = g_strdup (backend_name ? backend_name : G_OBJECT_TYPE_NAME (backend));
+  route->backend = g_object_ref (backend);
+  route->defaults = defaults ? anot_chat_request_copy (defaults) : anot_chat_request_new (NULL, NULL);
+  route_update_effective (self, route);
+  g_hash_table_replace (self->routes, g_strdup (role), route);
+}
+
+static Route *
+find_route (AnotBackendRouter  *self,
+            const char         *role,
+            GError            **error)
+{
+  Route *route = g_hash_table_lookup (self->routes, role);
+
+  if (route != NULL)
+    return route;
+
+  if (source_has_role (self, role))
+    {
+      g_autofree char *name = NULL;
+      g_autoptr(AnotBackend) backend = NULL;
+      g_autoptr(AnotChatRequest) defaults = NULL;
+
+      if (!self->source_funcs->resolve (self->source, role, self->instances,
+                                        &name, &backend, &defaults, error))
+        return NULL;
+      anot_backend_router_set_route (self, role, name, backend, defaults);
+      return g_hash_table_lookup (self->routes, role);
+    }
+
+  if (strcmp (role, ANOT_DEFAULT_ROLE) != 0)
+    return find_route (self, ANOT_DEFAULT_ROLE, error);
+
+  g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG,
+               "No LLM backend is configured (use --backend, ANOT_BACKEND or the "
+               "configuration file)");
+  return NULL;
+}
+
+/**
+ * anot_backend_router_get_backend:
+ * @self: an #AnotBackendRouter
+ * @role: a role name
+ * @error: return location for a #GError
+ *
+ * The backend calls of @role go to (behind the cache, when there is one),
+ * building its route from the configuration if needed.
+ *
+ * Returns: (transfer none) (nullable): the backend, or %NULL with @error
+ *   set
+ */
+AnotBackend *
+anot_backend_router_get_backend (AnotBackendRouter  *self,
+                                 const char         *role,
+                                 GError            **error)
+{
+  Route *route;
+
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), NULL);
+  g_return_val_if_fail (role != NULL, NULL);
+
+  route = find_route (self, role, error);
+  return route ? route->effective : NULL;
+}
+
+/**
+ * anot_backend_router_get_backend_name:
+ * @self: an #AnotBackendRouter
+ * @role: a role name
+ *
+ * Returns: (nullable): the registered name of the backend of @role, or
+ *   %NULL when it has no route (yet)
+ */
+const char *
+anot_backend_router_get_backend_name (AnotBackendRouter *self,
+                                      const char        *role)
+{
+  Route *route;
+
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), NULL);
+  g_return_val_if_fail (role != NULL, NULL);
+
+  route = g_hash_table_lookup (self->routes, role);
+  if (route == NULL && strcmp (role, ANOT_DEFAULT_ROLE) != 0 &&
+      !source_has_role (self, role))
+    route = g_hash_table_lookup (self->routes, ANOT_DEFAULT_ROLE);
+  return route ? route->backend_name : NULL;
+}
+
+static const char *
+route_model (Route *route)
+{
+  const char *model = anot_chat_request_get_model (route->defaults);
+
+  if (model == NULL && ANOT_IS_HTTP_BACKEND (route->backend))
+    model = anot_http_backend_get_model (ANOT_HTTP_BACKEND (route->backend));
+  return model;
+}
+
+/**
+ * anot_backend_router_get_model:
+ * @self: an #AnotBackendRouter
+ * @role: a role name
+ *
+ * Returns: (nullable): the model calls of @role ask for when they name
+ *   none, or %NULL when unknown
+ */
+const char *
+anot_backend_router_get_model (AnotBackendRouter *self,
+                               const char        *role)
+{
+  Route *route;
+
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), NULL);
+  g_return_val_if_fail (role != NULL, NULL);
+
+  route = g_hash_table_lookup (self->routes, role);
+  if (route == NULL && strcmp (role, ANOT_DEFAULT_ROLE) != 0 &&
+      !source_has_role (self, role))
+    route = g_hash_table_lookup (self->routes, ANOT_DEFAULT_ROLE);
+  return route ? route_model (route) : NULL;
+}
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return g_strcmp0 (*(const char * const *) a, *(const char * const *) b);
+}
+
+/**
+ * anot_backend_router_list_roles:
+ * @self: an #AnotBackendRouter
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the roles that have
+ *   a route of their own so far, sorted
+ */
+char **
+anot_backend_router_list_roles (AnotBackendRouter *self)
+{
+  char **roles;
+  guint n;
+
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), NULL);
+
+  roles = (char **) g_hash_table_get_keys_as_array (self->routes, &n);
+  for (guint i = 0; i < n; i++)
+    roles[i] = g_strdup (roles[i]);
+  qsort (roles, n, sizeof (char *), compare_strings);
+  return roles;
+}
+
+/**
+ * anot_backend_router_set_cache:
+ * @self: an #AnotBackendRouter
+ * @cache: (nullable): a response cache, or %NULL for none
+ * @offline: whether calls are answered from @cache only
+ *
+ * Puts @cache in front of every backend (present and future routes).
+ */
+void
+anot_backend_router_set_cache (AnotBackendRouter *self,
+                               AnotResponseCache *cache,
+                               gboolean           offline)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  g_return_if_fail (ANOT_IS_BACKEND_ROUTER (self));
+  g_return_if_fail (cache == NULL || ANOT_IS_RESPONSE_CACHE (cache));
+  g_return_if_fail (cache != NULL || !offline);
+
+  g_set_object (&self->cache, cache);
+  self->offline = offline;
+  g_hash_table_iter_init (&iter, self->routes);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    route_update_effective (self, value);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CACHE]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OFFLINE]);
+}
+
+/**
+ * anot_backend_router_get_cache:
+ * @self: an #AnotBackendRouter
+ *
+ * Returns: (transfer none) (nullable): the response cache
+ */
+AnotResponseCache *
+anot_backend_router_get_cache (AnotBackendRouter *self)
+{
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), NULL);
+  return self->cache;
+}
+
+/**
+ * anot_backend_router_get_offline:
+ * @self: an #AnotBackendRouter
+ *
+ * Returns: whether calls are answered from the cache only
+ */
+gboolean
+anot_backend_router_get_offline (AnotBackendRouter *self)
+{
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), FALSE);
+  return self->offline;
+}
+
+/**
+ * anot_backend_router_set_price:
+ * @self: an #AnotBackendRouter
+ * @model: a model name (or the prefix of model names, see
+ *   anot_backend_router_lookup_price())
+ * @input_per_million: US dollars per million prompt tokens
+ * @output_per_million: US dollars per million completion tokens
+ *
+ * Sets or replaces the price of @model.
+ */
+void
+anot_backend_router_set_price (AnotBackendRouter *self,
+                               const char        *model,
+                               double             input_per_million,
+                               double             output_per_million)
+{
+  Price *price;
+
+  g_return_if_fail (ANOT_IS_BACKEND_ROUTER (self));
+  g_return_if_fail (model != NULL);
+  g_return_if_fail (input_per_million >= 0 && output_per_million >= 0);
+
+  price = g_new (Price, 1);
+  price->input = input_per_million;
+  price->output = output_per_million;
+  g_hash_table_replace (self->prices, g_strdup (model), price);
+}
+
+static Price *
+find_price (AnotBackendRouter *self,
+            const char        *model)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+  Price *best = NULL;
+  gsize best_length = 0;
+
+  if (model == NULL)
+    return NULL;
+  if ((best = g_hash_table_lookup (self->prices, model)) != NULL)
+    return best;
+
+  /* Providers answer with dated names (gpt-4o-mini-2024-07-18): the
+   * longest known prefix that ends at a "-" decides. */
+  g_hash_table_iter_init (&iter, self->prices);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      gsize length = strlen (key);
+
+      if (length > best_length && strncmp (model, key, length) == 0 && model[length] == '-')
+        {
+          best = value;
+          best_length = length;
+        }
+    }
+  return best;
+}
+
+/**
+ * anot_backend_router_lookup_price:
+ * @self: an #AnotBackendRouter
+ * @model: (nullable): a model name
+ * @input_per_million: (out) (optional): US dollars per million prompt
+ *   tokens
+ * @output_per_million: (out) (optional): US dollars per million
+ *   completion tokens
+ *
+ * The price of @model: its own entry, else the longest entry that is a
+ * prefix of it followed by `-` (`gpt-4o-mini-2024-07-18` costs what
+ * `gpt-4o-mini` costs), else $1 and $3 per million tokens, the original
+ * framework's default.
+ *
+ * Returns: %TRUE when @model has a price of its own (or by prefix),
+ *   %FALSE when the default was used
+ */
+gboolean
+anot_backend_router_lookup_price (AnotBackendRouter *self,
+                                  const char        *model,
+                                  double            *input_per_million,
+                                  double            *output_per_million)
+{
+  Price *price;
+
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), FALSE);
+
+  price = find_price (self, model);
+  if (input_per_million)
+    *input_per_million = price ? price->input : FALLBACK_INPUT_PRICE;
+  if (output_per_million)
+    *output_per_million = price ? price->output : FALLBACK_OUTPUT_PRICE;
+  return price != NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Calls
+ * --------------------------------------------------------------------- */
+
+typedef struct
+{
+  char *role;
+  char *backend_name;
+  char *model;              /* requested */
+} CallData;
+
+static void
+call_data_free (CallData *data)
+{
+  g_free (data->role);
+  g_free (data->backend_name);
+  g_free (data->model);
+  g_free (data);
+}
+
+static void
+on_backend_done (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  AnotBackendRouter *self = g_task_get_source_object (task);
+  CallData *data = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotCompletion) completion = NULL;
+
+  completion = anot_backend_complete_finish (ANOT_BACKEND (source), result, &error);
+  if (completion == NULL)
+    {
+      if (error == NULL)
+        g_set_error (&error, ANOT_ERROR, ANOT_ERROR_LLM_PROTOCOL,
+                     "The backend returned no completion and no error");
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_prefix_error (&error, "%s:%s (role %s): ", data->backend_name,
+                        data->model ? data->model : "default model", data->role);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  anot_completion_set_role (completion, data->role);
+  if (anot_completion_get_model (completion) == NULL && data->model != NULL)
+    g_object_set (completion, "model", data->model, NULL);
+  if (anot_completion_get_cost_usd (completion) == 0.0)
+    {
+      double input, output;
+
+      /* The provider's name for the model first (it may be dated), else
+       * the name asked for. */
+      if (!anot_backend_router_lookup_price (self, anot_completion_get_model (completion),
+                                             &input, &output))
+        anot_backend_router_lookup_price (self, data->model, &input, &output);
+      anot_completion_set_cost_usd (completion,
+                                    anot_completion_get_prompt_tokens (completion) / 1e6 * input +
+                                    anot_completion_get_completion_tokens (completion) / 1e6 * output);
+    }
+  g_task_return_pointer (task, g_steal_pointer (&completion), g_object_unref);
+}
+
+/**
+ * anot_backend_router_complete_async:
+ * @self: an #AnotBackendRouter
+ * @role: the role making the call
+ * @request: the call; not changed (the router sends a copy with the role
+ *   and the route's defaults filled in)
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called when the completion is ready
+ * @user_data: data for @callback
+ *
+ * Sends @request to the backend of @role.
+ */
+void
+anot_backend_router_complete_async (AnotBackendRouter   *self,
+                                    const char          *role,
+                                    AnotChatRequest     *request,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  g_return_if_fail (ANOT_IS_BACKEND_ROUTER (self));
+  g_return_if_fail (role != NULL);
+  g_return_if_fail (ANOT_IS_CHAT_REQUEST (request));
+
+  anot_backend_router_complete_copy_async (self, role, anot_chat_request_copy (request),
+                                           cancellable, callback, user_data);
+}
+
+/* Like anot_backend_router_complete_async(), on a copy the caller gives
+ * away (the method context makes one anyway). */
+void
+anot_backend_router_complete_copy_async (AnotBackendRouter   *self,
+                                         const char          *role,
+                                         AnotChatRequest     *copy,
+                                         GCancellable        *cancellable,
+                                         GAsyncReadyCallback  callback,
+                                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  CallData *data;
+  Route *route;
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, anot_backend_router_complete_async);
+  g_task_set_name (task, "[anot] routed LLM call");
+
+  route = find_route (self, role, &error);
+  if (route == NULL)
+    {
+      g_object_unref (copy);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  anot_chat_request_set_role (copy, role);
+  if (anot_chat_request_get_model (copy) == NULL)
+    anot_chat_request_set_model (copy, route_model (route));
+  if (anot_chat_request_get_temperature (copy) < 0)
+    anot_chat_request_set_temperature (copy, anot_chat_request_get_temperature (route->defaults));
+  if (anot_chat_request_get_max_tokens (copy) == 0)
+    anot_chat_request_set_max_tokens (copy, anot_chat_request_get_max_tokens (route->defaults));
+  if (anot_chat_request_get_top_p (copy) < 0)
+    anot_chat_request_set_top_p (copy, anot_chat_request_get_top_p (route->defaults));
+  if (anot_chat_request_get_seed (copy) == ANOT_CHAT_REQUEST_SEED_UNSET)
+    anot_chat_request_set_seed (copy, anot_chat_request_get_seed (route->defaults));
+
+  data = g_new0 (CallData, 1);
+  data->role = g_strdup (role);
+  data->backend_name = g_strdup (route->backend_name);
+  data->model = g_strdup (anot_chat_request_get_model (copy));
+  g_task_set_task_data (task, data, (GDestroyNotify) call_data_free);
+
+  anot_backend_complete_async (route->effective, copy, cancellable, on_backend_done,
+                               g_steal_pointer (&task));
+  g_object_unref (copy);
+}
+
+/**
+ * anot_backend_router_complete_finish:
+ * @self: an #AnotBackendRouter
+ * @result: the #GAsyncResult passed to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes a call.  The completion has its
+ * [property@Anot.Completion:role] and, unless the backend priced it, its
+ * [property@Anot.Completion:cost-usd] set.  Error messages start with
+ * `BACKEND:MODEL (role ROLE): `.
+ *
+ * Returns: (transfer full): the completion
+ */
+AnotCompletion *
+anot_backend_router_complete_finish (AnotBackendRouter  *self,
+                                     GAsyncResult       *result,
+                                     GError            **error)
+{
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
