@@ -15,6 +15,7 @@
 #include "anot-metrics.h"
 #include "anot-pool.h"
 #include "anot-result.h"
+#include "anot-run-config.h"
 
 G_BEGIN_DECLS
 
@@ -29,6 +30,9 @@ AnotExperiment *anot_experiment_new_for_resume  (const char           *directory
 void            anot_experiment_set_option      (AnotExperiment       *self,
                                                  const char           *key,
                                                  const char           *value);
+void            anot_experiment_set_config      (AnotExperiment       *self,
+                                                 const AnotRunConfig  *config);
+AnotRunConfig  *anot_experiment_get_config      (AnotExperiment       *self);
 gboolean        anot_experiment_prepare         (AnotExperiment       *self,
                                                  GError              **error);
 void            anot_experiment_run_async       (AnotExperiment       *self,
