@@ -8,6 +8,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <gio/gio.h>
 
 #include "anot-attack.h"
@@ -17,8 +19,10 @@
 G_BEGIN_DECLS
 
 #define ANOT_TYPE_TRIAL (anot_trial_get_type ())
+ANOT_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (AnotTrial, anot_trial, ANOT, TRIAL, GObject)
 
+ANOT_AVAILABLE_IN_ALL
 AnotTrial   *anot_trial_new                 (AnotDataset     *dataset,
                                              AnotRequest     *request,
                                              guint            n_candidates,
@@ -29,12 +33,19 @@ AnotTrial   *anot_trial_new                 (AnotDataset     *dataset,
                                              AnotAttack      *attack,
                                              const char      *attack_name,
                                              GError         **error);
+ANOT_AVAILABLE_IN_ALL
 AnotPool    *anot_trial_get_pool            (AnotTrial       *self);
+ANOT_AVAILABLE_IN_ALL
 AnotRequest *anot_trial_get_request         (AnotTrial       *self);
+ANOT_AVAILABLE_IN_ALL
 GPtrArray   *anot_trial_get_candidates      (AnotTrial       *self);
+ANOT_AVAILABLE_IN_ALL
 gboolean     anot_trial_is_attacked         (AnotTrial       *self);
+ANOT_AVAILABLE_IN_ALL
 guint64      anot_trial_get_run_seed        (AnotTrial       *self);
+ANOT_AVAILABLE_IN_ALL
 guint64      anot_trial_get_attack_seed     (AnotTrial       *self);
+ANOT_AVAILABLE_IN_ALL
 guint64      anot_trial_get_method_seed     (AnotTrial       *self);
 
 G_END_DECLS
