@@ -248,14 +248,12 @@ member (AnotJsonDocument *doc,
  * and not @required). */
 static gboolean
 read_string (AnotJsonDocument  *doc,
-             int                obj,
-             const char        *field,
+             int                value,
              const char        *display,
              gboolean           required,
              int               *out,
              GError           **error)
 {
-  int value = member (doc, obj, field);
   AnotJsonKind kind = anot_json_document_get_kind (doc, value);
 
   *out = -1;
@@ -273,12 +271,12 @@ read_string (AnotJsonDocument  *doc,
 
 static gboolean
 read_id (AnotJsonDocument  *doc,
-         int                obj,
+         int                value,
          const char        *field,
          int               *out,
          GError           **error)
 {
-  if (!read_string (doc, obj, field, field, TRUE, out, error))
+  if (!read_string (doc, value, field, TRUE, out, error))
     return FALSE;
 
   /* No escape stands for nothing: an empty text is an empty string. */
@@ -294,15 +292,13 @@ read_id (AnotJsonDocument  *doc,
 
 static gboolean
 read_number (AnotJsonDocument  *doc,
-             int                obj,
-             const char        *field,
+             int                value,
              const char        *display,
              gboolean           required,
              double            *out,
              gboolean          *present,
              GError           **error)
 {
-  int value = member (doc, obj, field);
   AnotJsonKind kind = anot_json_document_get_kind (doc, value);
 
   *present = FALSE;
@@ -321,15 +317,13 @@ read_number (AnotJsonDocument  *doc,
 
 static gboolean
 read_int (AnotJsonDocument  *doc,
-          int                obj,
-          const char        *field,
+          int                value,
           const char        *display,
           gboolean           required,
           gint64            *out,
           gboolean          *present,
           GError           **error)
 {
-  int value = member (doc, obj, field);
   AnotJsonKind kind = anot_json_document_get_kind (doc, value);
 
   *present = FALSE;
@@ -887,34 +881,47 @@ parse_review (AnotJsonDocument  *doc,
               AnotStore         *owner,
               GError           **error)
 {
+  enum { ID, ITEM_ID, STARS, TEXT, USER_ID, DATE, USEFUL, FUNNY, COOL, USER, N_FIELDS };
+  static const char * const names[N_FIELDS] = {
+    "review_id", "business_id", "stars", "text", "user_id", "date", "useful", "funny", "cool",
+    "user",
+  };
+  enum { REVIEW_COUNT, AVERAGE_STARS, YELPING_SINCE, N_USER_FIELDS };
+  static const char * const user_names[N_USER_FIELDS] = {
+    "review_count", "average_stars", "yelping_since",
+  };
   AnotReviewFields f = { 0 };
+  int v[N_FIELDS], u[N_USER_FIELDS];
   int id, item_id, text, user_id, date, user, yelping_since = -1;
   gboolean present;
 
-  if (!read_id (doc, 0, "review_id", &id, error) ||
-      !read_string (doc, 0, "business_id", "business_id", TRUE, &item_id, error) ||
-      !read_number (doc, 0, "stars", "stars", TRUE, &f.stars, &present, error) ||
-      !read_string (doc, 0, "text", "text", TRUE, &text, error))
+  /* All members in one pass; checked below in a fixed order. */
+  _anot_json_document_find_members (doc, 0, names, N_FIELDS, v);
+
+  if (!read_id (doc, v[ID], "review_id", &id, error) ||
+      !read_string (doc, v[ITEM_ID], "business_id", TRUE, &item_id, error) ||
+      !read_number (doc, v[STARS], "stars", TRUE, &f.stars, &present, error) ||
+      !read_string (doc, v[TEXT], "text", TRUE, &text, error))
     return NULL;
 
-  if (!read_string (doc, 0, "user_id", "user_id", FALSE, &user_id, error) ||
-      !read_string (doc, 0, "date", "date", FALSE, &date, error))
+  if (!read_string (doc, v[USER_ID], "user_id", FALSE, &user_id, error) ||
+      !read_string (doc, v[DATE], "date", FALSE, &date, error))
     return NULL;
 
-  if (!read_int (doc, 0, "useful", "useful", FALSE, &f.useful, &present, error))
+  if (!read_int (doc, v[USEFUL], "useful", FALSE, &f.useful, &present, error))
     return NULL;
   if (present)
     f.flags |= ANOT_REVIEW_HAS_USEFUL;
-  if (!read_int (doc, 0, "funny", "funny", FALSE, &f.funny, &present, error))
+  if (!read_int (doc, v[FUNNY], "funny", FALSE, &f.funny, &present, error))
     return NULL;
   if (present)
     f.flags |= ANOT_REVIEW_HAS_FUNNY;
-  if (!read_int (doc, 0, "cool", "cool", FALSE, &f.cool, &present, error))
+  if (!read_int (doc, v[COOL], "cool", FALSE, &f.cool, &present, error))
     return NULL;
   if (present)
     f.flags |= ANOT_REVIEW_HAS_COOL;
 
-  user = member (doc, 0, "user");
+  user = v[USER];
   if (user >= 0 && anot_json_document_get_kind (doc, user) != ANOT_JSON_KIND_NULL)
     {
       if (anot_json_document_get_kind (doc, user) != ANOT_JSON_KIND_OBJECT)
@@ -923,18 +930,19 @@ parse_review (AnotJsonDocument  *doc,
           return NULL;
         }
       f.flags |= ANOT_REVIEW_HAS_USER;
+      _anot_json_document_find_members (doc, user, user_names, N_USER_FIELDS, u);
 
-      if (!read_int (doc, user, "review_count", "user.review_count", FALSE,
+      if (!read_int (doc, u[REVIEW_COUNT], "user.review_count", FALSE,
                      &f.user_review_count, &present, error))
         return NULL;
       if (present)
         f.flags |= ANOT_REVIEW_HAS_USER_REVIEW_COUNT;
-      if (!read_number (doc, user, "average_stars", "user.average_stars", FALSE,
+      if (!read_number (doc, u[AVERAGE_STARS], "user.average_stars", FALSE,
                         &f.user_average_stars, &present, error))
         return NULL;
       if (present)
         f.flags |= ANOT_REVIEW_HAS_USER_AVERAGE_STARS;
-      if (!read_string (doc, user, "yelping_since", "user.yelping_since", FALSE,
+      if (!read_string (doc, u[YELPING_SINCE], "user.yelping_since", FALSE,
                         &yelping_since, error))
         return NULL;
     }
@@ -995,7 +1003,9 @@ commit_review (Loader  *loader,
       loader->last_item = item;
     }
 
-  if (g_hash_table_contains (ds->reviews_by_id, id))
+  /* One hash for the check and the insertion; on a duplicate the dataset
+   * is dropped, so the replaced value does not matter. */
+  if (!g_hash_table_insert (ds->reviews_by_id, (gpointer) id, p->review))
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_DUPLICATE_ID,
                    "field “review_id”: duplicate review id “%s”", id);
@@ -1004,7 +1014,6 @@ commit_review (Loader  *loader,
 
   _anot_review_place (p->review, anot_item_get_n_reviews (item), anot_item_get_id (item), ds->store);
   _anot_item_add_review (item, p->review);
-  g_hash_table_insert (ds->reviews_by_id, (gpointer) id, p->review);
   ds->n_reviews++;
 
   return TRUE;
@@ -1477,11 +1486,11 @@ load_review_assignments (AnotDataset       *ds,
             }
 
           field = g_strconcat (display, ".review_idx", NULL);
-          if (!read_int (doc, record, "review_idx", field, TRUE, &review_idx, &present, error))
+          if (!read_int (doc, member (doc, record, "review_idx"), field, TRUE, &review_idx, &present, error))
             return FALSE;
           g_free (field);
           field = g_strconcat (display, ".name", NULL);
-          if (!read_string (doc, record, "name", field, TRUE, &name_value, error))
+          if (!read_string (doc, member (doc, record, "name"), field, TRUE, &name_value, error))
             return FALSE;
           name = anot_json_document_dup_string (doc, name_value);
 
@@ -1594,18 +1603,18 @@ handle_request (Loader            *loader,
   AnotItem *gold;
   int id_value, group_value, scenario_value, text_value, shorthand_value, gold_value, structure_value;
 
-  if (!read_id (doc, 0, "id", &id_value, error) ||
-      !read_string (doc, 0, "group", "group", TRUE, &group_value, error) ||
-      !read_string (doc, 0, "text", "text", TRUE, &text_value, error))
+  if (!read_id (doc, member (doc, 0, "id"), "id", &id_value, error) ||
+      !read_string (doc, member (doc, 0, "group"), "group", TRUE, &group_value, error) ||
+      !read_string (doc, member (doc, 0, "text"), "text", TRUE, &text_value, error))
     return FALSE;
 
   structure_value = member (doc, 0, "structure");
   if (structure_value < 0)
     return field_missing ("structure", error);
 
-  if (!read_string (doc, 0, "gold_restaurant", "gold_restaurant", TRUE, &gold_value, error) ||
-      !read_string (doc, 0, "scenario", "scenario", FALSE, &scenario_value, error) ||
-      !read_string (doc, 0, "shorthand", "shorthand", FALSE, &shorthand_value, error))
+  if (!read_string (doc, member (doc, 0, "gold_restaurant"), "gold_restaurant", TRUE, &gold_value, error) ||
+      !read_string (doc, member (doc, 0, "scenario"), "scenario", FALSE, &scenario_value, error) ||
+      !read_string (doc, member (doc, 0, "shorthand"), "shorthand", FALSE, &shorthand_value, error))
     return FALSE;
 
   id = anot_json_document_dup_string (doc, id_value);
@@ -1665,10 +1674,10 @@ handle_groundtruth (Loader            *loader,
   gboolean present;
   int request_value, gold_value, status_value;
 
-  if (!read_string (doc, 0, "request_id", "request_id", TRUE, &request_value, error) ||
-      !read_string (doc, 0, "gold_restaurant", "gold_restaurant", TRUE, &gold_value, error) ||
-      !read_int (doc, 0, "gold_idx", "gold_idx", TRUE, &gold_idx, &present, error) ||
-      !read_string (doc, 0, "status", "status", FALSE, &status_value, error))
+  if (!read_string (doc, member (doc, 0, "request_id"), "request_id", TRUE, &request_value, error) ||
+      !read_string (doc, member (doc, 0, "gold_restaurant"), "gold_restaurant", TRUE, &gold_value, error) ||
+      !read_int (doc, member (doc, 0, "gold_idx"), "gold_idx", TRUE, &gold_idx, &present, error) ||
+      !read_string (doc, member (doc, 0, "status"), "status", FALSE, &status_value, error))
     return FALSE;
   request_id = anot_json_document_dup_string (doc, request_value);
   gold_id = anot_json_document_dup_string (doc, gold_value);

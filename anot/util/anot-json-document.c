@@ -1259,3 +1259,36 @@ _anot_json_document_decode_string (AnotJsonDocument *self,
 
   return decode_into (self, token, out);
 }
+
+void
+_anot_json_document_find_members (AnotJsonDocument   *self,
+                                  int                 object,
+                                  const char * const *names,
+                                  guint               n_names,
+                                  int                *out)
+{
+  const Token *token = token_at (self, object);
+  gsize lengths[32];
+  guint index;
+
+  g_return_if_fail (n_names <= G_N_ELEMENTS (lengths));
+
+  for (guint j = 0; j < n_names; j++)
+    {
+      out[j] = -1;
+      lengths[j] = strlen (names[j]);
+    }
+  if (token == NULL || token->kind != ANOT_JSON_KIND_OBJECT)
+    return;
+  index = (guint) object + 1;
+  for (guint i = 0; i < token->size; i++)
+    {
+      for (guint j = 0; j < n_names; j++)
+        if (key_equal (self, index, names[j], lengths[j]))
+          {
+            out[j] = (int) index + 1;
+            break;
+          }
+      index = self->tokens[index + 1].next;
+    }
+}

@@ -49,6 +49,14 @@ int               _anot_json_document_get_last_member (AnotJsonDocument *self,
                                                        int               object,
                                                        const char       *name,
                                                        gsize             length);
+/* _anot_json_document_get_last_member() for each of @names (at most 32)
+ * in one pass over @object's members: @out[i] is the value of @names[i],
+ * or -1. */
+void              _anot_json_document_find_members (AnotJsonDocument   *self,
+                                                    int                 object,
+                                                    const char * const *names,
+                                                    guint               n_names,
+                                                    int                *out);
 /* The index after @value's subtree: the next element of an array, the
  * next member's name in an object. */
 int               _anot_json_document_get_next     (AnotJsonDocument  *self,
