@@ -108,6 +108,13 @@ JsonObject         *anot_formula_seed_compute                    (AnotFormulaSee
 JsonNode           *anot_formula_seed_get_json_schema            (void);
 char               *anot_formula_seed_compile_cache_path         (const char       *cache_dir,
                                                                   const char       *task_formula);
+char               *anot_formula_seed_compute_text               (AnotFormulaSeed  *self,
+                                                                  const char       *extractions,
+                                                                  gssize            length,
+                                                                  const char       *categories,
+                                                                  gboolean          original,
+                                                                  guint            *n_failed,
+                                                                  GError          **error);
 void                anot_formula_seed_compile_async              (AnotMethodContext *context,
                                                                   const char       *task_formula,
                                                                   const char       *cache_dir,
