@@ -62,5 +62,6 @@
 #include "anot-validator.h"
 #include "anot-verdict.h"
 #include "anot-version.h"
+#include "anot-visibility.h"
 
 #undef ANOT_INSIDE

@@ -26,15 +26,10 @@
 
 G_BEGIN_DECLS
 
-/* Exported, so that the unit tests can reach the internals, but bound
- * inside the library (no PLT indirection on the evaluator's hot paths).
- * The library's own files define ANOT_EXPR_IMPLEMENTATION; the tests see
- * ordinary declarations. */
-#ifdef ANOT_EXPR_IMPLEMENTATION
-#define ANOT_EXPR_PRIVATE __attribute__ ((visibility ("protected")))
-#else
-#define ANOT_EXPR_PRIVATE
-#endif
+/* Internal to the library (hidden, bound without PLT indirection on the
+ * evaluator's hot paths); the unit tests of the interpreter link a static
+ * copy of the library to reach them (tests/meson.build). */
+#define ANOT_EXPR_PRIVATE G_GNUC_INTERNAL
 
 typedef enum {
   ANOT_EXPR_NONE,

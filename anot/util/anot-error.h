@@ -8,6 +8,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -129,6 +131,7 @@ typedef enum {
  */
 #define ANOT_ERROR (anot_error_quark ())
 
+ANOT_AVAILABLE_IN_ALL
 GQuark anot_error_quark (void);
 
 G_END_DECLS

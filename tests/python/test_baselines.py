@@ -1,6 +1,6 @@
 """The baseline LLM methods, the candidate formatter and the output parsers
 from Python.  (The methods' HTTP behaviour is tested in C against the fake
-server, tests/test-baselines.c; here a Python backend answers.)"""
+server, tests/methods/test-baselines.c; here a Python backend answers.)"""
 import json
 import re
 

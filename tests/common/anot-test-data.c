@@ -1,0 +1,109 @@
+/* anot-test-data.c: the benchmarks the tests run on
+ *
+ * The bundled demo ($ANOT_DATA_DIR/demo) is always there; the real
+ * philly_cafes benchmark ($ANOT_PHILLY_DATA, read from ../shared and never
+ * copied into the project) usually is not on CI, and the tests that need
+ * it skip.  Each is loaded once per test program and shared: datasets are
+ * immutable once loaded.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "anot-test-data.h"
+
+/**
+ * anot_test_get_demo:
+ *
+ * Returns: (transfer none): the demo benchmark (asserts it loads)
+ */
+AnotDataset *
+anot_test_get_demo (void)
+{
+  static AnotDataset *demo;
+
+  if (demo == NULL)
+    {
+      g_autofree char *path = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
+      g_autoptr(GError) error = NULL;
+
+      demo = anot_dataset_load (path, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (demo);
+    }
+  return demo;
+}
+
+/**
+ * anot_test_philly_dir:
+ *
+ * Returns: (nullable): the philly_cafes directory, or %NULL when it is not
+ *   available here
+ */
+const char *
+anot_test_philly_dir (void)
+{
+  const char *dir = g_getenv ("ANOT_PHILLY_DATA");
+  g_autofree char *probe = NULL;
+
+  if (dir == NULL || *dir == '\0')
+    return NULL;
+  probe = g_build_filename (dir, "restaurants.jsonl", NULL);
+  return g_file_test (probe, G_FILE_TEST_IS_REGULAR) ? dir : NULL;
+}
+
+/**
+ * anot_test_get_philly:
+ *
+ * The philly_cafes benchmark; when it is absent, marks the running test
+ * skipped (the caller returns).
+ *
+ * Returns: (transfer none) (nullable): the benchmark, or %NULL
+ */
+AnotDataset *
+anot_test_get_philly (void)
+{
+  static AnotDataset *philly;
+  static gboolean tried;
+
+  if (!tried)
+    {
+      const char *dir = anot_test_philly_dir ();
+
+      tried = TRUE;
+      if (dir != NULL)
+        {
+          g_autoptr(GError) error = NULL;
+
+          philly = anot_dataset_load (dir, NULL, &error);
+          g_assert_no_error (error);
+          g_assert_nonnull (philly);
+        }
+    }
+  if (philly == NULL)
+    g_test_skip ("the philly_cafes benchmark is not available (set ANOT_PHILLY_DATA)");
+  return philly;
+}
+
+/**
+ * anot_test_load_demo:
+ *
+ * Returns: (transfer full): a reference to the shared demo benchmark
+ */
+AnotDataset *
+anot_test_load_demo (void)
+{
+  return g_object_ref (anot_test_get_demo ());
+}
+
+/**
+ * anot_test_load_philly:
+ *
+ * Returns: (transfer full) (nullable): a reference to the shared
+ *   philly_cafes benchmark, or %NULL (the running test marked skipped)
+ */
+AnotDataset *
+anot_test_load_philly (void)
+{
+  AnotDataset *philly = anot_test_get_philly ();
+
+  return philly ? g_object_ref (philly) : NULL;
+}

@@ -1,0 +1,52 @@
+/* anot-run-common.h: what every anot-run subcommand shares
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <anot/anot.h>
+
+G_BEGIN_DECLS
+
+/* Exit codes, documented in `anot-run --help`. */
+#define ANOT_RUN_EXIT_OK 0
+#define ANOT_RUN_EXIT_FAILED 1
+#define ANOT_RUN_EXIT_USAGE 2
+#define ANOT_RUN_EXIT_INTERRUPTED 130
+
+/* The LLM options every subcommand that calls an LLM takes
+ * (anot-run-llm.c): --backend, --model, --base-url, --role, --temperature,
+ * --max-tokens, --cache, --offline. */
+typedef struct
+{
+  char *backend;
+  char *model;
+  char *base_url;
+  char **roles;
+  char *temperature;
+  char *max_tokens;
+  char *cache;
+  gboolean offline;
+} AnotRunLlmOptions;
+
+void               anot_run_llm_options_add_entries   (AnotRunLlmOptions       *o,
+                                                       GOptionContext          *context);
+void               anot_run_llm_options_clear         (AnotRunLlmOptions       *o);
+gboolean           anot_run_llm_options_choose_model  (const AnotRunLlmOptions *o);
+void               anot_run_llm_options_apply         (const AnotRunLlmOptions *o,
+                                                       AnotExperiment          *experiment,
+                                                       gboolean                 models);
+AnotBackendRouter *anot_run_llm_options_create_router (const AnotRunLlmOptions *o,
+                                                       GError                 **error);
+
+/* The dataset used when --data is not given: $ANOT_DATA_DIR/demo, else the
+ * installed demo benchmark. */
+char *anot_run_default_data_dir (void);
+
+/* Prints "anot-run[ COMMAND]: MESSAGE" and where to find help on stderr;
+ * returns ANOT_RUN_EXIT_USAGE.  @command is NULL for the run command. */
+int anot_run_usage_error (const char *command,
+                          const char *format,
+                          ...) G_GNUC_PRINTF (2, 3);
+
+G_END_DECLS
