@@ -833,6 +833,27 @@ typedef struct {
 
 static AnotExprValue from_json_cached (JsonNode *node, GHashTable *keys, const AnotExprValue *hint);
 
+/* A string value @text (nul-terminated, @len bytes): short ones (enum
+ * values, keys) shared through @keys. */
+static AnotExprValue
+cached_string (GHashTable *keys,
+               const char *text,
+               gsize       len)
+{
+  AnotExprValue *v;
+
+  if (len > 64)
+    return anot_expr_value_new_string (text, len);
+  v = g_hash_table_lookup (keys, text);
+  if (v == NULL)
+    {
+      v = g_new (AnotExprValue, 1);
+      *v = new_string_shared (text, len);
+      g_hash_table_insert (keys, v->u.s->data, v);
+    }
+  return anot_expr_value_ref (*v);
+}
+
 static void
 add_cached_member (JsonObject  *object,
                    const char  *name,
@@ -907,23 +928,11 @@ from_json_cached (JsonNode            *node,
     {
       /* Short strings repeat too (enum values): share them as well. */
       const char *text = json_node_get_string (node);
-      AnotExprValue *v;
 
       if (hint != NULL && hint->kind == ANOT_EXPR_STR && strcmp (hint->u.s->data, text) == 0 &&
           hint->u.s->len <= 64)
         return anot_expr_value_ref (*hint);
-      gsize len = strlen (text);
-
-      if (len > 64)
-        return anot_expr_value_new_string (text, len);
-      v = g_hash_table_lookup (keys, text);
-      if (v == NULL)
-        {
-          v = g_new (AnotExprValue, 1);
-          *v = new_string_shared (text, len);
-          g_hash_table_insert (keys, v->u.s->data, v);
-        }
-      return anot_expr_value_ref (*v);
+      return cached_string (keys, text, strlen (text));
     }
   return anot_expr_value_from_json (node);
 }
@@ -1207,21 +1216,11 @@ document_string (AnotJsonDocument    *doc,
   g_autofree char *heap = raw < sizeof stack ? NULL : g_malloc (raw + 1);
   char *text = heap != NULL ? heap : stack;
   gsize len = _anot_json_document_decode_string (doc, value, text);
-  AnotExprValue *v;
 
   if (hint != NULL && hint->kind == ANOT_EXPR_STR && hint->u.s->len == len &&
       memcmp (hint->u.s->data, text, len) == 0 && len <= 64)
     return anot_expr_value_ref (*hint);
-  if (len > 64)
-    return anot_expr_value_new_string (text, len);
-  v = g_hash_table_lookup (keys, text);
-  if (v == NULL)
-    {
-      v = g_new (AnotExprValue, 1);
-      *v = new_string_shared (text, len);
-      g_hash_table_insert (keys, v->u.s->data, v);
-    }
-  return anot_expr_value_ref (*v);
+  return cached_string (keys, text, len);
 }
 
 /* An object with a repeated member: a dict built member by member, which

@@ -108,9 +108,12 @@ _anot_store_add_string (AnotStore  *store,
   return copy;
 }
 
-const char *
-_anot_store_intern (AnotStore  *store,
-                    const char *str)
+/* The interned copy of @str, which is added (copied into @store if
+ * @copy, else as it is) when there is none yet. */
+static const char *
+store_intern (AnotStore  *store,
+              const char *str,
+              gboolean    copy)
 {
   const char *ret;
 
@@ -123,11 +126,18 @@ _anot_store_intern (AnotStore  *store,
   ret = g_hash_table_lookup (store->interned, str);
   if (ret == NULL)
     {
-      ret = _anot_store_add_string (store, str, -1);
+      ret = copy ? _anot_store_add_string (store, str, -1) : str;
       g_hash_table_add (store->interned, (gpointer) ret);
     }
 
   return ret;
+}
+
+const char *
+_anot_store_intern (AnotStore  *store,
+                    const char *str)
+{
+  return store_intern (store, str, TRUE);
 }
 
 gpointer
@@ -141,22 +151,7 @@ const char *
 _anot_store_intern_borrowed (AnotStore  *store,
                              const char *str)
 {
-  const char *ret;
-
-  if (str == NULL)
-    return NULL;
-
-  if (store->interned == NULL)
-    store->interned = g_hash_table_new (g_str_hash, g_str_equal);
-
-  ret = g_hash_table_lookup (store->interned, str);
-  if (ret == NULL)
-    {
-      g_hash_table_add (store->interned, (gpointer) str);
-      ret = str;
-    }
-
-  return ret;
+  return store_intern (store, str, FALSE);
 }
 
 char *
