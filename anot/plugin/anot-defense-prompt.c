@@ -136,9 +136,10 @@ anot_defense_prompt_check_file (AnotIniReader  *reader,
 
 /* The prompt of defense mode: the [defense] section of the user's
  * config.ini (anot_ini_reader_get_default_path()) when it has one, else
- * the built-in text.  Read at each call, so a run sees the file it
- * started with and tests can point ANOT_CONFIG elsewhere; the text is
- * interned, so the pointer stays valid for the process. */
+ * the built-in text.  Read at each call; an experiment calls it once when
+ * it plans the run and hands that text to every request's context, so a
+ * file changed during a run changes nothing.  The text is interned, so
+ * the pointer stays valid for the process. */
 const char *
 anot_defense_prompt_get (void)
 {

@@ -7,6 +7,7 @@
 #include "anot-method-context.h"
 
 #include "anot-defense-prompt-private.h"
+#include "anot-method-context-private.h"
 #include "anot-backend-router-private.h"
 #include "anot-error.h"
 
@@ -46,6 +47,7 @@ struct _AnotMethodContext
   AnotBackendRouter *router;
   AnotDebugLog *debug_log;
   gboolean defense;
+  const char *defense_prompt;   /* interned, nullable: set by the experiment */
 };
 
 G_DEFINE_FINAL_TYPE (AnotMethodContext, anot_method_context, G_TYPE_OBJECT)
@@ -782,7 +784,10 @@ anot_method_context_set_defense (AnotMethodContext *self,
  * too-perfect reviews — the intent of the original framework's defense
  * prompts, in anot's own words.  It is data: the library's resource
  * `defense-prompt.txt`, replaced by the `[defense]` section of the
- * configuration file when there is one (`docs/attacks.md`).
+ * configuration file when there is one (`docs/attacks.md`).  An
+ * experiment reads it once, when the run is planned, so every request of
+ * a run gets the same text; a context made by hand reads the file when
+ * asked.
  *
  * Returns: (nullable): the instructions, or %NULL
  */
@@ -790,5 +795,15 @@ const char *
 anot_method_context_get_defense_prompt (AnotMethodContext *self)
 {
   g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), NULL);
-  return self->defense ? anot_defense_prompt_get () : NULL;
+  if (!self->defense)
+    return NULL;
+  return self->defense_prompt != NULL ? self->defense_prompt : anot_defense_prompt_get ();
+}
+
+void
+anot_method_context_set_defense_prompt_text (AnotMethodContext *self,
+                                             const char        *interned_prompt)
+{
+  g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
+  self->defense_prompt = interned_prompt;
 }
