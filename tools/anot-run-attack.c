@@ -184,8 +184,7 @@ anot_run_cmd_attack (int    argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(AnotDataset) dataset = NULL;
   g_autoptr(AnotAttack) attack = NULL;
-  g_autoptr(AnotPool) pool = NULL;
-  g_autoptr(GPtrArray) attacked = NULL;
+  g_autoptr(AnotTrial) trial = NULL;
   g_autoptr(JsonNode) description = NULL;
   g_autofree char *default_data = anot_run_default_data_dir ();
   AnotRequest *request;
@@ -309,23 +308,25 @@ anot_run_cmd_attack (int    argc,
       goto out;
     }
 
-  run_seed = seed + run;
-  pool = anot_pool_new (dataset, request, (guint) n, pool_mode, shuffle, run_seed, &error);
-  if (pool == NULL)
+  trial = anot_trial_new (dataset, request, (guint) n, pool_mode, shuffle, seed, (guint) run,
+                          attack, o.attack, &error);
+  if (trial == NULL)
     {
-      status = anot_run_usage_error ("attack", "%s", error->message);
+      /* The pool's errors are the options' fault; the attack's are not. */
+      if (g_error_matches (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT) ||
+          g_error_matches (error, ANOT_ERROR, ANOT_ERROR_GOLD_NOT_IN_POOL))
+        status = anot_run_usage_error ("attack", "%s", error->message);
+      else
+        {
+          g_printerr ("anot-run attack: %s\n", error->message);
+          status = ANOT_RUN_EXIT_FAILED;
+        }
       goto out;
     }
-  attack_seed = anot_attack_derive_seed (run_seed, o.attack, o.request, (guint) n);
-  attacked = anot_attack_apply (attack, anot_pool_get_shuffled (pool), request, attack_seed,
-                                &error);
-  if (attacked == NULL)
-    {
-      g_printerr ("anot-run attack: %s\n", error->message);
-      status = ANOT_RUN_EXIT_FAILED;
-      goto out;
-    }
-  description = anot_attack_describe (anot_pool_get_shuffled (pool), attacked, request);
+  run_seed = anot_trial_get_run_seed (trial);
+  attack_seed = anot_trial_get_attack_seed (trial);
+  description = anot_attack_describe (anot_pool_get_shuffled (anot_trial_get_pool (trial)),
+                                      anot_trial_get_candidates (trial), request);
 
   if (o.json)
     {

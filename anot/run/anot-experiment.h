@@ -17,6 +17,7 @@
 #include "anot-metrics.h"
 #include "anot-pool.h"
 #include "anot-result.h"
+#include "anot-run-config.h"
 
 G_BEGIN_DECLS
 
@@ -35,6 +36,11 @@ ANOT_AVAILABLE_IN_ALL
 void            anot_experiment_set_option      (AnotExperiment       *self,
                                                  const char           *key,
                                                  const char           *value);
+ANOT_AVAILABLE_IN_ALL
+void            anot_experiment_set_config      (AnotExperiment       *self,
+                                                 const AnotRunConfig  *config);
+ANOT_AVAILABLE_IN_ALL
+AnotRunConfig  *anot_experiment_get_config      (AnotExperiment       *self);
 ANOT_AVAILABLE_IN_ALL
 gboolean        anot_experiment_prepare         (AnotExperiment       *self,
                                                  GError              **error);

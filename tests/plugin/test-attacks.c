@@ -1628,9 +1628,8 @@ test_cli_attack_dump (void)
 {
   g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   AnotRequest *request = anot_dataset_lookup_request (dataset, "R01");
-  g_autoptr(AnotPool) pool = make_pool (dataset, request, 10, 43);
   g_autoptr(AnotAttack) attack = create_attack ("inject_override");
-  g_autoptr(GPtrArray) attacked = NULL;
+  g_autoptr(AnotTrial) trial = NULL;
   g_autoptr(JsonNode) expected = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
@@ -1643,9 +1642,15 @@ test_cli_attack_dump (void)
 
   g_assert_nonnull (request);
   g_assert_true (anot_attack_set_parameter (attack, "reviews", "2", &error));
-  attacked = apply_ok (attack, anot_pool_get_shuffled (pool), request,
-                       anot_attack_derive_seed (43, "inject_override", "R01", 10));
-  expected = anot_attack_describe (anot_pool_get_shuffled (pool), attacked, request);
+  /* Run 1 of the default seed 42, as anot-run's defaults. */
+  trial = anot_trial_new (dataset, request, 10, ANOT_POOL_MODE_SAMPLED, ANOT_SHUFFLE_MODE_RANDOM,
+                          42, 1, attack, "inject_override", &error);
+  g_assert_no_error (error);
+  g_assert_true (anot_trial_is_attacked (trial));
+  g_assert_cmpuint (anot_trial_get_attack_seed (trial), ==,
+                    anot_attack_derive_seed (43, "inject_override", "R01", 10));
+  expected = anot_attack_describe (anot_pool_get_shuffled (anot_trial_get_pool (trial)),
+                                   anot_trial_get_candidates (trial), request);
 
   /* What anot-run shows is what the experiment gives the method. */
   g_assert_cmpint (run_cli (&out, &err, "attack", "--attack", "inject_override", "--request", "R01",

@@ -571,15 +571,54 @@ def _wait_for(start, finish, interrupt=None):
 # Experiments
 
 
+def _config_key(key):
+    return key.replace("_", "-")
+
+
+@_export
+class RunConfig(Anot.RunConfig):
+    """The typed settings of an experiment (see the C documentation for
+    every key).
+
+    `Anot.RunConfig(candidates=[10, 20], seed=7)` sets them as keywords:
+    values may be str, int, float, bool or lists (`candidates=[10, 20]`),
+    underscores in names become dashes (`max_tokens` → `max-tokens`), and
+    `method_options={"bm25.k1": 1.2}` become `method.bm25.k1`.  An unknown
+    key or a bad value raises GLib.Error naming it.
+    """
+
+    def __new__(cls, method_options=None, **options):
+        return Anot.RunConfig.new()
+
+    def __init__(self, method_options=None, **options):
+        self.update(method_options=method_options, **options)
+
+    def set(self, key, value):
+        return Anot.RunConfig.set(self, key, _option_text(value))
+
+    def update(self, method_options=None, **options):
+        for key, value in options.items():
+            self.set(_config_key(key), value)
+        for key, value in (method_options or {}).items():
+            self.set("method." + key, value)
+
+    def to_dict(self):
+        """The settings that were given, as text."""
+        return _json_to_py(self.to_json())
+
+
+RunConfig = override(RunConfig)
+
+
 @_export
 class Experiment(Anot.Experiment):
     """Runs one method over a benchmark; see the C documentation for options.
 
     `Anot.Experiment(dataset, "bm25", candidates=10, out="/tmp/r")` sets the
-    options as keywords: values may be str, int, float, bool (`"true"`) or
-    lists (`candidates=[10, 20]`), underscores in names become dashes
-    (`max_tokens` → `max-tokens`), and `method_options={"bm25.k1": 1.2}`
-    become `method.bm25.k1`.
+    options as keywords, through an Anot.RunConfig (same rules: lists as
+    `candidates=[10, 20]`, `max_tokens` → `max-tokens`,
+    `method_options={"bm25.k1": 1.2}` → `method.bm25.k1`); an unknown key or
+    a bad value raises GLib.Error at once, naming the key.
     """
 
     def __init__(self, dataset=None, method=None, method_options=None, **options):
@@ -587,13 +626,17 @@ class Experiment(Anot.Experiment):
         self.set_options(method_options=method_options, **options)
 
     def set_option(self, key, value):
-        Anot.Experiment.set_option(self, key, _option_text(value))
+        config = self.get_config()
+        config.set(key, _option_text(value))
+        self.set_config(config)
 
     def set_options(self, method_options=None, **options):
+        config = self.get_config()
         for key, value in options.items():
-            self.set_option(key.replace("_", "-"), value)
+            config.set(_config_key(key), _option_text(value))
         for key, value in (method_options or {}).items():
-            self.set_option("method." + key, value)
+            config.set("method." + key, _option_text(value))
+        self.set_config(config)
 
     def run(self, cancellable=None):
         return Anot.Experiment.run(self, cancellable)
