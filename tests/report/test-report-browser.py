@@ -9,7 +9,8 @@ files: the plots' points, filtering and sorting the request table, opening
 a request to its methods' traces, and that the page made no network request.
 
 TAP output; exit status 77 (skipped) without chromium and chromedriver.
-ANOT_REPORT_SCREENSHOT=DIR saves screenshots of the page there.
+ANOT_REPORT_SCREENSHOT=DIR saves screenshots of the page there (docs/ keeps
+report-plots.png and report-request.png from it).
 """
 
 import json
