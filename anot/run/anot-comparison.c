@@ -804,12 +804,29 @@ pair_cells (AnotComparison  *self,
       if ((missing = first_missing (rows_a, rows_b)) != NULL ||
           (missing = first_missing (rows_b, rows_a)) != NULL)
         {
+          const AnotResultsRun *info_a = g_hash_table_lookup (method->run_info, GUINT_TO_POINTER (run));
+          const AnotResultsRun *info_b = g_hash_table_lookup (baseline->run_info, GUINT_TO_POINTER (run));
+          g_autofree char *unfinished = NULL;
+
+          /* The usual cause: a run that did not finish. */
+          for (guint side = 0; side < 2 && unfinished == NULL; side++)
+            {
+              const AnotResultsRun *info = side == 0 ? info_a : info_b;
+
+              if (info->status != NULL && strcmp (info->status, "complete") != 0)
+                {
+                  g_autofree char *attack_dir = g_path_get_dirname (info->directory);
+
+                  unfinished = g_strdup_printf ("; %s is “%s”: finish it with anot-run --resume %s",
+                                                info->directory, info->status, attack_dir);
+                }
+            }
           g_set_error (error, ANOT_ERROR, ANOT_ERROR_NOT_COMPARABLE,
                        "cannot pair %s (%s) with %s (%s) at N=%u, run %u: not the same requests "
-                       "(%u and %u requests; %s is in only one of them)",
+                       "(%u and %u requests; %s is in only one of them)%s",
                        method->label, method->attack, baseline->label, baseline->attack,
                        method->n, run, g_hash_table_size (rows_a), g_hash_table_size (rows_b),
-                       missing);
+                       missing, unfinished != NULL ? unfinished : "");
           return FALSE;
         }
 

@@ -223,6 +223,7 @@ typedef struct
   const char *checksum;
   guint n;
   const char *requests;   /* "R01:1 R02:0 ...": request id and gold rank */
+  const char *status;     /* config.json's anot.status, or NULL for none */
 } FakeRun;
 
 static void
@@ -245,9 +246,9 @@ write_fake_run (const char    *root,
                             "\"anot\": {\"version\": \"0.1.0\", \"run\": %u, "
                             "\"run_seed\": %" G_GUINT64_FORMAT ", \"seed\": %" G_GUINT64_FORMAT ", "
                             "\"pool\": \"%s\", \"dataset_checksum\": \"%s\", "
-                            "\"options\": {}}}",
+                            "\"status\": \"%s\", \"options\": {}}}",
                             f->method, f->experiment, f->run, f->seed + f->run, f->seed,
-                            f->pool, f->checksum);
+                            f->pool, f->checksum, f->status != NULL ? f->status : "complete");
   g_assert_true (g_file_set_contents (config_path, config, -1, &error));
   for (guint i = 0; items[i] != NULL; i++)
     {
@@ -455,6 +456,12 @@ test_refusals (void)
   other = m;
   other.requests = "R01:1 R02:1 R03:1 R04:2 R05:0 R06:1 R07:1 R08:1 R09:1 R11:0";
   refused (&other, "not the same requests (10 and 10 requests; R11 is in only one of them)");
+  /* A run killed before its end says so, and how to finish it. */
+  other = m;
+  other.requests = "R01:1 R02:1 R03:1";
+  other.status = "running";
+  refused (&other, "not the same requests (3 and 10 requests; R04 is in only one of them); ");
+  refused (&other, "clean/run_1 is “running”: finish it with anot-run --resume ");
 }
 
 static void
