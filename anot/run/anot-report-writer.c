@@ -1217,6 +1217,16 @@ write_provenance (AnotReportWriter *self,
     { "timestamp", "finished" }, { "cached_calls", "cached calls" }, { "directory", "directory" },
   };
   JsonArray *runs = anot_results_get_runs (self->results);
+  g_autofree guint64 *calls = g_new0 (guint64, json_array_get_length (runs));
+
+  /* config.json names the default backend and model even for a method
+   * that calls no LLM: shown only for runs that made calls. */
+  for (guint i = 0; i < anot_results_get_n_rows (self->results); i++)
+    {
+      const AnotResultsRow *row = anot_results_peek_row (self->results, i);
+
+      calls[row->run_index] += row->calls;
+    }
 
   out_append (out, "<table class=\"provenance\"><thead><tr>");
   for (guint c = 0; c < G_N_ELEMENTS (columns); c++)
@@ -1237,7 +1247,9 @@ write_provenance (AnotReportWriter *self,
                    ? g_strdup_printf ("%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT,
                                       walk->cached_calls[r], walk->trace_calls[r])
                    : g_strdup ("—");
-          else if (value == NULL || JSON_NODE_HOLDS_NULL (value))
+          else if (value == NULL || JSON_NODE_HOLDS_NULL (value) ||
+                   (calls[r] == 0 && (strcmp (columns[c][0], "provider") == 0 ||
+                                      strcmp (columns[c][0], "model") == 0)))
             text = g_strdup ("—");
           else if (json_node_get_value_type (value) == G_TYPE_STRING)
             text = g_strdup (json_node_get_string (value));
