@@ -13,6 +13,7 @@
 #include "anot-attack.h"
 #include "anot-item.h"
 #include "anot-request.h"
+#include "anot-review-forge.h"
 
 G_BEGIN_DECLS
 
@@ -53,6 +54,17 @@ struct _AnotItemAttackClass
 int         anot_item_attack_get_restaurants (AnotItemAttack  *self);
 void        anot_item_attack_set_restaurants (AnotItemAttack  *self,
                                               int              restaurants);
+AnotAttackCompat anot_item_attack_get_compat (AnotItemAttack  *self);
+void        anot_item_attack_set_compat      (AnotItemAttack  *self,
+                                              AnotAttackCompat compat);
+AnotReview *anot_item_attack_make_review     (AnotItemAttack  *self,
+                                              AnotItem        *item,
+                                              GPtrArray       *reviews,
+                                              const char      *label,
+                                              double           stars,
+                                              const char      *text,
+                                              guint64          seed,
+                                              GError         **error);
 const char *anot_item_attack_get_category    (AnotItemAttack  *self);
 gboolean    anot_item_attack_check           (AnotItemAttack  *self,
                                               GError         **error);
