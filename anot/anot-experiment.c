@@ -86,6 +86,10 @@
  * - `attack.KEY`: a parameter of the attacks (see
  *   [method@Anot.Attack.set_parameter]), e.g. `attack.restaurants`; set on
  *   every selected attack that has it, an error if none has it
+ * - `attack-compat`: the form of the reviews attacks add, `realistic` (the
+ *   default: like the dataset's own reviews in every field but the text) or
+ *   `original` (the original framework's labelled reviews, `fake_001` and
+ *   the like); see [property@Anot.ItemAttack:compat]
  * - `defense`: `true` for defense mode (see
  *   [method@Anot.MethodContext.get_defense_prompt])
  *
@@ -106,7 +110,7 @@ static const char * const known_options[] = {
   "candidates", "scaling", "pool", "shuffle", "k", "seed", "runs",
   "concurrency", "limit", "requests", "groups", "out", "name", "force",
   "backend", "model", "base-url", "temperature", "max-tokens", "role", "cache", "offline",
-  "debug", "attack", "defense",
+  "debug", "attack", "attack-compat", "defense",
 };
 
 /* LLM options of the default role: experiment option -> configuration key. */
@@ -733,6 +737,8 @@ add_attack (AnotExperiment  *self,
   AttackEntry *entry;
   GHashTableIter iter;
   gpointer key, value;
+  const char *compat_text;
+  AnotAttackCompat compat;
 
   if (find_attack (self, name) != NULL)
     return TRUE;
@@ -755,6 +761,13 @@ add_attack (AnotExperiment  *self,
               return FALSE;
             }
         }
+
+      /* `attack.compat` names the same parameter and wins. */
+      compat_text = g_hash_table_lookup (self->options, "attack-compat");
+      if (compat_text != NULL && ANOT_IS_ITEM_ATTACK (attack) &&
+          !g_hash_table_contains (self->attack_options, "compat") &&
+          anot_attack_compat_from_string (compat_text, &compat))
+        anot_item_attack_set_compat (ANOT_ITEM_ATTACK (attack), compat);
 
       if (ANOT_IS_ITEM_ATTACK (attack))
         {
@@ -804,6 +817,20 @@ prepare_attacks (AnotExperiment  *self,
   gpointer key;
 
   self->attacks = g_ptr_array_new_with_free_func (attack_entry_free);
+  {
+    const char *compat_text = g_hash_table_lookup (self->options, "attack-compat");
+    AnotAttackCompat compat;
+
+    /* Checked even when no selected attack adds reviews: a typo in the
+     * mode must not pass silently. */
+    if (compat_text != NULL && !anot_attack_compat_from_string (compat_text, &compat))
+      {
+        g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                     "Invalid value “%s” for attack-compat: expected realistic or original",
+                     compat_text);
+        return FALSE;
+      }
+  }
   if (tokens[0] == NULL)
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
@@ -1447,6 +1474,13 @@ add_attack_config (JsonBuilder *builder,
     json_builder_add_int_value (builder, number);
   else
     json_builder_add_null_value (builder);
+  /* The form of added reviews: results of the two modes are not
+   * comparable (null for an attack without the parameter). */
+  json_builder_set_member_name (builder, "compat");
+  if (json_object_has_member (parameters, "compat"))
+    json_builder_add_string_value (builder, json_object_get_string_member (parameters, "compat"));
+  else
+    json_builder_add_null_value (builder);
   json_builder_set_member_name (builder, "seed");
   json_builder_add_int_value (builder, (gint64) run_seed);
   json_builder_set_member_name (builder, "seed_rule");
@@ -1699,6 +1733,9 @@ write_config (AnotExperiment  *self,
     g_hash_table_iter_init (&iter, self->attack_options);
     while (g_hash_table_iter_next (&iter, &key, &value))
       g_hash_table_insert (stored_options, g_strconcat ("attack.", key, NULL), g_strdup (value));
+    if (g_hash_table_lookup (self->options, "attack-compat") != NULL)
+      g_hash_table_insert (stored_options, g_strdup ("attack-compat"),
+                           g_strdup (g_hash_table_lookup (self->options, "attack-compat")));
     if (self->defense)
       g_hash_table_insert (stored_options, g_strdup ("defense"), g_strdup ("true"));
     /* The LLM choices, so a resume asks the same models; not the cache,

@@ -66,6 +66,28 @@ create_attack (const char *name)
   return attack;
 }
 
+/* The attack in the original framework's form of added reviews. */
+static AnotAttack *
+create_attack_compat (const char       *name,
+                      AnotAttackCompat  compat)
+{
+  AnotAttack *attack = create_attack (name);
+
+  if (ANOT_IS_ITEM_ATTACK (attack))
+    anot_item_attack_set_compat (ANOT_ITEM_ATTACK (attack), compat);
+  return attack;
+}
+
+static gboolean
+item_has_review_id (AnotItem   *item,
+                    const char *id)
+{
+  for (guint i = 0; i < anot_item_get_n_reviews (item); i++)
+    if (strcmp (anot_review_get_id (anot_item_get_review (item, i)), id) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static char *
 json_object_to_text (JsonObject *object)
 {
@@ -451,9 +473,20 @@ test_parameters (void)
   g_assert_cmpint (anot_item_attack_get_restaurants (ANOT_ITEM_ATTACK (inject)), ==, 3);
 
   parameters = anot_attack_get_parameters (typo10);
-  g_assert_cmpuint (json_object_get_size (parameters), ==, 2);
+  g_assert_cmpuint (json_object_get_size (parameters), ==, 3);
   g_assert_cmpfloat (json_object_get_double_member (parameters, "rate"), ==, 0.35);
   g_assert_cmpint (json_object_get_int_member (parameters, "restaurants"), ==, -1);
+  /* Every item attack has the form of its added reviews as a parameter. */
+  g_assert_cmpstr (json_object_get_string_member (parameters, "compat"), ==, "realistic");
+  g_assert_true (anot_attack_set_parameter (inject, "compat", "original", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (anot_item_attack_get_compat (ANOT_ITEM_ATTACK (inject)), ==,
+                   ANOT_ATTACK_COMPAT_ORIGINAL);
+  g_assert_false (anot_attack_set_parameter (inject, "compat", "labelled", &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_cmpint (anot_item_attack_get_compat (ANOT_ITEM_ATTACK (inject)), ==,
+                   ANOT_ATTACK_COMPAT_ORIGINAL);
 
   /* heterogeneity refuses to run without its length; `_` and `-` match. */
   hetero = anot_registry_create_attack (anot_registry_get_default (), "heterogeneity", &error);
@@ -837,6 +870,8 @@ test_injection_placement (void)
     }
 }
 
+/* In both modes the same positions and texts; only the review's other
+ * fields differ (a label in the original's form). */
 static void
 test_fake_review_placement (void)
 {
@@ -846,15 +881,20 @@ test_fake_review_placement (void)
 
   for (guint a = 0; a < G_N_ELEMENTS (names); a++)
     {
-      g_autoptr(AnotAttack) attack = create_attack (names[a]);
+      g_autoptr(AnotAttack) realistic = create_attack_compat (names[a], ANOT_ATTACK_COMPAT_REALISTIC);
+      g_autoptr(AnotAttack) original = create_attack_compat (names[a], ANOT_ATTACK_COMPAT_ORIGINAL);
       double stars = a == 0 ? 5.0 : 1.0;
 
       for (guint r = 0; r < anot_dataset_get_n_requests (dataset); r++)
+        for (guint mode = 0; mode < 2; mode++)
         {
           AnotRequest *request = anot_dataset_get_request (dataset, r);
           g_autoptr(AnotPool) pool = make_pool (dataset, request, 10, 11);
           GPtrArray *clean = anot_pool_get_shuffled (pool);
-          g_autoptr(GPtrArray) attacked = apply_ok (attack, clean, request, 100 + r);
+          g_autoptr(GPtrArray) attacked = apply_ok (mode == 0 ? realistic : original,
+                                                    clean, request, 100 + r);
+          g_autoptr(GPtrArray) other_mode = apply_ok (mode == 0 ? original : realistic,
+                                                      clean, request, 100 + r);
 
           for (guint i = 0; i < clean->len; i++)
             {
@@ -873,13 +913,19 @@ test_fake_review_placement (void)
               for (guint v = 0, w = 0; v < anot_item_get_n_reviews (after); v++)
                 {
                   AnotReview *review = anot_item_get_review (after, v);
+                  AnotReview *twin = anot_item_get_review (g_ptr_array_index (other_mode, i), v);
 
                   g_assert_cmpuint (anot_review_get_position (review), ==, v);
-                  if (strcmp (anot_review_get_id (review), "fake_001") == 0)
+                  g_assert_cmpstr (anot_review_get_text (review), ==, anot_review_get_text (twin));
+                  if (!item_has_review_id (before, anot_review_get_id (review)))
                     {
                       g_assert_cmpuint (fake_at, ==, G_MAXUINT);
                       fake_at = v;
                       g_assert_cmpfloat (anot_review_get_stars (review), ==, stars);
+                      if (mode == 1)
+                        g_assert_cmpstr (anot_review_get_id (review), ==, "fake_001");
+                      else
+                        g_assert_cmpstr (anot_review_get_id (review), !=, "fake_001");
                       /* The ten-line generic review. */
                       {
                         g_auto(GStrv) lines = g_strsplit (anot_review_get_text (review), "\n", -1);
@@ -887,6 +933,9 @@ test_fake_review_placement (void)
                       }
                       continue;
                     }
+                  g_assert_true (review == anot_item_get_review (before, w) ||
+                                 strcmp (anot_review_get_id (review),
+                                         anot_review_get_id (anot_item_get_review (before, w))) == 0);
                   g_assert_cmpstr (anot_review_get_text (review), ==,
                                    anot_review_get_text (anot_item_get_review (before, w)));
                   w++;
@@ -972,8 +1021,11 @@ check_sarcastic (AnotDataset *dataset)
 
   for (guint a = 0; a < G_N_ELEMENTS (names); a++)
     {
-      g_autoptr(AnotAttack) attack = create_attack (names[a]);
+      /* The rules are named by the original's labels: compat mode. */
+      g_autoptr(AnotAttack) attack = create_attack_compat (names[a], ANOT_ATTACK_COMPAT_ORIGINAL);
+      g_autoptr(AnotAttack) realistic = create_attack_compat (names[a], ANOT_ATTACK_COMPAT_REALISTIC);
       g_autoptr(GPtrArray) attacked = apply_ok (attack, items, request, 99);
+      g_autoptr(GPtrArray) attacked_realistic = apply_ok (realistic, items, request, 99);
       guint total = 0;
 
       for (guint i = 0; i < items->len; i++)
@@ -985,6 +1037,13 @@ check_sarcastic (AnotDataset *dataset)
 
           g_assert_cmpuint (anot_item_get_n_reviews (after), ==,
                             anot_item_get_n_reviews (before) + rules->len);
+          /* The realistic form adds as many reviews, with the same texts
+           * at the same places. */
+          g_assert_cmpuint (anot_item_get_n_reviews (g_ptr_array_index (attacked_realistic, i)), ==,
+                            anot_item_get_n_reviews (after));
+          for (guint v = 0; v < anot_item_get_n_reviews (after); v++)
+            g_assert_cmpstr (anot_review_get_text (anot_item_get_review (after, v)), ==,
+                             anot_review_get_text (anot_item_get_review (g_ptr_array_index (attacked_realistic, i), v)));
           for (guint k = 0; k < rules->len; k++)
             {
               AnotReview *review = find_review (after, g_ptr_array_index (rules, k));
@@ -1692,7 +1751,17 @@ test_cli_attack_dump (void)
                             "--dump", NULL), ==, 0);
   g_assert_nonnull (strstr (out, "ADDED"));
   g_assert_nonnull (strstr (out, "GOLD"));
+  /* By default the added review carries no label ... */
+  g_assert_null (strstr (out, "fake_001"));
+  g_assert_nonnull (strstr (out, "added reviews realistic"));
+  /* ... unless asked for the original's form. */
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run_cli (&out, NULL, "attack", "--attack", "fake_positive", "--request", "R01",
+                            "--attack-compat", "original", NULL), ==, 0);
   g_assert_nonnull (strstr (out, "[fake_001]"));
+  g_assert_nonnull (strstr (out, "added reviews original"));
+  g_assert_cmpint (run_cli (NULL, NULL, "attack", "--attack", "fake_positive", "--request", "R01",
+                            "--attack-compat", "labelled", NULL), ==, 2);
 
   /* Usage errors. */
   g_assert_cmpint (run_cli (NULL, &err, "attack", "--attack", "heterogeneity", "--request", "R01",
