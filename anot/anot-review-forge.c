@@ -69,7 +69,8 @@ struct _AnotReviewForge
   guint        n_population;
   GHashTable  *known_ids;         /* ids a forged id must not be */
   GHashTable  *candidate_users;   /* user ids the method sees already */
-  GHashTable  *excluded_names;    /* names a social condition could count */
+  GHashTable  *social_seeds;      /* anchors of the request and names in its text */
+  GHashTable  *excluded_names;    /* the seeds and the names they reach in 2 hops */
   GPtrArray   *forged_ids;        /* owned strings, in known_ids */
   guint        id_len;
   GPtrArray   *id_alphabets;      /* char *: the characters seen at each position */
@@ -94,6 +95,7 @@ anot_review_forge_finalize (GObject *object)
   g_clear_pointer (&self->known_ids, g_hash_table_unref);
   g_clear_pointer (&self->candidate_users, g_hash_table_unref);
   g_clear_pointer (&self->excluded_names, g_hash_table_unref);
+  g_clear_pointer (&self->social_seeds, g_hash_table_unref);
   g_clear_pointer (&self->forged_ids, g_ptr_array_unref);
   g_clear_pointer (&self->id_alphabets, g_ptr_array_unref);
 
@@ -156,6 +158,8 @@ add_name_with_friends (AnotReviewForge *self,
 {
   const char * const *friends;
 
+  if (hops == 2)
+    g_hash_table_add (self->social_seeds, g_strdup (name));
   g_hash_table_add (self->excluded_names, g_strdup (name));
   if (hops == 0 || self->dataset == NULL)
     return;
@@ -164,11 +168,14 @@ add_name_with_friends (AnotReviewForge *self,
     add_name_with_friends (self, friends[i], hops - 1);
 }
 
-/* Every name a social condition of the request could reach, whatever its
+/* The names a social condition of the request could count, whatever its
  * hops: the anchors of its social filters and the names its text mentions
- * (the persona's friends), each with two hops of the friend graph.  A
- * reviewer outside this set can neither satisfy a 1-hop nor a 2-hop
- * filter, so the added review changes no social truth. */
+ * (the persona's friends) are the seeds.  The validator looks from the
+ * reviewer towards the anchors (the reviewer, a friend or a friend's friend
+ * is one), and the friend graph is not symmetric (Rose lists Alice, Alice
+ * does not list Rose), so name_is_social() walks from the reviewer; the
+ * names the seeds reach are left out as well, for a method that reads the
+ * graph the other way. */
 static void
 collect_excluded_names (AnotReviewForge *self)
 {
@@ -176,6 +183,7 @@ collect_excluded_names (AnotReviewForge *self)
   const char *text;
 
   self->excluded_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->social_seeds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   if (self->request == NULL)
     return;
 
@@ -222,6 +230,26 @@ collect_excluded_names (AnotReviewForge *self)
       word = g_strndup (start, p - start);
       add_name_with_friends (self, word, 2);
     }
+}
+
+/* Whether @name, a friend of it or a friend of a friend is a seed: a
+ * review by @name could then count for a 1- or 2-hop social filter. */
+static gboolean
+name_is_social (AnotReviewForge *self,
+                const char      *name,
+                guint            hops)
+{
+  const char * const *friends;
+
+  if (g_hash_table_contains (self->social_seeds, name))
+    return TRUE;
+  if (hops == 0 || self->dataset == NULL)
+    return FALSE;
+  friends = anot_dataset_get_friends (self->dataset, name);
+  for (guint i = 0; friends != NULL && friends[i] != NULL; i++)
+    if (name_is_social (self, friends[i], hops - 1))
+      return TRUE;
+  return FALSE;
 }
 
 /* The characters the ids of the most common length have at each position.
@@ -521,7 +549,8 @@ draw_name_donor (AnotReviewForge *self,
         continue;
       name = anot_review_get_reviewer_name (donor);
       if (g_hash_table_contains (item_names, name) ||
-          g_hash_table_contains (self->excluded_names, name))
+          g_hash_table_contains (self->excluded_names, name) ||
+          name_is_social (self, name, 2))
         continue;
       return donor;
     }
