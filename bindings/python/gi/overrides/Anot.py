@@ -60,6 +60,9 @@ def _option_text(value):
         return ",".join(str(v) for v in value)
     if isinstance(value, os.PathLike):
         return os.fspath(value)
+    if isinstance(value, GObject.GEnum):
+        # attack_compat=Anot.AttackCompat.ORIGINAL -> "original"
+        return value.value_nick
     return str(value)
 
 
@@ -474,8 +477,10 @@ class Experiment(Anot.Experiment):
     `Anot.Experiment(dataset, "bm25", candidates=10, out="/tmp/r")` sets the
     options as keywords: values may be str, int, float, bool (`"true"`) or
     lists (`candidates=[10, 20]`), underscores in names become dashes
-    (`max_tokens` → `max-tokens`), and `method_options={"bm25.k1": 1.2}`
-    become `method.bm25.k1`.
+    (`max_tokens` → `max-tokens`), enums give their nick
+    (`attack_compat=Anot.AttackCompat.ORIGINAL` → `attack-compat=original`,
+    the original framework's labelled fake reviews instead of realistic
+    ones), and `method_options={"bm25.k1": 1.2}` become `method.bm25.k1`.
     """
 
     def __init__(self, dataset=None, method=None, method_options=None, **options):
