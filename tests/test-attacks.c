@@ -1797,11 +1797,36 @@ test_cli_runs (void)
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (json_node_get_object (config),
                                                                               "attack_config"),
                                                "n_restaurants"), ==, 2);
+  /* The form of added reviews is recorded: realistic by default. */
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (json_node_get_object (config),
+                                                                                 "attack_config"),
+                                                  "compat"), ==, "realistic");
 
   /* Another attack of the same method goes next to it. */
   g_clear_pointer (&out, g_free);
   g_assert_cmpint (run_cli (&out, &err, "--method", "bm25", "--attack", "fake_negative",
                             "--limit", "4", "--out", out_dir, NULL), ==, 0);
+  /* --attack-compat original: recorded in config.json, kept for a resume,
+   * and a bad mode is a usage error even without attacks that add. */
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run_cli (&out, &err, "--method", "bm25", "--attack", "fake_positive",
+                            "--attack-compat", "original", "--limit", "3", "--name", "compat",
+                            "--out", out_dir, NULL), ==, 0);
+  {
+    g_autofree char *path = g_build_filename (out_dir, "compat", "fake_positive", "run_1",
+                                              "config.json", NULL);
+    g_autoptr(JsonNode) compat_config = read_json (path);
+    JsonObject *root = json_node_get_object (compat_config);
+
+    g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "attack_config"),
+                                                    "compat"), ==, "original");
+    g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (json_object_get_object_member (root, "anot"),
+                                                                                   "options"),
+                                                    "attack-compat"), ==, "original");
+  }
+  g_assert_cmpint (run_cli (NULL, NULL, "--method", "bm25", "--attack", "typo_10",
+                            "--attack-compat", "labelled", "--limit", "2", "--name", "compat2",
+                            "--out", out_dir, NULL), ==, 2);
   /* The same attack again is refused without --force. */
   g_assert_cmpint (run_cli (NULL, NULL, "--method", "bm25", "--attack", "fake_negative",
                             "--limit", "4", "--out", out_dir, NULL), ==, 2);
@@ -1813,8 +1838,11 @@ test_cli_runs (void)
   g_assert_cmpint (run_cli (&out, &err, "robustness", "--method", "bm25", "--attack", "fake_positive,typo_20",
                             "--defense-too", "--limit", "5", "--name", "rob", "--out", out_dir, NULL), ==, 0);
   g_assert_nonnull (strstr (out, "Robustness of bm25 on demo"));
+  g_assert_nonnull (strstr (out, "Added reviews: realistic"));
   report_path = g_build_filename (out_dir, "rob", "robustness.json", NULL);
   report = read_json (report_path);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (report), "attack_compat"), ==,
+                   "realistic");
   rows = json_object_get_array_member (json_node_get_object (report), "results");
   g_assert_cmpuint (json_array_get_length (rows), ==, 3);
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (rows, 0), "attack"), ==, "clean");
