@@ -53,6 +53,7 @@
 #include "anot-result.h"
 #include "anot-robustness.h"
 #include "anot-review.h"
+#include "anot-review-forge.h"
 #include "anot-review-search-tool.h"
 #include "anot-run-config.h"
 #include "anot-search-tree.h"
