@@ -56,6 +56,7 @@
 #include "anot-results.h"
 #include "anot-robustness.h"
 #include "anot-review.h"
+#include "anot-review-forge.h"
 #include "anot-review-search-tool.h"
 #include "anot-run-config.h"
 #include "anot-search-tree.h"

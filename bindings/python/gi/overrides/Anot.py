@@ -60,6 +60,9 @@ def _option_text(value):
         return ",".join(str(v) for v in value)
     if isinstance(value, os.PathLike):
         return os.fspath(value)
+    if isinstance(value, GObject.GEnum):
+        # attack_compat=Anot.AttackCompat.ORIGINAL -> "original"
+        return value.value_nick
     return str(value)
 
 
@@ -616,9 +619,11 @@ class Experiment(Anot.Experiment):
 
     `Anot.Experiment(dataset, "bm25", candidates=10, out="/tmp/r")` sets the
     options as keywords, through an Anot.RunConfig (same rules: lists as
-    `candidates=[10, 20]`, `max_tokens` → `max-tokens`,
-    `method_options={"bm25.k1": 1.2}` → `method.bm25.k1`); an unknown key or
-    a bad value raises GLib.Error at once, naming the key.
+    `candidates=[10, 20]`, `max_tokens` → `max-tokens`, enums give their
+    nick (`attack_compat=Anot.AttackCompat.ORIGINAL` → `attack-compat=original`,
+    the original framework's labelled fake reviews instead of realistic
+    ones), `method_options={"bm25.k1": 1.2}` → `method.bm25.k1`); an unknown
+    key or a bad value raises GLib.Error at once, naming the key.
     """
 
     def __init__(self, dataset=None, method=None, method_options=None, **options):
