@@ -29,6 +29,9 @@ struct _AnotCompletion
   guint retries;
   char *role;
   gboolean cached;
+  char *endpoint;
+  GStrvBuilder *endpoint_errors;  /* NULL until the first */
+  GStrv endpoint_errors_strv;     /* built on demand */
 };
 
 G_DEFINE_FINAL_TYPE (AnotCompletion, anot_completion, G_TYPE_OBJECT)
@@ -59,6 +62,9 @@ anot_completion_finalize (GObject *object)
   g_free (self->text);
   g_free (self->finish_reason);
   g_free (self->role);
+  g_free (self->endpoint);
+  g_clear_pointer (&self->endpoint_errors, g_strv_builder_unref);
+  g_strfreev (self->endpoint_errors_strv);
 
   G_OBJECT_CLASS (anot_completion_parent_class)->finalize (object);
 }
@@ -555,4 +561,79 @@ anot_completion_set_cached (AnotCompletion *self,
     return;
   self->cached = cached;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CACHED]);
+}
+
+/**
+ * anot_completion_get_endpoint:
+ * @self: an #AnotCompletion
+ *
+ * The endpoint that answered, when the backend spreads calls over several
+ * (see [property@Anot.HttpBackend:base-url]); %NULL otherwise, so results
+ * of a single-endpoint run do not change.
+ *
+ * Returns: (nullable): the base URL of the endpoint, or %NULL
+ */
+const char *
+anot_completion_get_endpoint (AnotCompletion *self)
+{
+  g_return_val_if_fail (ANOT_IS_COMPLETION (self), NULL);
+  return self->endpoint;
+}
+
+/**
+ * anot_completion_set_endpoint:
+ * @self: an #AnotCompletion
+ * @endpoint: (nullable): the base URL of the endpoint that answered
+ *
+ * Records which of several endpoints answered.
+ */
+void
+anot_completion_set_endpoint (AnotCompletion *self,
+                              const char     *endpoint)
+{
+  g_return_if_fail (ANOT_IS_COMPLETION (self));
+  g_free (self->endpoint);
+  self->endpoint = g_strdup (endpoint);
+}
+
+/**
+ * anot_completion_add_endpoint_error:
+ * @self: an #AnotCompletion
+ * @endpoint: the base URL of an endpoint where an attempt of this call failed
+ *
+ * Records a failed attempt on one of several endpoints before the answer;
+ * [class@Anot.Usage] counts them as that endpoint's errors.
+ */
+void
+anot_completion_add_endpoint_error (AnotCompletion *self,
+                                    const char     *endpoint)
+{
+  g_return_if_fail (ANOT_IS_COMPLETION (self));
+  g_return_if_fail (endpoint != NULL);
+  if (self->endpoint_errors == NULL)
+    self->endpoint_errors = g_strv_builder_new ();
+  g_strv_builder_add (self->endpoint_errors, endpoint);
+  g_clear_pointer (&self->endpoint_errors_strv, g_strfreev);
+}
+
+/**
+ * anot_completion_get_endpoint_errors:
+ * @self: an #AnotCompletion
+ *
+ * Returns: (transfer none) (nullable) (array zero-terminated=1): the
+ *   endpoints of the failed attempts, in order, or %NULL when none failed
+ */
+const char * const *
+anot_completion_get_endpoint_errors (AnotCompletion *self)
+{
+  g_return_val_if_fail (ANOT_IS_COMPLETION (self), NULL);
+  if (self->endpoint_errors == NULL)
+    return NULL;
+  if (self->endpoint_errors_strv == NULL)
+    {
+      /* g_strv_builder_end() empties the builder: refill it. */
+      self->endpoint_errors_strv = g_strv_builder_end (self->endpoint_errors);
+      g_strv_builder_addv (self->endpoint_errors, (const char **) self->endpoint_errors_strv);
+    }
+  return (const char * const *) self->endpoint_errors_strv;
 }

@@ -65,5 +65,15 @@ gboolean        anot_completion_get_cached            (AnotCompletion *self);
 ANOT_AVAILABLE_IN_ALL
 void            anot_completion_set_cached            (AnotCompletion *self,
                                                        gboolean        cached);
+ANOT_AVAILABLE_IN_ALL
+const char     *anot_completion_get_endpoint          (AnotCompletion *self);
+ANOT_AVAILABLE_IN_ALL
+void            anot_completion_set_endpoint          (AnotCompletion *self,
+                                                       const char     *endpoint);
+ANOT_AVAILABLE_IN_ALL
+void            anot_completion_add_endpoint_error    (AnotCompletion *self,
+                                                       const char     *endpoint);
+ANOT_AVAILABLE_IN_ALL
+const char * const *anot_completion_get_endpoint_errors (AnotCompletion *self);
 
 G_END_DECLS

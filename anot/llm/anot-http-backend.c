@@ -6,6 +6,7 @@
 
 #include "anot-http-backend.h"
 
+#include "anot-endpoints-private.h"
 #include "anot-error.h"
 
 #include <libsoup/soup.h>
@@ -91,6 +92,13 @@ typedef struct
   GInputStream *stream;      /* its response body, once the headers are in */
   GByteArray *answer;        /* the body read so far */
   GSource *read_source;      /* waiting for more of the body */
+  /* With several endpoints (NULL otherwise): the list the call was made
+   * with, the endpoint of the attempt on the wire, the one that failed
+   * last (tried elsewhere next) and the base URLs of failed attempts. */
+  GPtrArray *endpoints;
+  AnotEndpoint *endpoint;
+  AnotEndpoint *avoid;
+  GPtrArray *failed_endpoints;
 } Call;
 
 /* An answer larger than this is an error, not a reason to grow without
@@ -110,6 +118,8 @@ typedef struct
 
   SoupSession *session;
   GUri *uri;                 /* base URL + endpoint, parsed */
+  GPtrArray *endpoints;      /* AnotEndpoint, when base-url lists several */
+  GSource *wake_source;      /* the end of a cool-down, when all are out */
   GHashTable *queues;        /* queue key -> GQueue of Call */
   GQueue ring;               /* queue keys (owned by `queues`), round-robin */
   guint n_queued;
@@ -143,6 +153,7 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 static void http_backend_pump (AnotHttpBackend *self);
+static void source_destroy_and_unref (GSource *source);
 
 static void
 queue_free (gpointer data)
@@ -159,6 +170,7 @@ anot_http_backend_dispose (GObject *object)
   /* Every queued call holds a reference on the backend, so nothing is
    * queued here. */
   g_clear_object (&priv->session);
+  g_clear_pointer (&priv->wake_source, source_destroy_and_unref);
 
   G_OBJECT_CLASS (anot_http_backend_parent_class)->dispose (object);
 }
@@ -177,6 +189,7 @@ anot_http_backend_finalize (GObject *object)
     }
   g_free (priv->model);
   g_clear_pointer (&priv->uri, g_uri_unref);
+  g_clear_pointer (&priv->endpoints, g_ptr_array_unref);
   g_hash_table_unref (priv->queues);
   g_queue_clear (&priv->ring);
 
@@ -284,6 +297,21 @@ anot_http_backend_class_init (AnotHttpBackendClass *klass)
    *
    * The server's base URL (`https://api.openai.com/v1`,
    * `http://localhost:8000/v1`, ...); the class default when not set.
+   *
+   * Several servers of one model (vLLM on each GPU, say) are a
+   * comma-separated list, each optionally followed by `;weight=W` (its
+   * share, relative; 1 by default) and `;max_concurrency=C` (its own bound
+   * on calls in flight, under [property@Anot.HttpBackend:max-concurrency]):
+   * `http://gpu1:8000/v1;weight=2,http://gpu2:8000/v1`.  Each call goes to
+   * the usable server with the fewest calls in flight per unit of weight.
+   * A server that refuses connections or times out twice in a row is taken
+   * out for a cool-down of `retry-base-ms` × 2^(cool-downs in a row), at
+   * most `retry-max-ms`; then one call probes it, and it takes its share
+   * again when that call succeeds.  An attempt that fails on one server is
+   * retried at once on another when one is usable (otherwise after the
+   * usual backoff), and the completion names the server that answered
+   * ([method@Anot.Completion.get_endpoint]) and those that failed, which
+   * [class@Anot.Usage] counts per endpoint.
    */
   properties[PROP_BASE_URL] =
     g_param_spec_string ("base-url", NULL, NULL, NULL,
@@ -599,6 +627,8 @@ call_free (Call *call)
   g_clear_pointer (&call->uri, g_uri_unref);
   g_clear_pointer (&call->body, g_bytes_unref);
   g_strfreev (call->headers);
+  g_clear_pointer (&call->endpoints, g_ptr_array_unref);
+  g_clear_pointer (&call->failed_endpoints, g_ptr_array_unref);
   g_clear_object (&call->self);
   g_free (call);
 }
@@ -621,6 +651,14 @@ call_finish (Call           *call,
       anot_completion_set_latency_ms (completion,
                                       (g_get_monotonic_time () - call->started_us) / 1000.0);
       anot_completion_set_retries (completion, call->attempts > 0 ? call->attempts - 1 : 0);
+      if (call->endpoints != NULL && call->avoid != NULL)
+        {
+          /* call->avoid is the endpoint of the last attempt: the answer's. */
+          anot_completion_set_endpoint (completion, call->avoid->base_url);
+          for (guint i = 0; call->failed_endpoints && i < call->failed_endpoints->len; i++)
+            anot_completion_add_endpoint_error (completion,
+                                                g_ptr_array_index (call->failed_endpoints, i));
+        }
     }
   call_free (call);
 
@@ -635,7 +673,33 @@ call_finish (Call           *call,
 }
 
 static void call_start_attempt (Call *call);
+static void http_backend_wake_at (AnotHttpBackend *self, gint64 now_us, gint64 wake_us);
 static void on_attempt_sent (GObject *source, GAsyncResult *result, gpointer user_data);
+
+/* Several endpoints: a call to try again goes back to the head of its
+ * request's queue, and the pump gives it an endpoint (another one than
+ * the one that failed, when another is usable). */
+static void
+call_requeue (Call *call)
+{
+  AnotHttpBackend *self = call->self;
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+  GQueue *queue = g_hash_table_lookup (priv->queues, call->queue_key);
+
+  priv->n_in_flight--;
+  call->state = CALL_QUEUED;
+  if (queue == NULL)
+    {
+      char *key = g_strdup (call->queue_key);
+
+      queue = g_queue_new ();
+      g_hash_table_insert (priv->queues, key, queue);
+      g_queue_push_head (&priv->ring, key);
+    }
+  g_queue_push_head (queue, call);
+  priv->n_queued++;
+  http_backend_pump (self);
+}
 
 static gboolean
 on_backoff_done (gpointer user_data)
@@ -643,6 +707,11 @@ on_backoff_done (gpointer user_data)
   Call *call = user_data;
 
   g_clear_pointer (&call->backoff_source, g_source_unref);
+  if (call->endpoints != NULL)
+    {
+      call_requeue (call);
+      return G_SOURCE_REMOVE;
+    }
   call->state = CALL_RUNNING;
   call_start_attempt (call);
   return G_SOURCE_REMOVE;
@@ -667,6 +736,38 @@ call_retry_or_fail (Call    *call,
 {
   AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (call->self);
   guint64 delay_ms;
+
+  if (call->endpoints != NULL && call->avoid != NULL)
+    {
+      AnotEndpoint *failed = call->avoid;
+      gint64 now = g_get_monotonic_time ();
+
+      /* Refused connections and timeouts say the server is gone or
+       * stuck; other errors are about this one call. */
+      if (g_error_matches (error, ANOT_ERROR, ANOT_ERROR_LLM_CONNECTION) ||
+          g_error_matches (error, ANOT_ERROR, ANOT_ERROR_LLM_TIMEOUT))
+        anot_endpoint_failed (failed, now, priv->retry_base_ms, priv->retry_max_ms);
+      if (retryable && call->attempts <= priv->max_retries)
+        {
+          AnotEndpoint *next;
+
+          if (call->failed_endpoints == NULL)
+            call->failed_endpoints = g_ptr_array_new_with_free_func (g_free);
+          g_ptr_array_add (call->failed_endpoints, g_strdup (failed->base_url));
+          next = anot_endpoints_pick (call->endpoints, failed, now, NULL);
+          if (next != NULL && next != failed && server_delay_ms < 0)
+            {
+              /* Another server can take it now: no reason to wait. */
+              g_debug ("LLM call: attempt %u failed on %s (%s), retrying on %s",
+                       call->attempts, failed->base_url, error->message, next->base_url);
+              g_clear_error (&call->last_error);
+              call->last_error = error;
+              priv->n_retries++;
+              call_requeue (call);
+              return;
+            }
+        }
+    }
 
   if (!retryable || call->attempts > priv->max_retries)
     {
@@ -720,6 +821,11 @@ attempt_done (Call   *call,
   g_clear_pointer (&call->answer, g_byte_array_unref);
   g_clear_object (&call->attempt_cancellable);
   klass = ANOT_HTTP_BACKEND_GET_CLASS (call->self);
+  if (call->endpoint != NULL)
+    {
+      call->endpoint->n_in_flight--;
+      call->avoid = g_steal_pointer (&call->endpoint);
+    }
   /* Only errors need the URL, in its redacted form. */
 #define WHERE (where != NULL ? where : (where = redacted_uri (call->uri)))
 
@@ -779,6 +885,8 @@ attempt_done (Call   *call,
         }
       if (anot_completion_get_model (completion) == NULL)
         g_object_set (completion, "model", call->model, NULL);
+      if (call->avoid != NULL)
+        anot_endpoint_succeeded (call->avoid);
       call_finish (call, completion, NULL);
       return;
     }
@@ -1022,6 +1130,37 @@ queue_remove (AnotHttpBackend *self,
     }
 }
 
+static gboolean
+on_wake (gpointer user_data)
+{
+  AnotHttpBackend *self = user_data;
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+
+  g_clear_pointer (&priv->wake_source, g_source_unref);
+  http_backend_pump (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+http_backend_wake_at (AnotHttpBackend *self,
+                      gint64           now_us,
+                      gint64           wake_us)
+{
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+
+  if (priv->wake_source != NULL)
+    {
+      if (g_source_get_ready_time (priv->wake_source) != -1 &&
+          g_source_get_ready_time (priv->wake_source) <= wake_us)
+        return;
+      g_clear_pointer (&priv->wake_source, source_destroy_and_unref);
+    }
+  priv->wake_source = g_timeout_source_new ((guint) MAX (1, (wake_us - now_us + 999) / 1000));
+  g_source_set_callback (priv->wake_source, on_wake, self, NULL);
+  g_source_set_static_name (priv->wake_source, "[anot] LLM endpoint cool-down over");
+  g_source_attach (priv->wake_source, g_main_context_get_thread_default ());
+}
+
 static void
 http_backend_pump (AnotHttpBackend *self)
 {
@@ -1029,9 +1168,33 @@ http_backend_pump (AnotHttpBackend *self)
 
   while (priv->n_in_flight < priv->max_concurrency && !g_queue_is_empty (&priv->ring))
     {
-      const char *key = g_queue_pop_head (&priv->ring);
+      const char *key = g_queue_peek_head (&priv->ring);
       GQueue *queue = g_hash_table_lookup (priv->queues, key);
-      Call *call = g_queue_pop_head (queue);
+      Call *call = g_queue_peek_head (queue);
+      AnotEndpoint *endpoint = NULL;
+
+      if (call->endpoints != NULL)
+        {
+          gint64 now = g_get_monotonic_time ();
+          gint64 wake_us = 0;
+
+          endpoint = anot_endpoints_pick (call->endpoints, call->avoid, now, &wake_us);
+          if (endpoint == NULL)
+            {
+              /* Every endpoint is full or cooling down: a call that
+               * finishes pumps again, and so does the end of the first
+               * cool-down. */
+              if (wake_us > 0)
+                http_backend_wake_at (self, now, wake_us);
+              return;
+            }
+          endpoint->n_in_flight++;
+          call->endpoint = endpoint;
+          g_clear_pointer (&call->uri, g_uri_unref);
+          call->uri = g_uri_ref (endpoint->uri);
+        }
+      g_queue_pop_head (&priv->ring);
+      g_queue_pop_head (queue);
 
       /* Round-robin across requests, FIFO within one. */
       if (!g_queue_is_empty (queue))
@@ -1042,7 +1205,8 @@ http_backend_pump (AnotHttpBackend *self)
       priv->n_queued--;
       priv->n_in_flight++;
       call->state = CALL_RUNNING;
-      call->started_us = g_get_monotonic_time ();
+      if (call->attempts == 0)
+        call->started_us = g_get_monotonic_time ();
       call_start_attempt (call);
     }
 }
@@ -1103,7 +1267,20 @@ anot_http_backend_complete_async (AnotBackend         *backend,
   if (g_task_return_error_if_cancelled (task))
     return;
 
-  if (priv->uri == NULL)
+  if (priv->uri == NULL && priv->endpoints == NULL &&
+      priv->base_url != NULL && strpbrk (priv->base_url, ",;") != NULL)
+    {
+      priv->endpoints = anot_endpoints_parse (priv->base_url, klass->endpoint_path,
+                                              klass->name, &error);
+      if (priv->endpoints == NULL)
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
+      /* Only one after all ("URL;max_concurrency=4"): the classic path
+       * with that bound would be wrong, so keep the list. */
+    }
+  if (priv->uri == NULL && priv->endpoints == NULL)
     {
       const char *base = anot_http_backend_get_base_url (self);
       g_autofree char *trimmed = g_strdup (base ? base : "");
@@ -1162,7 +1339,15 @@ anot_http_backend_complete_async (AnotBackend         *backend,
   call->queue_key = g_strdup (anot_chat_request_get_request_id (request)
                               ? anot_chat_request_get_request_id (request) : "");
   call->model = g_strdup (model);
-  call->uri = g_uri_ref (priv->uri);
+  if (priv->endpoints != NULL)
+    {
+      AnotEndpoint *first = g_ptr_array_index (priv->endpoints, 0);
+
+      call->endpoints = g_ptr_array_ref (priv->endpoints);
+      call->uri = g_uri_ref (first->uri);
+    }
+  else
+    call->uri = g_uri_ref (priv->uri);
   call->body = anot_json_writer_steal_bytes (writer);
   if (klass->build_headers != NULL)
     call->headers = klass->build_headers (self, priv->api_key);
@@ -1254,6 +1439,8 @@ anot_http_backend_set_base_url (AnotHttpBackend *self,
   g_free (priv->base_url);
   priv->base_url = base_url && *base_url ? g_strdup (base_url) : NULL;
   g_clear_pointer (&priv->uri, g_uri_unref);
+  /* Calls in flight keep the list they were made with. */
+  g_clear_pointer (&priv->endpoints, g_ptr_array_unref);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BASE_URL]);
 }
 

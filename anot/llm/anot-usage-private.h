@@ -22,4 +22,17 @@ void anot_usage_add_partial (AnotUsage  *self,
                              double      latency_ms,
                              guint64     retries);
 
+/* The per-endpoint table (several endpoints only): read back from rows,
+ * written into rows, usage.jsonl and config.json. */
+void      anot_usage_add_endpoint_partial (AnotUsage  *self,
+                                           const char *endpoint,
+                                           guint64     calls,
+                                           guint64     prompt_tokens,
+                                           guint64     completion_tokens,
+                                           double      cost_usd,
+                                           double      latency_ms,
+                                           guint64     errors);
+guint     anot_usage_get_n_endpoints      (AnotUsage  *self);
+JsonNode *anot_usage_endpoints_to_json    (AnotUsage  *self);
+
 G_END_DECLS

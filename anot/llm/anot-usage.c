@@ -32,6 +32,7 @@ typedef struct
   gint64 cost_pusd;          /* picodollars */
   gint64 latency_ns;
   guint64 retries;
+  guint64 errors;            /* failed attempts; per endpoint only */
 } UsageTotals;
 
 #define PUSD_PER_USD 1e12
@@ -56,6 +57,7 @@ struct _AnotUsage
   UsageTotals total;
   GHashTable *by_model; /* model name -> UsageTotals */
   GHashTable *by_role;  /* role name -> UsageTotals */
+  GHashTable *by_endpoint; /* base URL -> UsageTotals, with several endpoints */
 };
 
 G_DEFINE_FINAL_TYPE (AnotUsage, anot_usage, G_TYPE_OBJECT)
@@ -83,6 +85,7 @@ totals_add (UsageTotals       *into,
   into->cost_pusd += from->cost_pusd;
   into->latency_ns += from->latency_ns;
   into->retries += from->retries;
+  into->errors += from->errors;
 }
 
 static void
@@ -116,6 +119,7 @@ anot_usage_finalize (GObject *object)
 
   g_hash_table_unref (self->by_model);
   g_hash_table_unref (self->by_role);
+  g_hash_table_unref (self->by_endpoint);
 
   G_OBJECT_CLASS (anot_usage_parent_class)->finalize (object);
 }
@@ -220,6 +224,7 @@ anot_usage_init (AnotUsage *self)
 {
   self->by_model = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->by_role = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->by_endpoint = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 /**
@@ -246,8 +251,9 @@ void
 anot_usage_add_completion (AnotUsage      *self,
                            AnotCompletion *completion)
 {
-  UsageTotals totals;
-  const char *model, *role;
+  UsageTotals totals = { 0 };
+  const char *model, *role, *endpoint;
+  const char * const *endpoint_errors;
 
   g_return_if_fail (ANOT_IS_USAGE (self));
   g_return_if_fail (ANOT_IS_COMPLETION (completion));
@@ -265,6 +271,16 @@ anot_usage_add_completion (AnotUsage      *self,
   table_add (self->by_model, model ? model : "", &totals);
   if (role != NULL)
     table_add (self->by_role, role, &totals);
+  endpoint = anot_completion_get_endpoint (completion);
+  if (endpoint != NULL)
+    table_add (self->by_endpoint, endpoint, &totals);
+  endpoint_errors = anot_completion_get_endpoint_errors (completion);
+  for (guint i = 0; endpoint_errors != NULL && endpoint_errors[i] != NULL; i++)
+    {
+      UsageTotals failed = { .errors = 1 };
+
+      table_add (self->by_endpoint, endpoint_errors[i], &failed);
+    }
   anot_usage_notify_all (self);
 }
 
@@ -282,7 +298,7 @@ anot_usage_add_partial (AnotUsage  *self,
                         guint64     retries)
 {
   UsageTotals totals = { calls, prompt_tokens, completion_tokens, to_pusd (cost_usd),
-                         to_ns (latency_ms), retries };
+                         to_ns (latency_ms), retries, 0 };
 
   g_return_if_fail (ANOT_IS_USAGE (self));
 
@@ -320,6 +336,9 @@ anot_usage_merge (AnotUsage *self,
   g_hash_table_iter_init (&iter, other->by_role);
   while (g_hash_table_iter_next (&iter, &key, &value))
     table_add (self->by_role, key, value);
+  g_hash_table_iter_init (&iter, other->by_endpoint);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    table_add (self->by_endpoint, key, value);
   anot_usage_notify_all (self);
 }
 
@@ -481,6 +500,58 @@ compare_strings (gconstpointer a,
   return g_strcmp0 (*(const char * const *) a, *(const char * const *) b);
 }
 
+/* by_endpoint: per base URL, calls, tokens, latency (ms, summed over
+ * calls) and errors (failed attempts, answered elsewhere or not). */
+JsonNode *
+anot_usage_endpoints_to_json (AnotUsage *self)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autofree const char **endpoints = NULL;
+  guint n_endpoints;
+
+  endpoints = (const char **) g_hash_table_get_keys_as_array (self->by_endpoint, &n_endpoints);
+  qsort (endpoints, n_endpoints, sizeof (char *), compare_strings);
+  json_builder_begin_object (builder);
+  for (guint i = 0; i < n_endpoints; i++)
+    {
+      UsageTotals *totals = g_hash_table_lookup (self->by_endpoint, endpoints[i]);
+
+      json_builder_set_member_name (builder, endpoints[i]);
+      json_builder_begin_object (builder);
+      totals_to_json (builder, totals, FALSE);
+      json_builder_set_member_name (builder, "latency_ms");
+      json_builder_add_double_value (builder, round (totals->latency_ns / NS_PER_MS * 100) / 100);
+      json_builder_set_member_name (builder, "errors");
+      json_builder_add_int_value (builder, totals->errors);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_object (builder);
+  return json_builder_get_root (builder);
+}
+
+void
+anot_usage_add_endpoint_partial (AnotUsage  *self,
+                                 const char *endpoint,
+                                 guint64     calls,
+                                 guint64     prompt_tokens,
+                                 guint64     completion_tokens,
+                                 double      cost_usd,
+                                 double      latency_ms,
+                                 guint64     errors)
+{
+  UsageTotals totals = { calls, prompt_tokens, completion_tokens, to_pusd (cost_usd),
+                         to_ns (latency_ms), 0, errors };
+
+  g_return_if_fail (ANOT_IS_USAGE (self));
+  table_add (self->by_endpoint, endpoint, &totals);
+}
+
+guint
+anot_usage_get_n_endpoints (AnotUsage *self)
+{
+  return g_hash_table_size (self->by_endpoint);
+}
+
 /**
  * anot_usage_to_json:
  * @self: an #AnotUsage
@@ -490,7 +561,10 @@ compare_strings (gconstpointer a,
  * `total_completion_tokens`, `total_tokens`, `total_cost_usd`,
  * `total_latency_ms`, `avg_latency_ms` and `by_model`, and anot's
  * additions `total_retries` and `by_role` (per role: `calls`,
- * `prompt_tokens`, `completion_tokens`, `cost_usd`, `retries`).
+ * `prompt_tokens`, `completion_tokens`, `cost_usd`, `retries`) and,
+ * when calls went to several endpoints, `by_endpoint` (per base URL:
+ * `calls`, `prompt_tokens`, `completion_tokens`, `cost_usd`,
+ * `latency_ms`, `errors`).
  *
  * Returns: (transfer full): a JSON object node
  */
@@ -546,6 +620,14 @@ anot_usage_to_json (AnotUsage *self)
       json_builder_end_object (builder);
     }
   json_builder_end_object (builder);
+
+  /* Only with several endpoints, so single-endpoint results keep their
+   * bytes. */
+  if (g_hash_table_size (self->by_endpoint) > 0)
+    {
+      json_builder_set_member_name (builder, "by_endpoint");
+      json_builder_add_value (builder, anot_usage_endpoints_to_json (self));
+    }
   json_builder_end_object (builder);
 
   return json_builder_get_root (builder);

@@ -26,7 +26,9 @@
  * through [method@Anot.MethodContext.complete_async].
  *
  * Settings are per *role* ("default", "planner", "lats.selection", ...).
- * The keys are `backend`, `model`, `base_url`, `api_key` (file and
+ * The keys are `backend`, `model`, `base_url` (several servers of one
+ * model as a comma-separated list, `base_urls` in the file; see
+ * [property@Anot.HttpBackend:base-url]), `api_key` (file and
  * environment only), `temperature`, `max_tokens`, `top_p`, `seed`,
  * `timeout_ms`, `max_retries`, `retry_base_ms`, `retry_max_ms` and
  * `max_concurrency`.
@@ -586,15 +588,28 @@ anot_llm_config_load_file (AnotLlmConfig  *self,
         {
           const char *value = anot_ini_reader_get_value (reader, group, keys[k]);
           g_autofree char *where = anot_ini_reader_where (reader, group, keys[k]);
+          const char *key = keys[k];
 
-          if (!is_known_key (keys[k]) || (is_backend && strcmp (keys[k], "backend") == 0))
+          /* `base_urls = A, B` reads better for a list; it is base_url. */
+          if (strcmp (key, "base_urls") == 0)
+            {
+              if (g_strv_contains ((const char * const *) keys, "base_url"))
+                {
+                  anot_ini_reader_set_error (reader, error, group, keys[k],
+                                             "base_url and base_urls are the same setting: "
+                                             "give one");
+                  return FALSE;
+                }
+              key = "base_url";
+            }
+          if (!is_known_key (key) || (is_backend && strcmp (key, "backend") == 0))
             {
               anot_ini_reader_set_error (reader, error, group, keys[k], "unknown key");
               return FALSE;
             }
-          if (!validate_value (keys[k], value, where, error))
+          if (!validate_value (key, value, where, error))
             return FALSE;
-          g_hash_table_insert (file, layer_key (prefix, keys[k]), g_strdup (value));
+          g_hash_table_insert (file, layer_key (prefix, key), g_strdup (value));
         }
     }
 

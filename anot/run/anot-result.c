@@ -417,6 +417,35 @@ add_partition (AnotUsage  *usage,
     }
 }
 
+static void
+add_endpoints (AnotUsage  *usage,
+               JsonObject *row)
+{
+  JsonNode *table = json_object_get_member (row, "by_endpoint");
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *node;
+
+  if (table == NULL || !JSON_NODE_HOLDS_OBJECT (table))
+    return;
+  json_object_iter_init (&iter, json_node_get_object (table));
+  while (json_object_iter_next (&iter, &name, &node))
+    {
+      JsonObject *m;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      m = json_node_get_object (node);
+      anot_usage_add_endpoint_partial (usage, name,
+                                       (guint64) member_number (m, "calls"),
+                                       (guint64) member_number (m, "prompt_tokens"),
+                                       (guint64) member_number (m, "completion_tokens"),
+                                       member_number (m, "cost_usd"),
+                                       member_number (m, "latency_ms"),
+                                       (guint64) member_number (m, "errors"));
+    }
+}
+
 static AnotUsage *
 usage_from_row (JsonObject *row)
 {
@@ -434,6 +463,7 @@ usage_from_row (JsonObject *row)
                               (guint64) member_number (row, "retries"));
       add_partition (usage, row, "by_model", TRUE);
       add_partition (usage, row, "by_role", FALSE);
+      add_endpoints (usage, row);
     }
   else if (calls != 0 &&
            (member_number (row, "prompt_tokens") > 0 ||
@@ -632,6 +662,11 @@ anot_result_to_json (AnotResult *self)
         {
           json_builder_set_member_name (builder, "by_role");
           json_builder_add_value (builder, json_node_copy (by_role));
+        }
+      if (anot_usage_get_n_endpoints (self->usage) > 0)
+        {
+          json_builder_set_member_name (builder, "by_endpoint");
+          json_builder_add_value (builder, anot_usage_endpoints_to_json (self->usage));
         }
     }
   if (self->raw_response != NULL)

@@ -8,6 +8,7 @@
 
 #include "anot-error.h"
 #include "anot-metrics.h"
+#include "anot-usage-private.h"
 #include "anot-metrics-private.h"
 
 #include <errno.h>
@@ -242,6 +243,11 @@ anot_results_write_usage (const char  *path,
       json_builder_add_double_value (builder, anot_usage_get_cost_usd (usage));
       json_builder_set_member_name (builder, "latency_ms");
       json_builder_add_double_value (builder, anot_usage_get_latency_ms (usage));
+      if (anot_usage_get_n_endpoints (usage) > 0)
+        {
+          json_builder_set_member_name (builder, "by_endpoint");
+          json_builder_add_value (builder, anot_usage_endpoints_to_json (usage));
+        }
       json_builder_set_member_name (builder, "timestamp");
       json_builder_add_string_value (builder, timestamp);
       json_builder_end_object (builder);

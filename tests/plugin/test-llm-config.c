@@ -222,6 +222,37 @@ test_invalid (void)
   }
 }
 
+/* Several servers: `base_urls` in the file, commas in ANOT_BASE_URL; the
+ * list reaches the backend as its base-url. */
+static void
+test_base_urls (void)
+{
+  static const char *list = "http://127.0.0.1:9/v1;weight=2, http://127.0.0.1:10/v1";
+  g_autofree char *file = g_strdup_printf ("[default]\nmodel = m\n[backend openai]\nbase_urls = %s\n", list);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotLlmConfig) config = config_new (file, NULL);
+  g_autoptr(AnotLlmConfig) from_env = config_new ("[default]\nmodel = m\n",
+                                                  "ANOT_BASE_URL=http://a:1/v1,http://b:2/v1", NULL);
+  g_autoptr(AnotLlmConfig) both = anot_llm_config_new ();
+  g_autoptr(AnotBackendRouter) router = anot_llm_config_create_router (config, &error);
+  g_autoptr(AnotBackendRouter) env_router = anot_llm_config_create_router (from_env, &error);
+  g_autofree char *both_path = write_config ("[default]\nbase_url = http://a/v1\nbase_urls = http://b/v1\n");
+  AnotBackend *backend;
+
+  g_assert_no_error (error);
+  backend = anot_backend_router_get_backend (router, "default", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (anot_http_backend_get_base_url (ANOT_HTTP_BACKEND (backend)), ==, list);
+  backend = anot_backend_router_get_backend (env_router, "default", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (anot_http_backend_get_base_url (ANOT_HTTP_BACKEND (backend)), ==,
+                   "http://a:1/v1,http://b:2/v1");
+
+  g_assert_false (anot_llm_config_load_file (both, both_path, &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG);
+  g_assert_nonnull (strstr (error->message, "base_urls"));
+}
+
 static void
 test_router_from_config (void)
 {
@@ -349,6 +380,7 @@ main (int    argc,
   g_test_add_func ("/llm-config/environment-roles", test_environment_roles);
   g_test_add_func ("/llm-config/invalid", test_invalid);
   g_test_add_func ("/llm-config/router", test_router_from_config);
+  g_test_add_func ("/llm-config/base-urls", test_base_urls);
   g_test_add_func ("/llm-config/unknown-backend", test_unknown_backend);
   g_test_add_func ("/llm-config/default-file", test_default_file);
 
