@@ -24,7 +24,11 @@ G_DECLARE_FINAL_TYPE (AnotMethodContext, anot_method_context, ANOT, METHOD_CONTE
 AnotMethodContext *anot_method_context_new            (AnotDataset       *dataset,
                                                        const char        *request_id,
                                                        guint64            seed);
-AnotDataset       *anot_method_context_get_dataset    (AnotMethodContext *self);
+const char * const *anot_method_context_get_friends   (AnotMethodContext *self,
+                                                       const char        *name);
+void               anot_method_context_set_truth_request (AnotMethodContext *self,
+                                                       AnotRequest       *request);
+AnotRequest       *anot_method_context_get_truth_request (AnotMethodContext *self);
 AnotValidator     *anot_method_context_get_validator  (AnotMethodContext *self);
 void               anot_method_context_set_validator  (AnotMethodContext *self,
                                                        AnotValidator     *validator);

@@ -146,6 +146,7 @@ typedef struct
   Cell *cell;
   AnotPool *pool;
   GPtrArray *attacked;    /* what the method sees under an attack */
+  AnotQuery *query;       /* the request as the method sees it */
   AnotMethodContext *context;
 } Job;
 
@@ -186,6 +187,7 @@ struct _AnotExperiment
   GPtrArray *cells;             /* Cell, by run then N */
   guint n_planned;
   AnotMethod *method;
+  gboolean uses_truth;          /* the method registered ANOT_PLUGIN_NEEDS_TRUTH */
   AnotValidator *validator;
   AnotLlmConfig *llm_config;
   AnotBackendRouter *router;
@@ -1287,7 +1289,11 @@ anot_experiment_prepare (AnotExperiment  *self,
                                               self->method_name, error);
   if (self->method == NULL)
     goto fail;
-  self->validator = anot_validator_new (self->dataset);
+  self->uses_truth = (anot_registry_get_flags (anot_registry_get_default (),
+                                               ANOT_METHOD_EXTENSION_POINT_NAME,
+                                               self->method_name) & ANOT_PLUGIN_NEEDS_TRUTH) != 0;
+  if (self->uses_truth)
+    self->validator = anot_validator_new (self->dataset);
   if (!prepare_llm (self, error))
     goto fail;
 
@@ -1999,6 +2005,7 @@ job_free (Job *job)
 {
   g_clear_object (&job->pool);
   g_clear_pointer (&job->attacked, g_ptr_array_unref);
+  g_clear_object (&job->query);
   g_clear_object (&job->context);
   g_clear_object (&job->self);
   g_free (job);
@@ -2051,6 +2058,7 @@ result_from_ranking (AnotExperiment    *self,
   g_autofree gboolean *seen = g_new0 (gboolean, n);
   g_autofree char *raw_response = NULL;
   g_autofree char *error_message = NULL;
+  AnotResult *result;
 
   if (ranking != NULL)
     {
@@ -2087,16 +2095,18 @@ result_from_ranking (AnotExperiment    *self,
   else
     error_message = format_error (error);
 
-  return anot_result_new_internal (anot_request_get_id (request),
-                                   anot_request_get_group (request),
-                                   job->cell->n, job->cell->run,
-                                   (const guint *) preds->data, preds->len,
-                                   (const guint *) shuffled->data, shuffled->len,
-                                   anot_pool_get_gold_position (pool),
-                                   anot_pool_get_shuffled_gold_position (pool) + 1,
-                                   anot_request_get_gold_item_id (request),
-                                   anot_method_context_get_usage (job->context),
-                                   raw_response, error_message);
+  result = anot_result_new_internal (anot_request_get_id (request),
+                                     anot_request_get_group (request),
+                                     job->cell->n, job->cell->run,
+                                     (const guint *) preds->data, preds->len,
+                                     (const guint *) shuffled->data, shuffled->len,
+                                     anot_pool_get_gold_position (pool),
+                                     anot_pool_get_shuffled_gold_position (pool) + 1,
+                                     anot_request_get_gold_item_id (request),
+                                     anot_method_context_get_usage (job->context),
+                                     raw_response, error_message);
+  anot_result_set_uses_truth (result, self->uses_truth);
+  return result;
 }
 
 static void
@@ -2246,7 +2256,13 @@ start_job (AnotExperiment *self,
   job->pool = g_object_ref (pool);
   job->context = anot_method_context_new (self->dataset, anot_request_get_id (request),
                                           anot_seed_derive (self->seed + cell->run, scope));
-  anot_method_context_set_validator (job->context, self->validator);
+  /* Blind unless the method declared it ranks by the truth. */
+  job->query = anot_query_new_for_request (request);
+  if (self->uses_truth)
+    {
+      anot_method_context_set_truth_request (job->context, request);
+      anot_method_context_set_validator (job->context, self->validator);
+    }
   anot_method_context_set_router (job->context, self->router);
   anot_method_context_set_debug_log (job->context, self->debug_log);
   g_hash_table_iter_init (&iter, self->method_options);
@@ -2275,7 +2291,7 @@ start_job (AnotExperiment *self,
     }
 
   self->in_flight++;
-  anot_method_rank_async (self->method, request,
+  anot_method_rank_async (self->method, job->query,
                           job->attacked ? job->attacked : anot_pool_get_shuffled (pool), self->k,
                           job->context, self->cancellable, on_rank_done, job);
 }

@@ -33,6 +33,7 @@ guint        anot_result_get_gold_idx           (AnotResult   *self);
 guint        anot_result_get_shuffled_gold_pos  (AnotResult   *self);
 const char  *anot_result_get_gold_item_id       (AnotResult   *self);
 guint        anot_result_get_gold_rank          (AnotResult   *self);
+gboolean     anot_result_get_uses_truth         (AnotResult   *self);
 AnotUsage   *anot_result_get_usage              (AnotResult   *self);
 const char  *anot_result_get_raw_response       (AnotResult   *self);
 const char  *anot_result_get_error_message      (AnotResult   *self);

@@ -25,7 +25,7 @@ struct _TestIdentityMethod
 
 static void
 order_rank_async (AnotMethod          *method,
-                  AnotRequest         *request,
+                  AnotQuery           *request,
                   GPtrArray           *candidates,
                   guint                k,
                   AnotMethodContext   *context,
@@ -173,8 +173,9 @@ rank_sync (AnotMethod         *method,
            GError            **error)
 {
   g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(AnotQuery) query = anot_query_new_for_request (request);
 
-  anot_method_rank_async (method, request, candidates, 5, context, cancellable,
+  anot_method_rank_async (method, query, candidates, 5, context, cancellable,
                           got_result, &result);
   while (result == NULL)
     g_main_context_iteration (NULL, TRUE);
@@ -209,6 +210,10 @@ rank_tiny (AnotDataset *dataset,
 
   g_assert_nonnull (request);
   context = anot_method_context_new (dataset, request_id, 0);
+  /* As the experiment does: the truth only for a method that declared it. */
+  if (anot_registry_get_flags (anot_registry_get_default (), ANOT_METHOD_EXTENSION_POINT_NAME,
+                               method_name) & ANOT_PLUGIN_NEEDS_TRUTH)
+    anot_method_context_set_truth_request (context, request);
   if (option_key != NULL)
     anot_method_context_set_option (context, option_key, option_value);
   return rank_sync (method, request, candidates, context, NULL, error);
@@ -780,11 +785,7 @@ test_oracle_philly (void)
   g_assert_no_error (error);
   g_assert_cmpuint (anot_dataset_get_n_requests (dataset), ==, 100);
   /* One validator for all requests, as the experiment does. */
-  {
-    g_autoptr(AnotMethodContext) first = anot_method_context_new (dataset, "R01", 0);
-
-    validator = g_object_ref (anot_method_context_get_validator (first));
-  }
+  validator = anot_validator_new (dataset);
   method = create_method ("oracle");
   candidates = all_items (dataset);
 
@@ -795,6 +796,7 @@ test_oracle_philly (void)
       g_autoptr(AnotRanking) ranking = NULL;
 
       context = anot_method_context_new (dataset, anot_request_get_id (request), i);
+      anot_method_context_set_truth_request (context, request);
       anot_method_context_set_validator (context, validator);
       ranking = rank_sync (method, request, candidates, context, NULL, &error);
       g_assert_no_error (error);
