@@ -33,9 +33,10 @@ void               anot_run_llm_options_add_entries   (AnotRunLlmOptions       *
                                                        GOptionContext          *context);
 void               anot_run_llm_options_clear         (AnotRunLlmOptions       *o);
 gboolean           anot_run_llm_options_choose_model  (const AnotRunLlmOptions *o);
-void               anot_run_llm_options_apply         (const AnotRunLlmOptions *o,
-                                                       AnotExperiment          *experiment,
-                                                       gboolean                 models);
+gboolean           anot_run_llm_options_to_config     (const AnotRunLlmOptions *o,
+                                                       AnotRunConfig           *config,
+                                                       gboolean                 models,
+                                                       GError                 **error);
 AnotBackendRouter *anot_run_llm_options_create_router (const AnotRunLlmOptions *o,
                                                        GError                 **error);
 

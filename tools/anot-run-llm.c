@@ -61,37 +61,32 @@ anot_run_llm_options_choose_model (const AnotRunLlmOptions *o)
   return o->backend || o->model || o->base_url || o->roles || o->temperature || o->max_tokens;
 }
 
-static void
-set_if (AnotExperiment *experiment,
-        const char     *key,
-        const char     *value)
+/* Hands the options to an experiment's settings (the options have the
+ * settings' names), from which it builds its router itself; @models: also
+ * those that choose a model, which a resume takes from the run. */
+gboolean
+anot_run_llm_options_to_config (const AnotRunLlmOptions *o,
+                                AnotRunConfig           *config,
+                                gboolean                 models,
+                                GError                 **error)
 {
-  if (value != NULL)
-    anot_experiment_set_option (experiment, key, value);
-}
+  g_autofree char *roles = o->roles ? g_strjoinv (",", o->roles) : NULL;
+  const struct { const char *key; const char *value; gboolean model; } settings[] = {
+    { "backend", o->backend, TRUE },
+    { "model", o->model, TRUE },
+    { "base-url", o->base_url, TRUE },
+    { "temperature", o->temperature, TRUE },
+    { "max-tokens", o->max_tokens, TRUE },
+    { "role", roles, TRUE },
+    { "cache", o->cache, FALSE },
+    { "offline", o->offline ? "true" : NULL, FALSE },
+  };
 
-/* Hands the options to an experiment, which builds its router itself. */
-void
-anot_run_llm_options_apply (const AnotRunLlmOptions *o,
-                            AnotExperiment          *experiment,
-                            gboolean                 models)
-{
-  if (models)
-    {
-      set_if (experiment, "backend", o->backend);
-      set_if (experiment, "model", o->model);
-      set_if (experiment, "base-url", o->base_url);
-      set_if (experiment, "temperature", o->temperature);
-      set_if (experiment, "max-tokens", o->max_tokens);
-      if (o->roles != NULL)
-        {
-          g_autofree char *joined = g_strjoinv (",", o->roles);
-
-          set_if (experiment, "role", joined);
-        }
-    }
-  set_if (experiment, "cache", o->cache);
-  set_if (experiment, "offline", o->offline ? "true" : NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
+    if (settings[i].value != NULL && (models || !settings[i].model) &&
+        !anot_run_config_set (config, settings[i].key, settings[i].value, error))
+      return FALSE;
+  return TRUE;
 }
 
 /* The router the options describe, with the same precedence as an

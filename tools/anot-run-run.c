@@ -38,6 +38,7 @@ typedef struct
   char *attack_restaurants;
   char *attack_reviews;
   char *attack_target_len;
+  char *attack_compat;
   gboolean defense;
   gboolean list;
   gboolean version;
@@ -68,6 +69,7 @@ run_options_clear (RunOptions *o)
   g_free (o->attack_restaurants);
   g_free (o->attack_reviews);
   g_free (o->attack_target_len);
+  g_free (o->attack_compat);
 }
 
 typedef struct
@@ -362,13 +364,76 @@ print_llm_usage (AnotExperiment *experiment)
            anot_usage_get_retries (usage));
 }
 
-static void
-set_if (AnotExperiment *experiment,
-        const char     *key,
-        const char     *value)
+/* Most options of the command line are the experiment settings of the
+ * same name (see AnotRunConfig); NULL is an option not given. */
+static gboolean
+config_set (AnotRunConfig  *config,
+            const char     *key,
+            const char     *value,
+            GError        **error)
 {
-  if (value != NULL)
-    anot_experiment_set_option (experiment, key, value);
+  return value == NULL || anot_run_config_set (config, key, value, error);
+}
+
+/* KEY=VALUE options: `PREFIX.KEY` settings. */
+static gboolean
+config_set_pairs (AnotRunConfig  *config,
+                  const char     *option,
+                  const char     *prefix,
+                  char          **pairs,
+                  GError        **error)
+{
+  for (guint i = 0; pairs != NULL && pairs[i] != NULL; i++)
+    {
+      const char *eq = strchr (pairs[i], '=');
+      g_autofree char *key = NULL;
+
+      if (eq == NULL || eq == pairs[i])
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                       "invalid %s “%s”: expected KEY=VALUE", option, pairs[i]);
+          return FALSE;
+        }
+      key = g_strdup_printf ("%s.%.*s", prefix, (int) (eq - pairs[i]), pairs[i]);
+      if (!anot_run_config_set (config, key, eq + 1, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The settings of a new experiment from the command line; @name and
+ * @attack as the caller decided them (robustness changes both). */
+static gboolean
+config_from_options (AnotRunConfig  *config,
+                     RunOptions     *o,
+                     const char     *name,
+                     const char     *attack,
+                     gboolean        defense,
+                     GError        **error)
+{
+  return config_set (config, "candidates", o->candidates, error) &&
+         config_set (config, "scaling", o->scaling ? "true" : NULL, error) &&
+         config_set (config, "pool", o->pool, error) &&
+         config_set (config, "shuffle", o->shuffle, error) &&
+         config_set (config, "k", o->k, error) &&
+         config_set (config, "seed", o->seed, error) &&
+         config_set (config, "runs", o->runs, error) &&
+         config_set (config, "concurrency", o->concurrency, error) &&
+         config_set (config, "limit", o->limit, error) &&
+         config_set (config, "requests", o->requests, error) &&
+         config_set (config, "groups", o->groups, error) &&
+         config_set (config, "out", o->out, error) &&
+         config_set (config, "name", name, error) &&
+         config_set (config, "force", o->force ? "true" : NULL, error) &&
+         config_set (config, "attack", attack, error) &&
+         config_set (config, "attack.restaurants", o->attack_restaurants, error) &&
+         config_set (config, "attack.reviews", o->attack_reviews, error) &&
+         config_set (config, "attack.target-len", o->attack_target_len, error) &&
+         config_set (config, "attack-compat", o->attack_compat, error) &&
+         config_set (config, "defense", defense ? "true" : NULL, error) &&
+         config_set_pairs (config, "--attack-option", "attack", o->attack_options, error) &&
+         anot_run_llm_options_to_config (&o->llm, config, TRUE, error) &&
+         config_set_pairs (config, "--method-option", "method", o->method_options, error);
 }
 
 static gboolean
@@ -399,6 +464,7 @@ anot_run_run_experiment (int           argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(AnotDataset) dataset = NULL;
   g_autoptr(AnotExperiment) experiment = NULL;
+  g_autoptr(AnotRunConfig) config = NULL;
   g_autofree char *default_data = anot_run_default_data_dir ();
   g_autofree char *description = NULL;
   gboolean original_pool = FALSE;
@@ -455,6 +521,10 @@ anot_run_run_experiment (int           argc,
       "Reviews per attacked restaurant for injection and heterogeneity (default 1)", "M" },
     { "attack-target-len", 0, 0, G_OPTION_ARG_STRING, &o.attack_target_len,
       "Target review length of heterogeneity (required for it)", "L" },
+    { "attack-compat", 0, 0, G_OPTION_ARG_STRING, &o.attack_compat,
+      "Form of the reviews attacks add: realistic (default: id, date, reviewer and votes "
+      "like the dataset's own) or original (the original's labelled fake_001/sarcastic_* "
+      "reviews dated 2024-01-01, to compare with its published numbers)", "MODE" },
     { "defense", 0, 0, G_OPTION_ARG_NONE, &o.defense,
       "Defense mode: LLM methods add defensive instructions to their prompts", NULL },
     { "list", 0, 0, G_OPTION_ARG_NONE, &o.list,
@@ -475,6 +545,8 @@ anot_run_run_experiment (int           argc,
     "  anot-run attack --attack NAME --request ID   show what an attack does\n"
     "  anot-run formula --seed-file FILE|--formula FILE  a task over every item\n"
     "  anot-run validate [OPTION…]              check a benchmark's gold labels\n"
+    "  anot-run compare DIR... [--baseline M]   methods compared with intervals\n"
+    "  anot-run report DIR... -o report.html    a self-contained HTML report\n"
     "  anot-run list, anot-run --list           list methods and other plugins\n"
     "\n"
     "Results go to <out>/<name>/<attack>/run_<R>/ (config.json, results_<N>.jsonl,\n"
@@ -540,7 +612,8 @@ anot_run_run_experiment (int           argc,
       if (o.method || o.candidates || o.scaling || o.pool || o.shuffle || o.k || o.seed ||
           o.runs || o.limit || o.requests || o.groups || o.method_options || o.out ||
           o.name || o.force || anot_run_llm_options_choose_model (&o.llm) || o.attack || o.attack_options ||
-          o.attack_restaurants || o.attack_reviews || o.attack_target_len || o.defense)
+          o.attack_restaurants || o.attack_reviews || o.attack_target_len || o.attack_compat ||
+          o.defense)
         {
           run_options_clear (&o);
           return anot_run_usage_error (NULL, "--resume takes its options from the interrupted run; "
@@ -567,6 +640,17 @@ anot_run_run_experiment (int           argc,
         }
       g_clear_object (&dataset);
       g_object_get (experiment, "dataset", &dataset, NULL);
+
+      /* What may change without changing the results. */
+      config = anot_experiment_get_config (experiment);
+      if (!config_set (config, "concurrency", o.concurrency, &error) ||
+          !anot_run_llm_options_to_config (&o.llm, config, FALSE, &error))
+        {
+          status = anot_run_usage_error (NULL, "%s", error->message);
+          run_options_clear (&o);
+          return status;
+        }
+      anot_experiment_set_config (experiment, config);
     }
   else
     {
@@ -589,19 +673,6 @@ anot_run_run_experiment (int           argc,
           run_options_clear (&o);
           return status;
         }
-      for (guint i = 0; o.method_options && o.method_options[i]; i++)
-        {
-          const char *eq = strchr (o.method_options[i], '=');
-
-          if (eq == NULL || eq == o.method_options[i])
-            {
-              status = anot_run_usage_error (NULL, "invalid --method-option “%s”: expected KEY=VALUE",
-                                    o.method_options[i]);
-              run_options_clear (&o);
-              return status;
-            }
-        }
-
       dataset = anot_dataset_load (data, NULL, &error);
       if (dataset == NULL)
         {
@@ -610,72 +681,33 @@ anot_run_run_experiment (int           argc,
           return ANOT_RUN_EXIT_FAILED;
         }
 
+      {
+        g_autofree char *name = NULL;
+        g_autofree char *attacks = NULL;
+
+        if (hooks != NULL && hooks->name_suffix != NULL)
+          name = g_strconcat (o.name ? o.name : o.method, o.name ? "" : "_",
+                              o.name ? "" : anot_dataset_get_name (dataset),
+                              hooks->name_suffix, NULL);
+        else
+          name = g_strdup (o.name);
+        if (hooks != NULL && hooks->robustness)
+          attacks = g_strconcat ("clean,", o.attack ? o.attack : "all", NULL);
+        else
+          attacks = g_strdup (o.attack);
+
+        config = anot_run_config_new ();
+        if (!config_from_options (config, &o, name, attacks,
+                                  o.defense || (hooks && hooks->defense), &error))
+          {
+            status = anot_run_usage_error (NULL, "%s", error->message);
+            run_options_clear (&o);
+            return status;
+          }
+      }
       experiment = anot_experiment_new (dataset, o.method);
-      set_if (experiment, "candidates", o.candidates);
-      set_if (experiment, "scaling", o.scaling ? "true" : NULL);
-      set_if (experiment, "pool", o.pool);
-      set_if (experiment, "shuffle", o.shuffle);
-      set_if (experiment, "k", o.k);
-      set_if (experiment, "seed", o.seed);
-      set_if (experiment, "runs", o.runs);
-      set_if (experiment, "limit", o.limit);
-      set_if (experiment, "requests", o.requests);
-      set_if (experiment, "groups", o.groups);
-      set_if (experiment, "out", o.out);
-      if (hooks != NULL && hooks->name_suffix != NULL)
-        {
-          g_autofree char *name = g_strconcat (o.name ? o.name : o.method,
-                                               o.name ? "" : "_",
-                                               o.name ? "" : anot_dataset_get_name (dataset),
-                                               hooks->name_suffix, NULL);
-
-          set_if (experiment, "name", name);
-        }
-      else
-        set_if (experiment, "name", o.name);
-      set_if (experiment, "force", o.force ? "true" : NULL);
-      if (hooks != NULL && hooks->robustness)
-        {
-          g_autofree char *attacks = g_strconcat ("clean,", o.attack ? o.attack : "all", NULL);
-
-          set_if (experiment, "attack", attacks);
-        }
-      else
-        set_if (experiment, "attack", o.attack);
-      set_if (experiment, "attack.restaurants", o.attack_restaurants);
-      set_if (experiment, "attack.reviews", o.attack_reviews);
-      set_if (experiment, "attack.target-len", o.attack_target_len);
-      set_if (experiment, "defense", o.defense || (hooks && hooks->defense) ? "true" : NULL);
-      for (guint i = 0; o.attack_options && o.attack_options[i]; i++)
-        {
-          const char *eq = strchr (o.attack_options[i], '=');
-          g_autofree char *key = NULL;
-
-          if (eq == NULL || eq == o.attack_options[i])
-            {
-              status = anot_run_usage_error (NULL, "invalid --attack-option “%s”: expected KEY=VALUE",
-                                    o.attack_options[i]);
-              run_options_clear (&o);
-              return status;
-            }
-          key = g_strdup_printf ("attack.%.*s", (int) (eq - o.attack_options[i]),
-                                 o.attack_options[i]);
-          anot_experiment_set_option (experiment, key, eq + 1);
-        }
-      anot_run_llm_options_apply (&o.llm, experiment, TRUE);
-      for (guint i = 0; o.method_options && o.method_options[i]; i++)
-        {
-          const char *eq = strchr (o.method_options[i], '=');
-          g_autofree char *key = g_strdup_printf ("method.%.*s",
-                                                  (int) (eq - o.method_options[i]),
-                                                  o.method_options[i]);
-
-          anot_experiment_set_option (experiment, key, eq + 1);
-        }
+      anot_experiment_set_config (experiment, config);
     }
-  set_if (experiment, "concurrency", o.concurrency);
-  if (o.resume != NULL)
-    anot_run_llm_options_apply (&o.llm, experiment, FALSE);
 
   if (!anot_experiment_prepare (experiment, &error))
     {

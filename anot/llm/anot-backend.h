@@ -8,6 +8,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <gio/gio.h>
 
 #include "anot-chat-request.h"
@@ -16,6 +18,7 @@
 G_BEGIN_DECLS
 
 #define ANOT_TYPE_BACKEND (anot_backend_get_type ())
+ANOT_AVAILABLE_IN_ALL
 G_DECLARE_INTERFACE (AnotBackend, anot_backend, ANOT, BACKEND, GObject)
 
 /**
@@ -43,11 +46,13 @@ struct _AnotBackendInterface
   gpointer padding[8];
 };
 
+ANOT_AVAILABLE_IN_ALL
 void            anot_backend_complete_async  (AnotBackend         *self,
                                               AnotChatRequest     *request,
                                               GCancellable        *cancellable,
                                               GAsyncReadyCallback  callback,
                                               gpointer             user_data);
+ANOT_AVAILABLE_IN_ALL
 AnotCompletion *anot_backend_complete_finish (AnotBackend         *self,
                                               GAsyncResult        *result,
                                               GError             **error);

@@ -8,6 +8,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
@@ -18,6 +20,7 @@
 G_BEGIN_DECLS
 
 #define ANOT_TYPE_HTTP_BACKEND (anot_http_backend_get_type ())
+ANOT_AVAILABLE_IN_ALL
 G_DECLARE_DERIVABLE_TYPE (AnotHttpBackend, anot_http_backend, ANOT, HTTP_BACKEND, GObject)
 
 /**
@@ -72,29 +75,46 @@ struct _AnotHttpBackendClass
   gpointer padding[8];
 };
 
+ANOT_AVAILABLE_IN_ALL
 const char *anot_http_backend_get_base_url        (AnotHttpBackend *self);
+ANOT_AVAILABLE_IN_ALL
 void        anot_http_backend_set_base_url        (AnotHttpBackend *self,
                                                    const char      *base_url);
+ANOT_AVAILABLE_IN_ALL
 void        anot_http_backend_set_api_key         (AnotHttpBackend *self,
                                                    const char      *api_key);
+ANOT_AVAILABLE_IN_ALL
 gboolean    anot_http_backend_has_api_key         (AnotHttpBackend *self);
+ANOT_AVAILABLE_IN_ALL
 const char *anot_http_backend_get_model           (AnotHttpBackend *self);
+ANOT_AVAILABLE_IN_ALL
 void        anot_http_backend_set_model           (AnotHttpBackend *self,
                                                    const char      *model);
+ANOT_AVAILABLE_IN_ALL
 guint       anot_http_backend_get_timeout_ms      (AnotHttpBackend *self);
+ANOT_AVAILABLE_IN_ALL
 void        anot_http_backend_set_timeout_ms      (AnotHttpBackend *self,
                                                    guint            timeout_ms);
+ANOT_AVAILABLE_IN_ALL
 guint       anot_http_backend_get_max_retries     (AnotHttpBackend *self);
+ANOT_AVAILABLE_IN_ALL
 void        anot_http_backend_set_max_retries     (AnotHttpBackend *self,
                                                    guint            max_retries);
+ANOT_AVAILABLE_IN_ALL
 guint       anot_http_backend_get_max_concurrency (AnotHttpBackend *self);
+ANOT_AVAILABLE_IN_ALL
 void        anot_http_backend_set_max_concurrency (AnotHttpBackend *self,
                                                    guint            max_concurrency);
+ANOT_AVAILABLE_IN_ALL
 guint       anot_http_backend_get_n_in_flight     (AnotHttpBackend *self);
+ANOT_AVAILABLE_IN_ALL
 guint       anot_http_backend_get_n_queued        (AnotHttpBackend *self);
+ANOT_AVAILABLE_IN_ALL
 guint64     anot_http_backend_get_n_retries       (AnotHttpBackend *self);
 
+ANOT_AVAILABLE_IN_ALL
 char       *anot_http_backend_dup_key_hint        (AnotHttpBackend *self);
+ANOT_AVAILABLE_IN_ALL
 char       *anot_http_backend_dup_error_message   (AnotJsonDocument *body);
 
 G_END_DECLS

@@ -8,6 +8,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <glib-object.h>
 #include <json-glib/json-glib.h>
 
@@ -15,9 +17,12 @@
 
 G_BEGIN_DECLS
 
+ANOT_AVAILABLE_IN_ALL
 JsonNode *anot_data_context_new      (GPtrArray *candidates);
+ANOT_AVAILABLE_IN_ALL
 JsonNode *anot_data_context_new_item (AnotItem  *item,
                                       guint      index);
+ANOT_AVAILABLE_IN_ALL
 char     *anot_json_value_to_text    (JsonNode  *node);
 
 G_END_DECLS

@@ -8,6 +8,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -108,6 +110,7 @@ typedef enum {
   ANOT_GOLD_STATUS_MULTI_MATCH_NO_GOLD,
 } AnotGoldStatus;
 
+ANOT_AVAILABLE_IN_ALL
 const char *anot_gold_status_to_string (AnotGoldStatus status);
 
 G_END_DECLS

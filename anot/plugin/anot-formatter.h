@@ -9,6 +9,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <glib-object.h>
 #include <json-glib/json-glib.h>
 
@@ -39,54 +41,79 @@ typedef enum {
 
 #define ANOT_TYPE_FORMATTER (anot_formatter_get_type ())
 
+ANOT_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (AnotFormatter, anot_formatter, ANOT, FORMATTER, GObject)
 
+ANOT_AVAILABLE_IN_ALL
 AnotFormatter      *anot_formatter_new                  (void);
 
+ANOT_AVAILABLE_IN_ALL
 gboolean            anot_formatter_apply_options        (AnotFormatter      *self,
                                                          AnotMethodContext  *context,
                                                          GError            **error);
 
+ANOT_AVAILABLE_IN_ALL
 AnotFormatStyle     anot_formatter_get_style            (AnotFormatter      *self);
+ANOT_AVAILABLE_IN_ALL
 void                anot_formatter_set_style            (AnotFormatter      *self,
                                                          AnotFormatStyle     style);
+ANOT_AVAILABLE_IN_ALL
 int                 anot_formatter_get_max_reviews      (AnotFormatter      *self);
+ANOT_AVAILABLE_IN_ALL
 void                anot_formatter_set_max_reviews      (AnotFormatter      *self,
                                                          int                 max_reviews);
+ANOT_AVAILABLE_IN_ALL
 int                 anot_formatter_get_review_chars     (AnotFormatter      *self);
+ANOT_AVAILABLE_IN_ALL
 void                anot_formatter_set_review_chars     (AnotFormatter      *self,
                                                          int                 review_chars);
+ANOT_AVAILABLE_IN_ALL
 int                 anot_formatter_get_item_chars       (AnotFormatter      *self);
+ANOT_AVAILABLE_IN_ALL
 void                anot_formatter_set_item_chars       (AnotFormatter      *self,
                                                          int                 item_chars);
+ANOT_AVAILABLE_IN_ALL
 const char         *anot_formatter_get_truncation_mark  (AnotFormatter      *self);
+ANOT_AVAILABLE_IN_ALL
 void                anot_formatter_set_truncation_mark  (AnotFormatter      *self,
                                                          const char         *mark);
+ANOT_AVAILABLE_IN_ALL
 guint               anot_formatter_get_first_index      (AnotFormatter      *self);
+ANOT_AVAILABLE_IN_ALL
 void                anot_formatter_set_first_index      (AnotFormatter      *self,
                                                          guint               first_index);
+ANOT_AVAILABLE_IN_ALL
 gboolean            anot_formatter_get_ensure_ascii     (AnotFormatter      *self);
+ANOT_AVAILABLE_IN_ALL
 void                anot_formatter_set_ensure_ascii     (AnotFormatter      *self,
                                                          gboolean            ensure_ascii);
+ANOT_AVAILABLE_IN_ALL
 const char * const *anot_formatter_get_exclude          (AnotFormatter      *self);
+ANOT_AVAILABLE_IN_ALL
 void                anot_formatter_set_exclude          (AnotFormatter      *self,
                                                          const char * const *exclude);
 
+ANOT_AVAILABLE_IN_ALL
 char               *anot_formatter_format               (AnotFormatter      *self,
                                                          GPtrArray          *candidates,
                                                          JsonNode          **stats);
+ANOT_AVAILABLE_IN_ALL
 char               *anot_formatter_format_item          (AnotFormatter      *self,
                                                          AnotItem           *item,
                                                          guint               number);
+ANOT_AVAILABLE_IN_ALL
 JsonNode           *anot_formatter_build_item           (AnotFormatter      *self,
                                                          AnotItem           *item,
                                                          guint               number);
+ANOT_AVAILABLE_IN_ALL
 JsonNode           *anot_formatter_build_context        (AnotFormatter      *self,
                                                          GPtrArray          *candidates);
 
+ANOT_AVAILABLE_IN_ALL
 char               *anot_json_dumps                     (JsonNode           *node,
                                                          int                 indent,
                                                          gboolean            ensure_ascii);
+ANOT_AVAILABLE_IN_ALL
 char               *anot_json_to_python_repr            (JsonNode           *node);
 
 G_END_DECLS

@@ -8,15 +8,19 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <glib-object.h>
 
 #include "anot-attack.h"
 #include "anot-item.h"
 #include "anot-request.h"
+#include "anot-review-forge.h"
 
 G_BEGIN_DECLS
 
 #define ANOT_TYPE_ITEM_ATTACK (anot_item_attack_get_type ())
+ANOT_AVAILABLE_IN_ALL
 G_DECLARE_DERIVABLE_TYPE (AnotItemAttack, anot_item_attack, ANOT, ITEM_ATTACK, GObject)
 
 /**
@@ -50,13 +54,32 @@ struct _AnotItemAttackClass
   gpointer padding[8];
 };
 
+ANOT_AVAILABLE_IN_ALL
 int         anot_item_attack_get_restaurants (AnotItemAttack  *self);
+ANOT_AVAILABLE_IN_ALL
 void        anot_item_attack_set_restaurants (AnotItemAttack  *self,
                                               int              restaurants);
+ANOT_AVAILABLE_IN_ALL
+AnotAttackCompat anot_item_attack_get_compat (AnotItemAttack  *self);
+ANOT_AVAILABLE_IN_ALL
+void        anot_item_attack_set_compat      (AnotItemAttack  *self,
+                                              AnotAttackCompat compat);
+ANOT_AVAILABLE_IN_ALL
+AnotReview *anot_item_attack_make_review     (AnotItemAttack  *self,
+                                              AnotItem        *item,
+                                              GPtrArray       *reviews,
+                                              const char      *label,
+                                              double           stars,
+                                              const char      *text,
+                                              guint64          seed,
+                                              GError         **error);
+ANOT_AVAILABLE_IN_ALL
 const char *anot_item_attack_get_category    (AnotItemAttack  *self);
+ANOT_AVAILABLE_IN_ALL
 gboolean    anot_item_attack_check           (AnotItemAttack  *self,
                                               GError         **error);
 
+ANOT_AVAILABLE_IN_ALL
 GType       anot_item_attack_register_variant (GTypeModule    *module,
                                                GType           family,
                                                const char     *type_name,

@@ -8,6 +8,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <gio/gio.h>
 
 #include "anot-backend-router.h"
@@ -19,50 +21,74 @@
 G_BEGIN_DECLS
 
 #define ANOT_TYPE_METHOD_CONTEXT (anot_method_context_get_type ())
+ANOT_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (AnotMethodContext, anot_method_context, ANOT, METHOD_CONTEXT, GObject)
 
+ANOT_AVAILABLE_IN_ALL
 AnotMethodContext *anot_method_context_new            (AnotDataset       *dataset,
                                                        const char        *request_id,
                                                        guint64            seed);
+ANOT_AVAILABLE_IN_ALL
 const char * const *anot_method_context_get_friends   (AnotMethodContext *self,
                                                        const char        *name);
+ANOT_AVAILABLE_IN_ALL
 void               anot_method_context_set_truth_request (AnotMethodContext *self,
                                                        AnotRequest       *request);
+ANOT_AVAILABLE_IN_ALL
 AnotRequest       *anot_method_context_get_truth_request (AnotMethodContext *self);
+ANOT_AVAILABLE_IN_ALL
 AnotValidator     *anot_method_context_get_validator  (AnotMethodContext *self);
+ANOT_AVAILABLE_IN_ALL
 void               anot_method_context_set_validator  (AnotMethodContext *self,
                                                        AnotValidator     *validator);
+ANOT_AVAILABLE_IN_ALL
 const char        *anot_method_context_get_request_id (AnotMethodContext *self);
+ANOT_AVAILABLE_IN_ALL
 guint64            anot_method_context_get_seed       (AnotMethodContext *self);
+ANOT_AVAILABLE_IN_ALL
 AnotUsage         *anot_method_context_get_usage      (AnotMethodContext *self);
+ANOT_AVAILABLE_IN_ALL
 const char        *anot_method_context_get_option     (AnotMethodContext *self,
                                                        const char        *key);
+ANOT_AVAILABLE_IN_ALL
 void               anot_method_context_set_option     (AnotMethodContext *self,
                                                        const char        *key,
                                                        const char        *value);
+ANOT_AVAILABLE_IN_ALL
 char             **anot_method_context_list_options   (AnotMethodContext *self);
+ANOT_AVAILABLE_IN_ALL
 gboolean           anot_method_context_get_defense    (AnotMethodContext *self);
+ANOT_AVAILABLE_IN_ALL
 void               anot_method_context_set_defense    (AnotMethodContext *self,
                                                        gboolean           defense);
+ANOT_AVAILABLE_IN_ALL
 const char        *anot_method_context_get_defense_prompt (AnotMethodContext *self);
 
+ANOT_AVAILABLE_IN_ALL
 AnotBackendRouter *anot_method_context_get_router     (AnotMethodContext *self);
+ANOT_AVAILABLE_IN_ALL
 void               anot_method_context_set_router     (AnotMethodContext *self,
                                                        AnotBackendRouter *router);
+ANOT_AVAILABLE_IN_ALL
 AnotDebugLog      *anot_method_context_get_debug_log  (AnotMethodContext *self);
+ANOT_AVAILABLE_IN_ALL
 void               anot_method_context_set_debug_log  (AnotMethodContext *self,
                                                        AnotDebugLog      *log);
+ANOT_AVAILABLE_IN_ALL
 AnotDebugLevel     anot_method_context_get_debug_level (AnotMethodContext *self);
+ANOT_AVAILABLE_IN_ALL
 void               anot_method_context_debug_message  (AnotMethodContext *self,
                                                        AnotDebugLevel     level,
                                                        const char        *phase,
                                                        const char        *message);
+ANOT_AVAILABLE_IN_ALL
 void               anot_method_context_debug          (AnotMethodContext *self,
                                                        AnotDebugLevel     level,
                                                        const char        *phase,
                                                        const char        *format,
                                                        ...) G_GNUC_PRINTF (4, 5);
 
+ANOT_AVAILABLE_IN_ALL
 void               anot_method_context_complete_async (AnotMethodContext   *self,
                                                        const char          *role,
                                                        const char          *system_prompt,
@@ -70,12 +96,14 @@ void               anot_method_context_complete_async (AnotMethodContext   *self
                                                        GCancellable        *cancellable,
                                                        GAsyncReadyCallback  callback,
                                                        gpointer             user_data);
+ANOT_AVAILABLE_IN_ALL
 void               anot_method_context_complete_request_async (AnotMethodContext   *self,
                                                        const char          *role,
                                                        AnotChatRequest     *request,
                                                        GCancellable        *cancellable,
                                                        GAsyncReadyCallback  callback,
                                                        gpointer             user_data);
+ANOT_AVAILABLE_IN_ALL
 AnotCompletion    *anot_method_context_complete_finish (AnotMethodContext  *self,
                                                        GAsyncResult        *result,
                                                        GError             **error);

@@ -8,6 +8,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <glib-object.h>
 #include <json-glib/json-glib.h>
 
@@ -16,21 +18,29 @@
 G_BEGIN_DECLS
 
 #define ANOT_TYPE_METHOD_SETTINGS (anot_method_settings_get_type ())
+ANOT_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (AnotMethodSettings, anot_method_settings, ANOT, METHOD_SETTINGS, GObject)
 
+ANOT_AVAILABLE_IN_ALL
 AnotMethodSettings *anot_method_settings_new               (const char          *method);
+ANOT_AVAILABLE_IN_ALL
 const char         *anot_method_settings_get_method        (AnotMethodSettings  *self);
+ANOT_AVAILABLE_IN_ALL
 void                anot_method_settings_set_environment   (AnotMethodSettings  *self,
                                                             const char * const  *envp);
+ANOT_AVAILABLE_IN_ALL
 gboolean            anot_method_settings_load_file         (AnotMethodSettings  *self,
                                                             const char          *path,
                                                             GError             **error);
+ANOT_AVAILABLE_IN_ALL
 gboolean            anot_method_settings_load_default_file (AnotMethodSettings  *self,
                                                             GError             **error);
+ANOT_AVAILABLE_IN_ALL
 char               *anot_method_settings_lookup            (AnotMethodSettings  *self,
                                                             AnotMethodContext   *context,
                                                             const char          *key,
                                                             char               **out_source);
+ANOT_AVAILABLE_IN_ALL
 gboolean            anot_method_settings_get_uint          (AnotMethodSettings  *self,
                                                             AnotMethodContext   *context,
                                                             const char          *key,
@@ -39,6 +49,7 @@ gboolean            anot_method_settings_get_uint          (AnotMethodSettings  
                                                             guint                max_value,
                                                             guint               *out_value,
                                                             GError             **error);
+ANOT_AVAILABLE_IN_ALL
 gboolean            anot_method_settings_get_double        (AnotMethodSettings  *self,
                                                             AnotMethodContext   *context,
                                                             const char          *key,
@@ -47,12 +58,14 @@ gboolean            anot_method_settings_get_double        (AnotMethodSettings  
                                                             double               max_value,
                                                             double              *out_value,
                                                             GError             **error);
+ANOT_AVAILABLE_IN_ALL
 gboolean            anot_method_settings_get_boolean       (AnotMethodSettings  *self,
                                                             AnotMethodContext   *context,
                                                             const char          *key,
                                                             gboolean             default_value,
                                                             gboolean            *out_value,
                                                             GError             **error);
+ANOT_AVAILABLE_IN_ALL
 gboolean            anot_method_settings_get_choice        (AnotMethodSettings  *self,
                                                             AnotMethodContext   *context,
                                                             const char          *key,
@@ -60,9 +73,11 @@ gboolean            anot_method_settings_get_choice        (AnotMethodSettings  
                                                             guint                default_index,
                                                             guint               *out_index,
                                                             GError             **error);
+ANOT_AVAILABLE_IN_ALL
 char               *anot_method_settings_get_string        (AnotMethodSettings  *self,
                                                             AnotMethodContext   *context,
                                                             const char          *key);
+ANOT_AVAILABLE_IN_ALL
 JsonNode           *anot_method_settings_to_json           (AnotMethodSettings  *self);
 
 G_END_DECLS

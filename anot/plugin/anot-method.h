@@ -8,6 +8,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <gio/gio.h>
 
 #include "anot-item.h"
@@ -18,6 +20,7 @@
 G_BEGIN_DECLS
 
 #define ANOT_TYPE_METHOD (anot_method_get_type ())
+ANOT_AVAILABLE_IN_ALL
 G_DECLARE_INTERFACE (AnotMethod, anot_method, ANOT, METHOD, GObject)
 
 /**
@@ -55,6 +58,7 @@ struct _AnotMethodInterface
   gpointer padding[8];
 };
 
+ANOT_AVAILABLE_IN_ALL
 void          anot_method_rank_async  (AnotMethod          *self,
                                        AnotQuery           *query,
                                        GPtrArray           *candidates,
@@ -63,6 +67,7 @@ void          anot_method_rank_async  (AnotMethod          *self,
                                        GCancellable        *cancellable,
                                        GAsyncReadyCallback  callback,
                                        gpointer             user_data);
+ANOT_AVAILABLE_IN_ALL
 AnotRanking  *anot_method_rank_finish (AnotMethod          *self,
                                        GAsyncResult        *result,
                                        GError             **error);

@@ -9,6 +9,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <glib-object.h>
 #include <json-glib/json-glib.h>
 
@@ -79,44 +81,68 @@ typedef enum /*< flags >*/ {
 
 #define ANOT_TYPE_PARSE_RESULT (anot_parse_result_get_type ())
 
+ANOT_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (AnotParseResult, anot_parse_result, ANOT, PARSE_RESULT, GObject)
 
+ANOT_AVAILABLE_IN_ALL
 AnotParseKind       anot_parse_result_get_kind         (AnotParseResult *self);
+ANOT_AVAILABLE_IN_ALL
 gboolean            anot_parse_result_get_ok           (AnotParseResult *self);
+ANOT_AVAILABLE_IN_ALL
 AnotParseFailure    anot_parse_result_get_failure      (AnotParseResult *self);
+ANOT_AVAILABLE_IN_ALL
 const char         *anot_parse_result_get_message      (AnotParseResult *self);
+ANOT_AVAILABLE_IN_ALL
 const char         *anot_parse_result_get_text         (AnotParseResult *self);
+ANOT_AVAILABLE_IN_ALL
 const char         *anot_parse_result_get_rule         (AnotParseResult *self);
+ANOT_AVAILABLE_IN_ALL
 double              anot_parse_result_get_score        (AnotParseResult *self);
+ANOT_AVAILABLE_IN_ALL
 const guint        *anot_parse_result_get_indices      (AnotParseResult *self,
                                                         guint           *n_indices);
+ANOT_AVAILABLE_IN_ALL
 guint               anot_parse_result_get_n_parsed     (AnotParseResult *self);
+ANOT_AVAILABLE_IN_ALL
 guint               anot_parse_result_get_n_appended   (AnotParseResult *self);
+ANOT_AVAILABLE_IN_ALL
 guint               anot_parse_result_get_n_duplicates (AnotParseResult *self);
+ANOT_AVAILABLE_IN_ALL
 const gint64       *anot_parse_result_get_dropped      (AnotParseResult *self,
                                                         guint           *n_dropped);
+ANOT_AVAILABLE_IN_ALL
 JsonNode           *anot_parse_result_get_json         (AnotParseResult *self);
+ANOT_AVAILABLE_IN_ALL
 const char * const *anot_parse_result_get_steps        (AnotParseResult *self);
+ANOT_AVAILABLE_IN_ALL
 JsonNode           *anot_parse_result_to_json          (AnotParseResult *self);
+ANOT_AVAILABLE_IN_ALL
 AnotRanking        *anot_parse_result_to_ranking       (AnotParseResult *self);
 
+ANOT_AVAILABLE_IN_ALL
 AnotParseResult    *anot_parse_score                   (const char      *text,
                                                         double           min_score,
                                                         double           max_score);
+ANOT_AVAILABLE_IN_ALL
 AnotParseResult    *anot_parse_ranking                 (const char      *text,
                                                         guint            n_candidates,
                                                         GPtrArray       *candidates,
                                                         AnotParseFlags   flags);
+ANOT_AVAILABLE_IN_ALL
 AnotParseResult    *anot_parse_json                    (const char      *text);
+ANOT_AVAILABLE_IN_ALL
 AnotParseResult    *anot_parse_steps                   (const char      *text,
                                                         guint            max_steps);
 
+ANOT_AVAILABLE_IN_ALL
 guint              *anot_parse_indices_compat          (const char      *text,
                                                         guint            max_index,
                                                         guint            k,
                                                         AnotParseFlags   flags,
                                                         guint           *n_indices);
+ANOT_AVAILABLE_IN_ALL
 int                 anot_parse_score_compat            (const char      *text);
+ANOT_AVAILABLE_IN_ALL
 int                 anot_parse_tri_state_compat        (const char      *text);
 
 G_END_DECLS

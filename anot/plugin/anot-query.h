@@ -8,6 +8,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <glib-object.h>
 
 #include "anot-request.h"
@@ -15,14 +17,20 @@
 G_BEGIN_DECLS
 
 #define ANOT_TYPE_QUERY (anot_query_get_type ())
+ANOT_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (AnotQuery, anot_query, ANOT, QUERY, GObject)
 
+ANOT_AVAILABLE_IN_ALL
 AnotQuery  *anot_query_new             (const char  *id,
                                         const char  *group,
                                         const char  *text);
+ANOT_AVAILABLE_IN_ALL
 AnotQuery  *anot_query_new_for_request (AnotRequest *request);
+ANOT_AVAILABLE_IN_ALL
 const char *anot_query_get_id          (AnotQuery   *self);
+ANOT_AVAILABLE_IN_ALL
 const char *anot_query_get_group       (AnotQuery   *self);
+ANOT_AVAILABLE_IN_ALL
 const char *anot_query_get_text        (AnotQuery   *self);
 
 G_END_DECLS

@@ -8,6 +8,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <gio/gio.h>
 
 #include "anot-attack.h"
@@ -60,51 +62,66 @@ typedef enum /*< flags >*/
 } AnotPluginFlags;
 
 #define ANOT_TYPE_REGISTRY (anot_registry_get_type ())
+ANOT_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (AnotRegistry, anot_registry, ANOT, REGISTRY, GObject)
 
+ANOT_AVAILABLE_IN_ALL
 void          anot_plugin_implement             (const char    *extension_point,
                                                  GType          type,
                                                  const char    *name,
                                                  const char    *description);
+ANOT_AVAILABLE_IN_ALL
 void          anot_plugin_implement_with_flags  (const char    *extension_point,
                                                  GType          type,
                                                  const char    *name,
                                                  const char    *description,
                                                  AnotPluginFlags flags);
 
+ANOT_AVAILABLE_IN_ALL
 AnotRegistry *anot_registry_get_default         (void);
+ANOT_AVAILABLE_IN_ALL
 void          anot_registry_register            (AnotRegistry  *self,
                                                  const char    *extension_point,
                                                  GType          type,
                                                  const char    *name,
                                                  const char    *description);
+ANOT_AVAILABLE_IN_ALL
 void          anot_registry_register_with_flags (AnotRegistry  *self,
                                                  const char    *extension_point,
                                                  GType          type,
                                                  const char    *name,
                                                  const char    *description,
                                                  AnotPluginFlags flags);
+ANOT_AVAILABLE_IN_ALL
 char        **anot_registry_list                (AnotRegistry  *self,
                                                  const char    *extension_point);
+ANOT_AVAILABLE_IN_ALL
 const char   *anot_registry_get_description     (AnotRegistry  *self,
                                                  const char    *extension_point,
                                                  const char    *name);
+ANOT_AVAILABLE_IN_ALL
 AnotPluginFlags anot_registry_get_flags         (AnotRegistry  *self,
                                                  const char    *extension_point,
                                                  const char    *name);
+ANOT_AVAILABLE_IN_ALL
 GType         anot_registry_lookup_type         (AnotRegistry  *self,
                                                  const char    *extension_point,
                                                  const char    *name);
+ANOT_AVAILABLE_IN_ALL
 char        **anot_registry_list_failed_modules (AnotRegistry  *self);
+ANOT_AVAILABLE_IN_ALL
 AnotMethod   *anot_registry_create_method       (AnotRegistry  *self,
                                                  const char    *name,
                                                  GError       **error);
+ANOT_AVAILABLE_IN_ALL
 AnotBackend  *anot_registry_create_backend      (AnotRegistry  *self,
                                                  const char    *name,
                                                  GError       **error);
+ANOT_AVAILABLE_IN_ALL
 AnotAttack   *anot_registry_create_attack       (AnotRegistry  *self,
                                                  const char    *name,
                                                  GError       **error);
+ANOT_AVAILABLE_IN_ALL
 AnotTool     *anot_registry_create_tool         (AnotRegistry  *self,
                                                  const char    *name,
                                                  GError       **error);

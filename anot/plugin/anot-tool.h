@@ -8,12 +8,15 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <glib-object.h>
 #include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
 #define ANOT_TYPE_TOOL (anot_tool_get_type ())
+ANOT_AVAILABLE_IN_ALL
 G_DECLARE_INTERFACE (AnotTool, anot_tool, ANOT, TOOL, GObject)
 
 /**
@@ -40,9 +43,13 @@ struct _AnotToolInterface
   gpointer padding[8];
 };
 
+ANOT_AVAILABLE_IN_ALL
 const char *anot_tool_get_name        (AnotTool  *self);
+ANOT_AVAILABLE_IN_ALL
 const char *anot_tool_get_description (AnotTool  *self);
+ANOT_AVAILABLE_IN_ALL
 JsonNode   *anot_tool_get_schema      (AnotTool  *self);
+ANOT_AVAILABLE_IN_ALL
 JsonNode   *anot_tool_invoke          (AnotTool  *self,
                                        JsonNode  *args,
                                        GError   **error);

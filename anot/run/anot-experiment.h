@@ -8,6 +8,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <gio/gio.h>
 
 #include "anot-attack.h"
@@ -15,58 +17,87 @@
 #include "anot-metrics.h"
 #include "anot-pool.h"
 #include "anot-result.h"
+#include "anot-run-config.h"
 
 G_BEGIN_DECLS
 
 #define ANOT_TYPE_EXPERIMENT (anot_experiment_get_type ())
+ANOT_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (AnotExperiment, anot_experiment, ANOT, EXPERIMENT, GObject)
 
+ANOT_AVAILABLE_IN_ALL
 AnotExperiment *anot_experiment_new             (AnotDataset          *dataset,
                                                  const char           *method);
+ANOT_AVAILABLE_IN_ALL
 AnotExperiment *anot_experiment_new_for_resume  (const char           *directory,
                                                  AnotDataset          *dataset,
                                                  GError              **error);
+ANOT_AVAILABLE_IN_ALL
 void            anot_experiment_set_option      (AnotExperiment       *self,
                                                  const char           *key,
                                                  const char           *value);
+ANOT_AVAILABLE_IN_ALL
+void            anot_experiment_set_config      (AnotExperiment       *self,
+                                                 const AnotRunConfig  *config);
+ANOT_AVAILABLE_IN_ALL
+AnotRunConfig  *anot_experiment_get_config      (AnotExperiment       *self);
+ANOT_AVAILABLE_IN_ALL
 gboolean        anot_experiment_prepare         (AnotExperiment       *self,
                                                  GError              **error);
+ANOT_AVAILABLE_IN_ALL
 void            anot_experiment_run_async       (AnotExperiment       *self,
                                                  GCancellable         *cancellable,
                                                  GAsyncReadyCallback   callback,
                                                  gpointer              user_data);
+ANOT_AVAILABLE_IN_ALL
 gboolean        anot_experiment_run_finish      (AnotExperiment       *self,
                                                  GAsyncResult         *result,
                                                  GError              **error);
+ANOT_AVAILABLE_IN_ALL
 gboolean        anot_experiment_run             (AnotExperiment       *self,
                                                  GCancellable         *cancellable,
                                                  GError              **error);
+ANOT_AVAILABLE_IN_ALL
 const char     *anot_experiment_get_directory   (AnotExperiment       *self);
+ANOT_AVAILABLE_IN_ALL
 guint           anot_experiment_get_n_planned   (AnotExperiment       *self);
+ANOT_AVAILABLE_IN_ALL
 guint           anot_experiment_get_n_dropped   (AnotExperiment       *self,
                                                  guint                 n_candidates);
+ANOT_AVAILABLE_IN_ALL
 AnotMetrics    *anot_experiment_get_metrics     (AnotExperiment       *self,
                                                  guint                 n_candidates,
                                                  guint                 run);
+ANOT_AVAILABLE_IN_ALL
 GPtrArray      *anot_experiment_get_results     (AnotExperiment       *self,
                                                  guint                 n_candidates,
                                                  guint                 run);
+ANOT_AVAILABLE_IN_ALL
 const guint    *anot_experiment_get_candidate_counts (AnotExperiment  *self,
                                                  guint                *n_counts);
+ANOT_AVAILABLE_IN_ALL
 guint           anot_experiment_get_n_runs      (AnotExperiment       *self);
+ANOT_AVAILABLE_IN_ALL
 gboolean        anot_experiment_is_skipped      (AnotExperiment       *self,
                                                  guint                 n_candidates);
+ANOT_AVAILABLE_IN_ALL
 char          **anot_experiment_list_attacks    (AnotExperiment       *self);
+ANOT_AVAILABLE_IN_ALL
 AnotAttack     *anot_experiment_get_attack      (AnotExperiment       *self,
                                                  const char           *attack);
+ANOT_AVAILABLE_IN_ALL
 const char     *anot_experiment_get_attack_directory (AnotExperiment  *self,
                                                  const char           *attack);
+ANOT_AVAILABLE_IN_ALL
 const char     *anot_experiment_get_current_attack (AnotExperiment    *self);
+ANOT_AVAILABLE_IN_ALL
 gboolean        anot_experiment_get_defense     (AnotExperiment       *self);
+ANOT_AVAILABLE_IN_ALL
 AnotMetrics    *anot_experiment_get_attack_metrics (AnotExperiment    *self,
                                                  const char           *attack,
                                                  guint                 n_candidates,
                                                  guint                 run);
+ANOT_AVAILABLE_IN_ALL
 GPtrArray      *anot_experiment_get_attack_results (AnotExperiment    *self,
                                                  const char           *attack,
                                                  guint                 n_candidates,

@@ -8,6 +8,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <glib-object.h>
 
 #include "anot-dataset.h"
@@ -45,8 +47,10 @@ typedef enum {
 } AnotShuffleMode;
 
 #define ANOT_TYPE_POOL (anot_pool_get_type ())
+ANOT_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (AnotPool, anot_pool, ANOT, POOL, GObject)
 
+ANOT_AVAILABLE_IN_ALL
 AnotPool   *anot_pool_new                        (AnotDataset     *dataset,
                                                   AnotRequest     *request,
                                                   guint            n_candidates,
@@ -54,13 +58,20 @@ AnotPool   *anot_pool_new                        (AnotDataset     *dataset,
                                                   AnotShuffleMode  shuffle,
                                                   guint64          seed,
                                                   GError         **error);
+ANOT_AVAILABLE_IN_ALL
 AnotRequest *anot_pool_get_request               (AnotPool        *self);
+ANOT_AVAILABLE_IN_ALL
 guint       anot_pool_get_size                   (AnotPool        *self);
+ANOT_AVAILABLE_IN_ALL
 AnotItem   *anot_pool_get_item                   (AnotPool        *self,
                                                   guint            position);
+ANOT_AVAILABLE_IN_ALL
 guint       anot_pool_get_gold_position          (AnotPool        *self);
+ANOT_AVAILABLE_IN_ALL
 GPtrArray  *anot_pool_get_shuffled               (AnotPool        *self);
+ANOT_AVAILABLE_IN_ALL
 guint       anot_pool_get_shuffled_gold_position (AnotPool        *self);
+ANOT_AVAILABLE_IN_ALL
 guint       anot_pool_shuffled_to_pool           (AnotPool        *self,
                                                   guint            shuffled_position);
 

@@ -8,6 +8,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <glib-object.h>
 #include <json-glib/json-glib.h>
 
@@ -16,26 +18,43 @@
 G_BEGIN_DECLS
 
 #define ANOT_TYPE_RESULT (anot_result_get_type ())
+ANOT_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (AnotResult, anot_result, ANOT, RESULT, GObject)
 
+ANOT_AVAILABLE_IN_ALL
 AnotResult  *anot_result_new_from_json          (JsonObject   *row,
                                                  GError      **error);
+ANOT_AVAILABLE_IN_ALL
 JsonNode    *anot_result_to_json                (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
 const char  *anot_result_get_request_id         (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
 const char  *anot_result_get_group              (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
 guint        anot_result_get_n_candidates       (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
 guint        anot_result_get_run                (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
 const guint *anot_result_get_pred_indices       (AnotResult   *self,
                                                  guint        *n_indices);
+ANOT_AVAILABLE_IN_ALL
 const guint *anot_result_get_shuffled_preds     (AnotResult   *self,
                                                  guint        *n_indices);
+ANOT_AVAILABLE_IN_ALL
 guint        anot_result_get_gold_idx           (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
 guint        anot_result_get_shuffled_gold_pos  (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
 const char  *anot_result_get_gold_item_id       (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
 guint        anot_result_get_gold_rank          (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
 gboolean     anot_result_get_uses_truth         (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
 AnotUsage   *anot_result_get_usage              (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
 const char  *anot_result_get_raw_response       (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
 const char  *anot_result_get_error_message      (AnotResult   *self);
 
 G_END_DECLS

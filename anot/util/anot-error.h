@@ -8,6 +8,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -78,6 +80,9 @@ G_BEGIN_DECLS
  *   operation overflows (`OverflowError`)
  * @ANOT_ERROR_EXPR_LIMIT: an evaluation exceeded its step budget, or a
  *   value or the formula exceeded a size or nesting limit
+ * @ANOT_ERROR_NOT_COMPARABLE: results that a comparison pairs were not made
+ *   on the same requests and candidate pools (another dataset checksum, pool
+ *   mode, seed or request set)
  *
  * Error codes in the %ANOT_ERROR domain.  Errors about input files carry the
  * file name, the 1-based line number and the field in their message, e.g.
@@ -120,6 +125,7 @@ typedef enum {
   ANOT_ERROR_EXPR_ZERO_DIVISION,
   ANOT_ERROR_EXPR_OVERFLOW,
   ANOT_ERROR_EXPR_LIMIT,
+  ANOT_ERROR_NOT_COMPARABLE,
 } AnotError;
 
 /**
@@ -129,6 +135,7 @@ typedef enum {
  */
 #define ANOT_ERROR (anot_error_quark ())
 
+ANOT_AVAILABLE_IN_ALL
 GQuark anot_error_quark (void);
 
 G_END_DECLS

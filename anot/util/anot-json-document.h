@@ -8,6 +8,8 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <glib-object.h>
 #include <json-glib/json-glib.h>
 
@@ -43,47 +45,64 @@ typedef enum {
 
 typedef struct _AnotJsonDocument AnotJsonDocument;
 
+ANOT_AVAILABLE_IN_ALL
 GType             anot_json_document_get_type       (void) G_GNUC_CONST;
 
+ANOT_AVAILABLE_IN_ALL
 AnotJsonDocument *anot_json_document_new_from_bytes (GBytes            *bytes,
                                                      GError           **error);
+ANOT_AVAILABLE_IN_ALL
 AnotJsonDocument *anot_json_document_new_from_data  (const char        *data,
                                                      gssize             length,
                                                      GError           **error);
+ANOT_AVAILABLE_IN_ALL
 AnotJsonDocument *anot_json_document_ref            (AnotJsonDocument  *self);
+ANOT_AVAILABLE_IN_ALL
 void              anot_json_document_unref          (AnotJsonDocument  *self);
 
+ANOT_AVAILABLE_IN_ALL
 AnotJsonKind      anot_json_document_get_kind       (AnotJsonDocument  *self,
                                                      int                value);
+ANOT_AVAILABLE_IN_ALL
 guint             anot_json_document_get_size       (AnotJsonDocument  *self,
                                                      int                value);
+ANOT_AVAILABLE_IN_ALL
 int               anot_json_document_get_member     (AnotJsonDocument  *self,
                                                      int                object,
                                                      const char        *name);
+ANOT_AVAILABLE_IN_ALL
 int               anot_json_document_get_element    (AnotJsonDocument  *self,
                                                      int                array,
                                                      guint              index);
+ANOT_AVAILABLE_IN_ALL
 int               anot_json_document_get_path       (AnotJsonDocument  *self,
                                                      int                value,
                                                      const char        *path);
 
+ANOT_AVAILABLE_IN_ALL
 char             *anot_json_document_dup_string     (AnotJsonDocument  *self,
                                                      int                value);
+ANOT_AVAILABLE_IN_ALL
 gboolean          anot_json_document_string_equal   (AnotJsonDocument  *self,
                                                      int                value,
                                                      const char        *text);
+ANOT_AVAILABLE_IN_ALL
 gint64            anot_json_document_get_int        (AnotJsonDocument  *self,
                                                      int                value,
                                                      gint64             fallback);
+ANOT_AVAILABLE_IN_ALL
 guint64           anot_json_document_get_uint       (AnotJsonDocument  *self,
                                                      int                value,
                                                      guint64            fallback);
+ANOT_AVAILABLE_IN_ALL
 double            anot_json_document_get_double     (AnotJsonDocument  *self,
                                                      int                value,
                                                      double             fallback);
+ANOT_AVAILABLE_IN_ALL
 gboolean          anot_json_document_get_boolean    (AnotJsonDocument  *self,
                                                      int                value,
                                                      gboolean           fallback);
+ANOT_AVAILABLE_IN_ALL
 JsonNode         *anot_json_document_dup_node       (AnotJsonDocument  *self,
                                                      int                value);
 

@@ -8,10 +8,13 @@
 #error "Only <anot/anot.h> can be included directly."
 #endif
 
+#include "anot-visibility.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
 
+ANOT_AVAILABLE_IN_ALL
 guint64     anot_seed_derive                     (guint64          seed,
                                                   const char      *scope);
 

@@ -5,7 +5,7 @@ import signal
 import threading
 
 import pytest
-from gi.repository import Anot, Json
+from gi.repository import Anot, GLib, Json
 
 
 def test_overrides_come_from_the_build_tree():
@@ -228,3 +228,37 @@ def test_philly_bm25_rows_reproduced_one_request_at_a_time(philly, tmp_path):
         assert row["gold_rank"] == gold_rank
     hits1 = sum(r["gold_rank"] == 1 for r in rows) / len(rows)
     assert exp.metric_rows()[0]["hits_at_1"] == pytest.approx(hits1)
+
+
+def test_run_config_keywords_and_errors(demo, tmp_path):
+    config = Anot.RunConfig(candidates=[10, 20], seed=7, method_options={"bm25.k1": 1.2})
+    assert config.to_dict() == {"candidates": "10,20", "seed": "7", "method.bm25.k1": "1.2"}
+    assert list(config.get_candidates()) == [10, 20]
+    with pytest.raises(GLib.Error, match="“nope”"):
+        Anot.RunConfig(nope=1)
+    with pytest.raises(GLib.Error, match="“abc” for k"):
+        config.set("k", "abc")
+    assert config.get_k() == 5
+
+    exp = Anot.Experiment(demo, "bm25", limit=2, out=tmp_path)
+    with pytest.raises(GLib.Error, match="“bogus”"):
+        exp.set_option("bogus", 1)
+    with pytest.raises(GLib.Error, match="“bogus”"):
+        Anot.Experiment(demo, "bm25", bogus=1)
+    assert exp.get_config().to_dict() == {"limit": "2", "out": str(tmp_path)}
+    exp.run_blocking()
+    assert exp.get_metrics(10, 1).get_total() == 2
+
+
+def test_trial_is_what_the_method_sees(demo):
+    request = demo.lookup_request("R01")
+    attack = Anot.Registry.get_default().create_attack("typo_10")
+    clean = Anot.Trial.new(demo, request, 10, Anot.PoolMode.SAMPLED, Anot.ShuffleMode.RANDOM,
+                           42, 1, None, None)
+    attacked = Anot.Trial.new(demo, request, 10, Anot.PoolMode.SAMPLED,
+                              Anot.ShuffleMode.RANDOM, 42, 1, attack, "typo_10")
+    assert clean.get_run_seed() == 43
+    assert attacked.get_attack_seed() == Anot.attack_derive_seed(43, "typo_10", "R01", 10)
+    assert [i.get_id() for i in clean.get_candidates()] == \
+        [i.get_id() for i in attacked.get_candidates()]
+    assert attacked.is_attacked() and not clean.is_attacked()

@@ -822,8 +822,10 @@ test_predictions_mapping (Fixture       *f,
     {
       AnotResult *result = g_ptr_array_index (results, i);
       AnotRequest *request = anot_dataset_lookup_request (dataset, anot_result_get_request_id (result));
-      g_autoptr(AnotPool) pool = anot_pool_new (dataset, request, 10, ANOT_POOL_MODE_SAMPLED,
-                                                ANOT_SHUFFLE_MODE_RANDOM, 43, NULL);
+      g_autoptr(AnotTrial) trial = anot_trial_new (dataset, request, 10, ANOT_POOL_MODE_SAMPLED,
+                                                   ANOT_SHUFFLE_MODE_RANDOM, 42, 1, NULL, NULL,
+                                                   NULL);
+      AnotPool *pool = anot_trial_get_pool (trial);
       guint n_preds, n_shuffled;
       const guint *preds = anot_result_get_pred_indices (result, &n_preds);
       const guint *shuffled = anot_result_get_shuffled_preds (result, &n_shuffled);

@@ -241,6 +241,47 @@ test_usage_errors (Fixture       *f,
   g_assert_false (g_file_test (out_dir, G_FILE_TEST_EXISTS));
 }
 
+/* Every option goes through AnotRunConfig: a bad value is a usage error
+ * naming the setting and the value, and so is a key a resume finds in
+ * config.json that no setting has. */
+static void
+test_setting_errors (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *out_dir = g_build_filename (f->root, "results", NULL);
+  g_autofree char *run_dir = g_build_filename (out_dir, "edited", NULL);
+  g_autofree char *config_path = g_build_filename (run_dir, "clean", "run_1", "config.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  JsonObject *options;
+
+  g_assert_cmpint (run_cli (NULL, &err, "-m", "bm25", "--k", "abc", "--out", out_dir, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "“abc” for k"));
+  g_assert_cmpint (run_cli (NULL, &err, "-m", "bm25", "--candidates", "10,10", "--out", out_dir,
+                            NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "“10,10” for candidates"));
+  g_assert_cmpint (run_cli (NULL, &err, "-m", "bm25", "--name", "a/b", "--out", out_dir, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "“a/b” for name"));
+
+  g_assert_cmpint (run_cli (NULL, NULL, "-m", "bm25", "--limit", "1", "--out", out_dir,
+                            "--name", "edited", NULL), ==, 0);
+  g_assert_true (json_parser_load_from_file (parser, config_path, &error));
+  g_assert_no_error (error);
+  options = json_object_get_object_member (
+    json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "anot"),
+    "options");
+  json_object_set_string_member (options, "candidatez", "10");
+  json_generator_set_root (generator, json_parser_get_root (parser));
+  g_assert_true (json_generator_to_file (generator, config_path, &error));
+  g_assert_no_error (error);
+
+  g_assert_cmpint (run_cli (NULL, &err, "--resume", run_dir, NULL), ==, 2);
+  g_test_message ("%s", err);
+  g_assert_nonnull (strstr (err, "“candidatez”"));
+}
+
 static void
 test_unknown_method (Fixture       *f,
                      gconstpointer  data)
@@ -482,6 +523,7 @@ main (int    argc,
 
   ADD ("/cli/help", test_help);
   ADD ("/cli/usage-errors", test_usage_errors);
+  ADD ("/cli/setting-errors", test_setting_errors);
   ADD ("/cli/unknown-method", test_unknown_method);
   ADD ("/cli/run-demo", test_run_demo);
   ADD ("/cli/every-request-fails", test_every_request_fails);

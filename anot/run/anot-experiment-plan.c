@@ -1,0 +1,619 @@
+/* anot-experiment-plan.c: from an experiment's options to its plan
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * What anot_experiment_prepare() decides without writing anything: the N,
+ * the requests, the attacks, which requests each N keeps, the cells
+ * (attack, run, N), the method and the LLM router.
+ */
+#include "config.h"
+
+#include "anot-experiment-private.h"
+
+#include "anot-defense-prompt-private.h"
+
+#include "anot-error.h"
+#include "anot-item-attack.h"
+#include "anot-registry.h"
+#include "anot-response-cache.h"
+
+#include <string.h>
+
+static const guint scaling_points[] = { 10, 20, 30, 40, 50 };
+
+static void
+attack_entry_free (gpointer data)
+{
+  AttackEntry *entry = data;
+
+  g_free (entry->name);
+  g_clear_object (&entry->attack);
+  g_free (entry->dir);
+  g_free (entry);
+}
+
+static void
+cell_free (gpointer data)
+{
+  Cell *cell = data;
+
+  g_hash_table_unref (cell->rows);
+  g_free (cell);
+}
+
+void
+anot_experiment_plan_clear (AnotExperiment *self)
+{
+  self->prepared = FALSE;
+  g_clear_pointer (&self->settings, anot_run_config_unref);
+  g_clear_pointer (&self->directory, g_free);
+  g_clear_pointer (&self->attacks, g_ptr_array_unref);
+  g_clear_pointer (&self->requests, g_ptr_array_unref);
+  g_clear_pointer (&self->kept, g_hash_table_unref);
+  g_clear_pointer (&self->dropped, g_hash_table_unref);
+  g_clear_pointer (&self->skipped, g_hash_table_unref);
+  g_clear_pointer (&self->cells, g_ptr_array_unref);
+  g_clear_object (&self->method);
+  g_clear_object (&self->validator);
+  g_clear_object (&self->llm_config);
+  g_clear_object (&self->router);
+  self->n_planned = 0;
+}
+
+static gboolean
+group_number (const char *token,
+              guint64    *out)
+{
+  if (*token == 'G' || *token == 'g')
+    token++;
+  return g_ascii_string_to_unsigned (token, 10, 1, 999, out, NULL);
+}
+
+/* Accepts G01,G04 / 1,4 / 1-3 / G01-G03 and names of the dataset's groups;
+ * returns the groups by their names. */
+static GStrv
+resolve_groups (AnotExperiment  *self,
+                GStrv            tokens,
+                GError         **error)
+{
+  g_auto(GStrv) available = anot_dataset_list_groups (self->dataset);
+  g_autoptr(GStrvBuilder) groups = g_strv_builder_new ();
+
+  for (guint i = 0; tokens[i] != NULL; i++)
+    {
+      const char *token = tokens[i];
+      const char *dash = strchr (token, '-');
+      guint64 first, last;
+
+      if (g_strv_contains ((const char * const *) available, token))
+        {
+          g_strv_builder_add (groups, token);
+          continue;
+        }
+
+      if (dash != NULL)
+        {
+          g_autofree char *lo = g_strndup (token, dash - token);
+
+          if (!group_number (g_strstrip (lo), &first) ||
+              !group_number (dash + 1, &last) || last < first)
+            {
+              g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                           "Invalid group range “%s”: expected e.g. 1-3 or G01-G03", token);
+              return NULL;
+            }
+        }
+      else if (group_number (token, &first))
+        last = first;
+      else
+        {
+          g_autofree char *list = g_strjoinv (", ", available);
+
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                       "Unknown group “%s” (the dataset has %s)", token, list);
+          return NULL;
+        }
+
+      for (guint64 g = first; g <= last; g++)
+        {
+          g_autofree char *group_name = g_strdup_printf ("G%02u", (guint) g);
+
+          if (!g_strv_contains ((const char * const *) available, group_name))
+            {
+              g_autofree char *list = g_strjoinv (", ", available);
+
+              g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                           "Unknown group “%s” (the dataset has %s)", group_name, list);
+              return NULL;
+            }
+          g_strv_builder_add (groups, group_name);
+        }
+    }
+
+  return g_strv_builder_end (groups);
+}
+
+static gboolean
+directory_is_nonempty (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+
+  return dir != NULL && g_dir_read_name (dir) != NULL;
+}
+
+/* @attack NULL: the first attack of the experiment. */
+Cell *
+anot_experiment_find_cell (AnotExperiment *self,
+           AttackEntry    *attack,
+           guint           run,
+           guint           n)
+{
+  if (self->cells == NULL || self->attacks->len == 0)
+    return NULL;
+  if (attack == NULL)
+    attack = g_ptr_array_index (self->attacks, 0);
+  for (guint i = 0; i < self->cells->len; i++)
+    {
+      Cell *cell = g_ptr_array_index (self->cells, i);
+
+      if (cell->attack == attack && cell->run == run && cell->n == n)
+        return cell;
+    }
+  return NULL;
+}
+
+AttackEntry *
+anot_experiment_find_attack (AnotExperiment *self,
+             const char     *name)
+{
+  if (self->attacks == NULL)
+    return NULL;
+  for (guint i = 0; i < self->attacks->len; i++)
+    {
+      AttackEntry *entry = g_ptr_array_index (self->attacks, i);
+
+      if (strcmp (entry->name, name) == 0)
+        return entry;
+    }
+  return NULL;
+}
+
+/* Adds the attack @name unless it is already there.  With @skip_unusable
+ * (the expansion of `all`), an attack whose parameters do not let it run
+ * (heterogeneity without a target length) is left out instead of failing. */
+static gboolean
+add_attack (AnotExperiment  *self,
+            const char      *name,
+            gboolean         skip_unusable,
+            GHashTable      *used_options,
+            GError         **error)
+{
+  g_autoptr(AnotAttack) attack = NULL;
+  AttackEntry *entry;
+  GHashTableIter iter;
+  gpointer key, value;
+
+  if (anot_experiment_find_attack (self, name) != NULL)
+    return TRUE;
+
+  if (strcmp (name, CLEAN_ATTACK) != 0)
+    {
+      attack = anot_registry_create_attack (anot_registry_get_default (), name, error);
+      if (attack == NULL)
+        return FALSE;
+
+      g_hash_table_iter_init (&iter, self->settings->attack_options);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        {
+          if (!anot_attack_has_parameter (attack, key))
+            continue;
+          g_hash_table_add (used_options, key);
+          if (!anot_attack_set_parameter (attack, key, value, error))
+            {
+              g_prefix_error (error, "%s: ", name);
+              return FALSE;
+            }
+        }
+
+      /* `attack.compat` names the same parameter and wins. */
+      if (ANOT_IS_ITEM_ATTACK (attack) && anot_run_config_is_set (self->settings, "attack-compat") &&
+          !g_hash_table_contains (self->settings->attack_options, "compat"))
+        anot_item_attack_set_compat (ANOT_ITEM_ATTACK (attack),
+                                     anot_run_config_get_attack_compat (self->settings));
+
+      if (ANOT_IS_ITEM_ATTACK (attack))
+        {
+          g_autoptr(GError) check_error = NULL;
+
+          if (!anot_item_attack_check (ANOT_ITEM_ATTACK (attack), &check_error))
+            {
+              if (skip_unusable)
+                return TRUE;
+              g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                           "%s: %s", name, check_error->message);
+              return FALSE;
+            }
+        }
+    }
+
+  entry = g_new0 (AttackEntry, 1);
+  entry->name = g_strdup (name);
+  entry->attack = g_steal_pointer (&attack);
+  entry->dir = g_build_filename (self->directory, name, NULL);
+  g_ptr_array_add (self->attacks, entry);
+  return TRUE;
+}
+
+static char *
+attack_category (const char *name)
+{
+  g_autoptr(AnotAttack) attack = anot_registry_create_attack (anot_registry_get_default (),
+                                                              name, NULL);
+
+  if (attack == NULL || !ANOT_IS_ITEM_ATTACK (attack) ||
+      anot_item_attack_get_category (ANOT_ITEM_ATTACK (attack)) == NULL)
+    return NULL;
+  return g_strdup (anot_item_attack_get_category (ANOT_ITEM_ATTACK (attack)));
+}
+
+static gboolean
+prepare_attacks (AnotExperiment  *self,
+                 GError         **error)
+{
+  const char *text = self->settings->attack;
+  g_auto(GStrv) tokens = anot_run_config_split_list (text != NULL ? text : CLEAN_ATTACK);
+  g_auto(GStrv) registered = anot_registry_list (anot_registry_get_default (),
+                                                 ANOT_ATTACK_EXTENSION_POINT_NAME);
+  g_autoptr(GHashTable) used_options = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  gpointer key;
+
+  self->attacks = g_ptr_array_new_with_free_func (attack_entry_free);
+  if (tokens[0] == NULL)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "Invalid value “%s” for attack: expected e.g. typo_10, noise or all", text);
+      return FALSE;
+    }
+
+  for (guint t = 0; tokens[t] != NULL; t++)
+    {
+      const char *token = tokens[t];
+      gboolean found = FALSE;
+
+      if (strcmp (token, CLEAN_ATTACK) == 0 || strcmp (token, "none") == 0)
+        {
+          if (!add_attack (self, CLEAN_ATTACK, FALSE, used_options, error))
+            return FALSE;
+          continue;
+        }
+      if (strcmp (token, "all") == 0 || strcmp (token, "both") == 0)
+        {
+          if (strcmp (token, "both") == 0 &&
+              !add_attack (self, CLEAN_ATTACK, FALSE, used_options, error))
+            return FALSE;
+          for (guint i = 0; registered[i] != NULL; i++)
+            if (!add_attack (self, registered[i], TRUE, used_options, error))
+              return FALSE;
+          continue;
+        }
+      if (g_strv_contains ((const char * const *) registered, token))
+        {
+          if (!add_attack (self, token, FALSE, used_options, error))
+            return FALSE;
+          continue;
+        }
+      for (guint i = 0; registered[i] != NULL; i++)
+        {
+          g_autofree char *category = attack_category (registered[i]);
+
+          if (g_strcmp0 (category, token) != 0)
+            continue;
+          found = TRUE;
+          if (!add_attack (self, registered[i], FALSE, used_options, error))
+            return FALSE;
+        }
+      if (!found)
+        {
+          g_autofree char *names = registered[0] ? g_strjoinv (", ", registered) : g_strdup ("none");
+
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_PLUGIN_NOT_FOUND,
+                       "No attack or attack category named “%s” (attacks: %s; also clean, "
+                       "all, both and the categories noise, injection, deception)",
+                       token, names);
+          return FALSE;
+        }
+    }
+
+  g_hash_table_iter_init (&iter, self->settings->attack_options);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (!g_hash_table_contains (used_options, key))
+      {
+        g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                     "No selected attack has a parameter “%s”", (const char *) key);
+        return FALSE;
+      }
+
+  if (self->attacks->len == 0)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "The attack selection “%s” is empty", text);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+
+/* The LLM router of the run: configuration file, environment, then the
+ * options; the response cache; the debug level. */
+static gboolean
+plan_llm (AnotExperiment  *self,
+          GError         **error)
+{
+  AnotRunConfig *settings = self->settings;
+  const char *text, *llm_key;
+
+  self->llm_config = anot_llm_config_new ();
+  if (!anot_llm_config_load_default_file (self->llm_config, error))
+    return FALSE;
+  /* Read once: every request of the run gets the same text, even if
+   * config.ini changes while it runs. */
+  self->defense_prompt = anot_run_config_get_defense (settings) ? anot_defense_prompt_get () : NULL;
+  for (guint i = 0; (text = anot_run_config_get_llm_setting (settings, i, &llm_key)) != NULL ||
+                    llm_key != NULL; i++)
+    if (text != NULL &&
+        !anot_llm_config_set (self->llm_config, ANOT_DEFAULT_ROLE, llm_key, text, error))
+      return FALSE;
+  if (settings->role != NULL)
+    {
+      g_auto(GStrv) specs = anot_run_config_split_list (settings->role);
+
+      for (guint i = 0; specs[i] != NULL; i++)
+        if (!anot_llm_config_add_role_spec (self->llm_config, specs[i], error))
+          return FALSE;
+    }
+
+  self->router = anot_llm_config_create_cached_router (self->llm_config, settings->cache,
+                                                       settings->offline, error);
+  if (self->router == NULL)
+    return FALSE;
+
+  if (anot_run_config_is_set (settings, "debug"))
+    self->debug_level = settings->debug;
+  else
+    {
+      self->debug_level = anot_debug_level_from_string (g_getenv ("ANOT_DEBUG"), error);
+      if (error != NULL && *error != NULL)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Every N asked for, in the settings: the scaling points (those larger
+ * than the dataset skipped), the list given, or the default. */
+static gboolean
+plan_candidate_counts (AnotExperiment  *self,
+                       GError         **error)
+{
+  AnotRunConfig *settings = self->settings;
+  guint n_items = anot_dataset_get_n_items (self->dataset);
+
+  self->skipped = g_hash_table_new (NULL, NULL);
+  if (settings->scaling)
+    {
+      if (anot_run_config_is_set (settings, "candidates"))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                       "--candidates and --scaling cannot be combined");
+          return FALSE;
+        }
+      anot_run_config_set_candidates (settings, scaling_points, G_N_ELEMENTS (scaling_points));
+      for (guint i = 0; i < G_N_ELEMENTS (scaling_points); i++)
+        if (scaling_points[i] > n_items)
+          g_hash_table_add (self->skipped, GUINT_TO_POINTER (scaling_points[i]));
+      return TRUE;
+    }
+
+  for (guint i = 0; i < settings->candidates->len; i++)
+    {
+      guint n = g_array_index (settings->candidates, guint, i);
+
+      if (n <= n_items)
+        continue;
+      if (anot_run_config_is_set (settings, "candidates"))
+        g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                     "Cannot use %u candidates: the dataset has %u items", n, n_items);
+      else
+        g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                     "The dataset has only %u items; choose --candidates N with N <= %u",
+                     n_items, n_items);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Groups and request ids checked against the dataset, the directory
+ * named, then the requests: dataset order, filters, the limit. */
+static gboolean
+plan_requests (AnotExperiment  *self,
+               GError         **error)
+{
+  AnotRunConfig *settings = self->settings;
+
+  if (settings->groups != NULL)
+    {
+      GStrv groups = resolve_groups (self, settings->groups, error);
+
+      if (groups == NULL)
+        return FALSE;
+      anot_run_config_take_groups (settings, groups);
+    }
+  for (guint i = 0; settings->requests != NULL && settings->requests[i] != NULL; i++)
+    if (anot_dataset_lookup_request (self->dataset, settings->requests[i]) == NULL)
+      {
+        g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                     "Unknown request “%s”", settings->requests[i]);
+        return FALSE;
+      }
+
+  if (settings->name == NULL)
+    settings->name = g_strdup_printf ("%s_%s", self->method_name,
+                                      anot_dataset_get_name (self->dataset));
+  self->directory = g_build_filename (settings->out, settings->name, NULL);
+
+  self->requests = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < anot_dataset_get_n_requests (self->dataset); i++)
+    {
+      AnotRequest *request = anot_dataset_get_request (self->dataset, i);
+
+      if (settings->groups &&
+          !g_strv_contains ((const char * const *) settings->groups, anot_request_get_group (request)))
+        continue;
+      if (settings->requests &&
+          !g_strv_contains ((const char * const *) settings->requests, anot_request_get_id (request)))
+        continue;
+      if (settings->limit && self->requests->len >= settings->limit)
+        break;
+      g_ptr_array_add (self->requests, g_object_ref (request));
+    }
+  return TRUE;
+}
+
+/* Which requests each N keeps: in original mode the gold must be in the
+ * fixed top-N pool, which does not depend on the seed.  Then one cell per
+ * (attack, run, N). */
+static gboolean
+plan_cells (AnotExperiment  *self,
+            GError         **error)
+{
+  AnotRunConfig *settings = self->settings;
+  GArray *ns = settings->candidates;
+
+  if (self->requests->len == 0)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "No request matches the --groups / --requests selection");
+      return FALSE;
+    }
+
+  self->kept = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
+  self->dropped = g_hash_table_new (NULL, NULL);
+  self->cells = g_ptr_array_new_with_free_func (cell_free);
+  self->n_planned = 0;
+  for (guint i = 0; i < ns->len; i++)
+    {
+      guint n = g_array_index (ns, guint, i);
+      g_autoptr(GPtrArray) kept = NULL;
+      guint dropped = 0;
+
+      if (g_hash_table_contains (self->skipped, GUINT_TO_POINTER (n)))
+        continue;
+
+      kept = g_ptr_array_new_with_free_func (g_object_unref);
+      for (guint r = 0; r < self->requests->len; r++)
+        {
+          AnotRequest *request = g_ptr_array_index (self->requests, r);
+          g_autoptr(GError) pool_error = NULL;
+          g_autoptr(AnotPool) pool = anot_pool_new (self->dataset, request, n, settings->pool,
+                                                    ANOT_SHUFFLE_MODE_NONE, settings->seed,
+                                                    &pool_error);
+
+          if (pool != NULL)
+            g_ptr_array_add (kept, g_object_ref (request));
+          else if (g_error_matches (pool_error, ANOT_ERROR, ANOT_ERROR_GOLD_NOT_IN_POOL))
+            dropped++;
+          else
+            {
+              g_propagate_error (error, g_steal_pointer (&pool_error));
+              return FALSE;
+            }
+        }
+      self->n_planned += kept->len * settings->runs;
+      g_hash_table_insert (self->kept, GUINT_TO_POINTER (n), g_steal_pointer (&kept));
+      g_hash_table_insert (self->dropped, GUINT_TO_POINTER (n), GUINT_TO_POINTER (dropped));
+    }
+
+  self->n_planned *= self->attacks->len;
+  for (guint a = 0; a < self->attacks->len; a++)
+    for (guint run = 1; run <= settings->runs; run++)
+      for (guint i = 0; i < ns->len; i++)
+        {
+          guint n = g_array_index (ns, guint, i);
+          Cell *cell;
+
+          if (g_hash_table_contains (self->skipped, GUINT_TO_POINTER (n)))
+            continue;
+          cell = g_new0 (Cell, 1);
+          cell->attack = g_ptr_array_index (self->attacks, a);
+          cell->run = run;
+          cell->n = n;
+          cell->rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+          g_ptr_array_add (self->cells, cell);
+        }
+  return TRUE;
+}
+
+/* Per attack: the attacks of one method share its directory, as in the
+ * original's layout, and may be run one after the other. */
+static gboolean
+check_directories (AnotExperiment  *self,
+                   GError         **error)
+{
+  for (guint a = 0; a < self->attacks->len && !self->resuming && !self->settings->force; a++)
+    {
+      AttackEntry *entry = g_ptr_array_index (self->attacks, a);
+
+      if (directory_is_nonempty (entry->dir))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                       "The results directory %s already exists and is not empty; "
+                       "continue it with --resume %s, choose another --name, "
+                       "or overwrite it with --force",
+                       entry->dir, entry->dir);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+plan_method (AnotExperiment  *self,
+             GError         **error)
+{
+  self->method = anot_registry_create_method (anot_registry_get_default (),
+                                              self->method_name, error);
+  if (self->method == NULL)
+    return FALSE;
+  self->uses_truth = (anot_registry_get_flags (anot_registry_get_default (),
+                                               ANOT_METHOD_EXTENSION_POINT_NAME,
+                                               self->method_name) & ANOT_PLUGIN_NEEDS_TRUTH) != 0;
+  if (self->uses_truth)
+    self->validator = anot_validator_new (self->dataset);
+  return TRUE;
+}
+
+/* The steps of anot_experiment_prepare(), in the order their errors are
+ * reported; on failure the caller clears what was made. */
+gboolean
+anot_experiment_plan (AnotExperiment  *self,
+                      GError         **error)
+{
+  self->settings = anot_run_config_copy (self->config);
+  return plan_candidate_counts (self, error) &&
+         plan_requests (self, error) &&
+         prepare_attacks (self, error) &&
+         plan_cells (self, error) &&
+         check_directories (self, error) &&
+         plan_method (self, error) &&
+         plan_llm (self, error);
+}
+
+/* The number of requests N keeps. */
+guint
+anot_experiment_kept_count (AnotExperiment *self,
+                            guint           n)
+{
+  GPtrArray *kept = g_hash_table_lookup (self->kept, GUINT_TO_POINTER (n));
+
+  return kept ? kept->len : 0;
+}

@@ -1,0 +1,137 @@
+/* anot-experiment-private.h: the parts of AnotExperiment and who does what
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * anot-experiment.c            the object: options, prepare, run, accessors
+ * anot-experiment-plan.c       options -> the plan: requests, attacks, cells
+ * anot-experiment-files.c      the files on disk, and resuming from them
+ * anot-experiment-scheduler.c  running the cells' requests on the main loop
+ */
+#pragma once
+
+#include "anot-experiment.h"
+
+#include "anot-backend-router.h"
+#include "anot-debug-log.h"
+#include "anot-llm-config.h"
+#include "anot-method.h"
+#include "anot-run-config-private.h"
+#include "anot-validator.h"
+
+G_BEGIN_DECLS
+
+#define CLEAN_ATTACK "clean"
+
+/* One attack of the experiment ("clean": none). */
+typedef struct
+{
+  char *name;
+  AnotAttack *attack;     /* NULL for clean */
+  char *dir;              /* <out>/<name>/<attack> */
+} AttackEntry;
+
+/* One (attack, run, N) combination and its rows. */
+typedef struct
+{
+  AttackEntry *attack;
+  guint run;
+  guint n;
+  GHashTable *rows;       /* request id -> AnotResult */
+  gboolean complete;
+} Cell;
+
+struct _AnotExperiment
+{
+  GObject parent_instance;
+
+  AnotDataset *dataset;
+  char *method_name;
+  AnotRunConfig *config;        /* as set */
+  GPtrArray *option_errors;     /* OptionError: set_option()'s, reported by prepare() */
+
+  /* Made by prepare() (anot-experiment-plan.c) */
+  gboolean prepared;
+  gboolean resuming;
+  AnotRunConfig *settings;      /* what runs: defaults, N, groups and name resolved */
+  char *directory;              /* <out>/<name> */
+  GPtrArray *attacks;           /* AttackEntry, in run order */
+  GPtrArray *requests;          /* AnotRequest, selected, dataset order */
+  GHashTable *kept;             /* N -> GPtrArray of AnotRequest */
+  GHashTable *dropped;          /* N -> count */
+  GHashTable *skipped;          /* N -> TRUE (larger than the dataset) */
+  GPtrArray *cells;             /* Cell, by attack, run, then N */
+  guint n_planned;
+  AnotMethod *method;
+  gboolean uses_truth;          /* the method registered ANOT_PLUGIN_NEEDS_TRUTH */
+  AnotValidator *validator;     /* only when uses_truth */
+  AnotLlmConfig *llm_config;
+  const char *defense_prompt;   /* interned; read once when the run is planned */
+  AnotBackendRouter *router;
+  AnotDebugLevel debug_level;
+  AnotDebugLog *debug_log;      /* of the run in progress */
+
+  /* State of a run in progress (anot-experiment-scheduler.c) */
+  GTask *task;
+  GCancellable *cancellable;
+  guint cell_index;
+  GPtrArray *jobs;              /* AnotRequest still to start in the current cell */
+  guint next_job;
+  guint in_flight;
+  GOutputStream *append;
+  GOutputStream *trace_append;  /* trace_<N>.jsonl of the current cell */
+  GError *fatal;
+  gboolean pumping;
+  gboolean pump_again;
+};
+
+enum {
+  SIGNAL_N_STARTED,
+  SIGNAL_RESULT,
+  SIGNAL_N_FINISHED,
+  N_SIGNALS
+};
+
+G_GNUC_INTERNAL extern guint anot_experiment_signals[N_SIGNALS];
+
+/* anot-experiment-plan.c */
+G_GNUC_INTERNAL gboolean     anot_experiment_plan                (AnotExperiment  *self,
+                                                                  GError         **error);
+G_GNUC_INTERNAL void         anot_experiment_plan_clear          (AnotExperiment  *self);
+G_GNUC_INTERNAL Cell        *anot_experiment_find_cell           (AnotExperiment  *self,
+                                                                  AttackEntry     *attack,
+                                                                  guint            run,
+                                                                  guint            n);
+G_GNUC_INTERNAL AttackEntry *anot_experiment_find_attack         (AnotExperiment  *self,
+                                                                  const char      *name);
+G_GNUC_INTERNAL guint        anot_experiment_kept_count          (AnotExperiment  *self,
+                                                                  guint            n);
+
+/* anot-experiment-files.c */
+G_GNUC_INTERNAL char        *anot_experiment_run_dir_path        (AttackEntry     *attack,
+                                                                  guint            run);
+G_GNUC_INTERNAL char        *anot_experiment_run_file_path       (AttackEntry     *attack,
+                                                                  guint            run,
+                                                                  const char      *prefix,
+                                                                  guint            n);
+G_GNUC_INTERNAL GPtrArray   *anot_experiment_cell_sorted_rows    (Cell            *cell);
+G_GNUC_INTERNAL AnotMetrics *anot_experiment_cell_metrics        (AnotExperiment  *self,
+                                                                  Cell            *cell);
+G_GNUC_INTERNAL gboolean     anot_experiment_make_directory      (const char      *path,
+                                                                  GError         **error);
+G_GNUC_INTERNAL gboolean     anot_experiment_write_config        (AnotExperiment  *self,
+                                                                  AttackEntry     *attack,
+                                                                  guint            run,
+                                                                  const char      *status,
+                                                                  GError         **error);
+G_GNUC_INTERNAL gboolean     anot_experiment_write_cell_files    (AnotExperiment  *self,
+                                                                  Cell            *cell,
+                                                                  const char      *status,
+                                                                  gboolean         run_over,
+                                                                  GError         **error);
+G_GNUC_INTERNAL gboolean     anot_experiment_open_directories    (AnotExperiment  *self,
+                                                                  GError         **error);
+
+/* anot-experiment-scheduler.c */
+G_GNUC_INTERNAL void         anot_experiment_start               (AnotExperiment  *self);
+
+G_END_DECLS

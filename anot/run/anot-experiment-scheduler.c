@@ -1,0 +1,621 @@
+/* anot-experiment-scheduler.c: running an experiment's requests
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * One cell (attack, run, N) at a time; within it up to `concurrency`
+ * requests in flight on the task's main context.  Each row is written and
+ * flushed as its request finishes; the cell's files are rewritten in order
+ * when it is done or the run stops.
+ */
+#include "config.h"
+
+#include "anot-experiment-private.h"
+
+#include "anot-method-context-private.h"
+
+#include "anot-enum-types.h"
+#include "anot-error.h"
+#include "anot-method-context.h"
+#include "anot-results-writer-private.h"
+#include "anot-trial.h"
+
+#include <string.h>
+
+typedef struct
+{
+  AnotExperiment *self;
+  Cell *cell;
+  AnotTrial *trial;
+  AnotMethodContext *context;
+} Job;
+
+static void experiment_pump (AnotExperiment *self);
+
+static gboolean
+advance_idle_cb (gpointer user_data)
+{
+  AnotExperiment *self = user_data;
+
+  anot_experiment_start (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Through the main loop rather than a direct call, so a resume over many
+ * finished cells does not nest one stack frame per cell. */
+static void
+experiment_schedule_advance (AnotExperiment *self)
+{
+  g_autoptr(GSource) source = g_idle_source_new ();
+
+  g_source_set_callback (source, advance_idle_cb, g_object_ref (self), g_object_unref);
+  g_source_set_static_name (source, "[anot] experiment advance");
+  g_source_attach (source, g_task_get_context (self->task));
+}
+
+static void
+job_free (Job *job)
+{
+  g_clear_object (&job->trial);
+  g_clear_object (&job->context);
+  g_clear_object (&job->self);
+  g_free (job);
+}
+
+static char *
+format_error (const GError *error)
+{
+  g_autofree char *prefix = NULL;
+  g_autofree char *message = NULL;
+  GType enum_type = G_TYPE_INVALID;
+
+  if (error->domain == ANOT_ERROR)
+    enum_type = ANOT_TYPE_ERROR;
+  else if (error->domain == G_IO_ERROR)
+    enum_type = G_TYPE_IO_ERROR_ENUM;
+
+  if (enum_type != G_TYPE_INVALID)
+    {
+      g_autoptr(GEnumClass) klass = g_type_class_ref (enum_type);
+      GEnumValue *value = g_enum_get_value (klass, error->code);
+
+      if (value != NULL)
+        prefix = g_strdup (value->value_name);
+    }
+  if (prefix == NULL)
+    prefix = g_strdup_printf ("%s-%d", g_quark_to_string (error->domain), error->code);
+
+  /* The original keeps the first 200 characters of the message. */
+  if (g_utf8_validate (error->message, -1, NULL))
+    message = g_utf8_substring (error->message, 0,
+                                MIN (200, g_utf8_strlen (error->message, -1)));
+  else
+    message = g_strndup (error->message, 200);
+
+  return g_strdup_printf ("%s: %s", prefix, message);
+}
+
+static AnotResult *
+result_from_ranking (AnotExperiment    *self,
+                     Job               *job,
+                     AnotRanking       *ranking,
+                     const GError      *error)
+{
+  AnotPool *pool = anot_trial_get_pool (job->trial);
+  AnotRequest *request = anot_pool_get_request (pool);
+  guint n = anot_pool_get_size (pool);
+  g_autoptr(GArray) shuffled = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr(GArray) preds = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree gboolean *seen = g_new0 (gboolean, n);
+  g_autofree char *raw_response = NULL;
+  g_autofree char *error_message = NULL;
+  AnotResult *result;
+
+  if (ranking != NULL)
+    {
+      for (guint r = 0; r < anot_ranking_get_length (ranking) && shuffled->len < self->settings->k; r++)
+        {
+          guint index = anot_ranking_get_index (ranking, r);
+          guint one_based, pool_one_based;
+
+          /* Like the original's parser: out-of-range and repeated
+           * positions are dropped, the first k distinct ones kept. */
+          if (index >= n || seen[index])
+            continue;
+          seen[index] = TRUE;
+          one_based = index + 1;
+          pool_one_based = anot_pool_shuffled_to_pool (pool, index) + 1;
+          g_array_append_val (shuffled, one_based);
+          g_array_append_val (preds, pool_one_based);
+        }
+
+      if (anot_ranking_get_raw_response (ranking) != NULL)
+        raw_response = g_strdup (anot_ranking_get_raw_response (ranking));
+      else
+        {
+          GString *text = g_string_new (NULL);
+
+          /* Methods without text output answer like the original's ANoT
+           * and Listwise: "3, 1, 5". */
+          for (guint i = 0; i < shuffled->len; i++)
+            g_string_append_printf (text, "%s%u", i ? ", " : "",
+                                    g_array_index (shuffled, guint, i));
+          raw_response = g_string_free (text, FALSE);
+        }
+    }
+  else
+    error_message = format_error (error);
+
+  result = anot_result_new_internal (anot_request_get_id (request),
+                                     anot_request_get_group (request),
+                                     job->cell->n, job->cell->run,
+                                     (const guint *) preds->data, preds->len,
+                                     (const guint *) shuffled->data, shuffled->len,
+                                     anot_pool_get_gold_position (pool),
+                                     anot_pool_get_shuffled_gold_position (pool) + 1,
+                                     anot_request_get_gold_item_id (request),
+                                     anot_method_context_get_usage (job->context),
+                                     raw_response, error_message);
+  anot_result_set_uses_truth (result, self->uses_truth);
+  return result;
+}
+
+static void
+record_result (AnotExperiment *self,
+               Cell           *cell,
+               AnotResult     *result)
+{
+  g_autoptr(JsonNode) node = anot_result_to_json (result);
+  g_autofree char *line = anot_results_node_to_line (node);
+  g_autofree char *with_newline = g_strconcat (line, "\n", NULL);
+
+  g_hash_table_insert (cell->rows, g_strdup (anot_result_get_request_id (result)),
+                       g_object_ref (result));
+
+  if (self->append != NULL && self->fatal == NULL)
+    {
+      /* Written and flushed now, so a kill loses only requests in flight. */
+      if (!g_output_stream_write_all (self->append, with_newline, strlen (with_newline),
+                                      NULL, NULL, &self->fatal) ||
+          !g_output_stream_flush (self->append, NULL, &self->fatal))
+        {
+          g_prefix_error (&self->fatal, "Cannot write results: ");
+        }
+    }
+
+  g_signal_emit (self, anot_experiment_signals[SIGNAL_RESULT], 0, result);
+}
+
+/* Appends the method's trace of one request to trace_<N>.jsonl, flushed like
+ * the results row; a resumed run appends the traces of the requests it runs. */
+static void
+record_trace (AnotExperiment *self,
+              Job            *job,
+              AnotRanking    *ranking)
+{
+  g_autoptr(JsonBuilder) builder = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *with_newline = NULL;
+  JsonNode *trace;
+
+  if (ranking == NULL || self->trace_append == NULL || self->fatal != NULL)
+    return;
+  trace = anot_ranking_get_trace (ranking);
+  if (trace == NULL)
+    return;
+
+  builder = json_builder_new ();
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "request_id");
+  json_builder_add_string_value (builder, anot_method_context_get_request_id (job->context));
+  json_builder_set_member_name (builder, "n_candidates");
+  json_builder_add_int_value (builder, job->cell->n);
+  json_builder_set_member_name (builder, "run");
+  json_builder_add_int_value (builder, job->cell->run);
+  json_builder_set_member_name (builder, "method");
+  json_builder_add_string_value (builder, self->method_name);
+  json_builder_set_member_name (builder, "trace");
+  json_builder_add_value (builder, json_node_copy (trace));
+  json_builder_end_object (builder);
+  node = json_builder_get_root (builder);
+
+  line = anot_results_node_to_line (node);
+  with_newline = g_strconcat (line, "\n", NULL);
+  if (!g_output_stream_write_all (self->trace_append, with_newline, strlen (with_newline),
+                                  NULL, NULL, &self->fatal) ||
+      !g_output_stream_flush (self->trace_append, NULL, &self->fatal))
+    g_prefix_error (&self->fatal, "Cannot write traces: ");
+}
+
+static void
+debug_result (AnotExperiment *self,
+              Job            *job,
+              AnotResult     *result)
+{
+  AnotUsage *usage = anot_result_get_usage (result);
+
+  if (self->debug_log == NULL)
+    return;
+  if (anot_result_get_error_message (result) != NULL)
+    anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, "RUN",
+                               "N=%u failed: %s", job->cell->n,
+                               anot_result_get_error_message (result));
+  else
+    anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, "RUN",
+                               "N=%u gold rank %u; %" G_GUINT64_FORMAT " LLM calls, %"
+                               G_GUINT64_FORMAT " tokens, $%.6f, %" G_GUINT64_FORMAT " retries",
+                               job->cell->n, anot_result_get_gold_rank (result),
+                               anot_usage_get_calls (usage),
+                               anot_usage_get_prompt_tokens (usage) +
+                               anot_usage_get_completion_tokens (usage),
+                               anot_usage_get_cost_usd (usage), anot_usage_get_retries (usage));
+}
+
+static void
+on_rank_done (GObject      *source,
+              GAsyncResult *res,
+              gpointer      user_data)
+{
+  Job *job = user_data;
+  AnotExperiment *self = job->self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotRanking) ranking = NULL;
+
+  ranking = anot_method_rank_finish (ANOT_METHOD (source), res, &error);
+
+  if (ranking == NULL &&
+      (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
+       g_cancellable_is_cancelled (self->cancellable)))
+    {
+      /* Not finished: no row, so a resume runs it again. */
+    }
+  else
+    {
+      g_autoptr(AnotResult) result = NULL;
+
+      if (ranking == NULL && error == NULL)
+        g_set_error (&error, ANOT_ERROR, ANOT_ERROR_METHOD_FAILED,
+                     "The method returned no ranking and no error");
+      result = result_from_ranking (self, job, ranking, error);
+      record_trace (self, job, ranking);
+      record_result (self, job->cell, result);
+      debug_result (self, job, result);
+    }
+
+  self->in_flight--;
+  g_object_ref (self);
+  job_free (job);
+  experiment_pump (self);
+  g_object_unref (self);
+}
+
+static AnotMethodContext *
+new_method_context (AnotExperiment *self,
+                    AnotTrial      *trial)
+{
+  AnotMethodContext *context = anot_method_context_new (self->dataset,
+                                                        anot_request_get_id (anot_trial_get_request (trial)),
+                                                        anot_trial_get_method_seed (trial));
+  GHashTableIter iter;
+  gpointer key, value;
+
+  /* Blind unless the method declared that it ranks by the truth. */
+  if (self->uses_truth)
+    {
+      anot_method_context_set_truth_request (context, anot_trial_get_request (trial));
+      anot_method_context_set_validator (context, self->validator);
+    }
+  anot_method_context_set_router (context, self->router);
+  anot_method_context_set_debug_log (context, self->debug_log);
+  g_hash_table_iter_init (&iter, self->settings->method_options);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    anot_method_context_set_option (context, key, value);
+  anot_method_context_set_defense (context, self->settings->defense);
+  if (self->defense_prompt != NULL)
+    anot_method_context_set_defense_prompt_text (context, self->defense_prompt);
+  return context;
+}
+
+static void
+start_job (AnotExperiment *self,
+           AnotRequest    *request)
+{
+  AnotRunConfig *settings = self->settings;
+  Cell *cell = g_ptr_array_index (self->cells, self->cell_index);
+  g_autoptr(GError) error = NULL;
+  Job *job = g_new0 (Job, 1);
+
+  job->self = g_object_ref (self);
+  job->cell = cell;
+  job->trial = anot_trial_new (self->dataset, request, cell->n, settings->pool, settings->shuffle,
+                               settings->seed, cell->run, cell->attack->attack, cell->attack->name,
+                               &error);
+  if (job->trial == NULL && cell->attack->attack != NULL)
+    {
+      g_autoptr(GError) clean_error = NULL;
+
+      /* The attack failed.  It is deterministic, so that is a failed row
+       * rather than a retry; the row has the clean trial's positions. */
+      job->trial = anot_trial_new (self->dataset, request, cell->n, settings->pool,
+                                   settings->shuffle, settings->seed, cell->run, NULL, NULL,
+                                   &clean_error);
+      if (job->trial != NULL)
+        {
+          g_autoptr(AnotResult) result = NULL;
+
+          job->context = new_method_context (self, job->trial);
+          result = result_from_ranking (self, job, NULL, error);
+          record_result (self, cell, result);
+          job_free (job);
+          return;
+        }
+    }
+  if (job->trial == NULL)
+    {
+      /* The plan already built this pool once: only a bug gets here. */
+      if (self->fatal == NULL)
+        self->fatal = g_steal_pointer (&error);
+      job_free (job);
+      return;
+    }
+
+  job->context = new_method_context (self, job->trial);
+  self->in_flight++;
+  anot_method_rank_async (self->method, anot_trial_get_query (job->trial),
+                          anot_trial_get_candidates (job->trial),
+                          (guint) settings->k, job->context, self->cancellable, on_rank_done, job);
+}
+
+static gboolean
+cell_is_last_of_run (AnotExperiment *self,
+                     guint           index)
+{
+  Cell *cell = g_ptr_array_index (self->cells, index);
+
+  return index + 1 >= self->cells->len ||
+         ((Cell *) g_ptr_array_index (self->cells, index + 1))->run != cell->run ||
+         ((Cell *) g_ptr_array_index (self->cells, index + 1))->attack != cell->attack;
+}
+
+static gboolean
+experiment_stopping (AnotExperiment *self)
+{
+  return self->fatal != NULL || g_cancellable_is_cancelled (self->cancellable);
+}
+
+static guint
+count_failed_rows (AnotExperiment *self,
+                   guint          *out_total,
+                   const char    **out_first_error)
+{
+  guint failed = 0, total = 0;
+
+  *out_first_error = NULL;
+  for (guint i = 0; i < self->cells->len; i++)
+    {
+      Cell *cell = g_ptr_array_index (self->cells, i);
+      GHashTableIter iter;
+      gpointer value;
+
+      g_hash_table_iter_init (&iter, cell->rows);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        {
+          total++;
+          if (anot_result_get_error_message (value) != NULL)
+            {
+              failed++;
+              if (*out_first_error == NULL)
+                *out_first_error = anot_result_get_error_message (value);
+            }
+        }
+    }
+  *out_total = total;
+  return failed;
+}
+
+static void
+experiment_complete (AnotExperiment *self,
+                     GError         *error)
+{
+  g_autoptr(GTask) task = g_steal_pointer (&self->task);
+
+  g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->jobs, g_ptr_array_unref);
+  g_clear_object (&self->append);
+  g_clear_object (&self->trace_append);
+  g_clear_object (&self->debug_log);
+
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+/* Called when the current cell has nothing in flight and nothing more to
+ * start, either because it is done or because the run is stopping. */
+static void
+finish_cell (AnotExperiment *self)
+{
+  Cell *cell = g_ptr_array_index (self->cells, self->cell_index);
+  g_autoptr(GError) error = NULL;
+  gboolean stopping = experiment_stopping (self);
+  gboolean last_of_run = cell_is_last_of_run (self, self->cell_index);
+  const char *status;
+
+  if (self->append != NULL)
+    {
+      g_output_stream_close (self->append, NULL, NULL);
+      g_clear_object (&self->append);
+    }
+  if (self->trace_append != NULL)
+    {
+      g_output_stream_close (self->trace_append, NULL, NULL);
+      g_clear_object (&self->trace_append);
+    }
+  g_clear_pointer (&self->jobs, g_ptr_array_unref);
+
+  cell->complete = !stopping;
+  status = stopping ? (self->fatal ? "failed" : "interrupted")
+                    : (last_of_run ? "complete" : "running");
+
+  if (!anot_experiment_write_cell_files (self, cell, status, last_of_run || stopping, &error))
+    {
+      if (self->fatal == NULL)
+        self->fatal = g_steal_pointer (&error);
+      stopping = TRUE;
+    }
+
+  g_signal_emit (self, anot_experiment_signals[SIGNAL_N_FINISHED], 0, cell->run, cell->n);
+
+  if (stopping)
+    {
+      if (self->fatal != NULL)
+        experiment_complete (self, g_steal_pointer (&self->fatal));
+      else
+        experiment_complete (self,
+                             g_error_new (G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                                          "Interrupted; the results so far are in %s. "
+                                          "Continue with: anot-run --resume %s",
+                                          self->directory, self->directory));
+      return;
+    }
+
+  self->cell_index++;
+  experiment_schedule_advance (self);
+}
+
+static void
+experiment_pump (AnotExperiment *self)
+{
+  if (self->pumping)
+    {
+      self->pump_again = TRUE;
+      return;
+    }
+
+  self->pumping = TRUE;
+  do
+    {
+      self->pump_again = FALSE;
+
+      if (self->task == NULL || self->jobs == NULL)
+        break;
+
+      while (!experiment_stopping (self) && self->in_flight < self->settings->concurrency &&
+             self->next_job < self->jobs->len)
+        start_job (self, g_ptr_array_index (self->jobs, self->next_job++));
+
+      if (self->in_flight == 0 &&
+          (experiment_stopping (self) || self->next_job >= self->jobs->len))
+        {
+          self->pumping = FALSE;
+          finish_cell (self);
+          return;
+        }
+    }
+  while (self->pump_again);
+  self->pumping = FALSE;
+}
+
+void
+anot_experiment_start (AnotExperiment *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (self->cell_index >= self->cells->len)
+    {
+      const char *first_error;
+      guint total;
+      guint failed = count_failed_rows (self, &total, &first_error);
+
+      if (total > 0 && failed == total)
+        experiment_complete (self,
+                             g_error_new (ANOT_ERROR, ANOT_ERROR_METHOD_FAILED,
+                                          "Every request failed (%u); the first error was: %s",
+                                          total, first_error));
+      else
+        experiment_complete (self, NULL);
+      return;
+    }
+
+  {
+    Cell *cell = g_ptr_array_index (self->cells, self->cell_index);
+    GPtrArray *kept = g_hash_table_lookup (self->kept, GUINT_TO_POINTER (cell->n));
+    g_autofree char *dir = anot_experiment_run_dir_path (cell->attack, cell->run);
+    g_autofree char *path = anot_experiment_run_file_path (cell->attack, cell->run, "results", cell->n);
+    g_autoptr(GPtrArray) rows = anot_experiment_cell_sorted_rows (cell);
+    g_autoptr(GFile) file = NULL;
+    gboolean first_of_run = self->cell_index == 0 ||
+      ((Cell *) g_ptr_array_index (self->cells, self->cell_index - 1))->run != cell->run ||
+      ((Cell *) g_ptr_array_index (self->cells, self->cell_index - 1))->attack != cell->attack;
+
+    if (first_of_run && self->debug_level > ANOT_DEBUG_LEVEL_OFF)
+      {
+        g_autofree char *log_path = g_build_filename (dir, "debug.log", NULL);
+
+        g_clear_object (&self->debug_log);
+        if (!anot_experiment_make_directory (dir, &error) ||
+            (self->debug_log = anot_debug_log_new (log_path, self->debug_level, &error)) == NULL)
+          {
+            experiment_complete (self, g_steal_pointer (&error));
+            return;
+          }
+      }
+
+    if (!anot_experiment_make_directory (dir, &error) ||
+        (first_of_run && !anot_experiment_write_config (self, cell->attack, cell->run, "running", &error)) ||
+        /* Rewriting what was read drops a torn last line before appending. */
+        !anot_results_write_rows (path, rows, &error))
+      {
+        experiment_complete (self, g_steal_pointer (&error));
+        return;
+      }
+
+    self->jobs = g_ptr_array_new_with_free_func (g_object_unref);
+    self->next_job = 0;
+    for (guint i = 0; i < kept->len; i++)
+      {
+        AnotRequest *request = g_ptr_array_index (kept, i);
+
+        if (!g_hash_table_contains (cell->rows, anot_request_get_id (request)))
+          g_ptr_array_add (self->jobs, g_object_ref (request));
+      }
+
+    file = g_file_new_for_path (path);
+    self->append = G_OUTPUT_STREAM (g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error));
+    if (self->append == NULL)
+      {
+        g_prefix_error (&error, "Cannot open %s: ", path);
+        experiment_complete (self, g_steal_pointer (&error));
+        return;
+      }
+
+    {
+      g_autofree char *trace_path = anot_experiment_run_file_path (cell->attack, cell->run, "trace", cell->n);
+      g_autoptr(GFile) trace_file = g_file_new_for_path (trace_path);
+
+      self->trace_append = G_OUTPUT_STREAM (g_file_append_to (trace_file, G_FILE_CREATE_NONE,
+                                                              NULL, &error));
+      if (self->trace_append == NULL)
+        {
+          g_prefix_error (&error, "Cannot open %s: ", trace_path);
+          experiment_complete (self, g_steal_pointer (&error));
+          return;
+        }
+    }
+
+    if (self->debug_log != NULL)
+      {
+        g_autofree char *line = g_strdup_printf ("attack %s, run %u, N=%u: %u requests, %u already done",
+                                                 cell->attack->name, cell->run, cell->n, kept->len,
+                                                 g_hash_table_size (cell->rows));
+
+        anot_debug_log_write (self->debug_log, ANOT_DEBUG_LEVEL_SUMMARY, "RUN", NULL, line);
+      }
+    g_signal_emit (self, anot_experiment_signals[SIGNAL_N_STARTED], 0, cell->run, cell->n, kept->len,
+                   g_hash_table_size (cell->rows));
+  }
+
+  experiment_pump (self);
+}
+
