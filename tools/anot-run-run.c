@@ -27,6 +27,7 @@ typedef struct
   char *limit;
   char *requests;
   char *groups;
+  char *shard;
   char **method_options;
   char *out;
   char *name;
@@ -59,6 +60,7 @@ run_options_clear (RunOptions *o)
   g_free (o->limit);
   g_free (o->requests);
   g_free (o->groups);
+  g_free (o->shard);
   g_strfreev (o->method_options);
   g_free (o->out);
   g_free (o->name);
@@ -422,6 +424,7 @@ config_from_options (AnotRunConfig  *config,
          config_set (config, "limit", o->limit, error) &&
          config_set (config, "requests", o->requests, error) &&
          config_set (config, "groups", o->groups, error) &&
+         config_set (config, "shard", o->shard, error) &&
          config_set (config, "out", o->out, error) &&
          config_set (config, "name", name, error) &&
          config_set (config, "force", o->force ? "true" : NULL, error) &&
@@ -497,6 +500,9 @@ anot_run_run_experiment (int           argc,
       "Run only the first L requests (after --groups/--requests)", "L" },
     { "requests", 0, 0, G_OPTION_ARG_STRING, &o.requests,
       "Run only these requests, e.g. R01,R05", "IDS" },
+    { "shard", 0, 0, G_OPTION_ARG_STRING, &o.shard,
+      "Run only shard I of N of the requests × N × runs × attacks, into the usual layout; "
+      "anot-run merge joins the N shard directories (one Slurm array task each)", "I/N" },
     { "groups", 0, 0, G_OPTION_ARG_STRING, &o.groups,
       "Run only these groups, e.g. G01,G04 or 1,4 or 1-3", "GROUPS" },
     { "method-option", 'O', 0, G_OPTION_ARG_STRING_ARRAY, &o.method_options,
@@ -610,7 +616,7 @@ anot_run_run_experiment (int           argc,
   if (o.resume != NULL)
     {
       if (o.method || o.candidates || o.scaling || o.pool || o.shuffle || o.k || o.seed ||
-          o.runs || o.limit || o.requests || o.groups || o.method_options || o.out ||
+          o.runs || o.limit || o.requests || o.groups || o.shard || o.method_options || o.out ||
           o.name || o.force || anot_run_llm_options_choose_model (&o.llm) || o.attack || o.attack_options ||
           o.attack_restaurants || o.attack_reviews || o.attack_target_len || o.attack_compat ||
           o.defense)

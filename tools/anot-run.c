@@ -38,6 +38,10 @@ main (int    argc,
     return anot_run_cmd_compare (argc - 1, argv + 1);
   if (strcmp (command, "report") == 0)
     return anot_run_cmd_report (argc - 1, argv + 1);
+  if (strcmp (command, "merge") == 0)
+    return anot_run_cmd_merge (argc - 1, argv + 1);
+  if (strcmp (command, "cache") == 0)
+    return anot_run_cmd_cache (argc - 1, argv + 1);
   if (strcmp (command, "list") == 0 || strcmp (command, "--list") == 0)
     return anot_run_cmd_list (argc - 1, argv + 1);
   if (strcmp (command, "--version") == 0)
@@ -47,7 +51,7 @@ main (int    argc,
     }
   if (command[0] != '-')
     {
-      g_printerr ("anot-run: unknown command “%s” (commands: run, robustness, attack, formula, validate, compare, report, list)\n"
+      g_printerr ("anot-run: unknown command “%s” (commands: run, robustness, attack, formula, validate, compare, report, merge, cache, list)\n"
                   "Try “anot-run --help”.\n", command);
       return ANOT_RUN_EXIT_USAGE;
     }

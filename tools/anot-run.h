@@ -18,6 +18,8 @@ int anot_run_cmd_robustness (int argc, char **argv);
 int anot_run_cmd_formula  (int argc, char **argv);
 int anot_run_cmd_compare  (int argc, char **argv);
 int anot_run_cmd_report   (int argc, char **argv);
+int anot_run_cmd_merge    (int argc, char **argv);
+int anot_run_cmd_cache    (int argc, char **argv);
 
 /* anot-run-compare.c: the options `compare` and `report` share
  * (--baseline, --resamples, --bootstrap-seed, --confidence), and the

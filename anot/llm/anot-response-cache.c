@@ -487,3 +487,82 @@ anot_response_cache_get_n_misses (AnotResponseCache *self)
   g_return_val_if_fail (ANOT_IS_RESPONSE_CACHE (self), 0);
   return self->n_misses;
 }
+
+/**
+ * anot_response_cache_merge:
+ * @self: an #AnotResponseCache
+ * @other_path: another cache file, e.g. one shard's
+ * @out_added: (out) (optional): the number of answers copied
+ * @error: return location for a #GError
+ *
+ * Copies into @self every answer of @other_path it does not hold yet (an
+ * answer is keyed by its request, so two shards that asked the same thing
+ * hold the same answer and one copy is kept).  @other_path is only read.
+ *
+ * Errors: %ANOT_ERROR_CACHE when @other_path is missing or not a response
+ * cache of this schema, or @self cannot be written.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+anot_response_cache_merge (AnotResponseCache  *self,
+                           const char         *other_path,
+                           guint64            *out_added,
+                           GError            **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  g_autofree char *uri = NULL;
+  gboolean ok = FALSE;
+  int rc;
+
+  g_return_val_if_fail (ANOT_IS_RESPONSE_CACHE (self), FALSE);
+  g_return_val_if_fail (other_path != NULL, FALSE);
+
+  if (!g_file_test (other_path, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_CACHE, "Response cache %s: no such file",
+                   other_path);
+      return FALSE;
+    }
+  /* Checked first: ATTACH would create a missing file.  The other file
+   * is only read (it may be replayed from a write-ahead log it has). */
+  uri = g_canonicalize_filename (other_path, NULL);
+  if (sqlite3_prepare_v2 (self->db, "ATTACH DATABASE ?1 AS other", -1, &stmt, NULL) != SQLITE_OK)
+    return sql_error (self, "cannot attach", error);
+  sqlite3_bind_text (stmt, 1, uri, -1, SQLITE_TRANSIENT);
+  rc = sqlite3_step (stmt);
+  g_clear_pointer (&stmt, sqlite3_finalize);
+  if (rc != SQLITE_DONE)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_CACHE, "Response cache %s: cannot open %s: %s",
+                   self->path, other_path, sqlite3_errmsg (self->db));
+      return FALSE;
+    }
+
+  if (sqlite3_prepare_v2 (self->db,
+                          "SELECT value FROM other.meta WHERE name = 'schema'", -1, &stmt, NULL) != SQLITE_OK ||
+      sqlite3_step (stmt) != SQLITE_ROW ||
+      g_strcmp0 ((const char *) sqlite3_column_text (stmt, 0), SCHEMA_VERSION) != 0)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_CACHE,
+                   "Response cache %s: %s is not a response cache of schema %s",
+                   self->path, other_path, SCHEMA_VERSION);
+      goto out;
+    }
+  g_clear_pointer (&stmt, sqlite3_finalize);
+
+  if (!exec (self,
+             "INSERT OR IGNORE INTO main.completions (key, backend, model, response_model, text, "
+             "prompt_tokens, completion_tokens, latency_ms, retries, finish_reason, request, created) "
+             "SELECT key, backend, model, response_model, text, prompt_tokens, completion_tokens, "
+             "latency_ms, retries, finish_reason, request, created FROM other.completions", error))
+    goto out;
+  if (out_added != NULL)
+    *out_added = (guint64) sqlite3_changes (self->db);
+  ok = TRUE;
+
+out:
+  g_clear_pointer (&stmt, sqlite3_finalize);
+  exec (self, "DETACH DATABASE other", NULL);
+  return ok;
+}

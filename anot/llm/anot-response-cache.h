@@ -42,5 +42,10 @@ ANOT_AVAILABLE_IN_ALL
 guint64            anot_response_cache_get_n_hits    (AnotResponseCache  *self);
 ANOT_AVAILABLE_IN_ALL
 guint64            anot_response_cache_get_n_misses  (AnotResponseCache  *self);
+ANOT_AVAILABLE_IN_ALL
+gboolean           anot_response_cache_merge         (AnotResponseCache  *self,
+                                                      const char         *other_path,
+                                                      guint64            *out_added,
+                                                      GError            **error);
 
 G_END_DECLS

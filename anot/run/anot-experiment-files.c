@@ -375,7 +375,7 @@ write_scaling_summary (AnotExperiment  *self,
         status = "skipped";
       else if (anot_experiment_kept_count (self, n) == 0)
         status = "no_requests";
-      else if (n_rows < anot_experiment_kept_count (self, n))
+      else if (n_rows < anot_experiment_cell_planned_count (self, cell))
         status = "partial";
       else
         status = "ok";
@@ -558,7 +558,7 @@ load_existing_rows (AnotExperiment  *self,
 
           for (guint j = 0; j < kept->len && !planned; j++)
             planned = strcmp (anot_request_get_id (g_ptr_array_index (kept, j)), id) == 0;
-          if (planned)
+          if (planned && anot_experiment_cell_plans (cell, id))
             g_hash_table_insert (cell->rows, g_strdup (id), g_object_ref (result));
         }
     }
@@ -622,9 +622,9 @@ compare_paths (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
-static char *
-find_config (const char *directory,
-             char      **out_experiment_dir)
+char *
+anot_experiment_find_config (const char *directory,
+                             char      **out_experiment_dir)
 {
   g_autofree char *direct = g_build_filename (directory, "config.json", NULL);
   g_autoptr(GPtrArray) candidates = g_ptr_array_new_with_free_func (g_free);
@@ -781,7 +781,7 @@ anot_experiment_new_for_resume (const char   *directory,
   g_return_val_if_fail (directory != NULL, NULL);
   g_return_val_if_fail (dataset == NULL || ANOT_IS_DATASET (dataset), NULL);
 
-  config_path = find_config (directory, &experiment_dir);
+  config_path = anot_experiment_find_config (directory, &experiment_dir);
   if (config_path == NULL)
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_RESUME,

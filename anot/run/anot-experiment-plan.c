@@ -38,6 +38,7 @@ cell_free (gpointer data)
   Cell *cell = data;
 
   g_hash_table_unref (cell->rows);
+  g_clear_pointer (&cell->shard_ids, g_hash_table_unref);
   g_free (cell);
 }
 
@@ -550,7 +551,51 @@ plan_cells (AnotExperiment  *self,
           cell->rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
           g_ptr_array_add (self->cells, cell);
         }
+
+  /* A shard: every (attack, run, N, request) of the plan, in plan order,
+   * dealt round-robin, so shards differ by at most one request and the
+   * deal depends on the options only.  Seeds are per request, so a row
+   * does not depend on which shard computed it. */
+  if (settings->shard_count > 0)
+    {
+      guint64 position = 0;
+
+      self->n_planned = 0;
+      for (guint c = 0; c < self->cells->len; c++)
+        {
+          Cell *cell = g_ptr_array_index (self->cells, c);
+          GPtrArray *kept = g_hash_table_lookup (self->kept, GUINT_TO_POINTER (cell->n));
+
+          cell->shard_ids = g_hash_table_new (g_str_hash, g_str_equal);
+          for (guint r = 0; r < kept->len; r++, position++)
+            if (position % settings->shard_count == settings->shard_index)
+              {
+                g_hash_table_add (cell->shard_ids,
+                                  (gpointer) anot_request_get_id (g_ptr_array_index (kept, r)));
+                self->n_planned++;
+              }
+        }
+    }
   return TRUE;
+}
+
+/* Whether @cell runs @request_id: every kept request, or with `shard`
+ * those of this shard. */
+gboolean
+anot_experiment_cell_plans (Cell       *cell,
+                            const char *request_id)
+{
+  return cell->shard_ids == NULL || g_hash_table_contains (cell->shard_ids, request_id);
+}
+
+/* How many requests @cell runs. */
+guint
+anot_experiment_cell_planned_count (AnotExperiment *self,
+                                    Cell           *cell)
+{
+  if (cell->shard_ids != NULL)
+    return g_hash_table_size (cell->shard_ids);
+  return anot_experiment_kept_count (self, cell->n);
 }
 
 /* Per attack: the attacks of one method share its directory, as in the

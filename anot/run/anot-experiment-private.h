@@ -38,6 +38,7 @@ typedef struct
   guint n;
   GHashTable *rows;       /* request id -> AnotResult */
   gboolean complete;
+  GHashTable *shard_ids;  /* with `shard`: the request ids this shard runs */
 } Cell;
 
 struct _AnotExperiment
@@ -105,6 +106,10 @@ G_GNUC_INTERNAL AttackEntry *anot_experiment_find_attack         (AnotExperiment
                                                                   const char      *name);
 G_GNUC_INTERNAL guint        anot_experiment_kept_count          (AnotExperiment  *self,
                                                                   guint            n);
+G_GNUC_INTERNAL gboolean     anot_experiment_cell_plans          (Cell            *cell,
+                                                                  const char      *request_id);
+G_GNUC_INTERNAL guint        anot_experiment_cell_planned_count  (AnotExperiment  *self,
+                                                                  Cell            *cell);
 
 /* anot-experiment-files.c */
 G_GNUC_INTERNAL char        *anot_experiment_run_dir_path        (AttackEntry     *attack,
@@ -130,6 +135,9 @@ G_GNUC_INTERNAL gboolean     anot_experiment_write_cell_files    (AnotExperiment
                                                                   GError         **error);
 G_GNUC_INTERNAL gboolean     anot_experiment_open_directories    (AnotExperiment  *self,
                                                                   GError         **error);
+
+G_GNUC_INTERNAL char        *anot_experiment_find_config         (const char      *directory,
+                                                                  char           **out_experiment_dir);
 
 /* anot-experiment-scheduler.c */
 G_GNUC_INTERNAL void         anot_experiment_start               (AnotExperiment  *self);

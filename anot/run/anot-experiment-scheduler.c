@@ -577,7 +577,8 @@ anot_experiment_start (AnotExperiment *self)
       {
         AnotRequest *request = g_ptr_array_index (kept, i);
 
-        if (!g_hash_table_contains (cell->rows, anot_request_get_id (request)))
+        if (!g_hash_table_contains (cell->rows, anot_request_get_id (request)) &&
+            anot_experiment_cell_plans (cell, anot_request_get_id (request)))
           g_ptr_array_add (self->jobs, g_object_ref (request));
       }
 
@@ -607,12 +608,14 @@ anot_experiment_start (AnotExperiment *self)
     if (self->debug_log != NULL)
       {
         g_autofree char *line = g_strdup_printf ("attack %s, run %u, N=%u: %u requests, %u already done",
-                                                 cell->attack->name, cell->run, cell->n, kept->len,
+                                                 cell->attack->name, cell->run, cell->n,
+                                                 anot_experiment_cell_planned_count (self, cell),
                                                  g_hash_table_size (cell->rows));
 
         anot_debug_log_write (self->debug_log, ANOT_DEBUG_LEVEL_SUMMARY, "RUN", NULL, line);
       }
-    g_signal_emit (self, anot_experiment_signals[SIGNAL_N_STARTED], 0, cell->run, cell->n, kept->len,
+    g_signal_emit (self, anot_experiment_signals[SIGNAL_N_STARTED], 0, cell->run, cell->n,
+                   anot_experiment_cell_planned_count (self, cell),
                    g_hash_table_size (cell->rows));
   }
 

@@ -103,4 +103,10 @@ GPtrArray      *anot_experiment_get_attack_results (AnotExperiment    *self,
                                                  guint                 n_candidates,
                                                  guint                 run);
 
+ANOT_AVAILABLE_IN_ALL
+gboolean        anot_experiment_merge_shards        (const char         *out_directory,
+                                                     const char * const *shard_directories,
+                                                     gboolean            force,
+                                                     GError            **error);
+
 G_END_DECLS

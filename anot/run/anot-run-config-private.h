@@ -40,6 +40,8 @@ struct _AnotRunConfig
   char *cache;
   gboolean offline;
   int debug;                    /* AnotDebugLevel */
+  guint shard_index;            /* --shard I/N: this process runs shard I */
+  guint shard_count;            /* ...of N; 0 when the run is not sharded */
   GHashTable *method_options;   /* KEY -> value, of `method.KEY` */
   GHashTable *attack_options;   /* KEY -> value, of `attack.KEY` */
 };

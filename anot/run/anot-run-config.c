@@ -54,6 +54,12 @@
  *   `true` to answer LLM calls from it only
  * - `debug`: the debug level, 0 to 3 (default: the `ANOT_DEBUG` environment
  *   variable); above 0, `debug.log` is written in each run directory
+ * - `shard`: `I/N` (0 ≤ I < N) runs only shard I of N of the experiment's
+ *   cells (attack × run × N × request, dealt round-robin in plan order), so
+ *   N processes (Slurm array tasks) share one experiment; each writes the
+ *   usual layout into its own directory, and
+ *   [func@Anot.Experiment.merge_shards] makes the directory one process
+ *   would have written.  Kept for a resume.
  * - `method.KEY`: an option passed to the method's
  *   [class@Anot.MethodContext] as `KEY`
  * - `attack.KEY`: a parameter of the attacks (see
@@ -77,6 +83,7 @@ typedef enum
   KIND_STRING_LIST,   /* requests, groups */
   KIND_STRING,
   KIND_DEBUG_LEVEL,
+  KIND_SHARD,         /* I/N: two guints, index then count */
 } Kind;
 
 typedef enum
@@ -112,6 +119,10 @@ typedef struct
 } KeyInfo;
 
 #define FIELD(f) G_STRUCT_OFFSET (AnotRunConfig, f)
+
+/* KIND_SHARD reads the count right after the index. */
+G_STATIC_ASSERT (G_STRUCT_OFFSET (AnotRunConfig, shard_count) ==
+                 G_STRUCT_OFFSET (AnotRunConfig, shard_index) + sizeof (guint));
 
 /* Every key, once.  The order of the FLAG_RECORD keys is the order of
  * config.json's "anot" object. */
@@ -161,6 +172,9 @@ static const KeyInfo keys[] = {
   { "cache", KIND_STRING, 0, FIELD (cache) },
   { "offline", KIND_BOOL, 0, FIELD (offline) },
   { "debug", KIND_DEBUG_LEVEL, 0, FIELD (debug), 0, 0, ANOT_DEBUG_LEVEL_OFF },
+  /* A shard resumes as the same shard; an unsharded run writes nothing. */
+  { "shard", KIND_SHARD, FLAG_RESUME, FIELD (shard_index), 1, 100000, 0, NULL, NULL,
+    "I/N with 0 ≤ I < N, e.g. 0/4" },
 };
 
 G_STATIC_ASSERT (G_N_ELEMENTS (keys) <= 64);
@@ -227,6 +241,10 @@ reset_field (AnotRunConfig *self,
     case KIND_STRING:
       g_free (*MEMBER (self, info, char *));
       *MEMBER (self, info, char *) = g_strdup (info->default_text);
+      break;
+    case KIND_SHARD:
+      MEMBER (self, info, guint)[0] = 0;
+      MEMBER (self, info, guint)[1] = 0;
       break;
     default:
       g_assert_not_reached ();
@@ -349,6 +367,10 @@ anot_run_config_copy (const AnotRunConfig *self)
         case KIND_STRING:
           g_free (*MEMBER (copy, info, char *));
           *MEMBER (copy, info, char *) = g_strdup (*MEMBER (self, info, char *));
+          break;
+        case KIND_SHARD:
+          MEMBER (copy, info, guint)[0] = MEMBER (self, info, guint)[0];
+          MEMBER (copy, info, guint)[1] = MEMBER (self, info, guint)[1];
           break;
         default:
           g_assert_not_reached ();
@@ -558,6 +580,20 @@ parse_value (AnotRunConfig  *self,
         *MEMBER (self, info, GStrv) = g_steal_pointer (&parts);
         return TRUE;
       }
+    case KIND_SHARD:
+      {
+        g_auto(GStrv) parts = g_strsplit (text, "/", -1);
+        guint64 index, count;
+
+        if (g_strv_length (parts) != 2 ||
+            !g_ascii_string_to_unsigned (g_strstrip (parts[1]), 10, info->min, info->max,
+                                         &count, NULL) ||
+            !g_ascii_string_to_unsigned (g_strstrip (parts[0]), 10, 0, count - 1, &index, NULL))
+          return invalid_value (error, info->key, text, info->expected);
+        MEMBER (self, info, guint)[0] = (guint) index;
+        MEMBER (self, info, guint)[1] = (guint) count;
+        return TRUE;
+      }
     case KIND_STRING:
       /* An empty path is the default one. */
       g_free (*MEMBER (self, info, char *));
@@ -703,6 +739,10 @@ value_text (const AnotRunConfig *self,
       return *MEMBER (self, info, GStrv) ? g_strjoinv (",", *MEMBER (self, info, GStrv)) : NULL;
     case KIND_STRING:
       return g_strdup (*MEMBER (self, info, char *));
+    case KIND_SHARD:
+      if (MEMBER (self, info, guint)[1] == 0)
+        return NULL;
+      return g_strdup_printf ("%u/%u", MEMBER (self, info, guint)[0], MEMBER (self, info, guint)[1]);
     default:
       g_assert_not_reached ();
     }

@@ -83,6 +83,9 @@ G_BEGIN_DECLS
  * @ANOT_ERROR_NOT_COMPARABLE: results that a comparison pairs were not made
  *   on the same requests and candidate pools (another dataset checksum, pool
  *   mode, seed or request set)
+ * @ANOT_ERROR_SHARDS: shard directories cannot be merged: they belong to
+ *   different experiments, a shard is missing or given twice, or a request
+ *   is missing from every shard or present in two
  *
  * Error codes in the %ANOT_ERROR domain.  Errors about input files carry the
  * file name, the 1-based line number and the field in their message, e.g.
@@ -126,6 +129,7 @@ typedef enum {
   ANOT_ERROR_EXPR_OVERFLOW,
   ANOT_ERROR_EXPR_LIMIT,
   ANOT_ERROR_NOT_COMPARABLE,
+  ANOT_ERROR_SHARDS,
 } AnotError;
 
 /**

@@ -19,7 +19,7 @@ static const struct
   { "defense", "true" }, { "attack", "clean,noise" }, { "attack-compat", "original" }, { "backend", "anthropic" },
   { "model", "m" }, { "base-url", "http://localhost:1/v1" }, { "temperature", "0.5" },
   { "max-tokens", "100" }, { "role", "planner=openai:x" }, { "cache", "/tmp/c.sqlite" },
-  { "offline", "true" }, { "debug", "2" },
+  { "offline", "true" }, { "debug", "2" }, { "shard", "2/4" },
 };
 
 static void
@@ -124,6 +124,7 @@ test_errors_name_key_and_value (void)
     { "pool", "weird" }, { "shuffle", "sideways" }, { "scaling", "maybe" },
     { "requests", "," }, { "groups", "" }, { "name", "a/b" }, { "name", ".." },
     { "name", "" }, { "attack", "" }, { "debug", "loud" }, { "limit", "0" },
+    { "shard", "4/4" }, { "shard", "1" }, { "shard", "0/0" }, { "shard", "-1/2" },
   };
   g_autoptr(AnotRunConfig) config = anot_run_config_new ();
 
