@@ -384,8 +384,14 @@ merge_traces (AnotExperiment  *self,
     {
       TraceLine *line = &g_array_index (lines, TraceLine, i);
 
-      g_string_append (contents, line->line);
-      g_string_append_c (contents, '\n');
+      /* A request run again after a kill (its row was lost) has two
+       * lines: the last one goes with the row. */
+      if (i + 1 == lines->len ||
+          strcmp (line->request_id, g_array_index (lines, TraceLine, i + 1).request_id) != 0)
+        {
+          g_string_append (contents, line->line);
+          g_string_append_c (contents, '\n');
+        }
       g_free (line->line);
     }
   if (!g_file_set_contents (out, contents->str, contents->len, error))
@@ -470,14 +476,14 @@ anot_experiment_merge_shards (const char         *out_directory,
       !anot_run_config_set (experiment->config, "out", out, error) ||
       !anot_run_config_set (experiment->config, "name", name, error) ||
       !anot_run_config_set (experiment->config, "force", force ? "true" : "false", error) ||
-      !anot_experiment_prepare (experiment, error) ||
-      !anot_experiment_open_directories (experiment, error))
+      !anot_experiment_prepare (experiment, error))
     return FALSE;
 
-  /* A forced merge over an earlier one starts from nothing. */
-  for (guint c = 0; c < experiment->cells->len; c++)
-    g_hash_table_remove_all (((Cell *) g_ptr_array_index (experiment->cells, c))->rows);
-  if (!gather_rows (experiment, shards, error))
+  /* Everything is checked before anything is written; then the
+   * directories are made (emptied first with @force, so nothing of an
+   * earlier merge is read back). */
+  if (!gather_rows (experiment, shards, error) ||
+      !anot_experiment_open_directories (experiment, error))
     return FALSE;
 
   for (guint c = 0; c < experiment->cells->len; c++)
