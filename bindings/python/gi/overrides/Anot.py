@@ -627,6 +627,9 @@ class RunConfig(Anot.RunConfig):
 RunConfig = override(RunConfig)
 
 
+_experiment_merge_shards = Anot.Experiment.merge_shards
+
+
 @_export
 class Experiment(Anot.Experiment):
     """Runs one method over a benchmark; see the C documentation for options.
@@ -636,8 +639,9 @@ class Experiment(Anot.Experiment):
     `candidates=[10, 20]`, `max_tokens` → `max-tokens`, enums give their
     nick (`attack_compat=Anot.AttackCompat.ORIGINAL` → `attack-compat=original`,
     the original framework's labelled fake reviews instead of realistic
-    ones), `method_options={"bm25.k1": 1.2}` → `method.bm25.k1`); an unknown
-    key or a bad value raises GLib.Error at once, naming the key.
+    ones), `method_options={"bm25.k1": 1.2}` → `method.bm25.k1`,
+    `shard=(i, n)` → `shard=i/n`, one of n shards (see merge_shards()); an
+    unknown key or a bad value raises GLib.Error at once, naming the key.
     """
 
     def __init__(self, dataset=None, method=None, method_options=None, **options):
@@ -652,6 +656,9 @@ class Experiment(Anot.Experiment):
     def set_options(self, method_options=None, **options):
         config = self.get_config()
         for key, value in options.items():
+            if key == "shard" and isinstance(value, (tuple, list)):
+                index, count = value
+                value = "%d/%d" % (index, count)
             config.set(_config_key(key), _option_text(value))
         for key, value in (method_options or {}).items():
             config.set("method." + key, _option_text(value))
@@ -738,6 +745,18 @@ def _metric_row(metrics, run, n, group):
 
 
 Experiment = override(Experiment)
+
+
+@_export
+def merge_shards(out_directory, shard_directories, force=False):
+    """`anot-run merge` from Python: merges the shard directories of one
+    experiment (each run with `shard=(i, n)`) into `out_directory`, the
+    directory one process would have written; paths may be os.PathLike.
+    Raises GLib.Error (Anot.Error.SHARDS) naming the shard, option or
+    requests at fault.  Anot.Experiment.merge_shards() is the same with
+    strings and `force` required."""
+    return _experiment_merge_shards(os.fspath(out_directory),
+                                    [os.fspath(d) for d in shard_directories], force)
 
 
 # ---------------------------------------------------------------------------

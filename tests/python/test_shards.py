@@ -1,0 +1,55 @@
+"""Shards and their merge from Python: Anot.Experiment(..., shard=(i, n))
+and Anot.merge_shards()."""
+
+import os
+
+import pytest
+from gi.repository import Anot, GLib
+
+FILES = ("results_10.jsonl", "results_20.jsonl", "scaling_summary.json")
+
+
+def run(demo, out, **options):
+    experiment = Anot.Experiment(demo, "bm25", scaling=True, runs=2, out=out, name="exp", **options)
+    assert experiment.run_blocking()
+    return experiment
+
+
+def test_three_shards_merge_to_the_single_run(demo, tmp_path):
+    run(demo, tmp_path / "single")
+    planned = []
+    for i in range(3):
+        shard = run(demo, tmp_path / ("shard%d" % i), shard=(i, 3))
+        planned.append(shard.get_n_planned())
+        assert shard.get_config().get("shard") == "%d/3" % i
+    # 30 requests, N = 10 and 20, 2 runs: 120 cells dealt to 3 shards.
+    assert planned == [40, 40, 40]
+
+    assert Anot.merge_shards(tmp_path / "merged" / "exp",
+                             [tmp_path / ("shard%d" % i) / "exp" for i in range(3)])
+    for run_dir in ("run_1", "run_2"):
+        for name in FILES:
+            single = tmp_path / "single" / "exp" / "clean" / run_dir / name
+            merged = tmp_path / "merged" / "exp" / "clean" / run_dir / name
+            assert merged.read_bytes() == single.read_bytes(), name
+    assert ((tmp_path / "merged" / "exp" / "clean" / "summary.json").read_bytes() ==
+            (tmp_path / "single" / "exp" / "clean" / "summary.json").read_bytes())
+
+
+def test_a_missing_shard_is_named(demo, tmp_path):
+    for i in (0, 2):
+        run(demo, tmp_path / ("shard%d" % i), shard=(i, 3))
+    with pytest.raises(GLib.Error) as info:
+        Anot.Experiment.merge_shards(str(tmp_path / "merged" / "exp"),
+                                     [str(tmp_path / "shard0" / "exp"),
+                                      str(tmp_path / "shard2" / "exp")], False)
+    assert info.value.matches(Anot.error_quark(), Anot.Error.SHARDS)
+    assert "Shard 1/3 missing" in info.value.message
+    assert not os.path.exists(tmp_path / "merged" / "exp")
+
+
+def test_bad_shard_values(demo):
+    for value in ((3, 3), (0, 0), "1"):
+        with pytest.raises(GLib.Error) as info:
+            Anot.Experiment(demo, "bm25", shard=value)
+        assert "shard" in info.value.message
