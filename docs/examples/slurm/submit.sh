@@ -12,6 +12,7 @@ shards=${1:?usage: submit.sh SHARDS}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export ANOT_OUT=${ANOT_OUT:-$PWD/results}
 export ANOT_NAME=${ANOT_NAME:-experiment}
+export ANOT_SHARDS=$shards
 mkdir -p "$ANOT_OUT"
 
 # shellcheck disable=SC2086
