@@ -410,11 +410,18 @@ member_string (JsonObject *row,
   return json_node_get_string (node);
 }
 
+typedef enum
+{
+  PARTITION_MODEL,
+  PARTITION_ROLE,
+  PARTITION_ENDPOINT,
+} Partition;
+
 static void
 add_partition (AnotUsage  *usage,
                JsonObject *row,
                const char *member,
-               gboolean    by_model)
+               Partition   partition)
 {
   JsonNode *table = json_object_get_member (row, member);
   JsonObjectIter iter;
@@ -431,42 +438,23 @@ add_partition (AnotUsage  *usage,
       if (!JSON_NODE_HOLDS_OBJECT (node))
         continue;
       m = json_node_get_object (node);
-      anot_usage_add_partial (usage, by_model ? name : NULL, by_model ? NULL : name,
-                              (guint64) member_number (m, "calls"),
-                              (guint64) member_number (m, "prompt_tokens"),
-                              (guint64) member_number (m, "completion_tokens"),
-                              member_number (m, "cost_usd"),
-                              0.0,
-                              (guint64) member_number (m, "retries"));
-    }
-}
-
-static void
-add_endpoints (AnotUsage  *usage,
-               JsonObject *row)
-{
-  JsonNode *table = json_object_get_member (row, "by_endpoint");
-  JsonObjectIter iter;
-  const char *name;
-  JsonNode *node;
-
-  if (table == NULL || !JSON_NODE_HOLDS_OBJECT (table))
-    return;
-  json_object_iter_init (&iter, json_node_get_object (table));
-  while (json_object_iter_next (&iter, &name, &node))
-    {
-      JsonObject *m;
-
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      m = json_node_get_object (node);
-      anot_usage_add_endpoint_partial (usage, name,
-                                       (guint64) member_number (m, "calls"),
-                                       (guint64) member_number (m, "prompt_tokens"),
-                                       (guint64) member_number (m, "completion_tokens"),
-                                       member_number (m, "cost_usd"),
-                                       member_number (m, "latency_ms"),
-                                       (guint64) member_number (m, "errors"));
+      if (partition == PARTITION_ENDPOINT)
+        anot_usage_add_endpoint_partial (usage, name,
+                                         (guint64) member_number (m, "calls"),
+                                         (guint64) member_number (m, "prompt_tokens"),
+                                         (guint64) member_number (m, "completion_tokens"),
+                                         member_number (m, "cost_usd"),
+                                         member_number (m, "latency_ms"),
+                                         (guint64) member_number (m, "errors"));
+      else
+        anot_usage_add_partial (usage, partition == PARTITION_MODEL ? name : NULL,
+                                partition == PARTITION_ROLE ? name : NULL,
+                                (guint64) member_number (m, "calls"),
+                                (guint64) member_number (m, "prompt_tokens"),
+                                (guint64) member_number (m, "completion_tokens"),
+                                member_number (m, "cost_usd"),
+                                0.0,
+                                (guint64) member_number (m, "retries"));
     }
 }
 
@@ -485,9 +473,9 @@ usage_from_row (JsonObject *row)
                               member_number (row, "cost_usd"),
                               member_number (row, "latency_ms"),
                               (guint64) member_number (row, "retries"));
-      add_partition (usage, row, "by_model", TRUE);
-      add_partition (usage, row, "by_role", FALSE);
-      add_endpoints (usage, row);
+      add_partition (usage, row, "by_model", PARTITION_MODEL);
+      add_partition (usage, row, "by_role", PARTITION_ROLE);
+      add_partition (usage, row, "by_endpoint", PARTITION_ENDPOINT);
     }
   else if (calls != 0 &&
            (member_number (row, "prompt_tokens") > 0 ||

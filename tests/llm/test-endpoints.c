@@ -331,6 +331,40 @@ test_three_servers_one_restarted (void)
   g_assert_nonnull (strstr (usage_text, "\"by_endpoint\""));
   g_assert_nonnull (strstr (usage_text, fast_url));
 
+  /* The table is read back from the rows: a resume (with nothing left to
+   * do) writes the same one, wall times aside (the rows keep each
+   * request's latency rounded to 0.01 ms). */
+  {
+    g_autofree char *dir = g_build_filename (g_get_user_data_dir (), "results", "three-servers", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(AnotExperiment) resumed = anot_experiment_new_for_resume (dir, NULL, &error);
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(JsonNode) again = NULL;
+    g_autofree char *again_text = NULL;
+    JsonNode *before_node = json_object_get_member (
+      json_object_get_object_member (json_node_get_object (config), "usage"), "by_endpoint");
+    JsonNode *again_node;
+    g_autofree char *before = NULL;
+    g_autofree char *after = NULL;
+
+    g_assert_no_error (error);
+    anot_experiment_run_async (resumed, NULL, on_run_done, &result);
+    while (result == NULL)
+      g_main_context_iteration (NULL, TRUE);
+    g_assert_true (anot_experiment_run_finish (resumed, result, &error));
+    g_assert_no_error (error);
+    again_text = read_file ("three-servers", "config.json");
+    again = json_from_string (again_text, NULL);
+    again_node = json_object_get_member (
+      json_object_get_object_member (json_node_get_object (again), "usage"), "by_endpoint");
+    strip_volatile (before_node);
+    strip_volatile (again_node);
+    before = json_to_string (before_node, FALSE);
+    after = json_to_string (again_node, FALSE);
+    g_assert_cmpstr (after, ==, before);
+    g_assert_nonnull (strstr (after, "\"errors\""));
+  }
+
   g_hash_table_unref (outage.prompts_before_stop);
   g_unsetenv ("ANOT_RETRY_BASE_MS");
   g_unsetenv ("ANOT_RETRY_MAX_MS");
@@ -424,6 +458,37 @@ test_cooldown_and_probe (void)
   g_assert_cmpstr (anot_completion_get_endpoint (g_ptr_array_index (completions, 6)), ==, down_url);
 }
 
+/* `;max_concurrency=C` bounds one server (the fake server counts its
+ * calls in flight), and `;weight=W` gives it W times the share. */
+static void
+test_bound_and_weight (void)
+{
+  g_autoptr(AnotFakeLlm) bounded = start_server (30, 0);
+  g_autoptr(AnotFakeLlm) heavy = start_server (30, 0);
+  g_autoptr(AnotFakeLlm) light = start_server (30, 0);
+  g_autofree char *bounded_url = anot_fake_llm_get_openai_base_url (bounded);
+  g_autofree char *heavy_url = anot_fake_llm_get_openai_base_url (heavy);
+  g_autofree char *light_url = anot_fake_llm_get_openai_base_url (light);
+  g_autofree char *urls = g_strdup_printf ("%s;max_concurrency=2, %s;weight=3, %s",
+                                           bounded_url, heavy_url, light_url);
+  g_autoptr(GPtrArray) completions = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(AnotBackend) backend = new_openai ();
+
+  g_object_set (backend, "base-url", urls, "model", "fake", "api-key", TEST_KEY,
+                "max-concurrency", 12, NULL);
+  complete_n (backend, 60, completions);
+
+  g_test_message ("calls: bounded %u (peak %u), weight 3 %u (peak %u), weight 1 %u (peak %u)",
+                  anot_fake_llm_get_n_requests (bounded), anot_fake_llm_get_peak_in_flight (bounded),
+                  anot_fake_llm_get_n_requests (heavy), anot_fake_llm_get_peak_in_flight (heavy),
+                  anot_fake_llm_get_n_requests (light), anot_fake_llm_get_peak_in_flight (light));
+  g_assert_cmpuint (anot_fake_llm_get_peak_in_flight (bounded), <=, 2);
+  g_assert_cmpuint (anot_fake_llm_get_peak_in_flight (heavy), >, anot_fake_llm_get_peak_in_flight (light));
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (heavy), >, anot_fake_llm_get_n_requests (light));
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (bounded) + anot_fake_llm_get_n_requests (heavy) +
+                    anot_fake_llm_get_n_requests (light), ==, 60);
+}
+
 static void
 test_invalid_lists (void)
 {
@@ -470,6 +535,7 @@ main (int    argc,
 
   g_test_add_func ("/endpoints/three-servers-one-restarted", test_three_servers_one_restarted);
   g_test_add_func ("/endpoints/cooldown-and-probe", test_cooldown_and_probe);
+  g_test_add_func ("/endpoints/bound-and-weight", test_bound_and_weight);
   g_test_add_func ("/endpoints/invalid-lists", test_invalid_lists);
   return g_test_run ();
 }
