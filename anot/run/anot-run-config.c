@@ -58,7 +58,7 @@
  *   cells (attack × run × N × request, dealt round-robin in plan order), so
  *   N processes (Slurm array tasks) share one experiment; each writes the
  *   usual layout into its own directory, and
- *   [func@Anot.Experiment.merge_shards] makes the directory one process
+ *   [type_func@Anot.Experiment.merge_shards] makes the directory one process
  *   would have written.  Kept for a resume.
  * - `method.KEY`: an option passed to the method's
  *   [class@Anot.MethodContext] as `KEY`
