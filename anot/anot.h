@@ -11,6 +11,8 @@
 #include "anot-attack.h"
 #include "anot-backend.h"
 #include "anot-backend-router.h"
+#include "anot-batch.h"
+#include "anot-batch-queue.h"
 #include "anot-cached-backend.h"
 #include "anot-chat-request.h"
 #include "anot-completion.h"

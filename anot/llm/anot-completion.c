@@ -29,6 +29,7 @@ struct _AnotCompletion
   guint retries;
   char *role;
   gboolean cached;
+  char *batch_id;
 };
 
 G_DEFINE_FINAL_TYPE (AnotCompletion, anot_completion, G_TYPE_OBJECT)
@@ -45,6 +46,7 @@ enum {
   PROP_RETRIES,
   PROP_ROLE,
   PROP_CACHED,
+  PROP_BATCH_ID,
   N_PROPS
 };
 
@@ -59,6 +61,7 @@ anot_completion_finalize (GObject *object)
   g_free (self->text);
   g_free (self->finish_reason);
   g_free (self->role);
+  g_free (self->batch_id);
 
   G_OBJECT_CLASS (anot_completion_parent_class)->finalize (object);
 }
@@ -102,6 +105,9 @@ anot_completion_get_property (GObject    *object,
       break;
     case PROP_CACHED:
       g_value_set_boolean (value, self->cached);
+      break;
+    case PROP_BATCH_ID:
+      g_value_set_string (value, self->batch_id);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -149,6 +155,9 @@ anot_completion_set_property (GObject      *object,
       break;
     case PROP_CACHED:
       anot_completion_set_cached (self, g_value_get_boolean (value));
+      break;
+    case PROP_BATCH_ID:
+      anot_completion_set_batch_id (self, g_value_get_string (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -251,6 +260,15 @@ anot_completion_class_init (AnotCompletionClass *klass)
   properties[PROP_CACHED] =
     g_param_spec_boolean ("cached", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotCompletion:batch-id:
+   *
+   * The provider's id of the batch that answered the call, or %NULL for
+   * a direct call.  Batched calls are priced at the batch price.
+   */
+  properties[PROP_BATCH_ID] =
+    g_param_spec_string ("batch-id", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -555,4 +573,38 @@ anot_completion_set_cached (AnotCompletion *self,
     return;
   self->cached = cached;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CACHED]);
+}
+
+/**
+ * anot_completion_get_batch_id:
+ * @self: an #AnotCompletion
+ *
+ * Returns: (nullable): the id of the provider batch that answered the
+ *   call, %NULL for a direct call
+ */
+const char *
+anot_completion_get_batch_id (AnotCompletion *self)
+{
+  g_return_val_if_fail (ANOT_IS_COMPLETION (self), NULL);
+  return self->batch_id;
+}
+
+/**
+ * anot_completion_set_batch_id:
+ * @self: an #AnotCompletion
+ * @batch_id: (nullable): the id of the provider batch that answered the
+ *   call
+ *
+ * Sets [property@Anot.Completion:batch-id].
+ */
+void
+anot_completion_set_batch_id (AnotCompletion *self,
+                              const char     *batch_id)
+{
+  g_return_if_fail (ANOT_IS_COMPLETION (self));
+  if (g_strcmp0 (self->batch_id, batch_id) == 0)
+    return;
+  g_free (self->batch_id);
+  self->batch_id = g_strdup (batch_id);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BATCH_ID]);
 }

@@ -65,5 +65,10 @@ gboolean        anot_completion_get_cached            (AnotCompletion *self);
 ANOT_AVAILABLE_IN_ALL
 void            anot_completion_set_cached            (AnotCompletion *self,
                                                        gboolean        cached);
+ANOT_AVAILABLE_IN_ALL
+const char     *anot_completion_get_batch_id          (AnotCompletion *self);
+ANOT_AVAILABLE_IN_ALL
+void            anot_completion_set_batch_id          (AnotCompletion *self,
+                                                       const char     *batch_id);
 
 G_END_DECLS

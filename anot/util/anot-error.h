@@ -80,6 +80,11 @@ G_BEGIN_DECLS
  *   operation overflows (`OverflowError`)
  * @ANOT_ERROR_EXPR_LIMIT: an evaluation exceeded its step budget, or a
  *   value or the formula exceeded a size or nesting limit
+ * @ANOT_ERROR_LLM_BATCH: a call sent through a provider's batch API got no
+ *   answer: its line expired, was cancelled or the whole batch failed, and
+ *   the retries allowed for it are spent
+ * @ANOT_ERROR_BUDGET: a run stopped because the next request would pass
+ *   the spending limit (`--max-cost`)
  *
  * Error codes in the %ANOT_ERROR domain.  Errors about input files carry the
  * file name, the 1-based line number and the field in their message, e.g.
@@ -122,6 +127,8 @@ typedef enum {
   ANOT_ERROR_EXPR_ZERO_DIVISION,
   ANOT_ERROR_EXPR_OVERFLOW,
   ANOT_ERROR_EXPR_LIMIT,
+  ANOT_ERROR_LLM_BATCH,
+  ANOT_ERROR_BUDGET,
 } AnotError;
 
 /**
