@@ -21,6 +21,8 @@
 #include <json-glib/json-glib.h>
 
 #include "anot-expr.h"
+#include "anot-json-document.h"
+#include "anot-json-writer.h"
 
 G_BEGIN_DECLS
 
@@ -324,6 +326,18 @@ AnotExprValue anot_expr_value_from_json_record (JsonNode        *node,
 ANOT_EXPR_PRIVATE
 AnotExprValue anot_expr_value_from_json_array_cached (JsonArray *array,
                                                       GHashTable *keys);
+/* The same readers for a value of a JSON text: an array of records as
+ * anot_expr_value_from_json_array_cached() reads it, anything else as
+ * anot_expr_value_from_json_cached(); a record with a repeated member
+ * keeps its first position and last value, as json.loads() does. */
+ANOT_EXPR_PRIVATE
+AnotExprValue anot_expr_value_from_json_document (AnotJsonDocument *doc,
+                                                  int               value,
+                                                  GHashTable       *keys);
+/* Writes @v as anot_expr_value_to_json() builds it. */
+ANOT_EXPR_PRIVATE
+void          anot_expr_value_write_json   (AnotJsonWriter      *writer,
+                                            AnotExprValue        v);
 /* Position of @key in @dict, a str the caller has hashed; -1 if absent. */
 ANOT_EXPR_PRIVATE
 gssize        anot_expr_dict_find_str      (AnotExprDict        *dict,

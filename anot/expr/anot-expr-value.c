@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "anot-pyliteral-private.h"
+#include "anot-json-private.h"
+#include "anot-json-writer.h"
 
 /* Dicts with more entries than this get a hash index. */
 #define DICT_INDEX_MIN 8
@@ -831,6 +833,27 @@ typedef struct {
 
 static AnotExprValue from_json_cached (JsonNode *node, GHashTable *keys, const AnotExprValue *hint);
 
+/* A string value @text (nul-terminated, @len bytes): short ones (enum
+ * values, keys) shared through @keys. */
+static AnotExprValue
+cached_string (GHashTable *keys,
+               const char *text,
+               gsize       len)
+{
+  AnotExprValue *v;
+
+  if (len > 64)
+    return anot_expr_value_new_string (text, len);
+  v = g_hash_table_lookup (keys, text);
+  if (v == NULL)
+    {
+      v = g_new (AnotExprValue, 1);
+      *v = new_string_shared (text, len);
+      g_hash_table_insert (keys, v->u.s->data, v);
+    }
+  return anot_expr_value_ref (*v);
+}
+
 static void
 add_cached_member (JsonObject  *object,
                    const char  *name,
@@ -905,23 +928,11 @@ from_json_cached (JsonNode            *node,
     {
       /* Short strings repeat too (enum values): share them as well. */
       const char *text = json_node_get_string (node);
-      AnotExprValue *v;
 
       if (hint != NULL && hint->kind == ANOT_EXPR_STR && strcmp (hint->u.s->data, text) == 0 &&
           hint->u.s->len <= 64)
         return anot_expr_value_ref (*hint);
-      gsize len = strlen (text);
-
-      if (len > 64)
-        return anot_expr_value_new_string (text, len);
-      v = g_hash_table_lookup (keys, text);
-      if (v == NULL)
-        {
-          v = g_new (AnotExprValue, 1);
-          *v = new_string_shared (text, len);
-          g_hash_table_insert (keys, v->u.s->data, v);
-        }
-      return anot_expr_value_ref (*v);
+      return cached_string (keys, text, strlen (text));
     }
   return anot_expr_value_from_json (node);
 }
@@ -1182,6 +1193,233 @@ anot_expr_value_to_json (AnotExprValue v)
     case ANOT_EXPR_GENERATOR:
     default:
       return json_node_new (JSON_NODE_NULL);
+    }
+}
+
+/* ------------------------------------------------------------------------ *
+ * JSON text (AnotJsonDocument), as the JsonNode readers above
+ * ------------------------------------------------------------------------ */
+
+static AnotExprValue from_document_cached (AnotJsonDocument *doc, int value, GHashTable *keys,
+                                           const AnotExprValue *hint);
+
+/* A short string @text of @doc: shared through @keys like the JsonNode
+ * reader's, or @hint's when equal. */
+static AnotExprValue
+document_string (AnotJsonDocument    *doc,
+                 int                  value,
+                 GHashTable          *keys,
+                 const AnotExprValue *hint)
+{
+  gsize raw = _anot_json_document_get_raw_length (doc, value);
+  char stack[128];
+  g_autofree char *heap = raw < sizeof stack ? NULL : g_malloc (raw + 1);
+  char *text = heap != NULL ? heap : stack;
+  gsize len = _anot_json_document_decode_string (doc, value, text);
+
+  if (hint != NULL && hint->kind == ANOT_EXPR_STR && hint->u.s->len == len &&
+      memcmp (hint->u.s->data, text, len) == 0 && len <= 64)
+    return anot_expr_value_ref (*hint);
+  return cached_string (keys, text, len);
+}
+
+/* An object with a repeated member: a dict built member by member, which
+ * keeps the first position and the last value, as json.loads() does. */
+static AnotExprValue
+document_dict (AnotJsonDocument *doc,
+               int               object,
+               GHashTable       *keys)
+{
+  AnotExprValue d = anot_expr_value_new_dict ();
+  guint n = anot_json_document_get_size (doc, object);
+  int key = object + 1;
+
+  for (guint i = 0; i < n; i++, key = _anot_json_document_get_next (doc, key + 1))
+    anot_expr_dict_set (d.u.d, document_string (doc, key, keys, NULL),
+                        from_document_cached (doc, key + 1, keys, NULL));
+  return d;
+}
+
+static AnotExprValue
+document_record (AnotJsonDocument *doc,
+                 int               object,
+                 GHashTable       *keys,
+                 AnotExprDict     *prev)
+{
+  guint n = anot_json_document_get_size (doc, object);
+  AnotExprDict *d;
+  AnotExprShape *shape = NULL;
+  g_autofree AnotExprValue *own_keys = NULL;
+  int key = object + 1;
+
+  if (prev != NULL && prev->shape != NULL && prev->shape->len == n)
+    shape = prev->shape;
+  d = g_malloc0 (sizeof (AnotExprDict) + n * sizeof (AnotExprValue));
+  d->ref_count = 1;
+  d->alloc = n;
+  d->values = (AnotExprValue *) (d + 1);
+  d->values_inline = TRUE;
+
+  for (guint pos = 0; pos < n; pos++, key = _anot_json_document_get_next (doc, key + 1))
+    {
+      const AnotExprValue *hint = NULL;
+      AnotExprValue name;
+
+      if (shape != NULL && anot_json_document_string_equal (doc, key, shape->keys[pos].u.s->data))
+        hint = &prev->values[pos];
+      else
+        {
+          if (own_keys == NULL)
+            own_keys = g_new (AnotExprValue, n);
+          if (shape != NULL)
+            {
+              for (guint i = 0; i < pos; i++)
+                own_keys[i] = anot_expr_value_ref (shape->keys[i]);
+              shape = NULL;
+            }
+          name = document_string (doc, key, keys, NULL);
+          for (guint i = 0; i < pos; i++)
+            if (own_keys[i].u.s == name.u.s ||
+                (own_keys[i].u.s->len == name.u.s->len &&
+                 memcmp (own_keys[i].u.s->data, name.u.s->data, name.u.s->len) == 0))
+              {
+                /* A repeated member: not a fixed-shape row. */
+                anot_expr_value_unref (name);
+                for (guint j = 0; j < pos; j++)
+                  {
+                    anot_expr_value_unref (own_keys[j]);
+                    anot_expr_value_unref (d->values[j]);
+                  }
+                g_free (d);
+                return document_dict (doc, object, keys);
+              }
+          own_keys[pos] = name;
+        }
+      d->values[pos] = from_document_cached (doc, key + 1, keys, hint);
+      d->len++;
+    }
+
+  if (shape != NULL)
+    shape->ref_count++;
+  else
+    {
+      shape = g_malloc (sizeof (AnotExprShape) + n * sizeof (AnotExprValue));
+      shape->ref_count = 1;
+      shape->len = n;
+      if (n > 0)
+        memcpy (shape->keys, own_keys, n * sizeof (AnotExprValue));
+      /* No JsonObject table to guess positions in. */
+      if (n <= 64)
+        memset (shape->table_pos, 0, n);
+    }
+  d->shape = shape;
+  d->keys = shape->keys;
+  if (n > DICT_INDEX_MIN)
+    dict_rebuild_index (d);
+  return (AnotExprValue) { .kind = ANOT_EXPR_DICT, .u.d = d };
+}
+
+static AnotExprValue
+from_document_cached (AnotJsonDocument    *doc,
+                      int                  value,
+                      GHashTable          *keys,
+                      const AnotExprValue *hint)
+{
+  switch (anot_json_document_get_kind (doc, value))
+    {
+    case ANOT_JSON_KIND_OBJECT:
+      return document_record (doc, value, keys, NULL);
+    case ANOT_JSON_KIND_ARRAY:
+      return anot_expr_value_from_json_document (doc, value, keys);
+    case ANOT_JSON_KIND_STRING:
+      return document_string (doc, value, keys, hint);
+    case ANOT_JSON_KIND_INTEGER:
+      return anot_expr_value_int (anot_json_document_get_int (doc, value, 0));
+    case ANOT_JSON_KIND_DOUBLE:
+      return anot_expr_value_float (anot_json_document_get_double (doc, value, 0));
+    case ANOT_JSON_KIND_BOOLEAN:
+      return anot_expr_value_bool (anot_json_document_get_boolean (doc, value, FALSE));
+    case ANOT_JSON_KIND_NULL:
+    case ANOT_JSON_KIND_NONE:
+    default:
+      return ANOT_EXPR_VALUE_NONE;
+    }
+}
+
+AnotExprValue
+anot_expr_value_from_json_document (AnotJsonDocument *doc,
+                                    int               value,
+                                    GHashTable       *keys)
+{
+  guint n;
+  AnotExprValue l;
+  AnotExprDict *prev = NULL;
+  int element = value + 1;
+
+  if (anot_json_document_get_kind (doc, value) != ANOT_JSON_KIND_ARRAY)
+    return from_document_cached (doc, value, keys, NULL);
+  n = anot_json_document_get_size (doc, value);
+  l = anot_expr_value_new_list (n);
+  for (guint i = 0; i < n; i++, element = _anot_json_document_get_next (doc, element))
+    {
+      AnotExprValue v;
+
+      if (anot_json_document_get_kind (doc, element) == ANOT_JSON_KIND_OBJECT)
+        {
+          v = document_record (doc, element, keys, prev);
+          prev = v.kind == ANOT_EXPR_DICT && v.u.d->shape != NULL ? v.u.d : NULL;
+        }
+      else
+        v = from_document_cached (doc, element, keys, NULL);
+      anot_expr_seq_append (l.u.seq, v);
+    }
+  return l;
+}
+
+void
+anot_expr_value_write_json (AnotJsonWriter *writer,
+                            AnotExprValue   v)
+{
+  switch (v.kind)
+    {
+    case ANOT_EXPR_BOOL:
+      anot_json_writer_add_boolean_value (writer, v.u.b);
+      return;
+    case ANOT_EXPR_INT:
+      anot_json_writer_add_int_value (writer, v.u.i);
+      return;
+    case ANOT_EXPR_FLOAT:
+      if (!isfinite (v.u.f))
+        anot_json_writer_add_null_value (writer);
+      else
+        anot_json_writer_add_double_value (writer, v.u.f);
+      return;
+    case ANOT_EXPR_STR:
+      anot_json_writer_add_string_value (writer, v.u.s->data);
+      return;
+    case ANOT_EXPR_LIST:
+    case ANOT_EXPR_TUPLE:
+      anot_json_writer_begin_array (writer);
+      for (guint i = 0; i < v.u.seq->len; i++)
+        anot_expr_value_write_json (writer, v.u.seq->items[i]);
+      anot_json_writer_end_array (writer);
+      return;
+    case ANOT_EXPR_DICT:
+      {
+        /* As anot_expr_value_to_json(): a key written twice (1 and "1")
+         * keeps its first place and its last value, as a JsonObject does. */
+        g_autoptr(JsonNode) node = anot_expr_value_to_json (v);
+
+        anot_json_writer_add_value (writer, node);
+      }
+      return;
+    case ANOT_EXPR_NONE:
+    case ANOT_EXPR_FUNC:
+    case ANOT_EXPR_MODULE:
+    case ANOT_EXPR_GENERATOR:
+    default:
+      anot_json_writer_add_null_value (writer);
+      return;
     }
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "anot-backend-router.h"
+#include "anot-ini-reader-private.h"
 
 G_BEGIN_DECLS
 
@@ -39,5 +40,21 @@ typedef struct
 void anot_backend_router_set_route_source (AnotBackendRouter     *self,
                                            const AnotRouteSource *funcs,
                                            GObject               *source);
+
+/* US dollars per million tokens. */
+typedef struct
+{
+  double input;
+  double output;
+} AnotPrice;
+
+/* Reads the `[prices]` section of @reader (`MODEL = INPUT, OUTPUT`) into
+ * @prices (model -> AnotPrice*, which @prices must free), replacing
+ * entries of the same model: the one parser of the built-in table
+ * (resource prices.ini) and of the user's config.ini.  Errors name the
+ * file, the line and the model. */
+gboolean anot_prices_read (AnotIniReader  *reader,
+                           GHashTable     *prices,
+                           GError        **error);
 
 G_END_DECLS

@@ -11,6 +11,7 @@
 #include "anot-error.h"
 #include "anot-http-backend.h"
 
+#include <math.h>
 #include <string.h>
 
 /**
@@ -49,11 +50,7 @@ typedef struct
   AnotChatRequest *defaults;
 } Route;
 
-typedef struct
-{
-  double input;
-  double output;
-} Price;
+typedef AnotPrice Price;
 
 struct _AnotBackendRouter
 {
@@ -79,28 +76,12 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
-/* US dollars per million tokens: the original framework's MODEL_PRICING. */
-static const struct
-{
-  const char *model;
-  double input;
-  double output;
-} default_prices[] = {
-  { "gpt-5-nano", 0.15, 0.60 },
-  { "gpt-4o", 2.50, 10.00 },
-  { "gpt-4o-mini", 0.15, 0.60 },
-  { "gpt-4-turbo", 10.00, 30.00 },
-  { "o1", 15.00, 60.00 },
-  { "o1-mini", 3.00, 12.00 },
-  { "o3-mini", 1.10, 4.40 },
-  { "claude-sonnet-4-20250514", 3.00, 15.00 },
-  { "claude-opus-4-5-20251101", 15.00, 75.00 },
-  { "claude-3-5-sonnet-20241022", 3.00, 15.00 },
-  { "claude-3-opus-20240229", 15.00, 75.00 },
-};
+/* The built-in price table is data (prices.ini in libanot's resources),
+ * read once per process. */
+#define PRICES_RESOURCE "/org/anot/llm/prices.ini"
 
-#define FALLBACK_INPUT_PRICE 1.00
-#define FALLBACK_OUTPUT_PRICE 3.00
+/* The entry of every model without one of its own. */
+#define FALLBACK_MODEL "*"
 
 static void
 route_free (Route *route)
@@ -175,16 +156,86 @@ anot_backend_router_class_init (AnotBackendRouterClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
+gboolean
+anot_prices_read (AnotIniReader  *reader,
+                  GHashTable     *prices,
+                  GError        **error)
+{
+  g_auto(GStrv) models = anot_ini_reader_list_keys (reader, "prices");
+
+  for (guint k = 0; models[k] != NULL; k++)
+    {
+      const char *value = anot_ini_reader_get_value (reader, "prices", models[k]);
+      g_auto(GStrv) parts = g_strsplit_set (value, ", \t", -1);
+      double numbers[2];
+      guint n = 0;
+      Price *price;
+
+      for (guint p = 0; parts[p] != NULL; p++)
+        {
+          char *end = NULL;
+
+          if (*parts[p] == '\0')
+            continue;
+          if (n >= 2)
+            {
+              n = 3;
+              break;
+            }
+          numbers[n] = g_ascii_strtod (parts[p], &end);
+          if (end == parts[p] || *end != '\0' || !isfinite (numbers[n]) || numbers[n] < 0)
+            break;
+          n++;
+        }
+      if (n != 2)
+        {
+          anot_ini_reader_set_error (reader, error, "prices", models[k],
+                                     "“%s”: expected INPUT, OUTPUT in US dollars per million "
+                                     "tokens", value);
+          return FALSE;
+        }
+      price = g_new (Price, 1);
+      price->input = numbers[0];
+      price->output = numbers[1];
+      g_hash_table_replace (prices, g_strdup (models[k]), price);
+    }
+  return TRUE;
+}
+
+/* The built-in table: the original framework's MODEL_PRICING. */
+static GHashTable *
+default_prices (void)
+{
+  static GHashTable *prices;
+
+  if (g_once_init_enter (&prices))
+    {
+      g_autoptr(AnotIniReader) reader = anot_ini_reader_new_from_resource (PRICES_RESOURCE);
+      g_autoptr(GError) error = NULL;
+      GHashTable *table = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+      if (!anot_prices_read (reader, table, &error))
+        g_error ("%s", error->message);
+      g_once_init_leave (&prices, table);
+    }
+  return prices;
+}
+
 static void
 anot_backend_router_init (AnotBackendRouter *self)
 {
+  GHashTable *defaults = default_prices ();
+  GHashTableIter iter;
+  gpointer model, price;
+
   self->routes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                         (GDestroyNotify) route_free);
   self->instances = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->prices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  for (guint i = 0; i < G_N_ELEMENTS (default_prices); i++)
-    anot_backend_router_set_price (self, default_prices[i].model, default_prices[i].input,
-                                   default_prices[i].output);
+  g_hash_table_iter_init (&iter, defaults);
+  while (g_hash_table_iter_next (&iter, &model, &price))
+    anot_backend_router_set_price (self, model, ((Price *) price)->input,
+                                   ((Price *) price)->output);
 }
 
 /**
@@ -470,7 +521,8 @@ anot_backend_router_get_offline (AnotBackendRouter *self)
  * anot_backend_router_set_price:
  * @self: an #AnotBackendRouter
  * @model: a model name (or the prefix of model names, see
- *   anot_backend_router_lookup_price())
+ *   anot_backend_router_lookup_price()), or `*` for every model without
+ *   an entry
  * @input_per_million: US dollars per million prompt tokens
  * @output_per_million: US dollars per million completion tokens
  *
@@ -503,7 +555,7 @@ find_price (AnotBackendRouter *self,
   Price *best = NULL;
   gsize best_length = 0;
 
-  if (model == NULL)
+  if (model == NULL || strcmp (model, FALLBACK_MODEL) == 0)
     return NULL;
   if ((best = g_hash_table_lookup (self->prices, model)) != NULL)
     return best;
@@ -535,8 +587,10 @@ find_price (AnotBackendRouter *self,
  *
  * The price of @model: its own entry, else the longest entry that is a
  * prefix of it followed by `-` (`gpt-4o-mini-2024-07-18` costs what
- * `gpt-4o-mini` costs), else $1 and $3 per million tokens, the original
- * framework's default.
+ * `gpt-4o-mini` costs), else the entry `*` (built in: $1 and $3 per
+ * million tokens, the original framework's default).  The built-in
+ * entries come from the resource `prices.ini`; a configuration file's
+ * `[prices]` section replaces or adds entries, `*` included.
  *
  * Returns: %TRUE when @model has a price of its own (or by prefix),
  *   %FALSE when the default was used
@@ -547,15 +601,16 @@ anot_backend_router_lookup_price (AnotBackendRouter *self,
                                   double            *input_per_million,
                                   double            *output_per_million)
 {
-  Price *price;
+  Price *price, *fallback;
 
   g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), FALSE);
 
   price = find_price (self, model);
+  fallback = price != NULL ? price : g_hash_table_lookup (self->prices, FALLBACK_MODEL);
   if (input_per_million)
-    *input_per_million = price ? price->input : FALLBACK_INPUT_PRICE;
+    *input_per_million = fallback ? fallback->input : 0;
   if (output_per_million)
-    *output_per_million = price ? price->output : FALLBACK_OUTPUT_PRICE;
+    *output_per_million = fallback ? fallback->output : 0;
   return price != NULL;
 }
 

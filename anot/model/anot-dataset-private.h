@@ -18,6 +18,7 @@
 #include "anot-condition.h"
 #include "anot-dataset.h"
 #include "anot-item.h"
+#include "anot-json-document.h"
 #include "anot-request.h"
 #include "anot-review.h"
 #include "anot-truth.h"
@@ -49,6 +50,25 @@ const char *_anot_store_intern      (AnotStore  *store,
                                      const char *str);
 gpointer    _anot_store_alloc       (AnotStore  *store,
                                      gsize       size);
+/* As _anot_store_intern(), but a string not yet interned is added as it
+ * is, not copied: it must live as long as @store (in a store @store
+ * adopts). */
+const char *_anot_store_intern_borrowed (AnotStore  *store,
+                                         const char *str);
+/* Room for @size bytes of text (no alignment). */
+char       *_anot_store_alloc_chars (AnotStore  *store,
+                                     gsize       size);
+/* The decoded string @value of @doc, copied (or interned) into @store. */
+const char *_anot_store_add_json_string    (AnotStore        *store,
+                                            AnotJsonDocument *doc,
+                                            int               value);
+const char *_anot_store_intern_json_string (AnotStore        *store,
+                                            AnotJsonDocument *doc,
+                                            int               value);
+/* @store keeps @other (a sealed store filled by another thread) alive as
+ * long as itself: what points into @other may hold @store alone. */
+void        _anot_store_adopt       (AnotStore  *store,
+                                     AnotStore  *other);
 void        _anot_store_seal        (AnotStore  *store);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AnotStore, _anot_store_unref)
@@ -121,6 +141,19 @@ typedef struct {
 AnotReview         *anot_review_new_internal        (AnotStore              *store,
                                                      const AnotReviewFields *fields,
                                                      guint                   position);
+/* A review whose strings in @fields are already where they will stay
+ * (nul-terminated, text_len ignored), in a store that @owner keeps alive;
+ * the review keeps @owner.  Position 0 until _anot_review_set_position(). */
+AnotReview         *_anot_review_new_borrowing      (AnotStore              *owner,
+                                                     const AnotReviewFields *fields);
+/* Only before the review is shared, when the loader commits it: sets its
+ * position, makes it share its item's id string, and its user id and
+ * yelping_since with every other review of @strings (interned in place,
+ * see _anot_store_intern_borrowed()). */
+void                _anot_review_place              (AnotReview             *self,
+                                                     guint                   position,
+                                                     const char             *item_id,
+                                                     AnotStore              *strings);
 /* The reviewer name and the `friends` list of the user_mapping.json record
  * for this review.  Both must live in the review's store (or be static). */
 void                _anot_review_set_assignment     (AnotReview             *self,
@@ -154,6 +187,15 @@ AnotItem           *anot_item_new_internal          (AnotStore              *sto
                                                      const char             *json_text,
                                                      gssize                  json_len,
                                                      guint                   index,
+                                                     GError                **error);
+/* Builds an item from the object @object of @doc, which was parsed from
+ * @json_text (kept, see anot_item_new_internal(); NULL: no text kept).
+ * The checks and error messages are anot_item_new_internal()'s. */
+AnotItem           *_anot_item_new_from_document    (AnotStore              *store,
+                                                     AnotJsonDocument       *doc,
+                                                     int                     object,
+                                                     const char             *json_text,
+                                                     gsize                   json_len,
                                                      GError                **error);
 /* For loaders that build items before they know their index. */
 void                _anot_item_set_index            (AnotItem               *self,

@@ -10,8 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <nettle/sha2.h>
+
 #include "anot-dataset-private.h"
 #include "anot-error.h"
+#include "anot-json-private.h"
 
 /**
  * AnotDataset:
@@ -231,23 +234,35 @@ field_invalid (const char  *display,
   return FALSE;
 }
 
-static gboolean
-read_string (JsonObject  *obj,
-             const char  *field,
-             const char  *display,
-             gboolean     required,
-             const char **out,
-             GError     **error)
+/* The member @field of @obj, its last value if repeated (as json-glib,
+ * which the loader used to build trees with, reads it). */
+static int
+member (AnotJsonDocument *doc,
+        int               obj,
+        const char       *field)
 {
-  JsonNode *node = json_object_get_member (obj, field);
+  return _anot_json_document_get_last_member (doc, obj, field, strlen (field));
+}
 
-  *out = NULL;
-  if (node == NULL || (!required && JSON_NODE_HOLDS_NULL (node)))
+/* Sets *@out to the string member's index, or -1 if it is absent (or null
+ * and not @required). */
+static gboolean
+read_string (AnotJsonDocument  *doc,
+             int                value,
+             const char        *display,
+             gboolean           required,
+             int               *out,
+             GError           **error)
+{
+  AnotJsonKind kind = anot_json_document_get_kind (doc, value);
+
+  *out = -1;
+  if (value < 0 || (!required && kind == ANOT_JSON_KIND_NULL))
     return required ? field_missing (display, error) : TRUE;
 
-  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+  if (kind == ANOT_JSON_KIND_STRING)
     {
-      *out = json_node_get_string (node);
+      *out = value;
       return TRUE;
     }
 
@@ -255,15 +270,17 @@ read_string (JsonObject  *obj,
 }
 
 static gboolean
-read_id (JsonObject  *obj,
-         const char  *field,
-         const char **out,
-         GError     **error)
+read_id (AnotJsonDocument  *doc,
+         int                value,
+         const char        *field,
+         int               *out,
+         GError           **error)
 {
-  if (!read_string (obj, field, field, TRUE, out, error))
+  if (!read_string (doc, value, field, TRUE, out, error))
     return FALSE;
 
-  if (**out == '\0')
+  /* No escape stands for nothing: an empty text is an empty string. */
+  if (_anot_json_document_get_raw_length (doc, *out) == 0)
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
                    "field “%s”: empty id", field);
@@ -274,72 +291,62 @@ read_id (JsonObject  *obj,
 }
 
 static gboolean
-read_number (JsonObject  *obj,
-             const char  *field,
-             const char  *display,
-             gboolean     required,
-             double      *out,
-             gboolean    *present,
-             GError     **error)
+read_number (AnotJsonDocument  *doc,
+             int                value,
+             const char        *display,
+             gboolean           required,
+             double            *out,
+             gboolean          *present,
+             GError           **error)
 {
-  JsonNode *node = json_object_get_member (obj, field);
+  AnotJsonKind kind = anot_json_document_get_kind (doc, value);
 
   *present = FALSE;
-  if (node == NULL || (!required && JSON_NODE_HOLDS_NULL (node)))
+  if (value < 0 || (!required && kind == ANOT_JSON_KIND_NULL))
     return required ? field_missing (display, error) : TRUE;
 
-  if (JSON_NODE_HOLDS_VALUE (node))
+  if (kind == ANOT_JSON_KIND_INTEGER || kind == ANOT_JSON_KIND_DOUBLE)
     {
-      GType type = json_node_get_value_type (node);
-
-      if (type == G_TYPE_DOUBLE || type == G_TYPE_INT64)
-        {
-          *out = json_node_get_double (node);
-          *present = TRUE;
-          return TRUE;
-        }
+      *out = anot_json_document_get_double (doc, value, 0);
+      *present = TRUE;
+      return TRUE;
     }
 
   return field_invalid (display, "a number", error);
 }
 
 static gboolean
-read_int (JsonObject  *obj,
-          const char  *field,
-          const char  *display,
-          gboolean     required,
-          gint64      *out,
-          gboolean    *present,
-          GError     **error)
+read_int (AnotJsonDocument  *doc,
+          int                value,
+          const char        *display,
+          gboolean           required,
+          gint64            *out,
+          gboolean          *present,
+          GError           **error)
 {
-  JsonNode *node = json_object_get_member (obj, field);
+  AnotJsonKind kind = anot_json_document_get_kind (doc, value);
 
   *present = FALSE;
-  if (node == NULL || (!required && JSON_NODE_HOLDS_NULL (node)))
+  if (value < 0 || (!required && kind == ANOT_JSON_KIND_NULL))
     return required ? field_missing (display, error) : TRUE;
 
-  if (JSON_NODE_HOLDS_VALUE (node))
+  if (kind == ANOT_JSON_KIND_INTEGER)
     {
-      GType type = json_node_get_value_type (node);
+      *out = anot_json_document_get_int (doc, value, 0);
+      *present = TRUE;
+      return TRUE;
+    }
 
-      if (type == G_TYPE_INT64)
+  /* A writer that only has doubles (3.0) still means an integer. */
+  if (kind == ANOT_JSON_KIND_DOUBLE)
+    {
+      double d = anot_json_document_get_double (doc, value, 0);
+
+      if (d == (double) (gint64) d)
         {
-          *out = json_node_get_int (node);
+          *out = (gint64) d;
           *present = TRUE;
           return TRUE;
-        }
-
-      /* A writer that only has doubles (3.0) still means an integer. */
-      if (type == G_TYPE_DOUBLE)
-        {
-          double d = json_node_get_double (node);
-
-          if (d == (double) (gint64) d)
-            {
-              *out = (gint64) d;
-              *present = TRUE;
-              return TRUE;
-            }
         }
     }
 
@@ -351,7 +358,9 @@ read_int (JsonObject  *obj,
  * ------------------------------------------------------------------------ */
 
 /* SHA-256 costs about as much as a third of the JSON parsing, so a second
- * thread hashes the bytes while the loader parses them.  The reader hands
+ * thread hashes the bytes while the loader parses them, with Nettle's
+ * SHA-256, which uses the processor's SHA instructions where there are
+ * some (three times GChecksum's speed on the benchmark machine).  The reader hands
  * over each block it reads (a slice of a reference-counted buffer) and
  * never writes to it again; the number of blocks in flight is bounded so a
  * slow hasher cannot make the loader hold a whole file in memory. */
@@ -360,7 +369,7 @@ typedef struct {
   GAsyncQueue *blocks;      /* GBytes, then hasher_end */
   GAsyncQueue *credits;     /* a token for each block hashed */
   guint        in_flight;
-  GChecksum   *checksum;    /* the thread's until it is joined */
+  struct sha256_ctx sha;    /* the thread's until it is joined */
 } Hasher;
 
 #define HASHER_MAX_IN_FLIGHT 8
@@ -382,7 +391,7 @@ hasher_thread (gpointer data)
         return NULL;
 
       bytes = g_bytes_get_data (block, &len);
-      g_checksum_update (hasher->checksum, bytes, len);
+      sha256_update (&hasher->sha, len, bytes);
       g_bytes_unref (block);
       g_async_queue_push (hasher->credits, GINT_TO_POINTER (1));
     }
@@ -393,7 +402,7 @@ hasher_start (Hasher *hasher)
 {
   hasher->blocks = g_async_queue_new ();
   hasher->credits = g_async_queue_new ();
-  hasher->checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  sha256_init (&hasher->sha);
   hasher->in_flight = 0;
   hasher->thread = g_thread_new ("anot-dataset-hash", hasher_thread, hasher);
 }
@@ -419,17 +428,23 @@ hasher_push (Hasher *hasher,
 static char *
 hasher_finish (Hasher *hasher)
 {
-  char *digest;
+  guint8 digest[SHA256_DIGEST_SIZE];
+  char *hex = g_malloc (2 * SHA256_DIGEST_SIZE + 1);
 
   g_async_queue_push (hasher->blocks, &hasher_end);
   g_thread_join (g_steal_pointer (&hasher->thread));
-  digest = g_strdup (g_checksum_get_string (hasher->checksum));
+  sha256_digest (&hasher->sha, sizeof digest, digest);
+  for (guint i = 0; i < sizeof digest; i++)
+    {
+      hex[2 * i] = "0123456789abcdef"[digest[i] >> 4];
+      hex[2 * i + 1] = "0123456789abcdef"[digest[i] & 0xf];
+    }
+  hex[2 * SHA256_DIGEST_SIZE] = '\0';
 
-  g_clear_pointer (&hasher->checksum, g_checksum_free);
   g_clear_pointer (&hasher->blocks, g_async_queue_unref);
   g_clear_pointer (&hasher->credits, g_async_queue_unref);
 
-  return digest;
+  return hex;
 }
 
 typedef struct {
@@ -437,16 +452,15 @@ typedef struct {
   GFile        *dir;
   GCancellable *cancellable;
   Hasher        hasher;
-  JsonParser   *parser;
+  AnotJsonDocument *doc;       /* the small files', one at a time */
   AnotItem     *last_item;      /* reviews of one item are usually contiguous */
   GHashTable   *gt_seen;        /* requests with a groundtruth.jsonl line */
 } Loader;
 
-typedef gboolean (*LineHandler) (Loader      *loader,
-                                 JsonObject  *record,
-                                 const char  *line,
-                                 gsize        len,
-                                 GError     **error);
+/* A line's object is the root of @doc. */
+typedef gboolean (*LineHandler) (Loader            *loader,
+                                 AnotJsonDocument  *doc,
+                                 GError           **error);
 
 #define READ_CHUNK_SIZE (1 << 20)
 
@@ -506,36 +520,71 @@ read_failed (const char  *basename,
   return FALSE;
 }
 
-/* json-glib reports "<data>:LINE:COLUMN: Parse error: what"; keep the
- * position and the reason under our own file name. */
+/* The reader says "JSON: what at byte N"; report the position as line
+ * and column (1-based, in bytes) under our own file name.  @data is the
+ * text that was parsed: a line, or the whole document. */
 static void
 set_parse_error (GError     **error,
                  const char  *basename,
                  guint        line_no,
                  gboolean     whole_document,
+                 const char  *data,
+                 gsize        offset,
                  GError      *json_error)
 {
   const char *msg = json_error->message;
-  guint line = 0, column = 0;
-  int consumed = 0;
+  const char *at = g_strrstr (msg, " at byte ");
+  g_autofree char *what = NULL;
+  gsize column = offset + 1;
 
-  if (g_str_has_prefix (msg, "<data>:") &&
-      sscanf (msg + strlen ("<data>:"), "%u:%u: %n", &line, &column, &consumed) == 2 &&
-      consumed > 0)
+  if (g_str_has_prefix (msg, "JSON: "))
+    msg += strlen ("JSON: ");
+  what = at != NULL && at > msg ? g_strndup (msg, at - msg) : g_strdup (msg);
+
+  if (whole_document)
     {
-      const char *what = msg + strlen ("<data>:") + consumed;
-
-      if (g_str_has_prefix (what, "Parse error: "))
-        what += strlen ("Parse error: ");
-      if (whole_document)
-        line_no = line;
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE,
-                   "%s:%u: invalid JSON at column %u: %s",
-                   basename, line_no, column, what);
+      line_no = 1;
+      for (gsize i = 0; i < offset; i++)
+        {
+          if (data[i] == '\n')
+            {
+              line_no++;
+              column = offset - i;
+            }
+        }
     }
-  else
-    g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE,
-                 "%s:%u: invalid JSON: %s", basename, line_no, msg);
+  g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE,
+               "%s:%u: invalid JSON at column %" G_GSIZE_FORMAT ": %s",
+               basename, line_no, column, what);
+}
+
+/* Parses @line into @doc; on failure sets @error (file:line: ...). */
+static gboolean
+parse_line (AnotJsonDocument  *doc,
+            const char        *basename,
+            guint              line_no,
+            const char        *line,
+            gsize              len,
+            GError           **error)
+{
+  GError *json_error = NULL;
+  gsize offset = 0;
+
+  if (!_anot_json_document_reparse (doc, line, len, &offset, &json_error))
+    {
+      set_parse_error (error, basename, line_no, FALSE, line, offset, json_error);
+      g_error_free (json_error);
+      return FALSE;
+    }
+
+  if (anot_json_document_get_kind (doc, 0) != ANOT_JSON_KIND_OBJECT)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE,
+                   "%s:%u: expected a JSON object", basename, line_no);
+      return FALSE;
+    }
+
+  return TRUE;
 }
 
 static gboolean
@@ -592,7 +641,6 @@ load_jsonl (Loader       *loader,
       const char *line;
       gsize len;
       char *nl = memchr (buf + scan, '\n', end - scan);
-      JsonNode *root;
 
       if (nl != NULL)
         {
@@ -655,22 +703,10 @@ load_jsonl (Loader       *loader,
           g_cancellable_set_error_if_cancelled (loader->cancellable, error))
         return FALSE;
 
-      if (!json_parser_load_from_data (loader->parser, line, len, &local_error))
-        {
-          set_parse_error (error, basename, line_no, FALSE, local_error);
-          g_error_free (local_error);
-          return FALSE;
-        }
+      if (!parse_line (loader->doc, basename, line_no, line, len, error))
+        return FALSE;
 
-      root = json_parser_get_root (loader->parser);
-      if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-        {
-          g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE,
-                       "%s:%u: expected a JSON object", basename, line_no);
-          return FALSE;
-        }
-
-      if (!handler (loader, json_node_get_object (root), line, len, &local_error))
+      if (!handler (loader, loader->doc, &local_error))
         {
           g_propagate_prefixed_error (error, local_error, "%s:%u: ", basename, line_no);
           return FALSE;
@@ -680,48 +716,46 @@ load_jsonl (Loader       *loader,
   return TRUE;
 }
 
-/* Reads a whole JSON document.  Returns NULL without an error if the file
- * is absent. */
-static JsonObject *
+/* Reads a whole JSON document into loader->doc.  Returns FALSE without an
+ * error if the file is absent; *@contents holds the text the document
+ * reads. */
+static gboolean
 load_json_document (Loader      *loader,
                     const char  *basename,
+                    char       **contents,
                     GError     **error)
 {
   g_autoptr(GFile) file = g_file_get_child (loader->dir, basename);
-  g_autofree char *contents = NULL;
   GError *local_error = NULL;
-  gsize length;
-  JsonNode *root;
+  gsize length, offset = 0;
 
-  if (!g_file_load_contents (file, loader->cancellable, &contents, &length, NULL, &local_error))
+  if (!g_file_load_contents (file, loader->cancellable, contents, &length, NULL, &local_error))
     {
       if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
         {
           g_error_free (local_error);
-          return NULL;
+          return FALSE;
         }
-      read_failed (basename, local_error, error);
-      return NULL;
+      return read_failed (basename, local_error, error);
     }
 
-  hasher_push (&loader->hasher, g_bytes_new (contents, length));
+  hasher_push (&loader->hasher, g_bytes_new (*contents, length));
 
-  if (!json_parser_load_from_data (loader->parser, contents, length, &local_error))
+  if (!_anot_json_document_reparse (loader->doc, *contents, length, &offset, &local_error))
     {
-      set_parse_error (error, basename, 0, TRUE, local_error);
+      set_parse_error (error, basename, 0, TRUE, *contents, offset, local_error);
       g_error_free (local_error);
-      return NULL;
+      return FALSE;
     }
 
-  root = json_parser_get_root (loader->parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+  if (anot_json_document_get_kind (loader->doc, 0) != ANOT_JSON_KIND_OBJECT)
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE,
                    "%s: expected a JSON object", basename);
-      return NULL;
+      return FALSE;
     }
 
-  return json_object_ref (json_node_get_object (root));
+  return TRUE;
 }
 
 /* ------------------------------------------------------------------------ *
@@ -749,14 +783,16 @@ typedef struct {
   const char *basename;
   gsize       parsed_size;
   gsize       store_block_size;   /* or STORE_NONE, STORE_BATCH_SIZED */
-  /* In a worker: fill @parsed from @record (parsed from @line).  Strings
-   * that must outlive the JSON tree go to @store. */
-  gboolean  (*parse)  (JsonObject  *record,
-                       const char  *line,
-                       gsize        len,
-                       AnotStore   *store,
-                       Parsed      *parsed,
-                       GError     **error);
+  /* In a worker: fill @parsed from the object at the root of @doc (parsed
+   * from @line).  Strings go to @store, which the dataset's store @owner
+   * adopts when the batch is committed. */
+  gboolean  (*parse)  (AnotJsonDocument  *doc,
+                       const char        *line,
+                       gsize              len,
+                       AnotStore         *store,
+                       AnotStore         *owner,
+                       Parsed            *parsed,
+                       GError           **error);
   /* On the loading thread, in file order. */
   gboolean  (*commit) (Loader      *loader,
                        Parsed      *parsed,
@@ -772,17 +808,18 @@ typedef struct {
 } ParsedItem;
 
 static gboolean
-parse_item (JsonObject  *record,
-            const char  *line,
-            gsize        len,
-            AnotStore   *store,
-            Parsed      *parsed,
-            GError     **error)
+parse_item (AnotJsonDocument  *doc,
+            const char        *line,
+            gsize              len,
+            AnotStore         *store,
+            AnotStore         *owner,
+            Parsed            *parsed,
+            GError           **error)
 {
   ParsedItem *p = (ParsedItem *) parsed;
 
   /* The index is known when the batch is committed. */
-  p->item = anot_item_new_internal (store, record, line, len, 0, error);
+  p->item = _anot_item_new_from_document (store, doc, 0, line, len, error);
 
   return p->item != NULL;
 }
@@ -826,156 +863,171 @@ static const RecordKind item_kind = {
 
 /* reviews.jsonl */
 
-/* Extracts the fields of one review record; the strings point into
- * @record.  Touches nothing shared, so workers call it. */
-static gboolean
-parse_review (JsonObject        *record,
-              AnotReviewFields  *f,
+/* The string @value decoded into @store, or NULL for -1. */
+static const char *
+store_string (AnotStore        *store,
+              AnotJsonDocument *doc,
+              int               value)
+{
+  return value >= 0 ? _anot_store_add_json_string (store, doc, value) : NULL;
+}
+
+/* Reads one review record (the root of @doc) into a review whose strings
+ * are in @store.  Touches nothing shared, so workers call it.  The checks
+ * come in a fixed order: the first bad field is the one reported. */
+static AnotReview *
+parse_review (AnotJsonDocument  *doc,
+              AnotStore         *store,
+              AnotStore         *owner,
               GError           **error)
 {
-  JsonNode *user_node;
+  enum { ID, ITEM_ID, STARS, TEXT, USER_ID, DATE, USEFUL, FUNNY, COOL, USER, N_FIELDS };
+  static const char * const names[N_FIELDS] = {
+    "review_id", "business_id", "stars", "text", "user_id", "date", "useful", "funny", "cool",
+    "user",
+  };
+  enum { REVIEW_COUNT, AVERAGE_STARS, YELPING_SINCE, N_USER_FIELDS };
+  static const char * const user_names[N_USER_FIELDS] = {
+    "review_count", "average_stars", "yelping_since",
+  };
+  AnotReviewFields f = { 0 };
+  int v[N_FIELDS], u[N_USER_FIELDS];
+  int id, item_id, text, user_id, date, user, yelping_since = -1;
   gboolean present;
 
-  memset (f, 0, sizeof *f);
-  f->text_len = -1;
+  /* All members in one pass; checked below in a fixed order. */
+  _anot_json_document_find_members (doc, 0, names, N_FIELDS, v);
 
-  if (!read_id (record, "review_id", &f->id, error) ||
-      !read_string (record, "business_id", "business_id", TRUE, &f->item_id, error) ||
-      !read_number (record, "stars", "stars", TRUE, &f->stars, &present, error) ||
-      !read_string (record, "text", "text", TRUE, &f->text, error))
-    return FALSE;
+  if (!read_id (doc, v[ID], "review_id", &id, error) ||
+      !read_string (doc, v[ITEM_ID], "business_id", TRUE, &item_id, error) ||
+      !read_number (doc, v[STARS], "stars", TRUE, &f.stars, &present, error) ||
+      !read_string (doc, v[TEXT], "text", TRUE, &text, error))
+    return NULL;
 
-  if (!read_string (record, "user_id", "user_id", FALSE, &f->user_id, error) ||
-      !read_string (record, "date", "date", FALSE, &f->date, error))
-    return FALSE;
+  if (!read_string (doc, v[USER_ID], "user_id", FALSE, &user_id, error) ||
+      !read_string (doc, v[DATE], "date", FALSE, &date, error))
+    return NULL;
 
-  if (!read_int (record, "useful", "useful", FALSE, &f->useful, &present, error))
-    return FALSE;
+  if (!read_int (doc, v[USEFUL], "useful", FALSE, &f.useful, &present, error))
+    return NULL;
   if (present)
-    f->flags |= ANOT_REVIEW_HAS_USEFUL;
-  if (!read_int (record, "funny", "funny", FALSE, &f->funny, &present, error))
-    return FALSE;
+    f.flags |= ANOT_REVIEW_HAS_USEFUL;
+  if (!read_int (doc, v[FUNNY], "funny", FALSE, &f.funny, &present, error))
+    return NULL;
   if (present)
-    f->flags |= ANOT_REVIEW_HAS_FUNNY;
-  if (!read_int (record, "cool", "cool", FALSE, &f->cool, &present, error))
-    return FALSE;
+    f.flags |= ANOT_REVIEW_HAS_FUNNY;
+  if (!read_int (doc, v[COOL], "cool", FALSE, &f.cool, &present, error))
+    return NULL;
   if (present)
-    f->flags |= ANOT_REVIEW_HAS_COOL;
+    f.flags |= ANOT_REVIEW_HAS_COOL;
 
-  user_node = json_object_get_member (record, "user");
-  if (user_node != NULL && !JSON_NODE_HOLDS_NULL (user_node))
+  user = v[USER];
+  if (user >= 0 && anot_json_document_get_kind (doc, user) != ANOT_JSON_KIND_NULL)
     {
-      JsonObject *user;
+      if (anot_json_document_get_kind (doc, user) != ANOT_JSON_KIND_OBJECT)
+        {
+          field_invalid ("user", "an object", error);
+          return NULL;
+        }
+      f.flags |= ANOT_REVIEW_HAS_USER;
+      _anot_json_document_find_members (doc, user, user_names, N_USER_FIELDS, u);
 
-      if (!JSON_NODE_HOLDS_OBJECT (user_node))
-        return field_invalid ("user", "an object", error);
-      user = json_node_get_object (user_node);
-      f->flags |= ANOT_REVIEW_HAS_USER;
-
-      if (!read_int (user, "review_count", "user.review_count", FALSE,
-                     &f->user_review_count, &present, error))
-        return FALSE;
+      if (!read_int (doc, u[REVIEW_COUNT], "user.review_count", FALSE,
+                     &f.user_review_count, &present, error))
+        return NULL;
       if (present)
-        f->flags |= ANOT_REVIEW_HAS_USER_REVIEW_COUNT;
-      if (!read_number (user, "average_stars", "user.average_stars", FALSE,
-                        &f->user_average_stars, &present, error))
-        return FALSE;
+        f.flags |= ANOT_REVIEW_HAS_USER_REVIEW_COUNT;
+      if (!read_number (doc, u[AVERAGE_STARS], "user.average_stars", FALSE,
+                        &f.user_average_stars, &present, error))
+        return NULL;
       if (present)
-        f->flags |= ANOT_REVIEW_HAS_USER_AVERAGE_STARS;
-      if (!read_string (user, "yelping_since", "user.yelping_since", FALSE,
-                        &f->user_yelping_since, error))
-        return FALSE;
+        f.flags |= ANOT_REVIEW_HAS_USER_AVERAGE_STARS;
+      if (!read_string (doc, u[YELPING_SINCE], "user.yelping_since", FALSE,
+                        &yelping_since, error))
+        return NULL;
     }
 
-  return TRUE;
+  /* Decoded once, straight into the place they will stay. */
+  f.id = store_string (store, doc, id);
+  f.item_id = store_string (store, doc, item_id);
+  f.text = store_string (store, doc, text);
+  f.user_id = store_string (store, doc, user_id);
+  f.date = store_string (store, doc, date);
+  f.user_yelping_since = store_string (store, doc, yelping_since);
+
+  return _anot_review_new_borrowing (owner, &f);
+}
+
+typedef struct {
+  Parsed      header;
+  AnotReview *review;
+} ParsedReview;
+
+static gboolean
+parse_review_line (AnotJsonDocument  *doc,
+                   const char        *line,
+                   gsize              len,
+                   AnotStore         *store,
+                   AnotStore         *owner,
+                   Parsed            *parsed,
+                   GError           **error)
+{
+  ParsedReview *p = (ParsedReview *) parsed;
+
+  p->review = parse_review (doc, store, owner, error);
+  return p->review != NULL;
 }
 
 /* Adds a parsed review to the dataset.  File order, loading thread only. */
 static gboolean
-commit_review (Loader                 *loader,
-               const AnotReviewFields *f,
-               GError                **error)
+commit_review (Loader  *loader,
+               Parsed  *parsed,
+               GError **error)
 {
+  ParsedReview *p = (ParsedReview *) parsed;
   AnotDataset *ds = loader->ds;
+  const char *item_id = anot_review_get_item_id (p->review);
+  const char *id = anot_review_get_id (p->review);
   AnotItem *item;
-  AnotReview *review;
 
   item = loader->last_item;
-  if (item == NULL || strcmp (anot_item_get_id (item), f->item_id) != 0)
+  if (item == NULL || strcmp (anot_item_get_id (item), item_id) != 0)
     {
-      item = g_hash_table_lookup (ds->items_by_id, f->item_id);
+      item = g_hash_table_lookup (ds->items_by_id, item_id);
       if (item == NULL)
         {
           g_set_error (error, ANOT_ERROR, ANOT_ERROR_UNKNOWN_REFERENCE,
-                       "field “business_id”: unknown item “%s”", f->item_id);
+                       "field “business_id”: unknown item “%s”", item_id);
           return FALSE;
         }
       loader->last_item = item;
     }
 
-  if (g_hash_table_contains (ds->reviews_by_id, f->id))
+  /* One hash for the check and the insertion; on a duplicate the dataset
+   * is dropped, so the replaced value does not matter. */
+  if (!g_hash_table_insert (ds->reviews_by_id, (gpointer) id, p->review))
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_DUPLICATE_ID,
-                   "field “review_id”: duplicate review id “%s”", f->id);
+                   "field “review_id”: duplicate review id “%s”", id);
       return FALSE;
     }
 
-  review = anot_review_new_internal (ds->store, f, anot_item_get_n_reviews (item));
-  _anot_item_add_review (item, review);
-  g_hash_table_insert (ds->reviews_by_id, (gpointer) anot_review_get_id (review), review);
+  _anot_review_place (p->review, anot_item_get_n_reviews (item), anot_item_get_id (item), ds->store);
+  _anot_item_add_review (item, p->review);
   ds->n_reviews++;
-  g_object_unref (review);
 
   return TRUE;
 }
 
-typedef struct {
-  Parsed           header;
-  AnotReviewFields fields;     /* strings in the batch's store */
-} ParsedReview;
-
-static const char *
-copy_string (AnotStore  *store,
-             const char *str)
+static void
+clear_review (Parsed *parsed)
 {
-  return str != NULL ? _anot_store_add_string (store, str, -1) : NULL;
-}
-
-static gboolean
-parse_review_line (JsonObject  *record,
-                   const char  *line,
-                   gsize        len,
-                   AnotStore   *store,
-                   Parsed      *parsed,
-                   GError     **error)
-{
-  AnotReviewFields *f = &((ParsedReview *) parsed)->fields;
-
-  if (!parse_review (record, f, error))
-    return FALSE;
-
-  /* The tree goes with the next line: keep copies. */
-  f->id = copy_string (store, f->id);
-  f->item_id = copy_string (store, f->item_id);
-  f->user_id = copy_string (store, f->user_id);
-  f->text = copy_string (store, f->text);
-  f->date = copy_string (store, f->date);
-  f->user_yelping_since = copy_string (store, f->user_yelping_since);
-
-  return TRUE;
-}
-
-static gboolean
-commit_review_line (Loader  *loader,
-                    Parsed  *parsed,
-                    GError **error)
-{
-  return commit_review (loader, &((ParsedReview *) parsed)->fields, error);
+  g_clear_object (&((ParsedReview *) parsed)->review);
 }
 
 static const RecordKind review_kind = {
   "reviews.jsonl", sizeof (ParsedReview), STORE_BATCH_SIZED,
-  parse_review_line, commit_review_line, NULL,
+  parse_review_line, commit_review, clear_review,
 };
 
 /* The batch machinery */
@@ -995,6 +1047,7 @@ typedef struct {
 
 typedef struct {
   const RecordKind *kind;
+  AnotStore        *owner;     /* the dataset's store */
   GThreadPool      *pool;
   GMutex            lock;
   GCond             cond;
@@ -1029,7 +1082,7 @@ parse_batch (gpointer data,
 
   if (!g_atomic_int_get (&pr->abort))
     {
-      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(AnotJsonDocument) doc = _anot_json_document_new_reusable ();
       const char *p = batch->data, *end = batch->data + batch->len;
       g_autofree Parsed *parsed = g_malloc0 (kind->parsed_size);
       guint line_no = batch->first_line_no;
@@ -1047,31 +1100,17 @@ parse_batch (gpointer data,
           gsize len = (nl != NULL ? nl : end) - p;
           const char *line = p;
           GError *local_error = NULL;
-          JsonNode *root;
 
           p = nl != NULL ? nl + 1 : end;
           if (is_blank (line, len))
             continue;
 
-          if (!json_parser_load_from_data (parser, line, len, &local_error))
-            {
-              set_parse_error (&batch->error, kind->basename, line_no, FALSE, local_error);
-              g_error_free (local_error);
-              break;
-            }
-
-          root = json_parser_get_root (parser);
-          if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-            {
-              g_set_error (&batch->error, ANOT_ERROR, ANOT_ERROR_PARSE,
-                           "%s:%u: expected a JSON object", kind->basename, line_no);
-              break;
-            }
+          if (!parse_line (doc, kind->basename, line_no, line, len, &batch->error))
+            break;
 
           memset (parsed, 0, kind->parsed_size);
           parsed->line_no = line_no;
-          if (!kind->parse (json_node_get_object (root), line, len, batch->store,
-                            parsed, &local_error))
+          if (!kind->parse (doc, line, len, batch->store, pr->owner, parsed, &local_error))
             {
               if (kind->clear != NULL)
                 kind->clear (parsed);
@@ -1144,6 +1183,10 @@ commit_next_batch (Loader          *loader,
         }
     }
 
+  /* What was committed may point into the batch's strings. */
+  if (batch->store != NULL)
+    _anot_store_adopt (loader->ds->store, batch->store);
+
   /* A worker's error comes after every record it parsed. */
   if (ok && batch->error != NULL)
     {
@@ -1201,6 +1244,7 @@ load_jsonl_parallel (Loader            *loader,
   GError *local_error = NULL;
 
   pr.kind = kind;
+  pr.owner = loader->ds->store;
   stream = open_file (loader, kind->basename, FALSE, error);
   if (stream == NULL)
     return FALSE;
@@ -1304,40 +1348,37 @@ load_jsonl_parallel (Loader            *loader,
 /* Copies an array of names into the store.  @display names the array in
  * errors. */
 static const char * const *
-store_name_list (AnotStore   *store,
-                 JsonNode    *node,
-                 const char  *display,
-                 GError     **error)
+store_name_list (AnotStore         *store,
+                 AnotJsonDocument  *doc,
+                 int                array,
+                 const char        *display,
+                 GError           **error)
 {
-  JsonArray *array;
   const char **names;
   guint len;
+  int element = array + 1;
 
-  if (!JSON_NODE_HOLDS_ARRAY (node))
+  if (anot_json_document_get_kind (doc, array) != ANOT_JSON_KIND_ARRAY)
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
                    "field “%s”: expected an array of names", display);
       return NULL;
     }
 
-  array = json_node_get_array (node);
-  len = json_array_get_length (array);
+  len = anot_json_document_get_size (doc, array);
   if (len == 0)
     return empty_strv;
 
   names = _anot_store_alloc (store, (len + 1) * sizeof (char *));
-  for (guint i = 0; i < len; i++)
+  for (guint i = 0; i < len; i++, element = _anot_json_document_get_next (doc, element))
     {
-      JsonNode *element = json_array_get_element (array, i);
-
-      if (!JSON_NODE_HOLDS_VALUE (element) ||
-          json_node_get_value_type (element) != G_TYPE_STRING)
+      if (anot_json_document_get_kind (doc, element) != ANOT_JSON_KIND_STRING)
         {
           g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
                        "field “%s[%u]”: expected a string", display, i);
           return NULL;
         }
-      names[i] = _anot_store_intern (store, json_node_get_string (element));
+      names[i] = _anot_store_intern_json_string (store, doc, element);
     }
   names[len] = NULL;
 
@@ -1345,21 +1386,22 @@ store_name_list (AnotStore   *store,
 }
 
 static gboolean
-load_friend_graph (AnotDataset  *ds,
-                   JsonObject   *graph,
-                   GError      **error)
+load_friend_graph (AnotDataset       *ds,
+                   AnotJsonDocument  *doc,
+                   int                graph,
+                   GError           **error)
 {
-  JsonObjectIter iter;
-  const char *name;
-  JsonNode *node;
+  guint size = anot_json_document_get_size (doc, graph);
+  int key = graph + 1;
 
-  json_object_iter_init (&iter, graph);
-  while (json_object_iter_next (&iter, &name, &node))
+  /* A repeated name: its last list stays in the table. */
+  for (guint i = 0; i < size; i++, key = _anot_json_document_get_next (doc, key + 1))
     {
+      g_autofree char *name = anot_json_document_dup_string (doc, key);
       g_autofree char *display = g_strdup_printf ("friend_graph.%s", name);
       const char * const *friends;
 
-      friends = store_name_list (ds->store, node, display, error);
+      friends = store_name_list (ds->store, doc, key + 1, display, error);
       if (friends == NULL)
         return FALSE;
       g_hash_table_insert (ds->friend_graph,
@@ -1386,19 +1428,19 @@ parse_item_index (const char *key,
 }
 
 static gboolean
-load_review_assignments (AnotDataset  *ds,
-                         JsonObject   *assignments,
-                         GError      **error)
+load_review_assignments (AnotDataset       *ds,
+                         AnotJsonDocument  *doc,
+                         int                assignments,
+                         GError           **error)
 {
-  JsonObjectIter iter;
-  const char *key;
-  JsonNode *node;
+  guint size = anot_json_document_get_size (doc, assignments);
+  int key_value = assignments + 1;
 
-  json_object_iter_init (&iter, assignments);
-  while (json_object_iter_next (&iter, &key, &node))
+  for (guint k = 0; k < size; k++, key_value = _anot_json_document_get_next (doc, key_value + 1))
     {
+      g_autofree char *key = anot_json_document_dup_string (doc, key_value);
+      int records = key_value + 1, record;
       AnotItem *item;
-      JsonArray *records;
       guint64 index;
       guint n_records;
 
@@ -1414,7 +1456,7 @@ load_review_assignments (AnotDataset  *ds,
                        "field “review_assignments.%s”: no item with index %s", key, key);
           return FALSE;
         }
-      if (!JSON_NODE_HOLDS_ARRAY (node))
+      if (anot_json_document_get_kind (doc, records) != ANOT_JSON_KIND_ARRAY)
         {
           g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
                        "field “review_assignments.%s”: expected an array", key);
@@ -1422,49 +1464,47 @@ load_review_assignments (AnotDataset  *ds,
         }
 
       item = g_ptr_array_index (ds->items, index);
-      records = json_node_get_array (node);
-      n_records = json_array_get_length (records);
+      n_records = anot_json_document_get_size (doc, records);
+      record = records + 1;
 
-      for (guint i = 0; i < n_records; i++)
+      for (guint i = 0; i < n_records; i++, record = _anot_json_document_get_next (doc, record))
         {
           g_autofree char *display = g_strdup_printf ("review_assignments.%s[%u]", key, i);
           g_autofree char *field = NULL;
-          JsonNode *record_node = json_array_get_element (records, i);
-          JsonObject *record;
-          JsonNode *friends_node;
+          g_autofree char *name = NULL;
           const char * const *friends;
-          const char *name;
+          int friends_value, name_value;
           gint64 review_idx;
           gboolean present;
           GError *local_error = NULL;
 
-          if (!JSON_NODE_HOLDS_OBJECT (record_node))
+          if (anot_json_document_get_kind (doc, record) != ANOT_JSON_KIND_OBJECT)
             {
               g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
                            "field “%s”: expected an object", display);
               return FALSE;
             }
-          record = json_node_get_object (record_node);
 
           field = g_strconcat (display, ".review_idx", NULL);
-          if (!read_int (record, "review_idx", field, TRUE, &review_idx, &present, error))
+          if (!read_int (doc, member (doc, record, "review_idx"), field, TRUE, &review_idx, &present, error))
             return FALSE;
           g_free (field);
           field = g_strconcat (display, ".name", NULL);
-          if (!read_string (record, "name", field, TRUE, &name, error))
+          if (!read_string (doc, member (doc, record, "name"), field, TRUE, &name_value, error))
             return FALSE;
+          name = anot_json_document_dup_string (doc, name_value);
 
           /* Records past the item's reviews are expected: 19-review items
            * have a record for review 19. */
           if (review_idx < 0 || review_idx >= anot_item_get_n_reviews (item))
             continue;
 
-          friends_node = json_object_get_member (record, "friends");
-          if (friends_node != NULL && !JSON_NODE_HOLDS_NULL (friends_node))
+          friends_value = member (doc, record, "friends");
+          if (friends_value >= 0 && anot_json_document_get_kind (doc, friends_value) != ANOT_JSON_KIND_NULL)
             {
               g_free (field);
               field = g_strconcat (display, ".friends", NULL);
-              friends = store_name_list (ds->store, friends_node, field, &local_error);
+              friends = store_name_list (ds->store, doc, friends_value, field, &local_error);
               if (friends == NULL)
                 {
                   g_propagate_error (error, local_error);
@@ -1496,12 +1536,12 @@ load_user_mapping (Loader  *loader,
                    GError **error)
 {
   AnotDataset *ds = loader->ds;
-  g_autoptr(JsonObject) mapping = NULL;
+  AnotJsonDocument *doc = loader->doc;
+  g_autofree char *contents = NULL;
   GError *local_error = NULL;
-  JsonNode *node;
+  int node;
 
-  mapping = load_json_document (loader, "user_mapping.json", &local_error);
-  if (mapping == NULL)
+  if (!load_json_document (loader, "user_mapping.json", &contents, &local_error))
     {
       if (local_error == NULL)
         return TRUE;
@@ -1510,32 +1550,32 @@ load_user_mapping (Loader  *loader,
     }
 
   /* The graph first: assignments without a friends list fall back to it. */
-  node = json_object_get_member (mapping, "friend_graph");
-  if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+  node = member (doc, 0, "friend_graph");
+  if (node >= 0 && anot_json_document_get_kind (doc, node) != ANOT_JSON_KIND_NULL)
     {
-      if (!JSON_NODE_HOLDS_OBJECT (node))
+      if (anot_json_document_get_kind (doc, node) != ANOT_JSON_KIND_OBJECT)
         {
           g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
                        "user_mapping.json: field “friend_graph”: expected an object");
           return FALSE;
         }
-      if (!load_friend_graph (ds, json_node_get_object (node), &local_error))
+      if (!load_friend_graph (ds, doc, node, &local_error))
         {
           g_propagate_prefixed_error (error, local_error, "user_mapping.json: ");
           return FALSE;
         }
     }
 
-  node = json_object_get_member (mapping, "review_assignments");
-  if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+  node = member (doc, 0, "review_assignments");
+  if (node >= 0 && anot_json_document_get_kind (doc, node) != ANOT_JSON_KIND_NULL)
     {
-      if (!JSON_NODE_HOLDS_OBJECT (node))
+      if (anot_json_document_get_kind (doc, node) != ANOT_JSON_KIND_OBJECT)
         {
           g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
                        "user_mapping.json: field “review_assignments”: expected an object");
           return FALSE;
         }
-      if (!load_review_assignments (ds, json_node_get_object (node), &local_error))
+      if (!load_review_assignments (ds, doc, node, &local_error))
         {
           g_propagate_prefixed_error (error, local_error, "user_mapping.json: ");
           return FALSE;
@@ -1550,34 +1590,43 @@ load_user_mapping (Loader  *loader,
  * ------------------------------------------------------------------------ */
 
 static gboolean
-handle_request (Loader      *loader,
-                JsonObject  *record,
-                const char  *line,
-                gsize        len,
-                GError     **error)
+handle_request (Loader            *loader,
+                AnotJsonDocument  *doc,
+                GError           **error)
 {
   AnotDataset *ds = loader->ds;
   g_autoptr(AnotCondition) structure = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *id = NULL, *group = NULL, *scenario = NULL, *text = NULL;
+  g_autofree char *shorthand = NULL, *gold_id = NULL;
   AnotRequest *request;
   AnotItem *gold;
-  const char *id, *group, *scenario, *text, *shorthand, *gold_id;
-  JsonNode *node;
+  int id_value, group_value, scenario_value, text_value, shorthand_value, gold_value, structure_value;
 
-  if (!read_id (record, "id", &id, error) ||
-      !read_string (record, "group", "group", TRUE, &group, error) ||
-      !read_string (record, "text", "text", TRUE, &text, error))
+  if (!read_id (doc, member (doc, 0, "id"), "id", &id_value, error) ||
+      !read_string (doc, member (doc, 0, "group"), "group", TRUE, &group_value, error) ||
+      !read_string (doc, member (doc, 0, "text"), "text", TRUE, &text_value, error))
     return FALSE;
 
-  node = json_object_get_member (record, "structure");
-  if (node == NULL)
+  structure_value = member (doc, 0, "structure");
+  if (structure_value < 0)
     return field_missing ("structure", error);
 
-  if (!read_string (record, "gold_restaurant", "gold_restaurant", TRUE, &gold_id, error) ||
-      !read_string (record, "scenario", "scenario", FALSE, &scenario, error) ||
-      !read_string (record, "shorthand", "shorthand", FALSE, &shorthand, error))
+  if (!read_string (doc, member (doc, 0, "gold_restaurant"), "gold_restaurant", TRUE, &gold_value, error) ||
+      !read_string (doc, member (doc, 0, "scenario"), "scenario", FALSE, &scenario_value, error) ||
+      !read_string (doc, member (doc, 0, "shorthand"), "shorthand", FALSE, &shorthand_value, error))
     return FALSE;
 
-  /* Sealed, the condition can share the tree instead of copying it. */
+  id = anot_json_document_dup_string (doc, id_value);
+  group = anot_json_document_dup_string (doc, group_value);
+  text = anot_json_document_dup_string (doc, text_value);
+  gold_id = anot_json_document_dup_string (doc, gold_value);
+  scenario = anot_json_document_dup_string (doc, scenario_value);
+  shorthand = anot_json_document_dup_string (doc, shorthand_value);
+
+  /* The condition keeps the structure as a tree (a small one): sealed, it
+   * is shared instead of copied. */
+  node = anot_json_document_dup_node (doc, structure_value);
   json_node_seal (node);
   structure = _anot_condition_new_from_json_at (node, "structure", error);
   if (structure == NULL)
@@ -1611,26 +1660,28 @@ handle_request (Loader      *loader,
  * ------------------------------------------------------------------------ */
 
 static gboolean
-handle_groundtruth (Loader      *loader,
-                    JsonObject  *record,
-                    const char  *line,
-                    gsize        len,
-                    GError     **error)
+handle_groundtruth (Loader            *loader,
+                    AnotJsonDocument  *doc,
+                    GError           **error)
 {
   AnotDataset *ds = loader->ds;
   GHashTable *seen = loader->gt_seen;
+  g_autofree char *request_id = NULL, *gold_id = NULL, *status_str = NULL;
   AnotRequest *request;
   AnotItem *gold;
-  const char *request_id, *gold_id, *status_str;
   AnotGoldStatus status;
   gint64 gold_idx;
   gboolean present;
+  int request_value, gold_value, status_value;
 
-  if (!read_string (record, "request_id", "request_id", TRUE, &request_id, error) ||
-      !read_string (record, "gold_restaurant", "gold_restaurant", TRUE, &gold_id, error) ||
-      !read_int (record, "gold_idx", "gold_idx", TRUE, &gold_idx, &present, error) ||
-      !read_string (record, "status", "status", FALSE, &status_str, error))
+  if (!read_string (doc, member (doc, 0, "request_id"), "request_id", TRUE, &request_value, error) ||
+      !read_string (doc, member (doc, 0, "gold_restaurant"), "gold_restaurant", TRUE, &gold_value, error) ||
+      !read_int (doc, member (doc, 0, "gold_idx"), "gold_idx", TRUE, &gold_idx, &present, error) ||
+      !read_string (doc, member (doc, 0, "status"), "status", FALSE, &status_value, error))
     return FALSE;
+  request_id = anot_json_document_dup_string (doc, request_value);
+  gold_id = anot_json_document_dup_string (doc, gold_value);
+  status_str = anot_json_document_dup_string (doc, status_value);
 
   request = g_hash_table_lookup (ds->requests_by_id, request_id);
   if (request == NULL)
@@ -1723,7 +1774,8 @@ load_groundtruth (Loader  *loader,
  * ------------------------------------------------------------------------ */
 
 static AnotJudgement
-parse_judgement (JsonNode *node)
+parse_judgement (AnotJsonDocument *doc,
+                 int               value)
 {
   static const struct {
     const char    *word;
@@ -1740,29 +1792,29 @@ parse_judgement (JsonNode *node)
     { "neutral", ANOT_JUDGEMENT_NEUTRAL },
     { "mixed", ANOT_JUDGEMENT_NEUTRAL },
   };
-  GType type;
 
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return ANOT_JUDGEMENT_NOT_MENTIONED;
-
-  type = json_node_get_value_type (node);
-  if (type == G_TYPE_BOOLEAN)
-    return json_node_get_boolean (node) ? ANOT_JUDGEMENT_POSITIVE : ANOT_JUDGEMENT_NOT_MENTIONED;
-
-  if (type == G_TYPE_STRING)
+  switch (anot_json_document_get_kind (doc, value))
     {
-      /* Python's str.lower(): Unicode-aware, so "NÉGATIVE" stays unknown
-       * either way, but ASCII case never matters. */
-      g_autofree char *lower = g_utf8_strdown (json_node_get_string (node), -1);
+    case ANOT_JSON_KIND_BOOLEAN:
+      return anot_json_document_get_boolean (doc, value, FALSE) ? ANOT_JUDGEMENT_POSITIVE
+                                                                 : ANOT_JUDGEMENT_NOT_MENTIONED;
+    case ANOT_JSON_KIND_STRING:
+      {
+        /* Python's str.lower(): Unicode-aware, so "NÉGATIVE" stays unknown
+         * either way, but ASCII case never matters. */
+        g_autofree char *text = anot_json_document_dup_string (doc, value);
+        g_autofree char *lower = g_utf8_strdown (text, -1);
 
-      for (guint i = 0; i < G_N_ELEMENTS (words); i++)
-        {
-          if (strcmp (lower, words[i].word) == 0)
-            return words[i].judgement;
-        }
+        for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+          {
+            if (strcmp (lower, words[i].word) == 0)
+              return words[i].judgement;
+          }
+      }
+      return ANOT_JUDGEMENT_NOT_MENTIONED;
+    default:
+      return ANOT_JUDGEMENT_NOT_MENTIONED;
     }
-
-  return ANOT_JUDGEMENT_NOT_MENTIONED;
 }
 
 static gboolean
@@ -1770,14 +1822,13 @@ load_judgements (Loader  *loader,
                  GError **error)
 {
   AnotDataset *ds = loader->ds;
-  g_autoptr(JsonObject) cache = NULL;
+  AnotJsonDocument *doc = loader->doc;
+  g_autofree char *contents = NULL;
   GError *local_error = NULL;
-  JsonObjectIter iter;
-  const char *key;
-  JsonNode *node;
+  guint size;
+  int key;
 
-  cache = load_json_document (loader, "judgement_cache.json", &local_error);
-  if (cache == NULL)
+  if (!load_json_document (loader, "judgement_cache.json", &contents, &local_error))
     {
       if (local_error == NULL)
         return TRUE;
@@ -1785,24 +1836,27 @@ load_judgements (Loader  *loader,
       return FALSE;
     }
 
-  json_object_iter_init (&iter, cache);
-  while (json_object_iter_next (&iter, &key, &node))
+  size = anot_json_document_get_size (doc, 0);
+  key = 1;
+  for (guint i = 0; i < size; i++, key = _anot_json_document_get_next (doc, key + 1))
     {
+      g_autofree char *name = anot_json_document_dup_string (doc, key);
       AnotJudgement judgement;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
+      if (anot_json_document_get_kind (doc, key + 1) != ANOT_JSON_KIND_OBJECT)
         {
           g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
-                       "judgement_cache.json: field “%s”: expected an object", key);
+                       "judgement_cache.json: field “%s”: expected an object", name);
           return FALSE;
         }
 
       /* Not-mentioned is also the answer for an absent key: keep only the
-       * entries that say something. */
-      judgement = parse_judgement (json_object_get_member (json_node_get_object (node),
-                                                           "judgement"));
+       * entries that say something; a repeated key's last entry decides. */
+      judgement = parse_judgement (doc, member (doc, key + 1, "judgement"));
       if (judgement != ANOT_JUDGEMENT_NOT_MENTIONED)
-        g_hash_table_insert (ds->judgements, g_strdup (key), GINT_TO_POINTER (judgement));
+        g_hash_table_insert (ds->judgements, g_steal_pointer (&name), GINT_TO_POINTER (judgement));
+      else
+        g_hash_table_remove (ds->judgements, name);
     }
 
   return TRUE;
@@ -1841,7 +1895,7 @@ anot_dataset_load (const char    *path,
 {
   g_autoptr(AnotDataset) self = NULL;
   g_autoptr(GFile) dir = NULL;
-  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(AnotJsonDocument) doc = NULL;
   g_autofree char *digest = NULL;
   Loader loader = { 0, };
   gint64 t0, t1, t2, t3;
@@ -1872,14 +1926,12 @@ anot_dataset_load (const char    *path,
   self->path = g_file_get_path (dir);
   self->name = g_path_get_basename (self->path);
 
-  /* Not an immutable parser: sealing hashes every string of every review.
-   * The records that are kept (items, structures) are sealed one by one. */
-  parser = json_parser_new ();
+  doc = _anot_json_document_new_reusable ();
 
   loader.ds = self;
   loader.dir = dir;
   loader.cancellable = cancellable;
-  loader.parser = parser;
+  loader.doc = doc;
   hasher_start (&loader.hasher);
 
   /* The order is part of the checksum's definition. */

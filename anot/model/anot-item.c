@@ -10,6 +10,7 @@
 
 #include "anot-dataset-private.h"
 #include "anot-error.h"
+#include "anot-json-private.h"
 
 /**
  * AnotItem:
@@ -199,50 +200,39 @@ anot_item_init (AnotItem *self)
   self->reviews = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
-/* Returns the member if it has @type; NULL (no error) if it is absent or
- * JSON null and @optional; otherwise NULL and an error. */
-static JsonNode *
-get_member (JsonObject  *obj,
-            const char  *field,
-            GType        type,
-            gboolean     optional,
-            GError     **error)
+/* Returns the member @field of @object (its last value if repeated, as
+ * json-glib reads it) if it has @kind (INTEGER: any number; for strings
+ * @kind is STRING); -1 (no error) if it is absent or JSON null and
+ * @optional; otherwise -1 and an error. */
+static int
+get_member (AnotJsonDocument  *doc,
+            int                object,
+            const char        *field,
+            AnotJsonKind       kind,
+            gboolean           optional,
+            GError           **error)
 {
-  JsonNode *node = json_object_get_member (obj, field);
+  int value = _anot_json_document_get_last_member (doc, object, field, strlen (field));
+  AnotJsonKind actual = anot_json_document_get_kind (doc, value);
   const char *what;
 
-  if (node == NULL || (optional && JSON_NODE_HOLDS_NULL (node)))
+  if (value < 0 || (optional && actual == ANOT_JSON_KIND_NULL))
     {
       if (!optional)
         g_set_error (error, ANOT_ERROR, ANOT_ERROR_MISSING_FIELD,
                      "field “%s”: missing", field);
-      return NULL;
+      return -1;
     }
 
-  if (type == JSON_TYPE_OBJECT)
-    {
-      if (JSON_NODE_HOLDS_OBJECT (node))
-        return node;
-      what = "an object";
-    }
-  else if (type == G_TYPE_DOUBLE)
-    {
-      if (JSON_NODE_HOLDS_VALUE (node) &&
-          (json_node_get_value_type (node) == G_TYPE_DOUBLE ||
-           json_node_get_value_type (node) == G_TYPE_INT64))
-        return node;
-      what = "a number";
-    }
-  else
-    {
-      if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-        return node;
-      what = "a string";
-    }
-
+  if (actual == kind ||
+      (kind == ANOT_JSON_KIND_DOUBLE && actual == ANOT_JSON_KIND_INTEGER))
+    return value;
+  what = kind == ANOT_JSON_KIND_OBJECT ? "an object"
+       : kind == ANOT_JSON_KIND_DOUBLE ? "a number"
+       : "a string";
   g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
                "field “%s”: expected %s", field, what);
-  return NULL;
+  return -1;
 }
 
 /* Split on ",", trimmed, empty pieces dropped (evidence.md §2).  The
@@ -275,29 +265,43 @@ split_categories (AnotStore  *store,
   return categories;
 }
 
+/* The string members of @object, in @store.  A repeated member counts
+ * with its last value, as json-glib reads it: keys are interned, so a
+ * repeat is found by pointer. */
 static const Pair *
-store_pairs (AnotStore  *store,
-             JsonObject *obj,
-             guint      *out_n)
+store_pairs (AnotStore        *store,
+             AnotJsonDocument *doc,
+             int               object,
+             guint            *out_n)
 {
-  JsonObjectIter iter;
-  const char *key;
-  JsonNode *node;
+  guint size = anot_json_document_get_size (doc, object);
   Pair *pairs;
   guint n = 0;
+  int key = object + 1;
 
   *out_n = 0;
-  if (obj == NULL || json_object_get_size (obj) == 0)
+  if (size == 0)
     return NULL;
 
-  pairs = _anot_store_alloc (store, json_object_get_size (obj) * sizeof (Pair));
-  json_object_iter_init (&iter, obj);
-  while (json_object_iter_next (&iter, &key, &node))
+  pairs = _anot_store_alloc (store, size * sizeof (Pair));
+  for (guint i = 0; i < size; i++, key = _anot_json_document_get_next (doc, key + 1))
     {
-      if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+      const char *name = _anot_store_intern_json_string (store, doc, key);
+      gboolean is_string = anot_json_document_get_kind (doc, key + 1) == ANOT_JSON_KIND_STRING;
+      guint j;
+
+      for (j = 0; j < n && pairs[j].key != name; j++)
+        ;
+      if (j < n)
+        {
+          /* An earlier value of the same member: the last one decides. */
+          memmove (&pairs[j], &pairs[j + 1], (n - j - 1) * sizeof (Pair));
+          n--;
+        }
+      if (!is_string)
         continue;
-      pairs[n].key = _anot_store_intern (store, key);
-      pairs[n].value = _anot_store_intern (store, json_node_get_string (node));
+      pairs[n].key = name;
+      pairs[n].value = _anot_store_intern_json_string (store, doc, key + 1);
       n++;
     }
   *out_n = n;
@@ -319,85 +323,78 @@ lookup_pair (const Pair *pairs,
   return NULL;
 }
 
+/* Builds an item from the object @object of @doc (the text of its
+ * line).  The record stays as text; see anot_item_get_record(). */
 AnotItem *
-anot_item_new_internal (AnotStore   *store,
-                        JsonObject  *record,
-                        const char  *json_text,
-                        gssize       json_len,
-                        guint        index,
-                        GError     **error)
+_anot_item_new_from_document (AnotStore         *store,
+                              AnotJsonDocument  *doc,
+                              int                object,
+                              const char        *json_text,
+                              gsize              json_len,
+                              GError           **error)
 {
   g_autoptr(AnotItem) self = NULL;
   GError *local_error = NULL;
   gboolean own_store;
-  JsonNode *node;
+  int value;
 
-  g_return_val_if_fail (record != NULL, NULL);
+  g_return_val_if_fail (doc != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   self = g_object_new (ANOT_TYPE_ITEM, NULL);
   own_store = store == NULL;
   self->store = own_store ? _anot_store_new (1024) : _anot_store_ref (store);
   store = self->store;
-  self->index = index;
 
-#define MEMBER(field, type, optional) \
-  (node = get_member (record, field, type, optional, &local_error), local_error == NULL)
+#define MEMBER(field, kind, optional) \
+  (value = get_member (doc, object, field, kind, optional, &local_error), local_error == NULL)
 
-  if (!MEMBER ("business_id", G_TYPE_STRING, FALSE))
+  if (!MEMBER ("business_id", ANOT_JSON_KIND_STRING, FALSE))
     goto fail;
-  if (json_node_get_string (node)[0] == '\0')
+  if (_anot_json_document_get_raw_length (doc, value) == 0)
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
                    "field “business_id”: empty id");
       return NULL;
     }
-  self->id = _anot_store_add_string (store, json_node_get_string (node), -1);
+  self->id = _anot_store_add_json_string (store, doc, value);
 
-  if (!MEMBER ("name", G_TYPE_STRING, FALSE))
+  if (!MEMBER ("name", ANOT_JSON_KIND_STRING, FALSE))
     goto fail;
-  self->name = _anot_store_add_string (store, json_node_get_string (node), -1);
+  self->name = _anot_store_add_json_string (store, doc, value);
 
-  if (!MEMBER ("city", G_TYPE_STRING, TRUE))
+  if (!MEMBER ("city", ANOT_JSON_KIND_STRING, TRUE))
     goto fail;
-  if (node != NULL)
-    self->city = _anot_store_intern (store, json_node_get_string (node));
+  if (value >= 0)
+    self->city = _anot_store_intern_json_string (store, doc, value);
 
-  if (!MEMBER ("stars", G_TYPE_DOUBLE, TRUE))
+  if (!MEMBER ("stars", ANOT_JSON_KIND_DOUBLE, TRUE))
     goto fail;
-  if (node != NULL)
-    self->stars = json_node_get_double (node);
+  if (value >= 0)
+    self->stars = anot_json_document_get_double (doc, value, 0);
 
-  if (!MEMBER ("categories", G_TYPE_STRING, TRUE))
+  if (!MEMBER ("categories", ANOT_JSON_KIND_STRING, TRUE))
     goto fail;
-  if (node != NULL)
-    self->categories_string = _anot_store_add_string (store, json_node_get_string (node), -1);
+  if (value >= 0)
+    self->categories_string = _anot_store_add_json_string (store, doc, value);
   self->categories = split_categories (store, self->categories_string);
 
-  if (!MEMBER ("attributes", JSON_TYPE_OBJECT, TRUE))
+  if (!MEMBER ("attributes", ANOT_JSON_KIND_OBJECT, TRUE))
     goto fail;
-  if (node != NULL)
-    self->attributes = store_pairs (store, json_node_get_object (node), &self->n_attributes);
+  if (value >= 0)
+    self->attributes = store_pairs (store, doc, value, &self->n_attributes);
 
-  if (!MEMBER ("hours", JSON_TYPE_OBJECT, TRUE))
+  if (!MEMBER ("hours", ANOT_JSON_KIND_OBJECT, TRUE))
     goto fail;
-  if (node != NULL)
-    self->hours = store_pairs (store, json_node_get_object (node), &self->n_hours);
+  if (value >= 0)
+    self->hours = store_pairs (store, doc, value, &self->n_hours);
 
 #undef MEMBER
 
   if (json_text != NULL)
     {
-      if (json_len < 0)
-        json_len = strlen (json_text);
       self->json_text = _anot_store_add_string (store, json_text, json_len);
       self->json_len = json_len;
-    }
-  else
-    {
-      if (!json_object_is_immutable (record))
-        json_object_seal (record);
-      self->record = json_object_ref (record);
     }
 
   if (own_store)
@@ -408,6 +405,51 @@ anot_item_new_internal (AnotStore   *store,
 fail:
   g_propagate_error (error, local_error);
   return NULL;
+}
+
+AnotItem *
+anot_item_new_internal (AnotStore   *store,
+                        JsonObject  *record,
+                        const char  *json_text,
+                        gssize       json_len,
+                        guint        index,
+                        GError     **error)
+{
+  g_autoptr(AnotJsonDocument) doc = NULL;
+  AnotItem *self;
+
+  g_return_val_if_fail (record != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  /* One reader of records: a tree is read as its text. */
+  if (json_text == NULL)
+    {
+      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), record);
+      g_autoptr(GString) out = g_string_new (NULL);
+
+      anot_json_write (out, node);
+      doc = anot_json_document_new_from_data (out->str, (gssize) out->len, error);
+    }
+  else
+    {
+      if (json_len < 0)
+        json_len = (gssize) strlen (json_text);
+      doc = anot_json_document_new_from_data (json_text, json_len, error);
+    }
+  if (doc == NULL)
+    return NULL;
+
+  self = _anot_item_new_from_document (store, doc, 0, json_text, (gsize) MAX (json_len, 0), error);
+  if (self == NULL)
+    return NULL;
+  self->index = index;
+  if (json_text == NULL)
+    {
+      if (!json_object_is_immutable (record))
+        json_object_seal (record);
+      self->record = json_object_ref (record);
+    }
+  return self;
 }
 
 void

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "anot-dataset-private.h"
+#include "anot-json-private.h"
 
 /* ------------------------------------------------------------------------ *
  * AnotStore
@@ -20,6 +21,7 @@ struct _AnotStore {
   char       *cur;         /* free space of the current block */
   gsize       cur_left;
   GHashTable *interned;    /* only until _anot_store_seal() */
+  GPtrArray  *adopted;     /* stores kept alive with this one */
 };
 
 static void
@@ -29,6 +31,7 @@ anot_store_clear (gpointer data)
 
   g_ptr_array_unref (store->blocks);
   g_clear_pointer (&store->interned, g_hash_table_unref);
+  g_clear_pointer (&store->adopted, g_ptr_array_unref);
 }
 
 AnotStore *
@@ -105,9 +108,12 @@ _anot_store_add_string (AnotStore  *store,
   return copy;
 }
 
-const char *
-_anot_store_intern (AnotStore  *store,
-                    const char *str)
+/* The interned copy of @str, which is added (copied into @store if
+ * @copy, else as it is) when there is none yet. */
+static const char *
+store_intern (AnotStore  *store,
+              const char *str,
+              gboolean    copy)
 {
   const char *ret;
 
@@ -120,11 +126,18 @@ _anot_store_intern (AnotStore  *store,
   ret = g_hash_table_lookup (store->interned, str);
   if (ret == NULL)
     {
-      ret = _anot_store_add_string (store, str, -1);
+      ret = copy ? _anot_store_add_string (store, str, -1) : str;
       g_hash_table_add (store->interned, (gpointer) ret);
     }
 
   return ret;
+}
+
+const char *
+_anot_store_intern (AnotStore  *store,
+                    const char *str)
+{
+  return store_intern (store, str, TRUE);
 }
 
 gpointer
@@ -132,6 +145,54 @@ _anot_store_alloc (AnotStore *store,
                    gsize      size)
 {
   return anot_store_take (store, MAX (size, 1), sizeof (gpointer));
+}
+
+const char *
+_anot_store_intern_borrowed (AnotStore  *store,
+                             const char *str)
+{
+  return store_intern (store, str, FALSE);
+}
+
+char *
+_anot_store_alloc_chars (AnotStore *store,
+                         gsize      size)
+{
+  return anot_store_take (store, MAX (size, 1), 1);
+}
+
+void
+_anot_store_adopt (AnotStore *store,
+                   AnotStore *other)
+{
+  if (store->adopted == NULL)
+    store->adopted = g_ptr_array_new_with_free_func ((GDestroyNotify) _anot_store_unref);
+  g_ptr_array_add (store->adopted, _anot_store_ref (other));
+}
+
+const char *
+_anot_store_add_json_string (AnotStore        *store,
+                             AnotJsonDocument *doc,
+                             int               value)
+{
+  char *out = _anot_store_alloc_chars (store, _anot_json_document_get_raw_length (doc, value) + 1);
+
+  _anot_json_document_decode_string (doc, value, out);
+  return out;
+}
+
+const char *
+_anot_store_intern_json_string (AnotStore        *store,
+                                AnotJsonDocument *doc,
+                                int               value)
+{
+  gsize raw = _anot_json_document_get_raw_length (doc, value);
+  char stack[256];
+  g_autofree char *heap = raw < sizeof stack ? NULL : g_malloc (raw + 1);
+  char *buffer = heap != NULL ? heap : stack;
+
+  _anot_json_document_decode_string (doc, value, buffer);
+  return _anot_store_intern (store, buffer);
 }
 
 /* Interning is only useful while a dataset is being loaded; afterwards the
@@ -428,6 +489,60 @@ anot_review_new_internal (AnotStore              *store,
     _anot_store_seal (store);
 
   return self;
+}
+
+AnotReview *
+_anot_review_new_borrowing (AnotStore              *owner,
+                            const AnotReviewFields *fields)
+{
+  AnotReview *self;
+
+  g_return_val_if_fail (owner != NULL, NULL);
+  g_return_val_if_fail (fields != NULL, NULL);
+
+  self = g_object_new (ANOT_TYPE_REVIEW, NULL);
+  self->store = _anot_store_ref (owner);
+  self->id = fields->id;
+  self->item_id = fields->item_id;
+  self->text = fields->text;
+  self->stars = fields->stars;
+  self->user_id = fields->user_id;
+  self->date = fields->date;
+  self->useful = fields->useful;
+  self->funny = fields->funny;
+  self->cool = fields->cool;
+  self->user_review_count = fields->user_review_count;
+  self->user_average_stars = fields->user_average_stars;
+  self->user_yelping_since = fields->user_yelping_since;
+  /* The same flags as anot_review_new_internal() derives. */
+  self->flags = fields->flags & ~(ANOT_REVIEW_HAS_ASSIGNMENT | ANOT_REVIEW_HAS_USER_ID |
+                                  ANOT_REVIEW_HAS_DATE | ANOT_REVIEW_HAS_USER_YELPING_SINCE);
+  if (fields->user_id != NULL)
+    self->flags |= ANOT_REVIEW_HAS_USER_ID;
+  if (fields->date != NULL)
+    self->flags |= ANOT_REVIEW_HAS_DATE;
+  if (!(self->flags & ANOT_REVIEW_HAS_USER))
+    self->flags &= ~(ANOT_REVIEW_HAS_USER_REVIEW_COUNT | ANOT_REVIEW_HAS_USER_AVERAGE_STARS);
+  else if (fields->user_yelping_since != NULL)
+    self->flags |= ANOT_REVIEW_HAS_USER_YELPING_SINCE;
+  if (!(self->flags & ANOT_REVIEW_HAS_USER))
+    self->user_yelping_since = NULL;
+  return self;
+}
+
+void
+_anot_review_place (AnotReview *self,
+                    guint       position,
+                    const char *item_id,
+                    AnotStore  *strings)
+{
+  g_return_if_fail (ANOT_IS_REVIEW (self));
+  g_return_if_fail (strcmp (item_id, self->item_id) == 0);
+
+  self->position = position;
+  self->item_id = item_id;
+  self->user_id = _anot_store_intern_borrowed (strings, self->user_id);
+  self->user_yelping_since = _anot_store_intern_borrowed (strings, self->user_yelping_since);
 }
 
 /**

@@ -7,8 +7,10 @@
 #include "anot-llm-config.h"
 #include "anot-backend-router-private.h"
 
+#include "anot-defense-prompt-private.h"
 #include "anot-error.h"
 #include "anot-http-backend.h"
+#include "anot-ini-reader-private.h"
 #include "anot-registry.h"
 #include "anot-response-cache.h"
 
@@ -109,7 +111,7 @@ struct _AnotLlmConfig
   GHashTable *file;         /* "role\nkey", "backend:NAME\nkey" -> value */
   GHashTable *cli_roles;    /* role set */
   GHashTable *file_roles;   /* role set */
-  GHashTable *prices;       /* model -> "in,out" as written */
+  GHashTable *prices;       /* model -> AnotPrice */
   char **environ;
   char *file_path;
 };
@@ -504,11 +506,7 @@ resolve_backend (AnotLlmConfig *self,
 char *
 anot_llm_config_get_default_path (void)
 {
-  const char *path = g_getenv ("ANOT_CONFIG");
-
-  if (path != NULL && *path != '\0')
-    return g_strdup (path);
-  return g_build_filename (g_get_user_config_dir (), "anot", "config.ini", NULL);
+  return anot_ini_reader_get_default_path ();
 }
 
 /**
@@ -530,8 +528,7 @@ anot_llm_config_load_file (AnotLlmConfig  *self,
                            const char     *path,
                            GError        **error)
 {
-  g_autoptr(GKeyFile) keyfile = g_key_file_new ();
-  g_autoptr(GError) local_error = NULL;
+  g_autoptr(AnotIniReader) reader = NULL;
   g_auto(GStrv) groups = NULL;
   g_autoptr(GHashTable) file = NULL;
   g_autoptr(GHashTable) roles = NULL;
@@ -540,61 +537,29 @@ anot_llm_config_load_file (AnotLlmConfig  *self,
   g_return_val_if_fail (ANOT_IS_LLM_CONFIG (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
-  if (!g_key_file_load_from_file (keyfile, path, G_KEY_FILE_NONE, &local_error))
-    {
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG, "Cannot read the configuration %s: %s",
-                   path, local_error->message);
-      return FALSE;
-    }
+  reader = anot_ini_reader_new_from_file (path, error);
+  if (reader == NULL)
+    return FALSE;
 
   file = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   roles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   prices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  groups = g_key_file_get_groups (keyfile, NULL);
+  if (!anot_prices_read (reader, prices, error) ||
+      !anot_defense_prompt_check_file (reader, error))
+    return FALSE;
+
+  groups = anot_ini_reader_list_sections (reader);
   for (guint g = 0; groups[g] != NULL; g++)
     {
       const char *group = groups[g];
-      g_auto(GStrv) keys = g_key_file_get_keys (keyfile, group, NULL, NULL);
+      g_auto(GStrv) keys = anot_ini_reader_list_keys (reader, group);
       g_autofree char *prefix = NULL;
       gboolean is_backend = FALSE;
 
-      if (strcmp (group, "prices") == 0)
-        {
-          for (guint k = 0; keys && keys[k]; k++)
-            {
-              g_autofree char *value = g_key_file_get_string (keyfile, group, keys[k], NULL);
-              g_auto(GStrv) parts = g_strsplit_set (value ? value : "", ", \t", -1);
-              double numbers[2];
-              guint n = 0;
-
-              for (guint p = 0; parts[p] != NULL; p++)
-                {
-                  char *end = NULL;
-
-                  if (*parts[p] == '\0')
-                    continue;
-                  if (n >= 2)
-                    break;
-                  numbers[n] = g_ascii_strtod (parts[p], &end);
-                  if (end == parts[p] || *end != '\0' || numbers[n] < 0)
-                    break;
-                  n++;
-                }
-              if (n != 2)
-                {
-                  g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG,
-                               "%s [prices]: “%s = %s”: expected INPUT, OUTPUT in US dollars "
-                               "per million tokens", path, keys[k], value ? value : "");
-                  return FALSE;
-                }
-              g_hash_table_insert (prices, g_strdup (keys[k]),
-                                   g_strdup_printf ("%.17g,%.17g", numbers[0], numbers[1]));
-            }
-          continue;
-        }
-
-      /* A method's own parameters, read by AnotMethodSettings. */
-      if (g_str_has_prefix (group, "method ") && is_valid_name (group + 7))
+      /* Read above, and a method's own parameters, read by
+       * AnotMethodSettings. */
+      if (strcmp (group, "prices") == 0 || strcmp (group, ANOT_DEFENSE_SECTION) == 0 ||
+          (g_str_has_prefix (group, "method ") && is_valid_name (group + 7)))
         continue;
 
       if (strcmp (group, "default") == 0 || strcmp (group, "role default") == 0)
@@ -611,31 +576,25 @@ anot_llm_config_load_file (AnotLlmConfig  *self,
         }
       else
         {
-          g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG,
-                       "%s: unknown section [%s] (expected [default], [role NAME], "
-                       "[backend NAME], [method NAME] or [prices])", path, group);
+          anot_ini_reader_set_error (reader, error, group, NULL,
+                                     "unknown section (expected [default], [role NAME], "
+                                     "[backend NAME], [method NAME], [prices] or [defense])");
           return FALSE;
         }
 
-      for (guint k = 0; keys && keys[k]; k++)
+      for (guint k = 0; keys[k] != NULL; k++)
         {
-          g_autofree char *value = g_key_file_get_string (keyfile, group, keys[k], NULL);
-          g_autofree char *where = g_strdup_printf ("%s [%s]", path, group);
+          const char *value = anot_ini_reader_get_value (reader, group, keys[k]);
+          g_autofree char *where = anot_ini_reader_where (reader, group, keys[k]);
 
           if (!is_known_key (keys[k]) || (is_backend && strcmp (keys[k], "backend") == 0))
             {
-              g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG,
-                           "%s: unknown key “%s” in [%s]", path, keys[k], group);
+              anot_ini_reader_set_error (reader, error, group, keys[k], "unknown key");
               return FALSE;
             }
-          if (value == NULL || !validate_value (keys[k], g_strstrip (value), where, error))
-            {
-              if (value == NULL)
-                g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG, "%s: cannot read %s in [%s]",
-                             path, keys[k], group);
-              return FALSE;
-            }
-          g_hash_table_insert (file, layer_key (prefix, keys[k]), g_steal_pointer (&value));
+          if (!validate_value (keys[k], value, where, error))
+            return FALSE;
+          g_hash_table_insert (file, layer_key (prefix, keys[k]), g_strdup (value));
         }
     }
 
@@ -1161,12 +1120,8 @@ anot_llm_config_create_router (AnotLlmConfig  *self,
   anot_backend_router_set_route_source (router, &route_source, G_OBJECT (self));
   g_hash_table_iter_init (&iter, self->prices);
   while (g_hash_table_iter_next (&iter, &key, &value))
-    {
-      g_auto(GStrv) numbers = g_strsplit (value, ",", 2);
-
-      anot_backend_router_set_price (router, key, g_ascii_strtod (numbers[0], NULL),
-                                     g_ascii_strtod (numbers[1], NULL));
-    }
+    anot_backend_router_set_price (router, key, ((AnotPrice *) value)->input,
+                                   ((AnotPrice *) value)->output);
 
   if (anot_backend_router_get_backend (router, ANOT_DEFAULT_ROLE, error) == NULL)
     return NULL;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "anot-error.h"
-#include "anot-llm-config.h"
+#include "anot-ini-reader-private.h"
 
 /**
  * AnotMethodSettings:
@@ -37,13 +37,27 @@
  * anot_method_settings_to_json(), for traces.
  */
 
+typedef struct
+{
+  char *text;
+  char *where;              /* PATH:LINE [method NAME] */
+} FileValue;
+
+static void
+file_value_free (FileValue *value)
+{
+  g_free (value->text);
+  g_free (value->where);
+  g_free (value);
+}
+
 struct _AnotMethodSettings
 {
   GObject     parent_instance;
 
   char       *method;
   char      **environ;
-  GHashTable *file;           /* key -> value of [method NAME] */
+  GHashTable *file;           /* key -> FileValue of [method NAME] */
   char       *file_path;
   JsonObject *resolved;       /* key -> {"value", "source"} */
 };
@@ -148,7 +162,8 @@ static void
 anot_method_settings_init (AnotMethodSettings *self)
 {
   self->environ = g_get_environ ();
-  self->file = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->file = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                      (GDestroyNotify) file_value_free);
   self->resolved = json_object_new ();
 }
 
@@ -211,7 +226,8 @@ anot_method_settings_set_environment (AnotMethodSettings *self,
  * Reads the section `[method NAME]` of @path, replacing what an earlier
  * file gave.  A file without the section is fine.
  *
- * Errors: %ANOT_ERROR_CONFIG when the file cannot be read or parsed.
+ * Errors: %ANOT_ERROR_CONFIG when the file cannot be read or parsed; the
+ * message starts `PATH:LINE: `.
  *
  * Returns: %TRUE on success
  */
@@ -220,30 +236,27 @@ anot_method_settings_load_file (AnotMethodSettings  *self,
                                 const char          *path,
                                 GError             **error)
 {
-  g_autoptr(GKeyFile) keyfile = g_key_file_new ();
-  g_autoptr(GError) local_error = NULL;
+  g_autoptr(AnotIniReader) reader = NULL;
   g_autofree char *group = NULL;
   g_auto(GStrv) keys = NULL;
 
   g_return_val_if_fail (ANOT_IS_METHOD_SETTINGS (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
 
-  if (!g_key_file_load_from_file (keyfile, path, G_KEY_FILE_NONE, &local_error))
-    {
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG, "Cannot read the configuration %s: %s",
-                   path, local_error->message);
-      return FALSE;
-    }
+  reader = anot_ini_reader_new_from_file (path, error);
+  if (reader == NULL)
+    return FALSE;
 
   g_hash_table_remove_all (self->file);
   group = g_strconcat ("method ", self->method, NULL);
-  keys = g_key_file_get_keys (keyfile, group, NULL, NULL);
-  for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
+  keys = anot_ini_reader_list_keys (reader, group);
+  for (guint i = 0; keys[i] != NULL; i++)
     {
-      char *value = g_key_file_get_string (keyfile, group, keys[i], NULL);
+      FileValue *value = g_new (FileValue, 1);
 
-      if (value != NULL)
-        g_hash_table_insert (self->file, g_strdup (keys[i]), g_strstrip (value));
+      value->text = g_strdup (anot_ini_reader_get_value (reader, group, keys[i]));
+      value->where = anot_ini_reader_where (reader, group, keys[i]);
+      g_hash_table_insert (self->file, g_strdup (keys[i]), value);
     }
 
   g_free (self->file_path);
@@ -257,7 +270,8 @@ anot_method_settings_load_file (AnotMethodSettings  *self,
  * @self: settings
  * @error: return location for a #GError
  *
- * Reads anot_llm_config_get_default_path() when it exists; a missing file
+ * Reads the configuration file (`$ANOT_CONFIG`, else
+ * `$XDG_CONFIG_HOME/anot/config.ini`) when it exists; a missing file
  * is not an error.
  *
  * Returns: %TRUE on success
@@ -266,7 +280,7 @@ gboolean
 anot_method_settings_load_default_file (AnotMethodSettings  *self,
                                         GError             **error)
 {
-  g_autofree char *path = anot_llm_config_get_default_path ();
+  g_autofree char *path = anot_ini_reader_get_default_path ();
 
   g_return_val_if_fail (ANOT_IS_METHOD_SETTINGS (self), FALSE);
 
@@ -293,7 +307,7 @@ env_name (const char *method,
  * @key: the key, e.g. `beam_width`
  * @out_source: (out) (optional) (nullable) (transfer full): where the
  *   value came from (`method option lats.beam_width`, `environment
- *   ANOT_LATS_BEAM_WIDTH`, `PATH [method lats]`)
+ *   ANOT_LATS_BEAM_WIDTH`, `PATH:LINE [method lats]`, or %NULL for none)
  *
  * Returns: (transfer full) (nullable): the raw value, or %NULL when
  *   nothing sets it
@@ -306,6 +320,7 @@ anot_method_settings_lookup (AnotMethodSettings  *self,
 {
   g_autofree char *option = NULL;
   g_autofree char *variable = NULL;
+  FileValue *file_value;
   const char *value;
 
   g_return_val_if_fail (ANOT_IS_METHOD_SETTINGS (self), NULL);
@@ -331,11 +346,11 @@ anot_method_settings_lookup (AnotMethodSettings  *self,
       return g_strdup (value);
     }
 
-  if ((value = g_hash_table_lookup (self->file, key)) != NULL)
+  if ((file_value = g_hash_table_lookup (self->file, key)) != NULL)
     {
       if (out_source != NULL)
-        *out_source = g_strdup_printf ("%s [method %s]", self->file_path, self->method);
-      return g_strdup (value);
+        *out_source = g_strdup (file_value->where);
+      return g_strdup (file_value->text);
     }
   return NULL;
 }

@@ -10,6 +10,8 @@
 
 #include "anot-experiment-private.h"
 
+#include "anot-defense-prompt-private.h"
+
 #include "anot-error.h"
 #include "anot-item-attack.h"
 #include "anot-registry.h"
@@ -348,6 +350,9 @@ plan_llm (AnotExperiment  *self,
   self->llm_config = anot_llm_config_new ();
   if (!anot_llm_config_load_default_file (self->llm_config, error))
     return FALSE;
+  /* Read once: every request of the run gets the same text, even if
+   * config.ini changes while it runs. */
+  self->defense_prompt = anot_run_config_get_defense (settings) ? anot_defense_prompt_get () : NULL;
   for (guint i = 0; (text = anot_run_config_get_llm_setting (settings, i, &llm_key)) != NULL ||
                     llm_key != NULL; i++)
     if (text != NULL &&

@@ -64,6 +64,7 @@ struct _AnotExperiment
   AnotMethod *method;
   AnotValidator *validator;
   AnotLlmConfig *llm_config;
+  const char *defense_prompt;   /* interned; read once when the run is planned */
   AnotBackendRouter *router;
   AnotDebugLevel debug_level;
   AnotDebugLog *debug_log;      /* of the run in progress */

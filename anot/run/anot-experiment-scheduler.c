@@ -11,6 +11,8 @@
 
 #include "anot-experiment-private.h"
 
+#include "anot-method-context-private.h"
+
 #include "anot-enum-types.h"
 #include "anot-error.h"
 #include "anot-method-context.h"
@@ -301,6 +303,8 @@ new_method_context (AnotExperiment *self,
   while (g_hash_table_iter_next (&iter, &key, &value))
     anot_method_context_set_option (context, key, value);
   anot_method_context_set_defense (context, self->settings->defense);
+  if (self->defense_prompt != NULL)
+    anot_method_context_set_defense_prompt_text (context, self->defense_prompt);
   return context;
 }
 

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "anot-json-document.h"
+#include "anot-json-private.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,7 @@ struct _AnotJsonDocument
   const char *text;
   Token *tokens;
   guint n_tokens;
+  guint n_allocated;
 };
 
 G_DEFINE_BOXED_TYPE (AnotJsonDocument, anot_json_document,
@@ -141,8 +143,61 @@ read_hex4 (Parser  *ps,
   return TRUE;
 }
 
-/* At the opening quote.  Checks the escapes; decoding waits until someone
- * asks for the string. */
+/* Checks the UTF-8 sequence that starts at the non-ASCII byte at ps->p
+ * and steps over it: the shortest form only, no surrogates, nothing past
+ * U+10FFFF (RFC 3629, as g_utf8_validate()).  Text outside strings is
+ * ASCII by the grammar, so strings are the only place this is needed, and
+ * checking here spares a separate pass over the whole text. */
+static gboolean
+skip_utf8 (Parser *ps)
+{
+  const unsigned char *p = (const unsigned char *) ps->p;
+  gsize left = (gsize) (ps->end - ps->p);
+  guint32 c = p[0];
+  guint n;
+
+  if (c >= 0xC2 && c <= 0xDF)
+    n = 1;
+  else if (c >= 0xE0 && c <= 0xEF)
+    n = 2;
+  else if (c >= 0xF0 && c <= 0xF4)
+    n = 3;
+  else
+    return fail (ps, "invalid UTF-8");
+  if (left <= n)
+    return fail (ps, "invalid UTF-8");
+  for (guint i = 1; i <= n; i++)
+    if ((p[i] & 0xC0) != 0x80)
+      return fail (ps, "invalid UTF-8");
+  /* The second byte's range rules out overlong forms, surrogates and
+   * code points past U+10FFFF. */
+  if ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] > 0x9F) ||
+      (c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] > 0x8F))
+    return fail (ps, "invalid UTF-8");
+  ps->p += n + 1;
+  return TRUE;
+}
+
+#define ONES  G_GUINT64_CONSTANT (0x0101010101010101)
+#define HIGHS G_GUINT64_CONSTANT (0x8080808080808080)
+
+/* Whether any of the 8 bytes of @w is a quote, a backslash, a control
+ * character or not ASCII: the bytes a string's scan must look at.  Review
+ * texts are hundreds of plain bytes, so they are stepped over 8 at a time. */
+static inline gboolean
+word_needs_look (guint64 w)
+{
+  guint64 quote = w ^ (ONES * '"');
+  guint64 backslash = w ^ (ONES * '\\');
+
+  return ((((quote - ONES) & ~quote) |
+           ((backslash - ONES) & ~backslash) |
+           (w - ONES * 0x20) |
+           w) & HIGHS) != 0;
+}
+
+/* At the opening quote.  Checks the escapes and the UTF-8; decoding waits
+ * until someone asks for the string. */
 static gboolean
 parse_string (Parser *ps)
 {
@@ -153,6 +208,15 @@ parse_string (Parser *ps)
     {
       unsigned char c;
 
+      while (ps->end - ps->p >= 8)
+        {
+          guint64 w;
+
+          memcpy (&w, ps->p, sizeof w);
+          if (word_needs_look (w))
+            break;
+          ps->p += 8;
+        }
       if (ps->p >= ps->end)
         return fail (ps, "unterminated string");
       c = (unsigned char) *ps->p;
@@ -160,6 +224,12 @@ parse_string (Parser *ps)
         break;
       if (c < 0x20)
         return fail (ps, "control character in a string");
+      if (c >= 0x80)
+        {
+          if (!skip_utf8 (ps))
+            return FALSE;
+          continue;
+        }
       if (c != '\\')
         {
           ps->p++;
@@ -370,6 +440,55 @@ parse_value (Parser *ps)
   return ok;
 }
 
+/* Parses @length bytes at @data into @tokens (reallocated as needed,
+ * *@n_allocated long), the whole text one value.  On error, *@error_offset
+ * is the byte the parser stopped at. */
+static gboolean
+parse_text (const char  *data,
+            gsize        length,
+            Token      **tokens,
+            guint       *n_allocated,
+            guint       *n_tokens,
+            gsize       *error_offset,
+            GError     **error)
+{
+  Parser ps = { 0 };
+  gboolean ok;
+
+  if (length >= G_MAXUINT32)
+    {
+      *error_offset = 0;
+      g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
+                   "JSON: the text is larger than 4 GiB");
+      return FALSE;
+    }
+
+  ps.start = ps.p = data;
+  ps.end = data + length;
+  ps.error = error;
+  ps.tokens = *tokens;
+  ps.n_allocated = *n_allocated;
+  if (ps.n_allocated == 0)
+    {
+      /* About one value per eight bytes in LLM answers. */
+      ps.n_allocated = MAX (16, length / 8);
+      ps.tokens = g_new (Token, ps.n_allocated);
+    }
+
+  ok = parse_value (&ps);
+  if (ok)
+    {
+      skip_whitespace (&ps);
+      if (ps.p != ps.end)
+        ok = fail (&ps, "trailing data");
+    }
+  *tokens = ps.tokens;
+  *n_allocated = ps.n_allocated;
+  *n_tokens = ps.n_tokens;
+  *error_offset = (gsize) (ps.p - ps.start);
+  return ok;
+}
+
 /**
  * anot_json_document_new_from_bytes:
  * @bytes: a JSON text (UTF-8)
@@ -388,9 +507,10 @@ anot_json_document_new_from_bytes (GBytes  *bytes,
                                    GError **error)
 {
   AnotJsonDocument *self;
-  gsize length;
+  gsize length, offset;
   const char *data;
-  Parser ps = { 0 };
+  Token *tokens = NULL;
+  guint n_allocated = 0, n_tokens = 0;
 
   g_return_val_if_fail (bytes != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -398,46 +518,20 @@ anot_json_document_new_from_bytes (GBytes  *bytes,
   data = g_bytes_get_data (bytes, &length);
   if (data == NULL)
     data = "";
-  if (length >= G_MAXUINT32)
+  if (!parse_text (data, length, &tokens, &n_allocated, &n_tokens, &offset, error))
     {
-      g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
-                   "JSON: the text is larger than 4 GiB");
+      g_free (tokens);
       return NULL;
-    }
-  if (!g_utf8_validate_len (data, length, NULL))
-    {
-      g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
-                   "JSON: invalid UTF-8");
-      return NULL;
-    }
-
-  ps.start = ps.p = data;
-  ps.end = data + length;
-  ps.error = error;
-  /* About one value per eight bytes in LLM answers. */
-  ps.n_allocated = MAX (16, length / 8);
-  ps.tokens = g_new (Token, ps.n_allocated);
-
-  if (!parse_value (&ps))
-    goto error;
-  skip_whitespace (&ps);
-  if (ps.p != ps.end)
-    {
-      fail (&ps, "trailing data");
-      goto error;
     }
 
   self = g_new0 (AnotJsonDocument, 1);
   g_atomic_ref_count_init (&self->ref_count);
   self->bytes = g_bytes_ref (bytes);
   self->text = data;
-  self->tokens = ps.tokens;
-  self->n_tokens = ps.n_tokens;
+  self->tokens = tokens;
+  self->n_tokens = n_tokens;
+  self->n_allocated = n_allocated;
   return self;
-
-error:
-  g_free (ps.tokens);
-  return NULL;
 }
 
 /**
@@ -498,7 +592,7 @@ anot_json_document_unref (AnotJsonDocument *self)
 
   if (!g_atomic_ref_count_dec (&self->ref_count))
     return;
-  g_bytes_unref (self->bytes);
+  g_clear_pointer (&self->bytes, g_bytes_unref);
   g_free (self->tokens);
   g_free (self);
 }
@@ -702,32 +796,44 @@ anot_json_document_get_path (AnotJsonDocument *self,
   return value;
 }
 
-static void
-decode_string (AnotJsonDocument *self,
-               const Token      *token,
-               GString          *out)
+/* Writes the decoded string of @token and a nul to @out, which has room
+ * for its raw length + 1 (an escape is never shorter than what it stands
+ * for); returns the decoded length. */
+static gsize
+decode_into (AnotJsonDocument *self,
+             const Token      *token,
+             char             *out)
 {
   const char *p = self->text + token->start;
   const char *end = p + token->length;
-  const char *run = p;
+  char *o = out;
+
+  if (!token->escaped)
+    {
+      memcpy (out, p, token->length);
+      out[token->length] = '\0';
+      return token->length;
+    }
 
   /* The parser checked every escape, so this only decodes. */
   while (p < end)
     {
-      if (*p != '\\')
-        {
-          p++;
-          continue;
-        }
-      g_string_append_len (out, run, p - run);
+      const char *backslash = memchr (p, '\\', (gsize) (end - p));
+      gsize run = (gsize) ((backslash != NULL ? backslash : end) - p);
+
+      memcpy (o, p, run);
+      o += run;
+      p += run;
+      if (p == end)
+        break;
       p++;
       switch (*p++)
         {
-        case 'b': g_string_append_c (out, '\b'); break;
-        case 'f': g_string_append_c (out, '\f'); break;
-        case 'n': g_string_append_c (out, '\n'); break;
-        case 'r': g_string_append_c (out, '\r'); break;
-        case 't': g_string_append_c (out, '\t'); break;
+        case 'b': *o++ = '\b'; break;
+        case 'f': *o++ = '\f'; break;
+        case 'n': *o++ = '\n'; break;
+        case 'r': *o++ = '\r'; break;
+        case 't': *o++ = '\t'; break;
         case 'u':
           {
             guint32 unit = 0;
@@ -743,16 +849,16 @@ decode_string (AnotJsonDocument *self,
                   low = low * 16 + (guint32) g_ascii_xdigit_value (*p++);
                 unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
               }
-            g_string_append_unichar (out, unit);
+            o += g_unichar_to_utf8 (unit, o);
           }
           break;
         default:                /* '"', '\\' and '/' stand for themselves */
-          g_string_append_c (out, p[-1]);
+          *o++ = p[-1];
           break;
         }
-      run = p;
     }
-  g_string_append_len (out, run, p - run);
+  *o = '\0';
+  return (gsize) (o - out);
 }
 
 /**
@@ -770,18 +876,16 @@ anot_json_document_dup_string (AnotJsonDocument *self,
                                int               value)
 {
   const Token *token;
-  GString *out;
+  char *out;
 
   g_return_val_if_fail (self != NULL, NULL);
 
   token = token_at (self, value);
   if (token == NULL || token->kind != ANOT_JSON_KIND_STRING)
     return NULL;
-  if (!token->escaped)
-    return g_strndup (self->text + token->start, token->length);
-  out = g_string_sized_new (token->length);
-  decode_string (self, token, out);
-  return g_string_free (out, FALSE);
+  out = g_malloc ((gsize) token->length + 1);
+  decode_into (self, token, out);
+  return out;
 }
 
 /**
@@ -1065,4 +1169,126 @@ anot_json_document_dup_node (AnotJsonDocument *self,
   if (token_at (self, value) == NULL)
     return NULL;
   return build_node (self, (guint) value);
+}
+
+/* ------------------------------------------------------------------------ *
+ * For the library's bulk readers (anot-json-private.h)
+ * ------------------------------------------------------------------------ */
+
+AnotJsonDocument *
+_anot_json_document_new_reusable (void)
+{
+  AnotJsonDocument *self = g_new0 (AnotJsonDocument, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->text = "";
+  return self;
+}
+
+gboolean
+_anot_json_document_reparse (AnotJsonDocument  *self,
+                             const char        *data,
+                             gsize              length,
+                             gsize             *error_offset,
+                             GError           **error)
+{
+  gsize offset;
+
+  g_clear_pointer (&self->bytes, g_bytes_unref);
+  self->text = data;
+  if (!parse_text (data, length, &self->tokens, &self->n_allocated, &self->n_tokens,
+                   &offset, error))
+    {
+      /* No value is readable after a failure. */
+      self->n_tokens = 0;
+      if (error_offset != NULL)
+        *error_offset = offset;
+      return FALSE;
+    }
+  return TRUE;
+}
+
+int
+_anot_json_document_get_last_member (AnotJsonDocument *self,
+                                     int               object,
+                                     const char       *name,
+                                     gsize             length)
+{
+  const Token *token = token_at (self, object);
+  guint index;
+  int found = -1;
+
+  if (token == NULL || token->kind != ANOT_JSON_KIND_OBJECT)
+    return -1;
+  index = (guint) object + 1;
+  for (guint i = 0; i < token->size; i++)
+    {
+      if (key_equal (self, index, name, length))
+        found = (int) index + 1;
+      index = self->tokens[index + 1].next;
+    }
+  return found;
+}
+
+int
+_anot_json_document_get_next (AnotJsonDocument *self,
+                              int               value)
+{
+  const Token *token = token_at (self, value);
+
+  return token != NULL ? (int) token->next : -1;
+}
+
+gsize
+_anot_json_document_get_raw_length (AnotJsonDocument *self,
+                                    int               value)
+{
+  const Token *token = token_at (self, value);
+
+  return token != NULL ? token->length : 0;
+}
+
+gsize
+_anot_json_document_decode_string (AnotJsonDocument *self,
+                                   int               value,
+                                   char             *out)
+{
+  const Token *token = token_at (self, value);
+
+  g_return_val_if_fail (token != NULL && token->kind == ANOT_JSON_KIND_STRING, 0);
+
+  return decode_into (self, token, out);
+}
+
+void
+_anot_json_document_find_members (AnotJsonDocument   *self,
+                                  int                 object,
+                                  const char * const *names,
+                                  guint               n_names,
+                                  int                *out)
+{
+  const Token *token = token_at (self, object);
+  gsize lengths[32];
+  guint index;
+
+  g_return_if_fail (n_names <= G_N_ELEMENTS (lengths));
+
+  for (guint j = 0; j < n_names; j++)
+    {
+      out[j] = -1;
+      lengths[j] = strlen (names[j]);
+    }
+  if (token == NULL || token->kind != ANOT_JSON_KIND_OBJECT)
+    return;
+  index = (guint) object + 1;
+  for (guint i = 0; i < token->size; i++)
+    {
+      for (guint j = 0; j < n_names; j++)
+        if (key_equal (self, index, names[j], lengths[j]))
+          {
+            out[j] = (int) index + 1;
+            break;
+          }
+      index = self->tokens[index + 1].next;
+    }
 }

@@ -6,6 +6,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "anot-json-document.h"
+
 G_BEGIN_DECLS
 
 /* Parses one JSON document (RFC 8259: objects, arrays, strings with every
@@ -28,5 +30,44 @@ void      anot_json_write  (GString     *out,
 /* AnotJsonWriter's serialisation of a tree, into any GString. */
 void      anot_json_writer_write_node (GString  *out,
                                        JsonNode *node);
+
+/* For readers of many small texts (a JSON Lines file): one document
+ * parsed again and again, its value array reused, the text borrowed (it
+ * must outlive the document's use until the next reparse). */
+AnotJsonDocument *_anot_json_document_new_reusable (void);
+/* Parses @data into @self; on error, @error is set as by
+ * anot_json_document_new_from_bytes() and *@error_offset is the byte the
+ * parser stopped at. */
+gboolean          _anot_json_document_reparse      (AnotJsonDocument  *self,
+                                                    const char        *data,
+                                                    gsize              length,
+                                                    gsize             *error_offset,
+                                                    GError           **error);
+/* The member @name of @object as json-glib reads it: a repeated member
+ * gives its last value. */
+int               _anot_json_document_get_last_member (AnotJsonDocument *self,
+                                                       int               object,
+                                                       const char       *name,
+                                                       gsize             length);
+/* _anot_json_document_get_last_member() for each of @names (at most 32)
+ * in one pass over @object's members: @out[i] is the value of @names[i],
+ * or -1. */
+void              _anot_json_document_find_members (AnotJsonDocument   *self,
+                                                    int                 object,
+                                                    const char * const *names,
+                                                    guint               n_names,
+                                                    int                *out);
+/* The index after @value's subtree: the next element of an array, the
+ * next member's name in an object. */
+int               _anot_json_document_get_next     (AnotJsonDocument  *self,
+                                                    int                value);
+/* Strings: the bytes between the quotes; numbers: their text's length. */
+gsize             _anot_json_document_get_raw_length (AnotJsonDocument *self,
+                                                      int               value);
+/* Decodes the string @value into @out, which has room for its raw length
+ * + 1, nul-terminated; returns the decoded length. */
+gsize             _anot_json_document_decode_string (AnotJsonDocument *self,
+                                                     int               value,
+                                                     char             *out);
 
 G_END_DECLS

@@ -550,7 +550,7 @@ test_settings_precedence (void)
   g_assert_cmpuint (max_calls, ==, 60);
 
   json = anot_method_settings_to_json (settings);
-  expected_file_source = g_strdup_printf ("%s [method lats]", path);
+  expected_file_source = g_strdup_printf ("%s:7 [method lats]", path);
   g_assert_cmpstr (source_of (json, "beam_width"), ==, "environment ANOT_LATS_BEAM_WIDTH");
   g_assert_cmpstr (source_of (json, "max_depth"), ==, "method option lats.max_depth");
   g_assert_cmpstr (source_of (json, "timeout"), ==, expected_file_source);

@@ -21,6 +21,54 @@
  * Helpers
  * ------------------------------------------------------------------------ */
 
+/* anot_formula_seed_compute(), checked against
+ * anot_formula_seed_compute_text() on the same extractions written as
+ * text: the text path writes exactly the trace the tree path builds. */
+static JsonObject *
+compute_both (AnotFormulaSeed *seed,
+              JsonArray       *extractions,
+              const char      *categories,
+              gboolean         original,
+              guint           *n_failed)
+{
+  g_autoptr(AnotJsonWriter) input = anot_json_writer_new ();
+  g_autoptr(AnotJsonWriter) expected = anot_json_writer_new ();
+  g_autoptr(JsonNode) trace_node = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  JsonObject *trace;
+  guint failed = 0, failed_text = 0;
+  gsize length;
+  const char *input_text;
+
+  trace = anot_formula_seed_compute (seed, extractions, categories, original, &failed);
+
+  if (extractions != NULL)
+    {
+      g_autoptr(JsonNode) array = json_node_new (JSON_NODE_ARRAY);
+
+      json_node_set_array (array, extractions);
+      anot_json_writer_add_value (input, array);
+    }
+  else
+    {
+      anot_json_writer_begin_array (input);
+      anot_json_writer_end_array (input);
+    }
+  input_text = anot_json_writer_get_text (input, &length);
+  text = anot_formula_seed_compute_text (seed, input_text, (gssize) length, categories, original,
+                                         &failed_text, &error);
+  g_assert_no_error (error);
+  json_node_set_object (trace_node, trace);
+  anot_json_writer_add_value (expected, trace_node);
+  g_assert_cmpstr (text, ==, anot_json_writer_get_text (expected, NULL));
+  g_assert_cmpuint (failed_text, ==, failed);
+
+  if (n_failed != NULL)
+    *n_failed = failed;
+  return trace;
+}
+
 static const char *minimal_seed =
   "{"
   "  \"task_name\": \"demo\","
@@ -406,7 +454,7 @@ test_compute (void)
   JsonArray *steps;
   guint failed = 99;
 
-  trace = anot_formula_seed_compute (seed, json_node_get_array (extractions), "Thai", FALSE, &failed);
+  trace = compute_both (seed, json_node_get_array (extractions), "Thai", FALSE, &failed);
   g_assert_cmpuint (failed, ==, 0);
   outputs = json_object_get_object_member (trace, "outputs");
   g_assert_cmpint (json_object_get_int_member (outputs, "n_severe"), ==, 2);
@@ -419,7 +467,7 @@ test_compute (void)
   g_clear_pointer (&trace, json_object_unref);
 
   /* No extractions: the guarded division is never evaluated. */
-  trace = anot_formula_seed_compute (seed, NULL, NULL, FALSE, &failed);
+  trace = compute_both (seed, NULL, NULL, FALSE, &failed);
   g_assert_cmpuint (failed, ==, 0);
   outputs = json_object_get_object_member (trace, "outputs");
   g_assert_cmpfloat (json_object_get_double_member (outputs, "share"), ==, 0.0);
@@ -438,7 +486,7 @@ test_compute (void)
     JsonObject *step;
 
     g_assert_no_error (error);
-    trace = anot_formula_seed_compute (failing, json_node_get_array (extractions), NULL, FALSE, &failed);
+    trace = compute_both (failing, json_node_get_array (extractions), NULL, FALSE, &failed);
     g_assert_cmpuint (failed, ==, 2);
     steps = json_object_get_array_member (trace, "steps");
     step = json_array_get_object_element (steps, 0);
@@ -456,7 +504,7 @@ test_compute (void)
     g_assert_true (json_object_get_null_member (outputs, "a"));
     g_clear_pointer (&trace, json_object_unref);
 
-    trace = anot_formula_seed_compute (failing, json_node_get_array (extractions), NULL, TRUE, &failed);
+    trace = compute_both (failing, json_node_get_array (extractions), NULL, TRUE, &failed);
     g_assert_cmpuint (failed, ==, 2);
     outputs = json_object_get_object_member (trace, "outputs");
     g_assert_cmpint (json_object_get_int_member (outputs, "a"), ==, 0);
@@ -481,7 +529,7 @@ test_compute (void)
     JsonObject *step;
 
     g_assert_no_error (error);
-    trace = anot_formula_seed_compute (big, NULL, NULL, FALSE, &failed);
+    trace = compute_both (big, NULL, NULL, FALSE, &failed);
     g_assert_cmpuint (failed, ==, 1);
     step = json_array_get_object_element (json_object_get_array_member (trace, "steps"), 0);
     g_assert_cmpstr (json_object_get_string_member (step, "error"), ==,
@@ -555,7 +603,7 @@ compute_with_fast_paths (AnotFormulaSeed *seed,
   JsonObject *trace;
 
   anot_expr_set_fast_paths (fast);
-  trace = anot_formula_seed_compute (seed, records, NULL, original, NULL);
+  trace = compute_both (seed, records, NULL, original, NULL);
   anot_expr_set_fast_paths (TRUE);
   *counted = anot_expr_get_counted_steps () - before;
   return trace;
@@ -764,7 +812,7 @@ test_v1_synthetic (void)
       { "mild", "secondhand", "none", "2022-01-01 10:00:00", 2.0, 1 },
     };
     g_autoptr(JsonArray) extractions = synthetic (seed, reviews, G_N_ELEMENTS (reviews));
-    g_autoptr(JsonObject) trace = anot_formula_seed_compute (seed, extractions, "Thai, Restaurants", FALSE, &failed);
+    g_autoptr(JsonObject) trace = compute_both (seed, extractions, "Thai, Restaurants", FALSE, &failed);
     JsonObject *o = json_object_get_object_member (trace, "outputs");
     double weight = 4.0 + log (4.0);
 
@@ -800,7 +848,7 @@ test_v1_synthetic (void)
       { "moderate", "firsthand", "none", "2021-07-01 10:00:00", 3.0, 0 },
     };
     g_autoptr(JsonArray) extractions = synthetic (seed, reviews, G_N_ELEMENTS (reviews));
-    g_autoptr(JsonObject) trace = anot_formula_seed_compute (seed, extractions, "Pizza, Italian", FALSE, &failed);
+    g_autoptr(JsonObject) trace = compute_both (seed, extractions, "Pizza, Italian", FALSE, &failed);
     JsonObject *o = json_object_get_object_member (trace, "outputs");
 
     g_assert_cmpuint (failed, ==, 0);
@@ -824,7 +872,7 @@ test_v1_synthetic (void)
     for (guint i = 0; i < 10; i++)
       reviews[i] = (Review) { "none", "none", i < 2 ? "negative" : "none", "2019-01-01", 4.0, 0 };
     extractions = synthetic (seed, reviews, 10);
-    trace = anot_formula_seed_compute (seed, extractions, "Burgers", FALSE, &failed);
+    trace = compute_both (seed, extractions, "Burgers", FALSE, &failed);
     o = json_object_get_object_member (trace, "outputs");
     check_output (o, "safety_impact", -1.0);
     check_output (o, "final_risk_score", 4.0);
@@ -833,7 +881,7 @@ test_v1_synthetic (void)
 
   /* No relevant review at all. */
   {
-    g_autoptr(JsonObject) trace = anot_formula_seed_compute (seed, NULL, "", FALSE, &failed);
+    g_autoptr(JsonObject) trace = compute_both (seed, NULL, "", FALSE, &failed);
     JsonObject *o = json_object_get_object_member (trace, "outputs");
 
     g_assert_cmpuint (failed, ==, 0);
@@ -990,7 +1038,7 @@ test_real_seed_traces (void)
           JsonObject *expected = json_object_get_object_member (per_restaurant, r->data);
           JsonArray *expected_steps = json_object_get_array_member (expected, "steps");
           g_autoptr(JsonArray) extractions = judged_extractions (seed, r->data, -1);
-          g_autoptr(JsonObject) trace = anot_formula_seed_compute (seed, extractions,
+          g_autoptr(JsonObject) trace = compute_both (seed, extractions,
                                                                    g_hash_table_lookup (g1a->categories, r->data),
                                                                    TRUE, NULL);
           JsonArray *steps = json_object_get_array_member (trace, "steps");
@@ -1074,7 +1122,7 @@ test_v1_replay (void)
           JsonObject *want = json_object_get_object_member (restaurants, l->data);
           g_autoptr(JsonArray) extractions = judged_extractions (seed, l->data, files[f].k);
           guint failed;
-          g_autoptr(JsonObject) trace = anot_formula_seed_compute (seed, extractions,
+          g_autoptr(JsonObject) trace = compute_both (seed, extractions,
                                                                    g_hash_table_lookup (g1a->categories, l->data),
                                                                    FALSE, &failed);
           JsonObject *got = json_object_get_object_member (trace, "outputs");
@@ -1197,7 +1245,7 @@ test_v1_filter_replay (void)
                                                                                 NULL));
             }
           g_assert_cmpuint (n_filtered, ==, n_judged);
-          trace = anot_formula_seed_compute (seed, extractions, g_hash_table_lookup (g1a->categories, l->data), FALSE, NULL);
+          trace = compute_both (seed, extractions, g_hash_table_lookup (g1a->categories, l->data), FALSE, NULL);
           if (json_same (json_object_get_member (trace, "outputs"), json_object_get_member (restaurants, l->data)))
             n_match++;
         }

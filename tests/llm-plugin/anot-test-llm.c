@@ -186,6 +186,7 @@ anot_method_test_llm_rank_async (AnotMethod          *method,
 {
   g_autoptr(GTask) task = g_task_new (method, cancellable, callback, user_data);
   g_autofree char *prompt = NULL;
+  g_autofree char *system = NULL;
   RankData *data;
 
   g_task_set_source_tag (task, anot_method_test_llm_rank_async);
@@ -200,7 +201,12 @@ anot_method_test_llm_rank_async (AnotMethod          *method,
   prompt = g_strdup_printf ("PLAN %s%s%s: %s", anot_request_get_id (request),
                             *prompt_tag (context) ? " " : "", prompt_tag (context),
                             anot_request_get_text (request));
-  anot_method_context_complete_async (context, "planner", "You plan the ranking.", prompt,
+  /* In defense mode the planner's system prompt carries the defense text,
+   * as an LLM method's would. */
+  system = anot_method_context_get_defense_prompt (context)
+           ? g_strconcat ("You plan the ranking.\n\n", anot_method_context_get_defense_prompt (context), NULL)
+           : g_strdup ("You plan the ranking.");
+  anot_method_context_complete_async (context, "planner", system, prompt,
                                       cancellable, on_plan, g_steal_pointer (&task));
 }
 

@@ -638,6 +638,109 @@ test_auth_failure (void)
   g_assert_null (strstr (rows, "sk-wrong"));
 }
 
+/* config.ini's [prices] decides what an experiment's calls cost: an
+ * entry for the model, or `*` for every model without one. */
+static void
+test_prices_from_config (void)
+{
+  static const struct
+  {
+    const char *prices;
+    double input, output;
+  } cases[] = {
+    { "[prices]\nfake-model = 1000, 2000\n", 1000, 2000 },
+    { "[prices]\n* = 7, 11\n", 7, 11 },
+  };
+  g_autoptr(AnotFakeLlm) server = start_server (scoring_rules);
+  g_autofree char *url = anot_fake_llm_get_openai_base_url (server);
+  g_autofree char *config = g_build_filename (g_get_user_config_dir (), "prices.ini", NULL);
+
+  g_setenv ("OPENAI_API_KEY", TEST_KEY, TRUE);
+  g_mkdir_with_parents (g_get_user_config_dir (), 0700);
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr(AnotExperiment) experiment = NULL;
+      g_autoptr(GPtrArray) results = NULL;
+
+      g_assert_true (g_file_set_contents (config, cases[c].prices, -1, NULL));
+      g_setenv ("ANOT_CONFIG", config, TRUE);
+      experiment = run_experiment ("prices", "method.test-llm.tag", "prices",
+                                   "backend", "openai", "base-url", url, "model", "fake-model",
+                                   "candidates", "5", "limit", "2", NULL);
+      g_unsetenv ("ANOT_CONFIG");
+      results = anot_experiment_get_results (experiment, 5, 1);
+      g_assert_cmpuint (results->len, ==, 2);
+      for (guint i = 0; i < results->len; i++)
+        {
+          AnotUsage *usage = anot_result_get_usage (g_ptr_array_index (results, i));
+
+          g_assert_cmpuint (anot_usage_get_prompt_tokens (usage), >, 0);
+          g_assert_cmpfloat_with_epsilon (anot_usage_get_cost_usd (usage),
+                                          anot_usage_get_prompt_tokens (usage) / 1e6 * cases[c].input +
+                                          anot_usage_get_completion_tokens (usage) / 1e6 * cases[c].output,
+                                          1e-9);
+        }
+    }
+}
+
+/* The defense prompt is read once, when the run is planned: a config.ini
+ * changed while the run goes on does not change what later requests send. */
+static void
+test_defense_prompt_read_once (void)
+{
+  g_autoptr(AnotFakeLlm) server = start_server (scoring_rules);
+  g_autofree char *url = anot_fake_llm_get_openai_base_url (server);
+  g_autofree char *config = g_build_filename (g_get_user_config_dir (), "defense-once.ini", NULL);
+  g_autofree char *demo = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
+  g_autofree char *out = out_dir ("results");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotDataset) dataset = anot_dataset_load (demo, NULL, &error);
+  g_autoptr(AnotExperiment) experiment = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  guint planners = 0;
+
+  g_assert_no_error (error);
+  g_setenv ("OPENAI_API_KEY", TEST_KEY, TRUE);
+  anot_fake_llm_set_record_bodies (server, TRUE);
+  g_mkdir_with_parents (g_get_user_config_dir (), 0700);
+  g_assert_true (g_file_set_contents (config, "[defense]\nprompt = FIRST DEFENSE TEXT\n", -1, NULL));
+  g_setenv ("ANOT_CONFIG", config, TRUE);
+
+  experiment = anot_experiment_new (dataset, "test-llm");
+  anot_experiment_set_option (experiment, "out", out);
+  anot_experiment_set_option (experiment, "name", "defense-once");
+  anot_experiment_set_option (experiment, "force", "true");
+  anot_experiment_set_option (experiment, "defense", "true");
+  anot_experiment_set_option (experiment, "backend", "openai");
+  anot_experiment_set_option (experiment, "base-url", url);
+  anot_experiment_set_option (experiment, "model", "fake-model");
+  anot_experiment_set_option (experiment, "candidates", "5");
+  anot_experiment_set_option (experiment, "limit", "3");
+  g_assert_true (anot_experiment_prepare (experiment, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (g_file_set_contents (config, "[defense]\nprompt = SECOND DEFENSE TEXT\n", -1, NULL));
+  anot_experiment_run_async (experiment, NULL, on_run_done, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_unsetenv ("ANOT_CONFIG");
+  g_assert_true (anot_experiment_run_finish (experiment, result, &error));
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < anot_fake_llm_get_n_requests (server); i++)
+    {
+      JsonObject *record = anot_fake_llm_get_request (server, i);
+      g_autofree char *body = json_to_string (json_object_get_member (record, "body"), FALSE);
+
+      if (strstr (body, "You plan the ranking.") == NULL)
+        continue;
+      planners++;
+      g_assert_nonnull (strstr (body, "FIRST DEFENSE TEXT"));
+      g_assert_null (strstr (body, "SECOND DEFENSE TEXT"));
+    }
+  g_assert_cmpuint (planners, ==, 3);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -656,6 +759,8 @@ main (int    argc,
   }
 
   g_test_add_func ("/llm-run/usage-per-request", test_usage_per_request);
+  g_test_add_func ("/llm-run/prices-from-config", test_prices_from_config);
+  g_test_add_func ("/llm-run/defense-prompt-read-once", test_defense_prompt_read_once);
   g_test_add_func ("/llm-run/faults", test_faults);
   g_test_add_func ("/llm-run/roles", test_roles);
   g_test_add_func ("/llm-run/no-key-in-files", test_no_key_in_files);

@@ -733,7 +733,7 @@ test_phase_routing_config (void)
   {
     JsonObject *settings = json_object_get_object_member (trace_of (ranking), "settings");
     JsonObject *selection = json_object_get_object_member (settings, "selection");
-    g_autofree char *source = g_strdup_printf ("%s [method lats]", path);
+    g_autofree char *source = g_strdup_printf ("%s:14 [method lats]", path);
 
     g_assert_cmpstr (json_object_get_string_member (selection, "value"), ==, "llm");
     g_assert_cmpstr (json_object_get_string_member (selection, "source"), ==, source);

@@ -8,6 +8,8 @@
 
 #include "anot-formula-seed.h"
 
+#include "anot-json-private.h"
+
 #include <string.h>
 
 #include "anot-error.h"
@@ -1602,6 +1604,36 @@ lookup_initial (Lookup     *l,
   return l->default_value != NULL ? json_node_copy (l->default_value) : json_node_new (JSON_NODE_NULL);
 }
 
+/* anot_formula_seed_new_scope() with the extractions already a list
+ * (taken). */
+static AnotExprScope *
+new_scope_with_list (AnotFormulaSeed *self,
+                     AnotExprValue    list,
+                     const char      *categories,
+                     gboolean         original)
+{
+  AnotExprScope *scope = anot_expr_scope_new ();
+
+  if (original)
+    anot_expr_scope_set_builtins (scope, anot_expr_get_original_builtins ());
+  /* The steps' names are borrowed from the seed, which the scope keeps. */
+  anot_expr_scope_keep (scope, anot_formula_seed_ref (self), (GDestroyNotify) anot_formula_seed_unref);
+  anot_expr_scope_reserve (scope, 2 + self->assemblies->len + self->lookups->len + self->steps->len);
+  for (guint i = 0; i < self->assemblies->len; i++)
+    anot_expr_scope_take_value (scope, ((Assembly *) self->assemblies->pdata[i])->name,
+                                assemble (self->assemblies->pdata[i], list));
+  anot_expr_scope_take_value (scope, EXTRACTIONS, list);
+  anot_expr_scope_take_value (scope, CATEGORIES, anot_expr_value_new_string (categories != NULL ? categories : "", -1));
+  for (guint i = 0; i < self->lookups->len; i++)
+    {
+      Lookup *l = self->lookups->pdata[i];
+
+      anot_expr_scope_take_value (scope, l->name, l->table);
+    }
+  scope->filled_by = self;
+  return scope;
+}
+
 /**
  * anot_formula_seed_new_scope:
  * @self: an #AnotFormulaSeed
@@ -1628,18 +1660,10 @@ anot_formula_seed_new_scope (AnotFormulaSeed *self,
                              const char      *categories,
                              gboolean         original)
 {
-  AnotExprScope *scope;
   AnotExprValue list;
   guint n;
 
   g_return_val_if_fail (self != NULL, NULL);
-
-  scope = anot_expr_scope_new ();
-  if (original)
-    anot_expr_scope_set_builtins (scope, anot_expr_get_original_builtins ());
-  /* The steps' names are borrowed from the seed, which the scope keeps. */
-  anot_expr_scope_keep (scope, anot_formula_seed_ref (self), (GDestroyNotify) anot_formula_seed_unref);
-  anot_expr_scope_reserve (scope, 2 + self->assemblies->len + self->lookups->len + self->steps->len);
 
   n = extractions != NULL ? json_array_get_length (extractions) : 0;
   if (n > 0)
@@ -1651,19 +1675,7 @@ anot_formula_seed_new_scope (AnotFormulaSeed *self,
     }
   else
     list = anot_expr_value_new_list (0);
-  for (guint i = 0; i < self->assemblies->len; i++)
-    anot_expr_scope_take_value (scope, ((Assembly *) self->assemblies->pdata[i])->name,
-                                assemble (self->assemblies->pdata[i], list));
-  anot_expr_scope_take_value (scope, EXTRACTIONS, list);
-  anot_expr_scope_take_value (scope, CATEGORIES, anot_expr_value_new_string (categories != NULL ? categories : "", -1));
-  for (guint i = 0; i < self->lookups->len; i++)
-    {
-      Lookup *l = self->lookups->pdata[i];
-
-      anot_expr_scope_take_value (scope, l->name, l->table);
-    }
-  scope->filled_by = self;
-  return scope;
+  return new_scope_with_list (self, list, categories, original);
 }
 
 /**
@@ -1712,6 +1724,34 @@ anot_formula_seed_evaluate (AnotFormulaSeed *self,
    * named like an input). */
   anot_expr_program_store (self->program, scope, original, results, succeeded,
                            scope->kept == self, scope->filled_by == self);
+  return failed;
+}
+
+/* Runs the DAG for a trace: a value too large to write out (a list
+ * holding one list many times, written in full each time) fails there:
+ * the later steps had it, the trace cannot. */
+static guint
+run_for_trace (AnotFormulaSeed *self,
+               AnotExprScope   *scope,
+               gboolean         original,
+               AnotExprValue   *values,
+               gboolean        *succeeded,
+               AnotExprFailure *failures)
+{
+  guint failed = anot_expr_program_run (self->program, scope, original, values, succeeded, failures);
+
+  for (guint i = 0; i < self->steps->len; i++)
+    if (succeeded[i] && anot_expr_value_expanded_items (values[i], scope->max_items) > scope->max_items)
+      {
+        succeeded[i] = FALSE;
+        failed++;
+        failures[i].code = ANOT_ERROR_EXPR_LIMIT;
+        failures[i].offset = 0;
+        failures[i].message = g_strdup_printf ("LimitError: the value, written out, holds more than %u items",
+                                               scope->max_items);
+        anot_expr_value_unref (values[i]);
+        values[i] = ANOT_EXPR_VALUE_NONE;
+      }
   return failed;
 }
 
@@ -1773,27 +1813,13 @@ anot_formula_seed_compute (AnotFormulaSeed *self,
   succeeded = g_new (gboolean, self->steps->len);
   failures = g_new0 (AnotExprFailure, self->steps->len);
 
-  failed = anot_expr_program_run (self->program, scope, original, values, succeeded, failures);
+  failed = run_for_trace (self, scope, original, values, succeeded, failures);
   for (guint i = 0; i < self->steps->len; i++)
     {
       Step *s = self->steps->pdata[i];
       JsonObject *entry = json_object_new ();
 
       json_object_set_string_member (entry, "name", s->name);
-      /* A value too large to write out (a list holding one list many
-       * times, written in full each time) fails here: the later steps
-       * had it, the trace cannot. */
-      if (succeeded[i] && anot_expr_value_expanded_items (values[i], scope->max_items) > scope->max_items)
-        {
-          succeeded[i] = FALSE;
-          failed++;
-          failures[i].code = ANOT_ERROR_EXPR_LIMIT;
-          failures[i].offset = 0;
-          failures[i].message = g_strdup_printf ("LimitError: the value, written out, holds more than %u items",
-                                                 scope->max_items);
-          anot_expr_value_unref (values[i]);
-          values[i] = ANOT_EXPR_VALUE_NONE;
-        }
       if (succeeded[i])
         {
           results[i] = anot_expr_value_to_json (values[i]);
@@ -1844,4 +1870,153 @@ anot_formula_seed_compute (AnotFormulaSeed *self,
   if (n_failed != NULL)
     *n_failed = failed;
   return trace;
+}
+
+/**
+ * anot_formula_seed_compute_text:
+ * @self: an #AnotFormulaSeed
+ * @extractions: (array length=length) (element-type guint8): the item's
+ *   extractions as a JSON array (see anot_formula_seed_compute())
+ * @length: the length of @extractions in bytes, or -1 if it is
+ *   nul-terminated
+ * @categories: (nullable): the item's categories string
+ * @original: as for anot_formula_seed_evaluate()
+ * @n_failed: (out) (optional): the number of steps that failed
+ * @error: return location for a #GError
+ *
+ * anot_formula_seed_compute() from JSON text to JSON text: the
+ * extractions are read in place (no json-glib tree) and the trace is
+ * written as it is made, the same trace compute() builds, written
+ * compactly.  This is the whole per-item path of General ANoT's Phase 2
+ * for callers that hold text (a file, an LLM answer, a pipe).
+ *
+ * Returns: (transfer full) (nullable): the trace as JSON text, or %NULL
+ *   with @error set (%ANOT_ERROR_PARSE) when @extractions is not a JSON
+ *   array
+ */
+char *
+anot_formula_seed_compute_text (AnotFormulaSeed  *self,
+                                const char       *extractions,
+                                gssize            length,
+                                const char       *categories,
+                                gboolean          original,
+                                guint            *n_failed,
+                                GError          **error)
+{
+  g_autoptr(AnotJsonDocument) doc = NULL;
+  g_autoptr(AnotExprScope) scope = NULL;
+  g_autoptr(GHashTable) keys = NULL;
+  g_autoptr(AnotJsonWriter) writer = NULL;
+  g_autofree AnotExprValue *values = NULL;
+  g_autofree gboolean *succeeded = NULL;
+  g_autofree AnotExprFailure *failures = NULL;
+  GError *local_error = NULL;
+  gsize offset = 0;
+  guint failed;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (extractions != NULL || length == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (length < 0)
+    length = (gssize) strlen (extractions);
+  doc = _anot_json_document_new_reusable ();
+  if (!_anot_json_document_reparse (doc, extractions, (gsize) length, &offset, &local_error))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE, "extractions: %s", local_error->message);
+      g_error_free (local_error);
+      return NULL;
+    }
+  if (anot_json_document_get_kind (doc, 0) != ANOT_JSON_KIND_ARRAY)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE, "extractions: expected a JSON array");
+      return NULL;
+    }
+
+  /* The scope of anot_formula_seed_new_scope(), the list read from the
+   * text. */
+  keys = anot_expr_key_cache_new ();
+  scope = new_scope_with_list (self, anot_expr_value_from_json_document (doc, 0, keys),
+                               categories, original);
+
+  values = g_new (AnotExprValue, self->steps->len);
+  succeeded = g_new (gboolean, self->steps->len);
+  failures = g_new0 (AnotExprFailure, self->steps->len);
+  failed = run_for_trace (self, scope, original, values, succeeded, failures);
+
+  writer = anot_json_writer_new ();
+  anot_json_writer_begin_object (writer);
+  anot_json_writer_set_member_name (writer, "steps");
+  anot_json_writer_begin_array (writer);
+  for (guint i = 0; i < self->steps->len; i++)
+    {
+      Step *s = self->steps->pdata[i];
+
+      anot_json_writer_begin_object (writer);
+      anot_json_writer_set_member_name (writer, "name");
+      anot_json_writer_add_string_value (writer, s->name);
+      anot_json_writer_set_member_name (writer, "value");
+      if (succeeded[i] || original)
+        anot_expr_value_write_json (writer, values[i]);
+      else
+        anot_json_writer_add_null_value (writer);
+      anot_json_writer_set_member_name (writer, "error");
+      if (succeeded[i])
+        anot_json_writer_add_null_value (writer);
+      else
+        {
+          g_autoptr(GError) step_error = anot_expr_failure_to_error (s->expr, &failures[i]);
+          guint line, column;
+
+          anot_expr_offset_to_position (s->formula, failures[i].offset, &line, &column);
+          anot_json_writer_add_string_value (writer, failures[i].message);
+          anot_json_writer_set_member_name (writer, "message");
+          anot_json_writer_add_string_value (writer, step_error->message);
+          anot_json_writer_set_member_name (writer, "column");
+          anot_json_writer_add_int_value (writer, column);
+          anot_expr_failure_clear (&failures[i]);
+        }
+      anot_json_writer_end_object (writer);
+    }
+  anot_json_writer_end_array (writer);
+
+  anot_json_writer_set_member_name (writer, "outputs");
+  anot_json_writer_begin_object (writer);
+  for (guint i = 0; self->output_fields[i] != NULL; i++)
+    {
+      const char *name = self->output_fields[i];
+      int step = self->output_steps[i];
+
+      anot_json_writer_set_member_name (writer, name);
+      /* The last step of that name, else the lookup's initial value. */
+      if (step >= 0)
+        {
+          if (succeeded[step] || original)
+            anot_expr_value_write_json (writer, values[step]);
+          else
+            anot_json_writer_add_null_value (writer);
+        }
+      else
+        {
+          Lookup *l = find_lookup (self, name);
+          g_autoptr(JsonNode) v = l != NULL ? lookup_initial (l, categories) : json_node_new (JSON_NODE_NULL);
+
+          anot_json_writer_add_value (writer, v);
+        }
+    }
+  anot_json_writer_end_object (writer);
+  anot_json_writer_set_member_name (writer, "n_failed");
+  anot_json_writer_add_int_value (writer, failed);
+  anot_json_writer_end_object (writer);
+
+  for (guint i = 0; i < self->steps->len; i++)
+    anot_expr_value_unref (values[i]);
+  if (n_failed != NULL)
+    *n_failed = failed;
+  {
+    gsize text_length;
+    const char *text = anot_json_writer_get_text (writer, &text_length);
+
+    return g_strndup (text, text_length);
+  }
 }

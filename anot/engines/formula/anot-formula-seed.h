@@ -140,6 +140,14 @@ ANOT_AVAILABLE_IN_ALL
 char               *anot_formula_seed_compile_cache_path         (const char       *cache_dir,
                                                                   const char       *task_formula);
 ANOT_AVAILABLE_IN_ALL
+char               *anot_formula_seed_compute_text               (AnotFormulaSeed  *self,
+                                                                  const char       *extractions,
+                                                                  gssize            length,
+                                                                  const char       *categories,
+                                                                  gboolean          original,
+                                                                  guint            *n_failed,
+                                                                  GError          **error);
+ANOT_AVAILABLE_IN_ALL
 void                anot_formula_seed_compile_async              (AnotMethodContext *context,
                                                                   const char       *task_formula,
                                                                   const char       *cache_dir,

@@ -11,7 +11,7 @@
  */
 #include <anot/anot.h>
 
-#define OPTION_MIN_REVIEWS "example-stars.min-reviews"
+#define METHOD_NAME "example-stars"
 
 /* 1. The type: a final GObject implementing AnotMethod, registered through
  *    the GTypeModule of the plugin (hence DYNAMIC). */
@@ -35,25 +35,22 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (ExampleMethod, example_method, G_TYPE_OBJECT,
  *    once on one main context, so everything a request needs lives in its
  *    GTask, never in the instance. */
 
+/* Options go through AnotMethodSettings, as in every method of anot: the
+ * key "min-reviews" of the method "example-stars" is the option
+ * example-stars.min-reviews, else the environment variable
+ * ANOT_EXAMPLE_STARS_MIN_REVIEWS, else the key of [method example-stars]
+ * in config.ini, else the default; a bad value is an error that says
+ * where it came from. */
 static gboolean
 read_min_reviews (AnotMethodContext  *context,
                   guint              *out_min_reviews,
                   GError            **error)
 {
-  const char *text = anot_method_context_get_option (context, OPTION_MIN_REVIEWS);
-  guint64 value = 0;
+  g_autoptr(AnotMethodSettings) settings = anot_method_settings_new (METHOD_NAME);
 
-  if (text != NULL &&
-      !g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT, &value, NULL))
-    {
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
-                   "Option %s: expected a non-negative integer, got “%s”",
-                   OPTION_MIN_REVIEWS, text);
-      return FALSE;
-    }
-
-  *out_min_reviews = (guint) value;
-  return TRUE;
+  return anot_method_settings_load_default_file (settings, error) &&
+         anot_method_settings_get_uint (settings, context, "min-reviews", 0, 0, G_MAXUINT,
+                                        out_min_reviews, error);
 }
 
 static void
@@ -141,7 +138,7 @@ g_io_module_load (GIOModule *module)
 {
   example_method_register_type (G_TYPE_MODULE (module));
   anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
-                         EXAMPLE_TYPE_METHOD, "example-stars",
+                         EXAMPLE_TYPE_METHOD, METHOD_NAME,
                          "Example plugin: ranks by star rating, items with few reviews last");
 }
 

@@ -171,85 +171,29 @@ build_data_idle (gpointer user_data)
  * ------------------------------------------------------------------------ */
 
 static gboolean
-uint_option (AnotMethodContext  *context,
-             const char         *key,
-             guint               fallback,
-             guint               min,
-             guint              *out,
-             GError            **error)
-{
-  const char *text = anot_method_context_get_option (context, key);
-  guint64 value;
-
-  if (text == NULL)
-    {
-      *out = fallback;
-      return TRUE;
-    }
-  if (!g_ascii_string_to_unsigned (text, 10, min, G_MAXUINT, &value, NULL))
-    {
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
-                   "Option %s: expected an integer of at least %u, got “%s”", key, min, text);
-      return FALSE;
-    }
-  *out = (guint) value;
-  return TRUE;
-}
-
-static gboolean
-bool_option (AnotMethodContext  *context,
-             const char         *key,
-             gboolean            fallback,
-             gboolean           *out,
-             GError            **error)
-{
-  const char *text = anot_method_context_get_option (context, key);
-
-  if (text == NULL)
-    *out = fallback;
-  else if (g_ascii_strcasecmp (text, "true") == 0 || strcmp (text, "1") == 0 ||
-           g_ascii_strcasecmp (text, "yes") == 0)
-    *out = TRUE;
-  else if (g_ascii_strcasecmp (text, "false") == 0 || strcmp (text, "0") == 0 ||
-           g_ascii_strcasecmp (text, "no") == 0)
-    *out = FALSE;
-  else
-    {
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
-                   "Option %s: expected true or false, got “%s”", key, text);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static gboolean
 read_options (AnotMethodContext  *context,
               Options            *options,
               GError            **error)
 {
-  const char *scores;
+  static const char * const scores[] = { "robust", "original", NULL };
+  g_autoptr(AnotMethodSettings) s = anot_method_settings_new ("anot");
+  guint scores_index;
 
-  if (!uint_option (context, "anot.max_rounds", DEFAULT_MAX_ROUNDS, 1, &options->max_rounds, error) ||
-      !uint_option (context, "anot.max_reviews", DEFAULT_MAX_REVIEWS, 0, &options->max_reviews, error) ||
-      !uint_option (context, "anot.review_chars", DEFAULT_REVIEW_CHARS, 1, &options->review_chars, error) ||
-      !uint_option (context, "anot.tool_value_length", DEFAULT_TOOL_VALUE_LENGTH, 1,
-                    &options->tool_value_length, error) ||
-      !bool_option (context, "anot.aggregate", TRUE, &options->aggregate, error))
+  if (!anot_method_settings_load_default_file (s, error) ||
+      !anot_method_settings_get_uint (s, context, "max_rounds", DEFAULT_MAX_ROUNDS, 1, G_MAXUINT,
+                                      &options->max_rounds, error) ||
+      !anot_method_settings_get_uint (s, context, "max_reviews", DEFAULT_MAX_REVIEWS, 0, G_MAXUINT,
+                                      &options->max_reviews, error) ||
+      !anot_method_settings_get_uint (s, context, "review_chars", DEFAULT_REVIEW_CHARS, 1,
+                                      G_MAXUINT, &options->review_chars, error) ||
+      !anot_method_settings_get_uint (s, context, "tool_value_length", DEFAULT_TOOL_VALUE_LENGTH, 1,
+                                      G_MAXUINT, &options->tool_value_length, error) ||
+      !anot_method_settings_get_boolean (s, context, "aggregate", TRUE, &options->aggregate, error) ||
+      !anot_method_settings_get_choice (s, context, "scores", scores, 0, &scores_index, error))
     return FALSE;
 
-  scores = anot_method_context_get_option (context, "anot.scores");
-  if (scores == NULL || strcmp (scores, "robust") == 0)
-    options->original_scores = FALSE;
-  else if (strcmp (scores, "original") == 0)
-    options->original_scores = TRUE;
-  else
-    {
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
-                   "Option anot.scores: expected robust or original, got “%s”", scores);
-      return FALSE;
-    }
-
-  options->trace_file = g_strdup (anot_method_context_get_option (context, "anot.trace_file"));
+  options->original_scores = scores_index == 1;
+  options->trace_file = anot_method_settings_get_string (s, context, "trace_file");
   return TRUE;
 }
 

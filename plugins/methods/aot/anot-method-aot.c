@@ -310,37 +310,13 @@ read_options (AnotMethodContext  *context,
               Job                *job,
               GError            **error)
 {
-  const char *repairs = anot_method_context_get_option (context, "aot.max_repairs");
-  const char *schema = anot_method_context_get_option (context, "aot.json_schema");
-  guint64 value;
+  g_autoptr(AnotMethodSettings) settings = anot_method_settings_new ("aot");
 
-  job->max_repairs = 1;
-  if (repairs != NULL)
-    {
-      if (!g_ascii_string_to_unsigned (repairs, 10, 0, 10, &value, NULL))
-        {
-          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
-                       "Option aot.max_repairs: expected an integer from 0 to 10, got “%s”", repairs);
-          return FALSE;
-        }
-      job->max_repairs = (guint) value;
-    }
-
-  job->json_schema = TRUE;
-  if (schema != NULL)
-    {
-      if (g_ascii_strcasecmp (schema, "true") == 0 || strcmp (schema, "1") == 0)
-        job->json_schema = TRUE;
-      else if (g_ascii_strcasecmp (schema, "false") == 0 || strcmp (schema, "0") == 0)
-        job->json_schema = FALSE;
-      else
-        {
-          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
-                       "Option aot.json_schema: expected true or false, got “%s”", schema);
-          return FALSE;
-        }
-    }
-  return TRUE;
+  return anot_method_settings_load_default_file (settings, error) &&
+         anot_method_settings_get_uint (settings, context, "max_repairs", 1, 0, 10,
+                                        &job->max_repairs, error) &&
+         anot_method_settings_get_boolean (settings, context, "json_schema", TRUE,
+                                           &job->json_schema, error);
 }
 
 static void

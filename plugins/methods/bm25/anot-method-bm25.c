@@ -430,42 +430,6 @@ bm25_thread (GTask        *task,
   g_task_return_pointer (task, g_steal_pointer (&ranking), g_object_unref);
 }
 
-static gboolean
-parse_parameter (AnotMethodContext  *context,
-                 const char         *key,
-                 double              default_value,
-                 double              max_value,
-                 double             *out_value,
-                 GError            **error)
-{
-  const char *text = anot_method_context_get_option (context, key);
-  char *end = NULL;
-  double value;
-
-  if (text == NULL)
-    {
-      *out_value = default_value;
-      return TRUE;
-    }
-
-  value = g_ascii_strtod (text, &end);
-  if (end == text || *end != '\0' || !isfinite (value) || value < 0 || value > max_value)
-    {
-      if (max_value < G_MAXDOUBLE)
-        g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
-                     "Option %s: expected a number between 0 and %g, got “%s”",
-                     key, max_value, text);
-      else
-        g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
-                     "Option %s: expected a non-negative number, got “%s”",
-                     key, text);
-      return FALSE;
-    }
-
-  *out_value = value;
-  return TRUE;
-}
-
 static void
 anot_method_bm25_rank_async (AnotMethod          *method,
                              AnotRequest         *request,
@@ -478,6 +442,7 @@ anot_method_bm25_rank_async (AnotMethod          *method,
 {
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(AnotMethodSettings) settings = anot_method_settings_new ("bm25");
   Bm25Job *job;
   double k1, b;
 
@@ -485,8 +450,10 @@ anot_method_bm25_rank_async (AnotMethod          *method,
   g_task_set_source_tag (task, anot_method_bm25_rank_async);
   g_task_set_name (task, "[anot] bm25 rank");
 
-  if (!parse_parameter (context, "bm25.k1", DEFAULT_K1, G_MAXDOUBLE, &k1, &error) ||
-      !parse_parameter (context, "bm25.b", DEFAULT_B, 1.0, &b, &error))
+  if (!anot_method_settings_load_default_file (settings, &error) ||
+      !anot_method_settings_get_double (settings, context, "k1", DEFAULT_K1, 0, G_MAXDOUBLE, &k1,
+                                        &error) ||
+      !anot_method_settings_get_double (settings, context, "b", DEFAULT_B, 0, 1, &b, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;

@@ -235,13 +235,23 @@ anot_method_general_anot_rank_async (AnotMethod          *method,
 {
   AnotMethodGeneralAnot *self = ANOT_METHOD_GENERAL_ANOT (method);
   g_autoptr(GTask) task = g_task_new (method, cancellable, callback, user_data);
-  const char *score_field = anot_method_context_get_option (context, "general_anot.score_field");
+  g_autoptr(AnotMethodSettings) settings = anot_method_settings_new ("general_anot");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *score_field = NULL;
+  g_autofree char *cache_dir = NULL;
   RankData *d;
 
   g_task_set_source_tag (task, anot_method_general_anot_rank_async);
   g_task_set_name (task, "[anot] general_anot rank");
   if (g_task_return_error_if_cancelled (task))
     return;
+  if (!anot_method_settings_load_default_file (settings, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  score_field = anot_method_settings_get_string (settings, context, "score_field");
+  cache_dir = anot_method_settings_get_string (settings, context, "cache_dir");
 
   d = g_new0 (RankData, 1);
   d->self = g_object_ref (self);
@@ -262,8 +272,7 @@ anot_method_general_anot_rank_async (AnotMethod          *method,
       execute_all (task);
       return;
     }
-  anot_formula_seed_compile_async (context, d->formula,
-                                   anot_method_context_get_option (context, "general_anot.cache_dir"),
+  anot_formula_seed_compile_async (context, d->formula, cache_dir,
                                    cancellable, on_compiled, g_steal_pointer (&task));
 }
 

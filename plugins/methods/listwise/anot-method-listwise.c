@@ -243,6 +243,7 @@ anot_method_listwise_rank_async (AnotMethod          *method,
   GTask *task = g_task_new (method, cancellable, callback, user_data);
   Listwise *lw = g_new0 (Listwise, 1);
   g_autoptr(GError) error = NULL;
+  g_autoptr(AnotMethodSettings) settings = anot_method_settings_new ("listwise");
   guint n = candidates->len;
   guint window, step;
 
@@ -255,8 +256,11 @@ anot_method_listwise_rank_async (AnotMethod          *method,
     lw->order[i] = i;
   g_task_set_task_data (task, lw, (GDestroyNotify) listwise_free);
 
-  if (!anot_llm_option_uint (context, "listwise.window", DEFAULT_WINDOW, 0, &window, &error) ||
-      !anot_llm_option_uint (context, "listwise.step", DEFAULT_STEP, 1, &step, &error) ||
+  if (!anot_method_settings_load_default_file (settings, &error) ||
+      !anot_method_settings_get_uint (settings, context, "window", DEFAULT_WINDOW, 0, G_MAXUINT,
+                                      &window, &error) ||
+      !anot_method_settings_get_uint (settings, context, "step", DEFAULT_STEP, 1, G_MAXUINT, &step,
+                                      &error) ||
       anot_llm_job_get_formatter (lw->job, &error) == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));

@@ -481,32 +481,6 @@ anot_llm_job_rank_answer (AnotLlmJob     *job,
   return anot_llm_job_ranking_from_parse (job, parse, text);
 }
 
-gboolean
-anot_llm_option_uint (AnotMethodContext  *context,
-                      const char         *key,
-                      guint               default_value,
-                      guint               min_value,
-                      guint              *out,
-                      GError            **error)
-{
-  const char *text = anot_method_context_get_option (context, key);
-  guint64 value;
-
-  if (text == NULL)
-    {
-      *out = default_value;
-      return TRUE;
-    }
-  if (!g_ascii_string_to_unsigned (text, 10, min_value, G_MAXUINT, &value, NULL))
-    {
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
-                   "Option %s: expected an integer of at least %u, got “%s”", key, min_value, text);
-      return FALSE;
-    }
-  *out = (guint) value;
-  return TRUE;
-}
-
 /* The phrases of the original harness (methods.md §0.3). */
 static const char * const overflow_markers[] = {
   "context_length_exceeded", "too many tokens", "maximum context length", "context window",

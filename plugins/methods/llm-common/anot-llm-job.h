@@ -134,13 +134,6 @@ void         anot_llm_job_set_text            (AnotLlmJob          *job,
                                                const char          *text);
 const char  *anot_llm_job_get_text            (AnotLlmJob          *job);
 
-gboolean     anot_llm_option_uint             (AnotMethodContext   *context,
-                                               const char          *key,
-                                               guint                default_value,
-                                               guint                min_value,
-                                               guint               *out,
-                                               GError             **error);
-
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AnotLlmJob, anot_llm_job_free)
 
 G_END_DECLS

@@ -397,6 +397,7 @@ anot_method_weaver_rank_async (AnotMethod          *method,
   GTask *task = g_task_new (method, cancellable, callback, user_data);
   Weaver *w = g_new0 (Weaver, 1);
   g_autoptr(GError) error = NULL;
+  g_autoptr(AnotMethodSettings) settings = anot_method_settings_new ("weaver");
   AnotFormatter *formatter;
   g_autofree char *samples = NULL;
   g_autofree char *n = g_strdup_printf ("%u", candidates->len);
@@ -415,7 +416,9 @@ anot_method_weaver_rank_async (AnotMethod          *method,
     anot_llm_job_set_trace_member (w->job, "sql_steps", node);
   }
 
-  if (!anot_llm_option_uint (context, "weaver.repairs", 1, 0, &w->repairs_left, &error) ||
+  if (!anot_method_settings_load_default_file (settings, &error) ||
+      !anot_method_settings_get_uint (settings, context, "repairs", 1, 0, G_MAXUINT,
+                                      &w->repairs_left, &error) ||
       (formatter = anot_llm_job_get_formatter (w->job, &error)) == NULL ||
       (w->db = anot_weaver_db_new (candidates, formatter, anot_method_context_get_dataset (context),
                                    &error)) == NULL)
