@@ -14,6 +14,21 @@
 
 G_BEGIN_DECLS
 
+/**
+ * AnotBatchRetry:
+ * @ANOT_BATCH_RETRY_BATCH: lines a batch did not answer go into the next
+ *   batch (at the batch price, later)
+ * @ANOT_BATCH_RETRY_DIRECT: they become direct calls (at the list price,
+ *   at once)
+ *
+ * What happens to a line that errored with a retryable error, expired or
+ * was cancelled (see [property@Anot.BatchQueue:retry-direct]).
+ */
+typedef enum {
+  ANOT_BATCH_RETRY_BATCH,
+  ANOT_BATCH_RETRY_DIRECT,
+} AnotBatchRetry;
+
 #define ANOT_TYPE_BATCH_QUEUE (anot_batch_queue_get_type ())
 ANOT_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (AnotBatchQueue, anot_batch_queue, ANOT, BATCH_QUEUE, GObject)

@@ -66,6 +66,7 @@ struct _AnotExperiment
   AnotLlmConfig *llm_config;
   const char *defense_prompt;   /* interned; read once when the run is planned */
   AnotBackendRouter *router;
+  AnotBatchQueue *batch_queue;  /* in batch mode */
   AnotDebugLevel debug_level;
   AnotDebugLog *debug_log;      /* of the run in progress */
 

@@ -39,6 +39,10 @@ struct _AnotRunConfig
   char *cache;
   gboolean offline;
   int debug;                    /* AnotDebugLevel */
+  gboolean batch;               /* through the providers' batch APIs */
+  guint64 batch_max_size;
+  guint64 batch_window;         /* seconds; 0: none */
+  int batch_retry;              /* AnotBatchRetry */
   GHashTable *method_options;   /* KEY -> value, of `method.KEY` */
   GHashTable *attack_options;   /* KEY -> value, of `attack.KEY` */
 };

@@ -6,6 +6,7 @@
 
 #include "anot-run-config-private.h"
 
+#include "anot-batch-queue.h"
 #include "anot-debug-log.h"
 #include "anot-enum-types.h"
 #include "anot-error.h"
@@ -54,6 +55,18 @@
  *   `true` to answer LLM calls from it only
  * - `debug`: the debug level, 0 to 3 (default: the `ANOT_DEBUG` environment
  *   variable); above 0, `debug.log` is written in each run directory
+ * - `batch`: `true` to send the calls of the `openai` and `anthropic`
+ *   backends through the providers' batch APIs at the batch price (see
+ *   [class@Anot.BatchQueue]); default: `ANOT_BATCH`, then `batch` in the
+ *   `[llm]` section of the configuration file, then `false`
+ * - `batch-max-size`: the most calls in one batch (default 10000;
+ *   `ANOT_BATCH_MAX_SIZE`, `[llm] batch_max_size`)
+ * - `batch-window`: the longest a call waits for its batch to be
+ *   submitted, in seconds; 0 (default) for no limit (`ANOT_BATCH_WINDOW`,
+ *   `[llm] batch_window`)
+ * - `batch-retry`: `batch` (default) or `direct`: where calls a batch did
+ *   not answer (expired, cancelled, a 429 or 5xx line) are retried
+ *   (`ANOT_BATCH_RETRY`, `[llm] batch_retry`)
  * - `method.KEY`: an option passed to the method's
  *   [class@Anot.MethodContext] as `KEY`
  * - `attack.KEY`: a parameter of the attacks (see
@@ -157,6 +170,13 @@ static const KeyInfo keys[] = {
   { "cache", KIND_STRING, 0, FIELD (cache) },
   { "offline", KIND_BOOL, 0, FIELD (offline) },
   { "debug", KIND_DEBUG_LEVEL, 0, FIELD (debug), 0, 0, ANOT_DEBUG_LEVEL_OFF },
+  /* Batch mode changes the price, not the results; a resume keeps it so
+   * the batches it recorded are polled, not paid again. */
+  { "batch", KIND_BOOL, FLAG_RESUME | FLAG_TRUE_ONLY, FIELD (batch), .llm_key = NULL },
+  { "batch-max-size", KIND_UINT, FLAG_RESUME, FIELD (batch_max_size), 1, 50000, 10000 },
+  { "batch-window", KIND_UINT, FLAG_RESUME, FIELD (batch_window), 0, 86400, 0 },
+  { "batch-retry", KIND_ENUM, FLAG_RESUME, FIELD (batch_retry),
+    0, 0, ANOT_BATCH_RETRY_BATCH, NULL, anot_batch_retry_get_type },
 };
 
 G_STATIC_ASSERT (G_N_ELEMENTS (keys) <= 64);
