@@ -27,6 +27,10 @@ typedef struct
   char *max_tokens;
   char *cache;
   gboolean offline;
+  gboolean batch;
+  char *batch_max_size;
+  char *batch_window;
+  char *batch_retry;
 } AnotRunLlmOptions;
 
 void               anot_run_llm_options_add_entries   (AnotRunLlmOptions       *o,

@@ -360,6 +360,15 @@ print_llm_usage (AnotExperiment *experiment)
            anot_usage_get_calls (usage), anot_usage_get_prompt_tokens (usage),
            anot_usage_get_completion_tokens (usage), anot_usage_get_cost_usd (usage),
            anot_usage_get_retries (usage));
+  if (anot_experiment_get_batch_queue (experiment) != NULL)
+    {
+      AnotBatchQueue *queue = anot_experiment_get_batch_queue (experiment);
+
+      g_print ("Batches: %u submitted (%" G_GUINT64_FORMAT " lines, %" G_GUINT64_FORMAT
+               " retried), %u recorded by an interrupted run polled again\n",
+               anot_batch_queue_get_n_submitted (queue), anot_batch_queue_get_n_lines_sent (queue),
+               anot_batch_queue_get_n_lines_retried (queue), anot_batch_queue_get_n_resumed (queue));
+    }
 }
 
 /* Most options of the command line are the experiment settings of the
@@ -607,8 +616,8 @@ anot_run_run_experiment (int           argc,
         {
           run_options_clear (&o);
           return anot_run_usage_error (NULL, "--resume takes its options from the interrupted run; "
-                              "only --concurrency, --data, --cache and --offline may be "
-                              "given with it");
+                              "only --concurrency, --data, --cache, --offline and the "
+                              "--batch options may be given with it");
         }
       if (o.data != NULL)
         {

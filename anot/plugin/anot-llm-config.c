@@ -119,6 +119,7 @@ struct _AnotLlmConfig
   GHashTable *prices;       /* model -> AnotPrice */
   char **environ;
   char *file_path;
+  char *prices_date;        /* [prices] as_of of the file */
   AnotBatchQueue *batch_queue;
 };
 
@@ -145,6 +146,7 @@ anot_llm_config_finalize (GObject *object)
   g_strfreev (self->environ);
   g_free (self->file_path);
   g_clear_object (&self->batch_queue);
+  g_free (self->prices_date);
 
   G_OBJECT_CLASS (anot_llm_config_parent_class)->finalize (object);
 }
@@ -551,7 +553,8 @@ anot_llm_config_load_file (AnotLlmConfig  *self,
   file = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   roles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   prices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  if (!anot_prices_read (reader, prices, error) ||
+  g_clear_pointer (&self->prices_date, g_free);
+  if (!anot_prices_read (reader, prices, &self->prices_date, error) ||
       !anot_defense_prompt_check_file (reader, error))
     return FALSE;
 
@@ -1149,8 +1152,9 @@ anot_llm_config_create_router (AnotLlmConfig  *self,
   anot_backend_router_set_route_source (router, &route_source, G_OBJECT (self));
   g_hash_table_iter_init (&iter, self->prices);
   while (g_hash_table_iter_next (&iter, &key, &value))
-    anot_backend_router_set_price (router, key, ((AnotPrice *) value)->input,
-                                   ((AnotPrice *) value)->output);
+    anot_backend_router_set_price_entry (router, key, value);
+  if (self->prices_date != NULL)
+    anot_backend_router_set_prices_date (router, self->prices_date);
 
   if (anot_backend_router_get_backend (router, ANOT_DEFAULT_ROLE, error) == NULL)
     return NULL;
