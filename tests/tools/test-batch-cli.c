@@ -1,0 +1,262 @@
+/* test-batch-cli.c: anot-run --batch against the fake LLM server, killed
+ * while a batch is pending and resumed
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <anot/anot.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+
+#include "anot-fake-llm.h"
+
+typedef struct
+{
+  char *root;
+  AnotFakeLlm *server;
+  char *base_url;
+} Fixture;
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  if (dir != NULL)
+    while ((name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *child = g_build_filename (path, name, NULL);
+
+        if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+          remove_tree (child);
+        else
+          g_unlink (child);
+      }
+  g_rmdir (path);
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->root = g_dir_make_tmp ("anot-test-batch-cli-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->server = anot_fake_llm_new ();
+  /* A reply cot reads as a ranking, so the rows have predictions. */
+  g_assert_true (anot_fake_llm_set_rules_json (f->server, "{\"default_reply\": \"[3, 1, 2, 5, 4]\"}", &error));
+  g_assert_no_error (error);
+  g_assert_true (anot_fake_llm_start (f->server, 0, &error));
+  g_assert_no_error (error);
+  f->base_url = anot_fake_llm_get_openai_base_url (f->server);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  remove_tree (f->root);
+  g_free (f->root);
+  g_free (f->base_url);
+  g_clear_object (&f->server);
+}
+
+static void
+on_exited (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  *(gboolean *) user_data = TRUE;
+}
+
+/* anot-run with the common options and @extra (NULL-terminated); the
+ * fake server answers on this main loop meanwhile. */
+static GSubprocess *
+spawn (Fixture     *f,
+       const char **extra)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  GSubprocess *process;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("ANOT_RUN"));
+  for (guint i = 0; extra[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) extra[i]);
+  g_ptr_array_add (argv, NULL);
+  process = g_subprocess_newv ((const char * const *) argv->pdata,
+                               G_SUBPROCESS_FLAGS_STDOUT_SILENCE, &error);
+  g_assert_no_error (error);
+  return process;
+}
+
+static int
+wait_for (GSubprocess *process)
+{
+  gboolean exited = FALSE;
+
+  g_subprocess_wait_async (process, NULL, on_exited, &exited);
+  while (!exited)
+    g_main_context_iteration (NULL, TRUE);
+  return g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
+}
+
+static int
+run (Fixture    *f,
+     const char *name,
+     gboolean    batch)
+{
+  g_autoptr(GSubprocess) process = NULL;
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "4", "--out", f->root, "--name", name,
+    batch ? "--batch" : NULL, NULL,
+  };
+
+  process = spawn (f, argv);
+  return wait_for (process);
+}
+
+static guint
+count_requests (AnotFakeLlm *server,
+                const char  *method,
+                const char  *path)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < anot_fake_llm_get_n_requests (server); i++)
+    {
+      JsonObject *record = anot_fake_llm_get_request (server, i);
+
+      if (strcmp (json_object_get_string_member (record, "method"), method) == 0 &&
+          strcmp (json_object_get_string_member (record, "path"), path) == 0)
+        n++;
+    }
+  return n;
+}
+
+/* The rows of a results file by request, without what depends on how
+ * the calls were made (latency, cost). */
+static GHashTable *
+read_rows (const char *path,
+           double     *total_cost)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  GHashTable *rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  *total_cost = 0;
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(JsonGenerator) generator = json_generator_new ();
+      JsonObject *row;
+
+      if (*lines[i] == '\0')
+        continue;
+      g_assert_true (json_parser_load_from_data (parser, lines[i], -1, NULL));
+      row = json_node_get_object (json_parser_get_root (parser));
+      *total_cost += json_object_get_double_member (row, "cost_usd");
+      json_object_remove_member (row, "latency_ms");
+      json_object_remove_member (row, "cost_usd");
+      json_object_remove_member (row, "by_model");
+      json_object_remove_member (row, "by_role");
+      json_generator_set_root (generator, json_parser_get_root (parser));
+      g_hash_table_insert (rows, g_strdup (json_object_get_string_member (row, "request_id")),
+                           json_generator_to_data (generator, NULL));
+    }
+  return rows;
+}
+
+static void
+assert_same_rows (GHashTable *a,
+                  GHashTable *b)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_assert_cmpuint (g_hash_table_size (a), ==, g_hash_table_size (b));
+  g_hash_table_iter_init (&iter, a);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    g_assert_cmpstr (value, ==, g_hash_table_lookup (b, key));
+}
+
+/* A batch run is killed with SIGKILL while its batch is pending; the
+ * resumed run polls the recorded batch, submits nothing, and ends with
+ * the rows of an uninterrupted direct run at half its cost. */
+static void
+test_kill_and_resume (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *killed = g_build_filename (f->root, "killed", NULL);
+  g_autofree char *state = g_build_filename (killed, "batches.jsonl", NULL);
+  g_autofree char *direct_rows_path = g_build_filename (f->root, "direct", "clean", "run_1", "results_5.jsonl", NULL);
+  g_autofree char *killed_rows_path = g_build_filename (killed, "clean", "run_1", "results_5.jsonl", NULL);
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GHashTable) direct_rows = NULL;
+  g_autoptr(GHashTable) resumed_rows = NULL;
+  double direct_cost, resumed_cost;
+  guint direct_calls;
+  const char *batch_argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "4", "--out", f->root, "--name", "killed", "--batch", NULL,
+  };
+  const char *resume_argv[] = { "--resume", killed, NULL };
+
+  /* The reference: direct calls. */
+  g_assert_cmpint (run (f, "direct", FALSE), ==, 0);
+  direct_calls = count_requests (f->server, "POST", "/v1/chat/completions");
+  g_assert_cmpuint (direct_calls, ==, 4);
+  direct_rows = read_rows (direct_rows_path, &direct_cost);
+
+  /* The batch run, killed once its batch is submitted and recorded. */
+  anot_fake_llm_set_batch_delay_ms (f->server, 1500);
+  process = spawn (f, batch_argv);
+  for (;;)
+    {
+      g_autofree char *contents = NULL;
+
+      if (g_file_get_contents (state, &contents, NULL, NULL) && strstr (contents, "\"submitted\"") != NULL)
+        break;
+      /* Not blocking: the file is looked at between the server's work. */
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (2000);
+    }
+  g_subprocess_force_exit (process);
+  wait_for (process);
+  g_assert_true (g_subprocess_get_if_signaled (process));
+  g_assert_cmpint (g_subprocess_get_term_sig (process), ==, SIGKILL);
+  g_assert_cmpuint (count_requests (f->server, "POST", "/v1/batches"), ==, 1);
+  g_assert_cmpuint (anot_fake_llm_get_n_batch_lines (f->server), ==, 0);
+  g_clear_object (&process);
+
+  /* The resumed run polls the same batch. */
+  process = spawn (f, resume_argv);
+  g_assert_cmpint (wait_for (process), ==, 0);
+  g_assert_cmpuint (count_requests (f->server, "POST", "/v1/batches"), ==, 1);
+  g_assert_cmpuint (count_requests (f->server, "POST", "/v1/files"), ==, 1);
+  g_assert_cmpuint (anot_fake_llm_get_n_batch_lines (f->server), ==, 4);
+  g_assert_cmpuint (count_requests (f->server, "POST", "/v1/chat/completions"), ==, direct_calls);
+
+  resumed_rows = read_rows (killed_rows_path, &resumed_cost);
+  assert_same_rows (direct_rows, resumed_rows);
+  /* gpt-4o-mini: $0.15/$0.60 per million tokens, $0.075/$0.30 batched. */
+  g_assert_cmpfloat_with_epsilon (resumed_cost, direct_cost / 2, 1e-9);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add ("/batch-cli/kill-and-resume", Fixture, NULL, fixture_setup, test_kill_and_resume,
+              fixture_teardown);
+  return g_test_run ();
+}
