@@ -43,6 +43,11 @@ anot_run_llm_options_add_entries (AnotRunLlmOptions *o,
       "(default 0: when the calls in flight settle)", "SECONDS" },
     { "batch-retry", 0, 0, G_OPTION_ARG_STRING, &o->batch_retry,
       "Where calls a batch did not answer are retried: batch (default) or direct", "WHERE" },
+    { "max-cost", 0, 0, G_OPTION_ARG_STRING, &o->max_cost,
+      "Budget in US dollars: start no request that would pass it (exit status 3); "
+      "--resume with a higher one continues", "USD" },
+    { "max-cost-role", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->max_cost_roles,
+      "Budget of one role (repeatable)", "ROLE=USD" },
     G_OPTION_ENTRY_NULL
   };
 
@@ -65,6 +70,8 @@ anot_run_llm_options_clear (AnotRunLlmOptions *o)
   g_clear_pointer (&o->batch_max_size, g_free);
   g_clear_pointer (&o->batch_window, g_free);
   g_clear_pointer (&o->batch_retry, g_free);
+  g_clear_pointer (&o->max_cost, g_free);
+  g_clear_pointer (&o->max_cost_roles, g_strfreev);
 }
 
 /* Whether an option choosing a model was given (the cache and offline
@@ -85,6 +92,7 @@ anot_run_llm_options_to_config (const AnotRunLlmOptions *o,
                                 GError                 **error)
 {
   g_autofree char *roles = o->roles ? g_strjoinv (",", o->roles) : NULL;
+  g_autofree char *role_costs = o->max_cost_roles ? g_strjoinv (",", o->max_cost_roles) : NULL;
   const struct { const char *key; const char *value; gboolean model; } settings[] = {
     { "backend", o->backend, TRUE },
     { "model", o->model, TRUE },
@@ -98,6 +106,8 @@ anot_run_llm_options_to_config (const AnotRunLlmOptions *o,
     { "batch-max-size", o->batch_max_size, FALSE },
     { "batch-window", o->batch_window, FALSE },
     { "batch-retry", o->batch_retry, FALSE },
+    { "max-cost", o->max_cost, FALSE },
+    { "max-cost-role", role_costs, FALSE },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (settings); i++)

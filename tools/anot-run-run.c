@@ -567,6 +567,9 @@ anot_run_run_experiment (int           argc,
     "       written, or every request failed\n"
     "  2    usage error: bad option or value, unknown method, empty selection,\n"
     "       or an existing results directory without --resume or --force\n"
+    "  3    stopped by the budget (--max-cost): the requests in flight finished,\n"
+    "       the results so far are written; continue with anot-run --resume DIR\n"
+    "       --max-cost HIGHER\n"
     "  130  interrupted (Ctrl-C): the results so far are written; continue with\n"
     "       anot-run --resume DIR\n"
     "\n"
@@ -616,8 +619,8 @@ anot_run_run_experiment (int           argc,
         {
           run_options_clear (&o);
           return anot_run_usage_error (NULL, "--resume takes its options from the interrupted run; "
-                              "only --concurrency, --data, --cache, --offline and the "
-                              "--batch options may be given with it");
+                              "only --concurrency, --data, --cache, --offline, the "
+                              "--batch options and the budgets may be given with it");
         }
       if (o.data != NULL)
         {
@@ -795,6 +798,12 @@ anot_run_run_experiment (int           argc,
       print_tables (experiment, original_pool);
       g_printerr ("\nanot-run: %s\n", state.error->message);
       status = ANOT_RUN_EXIT_INTERRUPTED;
+    }
+  else if (g_error_matches (state.error, ANOT_ERROR, ANOT_ERROR_BUDGET))
+    {
+      print_tables (experiment, original_pool);
+      g_printerr ("\nanot-run: %s\n", state.error->message);
+      status = ANOT_RUN_EXIT_BUDGET;
     }
   else if (is_usage_error (state.error))
     {

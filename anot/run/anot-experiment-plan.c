@@ -58,6 +58,9 @@ anot_experiment_plan_clear (AnotExperiment *self)
   g_clear_object (&self->llm_config);
   g_clear_object (&self->router);
   g_clear_object (&self->batch_queue);
+  g_clear_pointer (&self->budgets, g_ptr_array_unref);
+  g_clear_pointer (&self->running_usages, g_ptr_array_unref);
+  g_clear_pointer (&self->budget_message, g_free);
   self->n_planned = 0;
 }
 

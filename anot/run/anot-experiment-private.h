@@ -82,6 +82,13 @@ struct _AnotExperiment
   GError *fatal;
   gboolean pumping;
   gboolean pump_again;
+
+  /* Budgets (anot-experiment-budget.c) */
+  GPtrArray *budgets;           /* Budget */
+  GPtrArray *running_usages;    /* AnotUsage of the requests in flight */
+  guint n_costed;               /* finished requests counted */
+  gboolean over_budget;
+  char *budget_message;
 };
 
 enum {
@@ -130,6 +137,17 @@ G_GNUC_INTERNAL gboolean     anot_experiment_write_cell_files    (AnotExperiment
                                                                   GError         **error);
 G_GNUC_INTERNAL gboolean     anot_experiment_open_directories    (AnotExperiment  *self,
                                                                   GError         **error);
+
+/* anot-experiment-budget.c */
+G_GNUC_INTERNAL void         anot_experiment_budget_reset        (AnotExperiment  *self);
+G_GNUC_INTERNAL void         anot_experiment_budget_add_result   (AnotExperiment  *self,
+                                                                  AnotResult      *result);
+G_GNUC_INTERNAL void         anot_experiment_budget_start        (AnotExperiment  *self,
+                                                                  AnotUsage       *usage);
+G_GNUC_INTERNAL void         anot_experiment_budget_finish       (AnotExperiment  *self,
+                                                                  AnotUsage       *usage);
+G_GNUC_INTERNAL gboolean     anot_experiment_budget_allows       (AnotExperiment  *self);
+G_GNUC_INTERNAL GError      *anot_experiment_budget_error        (AnotExperiment  *self);
 
 /* anot-experiment-scheduler.c */
 G_GNUC_INTERNAL void         anot_experiment_start               (AnotExperiment  *self);

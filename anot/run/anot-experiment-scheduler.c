@@ -167,6 +167,7 @@ record_result (AnotExperiment *self,
 
   g_hash_table_insert (cell->rows, g_strdup (anot_result_get_request_id (result)),
                        g_object_ref (result));
+  anot_experiment_budget_add_result (self, result);
 
   if (self->append != NULL && self->fatal == NULL)
     {
@@ -280,6 +281,7 @@ on_rank_done (GObject      *source,
     }
 
   self->in_flight--;
+  anot_experiment_budget_finish (self, anot_method_context_get_usage (job->context));
   g_object_ref (self);
   job_free (job);
   experiment_pump (self);
@@ -353,6 +355,7 @@ start_job (AnotExperiment *self,
 
   job->context = new_method_context (self, job->trial);
   self->in_flight++;
+  anot_experiment_budget_start (self, anot_method_context_get_usage (job->context));
   anot_method_rank_async (self->method, request, anot_trial_get_candidates (job->trial),
                           (guint) settings->k, job->context, self->cancellable, on_rank_done, job);
 }
@@ -371,7 +374,8 @@ cell_is_last_of_run (AnotExperiment *self,
 static gboolean
 experiment_stopping (AnotExperiment *self)
 {
-  return self->fatal != NULL || g_cancellable_is_cancelled (self->cancellable);
+  return self->fatal != NULL || g_cancellable_is_cancelled (self->cancellable) ||
+         self->over_budget;
 }
 
 static guint
@@ -462,6 +466,8 @@ finish_cell (AnotExperiment *self)
     {
       if (self->fatal != NULL)
         experiment_complete (self, g_steal_pointer (&self->fatal));
+      else if (self->over_budget && !g_cancellable_is_cancelled (self->cancellable))
+        experiment_complete (self, anot_experiment_budget_error (self));
       else
         experiment_complete (self,
                              g_error_new (G_IO_ERROR, G_IO_ERROR_CANCELLED,
@@ -493,7 +499,7 @@ experiment_pump (AnotExperiment *self)
         break;
 
       while (!experiment_stopping (self) && self->in_flight < self->settings->concurrency &&
-             self->next_job < self->jobs->len)
+             self->next_job < self->jobs->len && anot_experiment_budget_allows (self))
         start_job (self, g_ptr_array_index (self->jobs, self->next_job++));
 
       if (self->in_flight == 0 &&

@@ -478,6 +478,7 @@ anot_experiment_run_async (AnotExperiment      *self,
   self->cell_index = 0;
   self->in_flight = 0;
   g_clear_error (&self->fatal);
+  anot_experiment_budget_reset (self);
 
   anot_experiment_start (self);
 }

@@ -43,6 +43,8 @@ struct _AnotRunConfig
   guint64 batch_max_size;
   guint64 batch_window;         /* seconds; 0: none */
   int batch_retry;              /* AnotBatchRetry */
+  double max_cost;              /* US dollars; 0: no budget */
+  char *max_cost_role;          /* ROLE=USD,... */
   GHashTable *method_options;   /* KEY -> value, of `method.KEY` */
   GHashTable *attack_options;   /* KEY -> value, of `attack.KEY` */
 };

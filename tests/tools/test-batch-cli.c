@@ -89,7 +89,8 @@ spawn (Fixture     *f,
     g_ptr_array_add (argv, (gpointer) extra[i]);
   g_ptr_array_add (argv, NULL);
   process = g_subprocess_newv ((const char * const *) argv->pdata,
-                               G_SUBPROCESS_FLAGS_STDOUT_SILENCE, &error);
+                               G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
+                               &error);
   g_assert_no_error (error);
   return process;
 }
@@ -250,6 +251,49 @@ test_kill_and_resume (Fixture       *f,
   g_assert_cmpfloat_with_epsilon (resumed_cost, direct_cost / 2, 1e-9);
 }
 
+/* --max-cost stops starting requests before the budget is passed, exits
+ * with 3, and --resume with a higher budget finishes the run. */
+static void
+test_budget (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *dir = g_build_filename (f->root, "budget", NULL);
+  g_autofree char *rows_path = g_build_filename (dir, "clean", "run_1", "results_5.jsonl", NULL);
+  g_autoptr(GHashTable) rows = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  double cost;
+  guint first_rows;
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o",
+    "--candidates", "5", "--limit", "12", "--concurrency", "2", "--out", f->root,
+    "--name", "budget", "--max-cost", "0.1", NULL,
+  };
+  const char *resume_argv[] = { "--resume", dir, "--max-cost", "1", NULL };
+  const char *bad_argv[] = { "--method", "cot", "--max-cost-role", "planner", NULL };
+
+  /* About 12 000 prompt tokens a request at $2.50 per million: $0.03. */
+  process = spawn (f, argv);
+  g_assert_cmpint (wait_for (process), ==, 3);
+  rows = read_rows (rows_path, &cost);
+  first_rows = g_hash_table_size (rows);
+  g_assert_cmpuint (first_rows, >=, 2);
+  g_assert_cmpuint (first_rows, <, 12);
+  g_assert_cmpfloat (cost, <=, 0.1);
+  g_clear_pointer (&rows, g_hash_table_unref);
+  g_clear_object (&process);
+
+  process = spawn (f, resume_argv);
+  g_assert_cmpint (wait_for (process), ==, 0);
+  rows = read_rows (rows_path, &cost);
+  g_assert_cmpuint (g_hash_table_size (rows), ==, 12);
+  g_assert_cmpfloat (cost, >, 0.1);
+  g_clear_object (&process);
+
+  /* A malformed role budget is a usage error. */
+  process = spawn (f, bad_argv);
+  g_assert_cmpint (wait_for (process), ==, 2);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -258,5 +302,6 @@ main (int    argc,
 
   g_test_add ("/batch-cli/kill-and-resume", Fixture, NULL, fixture_setup, test_kill_and_resume,
               fixture_teardown);
+  g_test_add ("/batch-cli/budget", Fixture, NULL, fixture_setup, test_budget, fixture_teardown);
   return g_test_run ();
 }
