@@ -59,6 +59,7 @@
 #include "anot-run-config.h"
 #include "anot-search-tree.h"
 #include "anot-seed.h"
+#include "anot-tokenizer.h"
 #include "anot-tool.h"
 #include "anot-trial.h"
 #include "anot-truth.h"
