@@ -540,6 +540,18 @@ anot_run_run_experiment (int           argc,
                                   : "[run] — evaluate a ranking method on a benchmark");
   g_option_context_add_main_entries (context, entries, NULL);
   anot_run_llm_options_add_entries (&o.llm, context);
+  if (hooks != NULL && hooks->estimate)
+    {
+      const GOptionEntry estimate_entries[] = {
+        { "json", 0, 0, G_OPTION_ARG_NONE, &hooks->json,
+          "Print the estimate as JSON, for tools", NULL },
+        { "completion-tokens", 0, 0, G_OPTION_ARG_STRING, &hooks->completion_tokens,
+          "Answer length assumed for calls without max_tokens (default 300)", "N" },
+        G_OPTION_ENTRY_NULL
+      };
+
+      g_option_context_add_main_entries (context, estimate_entries, NULL);
+    }
   g_option_context_set_summary (context, hooks && hooks->summary ? hooks->summary :
     "Commands:\n"
     "  anot-run [run] --method NAME [OPTION…]   run a method over a benchmark (default)\n"
@@ -709,6 +721,13 @@ anot_run_run_experiment (int           argc,
       }
       experiment = anot_experiment_new (dataset, o.method);
       anot_experiment_set_config (experiment, config);
+    }
+
+  if (hooks != NULL && hooks->estimate)
+    {
+      status = anot_run_estimate_experiment (experiment, hooks);
+      run_options_clear (&o);
+      return status;
     }
 
   if (!anot_experiment_prepare (experiment, &error))

@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "anot-llm-config.h"
+#include "anot-llm-config-private.h"
 #include "anot-backend-router-private.h"
 
 #include "anot-defense-prompt-private.h"
@@ -121,6 +121,7 @@ struct _AnotLlmConfig
   char *file_path;
   char *prices_date;        /* [prices] as_of of the file */
   AnotBatchQueue *batch_queue;
+  AnotBackend *stand_in;
 };
 
 G_DEFINE_FINAL_TYPE (AnotLlmConfig, anot_llm_config, G_TYPE_OBJECT)
@@ -146,6 +147,7 @@ anot_llm_config_finalize (GObject *object)
   g_strfreev (self->environ);
   g_free (self->file_path);
   g_clear_object (&self->batch_queue);
+  g_clear_object (&self->stand_in);
   g_free (self->prices_date);
 
   G_OBJECT_CLASS (anot_llm_config_parent_class)->finalize (object);
@@ -1043,7 +1045,9 @@ resolve_route (GObject           *route_source,
     }
 
   backend = instances ? g_hash_table_lookup (instances, instance_key->str) : NULL;
-  if (backend != NULL)
+  if (self->stand_in != NULL)
+    backend = g_object_ref (self->stand_in);
+  else if (backend != NULL)
     g_object_ref (backend);
   else
     {
@@ -1397,4 +1401,12 @@ anot_llm_config_set_batch_queue (AnotLlmConfig  *self,
   g_return_if_fail (queue == NULL || ANOT_IS_BATCH_QUEUE (queue));
 
   g_set_object (&self->batch_queue, queue);
+}
+
+void
+anot_llm_config_set_stand_in (AnotLlmConfig *self,
+                              AnotBackend   *stand_in)
+{
+  g_return_if_fail (ANOT_IS_LLM_CONFIG (self));
+  g_set_object (&self->stand_in, stand_in);
 }

@@ -16,6 +16,7 @@
 #include "anot-llm-config.h"
 #include "anot-method.h"
 #include "anot-run-config-private.h"
+#include "anot-trial.h"
 #include "anot-validator.h"
 
 G_BEGIN_DECLS
@@ -150,6 +151,8 @@ G_GNUC_INTERNAL gboolean     anot_experiment_budget_allows       (AnotExperiment
 G_GNUC_INTERNAL GError      *anot_experiment_budget_error        (AnotExperiment  *self);
 
 /* anot-experiment-scheduler.c */
+G_GNUC_INTERNAL AnotMethodContext *anot_experiment_new_method_context (AnotExperiment *self,
+                                                                        AnotTrial      *trial);
 G_GNUC_INTERNAL void         anot_experiment_start               (AnotExperiment  *self);
 
 G_END_DECLS

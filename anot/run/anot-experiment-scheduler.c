@@ -288,9 +288,9 @@ on_rank_done (GObject      *source,
   g_object_unref (self);
 }
 
-static AnotMethodContext *
-new_method_context (AnotExperiment *self,
-                    AnotTrial      *trial)
+AnotMethodContext *
+anot_experiment_new_method_context (AnotExperiment *self,
+                                    AnotTrial      *trial)
 {
   AnotMethodContext *context = anot_method_context_new (self->dataset,
                                                         anot_request_get_id (anot_trial_get_request (trial)),
@@ -337,7 +337,7 @@ start_job (AnotExperiment *self,
         {
           g_autoptr(AnotResult) result = NULL;
 
-          job->context = new_method_context (self, job->trial);
+          job->context = anot_experiment_new_method_context (self, job->trial);
           result = result_from_ranking (self, job, NULL, error);
           record_result (self, cell, result);
           job_free (job);
@@ -353,7 +353,7 @@ start_job (AnotExperiment *self,
       return;
     }
 
-  job->context = new_method_context (self, job->trial);
+  job->context = anot_experiment_new_method_context (self, job->trial);
   self->in_flight++;
   anot_experiment_budget_start (self, anot_method_context_get_usage (job->context));
   anot_method_rank_async (self->method, request, anot_trial_get_candidates (job->trial),

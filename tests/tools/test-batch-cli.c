@@ -294,6 +294,80 @@ test_budget (Fixture       *f,
   g_assert_cmpint (wait_for (process), ==, 2);
 }
 
+/* The estimate of a run equals what the run then uses: the same calls and,
+ * with the approximation the fake server also counts by, the same prompt
+ * tokens; `estimate` calls no LLM. */
+static void
+test_estimate_matches_run (Fixture       *f,
+                           gconstpointer  data)
+{
+  const char *methods[] = { "cot", "listwise" };
+
+  for (guint m = 0; m < G_N_ELEMENTS (methods); m++)
+    {
+      g_autofree char *stdout_text = NULL;
+      g_autoptr(GSubprocess) process = NULL;
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GHashTable) rows = NULL;
+      g_autofree char *rows_path = NULL;
+      g_autofree char *name = g_strconcat ("estimated_", methods[m], NULL);
+      JsonObject *total;
+      GHashTableIter iter;
+      gpointer value;
+      guint64 prompt_tokens = 0, calls = 0;
+      guint requests_before = anot_fake_llm_get_n_requests (f->server);
+      double cost;
+      const char *estimate_argv[] = {
+        g_getenv ("ANOT_RUN"), "estimate", "--method", methods[m], "--backend", "openai",
+        "--base-url", f->base_url, "--model", "fake", "--candidates", "24", "--limit", "6",
+        "--json", NULL,
+      };
+
+      process = g_subprocess_newv (estimate_argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+      g_assert_no_error (error);
+      g_assert_true (g_subprocess_communicate_utf8 (process, NULL, NULL, &stdout_text, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 0);
+      g_assert_cmpuint (anot_fake_llm_get_n_requests (f->server), ==, requests_before);
+      g_assert_true (json_parser_load_from_data (parser, stdout_text, -1, &error));
+      g_assert_no_error (error);
+      total = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "total");
+      g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "tokenizers"), "fake"), ==, "approximate");
+
+      {
+        g_autoptr(GSubprocess) run_process = NULL;
+        const char *run_argv[] = {
+          "--method", methods[m], "--backend", "openai", "--base-url", f->base_url, "--model", "fake",
+          "--candidates", "24", "--limit", "6", "--out", f->root, "--name", name, NULL,
+        };
+
+        run_process = spawn (f, run_argv);
+        g_assert_cmpint (wait_for (run_process), ==, 0);
+      }
+      rows_path = g_build_filename (f->root, name, "clean", "run_1", "results_24.jsonl", NULL);
+      rows = read_rows (rows_path, &cost);
+      g_hash_table_iter_init (&iter, rows);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        {
+          g_autoptr(JsonParser) row_parser = json_parser_new ();
+          JsonObject *row;
+
+          g_assert_true (json_parser_load_from_data (row_parser, value, -1, NULL));
+          row = json_node_get_object (json_parser_get_root (row_parser));
+          prompt_tokens += json_object_get_int_member (row, "prompt_tokens");
+          calls += json_object_get_int_member (row, "calls");
+        }
+      g_assert_cmpint (json_object_get_int_member (total, "requests"), ==, 6);
+      g_assert_cmpint (json_object_get_int_member (total, "calls"), ==, calls);
+      g_assert_cmpint (json_object_get_int_member (total, "prompt_tokens"), ==, prompt_tokens);
+      g_assert_cmpint (json_object_get_int_member (total, "incomplete"), ==, 0);
+      /* At the fallback price, $1 and $3 per million, halved in batch. */
+      g_assert_cmpfloat_with_epsilon (json_object_get_double_member (total, "batch_cost_usd"),
+                                      json_object_get_double_member (total, "cost_usd") / 2, 1e-9);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -302,6 +376,8 @@ main (int    argc,
 
   g_test_add ("/batch-cli/kill-and-resume", Fixture, NULL, fixture_setup, test_kill_and_resume,
               fixture_teardown);
+  g_test_add ("/batch-cli/estimate-matches-run", Fixture, NULL, fixture_setup,
+              test_estimate_matches_run, fixture_teardown);
   g_test_add ("/batch-cli/budget", Fixture, NULL, fixture_setup, test_budget, fixture_teardown);
   return g_test_run ();
 }
