@@ -33,6 +33,7 @@ typedef struct
   char *batch_window;
   char *batch_retry;
   char *max_cost;
+  char *context_tokens;
   char **max_cost_roles;
 } AnotRunLlmOptions;
 

@@ -43,6 +43,9 @@ anot_run_llm_options_add_entries (AnotRunLlmOptions *o,
       "(default 0: when the calls in flight settle)", "SECONDS" },
     { "batch-retry", 0, 0, G_OPTION_ARG_STRING, &o->batch_retry,
       "Where calls a batch did not answer are retried: batch (default) or direct", "WHERE" },
+    { "context-tokens", 0, 0, G_OPTION_ARG_STRING, &o->context_tokens,
+      "Context window prompts are fitted to before sending, in tokens "
+      "(default: the model's from the price table)", "N" },
     { "max-cost", 0, 0, G_OPTION_ARG_STRING, &o->max_cost,
       "Budget in US dollars: start no request that would pass it (exit status 3); "
       "--resume with a higher one continues", "USD" },
@@ -71,6 +74,7 @@ anot_run_llm_options_clear (AnotRunLlmOptions *o)
   g_clear_pointer (&o->batch_window, g_free);
   g_clear_pointer (&o->batch_retry, g_free);
   g_clear_pointer (&o->max_cost, g_free);
+  g_clear_pointer (&o->context_tokens, g_free);
   g_clear_pointer (&o->max_cost_roles, g_strfreev);
 }
 
@@ -107,6 +111,7 @@ anot_run_llm_options_to_config (const AnotRunLlmOptions *o,
     { "batch-window", o->batch_window, FALSE },
     { "batch-retry", o->batch_retry, FALSE },
     { "max-cost", o->max_cost, FALSE },
+    { "context-tokens", o->context_tokens, FALSE },
     { "max-cost-role", role_costs, FALSE },
   };
 

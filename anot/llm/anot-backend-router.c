@@ -6,6 +6,7 @@
 
 #include "anot-backend-router.h"
 #include "anot-backend-router-private.h"
+#include "anot-tokenizer.h"
 
 #include "anot-cached-backend.h"
 #include "anot-error.h"
@@ -62,6 +63,9 @@ struct _AnotBackendRouter
   GHashTable *instances;    /* instance key -> AnotBackend */
   GHashTable *prices;       /* model -> Price */
   char *prices_date;
+  guint64 context_tokens;   /* 0: the price table's */
+  GHashTable *tokenizers;   /* model -> AnotTokenizer, for fitting */
+  guint64 n_not_sent;
   AnotResponseCache *cache;
   gboolean offline;
 };
@@ -104,6 +108,7 @@ anot_backend_router_finalize (GObject *object)
   g_hash_table_unref (self->instances);
   g_hash_table_unref (self->prices);
   g_free (self->prices_date);
+  g_clear_pointer (&self->tokenizers, g_hash_table_unref);
   g_clear_object (&self->cache);
 
   G_OBJECT_CLASS (anot_backend_router_parent_class)->finalize (object);
@@ -887,6 +892,85 @@ anot_backend_router_complete_async (AnotBackendRouter   *self,
                                            cancellable, callback, user_data);
 }
 
+/* A prompt that would not fit the model's context window is refused here,
+ * before it is sent and paid for, with the error a server gives (which
+ * names the maximum context length, so the methods' rule of dropping a
+ * review per candidate and trying again applies).  The window is
+ * --context-tokens, else the price table's `context` of the model; the
+ * prompt is counted with the model's tokenizer (AnotTokenizer: exact for
+ * OpenAI's encodings, approximate otherwise), the answer's max_tokens
+ * reserved. */
+static gboolean
+fits_context (AnotBackendRouter  *self,
+              Route              *route,
+              AnotChatRequest    *request,
+              GError            **error)
+{
+  const char *model = anot_chat_request_get_model (request);
+  guint64 window = self->context_tokens > 0 ? self->context_tokens
+                                            : anot_backend_router_lookup_context_tokens (self, model);
+  AnotTokenizer *tokenizer;
+  guint64 prompt, reserve;
+
+  if (window == 0)
+    return TRUE;
+  if (self->tokenizers == NULL)
+    self->tokenizers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  tokenizer = g_hash_table_lookup (self->tokenizers, model ? model : "");
+  if (tokenizer == NULL)
+    {
+      tokenizer = anot_tokenizer_new_for_model (model);
+      g_hash_table_insert (self->tokenizers, g_strdup (model ? model : ""), tokenizer);
+    }
+  prompt = anot_tokenizer_count_request (tokenizer, request);
+  reserve = anot_chat_request_get_max_tokens (request) > 0
+            ? (guint64) anot_chat_request_get_max_tokens (request) : 0;
+  if (prompt + reserve <= window)
+    return TRUE;
+  self->n_not_sent++;
+  g_set_error (error, ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST,
+               "%s:%s (role %s): not sent: the prompt has %" G_GUINT64_FORMAT " tokens (%s%s) "
+               "and %" G_GUINT64_FORMAT " are reserved for the answer, more than the model's "
+               "maximum context length of %" G_GUINT64_FORMAT " tokens",
+               route->backend_name, model ? model : "default model", anot_chat_request_get_role (request),
+               prompt, anot_tokenizer_get_encoding (tokenizer),
+               anot_tokenizer_is_exact (tokenizer) ? "" : ", approximated", reserve, window);
+  return FALSE;
+}
+
+/**
+ * anot_backend_router_set_context_tokens:
+ * @self: an #AnotBackendRouter
+ * @context_tokens: the context window of every model in tokens, or 0 for
+ *   each model's from the price table (`context`; none when unknown)
+ *
+ * Sets the context window prompts are fitted to before they are sent: a
+ * call whose prompt and `max_tokens` would not fit fails at once with
+ * %ANOT_ERROR_LLM_BAD_REQUEST naming the maximum context length, without
+ * reaching the server.
+ */
+void
+anot_backend_router_set_context_tokens (AnotBackendRouter *self,
+                                        guint64            context_tokens)
+{
+  g_return_if_fail (ANOT_IS_BACKEND_ROUTER (self));
+  self->context_tokens = context_tokens;
+}
+
+/**
+ * anot_backend_router_get_n_not_sent:
+ * @self: an #AnotBackendRouter
+ *
+ * Returns: the calls refused before sending because their prompt did not
+ *   fit the model's context window
+ */
+guint64
+anot_backend_router_get_n_not_sent (AnotBackendRouter *self)
+{
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), 0);
+  return self->n_not_sent;
+}
+
 /* Like anot_backend_router_complete_async(), on a copy the caller gives
  * away (the method context makes one anyway). */
 void
@@ -917,6 +1001,12 @@ anot_backend_router_complete_copy_async (AnotBackendRouter   *self,
   anot_chat_request_set_role (copy, role);
   if (anot_chat_request_get_model (copy) == NULL)
     anot_chat_request_set_model (copy, route_model (route));
+  if (!fits_context (self, route, copy, &error))
+    {
+      g_object_unref (copy);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
   if (anot_chat_request_get_temperature (copy) < 0)
     anot_chat_request_set_temperature (copy, anot_chat_request_get_temperature (route->defaults));
   if (anot_chat_request_get_max_tokens (copy) == 0)

@@ -77,6 +77,11 @@ guint64            anot_backend_router_lookup_context_tokens (AnotBackendRouter 
 ANOT_AVAILABLE_IN_ALL
 const char        *anot_backend_router_get_prices_date  (AnotBackendRouter    *self);
 ANOT_AVAILABLE_IN_ALL
+void               anot_backend_router_set_context_tokens (AnotBackendRouter  *self,
+                                                         guint64               context_tokens);
+ANOT_AVAILABLE_IN_ALL
+guint64            anot_backend_router_get_n_not_sent   (AnotBackendRouter    *self);
+ANOT_AVAILABLE_IN_ALL
 gboolean           anot_backend_router_lookup_price     (AnotBackendRouter    *self,
                                                          const char           *model,
                                                          double               *input_per_million,

@@ -293,6 +293,7 @@ anot_experiment_estimate (AnotExperiment  *self,
   anot_llm_config_set_stand_in (self->llm_config, NULL);
   if (router == NULL)
     return NULL;
+  anot_backend_router_set_context_tokens (router, self->settings->context_tokens);
   saved_router = g_steal_pointer (&self->router);
   self->router = g_object_ref (router);
 

@@ -418,6 +418,7 @@ plan_llm (AnotExperiment  *self,
                                                        settings->offline, error);
   if (self->router == NULL)
     return FALSE;
+  anot_backend_router_set_context_tokens (self->router, settings->context_tokens);
 
   if (anot_run_config_is_set (settings, "debug"))
     self->debug_level = settings->debug;

@@ -45,6 +45,7 @@ struct _AnotRunConfig
   int batch_retry;              /* AnotBatchRetry */
   double max_cost;              /* US dollars; 0: no budget */
   char *max_cost_role;          /* ROLE=USD,... */
+  guint64 context_tokens;       /* 0: the price table's */
   GHashTable *method_options;   /* KEY -> value, of `method.KEY` */
   GHashTable *attack_options;   /* KEY -> value, of `attack.KEY` */
 };

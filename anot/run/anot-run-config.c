@@ -67,6 +67,9 @@
  * - `batch-retry`: `batch` (default) or `direct`: where calls a batch did
  *   not answer (expired, cancelled, a 429 or 5xx line) are retried
  *   (`ANOT_BATCH_RETRY`, `[llm] batch_retry`)
+ * - `context-tokens`: the context window prompts are fitted to before they
+ *   are sent (see [method@Anot.BackendRouter.set_context_tokens]); 0
+ *   (default): each model's from the price table
  * - `max-cost`: a budget in US dollars; the run starts no request once
  *   what was spent plus what the requests in flight are expected to cost
  *   would pass it, lets those in flight finish, and ends with
@@ -188,6 +191,7 @@ static const KeyInfo keys[] = {
   { "batch-window", KIND_UINT, FLAG_RESUME, FIELD (batch_window), 0, 86400, 0 },
   { "batch-retry", KIND_ENUM, FLAG_RESUME, FIELD (batch_retry),
     0, 0, ANOT_BATCH_RETRY_BATCH, NULL, anot_batch_retry_get_type },
+  { "context-tokens", KIND_UINT, FLAG_RESUME, FIELD (context_tokens), 0, 100000000, 0 },
   /* Budgets: a resume keeps them unless given a new one. */
   { "max-cost", KIND_USD, FLAG_RESUME, FIELD (max_cost),
     0, 0, 0, NULL, NULL, "an amount in US dollars, e.g. 25 or 2.50" },

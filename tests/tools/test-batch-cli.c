@@ -368,6 +368,35 @@ test_estimate_matches_run (Fixture       *f,
     }
 }
 
+/* A prompt larger than the context window is shrunk (a review less per
+ * candidate each time) before it is sent: the server sees only prompts
+ * that fit, and the trace records the calls not sent. */
+static void
+test_context_fitting (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *trace_path = g_build_filename (f->root, "fitted", "clean", "run_1", "trace_10.jsonl", NULL);
+  g_autofree char *trace = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  guint before = anot_fake_llm_get_n_requests (f->server);
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "fake",
+    "--candidates", "10", "--limit", "3", "--out", f->root, "--name", "fitted",
+    "--context-tokens", "6000", NULL,
+  };
+
+  process = spawn (f, argv);
+  g_assert_cmpint (wait_for (process), ==, 0);
+  /* One call per request reached the server, each within the window. */
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (f->server) - before, ==, 3);
+  for (guint i = before; i < anot_fake_llm_get_n_requests (f->server); i++)
+    g_assert_cmpint (json_object_get_int_member (anot_fake_llm_get_request (f->server, i), "prompt_tokens"), <=, 6000);
+  g_assert_true (g_file_get_contents (trace_path, &trace, NULL, NULL));
+  g_assert_nonnull (strstr (trace, "not sent: the prompt has"));
+  g_assert_nonnull (strstr (trace, "maximum context length of 6000 tokens"));
+  g_assert_null (strstr (trace, "\"truncation_retries\":0"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -378,6 +407,8 @@ main (int    argc,
               fixture_teardown);
   g_test_add ("/batch-cli/estimate-matches-run", Fixture, NULL, fixture_setup,
               test_estimate_matches_run, fixture_teardown);
+  g_test_add ("/batch-cli/context-fitting", Fixture, NULL, fixture_setup, test_context_fitting,
+              fixture_teardown);
   g_test_add ("/batch-cli/budget", Fixture, NULL, fixture_setup, test_budget, fixture_teardown);
   return g_test_run ();
 }
