@@ -22,9 +22,32 @@ typedef struct
   char *attack_restaurants;
   char *attack_reviews;
   char *attack_target_len;
+  char *attack_compat;
   gboolean dump;
   gboolean json;
 } AttackOptions;
+
+/* --attack-compat: checked even for an attack that adds no review, so a
+ * typo in the mode is not silently ignored. */
+static gboolean
+anot_run_set_attack_compat (AnotAttack  *attack,
+                            const char  *mode,
+                            GError     **error)
+{
+  AnotAttackCompat compat;
+
+  if (mode == NULL)
+    return TRUE;
+  if (!anot_attack_compat_from_string (mode, &compat))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "Invalid value “%s” for --attack-compat: expected realistic or original", mode);
+      return FALSE;
+    }
+  if (ANOT_IS_ITEM_ATTACK (attack))
+    anot_item_attack_set_compat (ANOT_ITEM_ATTACK (attack), compat);
+  return TRUE;
+}
 
 static void
 attack_options_clear (AttackOptions *o)
@@ -41,6 +64,7 @@ attack_options_clear (AttackOptions *o)
   g_free (o->attack_restaurants);
   g_free (o->attack_reviews);
   g_free (o->attack_target_len);
+  g_free (o->attack_compat);
 }
 
 static gboolean
@@ -216,6 +240,9 @@ anot_run_cmd_attack (int    argc,
       "Reviews per restaurant for injection and heterogeneity (default 1)", "M" },
     { "attack-target-len", 0, 0, G_OPTION_ARG_STRING, &o.attack_target_len,
       "Target length of heterogeneity", "L" },
+    { "attack-compat", 0, 0, G_OPTION_ARG_STRING, &o.attack_compat,
+      "Form of added reviews: realistic (default, like the dataset's) or original "
+      "(the original's labelled fake_001, 2024-01-01, no user)", "MODE" },
     { "dump", 0, 0, G_OPTION_ARG_NONE, &o.dump,
       "Print every review of every candidate, not only the attacked ones", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json,
@@ -264,7 +291,8 @@ anot_run_cmd_attack (int    argc,
   if (attack == NULL ||
       !set_parameter (attack, "restaurants", o.attack_restaurants, &error) ||
       !set_parameter (attack, "reviews", o.attack_reviews, &error) ||
-      !set_parameter (attack, "target-len", o.attack_target_len, &error))
+      !set_parameter (attack, "target-len", o.attack_target_len, &error) ||
+      !anot_run_set_attack_compat (attack, o.attack_compat, &error))
     {
       status = anot_run_usage_error ("attack", "%s", error->message);
       goto out;
@@ -366,9 +394,13 @@ anot_run_cmd_attack (int    argc,
   else
     {
       g_print ("Attack %s on request %s of %s (N=%u, run %u, run seed %" G_GUINT64_FORMAT
-               ", attack seed %" G_GUINT64_FORMAT ")\n",
+               ", attack seed %" G_GUINT64_FORMAT "%s%s)\n",
                o.attack, o.request, anot_dataset_get_name (dataset), (guint) n, (guint) run,
-               run_seed, attack_seed);
+               run_seed, attack_seed,
+               ANOT_IS_ITEM_ATTACK (attack) ? ", added reviews " : "",
+               ANOT_IS_ITEM_ATTACK (attack)
+               ? anot_attack_compat_to_string (anot_item_attack_get_compat (ANOT_ITEM_ATTACK (attack)))
+               : "");
       g_print ("Request: %s\n", anot_request_get_text (request));
       g_print ("Candidates in the order the method sees them%s:\n",
                o.dump ? "" : " (unchanged reviews hidden; --dump shows them)");

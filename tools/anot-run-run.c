@@ -38,6 +38,7 @@ typedef struct
   char *attack_restaurants;
   char *attack_reviews;
   char *attack_target_len;
+  char *attack_compat;
   gboolean defense;
   gboolean list;
   gboolean version;
@@ -68,6 +69,7 @@ run_options_clear (RunOptions *o)
   g_free (o->attack_restaurants);
   g_free (o->attack_reviews);
   g_free (o->attack_target_len);
+  g_free (o->attack_compat);
 }
 
 typedef struct
@@ -436,6 +438,7 @@ config_from_options (AnotRunConfig  *config,
          config_set (config, "attack.restaurants", o->attack_restaurants, error) &&
          config_set (config, "attack.reviews", o->attack_reviews, error) &&
          config_set (config, "attack.target-len", o->attack_target_len, error) &&
+         config_set (config, "attack-compat", o->attack_compat, error) &&
          config_set (config, "defense", defense ? "true" : NULL, error) &&
          config_set_pairs (config, "--attack-option", "attack", o->attack_options, error) &&
          anot_run_llm_options_to_config (&o->llm, config, TRUE, error) &&
@@ -527,6 +530,10 @@ anot_run_run_experiment (int           argc,
       "Reviews per attacked restaurant for injection and heterogeneity (default 1)", "M" },
     { "attack-target-len", 0, 0, G_OPTION_ARG_STRING, &o.attack_target_len,
       "Target review length of heterogeneity (required for it)", "L" },
+    { "attack-compat", 0, 0, G_OPTION_ARG_STRING, &o.attack_compat,
+      "Form of the reviews attacks add: realistic (default: id, date, reviewer and votes "
+      "like the dataset's own) or original (the original's labelled fake_001/sarcastic_* "
+      "reviews dated 2024-01-01, to compare with its published numbers)", "MODE" },
     { "defense", 0, 0, G_OPTION_ARG_NONE, &o.defense,
       "Defense mode: LLM methods add defensive instructions to their prompts", NULL },
     { "list", 0, 0, G_OPTION_ARG_NONE, &o.list,
@@ -559,6 +566,8 @@ anot_run_run_experiment (int           argc,
     "  anot-run attack --attack NAME --request ID   show what an attack does\n"
     "  anot-run formula --seed-file FILE|--formula FILE  a task over every item\n"
     "  anot-run validate [OPTION…]              check a benchmark's gold labels\n"
+    "  anot-run compare DIR... [--baseline M]   methods compared with intervals\n"
+    "  anot-run report DIR... -o report.html    a self-contained HTML report\n"
     "  anot-run list, anot-run --list           list methods and other plugins\n"
     "\n"
     "Results go to <out>/<name>/<attack>/run_<R>/ (config.json, results_<N>.jsonl,\n"
@@ -627,7 +636,8 @@ anot_run_run_experiment (int           argc,
       if (o.method || o.candidates || o.scaling || o.pool || o.shuffle || o.k || o.seed ||
           o.runs || o.limit || o.requests || o.groups || o.method_options || o.out ||
           o.name || o.force || anot_run_llm_options_choose_model (&o.llm) || o.attack || o.attack_options ||
-          o.attack_restaurants || o.attack_reviews || o.attack_target_len || o.defense)
+          o.attack_restaurants || o.attack_reviews || o.attack_target_len || o.attack_compat ||
+          o.defense)
         {
           run_options_clear (&o);
           return anot_run_usage_error (NULL, "--resume takes its options from the interrupted run; "

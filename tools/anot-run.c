@@ -36,6 +36,10 @@ main (int    argc,
     return anot_run_cmd_estimate (argc - 1, argv + 1);
   if (strcmp (command, "formula") == 0)
     return anot_run_cmd_formula (argc - 1, argv + 1);
+  if (strcmp (command, "compare") == 0)
+    return anot_run_cmd_compare (argc - 1, argv + 1);
+  if (strcmp (command, "report") == 0)
+    return anot_run_cmd_report (argc - 1, argv + 1);
   if (strcmp (command, "list") == 0 || strcmp (command, "--list") == 0)
     return anot_run_cmd_list (argc - 1, argv + 1);
   if (strcmp (command, "--version") == 0)
@@ -45,7 +49,7 @@ main (int    argc,
     }
   if (command[0] != '-')
     {
-      g_printerr ("anot-run: unknown command “%s” (commands: run, robustness, estimate, attack, formula, validate, list)\n"
+      g_printerr ("anot-run: unknown command “%s” (commands: run, robustness, estimate, attack, formula, validate, compare, report, list)\n"
                   "Try “anot-run --help”.\n", command);
       return ANOT_RUN_EXIT_USAGE;
     }

@@ -17,6 +17,31 @@ int anot_run_cmd_attack   (int argc, char **argv);
 int anot_run_cmd_robustness (int argc, char **argv);
 int anot_run_cmd_formula  (int argc, char **argv);
 int anot_run_cmd_estimate (int argc, char **argv);
+int anot_run_cmd_compare  (int argc, char **argv);
+int anot_run_cmd_report   (int argc, char **argv);
+
+/* anot-run-compare.c: the options `compare` and `report` share
+ * (--baseline, --resamples, --bootstrap-seed, --confidence), and the
+ * directories read and compared with them: on failure the error is printed
+ * and NULL returned with the exit status in @status. */
+typedef struct
+{
+  char *baseline;
+  char *resamples;
+  char *seed;
+  char *confidence;
+} AnotRunCompareOptions;
+
+void            anot_run_compare_options_add_entries (AnotRunCompareOptions  *o,
+                                                      GOptionContext         *context);
+void            anot_run_compare_options_clear       (AnotRunCompareOptions  *o);
+AnotComparison *anot_run_compare_options_run         (const AnotRunCompareOptions *o,
+                                                      const char             *command,
+                                                      char                  **directories,
+                                                      AnotResults           **out_results,
+                                                      int                    *status);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (AnotRunCompareOptions, anot_run_compare_options_clear)
 
 /* How `anot-run robustness` runs its experiments through the run command:
  * the attack list becomes "clean,<--attack, default all>", defense mode

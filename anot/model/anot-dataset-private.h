@@ -94,6 +94,8 @@ typedef enum {
   ANOT_REVIEW_HAS_USER_YELPING_SINCE = 1 << 7,
   ANOT_REVIEW_HAS_USER_ID            = 1 << 8,
   ANOT_REVIEW_HAS_ASSIGNMENT         = 1 << 9,  /* a user_mapping.json record */
+  ANOT_REVIEW_NO_ITEM_ID             = 1 << 10, /* no `business_id` in the JSON, as the
+                                                 * original's labelled added reviews */
 } AnotReviewFlags;
 
 /**
@@ -200,6 +202,16 @@ AnotItem           *_anot_item_new_from_document    (AnotStore              *sto
 /* For loaders that build items before they know their index. */
 void                _anot_item_set_index            (AnotItem               *self,
                                                      guint                   index);
+/* The dataset an item was loaded from, for the code that needs more than
+ * the candidates (an attack drawing reviewers from the whole dataset).  The
+ * link is weak and shared by every item of the dataset and their copies:
+ * one GWeakRef, not one per item. */
+typedef struct _AnotDatasetLink AnotDatasetLink;
+
+AnotDatasetLink    *_anot_dataset_link_new          (AnotDataset            *dataset);
+void                _anot_dataset_link_unref        (AnotDatasetLink        *link);
+void                _anot_item_set_dataset_link     (AnotItem               *self,
+                                                     AnotDatasetLink        *link);
 /* Appends @review (a new reference is taken); its position must be the
  * current number of reviews. */
 void                _anot_item_add_review           (AnotItem               *self,

@@ -61,6 +61,7 @@ struct _AnotDataset
   char       *checksum;
 
   AnotStore  *store;
+  AnotDatasetLink *link;        /* shared weakly by the items */
   GPtrArray  *items;
   GHashTable *items_by_id;      /* item id -> AnotItem */
   GHashTable *reviews_by_id;    /* review id -> AnotReview */
@@ -105,6 +106,7 @@ anot_dataset_finalize (GObject *object)
   g_clear_pointer (&self->items, g_ptr_array_unref);
   g_clear_pointer (&self->requests, g_ptr_array_unref);
   g_clear_pointer (&self->store, _anot_store_unref);
+  g_clear_pointer (&self->link, _anot_dataset_link_unref);
 
   G_OBJECT_CLASS (anot_dataset_parent_class)->finalize (object);
 }
@@ -201,6 +203,7 @@ anot_dataset_init (AnotDataset *self)
   /* Review strings are the bulk of a dataset: big blocks keep the
    * per-block waste and the number of allocations low. */
   self->store = _anot_store_new (1 << 20);
+  self->link = _anot_dataset_link_new (self);
   self->items = g_ptr_array_new_with_free_func (g_object_unref);
   self->items_by_id = g_hash_table_new (g_str_hash, g_str_equal);
   self->reviews_by_id = g_hash_table_new (g_str_hash, g_str_equal);
@@ -843,6 +846,7 @@ commit_item (Loader  *loader,
     }
 
   _anot_item_set_index (p->item, ds->items->len);
+  _anot_item_set_dataset_link (p->item, ds->link);
   g_hash_table_insert (ds->items_by_id, (gpointer) anot_item_get_id (p->item), p->item);
   g_ptr_array_add (ds->items, g_steal_pointer (&p->item));
 

@@ -57,7 +57,45 @@ struct _AnotItem
   double              stars;
   guint               index;
   GPtrArray          *reviews;
+  AnotDatasetLink    *dataset_link;       /* NULL if not loaded from a dataset */
 };
+
+struct _AnotDatasetLink
+{
+  GWeakRef dataset;
+};
+
+static void
+dataset_link_clear (gpointer data)
+{
+  g_weak_ref_clear (&((AnotDatasetLink *) data)->dataset);
+}
+
+AnotDatasetLink *
+_anot_dataset_link_new (AnotDataset *dataset)
+{
+  AnotDatasetLink *link = g_atomic_rc_box_new0 (AnotDatasetLink);
+
+  g_weak_ref_init (&link->dataset, dataset);
+  return link;
+}
+
+void
+_anot_dataset_link_unref (AnotDatasetLink *link)
+{
+  g_atomic_rc_box_release_full (link, dataset_link_clear);
+}
+
+void
+_anot_item_set_dataset_link (AnotItem        *self,
+                             AnotDatasetLink *link)
+{
+  g_return_if_fail (ANOT_IS_ITEM (self));
+
+  g_clear_pointer (&self->dataset_link, _anot_dataset_link_unref);
+  if (link != NULL)
+    self->dataset_link = g_atomic_rc_box_acquire (link);
+}
 
 G_DEFINE_FINAL_TYPE (AnotItem, anot_item, G_TYPE_OBJECT)
 
@@ -84,6 +122,7 @@ anot_item_finalize (GObject *object)
   g_clear_pointer (&self->record, json_object_unref);
   g_clear_pointer (&self->reviews, g_ptr_array_unref);
   g_clear_pointer (&self->store, _anot_store_unref);
+  g_clear_pointer (&self->dataset_link, _anot_dataset_link_unref);
 
   G_OBJECT_CLASS (anot_item_parent_class)->finalize (object);
 }
@@ -523,6 +562,8 @@ anot_item_copy_with_reviews (AnotItem  *self,
   copy->n_hours = self->n_hours;
   copy->stars = self->stars;
   copy->index = self->index;
+  if (self->dataset_link != NULL)
+    copy->dataset_link = g_atomic_rc_box_acquire (self->dataset_link);
 
   for (guint i = 0; i < reviews->len; i++)
     {
@@ -535,6 +576,26 @@ anot_item_copy_with_reviews (AnotItem  *self,
     }
 
   return copy;
+}
+
+/**
+ * anot_item_get_dataset:
+ * @self: a #AnotItem
+ *
+ * Gets the dataset @self was loaded from (also for a copy made with
+ * anot_item_copy_with_reviews()).  Items do not keep their dataset alive:
+ * once it is finalized this returns %NULL.
+ *
+ * Returns: (transfer full) (nullable): the dataset, or %NULL
+ */
+AnotDataset *
+anot_item_get_dataset (AnotItem *self)
+{
+  g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
+
+  if (self->dataset_link == NULL)
+    return NULL;
+  return g_weak_ref_get (&self->dataset_link->dataset);
 }
 
 /**

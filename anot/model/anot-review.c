@@ -969,7 +969,10 @@ anot_review_to_json (AnotReview *self)
 
   obj = json_object_new ();
   json_object_set_string_member (obj, "review_id", self->id);
-  json_object_set_string_member (obj, "business_id", self->item_id);
+  /* The original's labelled added reviews had no business_id: an attack's
+   * compatibility mode reproduces them as they were. */
+  if (!(self->flags & ANOT_REVIEW_NO_ITEM_ID))
+    json_object_set_string_member (obj, "business_id", self->item_id);
   if (self->user_id != NULL)
     json_object_set_string_member (obj, "user_id", self->user_id);
   json_object_set_double_member (obj, "stars", self->stars);

@@ -6,7 +6,9 @@
 
 #include "anot-item-attack.h"
 
+#include "anot-enum-types.h"
 #include "anot-error.h"
+#include "anot-review-forge.h"
 #include "anot-seed.h"
 
 /**
@@ -30,12 +32,29 @@
  *
  * A subclass sets its [property@Anot.ItemAttack:category] in class_init
  * and may define more parameters as properties.
+ *
+ * Reviews an attack adds are made with anot_item_attack_make_review(),
+ * which gives them the form [property@Anot.ItemAttack:compat] asks for:
+ * by default one a method cannot tell from the dataset's own reviews by
+ * any field but the text (see #AnotReviewForge).
  */
 
 typedef struct
 {
   int restaurants;
+  AnotAttackCompat compat;
 } AnotItemAttackPrivate;
+
+/* The forge of the apply() running on this thread, for
+ * anot_item_attack_make_review(): the attack_item vfunc does not get the
+ * candidates, and its signature is fixed by the bindings. */
+typedef struct
+{
+  AnotItemAttack  *attack;
+  AnotReviewForge *forge;
+} CurrentForge;
+
+static GPrivate current_forge = G_PRIVATE_INIT (NULL);
 
 static void anot_item_attack_attack_iface_init (AnotAttackInterface *iface);
 static GPtrArray *call_attack_item (AnotItemAttack  *self,
@@ -53,6 +72,7 @@ enum {
   PROP_0,
   PROP_RESTAURANTS,
   PROP_CATEGORY,
+  PROP_COMPAT,
   N_PROPS
 };
 
@@ -72,9 +92,20 @@ anot_item_attack_apply (AnotAttack   *attack,
   g_autofree gboolean *target = g_new0 (gboolean, candidates->len + 1);
   g_autoptr(GPtrArray) out = NULL;
   g_autoptr(GRand) rand = NULL;
+  g_autoptr(AnotDataset) dataset = NULL;
+  g_autoptr(AnotReviewForge) forge = NULL;
+  CurrentForge current, *previous;
 
   if (!anot_item_attack_check (self, error))
     return NULL;
+
+  /* Cheap until an attack adds a review: the forge prepares lazily. */
+  if (candidates->len > 0)
+    dataset = anot_item_get_dataset (g_ptr_array_index (candidates, 0));
+  forge = anot_review_forge_new (dataset, candidates, request);
+  current.attack = self;
+  current.forge = forge;
+  previous = g_private_get (&current_forge);
 
   for (guint i = 0; i < candidates->len; i++)
     if (g_strcmp0 (anot_item_get_id (g_ptr_array_index (candidates, i)), gold_id) != 0)
@@ -109,8 +140,10 @@ anot_item_attack_apply (AnotAttack   *attack,
         }
 
       scope = g_strdup_printf ("item:%s", anot_item_get_id (item));
+      g_private_set (&current_forge, &current);
       reviews = call_attack_item (self, item, request, anot_seed_derive (seed, scope),
                                   &local_error);
+      g_private_set (&current_forge, previous);
       if (local_error != NULL)
         {
           g_propagate_error (error, local_error);
@@ -155,6 +188,9 @@ anot_item_attack_get_property (GObject    *object,
     case PROP_CATEGORY:
       g_value_set_string (value, anot_item_attack_get_category (self));
       break;
+    case PROP_COMPAT:
+      g_value_set_enum (value, priv->compat);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -172,6 +208,9 @@ anot_item_attack_set_property (GObject      *object,
     {
     case PROP_RESTAURANTS:
       anot_item_attack_set_restaurants (self, g_value_get_int (value));
+      break;
+    case PROP_COMPAT:
+      anot_item_attack_set_compat (self, g_value_get_enum (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -206,6 +245,18 @@ anot_item_attack_class_init (AnotItemAttackClass *klass)
   properties[PROP_CATEGORY] =
     g_param_spec_string ("category", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotItemAttack:compat:
+   *
+   * The form of the reviews the attack adds (`--attack-compat`): realistic
+   * (the default), or the original framework's labelled reviews to compare
+   * with its published numbers.  Attacks that only change texts are the
+   * same in both modes.
+   */
+  properties[PROP_COMPAT] =
+    g_param_spec_enum ("compat", NULL, NULL, ANOT_TYPE_ATTACK_COMPAT,
+                       ANOT_ATTACK_COMPAT_REALISTIC,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -257,6 +308,106 @@ anot_item_attack_set_restaurants (AnotItemAttack *self,
     return;
   priv->restaurants = restaurants;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RESTAURANTS]);
+}
+
+/**
+ * anot_item_attack_get_compat:
+ * @self: an #AnotItemAttack
+ *
+ * Returns: the form of the reviews the attack adds
+ */
+AnotAttackCompat
+anot_item_attack_get_compat (AnotItemAttack *self)
+{
+  AnotItemAttackPrivate *priv;
+
+  g_return_val_if_fail (ANOT_IS_ITEM_ATTACK (self), ANOT_ATTACK_COMPAT_REALISTIC);
+
+  priv = anot_item_attack_get_instance_private (self);
+  return priv->compat;
+}
+
+/**
+ * anot_item_attack_set_compat:
+ * @self: an #AnotItemAttack
+ * @compat: the form of the reviews the attack adds
+ *
+ * Sets [property@Anot.ItemAttack:compat].
+ */
+void
+anot_item_attack_set_compat (AnotItemAttack   *self,
+                             AnotAttackCompat  compat)
+{
+  AnotItemAttackPrivate *priv;
+
+  g_return_if_fail (ANOT_IS_ITEM_ATTACK (self));
+  g_return_if_fail (compat == ANOT_ATTACK_COMPAT_REALISTIC || compat == ANOT_ATTACK_COMPAT_ORIGINAL);
+
+  priv = anot_item_attack_get_instance_private (self);
+  if (priv->compat == compat)
+    return;
+  priv->compat = compat;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPAT]);
+}
+
+/**
+ * anot_item_attack_make_review:
+ * @self: an #AnotItemAttack
+ * @item: the candidate the review is added to
+ * @reviews: (element-type Anot.Review) (nullable): the reviews of the
+ *   attacked copy of @item so far; %NULL for @item's own
+ * @label: the id the original framework gave such a review, e.g.
+ *   `fake_001` (used only by %ANOT_ATTACK_COMPAT_ORIGINAL)
+ * @stars: the star rating
+ * @text: the text
+ * @seed: the seed of the review's other fields, e.g.
+ *   `anot_seed_derive (item_seed, "added:0")`
+ * @error: return location for a #GError
+ *
+ * Makes a review for an attack to add to @item, in the form
+ * [property@Anot.ItemAttack:compat] asks for.  Realistic reviews come from
+ * the #AnotReviewForge of the request being attacked when called from
+ * `attack_item` (so ids are unique across the candidates), or from one for
+ * @item alone otherwise.  The caller inserts the review where it wants.
+ *
+ * Returns: (transfer full): a new #AnotReview, or %NULL with @error set
+ */
+AnotReview *
+anot_item_attack_make_review (AnotItemAttack  *self,
+                              AnotItem        *item,
+                              GPtrArray       *reviews,
+                              const char      *label,
+                              double           stars,
+                              const char      *text,
+                              guint64          seed,
+                              GError         **error)
+{
+  AnotItemAttackPrivate *priv;
+  CurrentForge *current;
+  g_autoptr(AnotReviewForge) forge = NULL;
+
+  g_return_val_if_fail (ANOT_IS_ITEM_ATTACK (self), NULL);
+  g_return_val_if_fail (ANOT_IS_ITEM (item), NULL);
+  g_return_val_if_fail (label != NULL, NULL);
+  g_return_val_if_fail (text != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  priv = anot_item_attack_get_instance_private (self);
+  if (priv->compat == ANOT_ATTACK_COMPAT_ORIGINAL)
+    return anot_review_new_labelled (item, label, stars, text);
+
+  current = g_private_get (&current_forge);
+  if (current != NULL && current->attack == self)
+    forge = g_object_ref (current->forge);
+  else
+    {
+      g_autoptr(AnotDataset) dataset = anot_item_get_dataset (item);
+      g_autoptr(GPtrArray) alone = g_ptr_array_new ();
+
+      g_ptr_array_add (alone, item);
+      forge = anot_review_forge_new (dataset, alone, NULL);
+    }
+  return anot_review_forge_make (forge, item, reviews, stars, text, seed, error);
 }
 
 /**

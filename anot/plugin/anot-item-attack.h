@@ -15,6 +15,7 @@
 #include "anot-attack.h"
 #include "anot-item.h"
 #include "anot-request.h"
+#include "anot-review-forge.h"
 
 G_BEGIN_DECLS
 
@@ -58,6 +59,20 @@ int         anot_item_attack_get_restaurants (AnotItemAttack  *self);
 ANOT_AVAILABLE_IN_ALL
 void        anot_item_attack_set_restaurants (AnotItemAttack  *self,
                                               int              restaurants);
+ANOT_AVAILABLE_IN_ALL
+AnotAttackCompat anot_item_attack_get_compat (AnotItemAttack  *self);
+ANOT_AVAILABLE_IN_ALL
+void        anot_item_attack_set_compat      (AnotItemAttack  *self,
+                                              AnotAttackCompat compat);
+ANOT_AVAILABLE_IN_ALL
+AnotReview *anot_item_attack_make_review     (AnotItemAttack  *self,
+                                              AnotItem        *item,
+                                              GPtrArray       *reviews,
+                                              const char      *label,
+                                              double           stars,
+                                              const char      *text,
+                                              guint64          seed,
+                                              GError         **error);
 ANOT_AVAILABLE_IN_ALL
 const char *anot_item_attack_get_category    (AnotItemAttack  *self);
 ANOT_AVAILABLE_IN_ALL

@@ -134,6 +134,13 @@ add_attack_config (JsonBuilder *builder,
     json_builder_add_int_value (builder, number);
   else
     json_builder_add_null_value (builder);
+  /* The form of added reviews: results of the two modes are not
+   * comparable (null for an attack without the parameter). */
+  json_builder_set_member_name (builder, "compat");
+  if (json_object_has_member (parameters, "compat"))
+    json_builder_add_string_value (builder, json_object_get_string_member (parameters, "compat"));
+  else
+    json_builder_add_null_value (builder);
   json_builder_set_member_name (builder, "seed");
   json_builder_add_int_value (builder, (gint64) run_seed);
   json_builder_set_member_name (builder, "seed_rule");
@@ -700,6 +707,41 @@ find_config (const char *directory,
   return NULL;
 }
 
+/* Runs started before attacks added realistic reviews recorded no
+ * `compat` in their attack_config and added labelled reviews in a form
+ * neither mode reproduces: resuming them would mix two forms of attack in
+ * one result.  Returns the config.json of such a run, or NULL. */
+static char *
+find_pre_compat_attack_run (const char *experiment_dir)
+{
+  g_autoptr(GDir) attacks = g_dir_open (experiment_dir, 0, NULL);
+  const char *attack;
+
+  while (attacks != NULL && (attack = g_dir_read_name (attacks)) != NULL)
+    {
+      g_autofree char *attack_dir = g_build_filename (experiment_dir, attack, NULL);
+      g_autoptr(GDir) runs = g_dir_open (attack_dir, 0, NULL);
+      const char *run;
+
+      while (runs != NULL && (run = g_dir_read_name (runs)) != NULL)
+        {
+          g_autofree char *path = g_build_filename (attack_dir, run, "config.json", NULL);
+          g_autoptr(JsonNode) config = NULL;
+          JsonNode *attack_config;
+
+          if (!g_str_has_prefix (run, "run_") ||
+              (config = anot_results_read_json (path, NULL)) == NULL ||
+              !JSON_NODE_HOLDS_OBJECT (config))
+            continue;
+          attack_config = json_object_get_member (json_node_get_object (config), "attack_config");
+          if (attack_config != NULL && JSON_NODE_HOLDS_OBJECT (attack_config) &&
+              !json_object_has_member (json_node_get_object (attack_config), "compat"))
+            return g_steal_pointer (&path);
+        }
+    }
+  return NULL;
+}
+
 /**
  * anot_experiment_new_for_resume:
  * @directory: the experiment directory `<out>/<name>` a run printed, or
@@ -798,6 +840,21 @@ anot_experiment_new_for_resume (const char   *directory,
                    anot_dataset_get_checksum (dataset), checksum ? checksum : "(none)");
       return NULL;
     }
+
+  {
+    g_autofree char *old_run = find_pre_compat_attack_run (experiment_dir);
+
+    if (old_run != NULL)
+      {
+        g_set_error (error, ANOT_ERROR, ANOT_ERROR_RESUME,
+                     "Cannot resume from %s: it was attacked by an anot whose added reviews "
+                     "were labelled (no attack_config.compat); its remaining requests would "
+                     "be attacked differently. Start the experiment again (--force), with "
+                     "--attack-compat original to compare with the original framework",
+                     old_run);
+        return NULL;
+      }
+  }
 
   self = anot_experiment_new (dataset, method);
   if (!anot_run_config_merge_resume_options (self->config, options, &local_error))

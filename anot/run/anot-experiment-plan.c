@@ -219,6 +219,12 @@ add_attack (AnotExperiment  *self,
             }
         }
 
+      /* `attack.compat` names the same parameter and wins. */
+      if (ANOT_IS_ITEM_ATTACK (attack) && anot_run_config_is_set (self->settings, "attack-compat") &&
+          !g_hash_table_contains (self->settings->attack_options, "compat"))
+        anot_item_attack_set_compat (ANOT_ITEM_ATTACK (attack),
+                                     anot_run_config_get_attack_compat (self->settings));
+
       if (ANOT_IS_ITEM_ATTACK (attack))
         {
           g_autoptr(GError) check_error = NULL;

@@ -134,7 +134,20 @@ read_experiment (const char  *directory,
             {
               JsonObject *object = json_node_get_object (config);
 
+              JsonNode *attack_config = json_object_get_member (object, "attack_config");
+
               k = (guint64) json_object_get_int_member_with_default (object, "k", 5);
+              /* The form of added reviews, per attack: the two modes are
+               * different measurements. */
+              if (attack_config != NULL && JSON_NODE_HOLDS_OBJECT (attack_config))
+                {
+                  const char *compat = json_object_get_string_member_with_default (json_node_get_object (attack_config),
+                                                                                   "compat", NULL);
+                  g_autofree char *member = g_strconcat ("compat:", attack, NULL);
+
+                  if (compat != NULL)
+                    json_object_set_string_member (info, member, compat);
+                }
               if (!json_object_has_member (info, "method") &&
                   json_object_get_string_member_with_default (object, "method", NULL))
                 {
@@ -291,9 +304,12 @@ compare_cells (gconstpointer a,
  * The report is read from the `results_<N>.jsonl` files, so it can be made
  * again at any time, for instance after resuming an interrupted run.
  * Its members: `method`, `data`, `k`, `directory`, `defense_directory`,
- * and `results`, an array of rows `{attack, candidates, requests, runs,
- * hits_at_1, mrr, delta_hits_at_1, delta_mrr, defense}` ordered by N, then
- * `clean` first and the attacks by name.
+ * `attack_compat` (the form of the reviews the attacks added, from their
+ * `config.json`: `realistic` or `original`, `mixed` when the rows differ,
+ * null without such attacks), and `results`, an array of rows `{attack,
+ * compat, candidates, requests, runs, hits_at_1, mrr, delta_hits_at_1,
+ * delta_mrr, defense}` ordered by N, then `clean` first and the attacks
+ * by name (`compat` is null for `clean`).
  *
  * Errors: %ANOT_ERROR_IO when a directory cannot be read,
  * %ANOT_ERROR_INVALID_ARGUMENT when @directory holds no results.
@@ -351,16 +367,43 @@ anot_robustness_report (const char  *directory,
   else
     json_builder_add_null_value (builder);
 
+  {
+    const char *overall = NULL;
+
+    for (guint i = 0; i < cells->len; i++)
+      {
+        Cell *cell = g_ptr_array_index (cells, i);
+        g_autofree char *member = g_strconcat ("compat:", cell->attack, NULL);
+        const char *compat = json_object_get_string_member_with_default (info, member, NULL);
+
+        if (compat == NULL)
+          continue;
+        overall = overall == NULL || strcmp (overall, compat) == 0 ? compat : "mixed";
+      }
+    json_builder_set_member_name (builder, "attack_compat");
+    if (overall != NULL)
+      json_builder_add_string_value (builder, overall);
+    else
+      json_builder_add_null_value (builder);
+  }
+
   json_builder_set_member_name (builder, "results");
   json_builder_begin_array (builder);
   for (guint i = 0; i < cells->len; i++)
     {
       Cell *cell = g_ptr_array_index (cells, i);
       Cell *with_defense = lookup_cell (defended, cell->attack, cell->n);
+      g_autofree char *member = g_strconcat ("compat:", cell->attack, NULL);
+      const char *compat = json_object_get_string_member_with_default (info, member, NULL);
 
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "attack");
       json_builder_add_string_value (builder, cell->attack);
+      json_builder_set_member_name (builder, "compat");
+      if (compat != NULL)
+        json_builder_add_string_value (builder, compat);
+      else
+        json_builder_add_null_value (builder);
       json_builder_set_member_name (builder, "candidates");
       json_builder_add_int_value (builder, cell->n);
       add_mode (builder, cells, cell);
@@ -433,6 +476,16 @@ anot_robustness_report_format (JsonNode *report)
                                                                "attack")));
 
   out = g_string_new (NULL);
+  {
+    const char *compat = json_object_get_string_member_with_default (root, "attack_compat", NULL);
+
+    if (compat != NULL)
+      g_string_append_printf (out, "Added reviews: %s%s\n", compat,
+                              strcmp (compat, "original") == 0
+                              ? " (the original's labelled reviews)"
+                              : strcmp (compat, "realistic") == 0
+                              ? " (in the dataset's own form)" : "");
+  }
   g_string_append_printf (out, "%-4s  %-*s  %-8s  %-13s  %-8s", "N", (int) width, "attack",
                           "requests", "Hits@1", "delta");
   if (with_defense)

@@ -30,6 +30,7 @@ struct _AnotRunConfig
   gboolean force;
   gboolean defense;
   char *attack;                 /* as given: names, categories, all, ... */
+  int attack_compat;            /* AnotAttackCompat */
   char *backend;
   char *model;
   char *base_url;

@@ -172,6 +172,10 @@ static const KeyInfo keys[] = {
   /* As given: a resume continues every attack of it. */
   { "attack", KIND_STRING, FLAG_RESUME | FLAG_NONEMPTY, FIELD (attack),
     0, 0, 0, NULL, NULL, "e.g. typo_10, noise or all" },
+  /* The form of the reviews attacks add (AnotAttackCompat); kept for a
+   * resume when given. */
+  { "attack-compat", KIND_ENUM, FLAG_RESUME, FIELD (attack_compat),
+    0, 0, ANOT_ATTACK_COMPAT_REALISTIC, NULL, anot_attack_compat_get_type },
   /* The LLM choices, so a resume asks the same models. */
   { "backend", KIND_STRING, FLAG_RESUME, FIELD (backend), .llm_key = "backend" },
   { "model", KIND_STRING, FLAG_RESUME, FIELD (model), .llm_key = "model" },
@@ -1288,6 +1292,19 @@ anot_run_config_get_limit (const AnotRunConfig *self)
 {
   g_return_val_if_fail (self != NULL, 0);
   return (guint) self->limit;
+}
+
+/**
+ * anot_run_config_get_attack_compat:
+ * @self: an #AnotRunConfig
+ *
+ * Returns: the form of the reviews attacks add (`attack-compat`)
+ */
+AnotAttackCompat
+anot_run_config_get_attack_compat (const AnotRunConfig *self)
+{
+  g_return_val_if_fail (self != NULL, ANOT_ATTACK_COMPAT_REALISTIC);
+  return (AnotAttackCompat) self->attack_compat;
 }
 
 /**

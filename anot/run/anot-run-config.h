@@ -13,6 +13,7 @@
 #include <json-glib/json-glib.h>
 
 #include "anot-pool.h"
+#include "anot-review-forge.h"
 
 G_BEGIN_DECLS
 
@@ -72,6 +73,8 @@ ANOT_AVAILABLE_IN_ALL
 guint           anot_run_config_get_concurrency (const AnotRunConfig  *self);
 ANOT_AVAILABLE_IN_ALL
 guint           anot_run_config_get_limit       (const AnotRunConfig  *self);
+ANOT_AVAILABLE_IN_ALL
+AnotAttackCompat anot_run_config_get_attack_compat (const AnotRunConfig *self);
 ANOT_AVAILABLE_IN_ALL
 gboolean        anot_run_config_get_defense     (const AnotRunConfig  *self);
 

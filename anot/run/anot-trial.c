@@ -18,7 +18,7 @@
  * what `anot-run attack --dump` shows is what the method saw.  Run R of an
  * experiment with base seed S uses the run seed S + R; the pool and the
  * shuffle derive theirs from it (see [ctor@Anot.Pool.new]), the attack
- * gets [func@Anot.attack_derive_seed] of it, and the method's context
+ * gets [func@Anot.Attack.derive_seed] of it, and the method's context
  * `anot_seed_derive (run seed, "method:<request id>:<N>")`.
  */
 

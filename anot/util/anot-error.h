@@ -80,6 +80,9 @@ G_BEGIN_DECLS
  *   operation overflows (`OverflowError`)
  * @ANOT_ERROR_EXPR_LIMIT: an evaluation exceeded its step budget, or a
  *   value or the formula exceeded a size or nesting limit
+ * @ANOT_ERROR_NOT_COMPARABLE: results that a comparison pairs were not made
+ *   on the same requests and candidate pools (another dataset checksum, pool
+ *   mode, seed or request set)
  * @ANOT_ERROR_LLM_BATCH: a call sent through a provider's batch API got no
  *   answer: its line expired, was cancelled or the whole batch failed, and
  *   the retries allowed for it are spent
@@ -127,6 +130,7 @@ typedef enum {
   ANOT_ERROR_EXPR_ZERO_DIVISION,
   ANOT_ERROR_EXPR_OVERFLOW,
   ANOT_ERROR_EXPR_LIMIT,
+  ANOT_ERROR_NOT_COMPARABLE,
   ANOT_ERROR_LLM_BATCH,
   ANOT_ERROR_BUDGET,
 } AnotError;

@@ -39,6 +39,28 @@ create_attack (const char *name)
   return attack;
 }
 
+/* The attack in the original framework's form of added reviews. */
+static AnotAttack *
+create_attack_compat (const char       *name,
+                      AnotAttackCompat  compat)
+{
+  AnotAttack *attack = create_attack (name);
+
+  if (ANOT_IS_ITEM_ATTACK (attack))
+    anot_item_attack_set_compat (ANOT_ITEM_ATTACK (attack), compat);
+  return attack;
+}
+
+static gboolean
+item_has_review_id (AnotItem   *item,
+                    const char *id)
+{
+  for (guint i = 0; i < anot_item_get_n_reviews (item); i++)
+    if (strcmp (anot_review_get_id (anot_item_get_review (item, i)), id) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static char *
 json_object_to_text (JsonObject *object)
 {
@@ -154,6 +176,15 @@ make_temp_dir (void)
   g_assert_cmpint (g_mkdir_with_parents (g_get_user_data_dir (), 0700), ==, 0);
   g_assert_nonnull (g_mkdtemp (dir));
   return dir;
+}
+
+static gboolean
+json_to_file (JsonNode   *node,
+              const char *path)
+{
+  g_autofree char *text = json_to_string (node, TRUE);
+
+  return g_file_set_contents (path, text, -1, NULL);
 }
 
 static JsonNode *
@@ -424,9 +455,20 @@ test_parameters (void)
   g_assert_cmpint (anot_item_attack_get_restaurants (ANOT_ITEM_ATTACK (inject)), ==, 3);
 
   parameters = anot_attack_get_parameters (typo10);
-  g_assert_cmpuint (json_object_get_size (parameters), ==, 2);
+  g_assert_cmpuint (json_object_get_size (parameters), ==, 3);
   g_assert_cmpfloat (json_object_get_double_member (parameters, "rate"), ==, 0.35);
   g_assert_cmpint (json_object_get_int_member (parameters, "restaurants"), ==, -1);
+  /* Every item attack has the form of its added reviews as a parameter. */
+  g_assert_cmpstr (json_object_get_string_member (parameters, "compat"), ==, "realistic");
+  g_assert_true (anot_attack_set_parameter (inject, "compat", "original", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (anot_item_attack_get_compat (ANOT_ITEM_ATTACK (inject)), ==,
+                   ANOT_ATTACK_COMPAT_ORIGINAL);
+  g_assert_false (anot_attack_set_parameter (inject, "compat", "labelled", &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_cmpint (anot_item_attack_get_compat (ANOT_ITEM_ATTACK (inject)), ==,
+                   ANOT_ATTACK_COMPAT_ORIGINAL);
 
   /* heterogeneity refuses to run without its length; `_` and `-` match. */
   hetero = anot_registry_create_attack (anot_registry_get_default (), "heterogeneity", &error);
@@ -810,6 +852,8 @@ test_injection_placement (void)
     }
 }
 
+/* In both modes the same positions and texts; only the review's other
+ * fields differ (a label in the original's form). */
 static void
 test_fake_review_placement (void)
 {
@@ -819,15 +863,20 @@ test_fake_review_placement (void)
 
   for (guint a = 0; a < G_N_ELEMENTS (names); a++)
     {
-      g_autoptr(AnotAttack) attack = create_attack (names[a]);
+      g_autoptr(AnotAttack) realistic = create_attack_compat (names[a], ANOT_ATTACK_COMPAT_REALISTIC);
+      g_autoptr(AnotAttack) original = create_attack_compat (names[a], ANOT_ATTACK_COMPAT_ORIGINAL);
       double stars = a == 0 ? 5.0 : 1.0;
 
       for (guint r = 0; r < anot_dataset_get_n_requests (dataset); r++)
+        for (guint mode = 0; mode < 2; mode++)
         {
           AnotRequest *request = anot_dataset_get_request (dataset, r);
           g_autoptr(AnotPool) pool = make_pool (dataset, request, 10, 11);
           GPtrArray *clean = anot_pool_get_shuffled (pool);
-          g_autoptr(GPtrArray) attacked = apply_ok (attack, clean, request, 100 + r);
+          g_autoptr(GPtrArray) attacked = apply_ok (mode == 0 ? realistic : original,
+                                                    clean, request, 100 + r);
+          g_autoptr(GPtrArray) other_mode = apply_ok (mode == 0 ? original : realistic,
+                                                      clean, request, 100 + r);
 
           for (guint i = 0; i < clean->len; i++)
             {
@@ -846,13 +895,19 @@ test_fake_review_placement (void)
               for (guint v = 0, w = 0; v < anot_item_get_n_reviews (after); v++)
                 {
                   AnotReview *review = anot_item_get_review (after, v);
+                  AnotReview *twin = anot_item_get_review (g_ptr_array_index (other_mode, i), v);
 
                   g_assert_cmpuint (anot_review_get_position (review), ==, v);
-                  if (strcmp (anot_review_get_id (review), "fake_001") == 0)
+                  g_assert_cmpstr (anot_review_get_text (review), ==, anot_review_get_text (twin));
+                  if (!item_has_review_id (before, anot_review_get_id (review)))
                     {
                       g_assert_cmpuint (fake_at, ==, G_MAXUINT);
                       fake_at = v;
                       g_assert_cmpfloat (anot_review_get_stars (review), ==, stars);
+                      if (mode == 1)
+                        g_assert_cmpstr (anot_review_get_id (review), ==, "fake_001");
+                      else
+                        g_assert_cmpstr (anot_review_get_id (review), !=, "fake_001");
                       /* The ten-line generic review. */
                       {
                         g_auto(GStrv) lines = g_strsplit (anot_review_get_text (review), "\n", -1);
@@ -860,6 +915,9 @@ test_fake_review_placement (void)
                       }
                       continue;
                     }
+                  g_assert_true (review == anot_item_get_review (before, w) ||
+                                 strcmp (anot_review_get_id (review),
+                                         anot_review_get_id (anot_item_get_review (before, w))) == 0);
                   g_assert_cmpstr (anot_review_get_text (review), ==,
                                    anot_review_get_text (anot_item_get_review (before, w)));
                   w++;
@@ -945,8 +1003,11 @@ check_sarcastic (AnotDataset *dataset)
 
   for (guint a = 0; a < G_N_ELEMENTS (names); a++)
     {
-      g_autoptr(AnotAttack) attack = create_attack (names[a]);
+      /* The rules are named by the original's labels: compat mode. */
+      g_autoptr(AnotAttack) attack = create_attack_compat (names[a], ANOT_ATTACK_COMPAT_ORIGINAL);
+      g_autoptr(AnotAttack) realistic = create_attack_compat (names[a], ANOT_ATTACK_COMPAT_REALISTIC);
       g_autoptr(GPtrArray) attacked = apply_ok (attack, items, request, 99);
+      g_autoptr(GPtrArray) attacked_realistic = apply_ok (realistic, items, request, 99);
       guint total = 0;
 
       for (guint i = 0; i < items->len; i++)
@@ -958,6 +1019,13 @@ check_sarcastic (AnotDataset *dataset)
 
           g_assert_cmpuint (anot_item_get_n_reviews (after), ==,
                             anot_item_get_n_reviews (before) + rules->len);
+          /* The realistic form adds as many reviews, with the same texts
+           * at the same places. */
+          g_assert_cmpuint (anot_item_get_n_reviews (g_ptr_array_index (attacked_realistic, i)), ==,
+                            anot_item_get_n_reviews (after));
+          for (guint v = 0; v < anot_item_get_n_reviews (after); v++)
+            g_assert_cmpstr (anot_review_get_text (anot_item_get_review (after, v)), ==,
+                             anot_review_get_text (anot_item_get_review (g_ptr_array_index (attacked_realistic, i), v)));
           for (guint k = 0; k < rules->len; k++)
             {
               AnotReview *review = find_review (after, g_ptr_array_index (rules, k));
@@ -1410,6 +1478,26 @@ test_experiment_resume (void)
         g_assert_cmpstr (a[i], ==, b[i]);
       }
   }
+
+  /* A run whose attack_config has no compat was attacked by an older anot
+   * with labelled reviews: resuming it would mix two forms of attack. */
+  {
+    g_autofree char *config_path = g_build_filename (experiment_dir, "inject_override", "run_1",
+                                                     "config.json", NULL);
+    g_autoptr(JsonNode) config = read_json (config_path);
+    JsonObject *attack_config = json_object_get_object_member (json_node_get_object (config),
+                                                               "attack_config");
+    g_autoptr(AnotExperiment) refused = NULL;
+
+    g_assert_true (json_object_has_member (attack_config, "compat"));
+    json_object_remove_member (attack_config, "compat");
+    g_assert_true (json_to_file (config, config_path));
+    refused = anot_experiment_new_for_resume (experiment_dir, dataset, &error);
+    g_assert_null (refused);
+    g_assert_error (error, ANOT_ERROR, ANOT_ERROR_RESUME);
+    g_assert_nonnull (strstr (error->message, "labelled"));
+    g_clear_error (&error);
+  }
 }
 
 static void
@@ -1670,7 +1758,17 @@ test_cli_attack_dump (void)
                             "--dump", NULL), ==, 0);
   g_assert_nonnull (strstr (out, "ADDED"));
   g_assert_nonnull (strstr (out, "GOLD"));
+  /* By default the added review carries no label ... */
+  g_assert_null (strstr (out, "fake_001"));
+  g_assert_nonnull (strstr (out, "added reviews realistic"));
+  /* ... unless asked for the original's form. */
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run_cli (&out, NULL, "attack", "--attack", "fake_positive", "--request", "R01",
+                            "--attack-compat", "original", NULL), ==, 0);
   g_assert_nonnull (strstr (out, "[fake_001]"));
+  g_assert_nonnull (strstr (out, "added reviews original"));
+  g_assert_cmpint (run_cli (NULL, NULL, "attack", "--attack", "fake_positive", "--request", "R01",
+                            "--attack-compat", "labelled", NULL), ==, 2);
 
   /* Usage errors. */
   g_assert_cmpint (run_cli (NULL, &err, "attack", "--attack", "heterogeneity", "--request", "R01",
@@ -1706,11 +1804,36 @@ test_cli_runs (void)
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (json_node_get_object (config),
                                                                               "attack_config"),
                                                "n_restaurants"), ==, 2);
+  /* The form of added reviews is recorded: realistic by default. */
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (json_node_get_object (config),
+                                                                                 "attack_config"),
+                                                  "compat"), ==, "realistic");
 
   /* Another attack of the same method goes next to it. */
   g_clear_pointer (&out, g_free);
   g_assert_cmpint (run_cli (&out, &err, "--method", "bm25", "--attack", "fake_negative",
                             "--limit", "4", "--out", out_dir, NULL), ==, 0);
+  /* --attack-compat original: recorded in config.json, kept for a resume,
+   * and a bad mode is a usage error even without attacks that add. */
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run_cli (&out, &err, "--method", "bm25", "--attack", "fake_positive",
+                            "--attack-compat", "original", "--limit", "3", "--name", "compat",
+                            "--out", out_dir, NULL), ==, 0);
+  {
+    g_autofree char *path = g_build_filename (out_dir, "compat", "fake_positive", "run_1",
+                                              "config.json", NULL);
+    g_autoptr(JsonNode) compat_config = read_json (path);
+    JsonObject *root = json_node_get_object (compat_config);
+
+    g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "attack_config"),
+                                                    "compat"), ==, "original");
+    g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (json_object_get_object_member (root, "anot"),
+                                                                                   "options"),
+                                                    "attack-compat"), ==, "original");
+  }
+  g_assert_cmpint (run_cli (NULL, NULL, "--method", "bm25", "--attack", "typo_10",
+                            "--attack-compat", "labelled", "--limit", "2", "--name", "compat2",
+                            "--out", out_dir, NULL), ==, 2);
   /* The same attack again is refused without --force. */
   g_assert_cmpint (run_cli (NULL, NULL, "--method", "bm25", "--attack", "fake_negative",
                             "--limit", "4", "--out", out_dir, NULL), ==, 2);
@@ -1722,8 +1845,11 @@ test_cli_runs (void)
   g_assert_cmpint (run_cli (&out, &err, "robustness", "--method", "bm25", "--attack", "fake_positive,typo_20",
                             "--defense-too", "--limit", "5", "--name", "rob", "--out", out_dir, NULL), ==, 0);
   g_assert_nonnull (strstr (out, "Robustness of bm25 on demo"));
+  g_assert_nonnull (strstr (out, "Added reviews: realistic"));
   report_path = g_build_filename (out_dir, "rob", "robustness.json", NULL);
   report = read_json (report_path);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (report), "attack_compat"), ==,
+                   "realistic");
   rows = json_object_get_array_member (json_node_get_object (report), "results");
   g_assert_cmpuint (json_array_get_length (rows), ==, 3);
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (rows, 0), "attack"), ==, "clean");

@@ -108,3 +108,53 @@ def test_defense_prompt(demo):
     prompt = ctx.get_defense_prompt()
     assert "attack" in prompt and "typos" in prompt
     assert ctx.props.defense
+
+
+def added_reviews(clean, attacked):
+    out = []
+    for before, after in zip(clean, attacked):
+        ids = {r.get_id() for r in before.get_reviews()}
+        out += [r for r in after.get_reviews() if r.get_id() not in ids]
+    return out
+
+
+def test_added_reviews_realistic_by_default(demo):
+    attack = Anot.Registry.get_default().create_attack("fake_positive")
+    assert attack.props.compat == Anot.AttackCompat.REALISTIC
+    request, clean = shuffled_pool(demo, "R01")
+    seed = Anot.attack_derive_seed(43, "fake_positive", "R01", 10)
+    added = added_reviews(clean, attack.apply(clean, request, seed))
+    assert len(added) == len(clean) - 1  # one per non-gold candidate
+    real = next(item for item in clean if item.get_n_reviews() > 0).get_review(0)
+    for review in added:
+        assert len(review.get_id()) == len(real.get_id())
+        assert demo.lookup_review(review.get_id()) is None
+        assert review.get_user_id() and review.get_reviewer_name()
+        assert sorted(review.to_json().get_members()) == sorted(real.to_json().get_members())
+        assert not review.get_date().startswith("2024-01-01")
+
+    attack.props.compat = Anot.AttackCompat.ORIGINAL
+    labelled = added_reviews(clean, attack.apply(clean, request, seed))
+    assert {r.get_id() for r in labelled} == {"fake_001"}
+    assert all(r.get_date() == "2024-01-01" and r.get_user_id() is None for r in labelled)
+    # Same places and texts in both modes.
+    assert [r.get_text() for r in labelled] == [r.get_text() for r in added]
+
+
+def test_attack_compat_option_from_python(demo, tmp_path):
+    exp = Anot.Experiment(demo, "bm25", out=str(tmp_path), attack="fake_positive",
+                          attack_compat=Anot.AttackCompat.ORIGINAL, limit=2)
+    exp.run()
+    config = os.path.join(exp.get_directory(), "fake_positive", "run_1", "config.json")
+    with open(config) as f:
+        attack_config = json.load(f)["attack_config"]
+    assert attack_config["compat"] == "original"
+    assert attack_config["parameters"]["compat"] == "original"
+    report = Anot.robustness_report(exp.get_directory(), None).get_object()
+    assert report.get_string_member("attack_compat") == "original"
+    rows = report.get_array_member("results")
+    assert rows.get_object_element(0).get_string_member("compat") == "original"
+
+    # A typo in the mode is refused when it is set, naming the key.
+    with pytest.raises(Exception, match="attack-compat"):
+        Anot.Experiment(demo, "bm25", out=str(tmp_path), attack="clean", attack_compat="labelled")

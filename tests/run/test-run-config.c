@@ -16,7 +16,7 @@ static const struct
   { "shuffle", "middle" }, { "seed", "18446744073709551615" }, { "runs", "3" },
   { "k", "4" }, { "concurrency", "2" }, { "limit", "7" }, { "requests", "R01,R05" },
   { "groups", "G01,1-3" }, { "out", "/tmp/out" }, { "name", "exp" }, { "force", "true" },
-  { "defense", "true" }, { "attack", "clean,noise" }, { "backend", "anthropic" },
+  { "defense", "true" }, { "attack", "clean,noise" }, { "attack-compat", "original" }, { "backend", "anthropic" },
   { "model", "m" }, { "base-url", "http://localhost:1/v1" }, { "temperature", "0.5" },
   { "max-tokens", "100" }, { "role", "planner=openai:x" }, { "cache", "/tmp/c.sqlite" },
   { "offline", "true" }, { "debug", "2" },

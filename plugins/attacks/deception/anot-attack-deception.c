@@ -12,16 +12,17 @@
  * positions of each attacked restaurant:
  *
  * - fake review: one generic 10-line review, 5 stars (positive) or 1 star
- *   (negative), id `fake_001`;
+ *   (negative);
  * - sarcastic: for each rule the restaurant's attributes trigger, one
- *   5-star review that praises (or mocks) the attribute ironically, id
- *   `sarcastic_<rule>`.
+ *   5-star review that praises (or mocks) the attribute ironically.
  *
- * Added reviews are dated 2024-01-01 and have no user.  The texts are
- * written for anot with the intent of the original's (spec attacks.md
+ * The added reviews are made by anot_item_attack_make_review(): by default
+ * they have an id, a date, a reviewer and votes like the dataset's own
+ * reviews, so only what they say can give them away; with
+ * `--attack-compat original` they are the original's labelled reviews
+ * (`fake_001`, `sarcastic_<rule>`, dated 2024-01-01, no user).  The texts
+ * are written for anot with the intent of the original's (spec attacks.md
  * §3). */
-
-#define ADDED_REVIEW_DATE "2024-01-01 00:00:00"
 
 /* ------------------------------------------------------------------------
  * Templates
@@ -152,20 +153,31 @@ static const char * const * const rule_templates[N_RULES] = {
 };
 
 /* Inserts a new review with @text at a random position 0..n (both ends
- * included), as the original's randint(0, len(reviews)). */
-static void
-insert_review (GPtrArray  *reviews,
-               AnotItem   *item,
-               GRand      *rand,
-               const char *id,
-               double      stars,
-               const char *text)
+ * included), as the original's randint(0, len(reviews)).  The position is
+ * drawn from @rand, as before the review's form depended on the compat
+ * mode, so both modes put the reviews at the same places with the same
+ * templates; the review's own fields come from a seed of their own. */
+static gboolean
+insert_review (AnotItemAttack  *attack,
+               GPtrArray       *reviews,
+               AnotItem        *item,
+               GRand           *rand,
+               guint64          item_seed,
+               const char      *label,
+               double           stars,
+               const char      *text,
+               GError         **error)
 {
   guint position = (guint) g_rand_int_range (rand, 0, (gint32) reviews->len + 1);
+  g_autofree char *scope = g_strdup_printf ("added:%u", reviews->len);
+  AnotReview *review;
 
-  g_ptr_array_insert (reviews, (int) position,
-                      anot_review_new (id, anot_item_get_id (item), stars, text,
-                                       ADDED_REVIEW_DATE));
+  review = anot_item_attack_make_review (attack, item, reviews, label, stars, text,
+                                         anot_seed_derive (item_seed, scope), error);
+  if (review == NULL)
+    return FALSE;
+  g_ptr_array_insert (reviews, (int) position, review);
+  return TRUE;
 }
 
 static GPtrArray *
@@ -210,11 +222,12 @@ anot_attack_fake_review_attack_item (AnotItemAttack  *attack,
 {
   gboolean positive = ANOT_ATTACK_FAKE_REVIEW_GET_CLASS (attack)->positive;
   g_autoptr(GRand) rand = anot_attack_rand_new (seed);
-  GPtrArray *reviews = copy_reviews (item);
+  g_autoptr(GPtrArray) reviews = copy_reviews (item);
 
-  insert_review (reviews, item, rand, "fake_001", positive ? 5.0 : 1.0,
-                 positive ? fake_positive_text : fake_negative_text);
-  return reviews;
+  if (!insert_review (attack, reviews, item, rand, seed, "fake_001", positive ? 5.0 : 1.0,
+                      positive ? fake_positive_text : fake_negative_text, error))
+    return NULL;
+  return g_steal_pointer (&reviews);
 }
 
 static void
@@ -354,7 +367,7 @@ anot_attack_sarcastic_attack_item (AnotItemAttack  *attack,
   SarcasticRule rules[N_RULES];
   guint n_rules = triggered_rules (item, targets, rules);
   g_autoptr(GRand) rand = NULL;
-  GPtrArray *reviews;
+  g_autoptr(GPtrArray) reviews = NULL;
 
   if (n_rules == 0)
     return NULL;
@@ -367,9 +380,10 @@ anot_attack_sarcastic_attack_item (AnotItemAttack  *attack,
       const char *text = templates[g_rand_int_range (rand, 0, (gint32) g_strv_length ((char **) templates))];
       g_autofree char *id = g_strconcat ("sarcastic_", rule_names[rules[i]], NULL);
 
-      insert_review (reviews, item, rand, id, 5.0, text);
+      if (!insert_review (attack, reviews, item, rand, seed, id, 5.0, text, error))
+        return NULL;
     }
-  return reviews;
+  return g_steal_pointer (&reviews);
 }
 
 static void

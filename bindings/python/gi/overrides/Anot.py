@@ -60,6 +60,9 @@ def _option_text(value):
         return ",".join(str(v) for v in value)
     if isinstance(value, os.PathLike):
         return os.fspath(value)
+    if isinstance(value, GObject.GEnum):
+        # attack_compat=Anot.AttackCompat.ORIGINAL -> "original"
+        return value.value_nick
     return str(value)
 
 
@@ -373,6 +376,110 @@ class Usage(Anot.Usage):
 Usage = override(Usage)
 
 
+@_export
+class Results(Anot.Results):
+    """What experiments left on disk, as rows (see the C documentation).
+
+    `Anot.Results.load("results/cot_demo")` reads every run directory below
+    a results root, experiment, attack or run directory; `load()` of several
+    directories reads them all.  `rows()` are dicts, `to_dataframe()` a
+    pandas DataFrame when pandas is installed, `trace(i)` the trace of row i.
+    """
+
+    @staticmethod
+    def load(*paths):
+        if not paths:
+            raise TypeError("Results.load() needs at least one directory")
+        results = Anot.Results.new()
+        for path in paths:
+            results.add_directory(os.fspath(path))
+        return results
+
+    def rows(self):
+        """One dict per request, N, run and experiment."""
+        return _json_to_py(self.get_rows())
+
+    def runs(self):
+        """One dict per run directory: its provenance."""
+        return _json_to_py(self.get_runs())
+
+    def trace(self, row):
+        """The trace of row `row` as plain Python values, or None."""
+        return _json_to_py(self.get_trace(row))
+
+    def to_dataframe(self):
+        """The rows as a pandas DataFrame (ImportError without pandas)."""
+        import pandas
+        return pandas.DataFrame(self.rows())
+
+    def __len__(self):
+        return self.get_n_rows()
+
+    def __iter__(self):
+        return iter(self.rows())
+
+    def __repr__(self):
+        return "<Anot.Results %d rows from %d runs>" % (self.get_n_rows(), self.get_n_runs())
+
+
+Results = override(Results)
+
+
+@_export
+class Comparison(Anot.Comparison):
+    def to_dict(self):
+        return _json_to_py(self.to_json())
+
+
+Comparison = override(Comparison)
+
+
+def _computed_comparison(results, baseline, resamples, seed, confidence):
+    """An Anot.Comparison of `results` (an Anot.Results, a directory or
+    several), computed."""
+    if isinstance(results, (str, os.PathLike)):
+        results = Results.load(results)
+    elif not isinstance(results, Anot.Results):
+        results = Results.load(*results)
+    comparison = Anot.Comparison.new(results)
+    comparison.set_baseline(baseline)
+    comparison.set_resamples(resamples)
+    comparison.set_seed(seed)
+    comparison.set_confidence(confidence)
+    comparison.compute()
+    return results, comparison
+
+
+@_export
+def compare(results, baseline=None, resamples=Anot.COMPARISON_DEFAULT_RESAMPLES,
+            seed=Anot.COMPARISON_DEFAULT_SEED, confidence=0.95):
+    """Methods compared with confidence intervals, as a dict.
+
+    `results` is an `Anot.Results` or one or more directories.  The dict is
+    `anot-run compare --format json`: `cells` (every method × attack × N with
+    `hits_at_1`, `hits_at_3`, `hits_at_5`, `mrr` as `{mean, lower, upper}`),
+    `paired` (every method against `baseline` on the same (request, N, run)
+    cells: the difference, its interval and the exact McNemar p-value of
+    Hits@1) and `robustness` (attacked against clean).  Raises GLib.Error
+    (Anot.Error.NOT_COMPARABLE) when pools differ.
+    """
+    _, comparison = _computed_comparison(results, baseline, resamples, seed, confidence)
+    return _json_to_py(comparison.to_json())
+
+
+@_export
+def write_report(results, path, baseline=None, title=None, resamples=Anot.COMPARISON_DEFAULT_RESAMPLES,
+                 seed=Anot.COMPARISON_DEFAULT_SEED, confidence=0.95, trace_budget_mb=64):
+    """Writes the self-contained HTML report of `anot-run report` to `path`."""
+    results, comparison = _computed_comparison(results, baseline, resamples, seed, confidence)
+    writer = Anot.ReportWriter.new(results, comparison)
+    if title is not None:
+        writer.set_title(title)
+    writer.set_trace_budget(int(trace_budget_mb * 1024 * 1024))
+    writer.write(os.fspath(path))
+    return os.fspath(path)
+
+
 # ---------------------------------------------------------------------------
 # Cancellation on Ctrl-C
 
@@ -512,9 +619,11 @@ class Experiment(Anot.Experiment):
 
     `Anot.Experiment(dataset, "bm25", candidates=10, out="/tmp/r")` sets the
     options as keywords, through an Anot.RunConfig (same rules: lists as
-    `candidates=[10, 20]`, `max_tokens` → `max-tokens`,
-    `method_options={"bm25.k1": 1.2}` → `method.bm25.k1`); an unknown key or
-    a bad value raises GLib.Error at once, naming the key.
+    `candidates=[10, 20]`, `max_tokens` → `max-tokens`, enums give their
+    nick (`attack_compat=Anot.AttackCompat.ORIGINAL` → `attack-compat=original`,
+    the original framework's labelled fake reviews instead of realistic
+    ones), `method_options={"bm25.k1": 1.2}` → `method.bm25.k1`); an unknown
+    key or a bad value raises GLib.Error at once, naming the key.
     """
 
     def __init__(self, dataset=None, method=None, method_options=None, **options):

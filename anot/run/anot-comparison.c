@@ -1,0 +1,1605 @@
+/* anot-comparison.c: methods compared with bootstrap intervals and paired tests
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-comparison.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anot-error.h"
+#include "anot-results-private.h"
+
+/**
+ * AnotComparison:
+ *
+ * Methods compared on the results they left on disk: Hits@1, Hits@3, Hits@5
+ * and MRR of every method × attack × N with a confidence interval, every
+ * method against a baseline on the same (request, N, run) cells, and every
+ * attack against the clean run of the same method.
+ *
+ * ## The intervals
+ *
+ * Percentile bootstrap over requests.  Each request contributes one value:
+ * its metric averaged over the runs it was ranked in (runs are pooled that
+ * way, so a request seen in three runs weighs no more than one seen once,
+ * and the interval reflects the spread over requests, which is what another
+ * benchmark of the same size would change).  A resample draws as many
+ * requests as there are, with replacement, and takes the mean; the interval
+ * is the (1 − level)/2 and (1 + level)/2 quantiles of the resampled means,
+ * with linear interpolation between order statistics (numpy's default).
+ *
+ * Indices come from SplitMix64 seeded with the cell's seed
+ * ([func@Anot.Comparison.cell_seed]: the comparison's seed mixed with the
+ * cell's name, so a cell's interval does not depend on which other cells are
+ * compared); a draw is the next output modulo the number of requests.  The
+ * same seed gives the same intervals on every platform.
+ *
+ * ## Paired differences
+ *
+ * Two methods are paired on the (request, N, run) cells both ranked.  Each
+ * request's value is the mean over its runs of the difference, bootstrapped
+ * as above.  The p-value is the exact two-sided McNemar test of Hits@1 over
+ * the paired cells: of the cells where exactly one of the two ranked the
+ * gold first, how unlikely a split at least this uneven is if both were
+ * equally good (binomial with p = ½).  Cells of different runs of one
+ * request are counted as separate pairs.
+ *
+ * Pairing is refused (%ANOT_ERROR_NOT_COMPARABLE) when the two sides of a
+ * run were not drawn from the same candidate pools: another dataset
+ * checksum, pool mode or run seed, or another set of requests.
+ *
+ * Since: 0.1
+ */
+
+enum {
+  METRIC_HITS_1,
+  METRIC_HITS_3,
+  METRIC_HITS_5,
+  METRIC_MRR,
+  N_METRICS
+};
+
+static const char *const metric_keys[N_METRICS] = { "hits_at_1", "hits_at_3", "hits_at_5", "mrr" };
+static const char *const metric_names[N_METRICS] = { "Hits@1", "Hits@3", "Hits@5", "MRR" };
+static const guint metric_min_k[N_METRICS] = { 1, 3, 5, 1 };
+
+#define CLEAN_ATTACK "clean"
+
+typedef struct
+{
+  double mean, lower, upper;
+} Estimate;
+
+/* One request of a cell: the sum of each metric over its runs. */
+typedef struct
+{
+  const char *request_id;
+  double sum[N_METRICS];
+  guint runs;
+} RequestAcc;
+
+/* One method × attack × N. */
+typedef struct
+{
+  const char *label;
+  const char *attack;
+  guint n;
+  guint label_order;
+  GHashTable *requests;   /* request id → RequestAcc */
+  GHashTable *by_run;     /* run → (request id → const AnotResultsRow *) */
+  GHashTable *run_info;   /* run → const AnotResultsRun * */
+  guint k;                /* smallest k of its runs */
+  guint rows;
+  guint failed;
+  gboolean available[N_METRICS];
+  Estimate estimate[N_METRICS];
+} Cell;
+
+/* A method against a baseline, or an attack against clean. */
+typedef struct
+{
+  const Cell *method;
+  const Cell *baseline;
+  guint requests;
+  guint pairs;
+  guint runs;
+  guint method_only;      /* Hits@1 by the method, not by the baseline */
+  guint baseline_only;
+  double p_value;
+  gboolean available[N_METRICS];
+  Estimate method_mean[N_METRICS];
+  Estimate baseline_mean[N_METRICS];
+  Estimate diff[N_METRICS];
+} Pair;
+
+struct _AnotComparison
+{
+  GObject parent_instance;
+
+  AnotResults *results;
+  char *baseline;
+  guint resamples;
+  guint64 seed;
+  double level;
+
+  gboolean computed;
+  char *used_baseline;
+  GPtrArray *cells;       /* Cell, sorted */
+  GArray *paired;         /* Pair */
+  GArray *robustness;     /* Pair */
+  gboolean several_attacks;
+};
+
+G_DEFINE_FINAL_TYPE (AnotComparison, anot_comparison, G_TYPE_OBJECT)
+
+static void
+cell_free (gpointer data)
+{
+  Cell *cell = data;
+
+  g_hash_table_unref (cell->requests);
+  g_hash_table_unref (cell->by_run);
+  g_hash_table_unref (cell->run_info);
+  g_free (cell);
+}
+
+static void
+comparison_reset (AnotComparison *self)
+{
+  self->computed = FALSE;
+  g_clear_pointer (&self->used_baseline, g_free);
+  g_ptr_array_set_size (self->cells, 0);
+  g_array_set_size (self->paired, 0);
+  g_array_set_size (self->robustness, 0);
+}
+
+static void
+anot_comparison_finalize (GObject *object)
+{
+  AnotComparison *self = ANOT_COMPARISON (object);
+
+  g_clear_object (&self->results);
+  g_free (self->baseline);
+  g_free (self->used_baseline);
+  g_ptr_array_unref (self->cells);
+  g_array_unref (self->paired);
+  g_array_unref (self->robustness);
+
+  G_OBJECT_CLASS (anot_comparison_parent_class)->finalize (object);
+}
+
+static void
+anot_comparison_class_init (AnotComparisonClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = anot_comparison_finalize;
+}
+
+static void
+anot_comparison_init (AnotComparison *self)
+{
+  self->resamples = ANOT_COMPARISON_DEFAULT_RESAMPLES;
+  self->seed = ANOT_COMPARISON_DEFAULT_SEED;
+  self->level = 0.95;
+  self->cells = g_ptr_array_new_with_free_func (cell_free);
+  self->paired = g_array_new (FALSE, TRUE, sizeof (Pair));
+  self->robustness = g_array_new (FALSE, TRUE, sizeof (Pair));
+}
+
+/**
+ * anot_comparison_new:
+ * @results: the results to compare
+ *
+ * Creates a comparison of @results with 10,000 resamples, seed 42, 95%
+ * intervals and the first method read as the baseline; change them before
+ * [method@Anot.Comparison.compute].
+ *
+ * Returns: (transfer full): a new #AnotComparison
+ */
+AnotComparison *
+anot_comparison_new (AnotResults *results)
+{
+  AnotComparison *self;
+
+  g_return_val_if_fail (ANOT_IS_RESULTS (results), NULL);
+
+  self = g_object_new (ANOT_TYPE_COMPARISON, NULL);
+  self->results = g_object_ref (results);
+  return self;
+}
+
+/**
+ * anot_comparison_set_baseline:
+ * @self: an #AnotComparison
+ * @method: (nullable): the method every other one is paired with, or %NULL
+ *   for the first method read
+ */
+void
+anot_comparison_set_baseline (AnotComparison *self,
+                              const char     *method)
+{
+  g_return_if_fail (ANOT_IS_COMPARISON (self));
+  g_free (self->baseline);
+  self->baseline = g_strdup (method);
+  comparison_reset (self);
+}
+
+/**
+ * anot_comparison_set_resamples:
+ * @self: an #AnotComparison
+ * @resamples: bootstrap resamples per interval (at least 1)
+ */
+void
+anot_comparison_set_resamples (AnotComparison *self,
+                               guint           resamples)
+{
+  g_return_if_fail (ANOT_IS_COMPARISON (self));
+  g_return_if_fail (resamples >= 1);
+  self->resamples = resamples;
+  comparison_reset (self);
+}
+
+/**
+ * anot_comparison_set_seed:
+ * @self: an #AnotComparison
+ * @seed: seed of the bootstrap
+ */
+void
+anot_comparison_set_seed (AnotComparison *self,
+                          guint64         seed)
+{
+  g_return_if_fail (ANOT_IS_COMPARISON (self));
+  self->seed = seed;
+  comparison_reset (self);
+}
+
+/**
+ * anot_comparison_set_confidence:
+ * @self: an #AnotComparison
+ * @level: confidence level of the intervals, strictly between 0 and 1
+ */
+void
+anot_comparison_set_confidence (AnotComparison *self,
+                                double          level)
+{
+  g_return_if_fail (ANOT_IS_COMPARISON (self));
+  g_return_if_fail (level > 0.0 && level < 1.0);
+  self->level = level;
+  comparison_reset (self);
+}
+
+/* ------------------------------------------------------------------------
+ * Statistics
+ * --------------------------------------------------------------------- */
+
+static guint64
+splitmix64_next (guint64 *state)
+{
+  guint64 z = (*state += G_GUINT64_CONSTANT (0x9E3779B97F4A7C15));
+
+  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94D049BB133111EB);
+  return z ^ (z >> 31);
+}
+
+/**
+ * anot_comparison_cell_seed:
+ * @seed: the comparison's seed
+ * @key: the cell's name, e.g. `cot|clean|10`
+ *
+ * The seed of one cell's bootstrap: the first SplitMix64 output from
+ * @seed XOR the 64-bit FNV-1a hash of @key.
+ *
+ * Returns: the seed
+ */
+guint64
+anot_comparison_cell_seed (guint64     seed,
+                           const char *key)
+{
+  guint64 hash = G_GUINT64_CONSTANT (0xcbf29ce484222325);
+  guint64 state;
+
+  g_return_val_if_fail (key != NULL, seed);
+
+  for (const guchar *p = (const guchar *) key; *p != '\0'; p++)
+    {
+      hash ^= *p;
+      hash *= G_GUINT64_CONSTANT (0x100000001b3);
+    }
+  state = seed ^ hash;
+  return splitmix64_next (&state);
+}
+
+static int
+compare_doubles (gconstpointer a,
+                 gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* numpy's default ("linear", type 7) quantile of sorted values. */
+static double
+quantile_sorted (const double *sorted,
+                 guint         n,
+                 double        q)
+{
+  double h = (n - 1) * q;
+  guint lo = (guint) floor (h);
+
+  if (lo + 1 >= n)
+    return sorted[n - 1];
+  return sorted[lo] + (h - lo) * (sorted[lo + 1] - sorted[lo]);
+}
+
+/* The bootstrap of several columns of one set of requests with one stream
+ * of indices, so every metric of a cell is resampled alike. */
+static void
+bootstrap_columns (const double *const *columns,
+                   guint                n_columns,
+                   gsize                n,
+                   guint                resamples,
+                   guint64              seed,
+                   double               level,
+                   Estimate            *out)
+{
+  g_autofree double *stats = g_new (double, (gsize) resamples * n_columns);
+  g_autofree double *sums = g_new (double, n_columns);
+  guint64 state = seed;
+  double q_low = (1.0 - level) / 2.0;
+
+  for (guint c = 0; c < n_columns; c++)
+    {
+      double total = 0.0;
+
+      for (gsize i = 0; i < n; i++)
+        total += columns[c][i];
+      out[c].mean = total / n;
+    }
+
+  for (guint b = 0; b < resamples; b++)
+    {
+      for (guint c = 0; c < n_columns; c++)
+        sums[c] = 0.0;
+      for (gsize i = 0; i < n; i++)
+        {
+          gsize j = (gsize) (splitmix64_next (&state) % n);
+
+          for (guint c = 0; c < n_columns; c++)
+            sums[c] += columns[c][j];
+        }
+      for (guint c = 0; c < n_columns; c++)
+        stats[(gsize) c * resamples + b] = sums[c] / n;
+    }
+
+  for (guint c = 0; c < n_columns; c++)
+    {
+      double *column = stats + (gsize) c * resamples;
+
+      qsort (column, resamples, sizeof (double), compare_doubles);
+      out[c].lower = quantile_sorted (column, resamples, q_low);
+      out[c].upper = quantile_sorted (column, resamples, 1.0 - q_low);
+    }
+}
+
+/**
+ * anot_comparison_bootstrap_interval:
+ * @values: (array length=n_values): one value per request
+ * @n_values: the number of values
+ * @resamples: resamples to draw (at least 1)
+ * @seed: seed of the SplitMix64 stream of indices
+ * @level: confidence level, strictly between 0 and 1
+ * @out_mean: (out) (optional): the mean of @values
+ * @out_lower: (out) (optional): the lower end of the interval
+ * @out_upper: (out) (optional): the upper end of the interval
+ *
+ * The percentile bootstrap interval of the mean of @values, as described
+ * for #AnotComparison: @resamples means of @n_values draws with
+ * replacement (index = next SplitMix64 output modulo @n_values), and their
+ * (1 − @level)/2 and (1 + @level)/2 quantiles with linear interpolation.
+ *
+ * Returns: %FALSE when there are no values or the arguments are out of range
+ */
+gboolean
+anot_comparison_bootstrap_interval (const double *values,
+                                    gsize         n_values,
+                                    guint         resamples,
+                                    guint64       seed,
+                                    double        level,
+                                    double       *out_mean,
+                                    double       *out_lower,
+                                    double       *out_upper)
+{
+  Estimate estimate;
+
+  if (values == NULL || n_values == 0 || resamples == 0 || !(level > 0.0 && level < 1.0))
+    return FALSE;
+
+  bootstrap_columns (&values, 1, n_values, resamples, seed, level, &estimate);
+  if (out_mean)
+    *out_mean = estimate.mean;
+  if (out_lower)
+    *out_lower = estimate.lower;
+  if (out_upper)
+    *out_upper = estimate.upper;
+  return TRUE;
+}
+
+/**
+ * anot_comparison_mcnemar_p:
+ * @method_only: paired cells where only the method ranked the gold first
+ * @baseline_only: paired cells where only the baseline did
+ *
+ * The exact two-sided McNemar p-value: with n = @method_only +
+ * @baseline_only discordant pairs, twice the probability that a
+ * Binomial(n, ½) is at most min(@method_only, @baseline_only), capped at 1
+ * (1 when there is no discordant pair).
+ *
+ * Returns: the p-value
+ */
+double
+anot_comparison_mcnemar_p (guint method_only,
+                           guint baseline_only)
+{
+  guint n = method_only + baseline_only;
+  guint low = MIN (method_only, baseline_only);
+  double log_half_n, total = 0.0;
+
+  if (n == 0)
+    return 1.0;
+
+  /* In logs: 2^-n underflows for n above 1074. */
+  log_half_n = -(double) n * G_LN2;
+  for (guint i = 0; i <= low; i++)
+    total += exp (lgamma (n + 1.0) - lgamma (i + 1.0) - lgamma (n - i + 1.0) + log_half_n);
+  return MIN (1.0, 2.0 * total);
+}
+
+/* ------------------------------------------------------------------------
+ * Cells
+ * --------------------------------------------------------------------- */
+
+static double
+metric_value (const AnotResultsRow *row,
+              guint                 metric)
+{
+  switch (metric)
+    {
+    case METRIC_HITS_1:
+      return row->gold_rank == 1;
+    case METRIC_HITS_3:
+      return row->gold_rank >= 1 && row->gold_rank <= 3;
+    case METRIC_HITS_5:
+      return row->gold_rank >= 1 && row->gold_rank <= 5;
+    default:
+      return row->gold_rank > 0 ? 1.0 / row->gold_rank : 0.0;
+    }
+}
+
+static guint
+label_index (char **labels,
+             const char *label)
+{
+  for (guint i = 0; labels[i] != NULL; i++)
+    if (strcmp (labels[i], label) == 0)
+      return i;
+  return G_MAXUINT;
+}
+
+static int
+compare_attacks (const char *a,
+                 const char *b)
+{
+  gboolean clean_a = strcmp (a, CLEAN_ATTACK) == 0, clean_b = strcmp (b, CLEAN_ATTACK) == 0;
+
+  if (clean_a != clean_b)
+    return clean_a ? -1 : 1;
+  return strcmp (a, b);
+}
+
+static int
+compare_cells (gconstpointer a,
+               gconstpointer b)
+{
+  const Cell *x = *(const Cell * const *) a, *y = *(const Cell * const *) b;
+  int c;
+
+  if (x->label_order != y->label_order)
+    return x->label_order < y->label_order ? -1 : 1;
+  if ((c = compare_attacks (x->attack, y->attack)) != 0)
+    return c;
+  return (x->n > y->n) - (x->n < y->n);
+}
+
+static Cell *
+find_cell (GPtrArray  *cells,
+           const char *label,
+           const char *attack,
+           guint       n)
+{
+  for (guint i = 0; i < cells->len; i++)
+    {
+      Cell *cell = g_ptr_array_index (cells, i);
+
+      if (cell->n == n && strcmp (cell->label, label) == 0 && strcmp (cell->attack, attack) == 0)
+        return cell;
+    }
+  return NULL;
+}
+
+static gboolean
+collect_cells (AnotComparison  *self,
+               GError         **error)
+{
+  g_auto(GStrv) labels = anot_results_list_methods (self->results);
+  guint n_rows = anot_results_get_n_rows (self->results);
+
+  for (guint i = 0; i < n_rows; i++)
+    {
+      const AnotResultsRow *row = anot_results_peek_row (self->results, i);
+      const AnotResultsRun *run = anot_results_peek_run (self->results, row->run_index);
+      Cell *cell = find_cell (self->cells, run->label, run->attack, row->n);
+      GHashTable *run_rows;
+      RequestAcc *acc;
+      const AnotResultsRun *other;
+
+      if (cell == NULL)
+        {
+          cell = g_new0 (Cell, 1);
+          cell->label = run->label;
+          cell->attack = run->attack;
+          cell->n = row->n;
+          cell->label_order = label_index (labels, run->label);
+          cell->requests = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+          cell->by_run = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_hash_table_unref);
+          cell->run_info = g_hash_table_new (NULL, NULL);
+          cell->k = run->k;
+          g_ptr_array_add (self->cells, cell);
+        }
+
+      /* Runs pooled in one cell must rank the same benchmark. */
+      other = g_hash_table_lookup (cell->run_info, GUINT_TO_POINTER (run->run));
+      if (other == NULL)
+        {
+          GHashTableIter iter;
+          gpointer value;
+
+          g_hash_table_iter_init (&iter, cell->run_info);
+          while (g_hash_table_iter_next (&iter, NULL, &value))
+            {
+              const AnotResultsRun *first = value;
+
+              if (g_strcmp0 (first->checksum, run->checksum) != 0)
+                {
+                  g_set_error (error, ANOT_ERROR, ANOT_ERROR_NOT_COMPARABLE,
+                               "%s (%s, N=%u) pools runs of different datasets: checksum %s in %s, %s in %s",
+                               run->label, run->attack, row->n,
+                               first->checksum ? first->checksum : "(none)", first->directory,
+                               run->checksum ? run->checksum : "(none)", run->directory);
+                  return FALSE;
+                }
+              break;
+            }
+          g_hash_table_insert (cell->run_info, GUINT_TO_POINTER (run->run), (gpointer) run);
+        }
+      else if (other != run)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_NOT_COMPARABLE,
+                       "%s (%s) has run %u twice: %s and %s; give one of them",
+                       run->label, run->attack, run->run, other->directory, run->directory);
+          return FALSE;
+        }
+
+      run_rows = g_hash_table_lookup (cell->by_run, GUINT_TO_POINTER (run->run));
+      if (run_rows == NULL)
+        {
+          run_rows = g_hash_table_new (g_str_hash, g_str_equal);
+          g_hash_table_insert (cell->by_run, GUINT_TO_POINTER (run->run), run_rows);
+        }
+      g_hash_table_insert (run_rows, row->request_id, (gpointer) row);
+
+      acc = g_hash_table_lookup (cell->requests, row->request_id);
+      if (acc == NULL)
+        {
+          acc = g_new0 (RequestAcc, 1);
+          acc->request_id = row->request_id;
+          g_hash_table_insert (cell->requests, (gpointer) acc->request_id, acc);
+        }
+      for (guint m = 0; m < N_METRICS; m++)
+        acc->sum[m] += metric_value (row, m);
+      acc->runs++;
+      cell->k = MIN (cell->k, run->k);
+      cell->rows++;
+      if (row->error != NULL)
+        cell->failed++;
+    }
+
+  g_ptr_array_sort (self->cells, compare_cells);
+  return TRUE;
+}
+
+/* g_hash_table_get_{keys,values}_as_ptr_array() need GLib 2.76. */
+static GPtrArray *
+hash_table_keys (GHashTable *table)
+{
+  GPtrArray *keys = g_ptr_array_sized_new (g_hash_table_size (table));
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, table);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (keys, key);
+  return keys;
+}
+
+static GPtrArray *
+hash_table_values (GHashTable *table)
+{
+  GPtrArray *values = g_ptr_array_sized_new (g_hash_table_size (table));
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, table);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    g_ptr_array_add (values, value);
+  return values;
+}
+
+static int
+compare_request_accs (gconstpointer a,
+                      gconstpointer b)
+{
+  return strcmp ((*(RequestAcc * const *) a)->request_id, (*(RequestAcc * const *) b)->request_id);
+}
+
+static char *
+cell_key (const char *prefix,
+          const Cell *cell,
+          const Cell *other)
+{
+  return g_strdup_printf ("%s|%s|%s|%s|%u", prefix, cell->label, other ? other->label : "",
+                          cell->attack, cell->n);
+}
+
+static void
+estimate_cell (AnotComparison *self,
+               Cell           *cell)
+{
+  g_autoptr(GPtrArray) accs = hash_table_values (cell->requests);
+  g_autofree double *values = g_new (double, (gsize) accs->len * N_METRICS);
+  const double *columns[N_METRICS];
+  g_autofree char *key = cell_key ("cell", cell, NULL);
+
+  /* Request order fixes which value an index draws: sort by id. */
+  g_ptr_array_sort (accs, compare_request_accs);
+  for (guint m = 0; m < N_METRICS; m++)
+    {
+      for (guint i = 0; i < accs->len; i++)
+        {
+          RequestAcc *acc = g_ptr_array_index (accs, i);
+
+          values[(gsize) m * accs->len + i] = acc->sum[m] / acc->runs;
+        }
+      columns[m] = values + (gsize) m * accs->len;
+      cell->available[m] = cell->k >= metric_min_k[m];
+    }
+  bootstrap_columns (columns, N_METRICS, accs->len, self->resamples,
+                     anot_comparison_cell_seed (self->seed, key), self->level, cell->estimate);
+}
+
+static int
+compare_uints (gconstpointer a,
+               gconstpointer b)
+{
+  guint x = GPOINTER_TO_UINT (*(gconstpointer const *) a);
+  guint y = GPOINTER_TO_UINT (*(gconstpointer const *) b);
+
+  return (x > y) - (x < y);
+}
+
+static const char *
+first_missing (GHashTable *from,
+               GHashTable *in)
+{
+  g_autoptr(GPtrArray) keys = hash_table_keys (from);
+  const char *missing = NULL;
+
+  for (guint i = 0; i < keys->len; i++)
+    {
+      const char *key = g_ptr_array_index (keys, i);
+
+      if (!g_hash_table_contains (in, key) && (missing == NULL || strcmp (key, missing) < 0))
+        missing = key;
+    }
+  return missing;
+}
+
+static gboolean
+check_same_pools (const Cell           *method,
+                  const Cell           *baseline,
+                  guint                 run,
+                  const AnotResultsRun *a,
+                  const AnotResultsRun *b,
+                  GError              **error)
+{
+  const char *what = NULL;
+  g_autofree char *value_a = NULL;
+  g_autofree char *value_b = NULL;
+
+  if (g_strcmp0 (a->checksum, b->checksum) != 0)
+    {
+      what = "dataset checksum";
+      value_a = g_strdup (a->checksum ? a->checksum : "(none)");
+      value_b = g_strdup (b->checksum ? b->checksum : "(none)");
+    }
+  else if (g_strcmp0 (a->pool, b->pool) != 0)
+    {
+      what = "pool mode";
+      value_a = g_strdup (a->pool ? a->pool : "(none)");
+      value_b = g_strdup (b->pool ? b->pool : "(none)");
+    }
+  else if (a->run_seed != b->run_seed)
+    {
+      what = "seed";
+      value_a = g_strdup_printf ("%" G_GUINT64_FORMAT " (--seed %" G_GUINT64_FORMAT ")",
+                                 a->run_seed, a->seed);
+      value_b = g_strdup_printf ("%" G_GUINT64_FORMAT " (--seed %" G_GUINT64_FORMAT ")",
+                                 b->run_seed, b->seed);
+    }
+  if (what == NULL)
+    return TRUE;
+
+  g_set_error (error, ANOT_ERROR, ANOT_ERROR_NOT_COMPARABLE,
+               "cannot pair %s (%s) with %s (%s) at N=%u, run %u: the %s differs: "
+               "%s in %s, %s in %s",
+               method->label, method->attack, baseline->label, baseline->attack,
+               method->n, run, what, value_a, a->directory, value_b, b->directory);
+  return FALSE;
+}
+
+/* Pairs two cells on their common (request, run) cells.  Returns FALSE
+ * with @error set when they cannot be paired, FALSE without an error when
+ * they share no run. */
+static gboolean
+pair_cells (AnotComparison  *self,
+            const char      *prefix,
+            const Cell      *method,
+            const Cell      *baseline,
+            Pair            *pair,
+            GError         **error)
+{
+  g_autoptr(GPtrArray) runs = hash_table_keys (method->by_run);
+  g_autoptr(GHashTable) diffs = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_autoptr(GPtrArray) accs = NULL;
+  g_autofree double *values = NULL;
+  g_autofree char *key = NULL;
+  const double *columns[N_METRICS * 3];
+  Estimate estimates[N_METRICS * 3];
+
+  memset (pair, 0, sizeof *pair);
+  pair->method = method;
+  pair->baseline = baseline;
+
+  g_ptr_array_sort (runs, compare_uints);
+  for (guint r = 0; r < runs->len; r++)
+    {
+      guint run = GPOINTER_TO_UINT (g_ptr_array_index (runs, r));
+      GHashTable *rows_a = g_hash_table_lookup (method->by_run, GUINT_TO_POINTER (run));
+      GHashTable *rows_b = g_hash_table_lookup (baseline->by_run, GUINT_TO_POINTER (run));
+      GHashTableIter iter;
+      gpointer k, v;
+      const char *missing;
+
+      if (rows_b == NULL)
+        continue;
+      if (!check_same_pools (method, baseline, run,
+                             g_hash_table_lookup (method->run_info, GUINT_TO_POINTER (run)),
+                             g_hash_table_lookup (baseline->run_info, GUINT_TO_POINTER (run)),
+                             error))
+        return FALSE;
+      if ((missing = first_missing (rows_a, rows_b)) != NULL ||
+          (missing = first_missing (rows_b, rows_a)) != NULL)
+        {
+          const AnotResultsRun *info_a = g_hash_table_lookup (method->run_info, GUINT_TO_POINTER (run));
+          const AnotResultsRun *info_b = g_hash_table_lookup (baseline->run_info, GUINT_TO_POINTER (run));
+          g_autofree char *unfinished = NULL;
+
+          /* The usual cause: a run that did not finish. */
+          for (guint side = 0; side < 2 && unfinished == NULL; side++)
+            {
+              const AnotResultsRun *info = side == 0 ? info_a : info_b;
+
+              if (info->status != NULL && strcmp (info->status, "complete") != 0)
+                {
+                  g_autofree char *attack_dir = g_path_get_dirname (info->directory);
+
+                  unfinished = g_strdup_printf ("; %s is “%s”: finish it with anot-run --resume %s",
+                                                info->directory, info->status, attack_dir);
+                }
+            }
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_NOT_COMPARABLE,
+                       "cannot pair %s (%s) with %s (%s) at N=%u, run %u: not the same requests "
+                       "(%u and %u requests; %s is in only one of them)%s",
+                       method->label, method->attack, baseline->label, baseline->attack,
+                       method->n, run, g_hash_table_size (rows_a), g_hash_table_size (rows_b),
+                       missing, unfinished != NULL ? unfinished : "");
+          return FALSE;
+        }
+
+      pair->runs++;
+      g_hash_table_iter_init (&iter, rows_a);
+      while (g_hash_table_iter_next (&iter, &k, &v))
+        {
+          const AnotResultsRow *a = v;
+          const AnotResultsRow *b = g_hash_table_lookup (rows_b, k);
+          RequestAcc *acc = g_hash_table_lookup (diffs, k);
+          gboolean hit_a = a->gold_rank == 1, hit_b = b->gold_rank == 1;
+
+          if (acc == NULL)
+            {
+              /* sum[] of the method, then of the baseline, then the differences. */
+              acc = g_malloc0 (sizeof (RequestAcc) + sizeof (double) * N_METRICS * 2);
+              acc->request_id = a->request_id;
+              g_hash_table_insert (diffs, (gpointer) acc->request_id, acc);
+            }
+          for (guint m = 0; m < N_METRICS; m++)
+            {
+              double *extra = (double *) (acc + 1);
+
+              acc->sum[m] += metric_value (a, m);
+              extra[m] += metric_value (b, m);
+              extra[N_METRICS + m] += metric_value (a, m) - metric_value (b, m);
+            }
+          acc->runs++;
+          pair->pairs++;
+          if (hit_a && !hit_b)
+            pair->method_only++;
+          else if (hit_b && !hit_a)
+            pair->baseline_only++;
+        }
+    }
+  if (pair->pairs == 0)
+    return FALSE;
+
+  accs = hash_table_values (diffs);
+  g_ptr_array_sort (accs, compare_request_accs);
+  pair->requests = accs->len;
+  values = g_new (double, (gsize) accs->len * N_METRICS * 3);
+  for (guint c = 0; c < N_METRICS * 3; c++)
+    {
+      for (guint i = 0; i < accs->len; i++)
+        {
+          RequestAcc *acc = g_ptr_array_index (accs, i);
+          double *extra = (double *) (acc + 1);
+          double sum = c < N_METRICS ? acc->sum[c] : extra[c - N_METRICS];
+
+          values[(gsize) c * accs->len + i] = sum / acc->runs;
+        }
+      columns[c] = values + (gsize) c * accs->len;
+    }
+  key = cell_key (prefix, method, baseline);
+  bootstrap_columns (columns, N_METRICS * 3, accs->len, self->resamples,
+                     anot_comparison_cell_seed (self->seed, key), self->level, estimates);
+  for (guint m = 0; m < N_METRICS; m++)
+    {
+      pair->method_mean[m] = estimates[m];
+      pair->baseline_mean[m] = estimates[N_METRICS + m];
+      pair->diff[m] = estimates[2 * N_METRICS + m];
+      pair->available[m] = MIN (method->k, baseline->k) >= metric_min_k[m];
+    }
+  pair->p_value = anot_comparison_mcnemar_p (pair->method_only, pair->baseline_only);
+  return TRUE;
+}
+
+/**
+ * anot_comparison_compute:
+ * @self: an #AnotComparison
+ * @error: return location for a #GError
+ *
+ * Computes every interval, paired difference and p-value.  Fails with
+ * %ANOT_ERROR_NOT_COMPARABLE, naming what differs, when runs pooled in one
+ * cell rank different datasets or when cells to be paired were not made on
+ * the same requests and pools, and with %ANOT_ERROR_INVALID_ARGUMENT when the
+ * baseline is not among the methods.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+anot_comparison_compute (AnotComparison  *self,
+                         GError         **error)
+{
+  g_auto(GStrv) labels = NULL;
+
+  g_return_val_if_fail (ANOT_IS_COMPARISON (self), FALSE);
+
+  comparison_reset (self);
+  labels = anot_results_list_methods (self->results);
+  if (labels[0] == NULL)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT, "no results to compare");
+      return FALSE;
+    }
+  if (self->baseline != NULL && !g_strv_contains ((const char * const *) labels, self->baseline))
+    {
+      g_autofree char *list = g_strjoinv (", ", labels);
+
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "baseline “%s” is not among the methods compared (%s)", self->baseline, list);
+      return FALSE;
+    }
+  self->used_baseline = g_strdup (self->baseline != NULL ? self->baseline : labels[0]);
+
+  if (!collect_cells (self, error))
+    {
+      comparison_reset (self);
+      return FALSE;
+    }
+
+  for (guint i = 0; i < self->cells->len; i++)
+    {
+      Cell *cell = g_ptr_array_index (self->cells, i);
+
+      estimate_cell (self, cell);
+      if (strcmp (cell->attack, CLEAN_ATTACK) != 0)
+        self->several_attacks = TRUE;
+    }
+
+  for (guint i = 0; i < self->cells->len; i++)
+    {
+      Cell *cell = g_ptr_array_index (self->cells, i);
+      g_autoptr(GError) local_error = NULL;
+      Cell *other;
+      Pair pair;
+
+      /* Every method against the baseline under the same attack. */
+      if (strcmp (cell->label, self->used_baseline) != 0 &&
+          (other = find_cell (self->cells, self->used_baseline, cell->attack, cell->n)) != NULL)
+        {
+          if (pair_cells (self, "paired", cell, other, &pair, &local_error))
+            g_array_append_val (self->paired, pair);
+          else if (local_error != NULL)
+            {
+              g_propagate_error (error, g_steal_pointer (&local_error));
+              comparison_reset (self);
+              return FALSE;
+            }
+        }
+
+      /* Every attack against the same method's clean run. */
+      if (strcmp (cell->attack, CLEAN_ATTACK) != 0 &&
+          (other = find_cell (self->cells, cell->label, CLEAN_ATTACK, cell->n)) != NULL)
+        {
+          if (pair_cells (self, "robustness", cell, other, &pair, &local_error))
+            g_array_append_val (self->robustness, pair);
+          else if (local_error != NULL)
+            {
+              g_propagate_error (error, g_steal_pointer (&local_error));
+              comparison_reset (self);
+              return FALSE;
+            }
+        }
+    }
+
+  self->computed = TRUE;
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------
+ * JSON
+ * --------------------------------------------------------------------- */
+
+static void
+add_estimate (JsonBuilder    *builder,
+              const char     *name,
+              const Estimate *estimate,
+              gboolean        available,
+              const char     *mean_name)
+{
+  json_builder_set_member_name (builder, name);
+  if (!available)
+    {
+      json_builder_add_null_value (builder);
+      return;
+    }
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, mean_name);
+  json_builder_add_double_value (builder, estimate->mean);
+  json_builder_set_member_name (builder, "lower");
+  json_builder_add_double_value (builder, estimate->lower);
+  json_builder_set_member_name (builder, "upper");
+  json_builder_add_double_value (builder, estimate->upper);
+  json_builder_end_object (builder);
+}
+
+static void
+add_pairs (JsonBuilder *builder,
+           const char  *name,
+           GArray      *pairs,
+           gboolean     robustness)
+{
+  json_builder_set_member_name (builder, name);
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < pairs->len; i++)
+    {
+      const Pair *pair = &g_array_index (pairs, Pair, i);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "method");
+      json_builder_add_string_value (builder, pair->method->label);
+      json_builder_set_member_name (builder, robustness ? "clean" : "baseline");
+      json_builder_add_string_value (builder, robustness ? pair->baseline->attack
+                                                         : pair->baseline->label);
+      json_builder_set_member_name (builder, "attack");
+      json_builder_add_string_value (builder, pair->method->attack);
+      json_builder_set_member_name (builder, "n_candidates");
+      json_builder_add_int_value (builder, pair->method->n);
+      json_builder_set_member_name (builder, "requests");
+      json_builder_add_int_value (builder, pair->requests);
+      json_builder_set_member_name (builder, "runs");
+      json_builder_add_int_value (builder, pair->runs);
+      json_builder_set_member_name (builder, "pairs");
+      json_builder_add_int_value (builder, pair->pairs);
+      for (guint m = 0; m < N_METRICS; m++)
+        {
+          json_builder_set_member_name (builder, metric_keys[m]);
+          if (!pair->available[m])
+            {
+              json_builder_add_null_value (builder);
+              continue;
+            }
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, robustness ? "attacked" : "method");
+          json_builder_add_double_value (builder, pair->method_mean[m].mean);
+          json_builder_set_member_name (builder, robustness ? "clean" : "baseline");
+          json_builder_add_double_value (builder, pair->baseline_mean[m].mean);
+          json_builder_set_member_name (builder, "diff");
+          json_builder_add_double_value (builder, pair->diff[m].mean);
+          json_builder_set_member_name (builder, "lower");
+          json_builder_add_double_value (builder, pair->diff[m].lower);
+          json_builder_set_member_name (builder, "upper");
+          json_builder_add_double_value (builder, pair->diff[m].upper);
+          json_builder_end_object (builder);
+        }
+      json_builder_set_member_name (builder, "mcnemar");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, robustness ? "attacked_only" : "method_only");
+      json_builder_add_int_value (builder, pair->method_only);
+      json_builder_set_member_name (builder, robustness ? "clean_only" : "baseline_only");
+      json_builder_add_int_value (builder, pair->baseline_only);
+      json_builder_set_member_name (builder, "p_value");
+      json_builder_add_double_value (builder, pair->p_value);
+      json_builder_end_object (builder);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+}
+
+/**
+ * anot_comparison_to_json:
+ * @self: an #AnotComparison, computed
+ *
+ * The comparison as one object: `confidence`, `resamples`, `seed`,
+ * `baseline`, `cells` (one per method × attack × N: `method`, `attack`,
+ * `n_candidates`, `requests`, `runs`, `rows`, `failed`, and `hits_at_1`,
+ * `hits_at_3`, `hits_at_5`, `mrr` as `{mean, lower, upper}` or null when k
+ * is too small), `paired` (every method against the baseline: the means,
+ * `diff`, `lower`, `upper` per metric and `mcnemar` `{method_only,
+ * baseline_only, p_value}`) and `robustness` (every attack against clean,
+ * the same with `attacked`/`clean`).
+ *
+ * Returns: (transfer full) (nullable): the comparison, or %NULL when it was
+ *   not computed
+ */
+JsonNode *
+anot_comparison_to_json (AnotComparison *self)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autofree char *seed = NULL;
+
+  g_return_val_if_fail (ANOT_IS_COMPARISON (self), NULL);
+  if (!self->computed)
+    return NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "confidence");
+  json_builder_add_double_value (builder, self->level);
+  json_builder_set_member_name (builder, "resamples");
+  json_builder_add_int_value (builder, self->resamples);
+  json_builder_set_member_name (builder, "seed");
+  seed = g_strdup_printf ("%" G_GUINT64_FORMAT, self->seed);
+  json_builder_add_string_value (builder, seed);
+  json_builder_set_member_name (builder, "baseline");
+  json_builder_add_string_value (builder, self->used_baseline);
+
+  json_builder_set_member_name (builder, "cells");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < self->cells->len; i++)
+    {
+      const Cell *cell = g_ptr_array_index (self->cells, i);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "method");
+      json_builder_add_string_value (builder, cell->label);
+      json_builder_set_member_name (builder, "attack");
+      json_builder_add_string_value (builder, cell->attack);
+      json_builder_set_member_name (builder, "n_candidates");
+      json_builder_add_int_value (builder, cell->n);
+      json_builder_set_member_name (builder, "requests");
+      json_builder_add_int_value (builder, g_hash_table_size (cell->requests));
+      json_builder_set_member_name (builder, "runs");
+      json_builder_add_int_value (builder, g_hash_table_size (cell->by_run));
+      json_builder_set_member_name (builder, "rows");
+      json_builder_add_int_value (builder, cell->rows);
+      json_builder_set_member_name (builder, "failed");
+      json_builder_add_int_value (builder, cell->failed);
+      for (guint m = 0; m < N_METRICS; m++)
+        add_estimate (builder, metric_keys[m], &cell->estimate[m], cell->available[m], "mean");
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+
+  add_pairs (builder, "paired", self->paired, FALSE);
+  add_pairs (builder, "robustness", self->robustness, TRUE);
+  json_builder_end_object (builder);
+  return json_builder_get_root (builder);
+}
+
+/* ------------------------------------------------------------------------
+ * Tables
+ * --------------------------------------------------------------------- */
+
+typedef struct
+{
+  char *title;
+  GPtrArray *header;      /* char * */
+  GPtrArray *rows;        /* GPtrArray of char * */
+  guint n_left;           /* leading columns aligned left */
+} Table;
+
+static Table *
+table_new (const char *title,
+           guint       n_left)
+{
+  Table *table = g_new0 (Table, 1);
+
+  table->title = g_strdup (title);
+  table->header = g_ptr_array_new_with_free_func (g_free);
+  table->rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  table->n_left = n_left;
+  return table;
+}
+
+static void
+table_free (Table *table)
+{
+  g_free (table->title);
+  g_ptr_array_unref (table->header);
+  g_ptr_array_unref (table->rows);
+  g_free (table);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Table, table_free)
+
+static GPtrArray *
+table_add_row (Table *table)
+{
+  GPtrArray *row = g_ptr_array_new_with_free_func (g_free);
+
+  g_ptr_array_add (table->rows, row);
+  return row;
+}
+
+static char *
+format_interval (const Estimate *estimate,
+                 gboolean        available,
+                 gboolean        signed_value)
+{
+  if (!available)
+    return g_strdup ("–");
+  if (signed_value)
+    return g_strdup_printf ("%+.3f [%+.3f, %+.3f]", estimate->mean, estimate->lower, estimate->upper);
+  return g_strdup_printf ("%.3f [%.3f, %.3f]", estimate->mean, estimate->lower, estimate->upper);
+}
+
+static char *
+format_p (double p)
+{
+  if (p < 0.001)
+    return g_strdup ("<0.001");
+  return g_strdup_printf ("%.3f", p);
+}
+
+static GPtrArray *
+build_tables (AnotComparison *self)
+{
+  GPtrArray *tables = g_ptr_array_new_with_free_func ((GDestroyNotify) table_free);
+  guint level = (guint) round (self->level * 100);
+  g_autofree char *title = NULL;
+  Table *table;
+
+  title = g_strdup_printf ("Hits@K and MRR with %u%% bootstrap intervals "
+                           "(%u resamples over requests, seed %" G_GUINT64_FORMAT ")",
+                           level, self->resamples, self->seed);
+  table = table_new (title, self->several_attacks ? 2 : 1);
+  g_ptr_array_add (table->header, g_strdup ("method"));
+  if (self->several_attacks)
+    g_ptr_array_add (table->header, g_strdup ("attack"));
+  g_ptr_array_add (table->header, g_strdup ("N"));
+  g_ptr_array_add (table->header, g_strdup ("requests"));
+  g_ptr_array_add (table->header, g_strdup ("runs"));
+  for (guint m = 0; m < N_METRICS; m++)
+    g_ptr_array_add (table->header, g_strdup (metric_names[m]));
+  for (guint i = 0; i < self->cells->len; i++)
+    {
+      const Cell *cell = g_ptr_array_index (self->cells, i);
+      GPtrArray *row = table_add_row (table);
+
+      g_ptr_array_add (row, g_strdup (cell->label));
+      if (self->several_attacks)
+        g_ptr_array_add (row, g_strdup (cell->attack));
+      g_ptr_array_add (row, g_strdup_printf ("%u", cell->n));
+      g_ptr_array_add (row, g_strdup_printf ("%u", g_hash_table_size (cell->requests)));
+      g_ptr_array_add (row, g_strdup_printf ("%u", g_hash_table_size (cell->by_run)));
+      for (guint m = 0; m < N_METRICS; m++)
+        g_ptr_array_add (row, format_interval (&cell->estimate[m], cell->available[m], FALSE));
+    }
+  g_ptr_array_add (tables, table);
+
+  for (guint t = 0; t < 2; t++)
+    {
+      GArray *pairs = t == 0 ? self->paired : self->robustness;
+      g_autofree char *pair_title = NULL;
+
+      if (pairs->len == 0)
+        continue;
+      if (t == 0)
+        pair_title = g_strdup_printf ("Against %s on the same (request, N, run) cells: difference "
+                                      "with its %u%% interval; p: exact McNemar test of Hits@1",
+                                      self->used_baseline, level);
+      else
+        pair_title = g_strdup_printf ("Attacked against clean on the same (request, N, run) cells: "
+                                      "difference with its %u%% interval; p: exact McNemar test of Hits@1",
+                                      level);
+      table = table_new (pair_title, 2);
+      g_ptr_array_add (table->header, g_strdup ("method"));
+      g_ptr_array_add (table->header, g_strdup (t == 0 ? "baseline" : "attack"));
+      if (t == 0 && self->several_attacks)
+        {
+          g_ptr_array_add (table->header, g_strdup ("attack"));
+          table->n_left = 3;
+        }
+      g_ptr_array_add (table->header, g_strdup ("N"));
+      g_ptr_array_add (table->header, g_strdup ("pairs"));
+      g_ptr_array_add (table->header, g_strdup ("Hits@1"));
+      g_ptr_array_add (table->header, g_strdup ("ΔHits@1"));
+      g_ptr_array_add (table->header, g_strdup ("ΔMRR"));
+      g_ptr_array_add (table->header, g_strdup (t == 0 ? "wins/losses" : "gained/lost"));
+      g_ptr_array_add (table->header, g_strdup ("p"));
+      for (guint i = 0; i < pairs->len; i++)
+        {
+          const Pair *pair = &g_array_index (pairs, Pair, i);
+          GPtrArray *row = table_add_row (table);
+
+          g_ptr_array_add (row, g_strdup (pair->method->label));
+          g_ptr_array_add (row, g_strdup (t == 0 ? pair->baseline->label : pair->method->attack));
+          if (t == 0 && self->several_attacks)
+            g_ptr_array_add (row, g_strdup (pair->method->attack));
+          g_ptr_array_add (row, g_strdup_printf ("%u", pair->method->n));
+          g_ptr_array_add (row, g_strdup_printf ("%u", pair->pairs));
+          g_ptr_array_add (row, g_strdup_printf ("%.3f → %.3f", pair->baseline_mean[METRIC_HITS_1].mean,
+                                                 pair->method_mean[METRIC_HITS_1].mean));
+          g_ptr_array_add (row, format_interval (&pair->diff[METRIC_HITS_1], TRUE, TRUE));
+          g_ptr_array_add (row, format_interval (&pair->diff[METRIC_MRR], TRUE, TRUE));
+          g_ptr_array_add (row, g_strdup_printf ("%u/%u", pair->method_only, pair->baseline_only));
+          g_ptr_array_add (row, format_p (pair->p_value));
+        }
+      g_ptr_array_add (tables, table);
+    }
+  return tables;
+}
+
+static void
+append_padded (GString    *out,
+               const char *text,
+               guint       width,
+               gboolean    left)
+{
+  glong length = g_utf8_strlen (text, -1);
+  guint pad = width > length ? width - (guint) length : 0;
+
+  if (!left)
+    for (guint i = 0; i < pad; i++)
+      g_string_append_c (out, ' ');
+  g_string_append (out, text);
+  if (left)
+    for (guint i = 0; i < pad; i++)
+      g_string_append_c (out, ' ');
+}
+
+static void
+format_text (GString *out,
+             Table   *table)
+{
+  g_autofree guint *widths = g_new0 (guint, table->header->len);
+
+  for (guint c = 0; c < table->header->len; c++)
+    widths[c] = g_utf8_strlen (g_ptr_array_index (table->header, c), -1);
+  for (guint r = 0; r < table->rows->len; r++)
+    {
+      GPtrArray *row = g_ptr_array_index (table->rows, r);
+
+      for (guint c = 0; c < row->len; c++)
+        widths[c] = MAX (widths[c], (guint) g_utf8_strlen (g_ptr_array_index (row, c), -1));
+    }
+
+  g_string_append_printf (out, "%s\n\n", table->title);
+  for (guint r = 0; r <= table->rows->len; r++)
+    {
+      GPtrArray *row = r == 0 ? table->header : g_ptr_array_index (table->rows, r - 1);
+      gsize start = out->len;
+
+      for (guint c = 0; c < row->len; c++)
+        {
+          if (c > 0)
+            g_string_append (out, "  ");
+          append_padded (out, g_ptr_array_index (row, c), widths[c], c < table->n_left);
+        }
+      /* No trailing blanks. */
+      while (out->len > start && out->str[out->len - 1] == ' ')
+        g_string_truncate (out, out->len - 1);
+      g_string_append_c (out, '\n');
+    }
+}
+
+static void
+format_markdown (GString *out,
+                 Table   *table)
+{
+  g_string_append_printf (out, "%s\n\n", table->title);
+  for (guint r = 0; r <= table->rows->len; r++)
+    {
+      GPtrArray *row = r == 0 ? table->header : g_ptr_array_index (table->rows, r - 1);
+
+      g_string_append (out, "|");
+      for (guint c = 0; c < row->len; c++)
+        {
+          g_autofree char *escaped = NULL;
+          g_auto(GStrv) parts = g_strsplit (g_ptr_array_index (row, c), "|", -1);
+
+          escaped = g_strjoinv ("\\|", parts);
+          g_string_append_printf (out, " %s |", escaped);
+        }
+      g_string_append_c (out, '\n');
+      if (r == 0)
+        {
+          g_string_append (out, "|");
+          for (guint c = 0; c < row->len; c++)
+            g_string_append (out, c < table->n_left ? " --- |" : " ---: |");
+          g_string_append_c (out, '\n');
+        }
+    }
+}
+
+static char *
+latex_escape (const char *text)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar ch = g_utf8_get_char (p);
+
+      switch (ch)
+        {
+        case '\\': g_string_append (out, "\\textbackslash{}"); break;
+        case '&': case '%': case '$': case '#': case '_': case '{': case '}':
+          g_string_append_c (out, '\\');
+          g_string_append_c (out, (char) ch);
+          break;
+        case '~': g_string_append (out, "\\textasciitilde{}"); break;
+        case '^': g_string_append (out, "\\textasciicircum{}"); break;
+        case '<': g_string_append (out, "$<$"); break;
+        case '>': g_string_append (out, "$>$"); break;
+        case 0x0394: g_string_append (out, "$\\Delta$"); break;   /* Δ */
+        case 0x2192: g_string_append (out, "$\\rightarrow$"); break; /* → */
+        case 0x2013: g_string_append (out, "--"); break;          /* – */
+        default: g_string_append_unichar (out, ch); break;
+        }
+    }
+  return g_string_free (out, FALSE);
+}
+
+static void
+format_latex (GString *out,
+              Table   *table)
+{
+  g_autofree char *title = latex_escape (table->title);
+
+  g_string_append_printf (out, "%% %s\n\\begin{tabular}{", title);
+  for (guint c = 0; c < table->header->len; c++)
+    g_string_append_c (out, c < table->n_left ? 'l' : 'r');
+  g_string_append (out, "}\n\\toprule\n");
+  for (guint r = 0; r <= table->rows->len; r++)
+    {
+      GPtrArray *row = r == 0 ? table->header : g_ptr_array_index (table->rows, r - 1);
+
+      for (guint c = 0; c < row->len; c++)
+        {
+          g_autofree char *cell = latex_escape (g_ptr_array_index (row, c));
+
+          g_string_append_printf (out, "%s%s", c > 0 ? " & " : "", cell);
+        }
+      g_string_append (out, " \\\\\n");
+      if (r == 0)
+        g_string_append (out, "\\midrule\n");
+    }
+  g_string_append (out, "\\bottomrule\n\\end{tabular}\n");
+}
+
+static void
+csv_field (GString    *out,
+           const char *text)
+{
+  if (strpbrk (text, ",\"\n") == NULL)
+    {
+      g_string_append (out, text);
+      return;
+    }
+  g_string_append_c (out, '"');
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (out, '"');
+      g_string_append_c (out, *p);
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+csv_number (GString *out,
+            double   value)
+{
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_string_append (out, g_ascii_formatd (buffer, sizeof buffer, "%.6g", value));
+}
+
+static void
+csv_line (GString        *out,
+          const char     *table,
+          const char     *method,
+          const char     *baseline,
+          const char     *attack,
+          guint           n,
+          guint           requests,
+          guint           runs,
+          guint           metric,
+          const Estimate *estimate,
+          const Pair     *pair)
+{
+  const char *fields[] = { table, method, baseline, attack };
+
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    {
+      csv_field (out, fields[i]);
+      g_string_append_c (out, ',');
+    }
+  g_string_append_printf (out, "%u,%u,%u,%s,", n, requests, runs, metric_keys[metric]);
+  csv_number (out, estimate->mean);
+  g_string_append_c (out, ',');
+  csv_number (out, estimate->lower);
+  g_string_append_c (out, ',');
+  csv_number (out, estimate->upper);
+  g_string_append_c (out, ',');
+  if (pair != NULL && metric == METRIC_HITS_1)
+    {
+      csv_number (out, pair->p_value);
+      g_string_append_printf (out, ",%u,%u", pair->method_only, pair->baseline_only);
+    }
+  else
+    g_string_append (out, ",,");
+  g_string_append_c (out, '\n');
+}
+
+/* CSV is one long table with a header, for data frames rather than papers. */
+static void
+format_csv (AnotComparison *self,
+            GString        *out)
+{
+  g_string_append (out, "table,method,baseline,attack,n_candidates,requests,runs,metric,"
+                        "estimate,lower,upper,p_value,method_only,baseline_only\n");
+  for (guint i = 0; i < self->cells->len; i++)
+    {
+      const Cell *cell = g_ptr_array_index (self->cells, i);
+
+      for (guint m = 0; m < N_METRICS; m++)
+        if (cell->available[m])
+          csv_line (out, "cells", cell->label, "", cell->attack, cell->n,
+                    g_hash_table_size (cell->requests), g_hash_table_size (cell->by_run),
+                    m, &cell->estimate[m], NULL);
+    }
+  for (guint t = 0; t < 2; t++)
+    {
+      GArray *pairs = t == 0 ? self->paired : self->robustness;
+
+      for (guint i = 0; i < pairs->len; i++)
+        {
+          const Pair *pair = &g_array_index (pairs, Pair, i);
+
+          for (guint m = 0; m < N_METRICS; m++)
+            if (pair->available[m])
+              csv_line (out, t == 0 ? "paired" : "robustness", pair->method->label,
+                        t == 0 ? pair->baseline->label : CLEAN_ATTACK, pair->method->attack,
+                        pair->method->n, pair->requests, pair->runs, m, &pair->diff[m], pair);
+        }
+    }
+}
+
+/**
+ * anot_comparison_format:
+ * @self: an #AnotComparison, computed
+ * @format: `text` (aligned columns), `markdown`, `latex` (booktabs) or `csv`
+ * @error: return location for a #GError
+ *
+ * Writes the comparison as tables: the intervals of every method × attack ×
+ * N, then the paired differences against the baseline, then attacked
+ * against clean.  `csv` is one long table (a row per cell and metric) with
+ * the columns `table`, `method`, `baseline`, `attack`, `n_candidates`,
+ * `requests`, `runs`, `metric`, `estimate`, `lower`, `upper`, `p_value`,
+ * `method_only`, `baseline_only`.
+ *
+ * Returns: (transfer full): the text, or %NULL with @error set for an
+ *   unknown format or a comparison not computed
+ */
+char *
+anot_comparison_format (AnotComparison  *self,
+                        const char      *format,
+                        GError         **error)
+{
+  g_autoptr(GPtrArray) tables = NULL;
+  GString *out;
+
+  g_return_val_if_fail (ANOT_IS_COMPARISON (self), NULL);
+  g_return_val_if_fail (format != NULL, NULL);
+
+  if (!self->computed)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "the comparison has not been computed");
+      return NULL;
+    }
+  if (strcmp (format, "text") != 0 && strcmp (format, "markdown") != 0 &&
+      strcmp (format, "latex") != 0 && strcmp (format, "csv") != 0)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "unknown format “%s” (text, markdown, latex or csv)", format);
+      return NULL;
+    }
+
+  out = g_string_new (NULL);
+  if (strcmp (format, "csv") == 0)
+    {
+      format_csv (self, out);
+      return g_string_free (out, FALSE);
+    }
+
+  tables = build_tables (self);
+  for (guint i = 0; i < tables->len; i++)
+    {
+      Table *table = g_ptr_array_index (tables, i);
+
+      if (i > 0)
+        g_string_append_c (out, '\n');
+      if (strcmp (format, "text") == 0)
+        format_text (out, table);
+      else if (strcmp (format, "markdown") == 0)
+        format_markdown (out, table);
+      else
+        format_latex (out, table);
+    }
+  return g_string_free (out, FALSE);
+}

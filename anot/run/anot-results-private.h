@@ -1,0 +1,72 @@
+/* anot-results-private.h: the loaded rows of AnotResults (internal)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "anot-results.h"
+
+G_BEGIN_DECLS
+
+/* One run directory (<experiment>/<attack>/run_<R>/) and what its
+ * config.json says about the pools it ranked. */
+typedef struct
+{
+  char *directory;        /* the run directory */
+  char *experiment;       /* its experiment directory */
+  char *label;            /* the method's name, or the experiment's when two differ */
+  char *method;
+  char *run_name;
+  char *attack;
+  char *data_name;
+  char *data_path;
+  char *checksum;
+  char *pool;
+  char *shuffle;
+  char *model;
+  char *provider;
+  char *version;
+  char *status;
+  char *timestamp;
+  char *cache;            /* --cache file, or NULL */
+  gboolean offline;
+  gboolean defense;
+  guint64 seed;
+  guint64 run_seed;
+  guint run;
+  guint k;
+} AnotResultsRun;
+
+/* One request at one N in one run directory. */
+typedef struct
+{
+  guint run_index;        /* into the runs */
+  guint n;
+  char *request_id;
+  char *group;
+  guint gold_rank;        /* 1-based within the top k, 0 when not there */
+  guint64 calls;
+  guint64 tokens;
+  double cost_usd;
+  double latency_ms;
+  char *error;            /* NULL unless the request failed */
+} AnotResultsRow;
+
+const AnotResultsRun *anot_results_peek_run (AnotResults *self,
+                                             guint        index);
+const AnotResultsRow *anot_results_peek_row (AnotResults *self,
+                                             guint        index);
+
+/* Opens trace_<N>.jsonl of a run directory and calls @func for every
+ * line that parses, with the request id and the "trace" member; stops
+ * early when @func returns FALSE.  A missing file is no error. */
+typedef gboolean (*AnotResultsTraceFunc) (const char *request_id,
+                                          JsonNode   *trace,
+                                          gpointer    user_data);
+gboolean anot_results_foreach_trace (const char            *run_directory,
+                                     guint                  n,
+                                     AnotResultsTraceFunc   func,
+                                     gpointer               user_data,
+                                     GError               **error);
+
+G_END_DECLS

@@ -1,0 +1,106 @@
+"""Anot.Results, Anot.compare() and Anot.write_report() from Python."""
+
+import json
+import os
+
+import pytest
+from gi.repository import Anot, GLib
+
+
+@pytest.fixture(scope="module")
+def experiments(demo, tmp_path_factory):
+    """bm25 and random (two runs) on the demo benchmark at N = 10 and 20."""
+    out = tmp_path_factory.mktemp("results")
+    for method, runs in (("bm25", 1), ("random", 2)):
+        exp = Anot.Experiment(demo, method, candidates=[10, 20], runs=runs, out=str(out))
+        assert exp.run()
+    return out
+
+
+def read_rows(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def test_load_rows(experiments):
+    results = Anot.Results.load(experiments / "bm25_demo", experiments / "random_demo")
+    assert isinstance(results, Anot.Results)
+    rows = results.rows()
+    # 30 requests × 2 N × (1 + 2 runs)
+    assert len(rows) == len(results) == 180
+    assert {r["method"] for r in rows} == {"bm25", "random"}
+    on_disk = read_rows(experiments / "bm25_demo" / "clean" / "run_1" / "results_10.jsonl")
+    mine = [r for r in rows if r["method"] == "bm25" and r["n_candidates"] == 10]
+    assert [r["request_id"] for r in mine] == [r["request_id"] for r in on_disk]
+    assert [r["gold_rank"] for r in mine] == [r["gold_rank"] for r in on_disk]
+    assert all(r["hits_at_1"] == (r["gold_rank"] == 1) for r in rows)
+    runs = results.runs()
+    assert len(runs) == 3
+    assert {r["dataset_checksum"] for r in runs} == {demo_checksum(experiments)}
+    assert sorted(r["run_seed"] for r in runs if r["method"] == "random") == ["43", "44"]
+
+
+def demo_checksum(experiments):
+    with open(experiments / "bm25_demo" / "clean" / "run_1" / "config.json") as f:
+        return json.load(f)["anot"]["dataset_checksum"]
+
+
+def test_trace(experiments):
+    results = Anot.Results.load(experiments / "random_demo")
+    trace = results.trace(0)
+    assert trace["method"] == "random"
+    assert trace["n_candidates"] == results.rows()[0]["n_candidates"]
+
+
+def test_dataframe(experiments):
+    pandas = pytest.importorskip("pandas")
+    frame = Anot.Results.load(experiments).to_dataframe()
+    assert isinstance(frame, pandas.DataFrame)
+    assert len(frame) == 180
+
+
+def test_compare(experiments):
+    comparison = Anot.compare(experiments, baseline="bm25", resamples=2000)
+    rows = Anot.Results.load(experiments).rows()
+    for cell in comparison["cells"]:
+        mine = [r for r in rows if r["method"] == cell["method"] and r["n_candidates"] == cell["n_candidates"]]
+        hits = cell["hits_at_1"]
+        # With every request in every run, the pooled mean is the plain mean.
+        assert hits["mean"] == pytest.approx(sum(r["hits_at_1"] for r in mine) / len(mine))
+        assert hits["lower"] <= hits["mean"] <= hits["upper"]
+    paired = comparison["paired"]
+    assert [(p["method"], p["baseline"], p["n_candidates"]) for p in paired] == [
+        ("random", "bm25", 10), ("random", "bm25", 20)]
+    assert all(p["runs"] == 1 and p["pairs"] == 30 for p in paired)
+    # The same seed gives the same intervals.
+    assert Anot.compare(experiments, baseline="bm25", resamples=2000) == comparison
+
+
+def test_compare_refuses_other_seeds(demo, experiments, tmp_path):
+    exp = Anot.Experiment(demo, "random", candidates=10, seed=7, out=str(tmp_path), name="random_seed7")
+    assert exp.run()
+    with pytest.raises(GLib.Error) as error:
+        Anot.compare([experiments / "bm25_demo", tmp_path / "random_seed7"])
+    assert error.value.matches(Anot.error_quark(), Anot.Error.NOT_COMPARABLE)
+    assert "seed differs" in error.value.message
+
+
+def test_write_report(experiments, tmp_path):
+    path = Anot.write_report(experiments, tmp_path / "report.html", baseline="bm25", title="T & <b>",
+                             resamples=200)
+    html = open(path, encoding="utf-8").read()
+    assert html.startswith("<!DOCTYPE html>")
+    assert "<title>T &amp; &lt;b&gt;</title>" in html
+    assert "default-src 'none'" in html
+    assert html.count('<circle class="pt"') == 2 * 2 * 3   # 2 methods × N=10, 20 × 3 plots
+    assert 'id="anot-data"' in html
+
+
+def test_statistics_from_python():
+    ok, mean, lower, upper = Anot.Comparison.bootstrap_interval([1.0] * 20, 1000, 42, 0.95)
+    assert ok and (mean, lower, upper) == (1.0, 1.0, 1.0)
+    ok, mean, lower, upper = Anot.Comparison.bootstrap_interval([1.0, 0.0] * 50, 10000, 42, 0.95)
+    assert mean == 0.5 and 0.38 < lower < 0.45 and 0.55 < upper < 0.62
+    # Exact binomial: 2 * (1 + 10 + 45) / 1024
+    assert Anot.Comparison.mcnemar_p(2, 8) == pytest.approx(0.109375, abs=1e-15)
+    assert Anot.Comparison.cell_seed(42, "a") != Anot.Comparison.cell_seed(42, "b")

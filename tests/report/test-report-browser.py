@@ -1,0 +1,293 @@
+#!/usr/bin/python3
+"""The HTML report of `anot-run report`, opened in a real headless Chromium.
+
+Runs bm25 (clean and typo_20), random (two runs) and cot (against the fake
+LLM server, so its traces have real LLM calls) on the demo benchmark at
+N = 10 and 20, writes the report, opens it from a file:// URL through
+chromedriver and checks, against values computed here from the results
+files: the plots' points, filtering and sorting the request table, opening
+a request to its methods' traces, and that the page made no network request.
+
+TAP output; skipped without chromium and chromedriver.
+ANOT_REPORT_SCREENSHOT=DIR saves screenshots of the page there (docs/ keeps
+report-plots.png and report-request.png from it).
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+# Debian's packages (chromium, chromium-driver); ANOT_CHROMIUM and
+# ANOT_CHROMEDRIVER name others.
+CHROMIUM = os.environ.get("ANOT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = os.environ.get("ANOT_CHROMEDRIVER") or shutil.which("chromedriver") or "/usr/bin/chromedriver"
+
+checks = []
+
+
+def check(ok, what):
+    checks.append((bool(ok), what))
+    print("%s %d - %s" % ("ok" if ok else "not ok", len(checks), what), flush=True)
+
+
+def run(args, **kw):
+    result = subprocess.run(args, capture_output=True, text=True, **kw)
+    if result.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(args), result.returncode, result.stderr))
+    return result.stdout
+
+
+def read_jsonl(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def lwt_trace(r):
+    """ANoT's trace (docs/anot-method.md): the LWT script and step results."""
+    return {"request_id": r,
+            "phase2": {"expanded_lwt": ['(0)=LLM("Is item 1 right? {(context)}[1]")',
+                                        '(1)=LLM("Is item 2 right? {(context)}[2]")',
+                                        '(final)=LLM("Scores: {(0)}, {1}. Return the best index.")']},
+            "phase3": {"step_results": {"0": {"output": "7", "latency_ms": 12.0},
+                                        "1": {"output": "2", "latency_ms": 9.0},
+                                        "final": {"output": "best: " + r, "latency_ms": 30.0}}}}
+
+
+def tree_trace(r):
+    """LATS's search tree (anot_search_tree_to_json) and a Weaver-like SQL step."""
+    return {"tree": {"n_nodes": 3, "height": 1,
+                     "nodes": [{"id": 0, "parent": None, "visits": 2, "value": 0.5, "children": [1, 2]},
+                               {"id": 1, "parent": 0, "action": "check(3)", "children": []},
+                               {"id": 2, "parent": 0, "action": "finish(" + r + ")", "children": []}]},
+            "steps": [{"phase": "sql", "sql": "SELECT name FROM items WHERE wifi = 'free'",
+                       "columns": ["name"], "rows": [["Heron Hall"], ["Lantern & Ladle"]]}]}
+
+
+def write_synthetic_run(source, target, method, make_trace):
+    """A run of `method` with cot's rows and a trace per request."""
+    os.makedirs(target)
+    with open(os.path.join(source, "config.json")) as f:
+        config = json.load(f)
+    config["method"] = config["anot"]["method"] = method
+    config["run_name"] = config["anot"]["name"] = method + "_demo"
+    with open(os.path.join(target, "config.json"), "w") as f:
+        json.dump(config, f)
+    shutil.copy(os.path.join(source, "results_10.jsonl"), target)
+    with open(os.path.join(target, "trace_10.jsonl"), "w") as f:
+        for row in read_jsonl(os.path.join(source, "results_10.jsonl")):
+            f.write(json.dumps({"request_id": row["request_id"], "n_candidates": 10, "run": 1,
+                                "method": method, "trace": make_trace(row["request_id"])}) + "\n")
+
+
+def main():
+    if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
+        # A TAP plan of no test with SKIP: meson reports the test skipped.
+        print("1..0 # SKIP chromium or chromedriver not installed")
+        return 0
+    from webdriver import Browser
+
+    anot_run = os.environ["ANOT_RUN"]
+    fake_llm = os.environ["ANOT_FAKE_LLM"]
+    work = tempfile.mkdtemp(prefix="anot-report-test-")
+    fake = None
+    started = time.monotonic()
+    try:
+        out = os.path.join(work, "results")
+        rules = os.path.join(work, "rules.json")
+        with open(rules, "w") as f:
+            # The answer quotes the request, so each request's trace differs.
+            json.dump({"seed": 1, "rules": [{"match": "User request: (\\S+ \\S+ \\S+ \\S+ \\S+)",
+                                             "reply": "Weighing \u201c\\1\u201d.\nANSWER: 3, 1, 2, 5, 4"}]}, f)
+        fake = subprocess.Popen([fake_llm, "--rules", rules], stdout=subprocess.PIPE, text=True)
+        url = fake.stdout.readline().strip()
+
+        common = ["--scaling", "-o", out]
+        run([anot_run, "--method", "bm25", "--attack", "clean,typo_20"] + common)
+        run([anot_run, "--method", "random", "--runs", "2"] + common)
+        # ANOT_DEBUG=3 logs every prompt: the report shows them with the calls.
+        env = dict(os.environ, OPENAI_API_KEY="test", ANOT_DEBUG="3")
+        run([anot_run, "--method", "cot", "--backend", "openai", "--base-url", url + "/v1",
+             "--model", "fake"] + common, env=env)
+        report = os.path.join(work, "report.html")
+        printed = run([anot_run, "report", out, "-o", report, "--baseline", "bm25",
+                       "--title", "Demo benchmark: bm25, random and cot"])
+        check("Report: " in printed, "anot-run report writes the page")
+
+        # What the page must show, from the files the runs wrote.
+        rows = {}
+        for method, attack, n_runs in (("bm25", "clean", 1), ("bm25", "typo_20", 1),
+                                       ("random", "clean", 2), ("cot", "clean", 1)):
+            for r in range(1, n_runs + 1):
+                for n in (10, 20):
+                    d = os.path.join(out, "%s_demo" % method, attack, "run_%d" % r)
+                    rows[(method, attack, r, n)] = read_jsonl(os.path.join(d, "results_%d.jsonl" % n))
+        expected_hits1 = {}
+        for (method, attack, r, n), lines in rows.items():
+            if attack == "clean":
+                expected_hits1.setdefault((method, n), []).extend(l["gold_rank"] == 1 for l in lines)
+        cot_misses = sum(l["gold_rank"] == 0 for (m, a, r, n), ls in rows.items() if m == "cot" for l in ls)
+        total_rows = sum(len(ls) for ls in rows.values())
+
+        with Browser(CHROMIUM, CHROMEDRIVER) as b:
+            # The log must see a network request when there is one (the
+            # control), before it is trusted to show there is none.
+            sink = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "0"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                    cwd=work)
+            try:
+                port = sink.stdout.readline().split("port ")[1].split()[0]
+                b.get("data:text/html,<img src='http://127.0.0.1:%s/pixel.png'>" % port)
+                time.sleep(0.3)
+                seen = [e["params"]["request"]["url"] for e in b.performance_log()
+                        if e["method"] == "Network.requestWillBeSent"]
+                check(any(u.startswith("http://127.0.0.1:%s/" % port) for u in seen),
+                      "control: the performance log shows a page's HTTP request")
+            finally:
+                sink.terminate()
+                sink.wait()
+
+            b.get("about:blank")
+            b.performance_log()
+            file_url = "file://" + report
+            b.get(file_url)
+
+            points = b.run("""return Array.from(document.querySelectorAll(
+                'svg.metric-plot[data-metric=hits_at_1] circle.pt')).map(
+                c => [c.dataset.method, +c.dataset.n, c.dataset.value]);""")
+            check(len(points) == len(expected_hits1),
+                  "Hits@1 plot has %d points (one per method and N), expected %d"
+                  % (len(points), len(expected_hits1)))
+            wrong = [(m, n, v) for m, n, v in points
+                     if "%.3f" % (sum(expected_hits1[(m, n)]) / len(expected_hits1[(m, n)])) != v]
+            check(points and not wrong, "each point is the method's Hits@1 at that N (wrong: %s)" % wrong)
+            bands = b.run("return document.querySelectorAll('svg.metric-plot polygon.band').length")
+            check(bands == 3 * 3, "interval bands: one per method in each of the 3 plots (%d)" % bands)
+            drops = b.run("""return Array.from(document.querySelectorAll('svg.drop-plot rect.drop')).map(
+                r => [r.dataset.method, r.dataset.attack, +r.dataset.n, +r.dataset.value]);""")
+            expected_drop = {}
+            for n in (10, 20):
+                clean = sum(l["gold_rank"] == 1 for l in rows[("bm25", "clean", 1, n)]) / 30
+                attacked = sum(l["gold_rank"] == 1 for l in rows[("bm25", "typo_20", 1, n)]) / 30
+                expected_drop[n] = attacked - clean
+            check(len(drops) == 2 and all(m == "bm25" and a == "typo_20" and abs(v - expected_drop[n]) < 5e-4
+                                          for m, a, n, v in drops),
+                  "robustness plot: bm25 under typo_20 at N=10 and 20 (%s)" % drops)
+            calls = b.run("""return document.querySelector(
+                'svg.usage-plot rect.usage[data-what=calls][data-method=cot]').dataset.value""")
+            check(float(calls) == 1.0, "cost plot: cot makes 1 call per request (%s)" % calls)
+
+            count = b.run("return document.getElementById('row-count').textContent")
+            check(count == "%d rows" % total_rows, "the table starts with every row (%s)" % count)
+            b.click("#f-method option[value=cot]")
+            b.click("#f-outcome option[value=miss]")
+            count = b.run("return document.getElementById('row-count').textContent")
+            check(count == "%d rows" % cot_misses,
+                  "filtered to cot's misses: %s, expected %d" % (count, cot_misses))
+            shown = b.run("""return Array.from(document.querySelectorAll('#rows tbody tr')).map(
+                tr => [tr.dataset.method, tr.children[7].textContent]);""")
+            check(shown and all(m == "cot" and o == "miss" for m, o in shown),
+                  "every row shown is a miss of cot")
+
+            b.click("#f-outcome option[value='']")
+            b.click("#f-method option[value='']")
+            b.click("#sort-rank")
+            ranks = b.run("""return Array.from(document.querySelectorAll('#rows tbody tr')).map(
+                tr => tr.children[6].textContent);""")
+            numeric = [int(r) for r in ranks if r.isdigit()]
+            check(numeric and numeric == sorted(numeric) and ranks[0] == "1",
+                  "sorted by gold rank, best first")
+
+            # Open R07 at N=20 for cot: the trace must be R07's own.
+            b.click("#sort-rank")
+            b.click("#sort-rank")
+            b.click("#f-method option[value=cot]")
+            b.click("#f-n option[value='20']")
+            b.type("#f-search", "R07")
+            b.click("#rows tbody tr")
+            request = b.run("return document.getElementById('detail').dataset.request")
+            check(request == "R07", "the row opens its request (%s)" % request)
+            methods = b.run("""return Array.from(document.querySelectorAll('#detail .trace')).map(
+                t => t.dataset.method);""")
+            check(sorted(methods) == ["bm25", "cot", "random"],
+                  "the request's methods side by side (%s)" % methods)
+            b.click("#detail .trace[data-method=cot] details.call > summary")
+            output = b.run("""return document.querySelector(
+                '#detail .trace[data-method=cot] details.call pre.output').textContent""")
+            traces = read_jsonl(os.path.join(out, "cot_demo", "clean", "run_1", "trace_20.jsonl"))
+            want = [t for t in traces if t["request_id"] == "R07"][0]["trace"]["calls"][0]["output"]
+            check(output == want and "Weighing" in output,
+                  "the LLM call shows R07's output at N=20 (%r)" % output[:60])
+            text = b.run("return document.querySelector('#detail .request-text').textContent")
+            requests = read_jsonl(os.path.join(os.environ["ANOT_DATA_DIR"], "demo", "requests.jsonl"))
+            r07 = [r for r in requests if r["id"] == "R07"][0]["text"]
+            check(text == r07, "the request's text is shown")
+            prompt = b.run("""return document.querySelector(
+                '#detail .trace[data-method=cot] details.call pre.prompt').textContent""")
+            check(("User request: " + r07) in prompt
+                  and "top-5 of the 20 restaurants" in prompt,
+                  "the call's prompt (from debug.log) is R07's at N=20")
+            check("[cut from the report; the full prompt" in prompt,
+                  "a prompt longer than --max-text is cut, saying where the rest is")
+
+            if os.environ.get("ANOT_REPORT_SCREENSHOT"):
+                shots = os.environ["ANOT_REPORT_SCREENSHOT"]
+                b.run("window.scrollTo(0, 0)")
+                b.screenshot(os.path.join(shots, "report-plots.png"))
+                b.run("document.getElementById('detail').scrollIntoView()")
+                b.screenshot(os.path.join(shots, "report-request.png"))
+
+            requests_made = [e["params"]["request"]["url"] for e in b.performance_log()
+                             if e["method"] == "Network.requestWillBeSent"]
+            check(requests_made and all(u == file_url for u in requests_made),
+                  "the page fetched nothing but itself (%s)" % sorted(set(requests_made)))
+
+            # ANoT's LWT script as a DAG, from a trace in the documented
+            # format (docs/anot-method.md) next to cot's rows.
+            lwt_root = os.path.join(work, "lwt")
+            cot_run = os.path.join(out, "cot_demo", "clean", "run_1")
+            write_synthetic_run(cot_run, os.path.join(lwt_root, "anot_demo", "clean", "run_1"), "anot", lwt_trace)
+            write_synthetic_run(cot_run, os.path.join(lwt_root, "lats_demo", "clean", "run_1"), "lats", tree_trace)
+            lwt_page = os.path.join(work, "lwt.html")
+            run([anot_run, "report", lwt_root, "-o", lwt_page, "--resamples", "100"])
+            b.get("file://" + lwt_page + "#request=R03&n=10&run=1&attack=clean")
+            steps = b.run("""return Array.from(document.querySelectorAll(
+                '#detail .trace[data-method=anot] details.lwt tbody tr')).map(
+                tr => Array.from(tr.children).map(td => td.textContent));""")
+            check([s[:3] for s in steps] == [["(0)", "1", ""], ["(1)", "1", ""], ["(final)", "2", "(0) (1)"]],
+                  "the LWT steps with their layers and the steps they read (%s)" % [s[:3] for s in steps])
+            check(steps and steps[2][4] == "best: R03", "each step's result (%s)" % (steps[2][4] if steps else None))
+            b.click("#detail .trace[data-method=lats] details.search-tree > summary")
+            nodes = b.run("""return Array.from(document.querySelectorAll(
+                '#detail .trace[data-method=lats] .tree li > details > summary')).map(s => s.textContent);""")
+            check(len(nodes) == 3 and nodes[2].startswith("#2 · action finish(R03)"),
+                  "LATS's search tree, node by node (%s)" % nodes)
+            nested = b.run("""return document.querySelectorAll(
+                '#detail .trace[data-method=lats] .tree ul ul li').length""")
+            check(nested == 2, "children under their parent (%d)" % nested)
+            b.click("#detail .trace[data-method=lats] details[data-key=steps] > summary")
+            b.click("#detail .trace[data-method=lats] details[data-key=steps] details[data-key='0'] > summary")
+            b.find("#detail .trace[data-method=lats] details.sql-result")   # waits for the branch
+            sql = b.run("""return [document.querySelector('#detail .trace[data-method=lats] pre.sql').textContent,
+                Array.from(document.querySelectorAll('#detail .trace[data-method=lats] details.sql-result td'))
+                .map(td => td.textContent)]""")
+            check(sql[0].startswith("SELECT name FROM items") and sql[1] == ["Heron Hall", "Lantern & Ladle"],
+                  "SQL as code and its result as a table (%s)" % sql)
+    finally:
+        if fake is not None:
+            fake.terminate()
+            fake.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+    print("# %.1f s" % (time.monotonic() - started))
+    print("1..%d" % len(checks))
+    return 0 if all(ok for ok, _ in checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
