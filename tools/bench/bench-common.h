@@ -19,6 +19,7 @@ typedef struct
 {
   GSubprocess *process;
   char *url;              /* its OpenAI base URL, ".../v1" */
+  const char *log_path;   /* set before starting: the server's --log file */
 } BenchServer;
 
 /* Starts @program (anot-fake-llm) with the rules @rules_json, request
@@ -28,5 +29,9 @@ gboolean bench_server_start (const char   *program,
                              BenchServer  *server,
                              GError      **error);
 void     bench_server_stop  (BenchServer  *server);
+
+/* Rules that take ANoT through two exploration rounds with tools, a plan,
+ * an LWT step per item and the scores, every reply after @latency_ms. */
+char    *bench_anot_rules_json (guint latency_ms);
 
 G_END_DECLS
