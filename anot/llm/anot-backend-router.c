@@ -701,6 +701,37 @@ find_price (AnotBackendRouter *self,
   return best;
 }
 
+/* The entry of @model (else `*`): its list prices, or its batch prices
+ * (half the list prices unless it has its own); TRUE when @model has an
+ * entry of its own or by prefix. */
+static gboolean
+lookup_prices (AnotBackendRouter *self,
+               const char        *model,
+               gboolean           batch,
+               double            *input_per_million,
+               double            *output_per_million)
+{
+  Price *price = find_price (self, model);
+  Price *entry = price != NULL ? price : g_hash_table_lookup (self->prices, FALLBACK_MODEL);
+  double input = 0, output = 0;
+
+  if (entry != NULL && !batch)
+    {
+      input = entry->input;
+      output = entry->output;
+    }
+  else if (entry != NULL)
+    {
+      input = entry->batch_input >= 0 ? entry->batch_input : entry->input / 2;
+      output = entry->batch_output >= 0 ? entry->batch_output : entry->output / 2;
+    }
+  if (input_per_million)
+    *input_per_million = input;
+  if (output_per_million)
+    *output_per_million = output;
+  return price != NULL;
+}
+
 /**
  * anot_backend_router_lookup_price:
  * @self: an #AnotBackendRouter
@@ -726,17 +757,9 @@ anot_backend_router_lookup_price (AnotBackendRouter *self,
                                   double            *input_per_million,
                                   double            *output_per_million)
 {
-  Price *price, *fallback;
-
   g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), FALSE);
 
-  price = find_price (self, model);
-  fallback = price != NULL ? price : g_hash_table_lookup (self->prices, FALLBACK_MODEL);
-  if (input_per_million)
-    *input_per_million = fallback ? fallback->input : 0;
-  if (output_per_million)
-    *output_per_million = fallback ? fallback->output : 0;
-  return price != NULL;
+  return lookup_prices (self, model, FALSE, input_per_million, output_per_million);
 }
 
 /**
@@ -760,17 +783,9 @@ anot_backend_router_lookup_batch_price (AnotBackendRouter *self,
                                         double            *input_per_million,
                                         double            *output_per_million)
 {
-  Price *price, *entry;
-
   g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), FALSE);
 
-  price = find_price (self, model);
-  entry = price != NULL ? price : g_hash_table_lookup (self->prices, FALLBACK_MODEL);
-  if (input_per_million)
-    *input_per_million = entry == NULL ? 0 : entry->batch_input >= 0 ? entry->batch_input : entry->input / 2;
-  if (output_per_million)
-    *output_per_million = entry == NULL ? 0 : entry->batch_output >= 0 ? entry->batch_output : entry->output / 2;
-  return price != NULL;
+  return lookup_prices (self, model, TRUE, input_per_million, output_per_million);
 }
 
 /**

@@ -6,6 +6,10 @@
 
 #include "anot-batch.h"
 
+#include "anot-error.h"
+
+#include <string.h>
+
 /**
  * AnotBatch:
  *
@@ -390,4 +394,58 @@ anot_batch_count_lines (AnotBatch          *self,
     if (((Line *) g_ptr_array_index (self->lines, i))->state == state)
       n++;
   return n;
+}
+
+/**
+ * anot_batch_read_results:
+ * @self: an #AnotBatch
+ * @jsonl: a results file: one JSON object per line (OpenAI's output and
+ *   error files, Anthropic's results)
+ * @func: (scope call): called with each line
+ * @user_data: data for @func
+ * @error: return location for a #GError
+ *
+ * Parses @jsonl line by line (empty lines skipped) and hands each line to
+ * @func, which records its result in @self.
+ *
+ * Returns: %TRUE, or %FALSE with @error set (%ANOT_ERROR_PARSE with the
+ *   line number) at the first line that is not JSON
+ */
+gboolean
+anot_batch_read_results (AnotBatch            *self,
+                         GBytes               *jsonl,
+                         AnotBatchResultFunc   func,
+                         gpointer              user_data,
+                         GError              **error)
+{
+  gsize size;
+  const char *data, *end;
+  guint line_number = 0;
+
+  g_return_val_if_fail (ANOT_IS_BATCH (self), FALSE);
+  g_return_val_if_fail (jsonl != NULL && func != NULL, FALSE);
+
+  data = g_bytes_get_data (jsonl, &size);
+  end = data + size;
+  while (data != NULL && data < end)
+    {
+      const char *nl = memchr (data, '\n', (gsize) (end - data));
+      const char *stop = nl ? nl : end;
+
+      line_number++;
+      if (stop > data)
+        {
+          g_autoptr(AnotJsonDocument) doc = anot_json_document_new_from_data (data, stop - data, error);
+
+          if (doc == NULL)
+            {
+              g_prefix_error (error, "Line %u of the results of batch %s: ", line_number,
+                              self->id ? self->id : "(unsubmitted)");
+              return FALSE;
+            }
+          func (doc, user_data);
+        }
+      data = nl ? nl + 1 : end;
+    }
+  return TRUE;
 }

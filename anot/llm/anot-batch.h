@@ -13,6 +13,7 @@
 #include <gio/gio.h>
 
 #include "anot-completion.h"
+#include "anot-json-document.h"
 
 G_BEGIN_DECLS
 
@@ -126,5 +127,22 @@ AnotBatchLineState  anot_batch_get_line_result      (AnotBatch          *self,
 ANOT_AVAILABLE_IN_ALL
 guint               anot_batch_count_lines          (AnotBatch          *self,
                                                      AnotBatchLineState  state);
+
+/**
+ * AnotBatchResultFunc:
+ * @line: one line of a results file, parsed
+ * @user_data: the data given to anot_batch_read_results()
+ *
+ * Reads one result line into the batch.
+ */
+typedef void (*AnotBatchResultFunc) (AnotJsonDocument *line,
+                                     gpointer          user_data);
+
+ANOT_AVAILABLE_IN_ALL
+gboolean            anot_batch_read_results         (AnotBatch          *self,
+                                                     GBytes             *jsonl,
+                                                     AnotBatchResultFunc func,
+                                                     gpointer            user_data,
+                                                     GError            **error);
 
 G_END_DECLS

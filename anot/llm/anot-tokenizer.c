@@ -6,6 +6,7 @@
 
 #include "anot-tokenizer.h"
 
+#include "anot-enum-types.h"
 #include "anot-error.h"
 #include "anot-json-document.h"
 
@@ -442,19 +443,16 @@ anot_tokenizer_count (AnotTokenizer *self,
   return n;
 }
 
+/* "system", "user", "assistant": the roles' names in the API. */
 static const char *
 role_name (AnotChatRole role)
 {
-  switch (role)
-    {
-    case ANOT_CHAT_ROLE_SYSTEM:
-      return "system";
-    case ANOT_CHAT_ROLE_ASSISTANT:
-      return "assistant";
-    case ANOT_CHAT_ROLE_USER:
-    default:
-      return "user";
-    }
+  GEnumClass *klass = g_type_class_ref (ANOT_TYPE_CHAT_ROLE);
+  GEnumValue *value = g_enum_get_value (klass, role);
+  const char *name = value ? value->value_nick : "user";
+
+  g_type_class_unref (klass);
+  return name;
 }
 
 /**

@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include <anot/anot.h>
+
+#include "anot-test-data.h"
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
@@ -18,25 +20,6 @@ typedef struct
   AnotFakeLlm *server;
   char *base_url;
 } Fixture;
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir != NULL)
-    while ((name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *child = g_build_filename (path, name, NULL);
-
-        if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-          remove_tree (child);
-        else
-          g_unlink (child);
-      }
-  g_rmdir (path);
-}
 
 static void
 fixture_setup (Fixture       *f,
@@ -59,7 +42,7 @@ static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  remove_tree (f->root);
+  anot_test_remove_tree (f->root);
   g_free (f->root);
   g_free (f->base_url);
   g_clear_object (&f->server);

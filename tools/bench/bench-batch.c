@@ -197,16 +197,7 @@ main (int    argc,
       return 2;
     }
   if (data_dir == NULL)
-    {
-      const char *philly = g_getenv ("ANOT_PHILLY_DATA");
-      g_autofree char *requests = philly ? g_build_filename (philly, "requests.jsonl", NULL) : NULL;
-
-      if (requests != NULL && g_file_test (requests, G_FILE_TEST_EXISTS))
-        data_dir = g_strdup (philly);
-      else
-        data_dir = g_build_filename (g_getenv ("ANOT_DATA_DIR") ? g_getenv ("ANOT_DATA_DIR") : "data",
-                                     "demo", NULL);
-    }
+    data_dir = bench_default_data_dir ();
   dataset = anot_dataset_load (data_dir, NULL, &error);
   if (dataset == NULL)
     {

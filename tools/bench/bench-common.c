@@ -88,3 +88,14 @@ bench_anot_rules_json (guint latency_ms)
     "  {\"match\": \"^Scores:\", \"reply\": \"1, 2, 3, 4, 5\"}"
     "]}", latency_ms);
 }
+
+char *
+bench_default_data_dir (void)
+{
+  const char *philly = g_getenv ("ANOT_PHILLY_DATA");
+  g_autofree char *requests = philly ? g_build_filename (philly, "requests.jsonl", NULL) : NULL;
+
+  if (requests != NULL && g_file_test (requests, G_FILE_TEST_EXISTS))
+    return g_strdup (philly);
+  return g_build_filename (g_getenv ("ANOT_DATA_DIR") ? g_getenv ("ANOT_DATA_DIR") : "data", "demo", NULL);
+}

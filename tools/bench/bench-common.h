@@ -34,4 +34,7 @@ void     bench_server_stop  (BenchServer  *server);
  * an LWT step per item and the scores, every reply after @latency_ms. */
 char    *bench_anot_rules_json (guint latency_ms);
 
+/* $ANOT_PHILLY_DATA when it holds the benchmark, else the demo data. */
+char    *bench_default_data_dir (void);
+
 G_END_DECLS

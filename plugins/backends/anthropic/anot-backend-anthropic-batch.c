@@ -25,32 +25,19 @@
 
 #define BATCHES_PATH "/v1/messages/batches"
 
-typedef struct
-{
-  AnotBatch *batch;
-} Op;
-
-static void
-op_free (Op *op)
-{
-  g_clear_object (&op->batch);
-  g_free (op);
-}
-
+/* A task whose data is the batch it works on. */
 static GTask *
-op_task_new (AnotHttpBackend     *self,
-             AnotBatch           *batch,
-             gpointer             source_tag,
-             GCancellable        *cancellable,
-             GAsyncReadyCallback  callback,
-             gpointer             user_data)
+batch_task_new (AnotHttpBackend     *self,
+                AnotBatch           *batch,
+                gpointer             source_tag,
+                GCancellable        *cancellable,
+                GAsyncReadyCallback  callback,
+                gpointer             user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
-  Op *op = g_new0 (Op, 1);
 
-  op->batch = g_object_ref (batch);
   g_task_set_source_tag (task, source_tag);
-  g_task_set_task_data (task, op, (GDestroyNotify) op_free);
+  g_task_set_task_data (task, g_object_ref (batch), g_object_unref);
   return task;
 }
 
@@ -63,7 +50,7 @@ read_batch_object (GTask        *task,
                    char        **results_url)
 {
   AnotHttpBackend *self = g_task_get_source_object (task);
-  Op *op = g_task_get_task_data (task);
+  AnotBatch *batch = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = anot_http_backend_send_finish (self, result, &error);
   g_autoptr(AnotJsonDocument) doc = NULL;
@@ -87,11 +74,11 @@ read_batch_object (GTask        *task,
                                "The answer to %s is not a message batch", what);
       return FALSE;
     }
-  anot_batch_set_id (op->batch, id);
+  anot_batch_set_id (batch, id);
   if (strcmp (status, "in_progress") == 0)
-    anot_batch_set_status (op->batch, ANOT_BATCH_STATUS_IN_PROGRESS);
+    anot_batch_set_status (batch, ANOT_BATCH_STATUS_IN_PROGRESS);
   else if (strcmp (status, "canceling") == 0)
-    anot_batch_set_status (op->batch, ANOT_BATCH_STATUS_CANCELLING);
+    anot_batch_set_status (batch, ANOT_BATCH_STATUS_CANCELLING);
   else if (strcmp (status, "ended") == 0)
     {
       /* The status is set once the results are read. */
@@ -137,7 +124,7 @@ anot_backend_anthropic_batch_submit_async (AnotHttpBackend     *self,
                                            GAsyncReadyCallback  callback,
                                            gpointer             user_data)
 {
-  GTask *task = op_task_new (self, batch, anot_backend_anthropic_batch_submit_async,
+  GTask *task = batch_task_new (self, batch, anot_backend_anthropic_batch_submit_async,
                              cancellable, callback, user_data);
   g_autoptr(GBytes) body = NULL;
   GString *text = g_string_new ("{\"requests\":[");
@@ -233,6 +220,21 @@ read_result_line (AnotHttpBackend  *self,
     anot_batch_set_line_result (batch, custom_id, ANOT_BATCH_LINE_EXPIRED, NULL, NULL);
 }
 
+typedef struct
+{
+  AnotHttpBackend *self;
+  AnotBatch *batch;
+} LineData;
+
+static void
+read_line (AnotJsonDocument *line,
+           gpointer          user_data)
+{
+  LineData *data = user_data;
+
+  read_result_line (data->self, data->batch, line);
+}
+
 static void
 on_results (GObject      *source,
             GAsyncResult *result,
@@ -240,42 +242,22 @@ on_results (GObject      *source,
 {
   g_autoptr(GTask) task = user_data;
   AnotHttpBackend *self = ANOT_HTTP_BACKEND (source);
-  Op *op = g_task_get_task_data (task);
+  AnotBatch *batch = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = anot_http_backend_send_finish (self, result, &error);
-  const char *data, *end;
-  guint line_number = 0;
-  gsize size;
+  LineData line_data = { self, batch };
 
   if (bytes == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  data = g_bytes_get_data (bytes, &size);
-  end = data + size;
-  while (data != NULL && data < end)
+  if (!anot_batch_read_results (batch, bytes, read_line, &line_data, &error))
     {
-      const char *nl = memchr (data, '\n', (gsize) (end - data));
-      const char *stop = nl ? nl : end;
-
-      line_number++;
-      if (stop > data)
-        {
-          g_autoptr(AnotJsonDocument) doc = anot_json_document_new_from_data (data, stop - data, &error);
-
-          if (doc == NULL)
-            {
-              g_prefix_error (&error, "Line %u of the results of message batch %s: ", line_number,
-                              anot_batch_get_id (op->batch));
-              g_task_return_error (task, g_steal_pointer (&error));
-              return;
-            }
-          read_result_line (self, op->batch, doc);
-        }
-      data = nl ? nl + 1 : end;
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
     }
-  anot_batch_set_status (op->batch, ANOT_BATCH_STATUS_COMPLETED);
+  anot_batch_set_status (batch, ANOT_BATCH_STATUS_COMPLETED);
   g_task_return_boolean (task, TRUE);
 }
 
@@ -310,7 +292,7 @@ anot_backend_anthropic_batch_poll_async (AnotHttpBackend     *self,
                                          GAsyncReadyCallback  callback,
                                          gpointer             user_data)
 {
-  GTask *task = op_task_new (self, batch, anot_backend_anthropic_batch_poll_async,
+  GTask *task = batch_task_new (self, batch, anot_backend_anthropic_batch_poll_async,
                              cancellable, callback, user_data);
   g_autofree char *escaped = g_uri_escape_string (anot_batch_get_id (batch), NULL, FALSE);
   g_autofree char *path = g_strdup_printf (BATCHES_PATH "/%s", escaped);

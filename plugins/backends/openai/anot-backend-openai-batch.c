@@ -319,38 +319,19 @@ read_result_line (AnotHttpBackend  *self,
     }
 }
 
-static gboolean
-read_results (AnotHttpBackend  *self,
-              AnotBatch        *batch,
-              GBytes           *bytes,
-              GError          **error)
+typedef struct
 {
-  gsize size;
-  const char *data = g_bytes_get_data (bytes, &size);
-  const char *end = data + size;
-  guint line_number = 0;
+  AnotHttpBackend *self;
+  AnotBatch *batch;
+} LineData;
 
-  while (data != NULL && data < end)
-    {
-      const char *nl = memchr (data, '\n', (gsize) (end - data));
-      const char *stop = nl ? nl : end;
-      g_autoptr(AnotJsonDocument) doc = NULL;
+static void
+read_line (AnotJsonDocument *line,
+           gpointer          user_data)
+{
+  LineData *data = user_data;
 
-      line_number++;
-      if (stop > data)
-        {
-          doc = anot_json_document_new_from_data (data, stop - data, error);
-          if (doc == NULL)
-            {
-              g_prefix_error (error, "Line %u of the results of batch %s: ", line_number,
-                              anot_batch_get_id (batch));
-              return FALSE;
-            }
-          read_result_line (self, batch, doc);
-        }
-      data = nl ? nl + 1 : end;
-    }
-  return TRUE;
+  read_result_line (data->self, data->batch, line);
 }
 
 static void fetch_next_file (GTask *task);
@@ -366,7 +347,9 @@ on_file_content (GObject      *source,
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = anot_http_backend_send_finish (self, result, &error);
 
-  if (bytes == NULL || !read_results (self, op->batch, bytes, &error))
+  LineData line_data = { self, op->batch };
+
+  if (bytes == NULL || !anot_batch_read_results (op->batch, bytes, read_line, &line_data, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       g_object_unref (task);
