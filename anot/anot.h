@@ -49,6 +49,7 @@
 #include "anot-plan-executor.h"
 #include "anot-plan-result.h"
 #include "anot-pool.h"
+#include "anot-query.h"
 #include "anot-ranking.h"
 #include "anot-registry.h"
 #include "anot-report-writer.h"

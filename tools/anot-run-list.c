@@ -38,9 +38,15 @@ print_kind (AnotRegistry *registry,
   for (guint i = 0; names[i] != NULL; i++)
     {
       const char *description = anot_registry_get_description (registry, extension_point, names[i]);
+      gboolean truth = (anot_registry_get_flags (registry, extension_point, names[i]) &
+                        ANOT_PLUGIN_NEEDS_TRUTH) != 0;
+      /* A method that is handed the truth says so first: its figures are a
+       * check of the harness, not a result. */
+      g_autofree char *text = g_strconcat (truth ? "[uses the truth] " : "",
+                                           description != NULL ? description : "", NULL);
 
-      if (description != NULL && description[0] != '\0')
-        g_print ("  %-*s  %s\n", (int) width, names[i], description);
+      if (text[0] != '\0')
+        g_print ("  %-*s  %s\n", (int) width, names[i], text);
       else
         g_print ("  %s\n", names[i]);
     }

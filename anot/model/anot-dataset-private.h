@@ -212,6 +212,11 @@ AnotDatasetLink    *_anot_dataset_link_new          (AnotDataset            *dat
 void                _anot_dataset_link_unref        (AnotDatasetLink        *link);
 void                _anot_item_set_dataset_link     (AnotItem               *self,
                                                      AnotDatasetLink        *link);
+/* The dataset @self was loaded from, or NULL (transfer full).  Private on
+ * purpose: items are handed to methods, and the dataset holds every
+ * request's gold, so a public way from an item to its dataset would undo
+ * blind methods (tests/python/test_blind_methods.py). */
+AnotDataset        *_anot_item_get_dataset          (AnotItem               *self);
 /* Appends @review (a new reference is taken); its position must be the
  * current number of reviews. */
 void                _anot_item_add_review           (AnotItem               *self,

@@ -72,9 +72,4 @@ AnotJudgement       anot_dataset_get_judgement     (AnotDataset         *self,
                                                     const char          *review_id,
                                                     const char          *aspect);
 
-/* Declared here rather than in anot-item.h, which cannot include this
- * header (the dataset's API uses items). */
-ANOT_AVAILABLE_IN_ALL
-AnotDataset        *anot_item_get_dataset          (AnotItem            *self);
-
 G_END_DECLS

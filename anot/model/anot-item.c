@@ -578,18 +578,12 @@ anot_item_copy_with_reviews (AnotItem  *self,
   return copy;
 }
 
-/**
- * anot_item_get_dataset:
- * @self: a #AnotItem
- *
- * Gets the dataset @self was loaded from (also for a copy made with
- * anot_item_copy_with_reviews()).  Items do not keep their dataset alive:
- * once it is finalized this returns %NULL.
- *
- * Returns: (transfer full) (nullable): the dataset, or %NULL
- */
+/* The dataset @self was loaded from (also for a copy made with
+ * anot_item_copy_with_reviews()), or NULL once it is finalized: items do
+ * not keep their dataset alive.  Library-internal (see
+ * anot-dataset-private.h): attacks use it, methods must not reach it. */
 AnotDataset *
-anot_item_get_dataset (AnotItem *self)
+_anot_item_get_dataset (AnotItem *self)
 {
   g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
 

@@ -6,6 +6,7 @@
 
 #include "anot-item-attack.h"
 
+#include "anot-dataset-private.h"
 #include "anot-enum-types.h"
 #include "anot-error.h"
 #include "anot-review-forge.h"
@@ -101,7 +102,7 @@ anot_item_attack_apply (AnotAttack   *attack,
 
   /* Cheap until an attack adds a review: the forge prepares lazily. */
   if (candidates->len > 0)
-    dataset = anot_item_get_dataset (g_ptr_array_index (candidates, 0));
+    dataset = _anot_item_get_dataset (g_ptr_array_index (candidates, 0));
   forge = anot_review_forge_new (dataset, candidates, request);
   current.attack = self;
   current.forge = forge;
@@ -401,7 +402,7 @@ anot_item_attack_make_review (AnotItemAttack  *self,
     forge = g_object_ref (current->forge);
   else
     {
-      g_autoptr(AnotDataset) dataset = anot_item_get_dataset (item);
+      g_autoptr(AnotDataset) dataset = _anot_item_get_dataset (item);
       g_autoptr(GPtrArray) alone = g_ptr_array_new ();
 
       g_ptr_array_add (alone, item);

@@ -17,12 +17,19 @@
  * AnotMethodContext:
  *
  * Per-request context handed to [method@Anot.Method.rank_async]: the
- * dataset, the request id, the seed of every random choice the method makes
- * for this request, string options (`--method-option key=value`), the
- * validator (for the oracle and analysis), the [class@Anot.Usage] that
- * LLM calls made for this request are counted in, the
- * [class@Anot.BackendRouter] that picks the backend of each role and the
+ * request id, the seed of every random choice the method makes for this
+ * request, string options (`--method-option key=value`), the reviewers'
+ * friend graph ([method@Anot.MethodContext.get_friends]), the
+ * [class@Anot.Usage] that LLM calls made for this request are counted in,
+ * the [class@Anot.BackendRouter] that picks the backend of each role and the
  * run's [class@Anot.DebugLog].
+ *
+ * The context is blind: it holds the dataset (for the friend graph) but
+ * does not hand it out, since the dataset holds every request with its
+ * gold.  Only a method registered with %ANOT_PLUGIN_NEEDS_TRUTH is given
+ * the full request ([method@Anot.MethodContext.get_truth_request]) and
+ * the validator ([method@Anot.MethodContext.get_validator]); for any other
+ * both are %NULL.
  *
  * Methods make LLM calls with [method@Anot.MethodContext.complete_async]:
  * it routes the call by role, tags it with the request id (the backends'
@@ -40,6 +47,7 @@ struct _AnotMethodContext
 
   AnotDataset *dataset;
   AnotValidator *validator;
+  AnotRequest *truth_request; /* only for methods that need the truth */
   char *request_id;
   guint64 seed;
   AnotUsage *usage;
@@ -57,7 +65,6 @@ enum {
   PROP_DATASET,
   PROP_REQUEST_ID,
   PROP_SEED,
-  PROP_VALIDATOR,
   PROP_USAGE,
   PROP_ROUTER,
   PROP_DEBUG_LOG,
@@ -74,6 +81,7 @@ anot_method_context_finalize (GObject *object)
 
   g_clear_object (&self->dataset);
   g_clear_object (&self->validator);
+  g_clear_object (&self->truth_request);
   g_clear_object (&self->usage);
   g_clear_object (&self->router);
   g_clear_object (&self->debug_log);
@@ -93,17 +101,11 @@ anot_method_context_get_property (GObject    *object,
 
   switch (prop_id)
     {
-    case PROP_DATASET:
-      g_value_set_object (value, self->dataset);
-      break;
     case PROP_REQUEST_ID:
       g_value_set_string (value, self->request_id);
       break;
     case PROP_SEED:
       g_value_set_uint64 (value, self->seed);
-      break;
-    case PROP_VALIDATOR:
-      g_value_set_object (value, anot_method_context_get_validator (self));
       break;
     case PROP_USAGE:
       g_value_set_object (value, self->usage);
@@ -141,9 +143,6 @@ anot_method_context_set_property (GObject      *object,
     case PROP_SEED:
       self->seed = g_value_get_uint64 (value);
       break;
-    case PROP_VALIDATOR:
-      anot_method_context_set_validator (self, g_value_get_object (value));
-      break;
     case PROP_ROUTER:
       anot_method_context_set_router (self, g_value_get_object (value));
       break;
@@ -170,11 +169,13 @@ anot_method_context_class_init (AnotMethodContextClass *klass)
   /**
    * AnotMethodContext:dataset:
    *
-   * The dataset the request belongs to.
+   * The dataset the request belongs to.  Write-only: the context answers
+   * friend-graph lookups from it but never hands it to a method, since it
+   * holds every request's gold.
    */
   properties[PROP_DATASET] =
     g_param_spec_object ("dataset", NULL, NULL, ANOT_TYPE_DATASET,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+                         G_PARAM_WRITABLE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
   /**
    * AnotMethodContext:request-id:
    *
@@ -193,14 +194,6 @@ anot_method_context_class_init (AnotMethodContextClass *klass)
   properties[PROP_SEED] =
     g_param_spec_uint64 ("seed", NULL, NULL, 0, G_MAXUINT64, 0,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
-  /**
-   * AnotMethodContext:validator:
-   *
-   * The validator of the dataset; created on first use when not set.
-   */
-  properties[PROP_VALIDATOR] =
-    g_param_spec_object ("validator", NULL, NULL, ANOT_TYPE_VALIDATOR,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   /**
    * AnotMethodContext:usage:
    *
@@ -271,16 +264,61 @@ anot_method_context_new (AnotDataset *dataset,
 }
 
 /**
- * anot_method_context_get_dataset:
+ * anot_method_context_get_friends:
  * @self: an #AnotMethodContext
+ * @name: a reviewer's name
  *
- * Returns: (transfer none): the dataset
+ * Gets the friends of @name in the dataset's friend graph (see
+ * anot_dataset_get_friends()): the social data a method may use without
+ * being handed the dataset.
+ *
+ * Returns: (nullable) (transfer none) (array zero-terminated=1): the
+ *   friends, or %NULL if @name is not in the graph
  */
-AnotDataset *
-anot_method_context_get_dataset (AnotMethodContext *self)
+const char * const *
+anot_method_context_get_friends (AnotMethodContext *self,
+                                 const char        *name)
 {
   g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), NULL);
-  return self->dataset;
+  g_return_val_if_fail (name != NULL, NULL);
+
+  return self->dataset != NULL ? anot_dataset_get_friends (self->dataset, name) : NULL;
+}
+
+/**
+ * anot_method_context_set_truth_request:
+ * @self: an #AnotMethodContext
+ * @request: (nullable): the full request, with its structure and gold
+ *
+ * Gives the context the truth of its request.  The experiment calls this
+ * only for methods registered with %ANOT_PLUGIN_NEEDS_TRUTH.
+ */
+void
+anot_method_context_set_truth_request (AnotMethodContext *self,
+                                       AnotRequest       *request)
+{
+  g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
+  g_return_if_fail (request == NULL || ANOT_IS_REQUEST (request));
+  g_return_if_fail (request == NULL || g_strcmp0 (anot_request_get_id (request), self->request_id) == 0);
+
+  g_set_object (&self->truth_request, request);
+}
+
+/**
+ * anot_method_context_get_truth_request:
+ * @self: an #AnotMethodContext
+ *
+ * Gets the full request — structure, gold — for a method registered with
+ * %ANOT_PLUGIN_NEEDS_TRUTH.
+ *
+ * Returns: (nullable) (transfer none): the request, or %NULL for a method
+ *   that did not declare the need
+ */
+AnotRequest *
+anot_method_context_get_truth_request (AnotMethodContext *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), NULL);
+  return self->truth_request;
 }
 
 /**
@@ -288,17 +326,20 @@ anot_method_context_get_dataset (AnotMethodContext *self)
  * @self: an #AnotMethodContext
  *
  * Returns the validator of the context's dataset, creating one if none was
- * set.  Experiments set one validator shared by all requests so its caches
- * are reused.
+ * set, for a method registered with %ANOT_PLUGIN_NEEDS_TRUTH.  Experiments
+ * set one validator shared by all requests so its caches are reused.
  *
- * Returns: (transfer none): the validator
+ * Returns: (nullable) (transfer none): the validator, or %NULL when the
+ *   context was not given the truth
  */
 AnotValidator *
 anot_method_context_get_validator (AnotMethodContext *self)
 {
   g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), NULL);
 
-  if (self->validator == NULL)
+  if (self->truth_request == NULL)
+    return NULL;
+  if (self->validator == NULL && self->dataset != NULL)
     self->validator = anot_validator_new (self->dataset);
   return self->validator;
 }
@@ -308,7 +349,9 @@ anot_method_context_get_validator (AnotMethodContext *self)
  * @self: an #AnotMethodContext
  * @validator: (nullable): a validator of the same dataset
  *
- * Sets [property@Anot.MethodContext:validator].
+ * Sets the validator that [method@Anot.MethodContext.get_validator]
+ * returns once the context has the truth; an experiment shares one among
+ * its requests so its caches are reused.
  */
 void
 anot_method_context_set_validator (AnotMethodContext *self,
@@ -317,8 +360,7 @@ anot_method_context_set_validator (AnotMethodContext *self,
   g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
   g_return_if_fail (validator == NULL || ANOT_IS_VALIDATOR (validator));
 
-  if (g_set_object (&self->validator, validator))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VALIDATOR]);
+  g_set_object (&self->validator, validator);
 }
 
 /**

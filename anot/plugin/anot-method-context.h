@@ -29,7 +29,13 @@ AnotMethodContext *anot_method_context_new            (AnotDataset       *datase
                                                        const char        *request_id,
                                                        guint64            seed);
 ANOT_AVAILABLE_IN_ALL
-AnotDataset       *anot_method_context_get_dataset    (AnotMethodContext *self);
+const char * const *anot_method_context_get_friends   (AnotMethodContext *self,
+                                                       const char        *name);
+ANOT_AVAILABLE_IN_ALL
+void               anot_method_context_set_truth_request (AnotMethodContext *self,
+                                                       AnotRequest       *request);
+ANOT_AVAILABLE_IN_ALL
+AnotRequest       *anot_method_context_get_truth_request (AnotMethodContext *self);
 ANOT_AVAILABLE_IN_ALL
 AnotValidator     *anot_method_context_get_validator  (AnotMethodContext *self);
 ANOT_AVAILABLE_IN_ALL

@@ -12,6 +12,14 @@
  * A ranking method: given a request and its candidates, it returns an
  * [class@Anot.Ranking].
  *
+ * It sees the request as an [class@Anot.Query] — id, group and text — and
+ * the candidates as [class@Anot.Item]s; the request's hidden structure, its
+ * gold item and the validator are not handed to it.  The `oracle` baseline,
+ * which ranks by the truth on purpose, is registered with
+ * %ANOT_PLUGIN_NEEDS_TRUTH and finds the truth in its context
+ * ([method@Anot.MethodContext.get_truth_request]); the experiment marks its
+ * result rows with `"uses_truth": true`.
+ *
  * Methods are plugins registered with the `anot-method` extension point (see
  * [class@Anot.Registry]); a Python class implementing this interface can be
  * registered at runtime with [method@Anot.Registry.register].  The
@@ -30,20 +38,20 @@ anot_method_default_init (AnotMethodInterface *iface)
 /**
  * anot_method_rank_async:
  * @self: an #AnotMethod
- * @request: the request to rank candidates for
+ * @query: the request to rank candidates for, as a method may see it
  * @candidates: (element-type Anot.Item): the candidates, in the order the
  *   method is to consider them
  * @k: how many top positions are scored (methods may return more)
- * @context: per-request context: dataset, seed, options, usage accounting
+ * @context: per-request context: seed, options, LLM calls, usage accounting
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when the ranking is ready
  * @user_data: data for @callback
  *
- * Starts ranking @candidates for @request.
+ * Starts ranking @candidates for @query.
  */
 void
 anot_method_rank_async (AnotMethod          *self,
-                        AnotRequest         *request,
+                        AnotQuery           *query,
                         GPtrArray           *candidates,
                         guint                k,
                         AnotMethodContext   *context,
@@ -54,14 +62,14 @@ anot_method_rank_async (AnotMethod          *self,
   AnotMethodInterface *iface;
 
   g_return_if_fail (ANOT_IS_METHOD (self));
-  g_return_if_fail (ANOT_IS_REQUEST (request));
+  g_return_if_fail (ANOT_IS_QUERY (query));
   g_return_if_fail (candidates != NULL);
   g_return_if_fail (ANOT_IS_METHOD_CONTEXT (context));
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
   iface = ANOT_METHOD_GET_IFACE (self);
   g_return_if_fail (iface->rank_async != NULL);
-  iface->rank_async (self, request, candidates, k, context, cancellable, callback, user_data);
+  iface->rank_async (self, query, candidates, k, context, cancellable, callback, user_data);
 }
 
 /**

@@ -14,8 +14,8 @@
 
 #include "anot-item.h"
 #include "anot-method-context.h"
+#include "anot-query.h"
 #include "anot-ranking.h"
-#include "anot-request.h"
 
 G_BEGIN_DECLS
 
@@ -25,20 +25,25 @@ G_DECLARE_INTERFACE (AnotMethod, anot_method, ANOT, METHOD, GObject)
 
 /**
  * AnotMethodInterface:
- * @rank_async: start ranking @candidates for @request
+ * @rank_async: start ranking @candidates for @query
  * @rank_finish: finish an operation started by @rank_async
  *
  * The interface a ranking method implements.  A method receives the
  * candidates in the order the model is to see them and returns an
  * [class@Anot.Ranking] of positions into that array; the experiment maps them
  * back to the candidate pool.
+ *
+ * A method is blind: the [class@Anot.Query] carries the request's id, group
+ * and text only, and the [class@Anot.MethodContext] offers neither the
+ * dataset, the gold nor the validator unless the method was registered with
+ * %ANOT_PLUGIN_NEEDS_TRUTH.
  */
 struct _AnotMethodInterface
 {
   GTypeInterface g_iface;
 
   void          (*rank_async)  (AnotMethod          *self,
-                                AnotRequest         *request,
+                                AnotQuery           *query,
                                 GPtrArray           *candidates,
                                 guint                k,
                                 AnotMethodContext   *context,
@@ -55,7 +60,7 @@ struct _AnotMethodInterface
 
 ANOT_AVAILABLE_IN_ALL
 void          anot_method_rank_async  (AnotMethod          *self,
-                                       AnotRequest         *request,
+                                       AnotQuery           *query,
                                        GPtrArray           *candidates,
                                        guint                k,
                                        AnotMethodContext   *context,

@@ -93,6 +93,7 @@ typedef struct
 {
   GType type;
   const char *description; /* interned: callers may keep it forever */
+  AnotPluginFlags flags;
 } PluginEntry;
 
 /* What one module's g_io_module_load() did, collected by
@@ -228,6 +229,7 @@ add_plugin_locked (const char *extension_point,
                    GType       type,
                    const char *name,
                    const char *description,
+                   AnotPluginFlags flags,
                    gboolean    replace)
 {
   GHashTable *table;
@@ -253,6 +255,7 @@ add_plugin_locked (const char *extension_point,
         current_load->n_added++;
     }
   entry->description = g_intern_string (description != NULL ? description : "");
+  entry->flags = flags;
 
   /* GIO keeps the first extension of a type; re-registering one (a module
    * reloaded when its class is needed again) is a no-op. */
@@ -289,6 +292,29 @@ anot_plugin_implement (const char *extension_point,
                        const char *name,
                        const char *description)
 {
+  anot_plugin_implement_with_flags (extension_point, type, name, description,
+                                    ANOT_PLUGIN_FLAGS_NONE);
+}
+
+/**
+ * anot_plugin_implement_with_flags:
+ * @extension_point: the extension point, e.g.
+ *   %ANOT_METHOD_EXTENSION_POINT_NAME
+ * @type: the type implementing it
+ * @name: the short name users select it by
+ * @description: (nullable): one line saying what it does
+ * @flags: what the plugin declares, e.g. %ANOT_PLUGIN_NEEDS_TRUTH
+ *
+ * Like anot_plugin_implement(), with @flags.  A method is handed the
+ * request's truth only when it declares %ANOT_PLUGIN_NEEDS_TRUTH here.
+ */
+void
+anot_plugin_implement_with_flags (const char      *extension_point,
+                                  GType            type,
+                                  const char      *name,
+                                  const char      *description,
+                                  AnotPluginFlags  flags)
+{
   g_autofree char *reason = NULL;
   g_autofree char *key = NULL;
   gboolean report = FALSE;
@@ -298,7 +324,7 @@ anot_plugin_implement (const char *extension_point,
   ensure_extension_points ();
 
   g_mutex_lock (&plugins_lock);
-  reason = add_plugin_locked (extension_point, type, name, description, FALSE);
+  reason = add_plugin_locked (extension_point, type, name, description, flags, FALSE);
   if (reason != NULL)
     {
       if (current_load != NULL && current_load->thread == g_thread_self ())
@@ -680,6 +706,30 @@ anot_registry_register (AnotRegistry *self,
                         const char   *name,
                         const char   *description)
 {
+  anot_registry_register_with_flags (self, extension_point, type, name, description,
+                                     ANOT_PLUGIN_FLAGS_NONE);
+}
+
+/**
+ * anot_registry_register_with_flags:
+ * @self: an #AnotRegistry
+ * @extension_point: the extension point, e.g.
+ *   %ANOT_METHOD_EXTENSION_POINT_NAME
+ * @type: the type implementing it
+ * @name: the short name to register it under
+ * @description: (nullable): one line saying what it does
+ * @flags: what the plugin declares, e.g. %ANOT_PLUGIN_NEEDS_TRUTH
+ *
+ * Like anot_registry_register(), with @flags.
+ */
+void
+anot_registry_register_with_flags (AnotRegistry    *self,
+                                   const char      *extension_point,
+                                   GType            type,
+                                   const char      *name,
+                                   const char      *description,
+                                   AnotPluginFlags  flags)
+{
   g_autofree char *reason = NULL;
 
   g_return_if_fail (ANOT_IS_REGISTRY (self));
@@ -687,7 +737,7 @@ anot_registry_register (AnotRegistry *self,
   g_return_if_fail (name != NULL && name[0] != '\0');
 
   g_mutex_lock (&plugins_lock);
-  reason = add_plugin_locked (extension_point, type, name, description, TRUE);
+  reason = add_plugin_locked (extension_point, type, name, description, flags, TRUE);
   g_mutex_unlock (&plugins_lock);
 
   if (reason != NULL)
@@ -786,6 +836,38 @@ anot_registry_get_description (AnotRegistry *self,
   g_mutex_unlock (&plugins_lock);
 
   return description;
+}
+
+/**
+ * anot_registry_get_flags:
+ * @self: an #AnotRegistry
+ * @extension_point: the extension point
+ * @name: a registered name
+ *
+ * Returns: the flags @name was registered with; %ANOT_PLUGIN_FLAGS_NONE
+ *   when it declared none or nothing of that name is registered
+ */
+AnotPluginFlags
+anot_registry_get_flags (AnotRegistry *self,
+                         const char   *extension_point,
+                         const char   *name)
+{
+  AnotPluginFlags flags = ANOT_PLUGIN_FLAGS_NONE;
+  GHashTable *table;
+  PluginEntry *entry;
+
+  g_return_val_if_fail (ANOT_IS_REGISTRY (self), ANOT_PLUGIN_FLAGS_NONE);
+  g_return_val_if_fail (extension_point != NULL, ANOT_PLUGIN_FLAGS_NONE);
+  g_return_val_if_fail (name != NULL, ANOT_PLUGIN_FLAGS_NONE);
+
+  g_mutex_lock (&plugins_lock);
+  table = g_hash_table_lookup (plugins, extension_point);
+  entry = table != NULL ? g_hash_table_lookup (table, name) : NULL;
+  if (entry != NULL)
+    flags = entry->flags;
+  g_mutex_unlock (&plugins_lock);
+
+  return flags;
 }
 
 /**

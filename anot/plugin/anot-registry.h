@@ -44,6 +44,23 @@ G_BEGIN_DECLS
  */
 #define ANOT_TOOL_EXTENSION_POINT_NAME "anot-tool"
 
+/**
+ * AnotPluginFlags:
+ * @ANOT_PLUGIN_FLAGS_NONE: nothing special
+ * @ANOT_PLUGIN_NEEDS_TRUTH: a method that ranks by the hidden truth on
+ *   purpose (the `oracle` baseline): its [class@Anot.MethodContext] gets the
+ *   full request and the validator, its result rows carry
+ *   `"uses_truth": true` and `anot-run --list` says so.  Ordinary methods
+ *   never get the truth.
+ *
+ * What a plugin declares when it registers.
+ */
+typedef enum /*< flags >*/
+{
+  ANOT_PLUGIN_FLAGS_NONE  = 0,
+  ANOT_PLUGIN_NEEDS_TRUTH = 1 << 0,
+} AnotPluginFlags;
+
 #define ANOT_TYPE_REGISTRY (anot_registry_get_type ())
 ANOT_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (AnotRegistry, anot_registry, ANOT, REGISTRY, GObject)
@@ -53,6 +70,12 @@ void          anot_plugin_implement             (const char    *extension_point,
                                                  GType          type,
                                                  const char    *name,
                                                  const char    *description);
+ANOT_AVAILABLE_IN_ALL
+void          anot_plugin_implement_with_flags  (const char    *extension_point,
+                                                 GType          type,
+                                                 const char    *name,
+                                                 const char    *description,
+                                                 AnotPluginFlags flags);
 
 ANOT_AVAILABLE_IN_ALL
 AnotRegistry *anot_registry_get_default         (void);
@@ -63,10 +86,21 @@ void          anot_registry_register            (AnotRegistry  *self,
                                                  const char    *name,
                                                  const char    *description);
 ANOT_AVAILABLE_IN_ALL
+void          anot_registry_register_with_flags (AnotRegistry  *self,
+                                                 const char    *extension_point,
+                                                 GType          type,
+                                                 const char    *name,
+                                                 const char    *description,
+                                                 AnotPluginFlags flags);
+ANOT_AVAILABLE_IN_ALL
 char        **anot_registry_list                (AnotRegistry  *self,
                                                  const char    *extension_point);
 ANOT_AVAILABLE_IN_ALL
 const char   *anot_registry_get_description     (AnotRegistry  *self,
+                                                 const char    *extension_point,
+                                                 const char    *name);
+ANOT_AVAILABLE_IN_ALL
+AnotPluginFlags anot_registry_get_flags         (AnotRegistry  *self,
                                                  const char    *extension_point,
                                                  const char    *name);
 ANOT_AVAILABLE_IN_ALL

@@ -50,7 +50,7 @@
  *
  * A forge serves one request: it knows the candidates (the ids and users a
  * method sees) and the request (its social names).  Reviewers are drawn from
- * the whole dataset when there is one (see anot_item_get_dataset()), else
+ * the whole dataset when there is one (see _anot_item_get_dataset()), else
  * from the candidates.  Every draw comes from the seed given to
  * anot_review_forge_make(), so the result is a pure function of the
  * candidates, the request, the dataset and the seed.

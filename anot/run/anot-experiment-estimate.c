@@ -334,7 +334,7 @@ anot_experiment_estimate (AnotExperiment  *self,
           if (trial == NULL)
             continue;
           context = anot_experiment_new_method_context (self, trial);
-          anot_method_rank_async (self->method, request, anot_trial_get_candidates (trial),
+          anot_method_rank_async (self->method, anot_trial_get_query (trial), anot_trial_get_candidates (trial),
                                   (guint) self->settings->k, context, NULL, on_ranked, &result);
           while (result == NULL)
             g_main_context_iteration (g_main_context_get_thread_default (), TRUE);

@@ -632,7 +632,11 @@ plan_method (AnotExperiment  *self,
                                               self->method_name, error);
   if (self->method == NULL)
     return FALSE;
-  self->validator = anot_validator_new (self->dataset);
+  self->uses_truth = (anot_registry_get_flags (anot_registry_get_default (),
+                                               ANOT_METHOD_EXTENSION_POINT_NAME,
+                                               self->method_name) & ANOT_PLUGIN_NEEDS_TRUTH) != 0;
+  if (self->uses_truth)
+    self->validator = anot_validator_new (self->dataset);
   return TRUE;
 }
 

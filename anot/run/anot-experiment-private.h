@@ -63,7 +63,8 @@ struct _AnotExperiment
   GPtrArray *cells;             /* Cell, by attack, run, then N */
   guint n_planned;
   AnotMethod *method;
-  AnotValidator *validator;
+  gboolean uses_truth;          /* the method registered ANOT_PLUGIN_NEEDS_TRUTH */
+  AnotValidator *validator;     /* only when uses_truth */
   AnotLlmConfig *llm_config;
   const char *defense_prompt;   /* interned; read once when the run is planned */
   AnotBackendRouter *router;

@@ -108,6 +108,7 @@ result_from_ranking (AnotExperiment    *self,
   g_autofree gboolean *seen = g_new0 (gboolean, n);
   g_autofree char *raw_response = NULL;
   g_autofree char *error_message = NULL;
+  AnotResult *result;
 
   if (ranking != NULL)
     {
@@ -144,16 +145,18 @@ result_from_ranking (AnotExperiment    *self,
   else
     error_message = format_error (error);
 
-  return anot_result_new_internal (anot_request_get_id (request),
-                                   anot_request_get_group (request),
-                                   job->cell->n, job->cell->run,
-                                   (const guint *) preds->data, preds->len,
-                                   (const guint *) shuffled->data, shuffled->len,
-                                   anot_pool_get_gold_position (pool),
-                                   anot_pool_get_shuffled_gold_position (pool) + 1,
-                                   anot_request_get_gold_item_id (request),
-                                   anot_method_context_get_usage (job->context),
-                                   raw_response, error_message);
+  result = anot_result_new_internal (anot_request_get_id (request),
+                                     anot_request_get_group (request),
+                                     job->cell->n, job->cell->run,
+                                     (const guint *) preds->data, preds->len,
+                                     (const guint *) shuffled->data, shuffled->len,
+                                     anot_pool_get_gold_position (pool),
+                                     anot_pool_get_shuffled_gold_position (pool) + 1,
+                                     anot_request_get_gold_item_id (request),
+                                     anot_method_context_get_usage (job->context),
+                                     raw_response, error_message);
+  anot_result_set_uses_truth (result, self->uses_truth);
+  return result;
 }
 
 static void
@@ -298,7 +301,12 @@ anot_experiment_new_method_context (AnotExperiment *self,
   GHashTableIter iter;
   gpointer key, value;
 
-  anot_method_context_set_validator (context, self->validator);
+  /* Blind unless the method declared that it ranks by the truth. */
+  if (self->uses_truth)
+    {
+      anot_method_context_set_truth_request (context, anot_trial_get_request (trial));
+      anot_method_context_set_validator (context, self->validator);
+    }
   anot_method_context_set_router (context, self->router);
   anot_method_context_set_debug_log (context, self->debug_log);
   g_hash_table_iter_init (&iter, self->settings->method_options);
@@ -356,7 +364,8 @@ start_job (AnotExperiment *self,
   job->context = anot_experiment_new_method_context (self, job->trial);
   self->in_flight++;
   anot_experiment_budget_start (self, anot_method_context_get_usage (job->context));
-  anot_method_rank_async (self->method, request, anot_trial_get_candidates (job->trial),
+  anot_method_rank_async (self->method, anot_trial_get_query (job->trial),
+                          anot_trial_get_candidates (job->trial),
                           (guint) settings->k, job->context, self->cancellable, on_rank_done, job);
 }
 

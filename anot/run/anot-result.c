@@ -25,7 +25,8 @@
  * (0-based, pool order), `shuffled_gold_pos` (1-based), `gold_restaurant`,
  * `prompt_tokens`, `completion_tokens`, `tokens`, `cost_usd`, `latency_ms`,
  * `raw_response` and `error` — plus `group`, `gold_rank`, `calls`,
- * `retries`, `by_model` and `by_role`.
+ * `retries`, `by_model` and `by_role`, and `uses_truth` (only on the rows of
+ * a method that ranks by the truth, see %ANOT_PLUGIN_NEEDS_TRUTH).
  */
 
 struct _AnotResult
@@ -45,6 +46,7 @@ struct _AnotResult
   AnotUsage *usage;
   char *raw_response;
   char *error_message;
+  gboolean uses_truth;
 };
 
 G_DEFINE_FINAL_TYPE (AnotResult, anot_result, G_TYPE_OBJECT)
@@ -62,6 +64,7 @@ enum {
   PROP_USAGE,
   PROP_RAW_RESPONSE,
   PROP_ERROR_MESSAGE,
+  PROP_USES_TRUTH,
   N_PROPS
 };
 
@@ -126,6 +129,9 @@ anot_result_get_property (GObject    *object,
       break;
     case PROP_ERROR_MESSAGE:
       g_value_set_string (value, self->error_message);
+      break;
+    case PROP_USES_TRUTH:
+      g_value_set_boolean (value, self->uses_truth);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -230,6 +236,16 @@ anot_result_class_init (AnotResultClass *klass)
   properties[PROP_ERROR_MESSAGE] =
     g_param_spec_string ("error-message", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotResult:uses-truth:
+   *
+   * Whether the method that ranked was handed the request's truth (it was
+   * registered with %ANOT_PLUGIN_NEEDS_TRUTH, like the `oracle`): such a
+   * row is a check of the harness, never a method's result.
+   */
+  properties[PROP_USES_TRUTH] =
+    g_param_spec_boolean ("uses-truth", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -291,6 +307,14 @@ anot_result_new_internal (const char  *request_id,
   result_update_gold_rank (self);
 
   return self;
+}
+
+void
+anot_result_set_uses_truth (AnotResult *self,
+                            gboolean    uses_truth)
+{
+  g_return_if_fail (ANOT_IS_RESULT (self));
+  self->uses_truth = uses_truth;
 }
 
 void
@@ -535,6 +559,18 @@ anot_result_new_from_json (JsonObject  *row,
   self->raw_response = g_strdup (member_string (row, "raw_response"));
   self->error_message = g_strdup (member_string (row, "error"));
   self->usage = usage_from_row (row);
+  if (json_object_has_member (row, "uses_truth"))
+    {
+      JsonNode *node = json_object_get_member (row, "uses_truth");
+
+      if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "field “uses_truth”: not a boolean");
+          return NULL;
+        }
+      self->uses_truth = json_node_get_boolean (node);
+    }
 
   result_update_gold_rank (self);
 
@@ -562,7 +598,9 @@ add_uint_array (JsonBuilder *builder,
  * when known, `error` when the method failed) and anot's additions:
  * `group`, `gold_rank`, `calls` and, when there were calls, `retries`,
  * `by_model` (per model: `calls`, `prompt_tokens`, `completion_tokens`,
- * `cost_usd`) and `by_role` (the same per role, with `retries`).
+ * `cost_usd`) and `by_role` (the same per role, with `retries`), and
+ * `"uses_truth": true` when the method was handed the truth (the member is
+ * absent otherwise, so ordinary rows are unchanged).
  * Usage is the request's own, not a time window as in the original.
  *
  * Returns: (transfer full): a JSON object node
@@ -602,6 +640,11 @@ anot_result_to_json (AnotResult *self)
   json_builder_add_string_value (builder, self->gold_item_id);
   json_builder_set_member_name (builder, "gold_rank");
   json_builder_add_int_value (builder, self->gold_rank);
+  if (self->uses_truth)
+    {
+      json_builder_set_member_name (builder, "uses_truth");
+      json_builder_add_boolean_value (builder, TRUE);
+    }
   json_builder_set_member_name (builder, "prompt_tokens");
   json_builder_add_int_value (builder, prompt_tokens);
   json_builder_set_member_name (builder, "completion_tokens");
@@ -790,6 +833,19 @@ anot_result_get_gold_rank (AnotResult *self)
 {
   g_return_val_if_fail (ANOT_IS_RESULT (self), 0);
   return self->gold_rank;
+}
+
+/**
+ * anot_result_get_uses_truth:
+ * @self: an #AnotResult
+ *
+ * Returns: whether the ranking method was handed the request's truth
+ */
+gboolean
+anot_result_get_uses_truth (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), FALSE);
+  return self->uses_truth;
 }
 
 /**

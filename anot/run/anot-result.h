@@ -49,6 +49,8 @@ const char  *anot_result_get_gold_item_id       (AnotResult   *self);
 ANOT_AVAILABLE_IN_ALL
 guint        anot_result_get_gold_rank          (AnotResult   *self);
 ANOT_AVAILABLE_IN_ALL
+gboolean     anot_result_get_uses_truth         (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
 AnotUsage   *anot_result_get_usage              (AnotResult   *self);
 ANOT_AVAILABLE_IN_ALL
 const char  *anot_result_get_raw_response       (AnotResult   *self);

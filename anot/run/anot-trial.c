@@ -19,7 +19,9 @@
  * experiment with base seed S uses the run seed S + R; the pool and the
  * shuffle derive theirs from it (see [ctor@Anot.Pool.new]), the attack
  * gets [func@Anot.Attack.derive_seed] of it, and the method's context
- * `anot_seed_derive (run seed, "method:<request id>:<N>")`.
+ * `anot_seed_derive (run seed, "method:<request id>:<N>")`.  The method is
+ * handed the trial's [class@Anot.Query] (the request's id, group and text)
+ * with the candidates, never the request itself.
  */
 
 struct _AnotTrial
@@ -28,6 +30,7 @@ struct _AnotTrial
 
   AnotPool *pool;
   GPtrArray *attacked;          /* NULL without an attack */
+  AnotQuery *query;             /* the request as the method sees it */
   guint64 run_seed;
   guint64 attack_seed;
   guint64 method_seed;
@@ -42,6 +45,7 @@ anot_trial_finalize (GObject *object)
 
   g_clear_object (&self->pool);
   g_clear_pointer (&self->attacked, g_ptr_array_unref);
+  g_clear_object (&self->query);
 
   G_OBJECT_CLASS (anot_trial_parent_class)->finalize (object);
 }
@@ -111,6 +115,7 @@ anot_trial_new (AnotDataset      *dataset,
                               self->run_seed, error);
   if (self->pool == NULL)
     return NULL;
+  self->query = anot_query_new_for_request (request);
 
   if (attack != NULL)
     {
@@ -148,6 +153,20 @@ anot_trial_get_request (AnotTrial *self)
 {
   g_return_val_if_fail (ANOT_IS_TRIAL (self), NULL);
   return anot_pool_get_request (self->pool);
+}
+
+/**
+ * anot_trial_get_query:
+ * @self: an #AnotTrial
+ *
+ * Returns: (transfer none): what the method is told about the request:
+ *   its id, group and text
+ */
+AnotQuery *
+anot_trial_get_query (AnotTrial *self)
+{
+  g_return_val_if_fail (ANOT_IS_TRIAL (self), NULL);
+  return self->query;
 }
 
 /**

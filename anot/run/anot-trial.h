@@ -15,6 +15,7 @@
 #include "anot-attack.h"
 #include "anot-dataset.h"
 #include "anot-pool.h"
+#include "anot-query.h"
 
 G_BEGIN_DECLS
 
@@ -37,6 +38,8 @@ ANOT_AVAILABLE_IN_ALL
 AnotPool    *anot_trial_get_pool            (AnotTrial       *self);
 ANOT_AVAILABLE_IN_ALL
 AnotRequest *anot_trial_get_request         (AnotTrial       *self);
+ANOT_AVAILABLE_IN_ALL
+AnotQuery   *anot_trial_get_query           (AnotTrial       *self);
 ANOT_AVAILABLE_IN_ALL
 GPtrArray   *anot_trial_get_candidates      (AnotTrial       *self);
 ANOT_AVAILABLE_IN_ALL

@@ -42,7 +42,8 @@ on_ranked (GObject      *source,
 }
 
 /* anot_method_rank_async() run to its end in the thread-default main
- * context (where the fake server answers too). */
+ * context (where the fake server answers too).  The method is handed the
+ * blind query of @request, as the experiment hands it. */
 AnotRanking *
 anot_test_rank (AnotMethod         *method,
                 AnotRequest        *request,
@@ -53,8 +54,9 @@ anot_test_rank (AnotMethod         *method,
                 GError            **error)
 {
   g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(AnotQuery) query = anot_query_new_for_request (request);
 
-  anot_method_rank_async (method, request, candidates, k, context, cancellable, on_ranked, &result);
+  anot_method_rank_async (method, query, candidates, k, context, cancellable, on_ranked, &result);
   while (result == NULL)
     g_main_context_iteration (NULL, TRUE);
   return anot_method_rank_finish (method, result, error);

@@ -31,7 +31,7 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (AnotMethodTestLlm, anot_method_test_llm, G_TYPE_
 
 typedef struct
 {
-  AnotRequest *request;
+  AnotQuery *request;
   GPtrArray *candidates;
   AnotMethodContext *context;
   GCancellable *cancellable;
@@ -159,7 +159,7 @@ on_plan (GObject      *source,
     {
       AnotItem *item = g_ptr_array_index (data->candidates, i);
       g_autofree char *prompt = g_strdup_printf ("SCORE %s item %u%s%s: %s",
-                                                 anot_request_get_id (data->request), i,
+                                                 anot_query_get_id (data->request), i,
                                                  *prompt_tag (data->context) ? " " : "",
                                                  prompt_tag (data->context),
                                                  anot_item_get_name (item));
@@ -176,7 +176,7 @@ on_plan (GObject      *source,
 
 static void
 anot_method_test_llm_rank_async (AnotMethod          *method,
-                                 AnotRequest         *request,
+                                 AnotQuery           *request,
                                  GPtrArray           *candidates,
                                  guint                k,
                                  AnotMethodContext   *context,
@@ -198,9 +198,9 @@ anot_method_test_llm_rank_async (AnotMethod          *method,
   data->scores = g_new0 (double, MAX (candidates->len, 1));
   g_task_set_task_data (task, data, (GDestroyNotify) rank_data_free);
 
-  prompt = g_strdup_printf ("PLAN %s%s%s: %s", anot_request_get_id (request),
+  prompt = g_strdup_printf ("PLAN %s%s%s: %s", anot_query_get_id (request),
                             *prompt_tag (context) ? " " : "", prompt_tag (context),
-                            anot_request_get_text (request));
+                            anot_query_get_text (request));
   /* In defense mode the planner's system prompt carries the defense text,
    * as an LLM method's would. */
   system = anot_method_context_get_defense_prompt (context)

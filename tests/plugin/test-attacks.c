@@ -260,7 +260,7 @@ test_recorder_init (TestRecorder *self)
 
 static void
 test_recorder_rank_async (AnotMethod          *method,
-                          AnotRequest         *request,
+                          AnotQuery           *query,
                           GPtrArray           *candidates,
                           guint                k,
                           AnotMethodContext   *context,
@@ -271,8 +271,11 @@ test_recorder_rank_async (AnotMethod          *method,
   g_autoptr(GTask) task = g_task_new (method, cancellable, callback, user_data);
   Record *record = g_new0 (Record, 1);
   AnotRanking *ranking = anot_ranking_new ();
+  /* Registered with ANOT_PLUGIN_NEEDS_TRUTH to find the gold it records. */
+  AnotRequest *request = anot_method_context_get_truth_request (context);
 
-  record->request_id = g_strdup (anot_request_get_id (request));
+  g_assert_nonnull (request);
+  record->request_id = g_strdup (anot_query_get_id (query));
   record->candidates = serialize_items (candidates);
   for (guint i = 0; i < candidates->len; i++)
     if (is_gold (g_ptr_array_index (candidates, i), request))
@@ -1255,8 +1258,9 @@ test_method_sees_attack (void)
   g_auto(GStrv) attacks = NULL;
   const guint n_requests = 6;
 
-  anot_registry_register (anot_registry_get_default (), ANOT_METHOD_EXTENSION_POINT_NAME,
-                          TEST_TYPE_RECORDER, "test-recorder", "records its input");
+  anot_registry_register_with_flags (anot_registry_get_default (), ANOT_METHOD_EXTENSION_POINT_NAME,
+                                     TEST_TYPE_RECORDER, "test-recorder", "records its input",
+                                     ANOT_PLUGIN_NEEDS_TRUTH);
   records = g_ptr_array_new_with_free_func (record_free);
 
   /* One request at a time, so the records come in the experiment's order:

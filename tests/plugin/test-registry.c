@@ -25,7 +25,7 @@ struct _TestIdentityMethod
 
 static void
 order_rank_async (AnotMethod          *method,
-                  AnotRequest         *request,
+                  AnotQuery           *request,
                   GPtrArray           *candidates,
                   guint                k,
                   AnotMethodContext   *context,
@@ -173,8 +173,9 @@ rank_sync (AnotMethod         *method,
            GError            **error)
 {
   g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(AnotQuery) query = anot_query_new_for_request (request);
 
-  anot_method_rank_async (method, request, candidates, 5, context, cancellable,
+  anot_method_rank_async (method, query, candidates, 5, context, cancellable,
                           got_result, &result);
   while (result == NULL)
     g_main_context_iteration (NULL, TRUE);
@@ -209,6 +210,10 @@ rank_tiny (AnotDataset *dataset,
 
   g_assert_nonnull (request);
   context = anot_method_context_new (dataset, request_id, 0);
+  /* As the experiment does: the truth only for a method that declared it. */
+  if (anot_registry_get_flags (anot_registry_get_default (), ANOT_METHOD_EXTENSION_POINT_NAME,
+                               method_name) & ANOT_PLUGIN_NEEDS_TRUTH)
+    anot_method_context_set_truth_request (context, request);
   if (option_key != NULL)
     anot_method_context_set_option (context, option_key, option_value);
   return rank_sync (method, request, candidates, context, NULL, error);
@@ -780,11 +785,7 @@ test_oracle_philly (void)
   g_assert_no_error (error);
   g_assert_cmpuint (anot_dataset_get_n_requests (dataset), ==, 100);
   /* One validator for all requests, as the experiment does. */
-  {
-    g_autoptr(AnotMethodContext) first = anot_method_context_new (dataset, "R01", 0);
-
-    validator = g_object_ref (anot_method_context_get_validator (first));
-  }
+  validator = anot_validator_new (dataset);
   method = create_method ("oracle");
   candidates = all_items (dataset);
 
@@ -795,6 +796,7 @@ test_oracle_philly (void)
       g_autoptr(AnotRanking) ranking = NULL;
 
       context = anot_method_context_new (dataset, anot_request_get_id (request), i);
+      anot_method_context_set_truth_request (context, request);
       anot_method_context_set_validator (context, validator);
       ranking = rank_sync (method, request, candidates, context, NULL, &error);
       g_assert_no_error (error);
@@ -804,6 +806,62 @@ test_oracle_philly (void)
       g_assert_cmpfloat (anot_ranking_get_score (ranking, 0), ==, ANOT_TRUTH_TRUE);
       g_assert_cmpfloat (anot_ranking_get_score (ranking, 1), <, ANOT_TRUTH_TRUE);
     }
+}
+
+/* The oracle, blind, fails with an error naming the request rather than
+ * ranking by anything; every in-tree method but the oracle is blind. */
+static void
+test_oracle_needs_truth (void)
+{
+  g_autoptr(AnotDataset) dataset = load_tiny_dataset ();
+  g_autoptr(AnotMethod) method = create_method ("oracle");
+  g_autoptr(AnotMethodContext) context = anot_method_context_new (dataset, "R1", 0);
+  g_autoptr(GPtrArray) candidates = all_items (dataset);
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GError) error = NULL;
+  AnotRegistry *registry = anot_registry_get_default ();
+  g_auto(GStrv) names = anot_registry_list (registry, ANOT_METHOD_EXTENSION_POINT_NAME);
+
+  g_assert_null (anot_method_context_get_validator (context));
+  g_assert_null (anot_method_context_get_truth_request (context));
+  ranking = rank_sync (method, anot_dataset_lookup_request (dataset, "R1"), candidates, context,
+                       NULL, &error);
+  g_assert_null (ranking);
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_METHOD_FAILED);
+  g_assert_nonnull (strstr (error->message, "R1"));
+
+  for (guint i = 0; names[i] != NULL; i++)
+    g_assert_cmpint (anot_registry_get_flags (registry, ANOT_METHOD_EXTENSION_POINT_NAME, names[i]),
+                     ==, g_str_equal (names[i], "oracle") ? ANOT_PLUGIN_NEEDS_TRUTH
+                                                          : ANOT_PLUGIN_FLAGS_NONE);
+  g_assert_cmpint (anot_registry_get_flags (registry, ANOT_METHOD_EXTENSION_POINT_NAME, "no-such"),
+                   ==, ANOT_PLUGIN_FLAGS_NONE);
+}
+
+/* With the truth, the context offers the full request and a validator. */
+static void
+test_context_truth (void)
+{
+  g_autoptr(AnotDataset) dataset = load_tiny_dataset ();
+  g_autoptr(AnotMethodContext) context = anot_method_context_new (dataset, "R1", 0);
+  AnotRequest *request = anot_dataset_lookup_request (dataset, "R1");
+
+  anot_method_context_set_truth_request (context, request);
+  g_assert_true (anot_method_context_get_truth_request (context) == request);
+  g_assert_true (ANOT_IS_VALIDATOR (anot_method_context_get_validator (context)));
+  anot_method_context_set_truth_request (context, NULL);
+  g_assert_null (anot_method_context_get_validator (context));
+}
+
+static guint
+count_occurrences (const char *haystack,
+                   const char *needle)
+{
+  guint n = 0;
+
+  for (const char *p = strstr (haystack, needle); p != NULL; p = strstr (p + 1, needle))
+    n++;
+  return n;
 }
 
 /* ---- anot-run --list -------------------------------------------------- */
@@ -845,6 +903,14 @@ test_cli_list (void)
   g_assert_true (strstr (methods, "\n  random ") < backends);
   g_assert_true (strstr (methods, "\n  oracle ") < backends);
   g_assert_nonnull (strstr (out, "Okapi BM25"));
+  /* The oracle says it is handed the truth; no other method does. */
+  {
+    const char *line = strstr (methods, "\n  oracle ") + strlen ("\n  oracle ");
+
+    line += strspn (line, " ");
+    g_assert_true (g_str_has_prefix (line, "[uses the truth] Sanity check"));
+  }
+  g_assert_cmpuint (count_occurrences (out, "[uses the truth]"), ==, 1);
 }
 
 int
@@ -866,6 +932,8 @@ main (int    argc,
   g_test_add_func ("/random/uniform", test_random_uniform);
   g_test_add_func ("/oracle/tiny", test_oracle_tiny);
   g_test_add_func ("/oracle/philly", test_oracle_philly);
+  g_test_add_func ("/oracle/needs-truth", test_oracle_needs_truth);
+  g_test_add_func ("/method-context/truth", test_context_truth);
   g_test_add_func ("/cli/list", test_cli_list);
 
   return g_test_run ();

@@ -22,7 +22,7 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (AnotTestGoodMethod, anot_test_good_method, G_TYP
 
 static void
 rank_async (AnotMethod          *method,
-            AnotRequest         *request,
+            AnotQuery           *request,
             GPtrArray           *candidates,
             guint                k,
             AnotMethodContext   *context,

@@ -8,11 +8,14 @@ from gi.repository import Anot, Gio, GLib, GObject
 POINT = Anot.METHOD_EXTENSION_POINT_NAME
 
 
-@Anot.register_method("py-validator-oracle")
+@Anot.register_method("py-validator-oracle", needs_truth=True)
 class ValidatorOracle(Anot.PyMethod):
     """Ranks first the candidates the validator says satisfy the request."""
 
-    def rank(self, request, candidates, k, context):
+    def rank(self, query, candidates, k, context):
+        # Declared needs_truth: the context holds the full request.
+        request = context.get_truth_request()
+        assert request.get_id() == query.get_id()
         validator = context.get_validator()
         truth = [validator.evaluate(request, item) for item in candidates]
         return sorted(range(len(candidates)), key=lambda i: truth[i] != Anot.Truth.TRUE)
@@ -88,6 +91,30 @@ def test_python_method_through_the_experiment(demo, tmp_path):
     assert len(rows) == len(demo.requests)
     assert all(r["gold_rank"] == 1 and "error" not in r for r in rows)
     assert exp.get_metrics(10, 1).get_hits_at(1) == 1.0
+    # Rows of a method handed the truth say so; resuming keeps the mark.
+    assert all(r["uses_truth"] is True for r in rows)
+    assert all(res.get_uses_truth() for res in exp.results(10))
+
+
+def test_blind_method_rows_are_unmarked_and_cannot_reach_truth(demo, tmp_path):
+    seen = []
+
+    @Anot.register_method("py-peeker")
+    class Peeker(Anot.PyMethod):
+        """Looks for the truth and records what it found."""
+
+        def rank(self, query, candidates, k, context):
+            seen.append((type(query).__name__, context.get_truth_request(),
+                         context.get_validator()))
+            return list(range(len(candidates)))
+
+    exp = Anot.Experiment(demo, "py-peeker", candidates=5, out=tmp_path, limit=3)
+    exp.run_blocking()
+    assert seen == [("Query", None, None)] * 3
+    assert all("uses_truth" not in r for r in rows_of(exp, 5))
+    assert not Anot.Registry.get_default().get_flags(POINT, "py-peeker")
+    assert Anot.Registry.get_default().get_flags(POINT, "py-validator-oracle") == \
+        Anot.PluginFlags.NEEDS_TRUTH
 
 
 def test_python_ranking_positions_are_mapped_back(philly, tmp_path):

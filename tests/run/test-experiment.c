@@ -62,7 +62,7 @@ test_method_finish_cb (gpointer user_data)
 
 static void
 test_method_rank_async (AnotMethod          *method,
-                        AnotRequest         *request,
+                        AnotQuery           *request,
                         GPtrArray           *candidates,
                         guint                k,
                         AnotMethodContext   *context,
@@ -102,7 +102,7 @@ test_method_rank_async (AnotMethod          *method,
   g_task_set_task_data (task, ranking, g_object_unref);
 
   /* Usage the runner must attribute to this request alone. */
-  anot_completion_set_prompt_tokens (completion, strlen (anot_request_get_text (request)));
+  anot_completion_set_prompt_tokens (completion, strlen (anot_query_get_text (request)));
   anot_completion_set_completion_tokens (completion, 7);
   anot_completion_set_cost_usd (completion, 0.001);
   anot_completion_set_latency_ms (completion, delay);
@@ -110,10 +110,10 @@ test_method_rank_async (AnotMethod          *method,
 
   if (fail_group != NULL &&
       (strcmp (fail_group, "all") == 0 ||
-       g_strcmp0 (fail_group, anot_request_get_group (request)) == 0))
+       g_strcmp0 (fail_group, anot_query_get_group (request)) == 0))
     {
       g_autoptr(GString) message = g_string_new ("scripted failure of ");
-      g_string_append (message, anot_request_get_id (request));
+      g_string_append (message, anot_query_get_id (request));
       g_string_append_c (message, ' ');
       for (guint i = 0; i < 300; i++)
         g_string_append_c (message, 'x');

@@ -63,7 +63,7 @@ slow_rank_done (gpointer user_data)
 
 static void
 rank_async (AnotMethod          *method,
-            AnotRequest         *request,
+            AnotQuery           *request,
             GPtrArray           *candidates,
             guint                k,
             AnotMethodContext   *context,

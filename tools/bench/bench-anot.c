@@ -119,6 +119,7 @@ main (int    argc,
     {
       AnotRequest *request = anot_dataset_get_request (dataset, (r + 1) % anot_dataset_get_n_requests (dataset));
       g_autoptr(AnotMethodContext) context = anot_method_context_new (dataset, anot_request_get_id (request), 1);
+      g_autoptr(AnotQuery) query = anot_query_new_for_request (request);
       g_autoptr(AnotRanking) ranking = NULL;
       Wait wait = { NULL };
       gint64 start;
@@ -129,7 +130,7 @@ main (int    argc,
       anot_method_context_set_router (context, router);
       cpu_start = bench_cpu_seconds ();
       start = g_get_monotonic_time ();
-      anot_method_rank_async (method, request, candidates, 5, context, NULL, on_done, &wait);
+      anot_method_rank_async (method, query, candidates, 5, context, NULL, on_done, &wait);
       while (wait.result == NULL)
         g_main_context_iteration (NULL, TRUE);
       ranking = anot_method_rank_finish (method, wait.result, &error);

@@ -55,7 +55,7 @@ read_min_reviews (AnotMethodContext  *context,
 
 static void
 example_method_rank_async (AnotMethod          *method,
-                           AnotRequest         *request,
+                           AnotQuery           *request,
                            GPtrArray           *candidates,
                            guint                k,
                            AnotMethodContext   *context,

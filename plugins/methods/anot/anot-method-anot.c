@@ -68,7 +68,7 @@ typedef struct {
 
 typedef struct {
   AnotMethodAnot    *self;
-  AnotRequest       *request;
+  AnotQuery         *request;
   GPtrArray         *candidates;
   guint              k;
   AnotMethodContext *context;
@@ -1079,7 +1079,7 @@ phase1_start (GTask *task)
 
 static void
 anot_method_anot_rank_async (AnotMethod          *method,
-                             AnotRequest         *request,
+                             AnotQuery           *request,
                              GPtrArray           *candidates,
                              guint                k,
                              AnotMethodContext   *context,
@@ -1102,7 +1102,7 @@ anot_method_anot_rank_async (AnotMethod          *method,
   job->candidates = g_ptr_array_ref (candidates);
   job->context = g_object_ref (context);
   job->cancellable = cancellable ? g_object_ref (cancellable) : NULL;
-  job->request_text = anot_request_get_text (request) ? anot_request_get_text (request) : "";
+  job->request_text = anot_query_get_text (request) ? anot_query_get_text (request) : "";
   job->k = k > 0 ? MIN (k, candidates->len) : candidates->len;
   job->history = g_string_new (NULL);
   job->plan.relevant = g_ptr_array_new_with_free_func (g_free);

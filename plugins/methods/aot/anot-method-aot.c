@@ -321,7 +321,7 @@ read_options (AnotMethodContext  *context,
 
 static void
 anot_method_aot_rank_async (AnotMethod          *method,
-                            AnotRequest         *request,
+                            AnotQuery           *request,
                             GPtrArray           *candidates,
                             guint                k,
                             AnotMethodContext   *context,
@@ -377,7 +377,7 @@ anot_method_aot_rank_async (AnotMethod          *method,
   prompt = anot_llm_prompt (PROMPTS "/plan.txt",
                             "n", n,
                             "k", k_text,
-                            "request", anot_request_get_text (request) ? anot_request_get_text (request) : "",
+                            "request", anot_query_get_text (request) ? anot_query_get_text (request) : "",
                             "attributes", attributes,
                             "tools", tools,
                             NULL);

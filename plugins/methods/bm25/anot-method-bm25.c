@@ -432,7 +432,7 @@ bm25_thread (GTask        *task,
 
 static void
 anot_method_bm25_rank_async (AnotMethod          *method,
-                             AnotRequest         *request,
+                             AnotQuery           *request,
                              GPtrArray           *candidates,
                              guint                k,
                              AnotMethodContext   *context,
@@ -465,7 +465,7 @@ anot_method_bm25_rank_async (AnotMethod          *method,
   /* Items are read here, on the caller's thread; the thread only sees
    * plain strings. */
   job = g_new0 (Bm25Job, 1);
-  job->query = g_strdup (anot_request_get_text (request) ? anot_request_get_text (request) : "");
+  job->query = g_strdup (anot_query_get_text (request) ? anot_query_get_text (request) : "");
   job->documents = g_ptr_array_new_full (candidates->len, g_free);
   job->k1 = k1;
   job->b = b;

@@ -91,7 +91,7 @@ send_answer (GTask *task)
 
 static void
 anot_method_cot_rank_async (AnotMethod          *method,
-                            AnotRequest         *request,
+                            AnotQuery           *request,
                             GPtrArray           *candidates,
                             guint                k,
                             AnotMethodContext   *context,

@@ -225,7 +225,7 @@ on_compiled (GObject      *source,
 
 static void
 anot_method_general_anot_rank_async (AnotMethod          *method,
-                                     AnotRequest         *request,
+                                     AnotQuery           *request,
                                      GPtrArray           *candidates,
                                      guint                k,
                                      AnotMethodContext   *context,
@@ -257,7 +257,7 @@ anot_method_general_anot_rank_async (AnotMethod          *method,
   d->self = g_object_ref (self);
   d->context = g_object_ref (context);
   d->candidates = g_ptr_array_ref (candidates);
-  d->formula = g_strconcat (anot_request_get_text (request), RANKING_NOTE, NULL);
+  d->formula = g_strconcat (anot_query_get_text (request), RANKING_NOTE, NULL);
   d->score_field = g_strdup (score_field != NULL && *score_field != '\0' ? score_field : "score");
   g_task_set_task_data (task, d, rank_data_free);
 

@@ -203,7 +203,7 @@ cut (const char *text,
 static const char *
 request_text (Job *job)
 {
-  const char *text = anot_request_get_text (anot_llm_job_get_request (job->llm));
+  const char *text = anot_query_get_text (anot_llm_job_get_request (job->llm));
 
   return text != NULL ? text : "";
 }
@@ -1219,7 +1219,7 @@ on_user_cancelled (GCancellable *cancellable,
 
 static void
 anot_method_lats_rank_async (AnotMethod          *method,
-                             AnotRequest         *request,
+                             AnotQuery           *request,
                              GPtrArray           *candidates,
                              guint                k,
                              AnotMethodContext   *context,

@@ -221,7 +221,7 @@ rank_window (GTask *task)
       return;
     }
   task_text = anot_llm_prompt (PROMPTS "/task.txt", "n", n, "k", k,
-                               "request", anot_request_get_text (anot_llm_job_get_request (job)), NULL);
+                               "request", anot_query_get_text (anot_llm_job_get_request (job)), NULL);
   system_base = anot_llm_prompt (PROMPTS "/system.txt", NULL);
   system_prompt = anot_llm_job_system_prompt (job, system_base);
   prompt = anot_llm_prompt (PROMPTS "/user.txt", "task", task_text, "candidates", data,
@@ -232,7 +232,7 @@ rank_window (GTask *task)
 
 static void
 anot_method_listwise_rank_async (AnotMethod          *method,
-                                 AnotRequest         *request,
+                                 AnotQuery           *request,
                                  GPtrArray           *candidates,
                                  guint                k,
                                  AnotMethodContext   *context,

@@ -9,7 +9,7 @@
 struct _AnotLlmJob
 {
   char *method;
-  AnotRequest *request;
+  AnotQuery *request;
   GPtrArray *candidates;
   guint k;
   AnotMethodContext *context;
@@ -29,7 +29,7 @@ struct _AnotLlmJob
 
 AnotLlmJob *
 anot_llm_job_new (const char        *method,
-                  AnotRequest       *request,
+                  AnotQuery         *request,
                   GPtrArray         *candidates,
                   guint              k,
                   AnotMethodContext *context,
@@ -67,7 +67,7 @@ anot_llm_job_free (AnotLlmJob *job)
   g_free (job);
 }
 
-AnotRequest *
+AnotQuery *
 anot_llm_job_get_request (AnotLlmJob *job)
 {
   return job->request;
@@ -259,7 +259,7 @@ anot_llm_job_task (AnotLlmJob *job,
   g_autofree char *n = g_strdup_printf ("%u", job->candidates->len);
 
   return anot_llm_prompt (path, "k", k, "n", n,
-                          "request", anot_request_get_text (job->request), NULL);
+                          "request", anot_query_get_text (job->request), NULL);
 }
 
 typedef struct
@@ -427,7 +427,7 @@ anot_llm_job_build_trace (AnotLlmJob *job)
   JsonNode *member;
 
   json_object_set_string_member (o, "method", job->method);
-  json_object_set_string_member (o, "request", anot_request_get_id (job->request));
+  json_object_set_string_member (o, "request", anot_query_get_id (job->request));
   json_object_set_int_member (o, "n_candidates", job->candidates->len);
   json_object_set_int_member (o, "k", job->k);
   json_object_set_boolean_member (o, "defense", anot_method_context_get_defense (job->context));

@@ -16,14 +16,14 @@ G_BEGIN_DECLS
 typedef struct _AnotLlmJob AnotLlmJob;
 
 AnotLlmJob  *anot_llm_job_new                 (const char          *method,
-                                               AnotRequest         *request,
+                                               AnotQuery           *request,
                                                GPtrArray           *candidates,
                                                guint                k,
                                                AnotMethodContext   *context,
                                                GCancellable        *cancellable);
 void         anot_llm_job_free                (AnotLlmJob          *job);
 
-AnotRequest       *anot_llm_job_get_request    (AnotLlmJob *job);
+AnotQuery         *anot_llm_job_get_request    (AnotLlmJob *job);
 GPtrArray         *anot_llm_job_get_candidates (AnotLlmJob *job);
 guint              anot_llm_job_get_k          (AnotLlmJob *job);
 AnotMethodContext *anot_llm_job_get_context    (AnotLlmJob *job);

@@ -111,7 +111,7 @@ send_second (GTask *task)
   prompt = anot_llm_prompt (user_path,
                             "plan", anot_llm_job_get_text (job),
                             "task", task_text,
-                            "request", anot_request_get_text (anot_llm_job_get_request (job)),
+                            "request", anot_query_get_text (anot_llm_job_get_request (job)),
                             "candidates", data,
                             "instruction", instruction,
                             NULL);
@@ -124,7 +124,7 @@ void
 anot_llm_two_phase_rank_async (const AnotLlmTwoPhase *spec,
                                AnotMethod            *method,
                                gpointer               source_tag,
-                               AnotRequest           *request,
+                               AnotQuery             *request,
                                GPtrArray             *candidates,
                                guint                  k,
                                AnotMethodContext     *context,

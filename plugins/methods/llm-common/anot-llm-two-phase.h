@@ -29,7 +29,7 @@ typedef struct
 void anot_llm_two_phase_rank_async (const AnotLlmTwoPhase *spec,
                                     AnotMethod            *method,
                                     gpointer               source_tag,
-                                    AnotRequest           *request,
+                                    AnotQuery             *request,
                                     GPtrArray             *candidates,
                                     guint                  k,
                                     AnotMethodContext     *context,

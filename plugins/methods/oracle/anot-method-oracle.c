@@ -6,7 +6,9 @@
 
 /* Reads the hidden request structure, which no real method may see: an upper
  * bound and a check of the harness (metrics, pool, shuffling), never a
- * result. */
+ * result.  It registers with ANOT_PLUGIN_NEEDS_TRUTH, so the experiment
+ * hands it the full request and the validator through the context and
+ * marks its rows "uses_truth". */
 
 #define ANOT_TYPE_METHOD_ORACLE (anot_method_oracle_get_type ())
 G_DECLARE_FINAL_TYPE (AnotMethodOracle, anot_method_oracle, ANOT, METHOD_ORACLE, GObject)
@@ -25,7 +27,7 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (AnotMethodOracle, anot_method_oracle, G_TYPE_OBJ
 
 static void
 anot_method_oracle_rank_async (AnotMethod          *method,
-                               AnotRequest         *request,
+                               AnotQuery           *query,
                                GPtrArray           *candidates,
                                guint                k,
                                AnotMethodContext   *context,
@@ -34,12 +36,12 @@ anot_method_oracle_rank_async (AnotMethod          *method,
                                gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
-  g_autoptr(AnotValidator) own_validator = NULL;
   g_autoptr(AnotRanking) ranking = NULL;
   g_autoptr(JsonBuilder) builder = NULL;
   g_autoptr(JsonNode) trace = NULL;
   g_autofree double *scores = NULL;
   AnotValidator *validator;
+  AnotRequest *request;
   guint n = candidates->len;
   guint n_true = 0, n_unknown = 0;
 
@@ -50,18 +52,15 @@ anot_method_oracle_rank_async (AnotMethod          *method,
   if (g_task_return_error_if_cancelled (task))
     return;
 
+  request = anot_method_context_get_truth_request (context);
   validator = anot_method_context_get_validator (context);
-  if (validator == NULL)
+  if (request == NULL || validator == NULL)
     {
-      AnotDataset *dataset = anot_method_context_get_dataset (context);
-
-      if (dataset == NULL)
-        {
-          g_task_return_new_error (task, ANOT_ERROR, ANOT_ERROR_METHOD_FAILED,
-                                   "The oracle needs a dataset or a validator in its context");
-          return;
-        }
-      validator = own_validator = anot_validator_new (dataset);
+      g_task_return_new_error (task, ANOT_ERROR, ANOT_ERROR_METHOD_FAILED,
+                               "The oracle was not given the truth of request %s: "
+                               "its context has no truth request or no validator",
+                               anot_query_get_id (query));
+      return;
     }
 
   /* AnotTruth is -1/0/1, so sorting by it puts TRUE, then UNKNOWN, then
@@ -136,10 +135,11 @@ G_MODULE_EXPORT void
 g_io_module_load (GIOModule *module)
 {
   anot_method_oracle_register_type (G_TYPE_MODULE (module));
-  anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
-                         ANOT_TYPE_METHOD_ORACLE, "oracle",
-                         "Sanity check and upper bound, never a method result: ranks by the "
-                         "validator's truth of the hidden request (true, unknown, false)");
+  anot_plugin_implement_with_flags (ANOT_METHOD_EXTENSION_POINT_NAME,
+                                    ANOT_TYPE_METHOD_ORACLE, "oracle",
+                                    "Sanity check and upper bound, never a method result: ranks by "
+                                    "the validator's truth of the hidden request (true, unknown, false)",
+                                    ANOT_PLUGIN_NEEDS_TRUTH);
 }
 
 G_MODULE_EXPORT void

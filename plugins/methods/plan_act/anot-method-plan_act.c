@@ -55,7 +55,7 @@ static const AnotLlmTwoPhase plan_act_spec = {
 
 static void
 anot_method_plan_act_rank_async (AnotMethod          *method,
-                            AnotRequest         *request,
+                            AnotQuery           *request,
                             GPtrArray           *candidates,
                             guint                k,
                             AnotMethodContext   *context,

@@ -46,7 +46,7 @@ static const AnotLlmTwoPhase ps_spec = {
 
 static void
 anot_method_ps_rank_async (AnotMethod          *method,
-                            AnotRequest         *request,
+                            AnotQuery           *request,
                             GPtrArray           *candidates,
                             guint                k,
                             AnotMethodContext   *context,

@@ -23,7 +23,7 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (AnotMethodRandom, anot_method_random, G_TYPE_OBJ
 
 static void
 anot_method_random_rank_async (AnotMethod          *method,
-                               AnotRequest         *request,
+                               AnotQuery           *request,
                                GPtrArray           *candidates,
                                guint                k,
                                AnotMethodContext   *context,

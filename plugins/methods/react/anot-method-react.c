@@ -65,7 +65,7 @@ job_free (gpointer data)
 static const char *
 request_text (Job *job)
 {
-  const char *text = anot_request_get_text (anot_llm_job_get_request (job->llm));
+  const char *text = anot_query_get_text (anot_llm_job_get_request (job->llm));
 
   return text != NULL ? text : "";
 }
@@ -271,7 +271,7 @@ next_step (GTask *task)
 
 static void
 anot_method_react_rank_async (AnotMethod          *method,
-                              AnotRequest         *request,
+                              AnotQuery           *request,
                               GPtrArray           *candidates,
                               guint                k,
                               AnotMethodContext   *context,

@@ -314,7 +314,7 @@ ask_repair (GTask *task)
   g_autofree char *system_prompt = anot_llm_job_system_prompt (job, system_base);
   g_autofree char *prompt = anot_llm_prompt (PROMPTS "/repair-user.txt",
                                              "schema", anot_weaver_db_schema (w->db),
-                                             "request", anot_request_get_text (anot_llm_job_get_request (job)),
+                                             "request", anot_query_get_text (anot_llm_job_get_request (job)),
                                              "sql", w->sql != NULL ? w->sql : "(no query found in the reply)",
                                              "error", w->sql_error,
                                              NULL);
@@ -386,7 +386,7 @@ on_sql (GObject      *source,
 
 static void
 anot_method_weaver_rank_async (AnotMethod          *method,
-                               AnotRequest         *request,
+                               AnotQuery           *request,
                                GPtrArray           *candidates,
                                guint                k,
                                AnotMethodContext   *context,
@@ -420,7 +420,7 @@ anot_method_weaver_rank_async (AnotMethod          *method,
       !anot_method_settings_get_uint (settings, context, "repairs", 1, 0, G_MAXUINT,
                                       &w->repairs_left, &error) ||
       (formatter = anot_llm_job_get_formatter (w->job, &error)) == NULL ||
-      (w->db = anot_weaver_db_new (candidates, formatter, anot_method_context_get_dataset (context),
+      (w->db = anot_weaver_db_new (candidates, formatter, context,
                                    &error)) == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -434,7 +434,7 @@ anot_method_weaver_rank_async (AnotMethod          *method,
   prompt = anot_llm_prompt (PROMPTS "/sql-user.txt",
                             "schema", anot_weaver_db_schema (w->db),
                             "samples", samples,
-                            "request", anot_request_get_text (request),
+                            "request", anot_query_get_text (request),
                             "n", n,
                             NULL);
   anot_llm_job_complete_async (w->job, "sql", SQL_ROLE, system_prompt, prompt, on_sql, task);

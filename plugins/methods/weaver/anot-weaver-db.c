@@ -388,10 +388,10 @@ load_item (AnotWeaverDb  *self,
 }
 
 AnotWeaverDb *
-anot_weaver_db_new (GPtrArray      *candidates,
-                    AnotFormatter  *formatter,
-                    AnotDataset    *dataset,
-                    GError        **error)
+anot_weaver_db_new (GPtrArray         *candidates,
+                    AnotFormatter     *formatter,
+                    AnotMethodContext *context,
+                    GError           **error)
 {
   g_autoptr(AnotWeaverDb) self = g_new0 (AnotWeaverDb, 1);
   g_autoptr(GHashTable) reviewers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -426,7 +426,7 @@ anot_weaver_db_new (GPtrArray      *candidates,
   for (guint i = 0; i < candidates->len; i++)
     load_item (self, stmts, formatter, g_ptr_array_index (candidates, i), i + 1, reviewers);
 
-  if (dataset != NULL)
+  if (context != NULL)
     {
       GHashTableIter iter;
       const char *name;
@@ -434,7 +434,7 @@ anot_weaver_db_new (GPtrArray      *candidates,
       g_hash_table_iter_init (&iter, reviewers);
       while (g_hash_table_iter_next (&iter, (gpointer *) &name, NULL))
         {
-          const char * const *friends = anot_dataset_get_friends (dataset, name);
+          const char * const *friends = anot_method_context_get_friends (context, name);
 
           for (guint f = 0; friends != NULL && friends[f] != NULL; f++)
             {

@@ -16,10 +16,11 @@ typedef struct _AnotWeaverDb AnotWeaverDb;
 #define ANOT_WEAVER_DB_MAX_MS      2000
 #define ANOT_WEAVER_DB_MAX_ROWS    200
 
-AnotWeaverDb *anot_weaver_db_new      (GPtrArray     *candidates,
-                                       AnotFormatter *formatter,
-                                       AnotDataset   *dataset,
-                                       GError       **error);
+/* @context (nullable) answers the reviewers' friend lookups. */
+AnotWeaverDb *anot_weaver_db_new      (GPtrArray         *candidates,
+                                       AnotFormatter     *formatter,
+                                       AnotMethodContext *context,
+                                       GError           **error);
 void          anot_weaver_db_free     (AnotWeaverDb  *db);
 
 const char   *anot_weaver_db_schema   (AnotWeaverDb  *db);

@@ -222,6 +222,20 @@ Request = override(Request)
 
 
 @_export
+class Query(Anot.Query):
+    """A request as a method sees it: id, group and text, nothing else."""
+
+    def to_dict(self):
+        return {"id": self.get_id(), "group": self.get_group(), "text": self.get_text()}
+
+    def __repr__(self):
+        return f"<Anot.Query {self.get_id()} ({self.get_group()}): {self.get_text()!r}>"
+
+
+Query = override(Query)
+
+
+@_export
 class Condition(Anot.Condition):
     """A node of a request's structure; iterating it yields its children."""
 
@@ -734,10 +748,14 @@ Experiment = override(Experiment)
 class Registry(Anot.Registry):
     def register(self, extension_point, type, name, description=None):
         """Registers a GObject type — or a Python class, whose GType is used."""
+        self.register_with_flags(extension_point, type, name, description, Anot.PluginFlags(0))
+
+    def register_with_flags(self, extension_point, type, name, description, flags):
+        """Like register(), declaring `flags` (Anot.PluginFlags.NEEDS_TRUTH)."""
         gtype = getattr(type, "__gtype__", type)
         if description is None:
             description = _first_doc_line(type)
-        Anot.Registry.register(self, extension_point, gtype, name, description)
+        Anot.Registry.register_with_flags(self, extension_point, gtype, name, description, flags)
 
     def methods(self):
         return list(self.list(Anot.METHOD_EXTENSION_POINT_NAME))
@@ -758,13 +776,22 @@ def _first_doc_line(cls):
 
 
 @_export
-def register_method(name, description=None):
+def register_method(name, description=None, needs_truth=False):
     """Class decorator: registers a Python method class under `name`.
 
     `description` defaults to the first line of the class's docstring.
+    A method is blind: it is handed an Anot.Query (id, group, text) and a
+    context without the dataset, gold or validator.  `needs_truth=True`
+    (an oracle-style check of the harness, never a result) registers it
+    with Anot.PluginFlags.NEEDS_TRUTH: its context then offers
+    `get_truth_request()` and `get_validator()`, and its result rows carry
+    `"uses_truth": true`.
     """
+    flags = Anot.PluginFlags.NEEDS_TRUTH if needs_truth else Anot.PluginFlags(0)
+
     def decorate(cls):
-        Registry.get_default().register(Anot.METHOD_EXTENSION_POINT_NAME, cls, name, description)
+        Registry.get_default().register_with_flags(Anot.METHOD_EXTENSION_POINT_NAME, cls, name,
+                                                   description, flags)
         return cls
     return decorate
 
@@ -855,11 +882,15 @@ class Method(Anot.Method):
     def rank_blocking(self, request, candidates, context, k=5, cancellable=None):
         """Ranks `candidates` for `request` and waits for the Anot.Ranking.
 
-        For trying a method on one request in a notebook; `context` is an
-        Anot.MethodContext (`Anot.MethodContext.new(dataset, request_id,
-        seed)`, plus options or a router when the method needs them).
-        Errors arrive as GLib.Error; Ctrl-C cancels the call.
+        For trying a method on one request in a notebook; `request` is an
+        Anot.Request (the method is handed its blind Anot.Query, as in an
+        experiment) or an Anot.Query, `context` an Anot.MethodContext
+        (`Anot.MethodContext.new(dataset, request_id, seed)`, plus options
+        or a router when the method needs them).  Errors arrive as
+        GLib.Error; Ctrl-C cancels the call.
         """
+        if isinstance(request, Anot.Request):
+            request = Anot.Query.new_for_request(request)
         with _interrupt_scope(cancellable, False) as interrupt:
             return _wait_for(
                 lambda cb: Anot.Method.rank_async(self, request, list(candidates), k, context,
