@@ -12,6 +12,7 @@ G_BEGIN_DECLS
 #define ANOT_RUN_EXIT_OK 0
 #define ANOT_RUN_EXIT_FAILED 1
 #define ANOT_RUN_EXIT_USAGE 2
+#define ANOT_RUN_EXIT_BUDGET 3
 #define ANOT_RUN_EXIT_INTERRUPTED 130
 
 /* The LLM options every subcommand that calls an LLM takes
@@ -27,6 +28,13 @@ typedef struct
   char *max_tokens;
   char *cache;
   gboolean offline;
+  gboolean batch;
+  char *batch_max_size;
+  char *batch_window;
+  char *batch_retry;
+  char *max_cost;
+  char *context_tokens;
+  char **max_cost_roles;
 } AnotRunLlmOptions;
 
 void               anot_run_llm_options_add_entries   (AnotRunLlmOptions       *o,

@@ -33,6 +33,24 @@ anot_run_llm_options_add_entries (AnotRunLlmOptions *o,
       "Response cache (SQLite): reuse answers stored there, store new ones", "FILE" },
     { "offline", 0, 0, G_OPTION_ARG_NONE, &o->offline,
       "Answer LLM calls from --cache only; a missing answer fails that call", NULL },
+    { "batch", 0, 0, G_OPTION_ARG_NONE, &o->batch,
+      "Send the openai and anthropic calls through the providers' batch APIs "
+      "(half price, answers within 24 h; also ANOT_BATCH=1, [llm] batch = true)", NULL },
+    { "batch-max-size", 0, 0, G_OPTION_ARG_STRING, &o->batch_max_size,
+      "Most calls in one batch (default 10000)", "N" },
+    { "batch-window", 0, 0, G_OPTION_ARG_STRING, &o->batch_window,
+      "Submit a batch at the latest this many seconds after its first call "
+      "(default 0: when the calls in flight settle)", "SECONDS" },
+    { "batch-retry", 0, 0, G_OPTION_ARG_STRING, &o->batch_retry,
+      "Where calls a batch did not answer are retried: batch (default) or direct", "WHERE" },
+    { "context-tokens", 0, 0, G_OPTION_ARG_STRING, &o->context_tokens,
+      "Context window prompts are fitted to before sending, in tokens "
+      "(default: the model's from the price table)", "N" },
+    { "max-cost", 0, 0, G_OPTION_ARG_STRING, &o->max_cost,
+      "Budget in US dollars: start no request that would pass it (exit status 3); "
+      "--resume with a higher one continues", "USD" },
+    { "max-cost-role", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->max_cost_roles,
+      "Budget of one role (repeatable)", "ROLE=USD" },
     G_OPTION_ENTRY_NULL
   };
 
@@ -51,6 +69,13 @@ anot_run_llm_options_clear (AnotRunLlmOptions *o)
   g_clear_pointer (&o->max_tokens, g_free);
   g_clear_pointer (&o->cache, g_free);
   o->offline = FALSE;
+  o->batch = FALSE;
+  g_clear_pointer (&o->batch_max_size, g_free);
+  g_clear_pointer (&o->batch_window, g_free);
+  g_clear_pointer (&o->batch_retry, g_free);
+  g_clear_pointer (&o->max_cost, g_free);
+  g_clear_pointer (&o->context_tokens, g_free);
+  g_clear_pointer (&o->max_cost_roles, g_strfreev);
 }
 
 /* Whether an option choosing a model was given (the cache and offline
@@ -71,6 +96,7 @@ anot_run_llm_options_to_config (const AnotRunLlmOptions *o,
                                 GError                 **error)
 {
   g_autofree char *roles = o->roles ? g_strjoinv (",", o->roles) : NULL;
+  g_autofree char *role_costs = o->max_cost_roles ? g_strjoinv (",", o->max_cost_roles) : NULL;
   const struct { const char *key; const char *value; gboolean model; } settings[] = {
     { "backend", o->backend, TRUE },
     { "model", o->model, TRUE },
@@ -80,6 +106,13 @@ anot_run_llm_options_to_config (const AnotRunLlmOptions *o,
     { "role", roles, TRUE },
     { "cache", o->cache, FALSE },
     { "offline", o->offline ? "true" : NULL, FALSE },
+    { "batch", o->batch ? "true" : NULL, FALSE },
+    { "batch-max-size", o->batch_max_size, FALSE },
+    { "batch-window", o->batch_window, FALSE },
+    { "batch-retry", o->batch_retry, FALSE },
+    { "max-cost", o->max_cost, FALSE },
+    { "context-tokens", o->context_tokens, FALSE },
+    { "max-cost-role", role_costs, FALSE },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (settings); i++)

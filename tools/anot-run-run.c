@@ -364,6 +364,15 @@ print_llm_usage (AnotExperiment *experiment)
            anot_usage_get_calls (usage), anot_usage_get_prompt_tokens (usage),
            anot_usage_get_completion_tokens (usage), anot_usage_get_cost_usd (usage),
            anot_usage_get_retries (usage));
+  if (anot_experiment_get_batch_queue (experiment) != NULL)
+    {
+      AnotBatchQueue *queue = anot_experiment_get_batch_queue (experiment);
+
+      g_print ("Batches: %u submitted (%" G_GUINT64_FORMAT " lines, %" G_GUINT64_FORMAT
+               " retried), %u recorded by an interrupted run polled again\n",
+               anot_batch_queue_get_n_submitted (queue), anot_batch_queue_get_n_lines_sent (queue),
+               anot_batch_queue_get_n_lines_retried (queue), anot_batch_queue_get_n_resumed (queue));
+    }
 }
 
 /* Most options of the command line are the experiment settings of the
@@ -544,6 +553,18 @@ anot_run_run_experiment (int           argc,
                                   : "[run] — evaluate a ranking method on a benchmark");
   g_option_context_add_main_entries (context, entries, NULL);
   anot_run_llm_options_add_entries (&o.llm, context);
+  if (hooks != NULL && hooks->estimate)
+    {
+      const GOptionEntry estimate_entries[] = {
+        { "json", 0, 0, G_OPTION_ARG_NONE, &hooks->json,
+          "Print the estimate as JSON, for tools", NULL },
+        { "completion-tokens", 0, 0, G_OPTION_ARG_STRING, &hooks->completion_tokens,
+          "Answer length assumed for calls without max_tokens (default 300)", "N" },
+        G_OPTION_ENTRY_NULL
+      };
+
+      g_option_context_add_main_entries (context, estimate_entries, NULL);
+    }
   g_option_context_set_summary (context, hooks && hooks->summary ? hooks->summary :
     "Commands:\n"
     "  anot-run [run] --method NAME [OPTION…]   run a method over a benchmark (default)\n"
@@ -573,6 +594,9 @@ anot_run_run_experiment (int           argc,
     "       written, or every request failed\n"
     "  2    usage error: bad option or value, unknown method, empty selection,\n"
     "       or an existing results directory without --resume or --force\n"
+    "  3    stopped by the budget (--max-cost): the requests in flight finished,\n"
+    "       the results so far are written; continue with anot-run --resume DIR\n"
+    "       --max-cost HIGHER\n"
     "  130  interrupted (Ctrl-C): the results so far are written; continue with\n"
     "       anot-run --resume DIR\n"
     "\n"
@@ -623,8 +647,8 @@ anot_run_run_experiment (int           argc,
         {
           run_options_clear (&o);
           return anot_run_usage_error (NULL, "--resume takes its options from the interrupted run; "
-                              "only --concurrency, --data, --cache and --offline may be "
-                              "given with it");
+                              "only --concurrency, --data, --cache, --offline, the "
+                              "--batch options and the budgets may be given with it");
         }
       if (o.data != NULL)
         {
@@ -715,6 +739,13 @@ anot_run_run_experiment (int           argc,
       anot_experiment_set_config (experiment, config);
     }
 
+  if (hooks != NULL && hooks->estimate)
+    {
+      status = anot_run_estimate_experiment (experiment, hooks);
+      run_options_clear (&o);
+      return status;
+    }
+
   if (!anot_experiment_prepare (experiment, &error))
     {
       /* Unknown plugins: the message lists the available ones. */
@@ -802,6 +833,12 @@ anot_run_run_experiment (int           argc,
       print_tables (experiment, original_pool);
       g_printerr ("\nanot-run: %s\n", state.error->message);
       status = ANOT_RUN_EXIT_INTERRUPTED;
+    }
+  else if (g_error_matches (state.error, ANOT_ERROR, ANOT_ERROR_BUDGET))
+    {
+      print_tables (experiment, original_pool);
+      g_printerr ("\nanot-run: %s\n", state.error->message);
+      status = ANOT_RUN_EXIT_BUDGET;
     }
   else if (is_usage_error (state.error))
     {

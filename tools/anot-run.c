@@ -32,6 +32,8 @@ main (int    argc,
     return anot_run_cmd_attack (argc - 1, argv + 1);
   if (strcmp (command, "robustness") == 0)
     return anot_run_cmd_robustness (argc - 1, argv + 1);
+  if (strcmp (command, "estimate") == 0)
+    return anot_run_cmd_estimate (argc - 1, argv + 1);
   if (strcmp (command, "formula") == 0)
     return anot_run_cmd_formula (argc - 1, argv + 1);
   if (strcmp (command, "compare") == 0)
@@ -51,7 +53,7 @@ main (int    argc,
     }
   if (command[0] != '-')
     {
-      g_printerr ("anot-run: unknown command “%s” (commands: run, robustness, attack, formula, validate, compare, report, merge, cache, list)\n"
+      g_printerr ("anot-run: unknown command “%s” (commands: run, robustness, estimate, attack, formula, validate, compare, report, merge, cache, list)\n"
                   "Try “anot-run --help”.\n", command);
       return ANOT_RUN_EXIT_USAGE;
     }

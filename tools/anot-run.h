@@ -16,6 +16,7 @@ int anot_run_cmd_list     (int argc, char **argv);
 int anot_run_cmd_attack   (int argc, char **argv);
 int anot_run_cmd_robustness (int argc, char **argv);
 int anot_run_cmd_formula  (int argc, char **argv);
+int anot_run_cmd_estimate (int argc, char **argv);
 int anot_run_cmd_compare  (int argc, char **argv);
 int anot_run_cmd_report   (int argc, char **argv);
 int anot_run_cmd_merge    (int argc, char **argv);
@@ -56,7 +57,15 @@ typedef struct
   gboolean defense;
   const char *name_suffix;
   char *directory;
+  /* `anot-run estimate`: print the estimate instead of running. */
+  gboolean estimate;
+  gboolean json;
+  char *completion_tokens;
 } AnotRunHooks;
+
+/* Prints the estimate of @experiment (a table, or JSON); an exit code. */
+int anot_run_estimate_experiment (AnotExperiment *experiment,
+                                  AnotRunHooks   *hooks);
 
 int anot_run_run_experiment (int argc, char **argv, AnotRunHooks *hooks);
 

@@ -41,20 +41,34 @@ void anot_backend_router_set_route_source (AnotBackendRouter     *self,
                                            const AnotRouteSource *funcs,
                                            GObject               *source);
 
-/* US dollars per million tokens. */
+/* US dollars per million tokens; batch prices below 0 are half the list
+ * prices; a context window of 0 is unknown. */
 typedef struct
 {
   double input;
   double output;
+  double batch_input;
+  double batch_output;
+  guint64 context_tokens;
 } AnotPrice;
 
-/* Reads the `[prices]` section of @reader (`MODEL = INPUT, OUTPUT`) into
- * @prices (model -> AnotPrice*, which @prices must free), replacing
- * entries of the same model: the one parser of the built-in table
- * (resource prices.ini) and of the user's config.ini.  Errors name the
- * file, the line and the model. */
+/* Reads the `[prices]` section of @reader (`MODEL = INPUT, OUTPUT[;
+ * batch INPUT, OUTPUT][; context TOKENS]`, and `as_of = YYYY-MM-DD`, the
+ * date of the table) into @prices (model -> AnotPrice*, which @prices
+ * must free), replacing entries of the same model, and the date into
+ * @as_of when given: the one parser of the built-in table (resource
+ * prices.ini) and of the user's config.ini.  Errors name the file, the
+ * line and the model. */
 gboolean anot_prices_read (AnotIniReader  *reader,
                            GHashTable     *prices,
+                           char          **as_of,
                            GError        **error);
+
+/* Sets the whole entry of @model (batch prices and context included). */
+void anot_backend_router_set_price_entry (AnotBackendRouter *self,
+                                          const char        *model,
+                                          const AnotPrice   *price);
+void anot_backend_router_set_prices_date (AnotBackendRouter *self,
+                                          const char        *as_of);
 
 G_END_DECLS

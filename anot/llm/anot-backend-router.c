@@ -6,6 +6,7 @@
 
 #include "anot-backend-router.h"
 #include "anot-backend-router-private.h"
+#include "anot-tokenizer.h"
 
 #include "anot-cached-backend.h"
 #include "anot-error.h"
@@ -61,6 +62,10 @@ struct _AnotBackendRouter
   GObject *source;          /* nullable, e.g. an AnotLlmConfig */
   GHashTable *instances;    /* instance key -> AnotBackend */
   GHashTable *prices;       /* model -> Price */
+  char *prices_date;
+  guint64 context_tokens;   /* 0: the price table's */
+  GHashTable *tokenizers;   /* model -> AnotTokenizer, for fitting */
+  guint64 n_not_sent;
   AnotResponseCache *cache;
   gboolean offline;
 };
@@ -102,6 +107,8 @@ anot_backend_router_finalize (GObject *object)
   g_clear_object (&self->source);
   g_hash_table_unref (self->instances);
   g_hash_table_unref (self->prices);
+  g_free (self->prices_date);
+  g_clear_pointer (&self->tokenizers, g_hash_table_unref);
   g_clear_object (&self->cache);
 
   G_OBJECT_CLASS (anot_backend_router_parent_class)->finalize (object);
@@ -156,9 +163,35 @@ anot_backend_router_class_init (AnotBackendRouterClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
+/* "2.50, 10.00" into @numbers; FALSE unless exactly @n numbers >= 0. */
+static gboolean
+parse_numbers (const char *text,
+               double     *numbers,
+               guint       n)
+{
+  g_auto(GStrv) parts = g_strsplit_set (text, ", \t", -1);
+  guint found = 0;
+
+  for (guint p = 0; parts[p] != NULL; p++)
+    {
+      char *end = NULL;
+
+      if (*parts[p] == '\0')
+        continue;
+      if (found >= n)
+        return FALSE;
+      numbers[found] = g_ascii_strtod (parts[p], &end);
+      if (end == parts[p] || *end != '\0' || !isfinite (numbers[found]) || numbers[found] < 0)
+        return FALSE;
+      found++;
+    }
+  return found == n;
+}
+
 gboolean
 anot_prices_read (AnotIniReader  *reader,
                   GHashTable     *prices,
+                  char          **as_of,
                   GError        **error)
 {
   g_auto(GStrv) models = anot_ini_reader_list_keys (reader, "prices");
@@ -166,41 +199,64 @@ anot_prices_read (AnotIniReader  *reader,
   for (guint k = 0; models[k] != NULL; k++)
     {
       const char *value = anot_ini_reader_get_value (reader, "prices", models[k]);
-      g_auto(GStrv) parts = g_strsplit_set (value, ", \t", -1);
+      g_auto(GStrv) segments = NULL;
       double numbers[2];
-      guint n = 0;
-      Price *price;
+      AnotPrice entry = { 0, 0, -1, -1, 0 };
+      gboolean ok;
 
-      for (guint p = 0; parts[p] != NULL; p++)
+      if (strcmp (models[k], "as_of") == 0)
         {
-          char *end = NULL;
+          g_autoptr(GDateTime) date = NULL;
+          g_autofree char *midnight = g_strconcat (value, "T00:00:00Z", NULL);
 
-          if (*parts[p] == '\0')
-            continue;
-          if (n >= 2)
+          date = g_date_time_new_from_iso8601 (midnight, NULL);
+          if (date == NULL)
             {
-              n = 3;
-              break;
+              anot_ini_reader_set_error (reader, error, "prices", models[k],
+                                         "“%s”: expected the date of the prices, YYYY-MM-DD", value);
+              return FALSE;
             }
-          numbers[n] = g_ascii_strtod (parts[p], &end);
-          if (end == parts[p] || *end != '\0' || !isfinite (numbers[n]) || numbers[n] < 0)
-            break;
-          n++;
+          if (as_of != NULL)
+            {
+              g_free (*as_of);
+              *as_of = g_strdup (value);
+            }
+          continue;
         }
-      if (n != 2)
+
+      segments = g_strsplit (value, ";", -1);
+      ok = parse_numbers (segments[0], numbers, 2);
+      entry.input = numbers[0];
+      entry.output = numbers[1];
+      for (guint i = 1; ok && segments[i] != NULL; i++)
+        {
+          char *segment = g_strstrip (segments[i]);
+
+          if (g_str_has_prefix (segment, "batch ") && parse_numbers (segment + 6, numbers, 2))
+            {
+              entry.batch_input = numbers[0];
+              entry.batch_output = numbers[1];
+            }
+          else if (g_str_has_prefix (segment, "context ") && parse_numbers (segment + 8, numbers, 1) &&
+                   numbers[0] >= 1 && numbers[0] <= 1e9 && numbers[0] == floor (numbers[0]))
+            entry.context_tokens = (guint64) numbers[0];
+          else
+            ok = FALSE;
+        }
+      if (!ok)
         {
           anot_ini_reader_set_error (reader, error, "prices", models[k],
                                      "“%s”: expected INPUT, OUTPUT in US dollars per million "
-                                     "tokens", value);
+                                     "tokens, then optionally “; batch INPUT, OUTPUT” and "
+                                     "“; context TOKENS”", value);
           return FALSE;
         }
-      price = g_new (Price, 1);
-      price->input = numbers[0];
-      price->output = numbers[1];
-      g_hash_table_replace (prices, g_strdup (models[k]), price);
+      g_hash_table_replace (prices, g_strdup (models[k]), g_memdup2 (&entry, sizeof entry));
     }
   return TRUE;
 }
+
+static char *default_date;
 
 /* The built-in table: the original framework's MODEL_PRICING. */
 static GHashTable *
@@ -214,7 +270,7 @@ default_prices (void)
       g_autoptr(GError) error = NULL;
       GHashTable *table = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 
-      if (!anot_prices_read (reader, table, &error))
+      if (!anot_prices_read (reader, table, &default_date, &error))
         g_error ("%s", error->message);
       g_once_init_leave (&prices, table);
     }
@@ -234,8 +290,44 @@ anot_backend_router_init (AnotBackendRouter *self)
   self->prices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_hash_table_iter_init (&iter, defaults);
   while (g_hash_table_iter_next (&iter, &model, &price))
-    anot_backend_router_set_price (self, model, ((Price *) price)->input,
-                                   ((Price *) price)->output);
+    anot_backend_router_set_price_entry (self, model, price);
+  self->prices_date = g_strdup (default_date);
+}
+
+void
+anot_backend_router_set_price_entry (AnotBackendRouter *self,
+                                     const char        *model,
+                                     const AnotPrice   *price)
+{
+  g_return_if_fail (ANOT_IS_BACKEND_ROUTER (self));
+  g_return_if_fail (model != NULL && price != NULL);
+
+  g_hash_table_replace (self->prices, g_strdup (model), g_memdup2 (price, sizeof *price));
+}
+
+void
+anot_backend_router_set_prices_date (AnotBackendRouter *self,
+                                     const char        *as_of)
+{
+  g_return_if_fail (ANOT_IS_BACKEND_ROUTER (self));
+
+  g_free (self->prices_date);
+  self->prices_date = g_strdup (as_of);
+}
+
+/**
+ * anot_backend_router_get_prices_date:
+ * @self: an #AnotBackendRouter
+ *
+ * Returns: (nullable): the date of the price table (`YYYY-MM-DD`, the
+ *   `as_of` entry of the `[prices]` section of the built-in table or of
+ *   the configuration file), or %NULL when unknown
+ */
+const char *
+anot_backend_router_get_prices_date (AnotBackendRouter *self)
+{
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), NULL);
+  return self->prices_date;
 }
 
 /**
@@ -540,10 +632,43 @@ anot_backend_router_set_price (AnotBackendRouter *self,
   g_return_if_fail (model != NULL);
   g_return_if_fail (input_per_million >= 0 && output_per_million >= 0);
 
-  price = g_new (Price, 1);
+  price = g_new0 (Price, 1);
   price->input = input_per_million;
   price->output = output_per_million;
+  price->batch_input = price->batch_output = -1;
   g_hash_table_replace (self->prices, g_strdup (model), price);
+}
+
+/**
+ * anot_backend_router_set_batch_price:
+ * @self: an #AnotBackendRouter
+ * @model: a model with a price (see anot_backend_router_set_price())
+ * @input_per_million: US dollars per million prompt tokens of batched
+ *   calls
+ * @output_per_million: US dollars per million completion tokens of
+ *   batched calls
+ *
+ * Sets the batch price of @model; without one, batched calls cost half
+ * the list price (the discount of OpenAI's and Anthropic's batch APIs).
+ * Does nothing when @model has no price.
+ */
+void
+anot_backend_router_set_batch_price (AnotBackendRouter *self,
+                                     const char        *model,
+                                     double             input_per_million,
+                                     double             output_per_million)
+{
+  Price *price;
+
+  g_return_if_fail (ANOT_IS_BACKEND_ROUTER (self));
+  g_return_if_fail (model != NULL);
+  g_return_if_fail (input_per_million >= 0 && output_per_million >= 0);
+
+  price = g_hash_table_lookup (self->prices, model);
+  if (price == NULL)
+    return;
+  price->batch_input = input_per_million;
+  price->batch_output = output_per_million;
 }
 
 static Price *
@@ -576,6 +701,37 @@ find_price (AnotBackendRouter *self,
   return best;
 }
 
+/* The entry of @model (else `*`): its list prices, or its batch prices
+ * (half the list prices unless it has its own); TRUE when @model has an
+ * entry of its own or by prefix. */
+static gboolean
+lookup_prices (AnotBackendRouter *self,
+               const char        *model,
+               gboolean           batch,
+               double            *input_per_million,
+               double            *output_per_million)
+{
+  Price *price = find_price (self, model);
+  Price *entry = price != NULL ? price : g_hash_table_lookup (self->prices, FALLBACK_MODEL);
+  double input = 0, output = 0;
+
+  if (entry != NULL && !batch)
+    {
+      input = entry->input;
+      output = entry->output;
+    }
+  else if (entry != NULL)
+    {
+      input = entry->batch_input >= 0 ? entry->batch_input : entry->input / 2;
+      output = entry->batch_output >= 0 ? entry->batch_output : entry->output / 2;
+    }
+  if (input_per_million)
+    *input_per_million = input;
+  if (output_per_million)
+    *output_per_million = output;
+  return price != NULL;
+}
+
 /**
  * anot_backend_router_lookup_price:
  * @self: an #AnotBackendRouter
@@ -601,17 +757,59 @@ anot_backend_router_lookup_price (AnotBackendRouter *self,
                                   double            *input_per_million,
                                   double            *output_per_million)
 {
-  Price *price, *fallback;
-
   g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), FALSE);
 
+  return lookup_prices (self, model, FALSE, input_per_million, output_per_million);
+}
+
+/**
+ * anot_backend_router_lookup_batch_price:
+ * @self: an #AnotBackendRouter
+ * @model: (nullable): a model name
+ * @input_per_million: (out) (optional): US dollars per million prompt
+ *   tokens of a batched call
+ * @output_per_million: (out) (optional): US dollars per million
+ *   completion tokens of a batched call
+ *
+ * The batch price of @model, found as anot_backend_router_lookup_price()
+ * finds the list price: the entry's `batch` prices, else half its list
+ * prices.
+ *
+ * Returns: %TRUE when @model has a price of its own (or by prefix)
+ */
+gboolean
+anot_backend_router_lookup_batch_price (AnotBackendRouter *self,
+                                        const char        *model,
+                                        double            *input_per_million,
+                                        double            *output_per_million)
+{
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), FALSE);
+
+  return lookup_prices (self, model, TRUE, input_per_million, output_per_million);
+}
+
+/**
+ * anot_backend_router_lookup_context_tokens:
+ * @self: an #AnotBackendRouter
+ * @model: (nullable): a model name
+ *
+ * The context window of @model (prompt and answer together, in tokens),
+ * from the `context` of its entry in the price table, found as
+ * anot_backend_router_lookup_price() finds prices.
+ *
+ * Returns: the context window in tokens, or 0 when the table does not
+ *   know it
+ */
+guint64
+anot_backend_router_lookup_context_tokens (AnotBackendRouter *self,
+                                           const char        *model)
+{
+  Price *price;
+
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), 0);
+
   price = find_price (self, model);
-  fallback = price != NULL ? price : g_hash_table_lookup (self->prices, FALLBACK_MODEL);
-  if (input_per_million)
-    *input_per_million = fallback ? fallback->input : 0;
-  if (output_per_million)
-    *output_per_million = fallback ? fallback->output : 0;
-  return price != NULL;
+  return price != NULL ? price->context_tokens : 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -667,9 +865,13 @@ on_backend_done (GObject      *source,
 
       /* The provider's name for the model first (it may be dated), else
        * the name asked for. */
-      if (!anot_backend_router_lookup_price (self, anot_completion_get_model (completion),
-                                             &input, &output))
-        anot_backend_router_lookup_price (self, data->model, &input, &output);
+      /* Batched calls cost the batch price. */
+      gboolean (*lookup) (AnotBackendRouter *, const char *, double *, double *) =
+        anot_completion_get_batch_id (completion) != NULL ? anot_backend_router_lookup_batch_price
+                                                          : anot_backend_router_lookup_price;
+
+      if (!lookup (self, anot_completion_get_model (completion), &input, &output))
+        lookup (self, data->model, &input, &output);
       anot_completion_set_cost_usd (completion,
                                     anot_completion_get_prompt_tokens (completion) / 1e6 * input +
                                     anot_completion_get_completion_tokens (completion) / 1e6 * output);
@@ -705,6 +907,85 @@ anot_backend_router_complete_async (AnotBackendRouter   *self,
                                            cancellable, callback, user_data);
 }
 
+/* A prompt that would not fit the model's context window is refused here,
+ * before it is sent and paid for, with the error a server gives (which
+ * names the maximum context length, so the methods' rule of dropping a
+ * review per candidate and trying again applies).  The window is
+ * --context-tokens, else the price table's `context` of the model; the
+ * prompt is counted with the model's tokenizer (AnotTokenizer: exact for
+ * OpenAI's encodings, approximate otherwise), the answer's max_tokens
+ * reserved. */
+static gboolean
+fits_context (AnotBackendRouter  *self,
+              Route              *route,
+              AnotChatRequest    *request,
+              GError            **error)
+{
+  const char *model = anot_chat_request_get_model (request);
+  guint64 window = self->context_tokens > 0 ? self->context_tokens
+                                            : anot_backend_router_lookup_context_tokens (self, model);
+  AnotTokenizer *tokenizer;
+  guint64 prompt, reserve;
+
+  if (window == 0)
+    return TRUE;
+  if (self->tokenizers == NULL)
+    self->tokenizers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  tokenizer = g_hash_table_lookup (self->tokenizers, model ? model : "");
+  if (tokenizer == NULL)
+    {
+      tokenizer = anot_tokenizer_new_for_model (model);
+      g_hash_table_insert (self->tokenizers, g_strdup (model ? model : ""), tokenizer);
+    }
+  prompt = anot_tokenizer_count_request (tokenizer, request);
+  reserve = anot_chat_request_get_max_tokens (request) > 0
+            ? (guint64) anot_chat_request_get_max_tokens (request) : 0;
+  if (prompt + reserve <= window)
+    return TRUE;
+  self->n_not_sent++;
+  g_set_error (error, ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST,
+               "%s:%s (role %s): not sent: the prompt has %" G_GUINT64_FORMAT " tokens (%s%s) "
+               "and %" G_GUINT64_FORMAT " are reserved for the answer, more than the model's "
+               "maximum context length of %" G_GUINT64_FORMAT " tokens",
+               route->backend_name, model ? model : "default model", anot_chat_request_get_role (request),
+               prompt, anot_tokenizer_get_encoding (tokenizer),
+               anot_tokenizer_is_exact (tokenizer) ? "" : ", approximated", reserve, window);
+  return FALSE;
+}
+
+/**
+ * anot_backend_router_set_context_tokens:
+ * @self: an #AnotBackendRouter
+ * @context_tokens: the context window of every model in tokens, or 0 for
+ *   each model's from the price table (`context`; none when unknown)
+ *
+ * Sets the context window prompts are fitted to before they are sent: a
+ * call whose prompt and `max_tokens` would not fit fails at once with
+ * %ANOT_ERROR_LLM_BAD_REQUEST naming the maximum context length, without
+ * reaching the server.
+ */
+void
+anot_backend_router_set_context_tokens (AnotBackendRouter *self,
+                                        guint64            context_tokens)
+{
+  g_return_if_fail (ANOT_IS_BACKEND_ROUTER (self));
+  self->context_tokens = context_tokens;
+}
+
+/**
+ * anot_backend_router_get_n_not_sent:
+ * @self: an #AnotBackendRouter
+ *
+ * Returns: the calls refused before sending because their prompt did not
+ *   fit the model's context window
+ */
+guint64
+anot_backend_router_get_n_not_sent (AnotBackendRouter *self)
+{
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), 0);
+  return self->n_not_sent;
+}
+
 /* Like anot_backend_router_complete_async(), on a copy the caller gives
  * away (the method context makes one anyway). */
 void
@@ -735,6 +1016,12 @@ anot_backend_router_complete_copy_async (AnotBackendRouter   *self,
   anot_chat_request_set_role (copy, role);
   if (anot_chat_request_get_model (copy) == NULL)
     anot_chat_request_set_model (copy, route_model (route));
+  if (!fits_context (self, route, copy, &error))
+    {
+      g_object_unref (copy);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
   if (anot_chat_request_get_temperature (copy) < 0)
     anot_chat_request_set_temperature (copy, anot_chat_request_get_temperature (route->defaults));
   if (anot_chat_request_get_max_tokens (copy) == 0)

@@ -62,6 +62,26 @@ void               anot_backend_router_set_price        (AnotBackendRouter    *s
                                                          double                input_per_million,
                                                          double                output_per_million);
 ANOT_AVAILABLE_IN_ALL
+void               anot_backend_router_set_batch_price  (AnotBackendRouter    *self,
+                                                         const char           *model,
+                                                         double                input_per_million,
+                                                         double                output_per_million);
+ANOT_AVAILABLE_IN_ALL
+gboolean           anot_backend_router_lookup_batch_price (AnotBackendRouter  *self,
+                                                         const char           *model,
+                                                         double               *input_per_million,
+                                                         double               *output_per_million);
+ANOT_AVAILABLE_IN_ALL
+guint64            anot_backend_router_lookup_context_tokens (AnotBackendRouter *self,
+                                                         const char           *model);
+ANOT_AVAILABLE_IN_ALL
+const char        *anot_backend_router_get_prices_date  (AnotBackendRouter    *self);
+ANOT_AVAILABLE_IN_ALL
+void               anot_backend_router_set_context_tokens (AnotBackendRouter  *self,
+                                                         guint64               context_tokens);
+ANOT_AVAILABLE_IN_ALL
+guint64            anot_backend_router_get_n_not_sent   (AnotBackendRouter    *self);
+ANOT_AVAILABLE_IN_ALL
 gboolean           anot_backend_router_lookup_price     (AnotBackendRouter    *self,
                                                          const char           *model,
                                                          double               *input_per_million,

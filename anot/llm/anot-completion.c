@@ -32,6 +32,7 @@ struct _AnotCompletion
   char *endpoint;
   GStrvBuilder *endpoint_errors;  /* NULL until the first */
   GStrv endpoint_errors_strv;     /* built on demand */
+  char *batch_id;
 };
 
 G_DEFINE_FINAL_TYPE (AnotCompletion, anot_completion, G_TYPE_OBJECT)
@@ -48,6 +49,7 @@ enum {
   PROP_RETRIES,
   PROP_ROLE,
   PROP_CACHED,
+  PROP_BATCH_ID,
   N_PROPS
 };
 
@@ -65,6 +67,7 @@ anot_completion_finalize (GObject *object)
   g_free (self->endpoint);
   g_clear_pointer (&self->endpoint_errors, g_strv_builder_unref);
   g_strfreev (self->endpoint_errors_strv);
+  g_free (self->batch_id);
 
   G_OBJECT_CLASS (anot_completion_parent_class)->finalize (object);
 }
@@ -108,6 +111,9 @@ anot_completion_get_property (GObject    *object,
       break;
     case PROP_CACHED:
       g_value_set_boolean (value, self->cached);
+      break;
+    case PROP_BATCH_ID:
+      g_value_set_string (value, self->batch_id);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -155,6 +161,9 @@ anot_completion_set_property (GObject      *object,
       break;
     case PROP_CACHED:
       anot_completion_set_cached (self, g_value_get_boolean (value));
+      break;
+    case PROP_BATCH_ID:
+      anot_completion_set_batch_id (self, g_value_get_string (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -257,6 +266,15 @@ anot_completion_class_init (AnotCompletionClass *klass)
   properties[PROP_CACHED] =
     g_param_spec_boolean ("cached", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotCompletion:batch-id:
+   *
+   * The provider's id of the batch that answered the call, or %NULL for
+   * a direct call.  Batched calls are priced at the batch price.
+   */
+  properties[PROP_BATCH_ID] =
+    g_param_spec_string ("batch-id", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -636,4 +654,38 @@ anot_completion_get_endpoint_errors (AnotCompletion *self)
       g_strv_builder_addv (self->endpoint_errors, (const char **) self->endpoint_errors_strv);
     }
   return (const char * const *) self->endpoint_errors_strv;
+}
+
+/**
+ * anot_completion_get_batch_id:
+ * @self: an #AnotCompletion
+ *
+ * Returns: (nullable): the id of the provider batch that answered the
+ *   call, %NULL for a direct call
+ */
+const char *
+anot_completion_get_batch_id (AnotCompletion *self)
+{
+  g_return_val_if_fail (ANOT_IS_COMPLETION (self), NULL);
+  return self->batch_id;
+}
+
+/**
+ * anot_completion_set_batch_id:
+ * @self: an #AnotCompletion
+ * @batch_id: (nullable): the id of the provider batch that answered the
+ *   call
+ *
+ * Sets [property@Anot.Completion:batch-id].
+ */
+void
+anot_completion_set_batch_id (AnotCompletion *self,
+                              const char     *batch_id)
+{
+  g_return_if_fail (ANOT_IS_COMPLETION (self));
+  if (g_strcmp0 (self->batch_id, batch_id) == 0)
+    return;
+  g_free (self->batch_id);
+  self->batch_id = g_strdup (batch_id);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BATCH_ID]);
 }

@@ -75,5 +75,10 @@ void            anot_completion_add_endpoint_error    (AnotCompletion *self,
                                                        const char     *endpoint);
 ANOT_AVAILABLE_IN_ALL
 const char * const *anot_completion_get_endpoint_errors (AnotCompletion *self);
+ANOT_AVAILABLE_IN_ALL
+const char     *anot_completion_get_batch_id          (AnotCompletion *self);
+ANOT_AVAILABLE_IN_ALL
+void            anot_completion_set_batch_id          (AnotCompletion *self,
+                                                       const char     *batch_id);
 
 G_END_DECLS

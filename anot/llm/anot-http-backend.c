@@ -7,6 +7,7 @@
 #include "anot-http-backend.h"
 
 #include "anot-endpoints-private.h"
+#include "anot-batch-queue-private.h"
 #include "anot-error.h"
 
 #include <libsoup/soup.h>
@@ -76,6 +77,9 @@ typedef struct
   char *queue_key;
   char *model;
   GUri *uri;
+  const char *method;        /* static: "POST", "GET" */
+  char *content_type;
+  gboolean raw;              /* answer with the body's bytes, not a completion */
   GBytes *body;
   char **headers;
   CallState state;
@@ -125,6 +129,8 @@ typedef struct
   guint n_queued;
   guint n_in_flight;
   guint64 n_retries;
+
+  AnotBatchQueue *batch_queue;
 } AnotHttpBackendPrivate;
 
 static void anot_http_backend_backend_iface_init (AnotBackendInterface *iface);
@@ -171,6 +177,7 @@ anot_http_backend_dispose (GObject *object)
    * queued here. */
   g_clear_object (&priv->session);
   g_clear_pointer (&priv->wake_source, source_destroy_and_unref);
+  g_clear_object (&priv->batch_queue);
 
   G_OBJECT_CLASS (anot_http_backend_parent_class)->dispose (object);
 }
@@ -624,6 +631,7 @@ call_free (Call *call)
   g_clear_object (&call->task);
   g_free (call->queue_key);
   g_free (call->model);
+  g_free (call->content_type);
   g_clear_pointer (&call->uri, g_uri_unref);
   g_clear_pointer (&call->body, g_bytes_unref);
   g_strfreev (call->headers);
@@ -633,14 +641,18 @@ call_free (Call *call)
   g_free (call);
 }
 
+/* @result is the completion, or for a raw call (send_async()) the
+ * answer's bytes; NULL when @error says what went wrong. */
 static void
-call_finish (Call           *call,
-             AnotCompletion *completion,
-             GError         *error)
+call_finish (Call     *call,
+             gpointer  result,
+             GError   *error)
 {
   g_autoptr(AnotHttpBackend) self = g_object_ref (call->self);
   AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
   g_autoptr(GTask) task = g_object_ref (call->task);
+  gboolean raw = call->raw;
+  AnotCompletion *completion = raw ? NULL : result;
 
   if (call->state == CALL_RUNNING || call->state == CALL_BACKOFF)
     priv->n_in_flight--;
@@ -666,8 +678,8 @@ call_finish (Call           *call,
    * new calls. */
   http_backend_pump (self);
 
-  if (completion != NULL)
-    g_task_return_pointer (task, completion, g_object_unref);
+  if (result != NULL)
+    g_task_return_pointer (task, result, raw ? (GDestroyNotify) g_bytes_unref : g_object_unref);
   else
     g_task_return_error (task, error);
 }
@@ -860,6 +872,11 @@ attempt_done (Call   *call,
     }
 
   status = soup_message_get_status (msg);
+  if (call->raw && status >= 200 && status < 300)
+    {
+      call_finish (call, g_steal_pointer (&bytes), NULL);
+      return;
+    }
   body = parse_json (bytes);
 
   if (status >= 200 && status < 300)
@@ -922,6 +939,11 @@ attempt_done (Call   *call,
                           g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_SERVER,
                                        "HTTP %u from %s: %s", status, WHERE, server_message),
                           TRUE, retry_after_ms (msg));
+    else if (status == 404 && call->model == NULL)
+      call_retry_or_fail (call,
+                          g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST,
+                                       "HTTP 404 from %s: %s", WHERE, server_message),
+                          FALSE, -1);
     else if (status == 404)
       call_retry_or_fail (call,
                           g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST,
@@ -1083,12 +1105,16 @@ call_start_attempt (Call *call)
   SoupMessage *msg;
   SoupMessageHeaders *headers;
 
-  msg = soup_message_new_from_uri (SOUP_METHOD_POST, call->uri);
+  msg = soup_message_new_from_uri (call->method ? call->method : SOUP_METHOD_POST, call->uri);
   /* libsoup opens a new connection for every POST unless told the request
    * may be repeated.  A call may be: it is retried anyway if a reused
    * connection turns out to be closed. */
   soup_message_add_flags (msg, SOUP_MESSAGE_IDEMPOTENT);
-  soup_message_set_request_body_from_bytes (msg, "application/json", call->body);
+  if (call->body != NULL)
+    soup_message_set_request_body_from_bytes (msg,
+                                              call->content_type ? call->content_type
+                                                                 : "application/json",
+                                              call->body);
   headers = soup_message_get_request_headers (msg);
   soup_message_headers_replace (headers, "Accept", "application/json");
   for (guint i = 0; call->headers && call->headers[i] && call->headers[i + 1]; i += 2)
@@ -1242,6 +1268,67 @@ on_call_cancelled (GCancellable *cancellable,
   return G_SOURCE_REMOVE;
 }
 
+/* The base URL joined with @path (which starts with '/'), or @path itself
+ * when it is an absolute http(s) URL (Anthropic's results_url). */
+static GUri *
+resolve_uri (AnotHttpBackend  *self,
+             const char       *path,
+             GError          **error)
+{
+  AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (self);
+  const char *base = anot_http_backend_get_base_url (self);
+  g_autofree char *full = NULL;
+  GUri *uri;
+
+  if (g_str_has_prefix (path, "http://") || g_str_has_prefix (path, "https://"))
+    full = g_strdup (path);
+  else
+    {
+      g_autofree char *trimmed = g_strdup (base ? base : "");
+      gsize len = strlen (trimmed);
+
+      while (len > 0 && trimmed[len - 1] == '/')
+        trimmed[--len] = '\0';
+      full = g_strconcat (trimmed, path, NULL);
+    }
+  uri = g_uri_parse (full, SOUP_HTTP_URI_FLAGS, NULL);
+  if (uri == NULL ||
+      (g_strcmp0 (g_uri_get_scheme (uri), "http") != 0 &&
+       g_strcmp0 (g_uri_get_scheme (uri), "https") != 0) ||
+      g_uri_get_host (uri) == NULL || *g_uri_get_host (uri) == '\0')
+    {
+      g_clear_pointer (&uri, g_uri_unref);
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG,
+                   "Invalid base URL “%s” for the %s backend: expected "
+                   "http://HOST[:PORT]/PATH or https://…",
+                   base ? base : "", klass->name ? klass->name : "HTTP");
+    }
+  return uri;
+}
+
+static gboolean
+ensure_uri (AnotHttpBackend  *self,
+            GError          **error)
+{
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+  AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (self);
+
+  if (priv->uri == NULL)
+    priv->uri = resolve_uri (self, klass->endpoint_path ? klass->endpoint_path : "", error);
+  return priv->uri != NULL;
+}
+
+static void http_backend_enqueue (AnotHttpBackend *self,
+                                  GTask           *task,
+                                  const char      *queue_key,
+                                  const char      *model,
+                                  GPtrArray       *endpoints,
+                                  GUri            *uri,
+                                  const char      *method,
+                                  const char      *content_type,
+                                  GBytes          *body,
+                                  gboolean         raw);
+
 static void
 anot_http_backend_complete_async (AnotBackend         *backend,
                                   AnotChatRequest     *request,
@@ -1255,9 +1342,8 @@ anot_http_backend_complete_async (AnotBackend         *backend,
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(AnotJsonWriter) writer = NULL;
+  g_autoptr(GBytes) body = NULL;
   const char *model;
-  GQueue *queue;
-  Call *call;
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, anot_http_backend_complete_async);
@@ -1280,31 +1366,21 @@ anot_http_backend_complete_async (AnotBackend         *backend,
       /* Only one after all ("URL;max_concurrency=4"): the classic path
        * with that bound would be wrong, so keep the list. */
     }
-  if (priv->uri == NULL && priv->endpoints == NULL)
+  if (priv->endpoints != NULL && priv->batch_queue != NULL && anot_http_backend_can_batch (self))
     {
-      const char *base = anot_http_backend_get_base_url (self);
-      g_autofree char *trimmed = g_strdup (base ? base : "");
-      g_autofree char *full = NULL;
-      gsize len = strlen (trimmed);
-
-      while (len > 0 && trimmed[len - 1] == '/')
-        trimmed[--len] = '\0';
-      full = g_strconcat (trimmed, klass->endpoint_path ? klass->endpoint_path : "", NULL);
-      priv->uri = g_uri_parse (full, SOUP_HTTP_URI_FLAGS, NULL);
-      if (priv->uri == NULL ||
-          (g_strcmp0 (g_uri_get_scheme (priv->uri), "http") != 0 &&
-           g_strcmp0 (g_uri_get_scheme (priv->uri), "https") != 0) ||
-          g_uri_get_host (priv->uri) == NULL || *g_uri_get_host (priv->uri) == '\0')
-        {
-          g_clear_pointer (&priv->uri, g_uri_unref);
-          g_task_return_new_error (task, ANOT_ERROR, ANOT_ERROR_CONFIG,
-                                   "Invalid base URL “%s” for the %s backend: expected "
-                                   "http://HOST[:PORT]/PATH or https://…",
-                                   base ? base : "", klass->name ? klass->name : "HTTP");
-          return;
-        }
+      /* A batch goes to one provider's API: spreading its files and
+       * batch objects over servers would lose them. */
+      g_task_return_new_error (task, ANOT_ERROR, ANOT_ERROR_CONFIG,
+                               "Batch mode needs a single base URL for the %s backend, "
+                               "not a list of servers",
+                               klass->name ? klass->name : "HTTP");
+      return;
     }
-
+  if (priv->endpoints == NULL && !ensure_uri (self, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
   model = anot_chat_request_get_model (request);
   if (model == NULL)
     model = anot_http_backend_get_model (self);
@@ -1331,24 +1407,61 @@ anot_http_backend_complete_async (AnotBackend         *backend,
       return;
     }
 
+  body = anot_json_writer_steal_bytes (writer);
+  if (priv->batch_queue != NULL && klass->batch_submit_async != NULL &&
+      klass->batch_poll_async != NULL)
+    {
+      anot_batch_queue_add (priv->batch_queue, self, model, body,
+                            anot_chat_request_get_request_id (request),
+                            g_steal_pointer (&task));
+      return;
+    }
+  http_backend_enqueue (self, g_steal_pointer (&task),
+                        anot_chat_request_get_request_id (request),
+                        model, priv->endpoints,
+                        priv->endpoints ? NULL : g_uri_ref (priv->uri), "POST", NULL, body, FALSE);
+}
+
+/* Queues a call of @task (which it takes) to @uri (which it takes), or
+ * when @uri is %NULL to whichever of @endpoints the pump picks. */
+static void
+http_backend_enqueue (AnotHttpBackend *self,
+                      GTask           *task,
+                      const char      *queue_key,
+                      const char      *model,
+                      GPtrArray       *endpoints,
+                      GUri            *uri,
+                      const char      *method,
+                      const char      *content_type,
+                      GBytes          *body,
+                      gboolean         raw)
+{
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+  AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (self);
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  GQueue *queue;
+  Call *call;
+
   ensure_session (self);
 
   call = g_new0 (Call, 1);
   call->self = g_object_ref (self);
-  call->task = g_steal_pointer (&task);
-  call->queue_key = g_strdup (anot_chat_request_get_request_id (request)
-                              ? anot_chat_request_get_request_id (request) : "");
+  call->task = task;
+  call->queue_key = g_strdup (queue_key ? queue_key : "");
   call->model = g_strdup (model);
-  if (priv->endpoints != NULL)
+  if (endpoints != NULL)
     {
-      AnotEndpoint *first = g_ptr_array_index (priv->endpoints, 0);
+      AnotEndpoint *first = g_ptr_array_index (endpoints, 0);
 
-      call->endpoints = g_ptr_array_ref (priv->endpoints);
-      call->uri = g_uri_ref (first->uri);
+      g_assert (uri == NULL);
+      call->endpoints = g_ptr_array_ref (endpoints);
+      uri = g_uri_ref (first->uri);
     }
-  else
-    call->uri = g_uri_ref (priv->uri);
-  call->body = anot_json_writer_steal_bytes (writer);
+  call->uri = uri;
+  call->method = method;
+  call->content_type = g_strdup (content_type);
+  call->raw = raw;
+  call->body = body ? g_bytes_ref (body) : NULL;
   if (klass->build_headers != NULL)
     call->headers = klass->build_headers (self, priv->api_key);
   call->state = CALL_QUEUED;
@@ -1701,4 +1814,212 @@ anot_http_backend_get_n_retries (AnotHttpBackend *self)
 
   priv = anot_http_backend_get_instance_private (self);
   return priv->n_retries;
+}
+
+/* ------------------------------------------------------------------------
+ * Batches and other exchanges
+ * --------------------------------------------------------------------- */
+
+/*
+ * anot_http_backend_complete_direct:
+ *
+ * Sends the call of @task (a task of complete_async(), which it takes)
+ * with @body directly, whatever the batch queue: for the lines a batch
+ * did not answer when the queue retries them as direct calls.
+ */
+void
+anot_http_backend_complete_direct (AnotHttpBackend *self,
+                                   GTask           *task,
+                                   const char      *queue_key,
+                                   const char      *model,
+                                   GBytes          *body)
+{
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+  g_autoptr(GError) error = NULL;
+
+  if (!ensure_uri (self, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+  http_backend_enqueue (self, task, queue_key, model, NULL, g_uri_ref (priv->uri), "POST", NULL, body,
+                        FALSE);
+}
+
+/**
+ * anot_http_backend_send_async:
+ * @self: an #AnotHttpBackend
+ * @method: the HTTP method, `GET` or `POST`
+ * @path: a path under the base URL (`/batches`), or an absolute http(s)
+ *   URL
+ * @content_type: (nullable): the body's media type; `application/json`
+ *   when %NULL
+ * @body: (nullable): the request body, or %NULL for none
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called with the answer
+ * @user_data: data for @callback
+ *
+ * One HTTP exchange with the API other than a chat call — a batch
+ * endpoint's — with everything a call has: the API key's headers, the
+ * concurrency bound, the timeout per attempt and the retries with
+ * backoff on 429, 5xx and connection errors.  Backend plugins use it to
+ * implement the `batch_*` virtual functions.
+ */
+void
+anot_http_backend_send_async (AnotHttpBackend     *self,
+                              const char          *method,
+                              const char          *path,
+                              const char          *content_type,
+                              GBytes              *body,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  GUri *uri;
+
+  g_return_if_fail (ANOT_IS_HTTP_BACKEND (self));
+  g_return_if_fail (method != NULL);
+  g_return_if_fail (path != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, anot_http_backend_send_async);
+  g_task_set_name (task, "[anot] LLM API exchange");
+  g_task_set_check_cancellable (task, FALSE);
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  uri = resolve_uri (self, path, &error);
+  if (uri == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  http_backend_enqueue (self, g_steal_pointer (&task), "", NULL, NULL, uri,
+                        g_intern_string (method), content_type, body, TRUE);
+}
+
+/**
+ * anot_http_backend_send_finish:
+ * @self: an #AnotHttpBackend
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full): the body of the successful (2xx) answer, or
+ *   %NULL with @error set as for a call (%ANOT_ERROR_LLM_AUTH,
+ *   %ANOT_ERROR_LLM_BAD_REQUEST with the server's message, ...)
+ */
+GBytes *
+anot_http_backend_send_finish (AnotHttpBackend  *self,
+                               GAsyncResult     *result,
+                               GError          **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == anot_http_backend_send_async,
+                        NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * anot_http_backend_get_batch_queue:
+ * @self: an #AnotHttpBackend
+ *
+ * Returns: (transfer none) (nullable): the batch queue calls go to, or
+ *   %NULL when they are made directly
+ */
+AnotBatchQueue *
+anot_http_backend_get_batch_queue (AnotHttpBackend *self)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), NULL);
+
+  priv = anot_http_backend_get_instance_private (self);
+  return priv->batch_queue;
+}
+
+/**
+ * anot_http_backend_set_batch_queue:
+ * @self: an #AnotHttpBackend
+ * @queue: (nullable): a batch queue, or %NULL to make calls directly
+ *
+ * Sends the calls made from now on through @queue, that is through the
+ * API's batch endpoint, when the backend has one
+ * ([method@Anot.HttpBackend.can_batch]); otherwise they stay direct.
+ */
+void
+anot_http_backend_set_batch_queue (AnotHttpBackend *self,
+                                   AnotBatchQueue  *queue)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_if_fail (ANOT_IS_HTTP_BACKEND (self));
+  g_return_if_fail (queue == NULL || ANOT_IS_BATCH_QUEUE (queue));
+
+  priv = anot_http_backend_get_instance_private (self);
+  g_set_object (&priv->batch_queue, queue);
+}
+
+/**
+ * anot_http_backend_can_batch:
+ * @self: an #AnotHttpBackend
+ *
+ * Returns: whether the backend's API has a batch endpoint anot speaks
+ */
+gboolean
+anot_http_backend_can_batch (AnotHttpBackend *self)
+{
+  AnotHttpBackendClass *klass;
+
+  g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), FALSE);
+
+  klass = ANOT_HTTP_BACKEND_GET_CLASS (self);
+  return klass->batch_submit_async != NULL && klass->batch_poll_async != NULL;
+}
+
+/**
+ * anot_http_backend_read_answer:
+ * @self: an #AnotHttpBackend
+ * @document: a JSON document that holds an answer of the API somewhere
+ *   inside (a line of a batch's results)
+ * @value: the index of the answer's object in @document
+ * @error: return location for a #GError
+ *
+ * Reads the answer at @value as the backend reads the body of a direct
+ * call's answer (the class's `read_body`): batch results wrap the same
+ * JSON a direct call gets.
+ *
+ * Returns: (transfer full) (nullable): the completion, or %NULL with
+ *   @error set as `read_body` sets it
+ */
+AnotCompletion *
+anot_http_backend_read_answer (AnotHttpBackend   *self,
+                               AnotJsonDocument  *document,
+                               int                value,
+                               GError           **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(AnotJsonDocument) answer = NULL;
+  g_autofree char *text = NULL;
+
+  g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), NULL);
+  g_return_val_if_fail (document != NULL, NULL);
+
+  if (anot_json_document_get_kind (document, value) != ANOT_JSON_KIND_OBJECT)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_LLM_PROTOCOL,
+                   "A batch result holds no answer object");
+      return NULL;
+    }
+  /* The answer is parsed again on its own, so read_body sees a document
+   * whose root is the answer, as for a direct call. */
+  node = anot_json_document_dup_node (document, value);
+  text = json_to_string (node, FALSE);
+  answer = anot_json_document_new_from_data (text, -1, error);
+  if (answer == NULL)
+    return NULL;
+  return ANOT_HTTP_BACKEND_GET_CLASS (self)->read_body (self, answer, error);
 }

@@ -14,6 +14,8 @@
 #include <json-glib/json-glib.h>
 
 #include "anot-backend.h"
+#include "anot-batch.h"
+#include "anot-batch-queue.h"
 #include "anot-json-document.h"
 #include "anot-json-writer.h"
 
@@ -71,8 +73,25 @@ struct _AnotHttpBackendClass
                                     AnotJsonDocument *body,
                                     GError          **error);
 
+  void            (*batch_submit_async)  (AnotHttpBackend     *self,
+                                          AnotBatch           *batch,
+                                          GCancellable        *cancellable,
+                                          GAsyncReadyCallback  callback,
+                                          gpointer             user_data);
+  gboolean        (*batch_submit_finish) (AnotHttpBackend     *self,
+                                          GAsyncResult        *result,
+                                          GError             **error);
+  void            (*batch_poll_async)    (AnotHttpBackend     *self,
+                                          AnotBatch           *batch,
+                                          GCancellable        *cancellable,
+                                          GAsyncReadyCallback  callback,
+                                          gpointer             user_data);
+  gboolean        (*batch_poll_finish)   (AnotHttpBackend     *self,
+                                          GAsyncResult        *result,
+                                          GError             **error);
+
   /*< private >*/
-  gpointer padding[8];
+  gpointer padding[4];
 };
 
 ANOT_AVAILABLE_IN_ALL
@@ -111,6 +130,34 @@ ANOT_AVAILABLE_IN_ALL
 guint       anot_http_backend_get_n_queued        (AnotHttpBackend *self);
 ANOT_AVAILABLE_IN_ALL
 guint64     anot_http_backend_get_n_retries       (AnotHttpBackend *self);
+
+ANOT_AVAILABLE_IN_ALL
+AnotBatchQueue *anot_http_backend_get_batch_queue (AnotHttpBackend *self);
+ANOT_AVAILABLE_IN_ALL
+void        anot_http_backend_set_batch_queue     (AnotHttpBackend *self,
+                                                   AnotBatchQueue  *queue);
+ANOT_AVAILABLE_IN_ALL
+gboolean    anot_http_backend_can_batch           (AnotHttpBackend *self);
+
+ANOT_AVAILABLE_IN_ALL
+void        anot_http_backend_send_async          (AnotHttpBackend     *self,
+                                                   const char          *method,
+                                                   const char          *path,
+                                                   const char          *content_type,
+                                                   GBytes              *body,
+                                                   GCancellable        *cancellable,
+                                                   GAsyncReadyCallback  callback,
+                                                   gpointer             user_data);
+ANOT_AVAILABLE_IN_ALL
+GBytes     *anot_http_backend_send_finish         (AnotHttpBackend     *self,
+                                                   GAsyncResult        *result,
+                                                   GError             **error);
+
+ANOT_AVAILABLE_IN_ALL
+AnotCompletion *anot_http_backend_read_answer     (AnotHttpBackend     *self,
+                                                   AnotJsonDocument    *document,
+                                                   int                  value,
+                                                   GError             **error);
 
 ANOT_AVAILABLE_IN_ALL
 char       *anot_http_backend_dup_key_hint        (AnotHttpBackend *self);

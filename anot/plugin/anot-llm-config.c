@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "anot-llm-config.h"
+#include "anot-llm-config-private.h"
 #include "anot-backend-router-private.h"
 
 #include "anot-defense-prompt-private.h"
@@ -82,6 +82,11 @@ enum {
   POS_NONE,
 };
 
+/* The run-wide keys of the [llm] section (and of ANOT_<KEY>). */
+static const char * const run_keys[] = {
+  "batch", "batch_max_size", "batch_window", "batch_retry",
+};
+
 static const char * const known_keys[] = {
   "backend", "model", "base_url", "api_key", "temperature", "max_tokens", "top_p", "seed",
   "timeout_ms", "max_retries", "retry_base_ms", "retry_max_ms", "max_concurrency",
@@ -116,6 +121,9 @@ struct _AnotLlmConfig
   GHashTable *prices;       /* model -> AnotPrice */
   char **environ;
   char *file_path;
+  char *prices_date;        /* [prices] as_of of the file */
+  AnotBatchQueue *batch_queue;
+  AnotBackend *stand_in;
 };
 
 G_DEFINE_FINAL_TYPE (AnotLlmConfig, anot_llm_config, G_TYPE_OBJECT)
@@ -140,6 +148,9 @@ anot_llm_config_finalize (GObject *object)
   g_hash_table_unref (self->prices);
   g_strfreev (self->environ);
   g_free (self->file_path);
+  g_clear_object (&self->batch_queue);
+  g_clear_object (&self->stand_in);
+  g_free (self->prices_date);
 
   G_OBJECT_CLASS (anot_llm_config_parent_class)->finalize (object);
 }
@@ -546,7 +557,8 @@ anot_llm_config_load_file (AnotLlmConfig  *self,
   file = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   roles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   prices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  if (!anot_prices_read (reader, prices, error) ||
+  g_clear_pointer (&self->prices_date, g_free);
+  if (!anot_prices_read (reader, prices, &self->prices_date, error) ||
       !anot_defense_prompt_check_file (reader, error))
     return FALSE;
 
@@ -564,6 +576,24 @@ anot_llm_config_load_file (AnotLlmConfig  *self,
           (g_str_has_prefix (group, "method ") && is_valid_name (group + 7)))
         continue;
 
+      if (strcmp (group, "llm") == 0)
+        {
+          for (guint k = 0; keys[k] != NULL; k++)
+            {
+              gboolean known = FALSE;
+
+              for (guint r = 0; r < G_N_ELEMENTS (run_keys); r++)
+                known = known || strcmp (keys[k], run_keys[r]) == 0;
+              if (!known)
+                {
+                  anot_ini_reader_set_error (reader, error, group, keys[k], "unknown key");
+                  return FALSE;
+                }
+              g_hash_table_insert (file, layer_key ("llm", keys[k]),
+                                   g_strdup (anot_ini_reader_get_value (reader, group, keys[k])));
+            }
+          continue;
+        }
       if (strcmp (group, "default") == 0 || strcmp (group, "role default") == 0)
         prefix = g_strdup (ANOT_DEFAULT_ROLE);
       else if (g_str_has_prefix (group, "role ") && is_valid_name (group + 5))
@@ -580,7 +610,8 @@ anot_llm_config_load_file (AnotLlmConfig  *self,
         {
           anot_ini_reader_set_error (reader, error, group, NULL,
                                      "unknown section (expected [default], [role NAME], "
-                                     "[backend NAME], [method NAME], [prices] or [defense])");
+                                     "[backend NAME], [method NAME], [llm], [prices] or "
+                                     "[defense])");
           return FALSE;
         }
 
@@ -1029,7 +1060,9 @@ resolve_route (GObject           *route_source,
     }
 
   backend = instances ? g_hash_table_lookup (instances, instance_key->str) : NULL;
-  if (backend != NULL)
+  if (self->stand_in != NULL)
+    backend = g_object_ref (self->stand_in);
+  else if (backend != NULL)
     g_object_ref (backend);
   else
     {
@@ -1050,6 +1083,9 @@ resolve_route (GObject           *route_source,
       if (api_key != NULL &&
           g_object_class_find_property (G_OBJECT_GET_CLASS (backend), "api-key") != NULL)
         g_object_set (backend, "api-key", api_key, NULL);
+      if (self->batch_queue != NULL && ANOT_IS_HTTP_BACKEND (backend) &&
+          anot_http_backend_can_batch (ANOT_HTTP_BACKEND (backend)))
+        anot_http_backend_set_batch_queue (ANOT_HTTP_BACKEND (backend), self->batch_queue);
       if (instances != NULL)
         g_hash_table_insert (instances, g_strdup (instance_key->str), g_object_ref (backend));
     }
@@ -1135,8 +1171,9 @@ anot_llm_config_create_router (AnotLlmConfig  *self,
   anot_backend_router_set_route_source (router, &route_source, G_OBJECT (self));
   g_hash_table_iter_init (&iter, self->prices);
   while (g_hash_table_iter_next (&iter, &key, &value))
-    anot_backend_router_set_price (router, key, ((AnotPrice *) value)->input,
-                                   ((AnotPrice *) value)->output);
+    anot_backend_router_set_price_entry (router, key, value);
+  if (self->prices_date != NULL)
+    anot_backend_router_set_prices_date (router, self->prices_date);
 
   if (anot_backend_router_get_backend (router, ANOT_DEFAULT_ROLE, error) == NULL)
     return NULL;
@@ -1311,4 +1348,80 @@ anot_llm_config_to_json (AnotLlmConfig     *self,
     }
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
+}
+
+/**
+ * anot_llm_config_get_run_setting:
+ * @self: an #AnotLlmConfig
+ * @key: a run-wide key: `batch`, `batch_max_size`, `batch_window` or
+ *   `batch_retry`
+ * @source: (out) (optional) (nullable) (transfer full): where the value
+ *   came from, for messages
+ *
+ * A run-wide LLM setting from the environment (`ANOT_BATCH`, ...) or,
+ * failing that, the `[llm]` section of the configuration file.  The
+ * command line's value, when given, is the caller's: it comes first.
+ *
+ * Returns: (transfer full) (nullable): the value, or %NULL when neither
+ *   sets it
+ */
+char *
+anot_llm_config_get_run_setting (AnotLlmConfig  *self,
+                                 const char     *key,
+                                 char          **source)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *file_key = NULL;
+  const char *value;
+
+  g_return_val_if_fail (ANOT_IS_LLM_CONFIG (self), NULL);
+  g_return_val_if_fail (key != NULL, NULL);
+
+  if (source != NULL)
+    *source = NULL;
+  name = env_name (NULL, key);
+  value = env_lookup (self, name);
+  if (value != NULL)
+    {
+      if (source != NULL)
+        *source = g_strdup_printf ("the environment variable %s", name);
+      return g_strdup (value);
+    }
+  file_key = layer_key ("llm", key);
+  value = g_hash_table_lookup (self->file, file_key);
+  if (value != NULL)
+    {
+      if (source != NULL)
+        *source = g_strdup_printf ("%s in the [llm] section of %s", key,
+                                   self->file_path ? self->file_path : "the configuration file");
+      return g_strdup (value);
+    }
+  return NULL;
+}
+
+/**
+ * anot_llm_config_set_batch_queue:
+ * @self: an #AnotLlmConfig
+ * @queue: (nullable): a batch queue, or %NULL for direct calls
+ *
+ * Sends the calls of the backends the routers created from now on make
+ * through @queue, where the backend has a batch API (`openai`,
+ * `anthropic`).
+ */
+void
+anot_llm_config_set_batch_queue (AnotLlmConfig  *self,
+                                 AnotBatchQueue *queue)
+{
+  g_return_if_fail (ANOT_IS_LLM_CONFIG (self));
+  g_return_if_fail (queue == NULL || ANOT_IS_BATCH_QUEUE (queue));
+
+  g_set_object (&self->batch_queue, queue);
+}
+
+void
+anot_llm_config_set_stand_in (AnotLlmConfig *self,
+                              AnotBackend   *stand_in)
+{
+  g_return_if_fail (ANOT_IS_LLM_CONFIG (self));
+  g_set_object (&self->stand_in, stand_in);
 }

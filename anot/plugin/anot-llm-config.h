@@ -14,6 +14,7 @@
 #include <json-glib/json-glib.h>
 
 #include "anot-backend-router.h"
+#include "anot-batch-queue.h"
 
 G_BEGIN_DECLS
 
@@ -63,6 +64,13 @@ AnotBackendRouter *anot_llm_config_create_cached_router (AnotLlmConfig     *self
                                                        const char          *cache_path,
                                                        gboolean             offline,
                                                        GError             **error);
+ANOT_AVAILABLE_IN_ALL
+char              *anot_llm_config_get_run_setting    (AnotLlmConfig       *self,
+                                                       const char          *key,
+                                                       char               **source);
+ANOT_AVAILABLE_IN_ALL
+void               anot_llm_config_set_batch_queue    (AnotLlmConfig       *self,
+                                                       AnotBatchQueue      *queue);
 ANOT_AVAILABLE_IN_ALL
 JsonNode          *anot_llm_config_to_json            (AnotLlmConfig       *self,
                                                        AnotBackendRouter   *router);

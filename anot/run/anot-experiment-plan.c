@@ -58,6 +58,10 @@ anot_experiment_plan_clear (AnotExperiment *self)
   g_clear_object (&self->validator);
   g_clear_object (&self->llm_config);
   g_clear_object (&self->router);
+  g_clear_object (&self->batch_queue);
+  g_clear_pointer (&self->budgets, g_ptr_array_unref);
+  g_clear_pointer (&self->running_usages, g_ptr_array_unref);
+  g_clear_pointer (&self->budget_message, g_free);
   self->n_planned = 0;
 }
 
@@ -345,6 +349,47 @@ prepare_attacks (AnotExperiment  *self,
 }
 
 
+/* Batch mode: the options, else the environment and [llm] of the
+ * configuration file; the queue the backends send their calls to. */
+static gboolean
+plan_batch (AnotExperiment  *self,
+            GError         **error)
+{
+  static const struct { const char *key; const char *llm_key; } keys[] = {
+    { "batch", "batch" },
+    { "batch-max-size", "batch_max_size" },
+    { "batch-window", "batch_window" },
+    { "batch-retry", "batch_retry" },
+  };
+  AnotRunConfig *settings = self->settings;
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      g_autofree char *source = NULL;
+      g_autofree char *value = NULL;
+
+      if (anot_run_config_is_set (settings, keys[i].key))
+        continue;
+      value = anot_llm_config_get_run_setting (self->llm_config, keys[i].llm_key, &source);
+      if (value != NULL && !anot_run_config_set (settings, keys[i].key, value, error))
+        {
+          g_prefix_error (error, "%s: ", source);
+          return FALSE;
+        }
+    }
+  if (!settings->batch)
+    return TRUE;
+
+  self->batch_queue = anot_batch_queue_new ();
+  g_object_set (self->batch_queue,
+                "max-size", (guint) settings->batch_max_size,
+                "window-ms", (guint) (settings->batch_window * 1000),
+                "retry-direct", settings->batch_retry == ANOT_BATCH_RETRY_DIRECT,
+                NULL);
+  anot_llm_config_set_batch_queue (self->llm_config, self->batch_queue);
+  return TRUE;
+}
+
 /* The LLM router of the run: configuration file, environment, then the
  * options; the response cache; the debug level. */
 static gboolean
@@ -374,10 +419,13 @@ plan_llm (AnotExperiment  *self,
           return FALSE;
     }
 
+  if (!plan_batch (self, error))
+    return FALSE;
   self->router = anot_llm_config_create_cached_router (self->llm_config, settings->cache,
                                                        settings->offline, error);
   if (self->router == NULL)
     return FALSE;
+  anot_backend_router_set_context_tokens (self->router, settings->context_tokens);
 
   if (anot_run_config_is_set (settings, "debug"))
     self->debug_level = settings->debug;

@@ -16,6 +16,7 @@
 #include "anot-llm-config.h"
 #include "anot-method.h"
 #include "anot-run-config-private.h"
+#include "anot-trial.h"
 #include "anot-validator.h"
 
 G_BEGIN_DECLS
@@ -68,6 +69,7 @@ struct _AnotExperiment
   AnotLlmConfig *llm_config;
   const char *defense_prompt;   /* interned; read once when the run is planned */
   AnotBackendRouter *router;
+  AnotBatchQueue *batch_queue;  /* in batch mode */
   AnotDebugLevel debug_level;
   AnotDebugLog *debug_log;      /* of the run in progress */
 
@@ -83,6 +85,13 @@ struct _AnotExperiment
   GError *fatal;
   gboolean pumping;
   gboolean pump_again;
+
+  /* Budgets (anot-experiment-budget.c) */
+  GPtrArray *budgets;           /* Budget */
+  GPtrArray *running_usages;    /* AnotUsage of the requests in flight */
+  guint n_costed;               /* finished requests counted */
+  gboolean over_budget;
+  char *budget_message;
 };
 
 enum {
@@ -138,8 +147,20 @@ G_GNUC_INTERNAL gboolean     anot_experiment_open_directories    (AnotExperiment
 
 G_GNUC_INTERNAL char        *anot_experiment_find_config         (const char      *directory,
                                                                   char           **out_experiment_dir);
+/* anot-experiment-budget.c */
+G_GNUC_INTERNAL void         anot_experiment_budget_reset        (AnotExperiment  *self);
+G_GNUC_INTERNAL void         anot_experiment_budget_add_result   (AnotExperiment  *self,
+                                                                  AnotResult      *result);
+G_GNUC_INTERNAL void         anot_experiment_budget_start        (AnotExperiment  *self,
+                                                                  AnotUsage       *usage);
+G_GNUC_INTERNAL void         anot_experiment_budget_finish       (AnotExperiment  *self,
+                                                                  AnotUsage       *usage);
+G_GNUC_INTERNAL gboolean     anot_experiment_budget_allows       (AnotExperiment  *self);
+G_GNUC_INTERNAL GError      *anot_experiment_budget_error        (AnotExperiment  *self);
 
 /* anot-experiment-scheduler.c */
+G_GNUC_INTERNAL AnotMethodContext *anot_experiment_new_method_context (AnotExperiment *self,
+                                                                        AnotTrial      *trial);
 G_GNUC_INTERNAL void         anot_experiment_start               (AnotExperiment  *self);
 
 G_END_DECLS

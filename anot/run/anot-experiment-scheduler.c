@@ -170,6 +170,7 @@ record_result (AnotExperiment *self,
 
   g_hash_table_insert (cell->rows, g_strdup (anot_result_get_request_id (result)),
                        g_object_ref (result));
+  anot_experiment_budget_add_result (self, result);
 
   if (self->append != NULL && self->fatal == NULL)
     {
@@ -283,15 +284,16 @@ on_rank_done (GObject      *source,
     }
 
   self->in_flight--;
+  anot_experiment_budget_finish (self, anot_method_context_get_usage (job->context));
   g_object_ref (self);
   job_free (job);
   experiment_pump (self);
   g_object_unref (self);
 }
 
-static AnotMethodContext *
-new_method_context (AnotExperiment *self,
-                    AnotTrial      *trial)
+AnotMethodContext *
+anot_experiment_new_method_context (AnotExperiment *self,
+                                    AnotTrial      *trial)
 {
   AnotMethodContext *context = anot_method_context_new (self->dataset,
                                                         anot_request_get_id (anot_trial_get_request (trial)),
@@ -343,7 +345,7 @@ start_job (AnotExperiment *self,
         {
           g_autoptr(AnotResult) result = NULL;
 
-          job->context = new_method_context (self, job->trial);
+          job->context = anot_experiment_new_method_context (self, job->trial);
           result = result_from_ranking (self, job, NULL, error);
           record_result (self, cell, result);
           job_free (job);
@@ -359,8 +361,9 @@ start_job (AnotExperiment *self,
       return;
     }
 
-  job->context = new_method_context (self, job->trial);
+  job->context = anot_experiment_new_method_context (self, job->trial);
   self->in_flight++;
+  anot_experiment_budget_start (self, anot_method_context_get_usage (job->context));
   anot_method_rank_async (self->method, anot_trial_get_query (job->trial),
                           anot_trial_get_candidates (job->trial),
                           (guint) settings->k, job->context, self->cancellable, on_rank_done, job);
@@ -380,7 +383,8 @@ cell_is_last_of_run (AnotExperiment *self,
 static gboolean
 experiment_stopping (AnotExperiment *self)
 {
-  return self->fatal != NULL || g_cancellable_is_cancelled (self->cancellable);
+  return self->fatal != NULL || g_cancellable_is_cancelled (self->cancellable) ||
+         self->over_budget;
 }
 
 static guint
@@ -471,6 +475,8 @@ finish_cell (AnotExperiment *self)
     {
       if (self->fatal != NULL)
         experiment_complete (self, g_steal_pointer (&self->fatal));
+      else if (self->over_budget && !g_cancellable_is_cancelled (self->cancellable))
+        experiment_complete (self, anot_experiment_budget_error (self));
       else
         experiment_complete (self,
                              g_error_new (G_IO_ERROR, G_IO_ERROR_CANCELLED,
@@ -502,7 +508,7 @@ experiment_pump (AnotExperiment *self)
         break;
 
       while (!experiment_stopping (self) && self->in_flight < self->settings->concurrency &&
-             self->next_job < self->jobs->len)
+             self->next_job < self->jobs->len && anot_experiment_budget_allows (self))
         start_job (self, g_ptr_array_index (self->jobs, self->next_job++));
 
       if (self->in_flight == 0 &&

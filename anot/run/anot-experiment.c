@@ -6,6 +6,8 @@
 
 #include "anot-experiment-private.h"
 
+#include <glib/gstdio.h>
+
 #include "anot-enum-types.h"
 #include "anot-error.h"
 
@@ -395,6 +397,39 @@ anot_experiment_prepare (AnotExperiment  *self,
   return TRUE;
 }
 
+/* In batch mode, the record of the submitted batches in the experiment
+ * directory: a resumed run polls the batches an interrupted one
+ * submitted instead of paying for their calls again. */
+static gboolean
+open_batch_state (AnotExperiment  *self,
+                  GError         **error)
+{
+  g_autofree char *path = NULL;
+
+  if (self->batch_queue == NULL)
+    return TRUE;
+  path = g_build_filename (self->directory, "batches.jsonl", NULL);
+  /* --force starts over: the old batches answer another run's calls. */
+  if (self->settings->force && !self->resuming)
+    g_unlink (path);
+  return anot_batch_queue_open_state (self->batch_queue, path, error);
+}
+
+/**
+ * anot_experiment_get_batch_queue:
+ * @self: an #AnotExperiment
+ *
+ * Returns: (transfer none) (nullable): the queue that sends the run's LLM
+ *   calls through the providers' batch APIs, in batch mode once prepared;
+ *   %NULL otherwise
+ */
+AnotBatchQueue *
+anot_experiment_get_batch_queue (AnotExperiment *self)
+{
+  g_return_val_if_fail (ANOT_IS_EXPERIMENT (self), NULL);
+  return self->batch_queue;
+}
+
 /**
  * anot_experiment_run_async:
  * @self: an #AnotExperiment
@@ -431,7 +466,8 @@ anot_experiment_run_async (AnotExperiment      *self,
     }
 
   if (!anot_experiment_prepare (self, &error) ||
-      !anot_experiment_open_directories (self, &error))
+      !anot_experiment_open_directories (self, &error) ||
+      !open_batch_state (self, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
@@ -442,6 +478,7 @@ anot_experiment_run_async (AnotExperiment      *self,
   self->cell_index = 0;
   self->in_flight = 0;
   g_clear_error (&self->fatal);
+  anot_experiment_budget_reset (self);
 
   anot_experiment_start (self);
 }

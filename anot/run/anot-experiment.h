@@ -13,6 +13,7 @@
 #include <gio/gio.h>
 
 #include "anot-attack.h"
+#include "anot-batch-queue.h"
 #include "anot-dataset.h"
 #include "anot-metrics.h"
 #include "anot-pool.h"
@@ -41,6 +42,12 @@ void            anot_experiment_set_config      (AnotExperiment       *self,
                                                  const AnotRunConfig  *config);
 ANOT_AVAILABLE_IN_ALL
 AnotRunConfig  *anot_experiment_get_config      (AnotExperiment       *self);
+ANOT_AVAILABLE_IN_ALL
+AnotBatchQueue *anot_experiment_get_batch_queue (AnotExperiment       *self);
+ANOT_AVAILABLE_IN_ALL
+JsonNode       *anot_experiment_estimate        (AnotExperiment       *self,
+                                                 guint                 completion_tokens,
+                                                 GError              **error);
 ANOT_AVAILABLE_IN_ALL
 gboolean        anot_experiment_prepare         (AnotExperiment       *self,
                                                  GError              **error);

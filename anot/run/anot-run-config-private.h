@@ -42,6 +42,13 @@ struct _AnotRunConfig
   int debug;                    /* AnotDebugLevel */
   guint shard_index;            /* --shard I/N: this process runs shard I */
   guint shard_count;            /* ...of N; 0 when the run is not sharded */
+  gboolean batch;               /* through the providers' batch APIs */
+  guint64 batch_max_size;
+  guint64 batch_window;         /* seconds; 0: none */
+  int batch_retry;              /* AnotBatchRetry */
+  double max_cost;              /* US dollars; 0: no budget */
+  char *max_cost_role;          /* ROLE=USD,... */
+  guint64 context_tokens;       /* 0: the price table's */
   GHashTable *method_options;   /* KEY -> value, of `method.KEY` */
   GHashTable *attack_options;   /* KEY -> value, of `attack.KEY` */
 };

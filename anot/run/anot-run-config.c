@@ -6,6 +6,7 @@
 
 #include "anot-run-config-private.h"
 
+#include "anot-batch-queue.h"
 #include "anot-debug-log.h"
 #include "anot-enum-types.h"
 #include "anot-error.h"
@@ -60,6 +61,28 @@
  *   usual layout into its own directory, and
  *   [type_func@Anot.Experiment.merge_shards] makes the directory one process
  *   would have written.  Kept for a resume.
+ * - `batch`: `true` to send the calls of the `openai` and `anthropic`
+ *   backends through the providers' batch APIs at the batch price (see
+ *   [class@Anot.BatchQueue]); default: `ANOT_BATCH`, then `batch` in the
+ *   `[llm]` section of the configuration file, then `false`
+ * - `batch-max-size`: the most calls in one batch (default 10000;
+ *   `ANOT_BATCH_MAX_SIZE`, `[llm] batch_max_size`)
+ * - `batch-window`: the longest a call waits for its batch to be
+ *   submitted, in seconds; 0 (default) for no limit (`ANOT_BATCH_WINDOW`,
+ *   `[llm] batch_window`)
+ * - `batch-retry`: `batch` (default) or `direct`: where calls a batch did
+ *   not answer (expired, cancelled, a 429 or 5xx line) are retried
+ *   (`ANOT_BATCH_RETRY`, `[llm] batch_retry`)
+ * - `context-tokens`: the context window prompts are fitted to before they
+ *   are sent (see [method@Anot.BackendRouter.set_context_tokens]); 0
+ *   (default): each model's from the price table
+ * - `max-cost`: a budget in US dollars; the run starts no request once
+ *   what was spent plus what the requests in flight are expected to cost
+ *   would pass it, lets those in flight finish, and ends with
+ *   %ANOT_ERROR_BUDGET (`anot-run` exits with 3); a resume with a higher
+ *   budget continues.  0 (default): no budget
+ * - `max-cost-role`: budgets of single roles, `ROLE=USD,...`, e.g.
+ *   `planner=5`
  * - `method.KEY`: an option passed to the method's
  *   [class@Anot.MethodContext] as `KEY`
  * - `attack.KEY`: a parameter of the attacks (see
@@ -84,6 +107,7 @@ typedef enum
   KIND_STRING,
   KIND_DEBUG_LEVEL,
   KIND_SHARD,         /* I/N: two guints, index then count */
+  KIND_USD,           /* a double >= 0; 0: none */
 } Kind;
 
 typedef enum
@@ -116,7 +140,10 @@ typedef struct
   GType (*enum_type) (void);
   const char *expected;         /* what an error says was expected */
   const char *llm_key;          /* an AnotLlmConfig key of the default role */
+  gboolean (*check) (const char *text);  /* KIND_STRING: whether a value is valid */
 } KeyInfo;
+
+static gboolean check_role_costs (const char *text);
 
 #define FIELD(f) G_STRUCT_OFFSET (AnotRunConfig, f)
 
@@ -175,7 +202,44 @@ static const KeyInfo keys[] = {
   /* A shard resumes as the same shard; an unsharded run writes nothing. */
   { "shard", KIND_SHARD, FLAG_RESUME, FIELD (shard_index), 1, 100000, 0, NULL, NULL,
     "I/N with 0 ≤ I < N, e.g. 0/4" },
+  /* Batch mode changes the price, not the results; a resume keeps it so
+   * the batches it recorded are polled, not paid again. */
+  { "batch", KIND_BOOL, FLAG_RESUME | FLAG_TRUE_ONLY, FIELD (batch), .llm_key = NULL },
+  { "batch-max-size", KIND_UINT, FLAG_RESUME, FIELD (batch_max_size), 1, 50000, 10000 },
+  { "batch-window", KIND_UINT, FLAG_RESUME, FIELD (batch_window), 0, 86400, 0 },
+  { "batch-retry", KIND_ENUM, FLAG_RESUME, FIELD (batch_retry),
+    0, 0, ANOT_BATCH_RETRY_BATCH, NULL, anot_batch_retry_get_type },
+  { "context-tokens", KIND_UINT, FLAG_RESUME, FIELD (context_tokens), 0, 100000000, 0 },
+  /* Budgets: a resume keeps them unless given a new one. */
+  { "max-cost", KIND_USD, FLAG_RESUME, FIELD (max_cost),
+    0, 0, 0, NULL, NULL, "an amount in US dollars, e.g. 25 or 2.50" },
+  { "max-cost-role", KIND_STRING, FLAG_RESUME, FIELD (max_cost_role),
+    0, 0, 0, NULL, NULL, "ROLE=USD, comma-separated, e.g. planner=5,default=20",
+    .check = check_role_costs },
 };
+
+/* "planner=5,default=2.5" */
+static gboolean
+check_role_costs (const char *text)
+{
+  g_auto(GStrv) parts = anot_run_config_split_list (text);
+
+  if (parts[0] == NULL)
+    return FALSE;
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      const char *eq = strchr (parts[i], '=');
+      char *end = NULL;
+      double value;
+
+      if (eq == NULL || eq == parts[i])
+        return FALSE;
+      value = g_ascii_strtod (eq + 1, &end);
+      if (end == eq + 1 || *end != '\0' || !(value >= 0) || value > 1e9)
+        return FALSE;
+    }
+  return TRUE;
+}
 
 G_STATIC_ASSERT (G_N_ELEMENTS (keys) <= 64);
 
@@ -219,6 +283,9 @@ reset_field (AnotRunConfig *self,
     case KIND_ENUM:
     case KIND_DEBUG_LEVEL:
       *MEMBER (self, info, int) = (int) info->default_value;
+      break;
+    case KIND_USD:
+      *MEMBER (self, info, double) = 0;
       break;
     case KIND_UINT_LIST:
       {
@@ -355,6 +422,9 @@ anot_run_config_copy (const AnotRunConfig *self)
         case KIND_ENUM:
         case KIND_DEBUG_LEVEL:
           *MEMBER (copy, info, int) = *MEMBER (self, info, int);
+          break;
+        case KIND_USD:
+          *MEMBER (copy, info, double) = *MEMBER (self, info, double);
           break;
         case KIND_UINT_LIST:
           g_array_set_size (*MEMBER (copy, info, GArray *), 0);
@@ -594,7 +664,19 @@ parse_value (AnotRunConfig  *self,
         MEMBER (self, info, guint)[1] = (guint) count;
         return TRUE;
       }
+    case KIND_USD:
+      {
+        char *end = NULL;
+        double value = g_ascii_strtod (text, &end);
+
+        if (end == text || *end != '\0' || !(value >= 0) || value > 1e9)
+          return invalid_value (error, info->key, text, info->expected);
+        *MEMBER (self, info, double) = value;
+        return TRUE;
+      }
     case KIND_STRING:
+      if (info->check != NULL && *text != '\0' && !info->check (text))
+        return invalid_value (error, info->key, text, info->expected);
       /* An empty path is the default one. */
       g_free (*MEMBER (self, info, char *));
       *MEMBER (self, info, char *) = g_strdup (*text != '\0' ? text : info->default_text);
@@ -733,6 +815,12 @@ value_text (const AnotRunConfig *self,
       return g_strdup (enum_nick (info->enum_type (), *MEMBER (self, info, int)));
     case KIND_DEBUG_LEVEL:
       return g_strdup_printf ("%d", *MEMBER (self, info, int));
+    case KIND_USD:
+      {
+        char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+        return g_strdup (g_ascii_dtostr (buffer, sizeof buffer, *MEMBER (self, info, double)));
+      }
     case KIND_UINT_LIST:
       return join_uints (*MEMBER (self, info, GArray *));
     case KIND_STRING_LIST:

@@ -86,6 +86,11 @@ G_BEGIN_DECLS
  * @ANOT_ERROR_SHARDS: shard directories cannot be merged: they belong to
  *   different experiments, a shard is missing or given twice, or a request
  *   is missing from every shard or present in two
+ * @ANOT_ERROR_LLM_BATCH: a call sent through a provider's batch API got no
+ *   answer: its line expired, was cancelled or the whole batch failed, and
+ *   the retries allowed for it are spent
+ * @ANOT_ERROR_BUDGET: a run stopped because the next request would pass
+ *   the spending limit (`--max-cost`)
  *
  * Error codes in the %ANOT_ERROR domain.  Errors about input files carry the
  * file name, the 1-based line number and the field in their message, e.g.
@@ -130,6 +135,8 @@ typedef enum {
   ANOT_ERROR_EXPR_LIMIT,
   ANOT_ERROR_NOT_COMPARABLE,
   ANOT_ERROR_SHARDS,
+  ANOT_ERROR_LLM_BATCH,
+  ANOT_ERROR_BUDGET,
 } AnotError;
 
 /**

@@ -10,6 +10,8 @@
  */
 #include "anot-test-data.h"
 
+#include <glib/gstdio.h>
+
 /**
  * anot_test_get_demo:
  *
@@ -106,4 +108,23 @@ anot_test_load_philly (void)
   AnotDataset *philly = anot_test_get_philly ();
 
   return philly ? g_object_ref (philly) : NULL;
+}
+
+void
+anot_test_remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  if (dir != NULL)
+    while ((name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *child = g_build_filename (path, name, NULL);
+
+        if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+          anot_test_remove_tree (child);
+        else
+          g_unlink (child);
+      }
+  g_rmdir (path);
 }

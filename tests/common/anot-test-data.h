@@ -14,4 +14,8 @@ const char  *anot_test_philly_dir     (void);
 AnotDataset *anot_test_load_demo      (void);
 AnotDataset *anot_test_load_philly    (void);
 
+/* Removes @path and everything below it (links are removed, not
+ * followed): the tests' temporary directories. */
+void         anot_test_remove_tree    (const char *path);
+
 G_END_DECLS

@@ -518,6 +518,27 @@ test_invalid_lists (void)
     }
 }
 
+/* A batch is one provider's: a list of servers is refused, not half used. */
+static void
+test_batch_needs_one_server (void)
+{
+  g_autoptr(AnotBackend) backend = new_openai ();
+  g_autoptr(AnotBatchQueue) queue = anot_batch_queue_new ();
+  g_autoptr(AnotChatRequest) request = anot_chat_request_new (NULL, "hi");
+  g_autoptr(GError) error = NULL;
+  GAsyncResult *result = NULL;
+
+  g_object_set (backend, "base-url", "http://a:1/v1,http://b:1/v1", "model", "m", NULL);
+  anot_http_backend_set_batch_queue (ANOT_HTTP_BACKEND (backend), queue);
+  anot_backend_complete_async (backend, request, NULL, on_run_done, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_null (anot_backend_complete_finish (backend, result, &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG);
+  g_assert_nonnull (strstr (error->message, "single base URL"));
+  g_object_unref (result);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -537,5 +558,6 @@ main (int    argc,
   g_test_add_func ("/endpoints/cooldown-and-probe", test_cooldown_and_probe);
   g_test_add_func ("/endpoints/bound-and-weight", test_bound_and_weight);
   g_test_add_func ("/endpoints/invalid-lists", test_invalid_lists);
+  g_test_add_func ("/endpoints/batch-needs-one-server", test_batch_needs_one_server);
   return g_test_run ();
 }

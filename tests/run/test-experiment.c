@@ -150,27 +150,6 @@ test_method_iface_init (AnotMethodInterface *iface)
  * Helpers
  * --------------------------------------------------------------------- */
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir != NULL)
-    {
-      while ((name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-            remove_tree (child);
-          else
-            g_unlink (child);
-        }
-    }
-  g_rmdir (path);
-}
-
 typedef struct
 {
   char *root;
@@ -190,7 +169,7 @@ static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  remove_tree (f->root);
+  anot_test_remove_tree (f->root);
   g_free (f->root);
 }
 

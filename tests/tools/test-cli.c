@@ -5,6 +5,8 @@
 #include "config.h"
 
 #include <anot/anot.h>
+
+#include "anot-test-data.h"
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
@@ -13,25 +15,6 @@ typedef struct
 {
   char *root;
 } Fixture;
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir != NULL)
-    while ((name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *child = g_build_filename (path, name, NULL);
-
-        if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-          remove_tree (child);
-        else
-          g_unlink (child);
-      }
-  g_rmdir (path);
-}
 
 static void
 fixture_setup (Fixture       *f,
@@ -47,7 +30,7 @@ static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  remove_tree (f->root);
+  anot_test_remove_tree (f->root);
   g_free (f->root);
 }
 

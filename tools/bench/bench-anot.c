@@ -21,24 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Two exploration rounds with tools, a plan, a step per item, scores. */
-static char *
-rules_json (guint latency_ms)
-{
-  return g_strdup_printf (
-    "{\"latency_ms\": %u, \"rules\": ["
-    "  {\"match\": \"(?s)CONVERSATION SO FAR.*RESULT: \\\\[\","
-    "   \"reply\": \"PLAN:\\nN = 50\\nRELEVANT_ATTR = DriveThru\\n(final) = aggregate\"},"
-    "  {\"match\": \"(?s)CONVERSATION SO FAR.*RESULT: \","
-    "   \"reply\": \"ACTION: union_keys(\\\"items[*].attributes\\\")\"},"
-    "  {\"match\": \"^You are preparing\", \"reply\": \"ACTION: count(\\\"items\\\")\"},"
-    "  {\"match\": \"^Write one evaluation step of a ranking task, for item (\\\\d+)\","
-    "   \"reply\": \"(\\\\1)=LLM(\\\"Evaluate item \\\\1 for the request. Output: <score>\\\")\"},"
-    "  {\"match\": \"^Evaluate item (\\\\d)\", \"reply\": \"\\\\1\"},"
-    "  {\"match\": \"^Scores:\", \"reply\": \"1, 2, 3, 4, 5\"}"
-    "]}", latency_ms);
-}
-
 typedef struct {
   GAsyncResult *result;
 } Wait;
@@ -88,16 +70,7 @@ main (int    argc,
     }
 
   if (data_dir == NULL)
-    {
-      const char *philly = g_getenv ("ANOT_PHILLY_DATA");
-      g_autofree char *requests = philly ? g_build_filename (philly, "requests.jsonl", NULL) : NULL;
-
-      if (requests != NULL && g_file_test (requests, G_FILE_TEST_EXISTS))
-        data_dir = g_strdup (philly);
-      else
-        data_dir = g_build_filename (g_getenv ("ANOT_DATA_DIR") ? g_getenv ("ANOT_DATA_DIR") : "data",
-                                     "demo", NULL);
-    }
+    data_dir = bench_default_data_dir ();
   dataset = anot_dataset_load (data_dir, NULL, &error);
   if (dataset == NULL)
     {
@@ -110,7 +83,7 @@ main (int    argc,
   for (int i = 0; i < n_candidates; i++)
     g_ptr_array_add (candidates, anot_dataset_get_item (dataset, i % anot_dataset_get_n_items (dataset)));
 
-  rules = rules_json (latency_ms);
+  rules = bench_anot_rules_json (latency_ms);
   if (!bench_server_start (argv[1], rules, &server, &error))
     {
       g_printerr ("bench-anot: cannot start %s: %s\n", argv[1], error->message);

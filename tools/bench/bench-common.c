@@ -35,8 +35,13 @@ bench_server_start (const char   *program,
   rules = g_build_filename (dir, "rules.json", NULL);
   if (!g_file_set_contents (rules, rules_json, -1, error))
     return FALSE;
-  server->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, error,
-                                      program, "--rules", rules, "--no-bodies", NULL);
+  if (server->log_path != NULL)
+    server->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, error,
+                                        program, "--rules", rules, "--no-bodies",
+                                        "--log", server->log_path, NULL);
+  else
+    server->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, error,
+                                        program, "--rules", rules, "--no-bodies", NULL);
   if (server->process == NULL)
     return FALSE;
   /* The server prints its URL once it listens. */
@@ -64,4 +69,33 @@ bench_server_stop (BenchServer *server)
     }
   g_clear_object (&server->process);
   g_clear_pointer (&server->url, g_free);
+}
+
+/* Two exploration rounds with tools, a plan, a step per item, scores. */
+char *
+bench_anot_rules_json (guint latency_ms)
+{
+  return g_strdup_printf (
+    "{\"latency_ms\": %u, \"rules\": ["
+    "  {\"match\": \"(?s)CONVERSATION SO FAR.*RESULT: \\\\[\","
+    "   \"reply\": \"PLAN:\\nN = 50\\nRELEVANT_ATTR = DriveThru\\n(final) = aggregate\"},"
+    "  {\"match\": \"(?s)CONVERSATION SO FAR.*RESULT: \","
+    "   \"reply\": \"ACTION: union_keys(\\\"items[*].attributes\\\")\"},"
+    "  {\"match\": \"^You are preparing\", \"reply\": \"ACTION: count(\\\"items\\\")\"},"
+    "  {\"match\": \"^Write one evaluation step of a ranking task, for item (\\\\d+)\","
+    "   \"reply\": \"(\\\\1)=LLM(\\\"Evaluate item \\\\1 for the request. Output: <score>\\\")\"},"
+    "  {\"match\": \"^Evaluate item (\\\\d)\", \"reply\": \"\\\\1\"},"
+    "  {\"match\": \"^Scores:\", \"reply\": \"1, 2, 3, 4, 5\"}"
+    "]}", latency_ms);
+}
+
+char *
+bench_default_data_dir (void)
+{
+  const char *philly = g_getenv ("ANOT_PHILLY_DATA");
+  g_autofree char *requests = philly ? g_build_filename (philly, "requests.jsonl", NULL) : NULL;
+
+  if (requests != NULL && g_file_test (requests, G_FILE_TEST_EXISTS))
+    return g_strdup (philly);
+  return g_build_filename (g_getenv ("ANOT_DATA_DIR") ? g_getenv ("ANOT_DATA_DIR") : "data", "demo", NULL);
 }

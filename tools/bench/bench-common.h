@@ -19,6 +19,7 @@ typedef struct
 {
   GSubprocess *process;
   char *url;              /* its OpenAI base URL, ".../v1" */
+  const char *log_path;   /* set before starting: the server's --log file */
 } BenchServer;
 
 /* Starts @program (anot-fake-llm) with the rules @rules_json, request
@@ -28,5 +29,12 @@ gboolean bench_server_start (const char   *program,
                              BenchServer  *server,
                              GError      **error);
 void     bench_server_stop  (BenchServer  *server);
+
+/* Rules that take ANoT through two exploration rounds with tools, a plan,
+ * an LWT step per item and the scores, every reply after @latency_ms. */
+char    *bench_anot_rules_json (guint latency_ms);
+
+/* $ANOT_PHILLY_DATA when it holds the benchmark, else the demo data. */
+char    *bench_default_data_dir (void);
 
 G_END_DECLS

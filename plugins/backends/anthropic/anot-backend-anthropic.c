@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "anot-backend-anthropic-batch.h"
+
 /* Anthropic's POST /v1/messages.  Only the wire format is here: queueing,
  * timeouts, retries and errors are AnotHttpBackend's. */
 
@@ -229,6 +231,10 @@ anot_backend_anthropic_class_init (AnotBackendAnthropicClass *klass)
   http_class->build_headers = anot_backend_anthropic_build_headers;
   http_class->write_body = anot_backend_anthropic_write_body;
   http_class->read_body = anot_backend_anthropic_read_body;
+  http_class->batch_submit_async = anot_backend_anthropic_batch_submit_async;
+  http_class->batch_submit_finish = anot_backend_anthropic_batch_submit_finish;
+  http_class->batch_poll_async = anot_backend_anthropic_batch_poll_async;
+  http_class->batch_poll_finish = anot_backend_anthropic_batch_poll_finish;
 }
 
 static void

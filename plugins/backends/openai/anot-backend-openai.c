@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "anot-backend-openai-batch.h"
+
 /* OpenAI's POST /chat/completions, which vLLM, Ollama, llama.cpp's server
  * and LM Studio also speak.  Only the wire format is here: queueing,
  * timeouts, retries and errors are AnotHttpBackend's. */
@@ -242,6 +244,10 @@ anot_backend_openai_class_init (AnotBackendOpenaiClass *klass)
   http_class->build_headers = anot_backend_openai_build_headers;
   http_class->write_body = anot_backend_openai_write_body;
   http_class->read_body = anot_backend_openai_read_body;
+  http_class->batch_submit_async = anot_backend_openai_batch_submit_async;
+  http_class->batch_submit_finish = anot_backend_openai_batch_submit_finish;
+  http_class->batch_poll_async = anot_backend_openai_batch_poll_async;
+  http_class->batch_poll_finish = anot_backend_openai_batch_poll_finish;
 }
 
 static void

@@ -1,0 +1,406 @@
+/* anot-experiment-estimate.c: what an experiment will cost, without
+ * calling any LLM
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-experiment-private.h"
+
+#include "anot-error.h"
+#include "anot-llm-config-private.h"
+#include "anot-registry.h"
+#include "anot-tokenizer.h"
+#include "anot-trial.h"
+
+#include <string.h>
+
+/* The estimate runs the experiment's plan — every attack, run, N and
+ * request, with the same pools, shuffles and attacks — through the
+ * method, whose calls all go to a stand-in backend instead of an LLM.
+ * The stand-in counts each call's prompt with the model's tokenizer
+ * (AnotTokenizer: exact for OpenAI's encodings, the approximation
+ * otherwise), so every prompt a method builds before it needs an answer
+ * — a single-call method's only prompt, the formatter's output
+ * included — is counted exactly.  It answers with STAND_IN_ANSWER, which
+ * the fixed-call methods (cot, ps, plan_act, listwise, weaver) accept, so
+ * their call counts are exact too; completion tokens are the request's
+ * max_tokens when set (an upper bound), else the assumed answer length.
+ * Methods whose later rounds depend on real answers (anot, aot, react,
+ * lats, general_anot) may stop early on the stand-in: those requests are
+ * counted as "incomplete" and their figures are lower bounds; the
+ * method's own call formula (from its description) is reported beside
+ * them for the upper end of the range. */
+
+#define STAND_IN_ANSWER "ANSWER: 1, 2, 3\n[1] > [2] > [3]\nAction: finish(\"1, 2, 3\")"
+
+#define ANOT_TYPE_STAND_IN_BACKEND (anot_stand_in_backend_get_type ())
+G_DECLARE_FINAL_TYPE (AnotStandInBackend, anot_stand_in_backend, ANOT, STAND_IN_BACKEND, GObject)
+
+struct _AnotStandInBackend
+{
+  GObject parent_instance;
+
+  guint completion_tokens;
+  GHashTable *tokenizers;    /* model -> AnotTokenizer */
+};
+
+static void anot_stand_in_backend_iface_init (AnotBackendInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (AnotStandInBackend, anot_stand_in_backend, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (ANOT_TYPE_BACKEND,
+                                                      anot_stand_in_backend_iface_init))
+
+static void
+anot_stand_in_backend_finalize (GObject *object)
+{
+  AnotStandInBackend *self = ANOT_STAND_IN_BACKEND (object);
+
+  g_hash_table_unref (self->tokenizers);
+  G_OBJECT_CLASS (anot_stand_in_backend_parent_class)->finalize (object);
+}
+
+static void
+anot_stand_in_backend_class_init (AnotStandInBackendClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = anot_stand_in_backend_finalize;
+}
+
+static void
+anot_stand_in_backend_init (AnotStandInBackend *self)
+{
+  self->tokenizers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+}
+
+static AnotTokenizer *
+stand_in_tokenizer (AnotStandInBackend *self,
+                    const char         *model)
+{
+  AnotTokenizer *tokenizer = g_hash_table_lookup (self->tokenizers, model);
+
+  if (tokenizer == NULL)
+    {
+      tokenizer = anot_tokenizer_new_for_model (model);
+      g_hash_table_insert (self->tokenizers, g_strdup (model), tokenizer);
+    }
+  return tokenizer;
+}
+
+static void
+stand_in_complete_async (AnotBackend         *backend,
+                         AnotChatRequest     *request,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  AnotStandInBackend *self = ANOT_STAND_IN_BACKEND (backend);
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  const char *model = anot_chat_request_get_model (request);
+  AnotCompletion *completion;
+  guint max_tokens = (guint) anot_chat_request_get_max_tokens (request);
+
+  model = model ? model : "unknown";
+  completion = anot_completion_new (model, STAND_IN_ANSWER);
+  anot_completion_set_prompt_tokens (completion,
+                                     anot_tokenizer_count_request (stand_in_tokenizer (self, model), request));
+  anot_completion_set_completion_tokens (completion, max_tokens > 0 ? max_tokens : self->completion_tokens);
+  anot_completion_set_finish_reason (completion, "stop");
+  g_task_return_pointer (task, completion, g_object_unref);
+}
+
+static AnotCompletion *
+stand_in_complete_finish (AnotBackend   *backend,
+                          GAsyncResult  *result,
+                          GError       **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+anot_stand_in_backend_iface_init (AnotBackendInterface *iface)
+{
+  iface->complete_async = stand_in_complete_async;
+  iface->complete_finish = stand_in_complete_finish;
+}
+
+/* ------------------------------------------------------------------------
+ * The estimate
+ * --------------------------------------------------------------------- */
+
+typedef struct
+{
+  const char *attack;
+  guint n;
+  guint requests;
+  guint incomplete;
+  guint64 calls;
+  guint64 calls_min;
+  guint64 calls_max;
+  guint64 prompt_tokens;
+  guint64 completion_tokens;
+  double cost;
+  double batch_cost;
+} Row;
+
+static void
+on_ranked (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* The batch price of what @usage used, model by model. */
+static double
+batch_cost (AnotBackendRouter *router,
+            AnotUsage         *usage)
+{
+  g_autoptr(JsonNode) node = anot_usage_to_json (usage);
+  JsonObject *by_model = json_object_get_object_member (json_node_get_object (node), "by_model");
+  double cost = 0;
+  GList *models;
+
+  if (by_model == NULL)
+    return 0;
+  models = json_object_get_members (by_model);
+  for (GList *l = models; l != NULL; l = l->next)
+    {
+      JsonObject *entry = json_object_get_object_member (by_model, l->data);
+      double input, output;
+
+      anot_backend_router_lookup_batch_price (router, l->data, &input, &output);
+      cost += json_object_get_int_member_with_default (entry, "prompt_tokens", 0) / 1e6 * input +
+              json_object_get_int_member_with_default (entry, "completion_tokens", 0) / 1e6 * output;
+    }
+  g_list_free (models);
+  return cost;
+}
+
+static void
+add_row_json (JsonBuilder *builder,
+              const Row   *row)
+{
+  json_builder_begin_object (builder);
+  if (row->attack != NULL)
+    {
+      json_builder_set_member_name (builder, "attack");
+      json_builder_add_string_value (builder, row->attack);
+      json_builder_set_member_name (builder, "n");
+      json_builder_add_int_value (builder, row->n);
+    }
+  json_builder_set_member_name (builder, "requests");
+  json_builder_add_int_value (builder, row->requests);
+  json_builder_set_member_name (builder, "calls");
+  json_builder_add_int_value (builder, (gint64) row->calls);
+  json_builder_set_member_name (builder, "calls_per_request_min");
+  json_builder_add_int_value (builder, (gint64) row->calls_min);
+  json_builder_set_member_name (builder, "calls_per_request_max");
+  json_builder_add_int_value (builder, (gint64) row->calls_max);
+  json_builder_set_member_name (builder, "prompt_tokens");
+  json_builder_add_int_value (builder, (gint64) row->prompt_tokens);
+  json_builder_set_member_name (builder, "completion_tokens");
+  json_builder_add_int_value (builder, (gint64) row->completion_tokens);
+  json_builder_set_member_name (builder, "cost_usd");
+  json_builder_add_double_value (builder, row->cost);
+  json_builder_set_member_name (builder, "batch_cost_usd");
+  json_builder_add_double_value (builder, row->batch_cost);
+  json_builder_set_member_name (builder, "incomplete");
+  json_builder_add_int_value (builder, row->incomplete);
+  json_builder_end_object (builder);
+}
+
+static void
+row_add (Row       *row,
+         AnotUsage *usage,
+         double     cost_batch,
+         gboolean   incomplete)
+{
+  guint64 calls = anot_usage_get_calls (usage);
+
+  row->calls_min = row->requests == 0 ? calls : MIN (row->calls_min, calls);
+  row->calls_max = MAX (row->calls_max, calls);
+  row->requests++;
+  row->incomplete += incomplete ? 1 : 0;
+  row->calls += calls;
+  row->prompt_tokens += anot_usage_get_prompt_tokens (usage);
+  row->completion_tokens += anot_usage_get_completion_tokens (usage);
+  row->cost += anot_usage_get_cost_usd (usage);
+  row->batch_cost += cost_batch;
+}
+
+/* "...; calls: 1 if N <= w, else ..." -> "1 if N <= w, else ..." */
+static char *
+call_formula (const char *method)
+{
+  const char *description = anot_registry_get_description (anot_registry_get_default (),
+                                                          ANOT_METHOD_EXTENSION_POINT_NAME, method);
+  const char *calls = description ? strstr (description, "calls: ") : NULL;
+
+  return calls ? g_strdup (calls + 7) : NULL;
+}
+
+/**
+ * anot_experiment_estimate:
+ * @self: an #AnotExperiment
+ * @completion_tokens: the answer length assumed for a call that sets no
+ *   `max_tokens`
+ * @error: return location for a #GError
+ *
+ * Estimates what running the experiment costs, without calling any LLM:
+ * the method runs over every attack, run, N and request of the plan with
+ * a stand-in backend that counts each prompt with the model's tokenizer
+ * (see [class@Anot.Tokenizer]) and answers at once.  Prompts built before
+ * a method needs a real answer are counted exactly; methods whose later
+ * rounds depend on answers may stop early, and their requests are
+ * reported as `incomplete` (lower bounds) beside the method's call
+ * formula.  Costs use the router's list and batch prices.  Requests that
+ * already have a result (a resumed experiment) are left out.
+ *
+ * The JSON object has `method`, `dataset`, `prices_as_of`, `tokenizers`
+ * (model → encoding, `approximate` when not exact), `call_formula`,
+ * `completion_tokens_assumed`, `rows` (one per attack and N, summed over
+ * runs: `attack`, `n`, `requests`, `calls`, `calls_per_request_min`,
+ * `calls_per_request_max`, `prompt_tokens`, `completion_tokens`,
+ * `cost_usd`, `batch_cost_usd`, `incomplete`) and `total` (the same sums).
+ *
+ * Returns: (transfer full) (nullable): the estimate, or %NULL with @error
+ *   set when the experiment cannot be prepared
+ */
+JsonNode *
+anot_experiment_estimate (AnotExperiment  *self,
+                          guint            completion_tokens,
+                          GError         **error)
+{
+  g_autoptr(AnotStandInBackend) stand_in = NULL;
+  g_autoptr(AnotBackendRouter) router = NULL;
+  g_autoptr(AnotBackendRouter) saved_router = NULL;
+  g_autoptr(GArray) rows = NULL;
+  g_autoptr(JsonBuilder) builder = NULL;
+  g_autofree char *formula = NULL;
+  g_autofree char *method = NULL;
+  Row total = { 0 };
+
+  g_return_val_if_fail (ANOT_IS_EXPERIMENT (self), NULL);
+  g_return_val_if_fail (self->task == NULL, NULL);
+
+  if (!anot_experiment_prepare (self, error))
+    return NULL;
+
+  stand_in = g_object_new (ANOT_TYPE_STAND_IN_BACKEND, NULL);
+  stand_in->completion_tokens = completion_tokens;
+  anot_llm_config_set_stand_in (self->llm_config, ANOT_BACKEND (stand_in));
+  router = anot_llm_config_create_router (self->llm_config, error);
+  anot_llm_config_set_stand_in (self->llm_config, NULL);
+  if (router == NULL)
+    return NULL;
+  anot_backend_router_set_context_tokens (router, self->settings->context_tokens);
+  saved_router = g_steal_pointer (&self->router);
+  self->router = g_object_ref (router);
+
+  rows = g_array_new (FALSE, TRUE, sizeof (Row));
+  for (guint c = 0; c < self->cells->len; c++)
+    {
+      Cell *cell = g_ptr_array_index (self->cells, c);
+      GPtrArray *kept = g_hash_table_lookup (self->kept, GUINT_TO_POINTER (cell->n));
+      Row *row = NULL;
+
+      for (guint r = 0; r < rows->len && row == NULL; r++)
+        if (g_array_index (rows, Row, r).n == cell->n &&
+            strcmp (g_array_index (rows, Row, r).attack, cell->attack->name) == 0)
+          row = &g_array_index (rows, Row, r);
+      if (row == NULL)
+        {
+          Row fresh = { .attack = cell->attack->name, .n = cell->n };
+
+          g_array_append_val (rows, fresh);
+          row = &g_array_index (rows, Row, rows->len - 1);
+        }
+
+      for (guint i = 0; kept != NULL && i < kept->len; i++)
+        {
+          AnotRequest *request = g_ptr_array_index (kept, i);
+          g_autoptr(AnotTrial) trial = NULL;
+          g_autoptr(AnotMethodContext) context = NULL;
+          g_autoptr(GAsyncResult) result = NULL;
+          g_autoptr(AnotRanking) ranking = NULL;
+          g_autoptr(GError) local_error = NULL;
+          AnotUsage *usage;
+
+          if (g_hash_table_contains (cell->rows, anot_request_get_id (request)))
+            continue;
+          trial = anot_trial_new (self->dataset, request, cell->n, self->settings->pool,
+                                  self->settings->shuffle, self->settings->seed, cell->run,
+                                  cell->attack->attack, cell->attack->name, NULL);
+          if (trial == NULL)
+            continue;
+          context = anot_experiment_new_method_context (self, trial);
+          anot_method_rank_async (self->method, anot_trial_get_query (trial), anot_trial_get_candidates (trial),
+                                  (guint) self->settings->k, context, NULL, on_ranked, &result);
+          while (result == NULL)
+            g_main_context_iteration (g_main_context_get_thread_default (), TRUE);
+          ranking = anot_method_rank_finish (self->method, result, &local_error);
+          usage = anot_method_context_get_usage (context);
+          row_add (row, usage, batch_cost (router, usage), ranking == NULL);
+        }
+    }
+
+  g_clear_object (&self->router);
+  self->router = g_steal_pointer (&saved_router);
+
+  g_object_get (self, "method", &method, NULL);
+  formula = call_formula (method);
+  builder = json_builder_new ();
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "method");
+  json_builder_add_string_value (builder, method);
+  json_builder_set_member_name (builder, "dataset");
+  json_builder_add_string_value (builder, anot_dataset_get_name (self->dataset));
+  json_builder_set_member_name (builder, "prices_as_of");
+  if (anot_backend_router_get_prices_date (router) != NULL)
+    json_builder_add_string_value (builder, anot_backend_router_get_prices_date (router));
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "call_formula");
+  if (formula != NULL)
+    json_builder_add_string_value (builder, formula);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "completion_tokens_assumed");
+  json_builder_add_int_value (builder, completion_tokens);
+  json_builder_set_member_name (builder, "tokenizers");
+  json_builder_begin_object (builder);
+  {
+    GHashTableIter iter;
+    gpointer model, tokenizer;
+
+    g_hash_table_iter_init (&iter, stand_in->tokenizers);
+    while (g_hash_table_iter_next (&iter, &model, &tokenizer))
+      {
+        json_builder_set_member_name (builder, model);
+        json_builder_add_string_value (builder, anot_tokenizer_get_encoding (tokenizer));
+      }
+  }
+  json_builder_end_object (builder);
+  json_builder_set_member_name (builder, "rows");
+  json_builder_begin_array (builder);
+  for (guint r = 0; r < rows->len; r++)
+    {
+      Row *row = &g_array_index (rows, Row, r);
+
+      add_row_json (builder, row);
+      total.calls_min = total.requests == 0 ? row->calls_min : MIN (total.calls_min, row->calls_min);
+      total.calls_max = MAX (total.calls_max, row->calls_max);
+      total.requests += row->requests;
+      total.incomplete += row->incomplete;
+      total.calls += row->calls;
+      total.prompt_tokens += row->prompt_tokens;
+      total.completion_tokens += row->completion_tokens;
+      total.cost += row->cost;
+      total.batch_cost += row->batch_cost;
+    }
+  json_builder_end_array (builder);
+  json_builder_set_member_name (builder, "total");
+  add_row_json (builder, &total);
+  json_builder_end_object (builder);
+  return json_builder_get_root (builder);
+}

@@ -1,0 +1,47 @@
+"""Batch mode from Python: the `batch` option of an experiment, against the
+fake LLM server (a separate process speaking OpenAI's Batch API)."""
+import json
+import os
+import subprocess
+
+import pytest
+from gi.repository import Anot
+
+
+@pytest.fixture
+def fake_llm():
+    path = os.environ.get("ANOT_FAKE_LLM")
+    if not path:
+        pytest.skip("ANOT_FAKE_LLM is not set")
+    process = subprocess.Popen([path, "--batch-delay", "200"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = process.stdout.readline().strip()
+        yield url
+    finally:
+        process.terminate()
+        process.wait()
+
+
+def test_batch_option(demo, fake_llm, tmp_path):
+    exp = Anot.Experiment(demo, "cot", backend="openai", base_url=fake_llm + "/v1",
+                          model="gpt-4o-mini", candidates=5, limit=3, batch=True,
+                          batch_max_size=2, out=str(tmp_path), name="batched")
+    exp.run_blocking()
+    queue = exp.get_batch_queue()
+    assert queue is not None
+    # Three calls, two per batch at most.
+    assert queue.get_n_submitted() == 2
+    assert queue.get_n_lines_sent() == 3
+    with open(tmp_path / "batched" / "batches.jsonl") as f:
+        events = [json.loads(line)["event"] for line in f]
+    assert events.count("submitted") == 2 and events.count("ended") == 2
+    rows = exp.get_results(5, 1)
+    assert len(rows) == 3
+    assert all(row.get_usage().get_calls() == 1 for row in rows)
+
+
+def test_batch_option_is_checked(demo):
+    with pytest.raises(Exception) as info:
+        Anot.Experiment(demo, "cot", batch_retry="sometimes")
+    assert "batch-retry" in str(info.value)

@@ -1,0 +1,397 @@
+/* test-batch-cli.c: anot-run --batch against the fake LLM server, killed
+ * while a batch is pending and resumed
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <anot/anot.h>
+
+#include "anot-test-data.h"
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+
+#include "anot-fake-llm.h"
+
+typedef struct
+{
+  char *root;
+  AnotFakeLlm *server;
+  char *base_url;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->root = g_dir_make_tmp ("anot-test-batch-cli-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->server = anot_fake_llm_new ();
+  /* A reply cot reads as a ranking, so the rows have predictions. */
+  g_assert_true (anot_fake_llm_set_rules_json (f->server, "{\"default_reply\": \"[3, 1, 2, 5, 4]\"}", &error));
+  g_assert_no_error (error);
+  g_assert_true (anot_fake_llm_start (f->server, 0, &error));
+  g_assert_no_error (error);
+  f->base_url = anot_fake_llm_get_openai_base_url (f->server);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  anot_test_remove_tree (f->root);
+  g_free (f->root);
+  g_free (f->base_url);
+  g_clear_object (&f->server);
+}
+
+static void
+on_exited (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  *(gboolean *) user_data = TRUE;
+}
+
+/* anot-run with the common options and @extra (NULL-terminated); the
+ * fake server answers on this main loop meanwhile. */
+static GSubprocess *
+spawn (Fixture     *f,
+       const char **extra)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  GSubprocess *process;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("ANOT_RUN"));
+  for (guint i = 0; extra[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) extra[i]);
+  g_ptr_array_add (argv, NULL);
+  process = g_subprocess_newv ((const char * const *) argv->pdata,
+                               G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
+                               &error);
+  g_assert_no_error (error);
+  return process;
+}
+
+static int
+wait_for (GSubprocess *process)
+{
+  gboolean exited = FALSE;
+
+  g_subprocess_wait_async (process, NULL, on_exited, &exited);
+  while (!exited)
+    g_main_context_iteration (NULL, TRUE);
+  return g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
+}
+
+static int
+run (Fixture    *f,
+     const char *name,
+     gboolean    batch)
+{
+  g_autoptr(GSubprocess) process = NULL;
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "4", "--out", f->root, "--name", name,
+    batch ? "--batch" : NULL, NULL,
+  };
+
+  process = spawn (f, argv);
+  return wait_for (process);
+}
+
+static guint
+count_requests (AnotFakeLlm *server,
+                const char  *method,
+                const char  *path)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < anot_fake_llm_get_n_requests (server); i++)
+    {
+      JsonObject *record = anot_fake_llm_get_request (server, i);
+
+      if (strcmp (json_object_get_string_member (record, "method"), method) == 0 &&
+          strcmp (json_object_get_string_member (record, "path"), path) == 0)
+        n++;
+    }
+  return n;
+}
+
+/* The rows of a results file by request, without what depends on how
+ * the calls were made (latency, cost). */
+static GHashTable *
+read_rows (const char *path,
+           double     *total_cost)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  GHashTable *rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  *total_cost = 0;
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(JsonGenerator) generator = json_generator_new ();
+      JsonObject *row;
+
+      if (*lines[i] == '\0')
+        continue;
+      g_assert_true (json_parser_load_from_data (parser, lines[i], -1, NULL));
+      row = json_node_get_object (json_parser_get_root (parser));
+      *total_cost += json_object_get_double_member (row, "cost_usd");
+      json_object_remove_member (row, "latency_ms");
+      json_object_remove_member (row, "cost_usd");
+      json_object_remove_member (row, "by_model");
+      json_object_remove_member (row, "by_role");
+      json_generator_set_root (generator, json_parser_get_root (parser));
+      g_hash_table_insert (rows, g_strdup (json_object_get_string_member (row, "request_id")),
+                           json_generator_to_data (generator, NULL));
+    }
+  return rows;
+}
+
+static void
+assert_same_rows (GHashTable *a,
+                  GHashTable *b)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_assert_cmpuint (g_hash_table_size (a), ==, g_hash_table_size (b));
+  g_hash_table_iter_init (&iter, a);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    g_assert_cmpstr (value, ==, g_hash_table_lookup (b, key));
+}
+
+/* A batch run is killed with SIGKILL while its batch is pending; the
+ * resumed run polls the recorded batch, submits nothing, and ends with
+ * the rows of an uninterrupted direct run at half its cost. */
+static void
+test_kill_and_resume (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *killed = g_build_filename (f->root, "killed", NULL);
+  g_autofree char *state = g_build_filename (killed, "batches.jsonl", NULL);
+  g_autofree char *direct_rows_path = g_build_filename (f->root, "direct", "clean", "run_1", "results_5.jsonl", NULL);
+  g_autofree char *killed_rows_path = g_build_filename (killed, "clean", "run_1", "results_5.jsonl", NULL);
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GHashTable) direct_rows = NULL;
+  g_autoptr(GHashTable) resumed_rows = NULL;
+  double direct_cost, resumed_cost;
+  guint direct_calls;
+  const char *batch_argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "4", "--out", f->root, "--name", "killed", "--batch", NULL,
+  };
+  const char *resume_argv[] = { "--resume", killed, NULL };
+
+  /* The reference: direct calls. */
+  g_assert_cmpint (run (f, "direct", FALSE), ==, 0);
+  direct_calls = count_requests (f->server, "POST", "/v1/chat/completions");
+  g_assert_cmpuint (direct_calls, ==, 4);
+  direct_rows = read_rows (direct_rows_path, &direct_cost);
+
+  /* The batch run, killed once its batch is submitted and recorded. */
+  anot_fake_llm_set_batch_delay_ms (f->server, 1500);
+  process = spawn (f, batch_argv);
+  for (;;)
+    {
+      g_autofree char *contents = NULL;
+
+      if (g_file_get_contents (state, &contents, NULL, NULL) && strstr (contents, "\"submitted\"") != NULL)
+        break;
+      /* Not blocking: the file is looked at between the server's work. */
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (2000);
+    }
+  g_subprocess_force_exit (process);
+  wait_for (process);
+  g_assert_true (g_subprocess_get_if_signaled (process));
+  g_assert_cmpint (g_subprocess_get_term_sig (process), ==, SIGKILL);
+  g_assert_cmpuint (count_requests (f->server, "POST", "/v1/batches"), ==, 1);
+  g_assert_cmpuint (anot_fake_llm_get_n_batch_lines (f->server), ==, 0);
+  g_clear_object (&process);
+
+  /* The resumed run polls the same batch. */
+  process = spawn (f, resume_argv);
+  g_assert_cmpint (wait_for (process), ==, 0);
+  g_assert_cmpuint (count_requests (f->server, "POST", "/v1/batches"), ==, 1);
+  g_assert_cmpuint (count_requests (f->server, "POST", "/v1/files"), ==, 1);
+  g_assert_cmpuint (anot_fake_llm_get_n_batch_lines (f->server), ==, 4);
+  g_assert_cmpuint (count_requests (f->server, "POST", "/v1/chat/completions"), ==, direct_calls);
+
+  resumed_rows = read_rows (killed_rows_path, &resumed_cost);
+  assert_same_rows (direct_rows, resumed_rows);
+  /* gpt-4o-mini: $0.15/$0.60 per million tokens, $0.075/$0.30 batched. */
+  g_assert_cmpfloat_with_epsilon (resumed_cost, direct_cost / 2, 1e-9);
+}
+
+/* --max-cost stops starting requests before the budget is passed, exits
+ * with 3, and --resume with a higher budget finishes the run. */
+static void
+test_budget (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *dir = g_build_filename (f->root, "budget", NULL);
+  g_autofree char *rows_path = g_build_filename (dir, "clean", "run_1", "results_5.jsonl", NULL);
+  g_autoptr(GHashTable) rows = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  double cost;
+  guint first_rows;
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o",
+    "--candidates", "5", "--limit", "12", "--concurrency", "2", "--out", f->root,
+    "--name", "budget", "--max-cost", "0.1", NULL,
+  };
+  const char *resume_argv[] = { "--resume", dir, "--max-cost", "1", NULL };
+  const char *bad_argv[] = { "--method", "cot", "--max-cost-role", "planner", NULL };
+
+  /* About 12 000 prompt tokens a request at $2.50 per million: $0.03. */
+  process = spawn (f, argv);
+  g_assert_cmpint (wait_for (process), ==, 3);
+  rows = read_rows (rows_path, &cost);
+  first_rows = g_hash_table_size (rows);
+  g_assert_cmpuint (first_rows, >=, 2);
+  g_assert_cmpuint (first_rows, <, 12);
+  g_assert_cmpfloat (cost, <=, 0.1);
+  g_clear_pointer (&rows, g_hash_table_unref);
+  g_clear_object (&process);
+
+  process = spawn (f, resume_argv);
+  g_assert_cmpint (wait_for (process), ==, 0);
+  rows = read_rows (rows_path, &cost);
+  g_assert_cmpuint (g_hash_table_size (rows), ==, 12);
+  g_assert_cmpfloat (cost, >, 0.1);
+  g_clear_object (&process);
+
+  /* A malformed role budget is a usage error. */
+  process = spawn (f, bad_argv);
+  g_assert_cmpint (wait_for (process), ==, 2);
+}
+
+/* The estimate of a run equals what the run then uses: the same calls and,
+ * with the approximation the fake server also counts by, the same prompt
+ * tokens; `estimate` calls no LLM. */
+static void
+test_estimate_matches_run (Fixture       *f,
+                           gconstpointer  data)
+{
+  const char *methods[] = { "cot", "listwise" };
+
+  for (guint m = 0; m < G_N_ELEMENTS (methods); m++)
+    {
+      g_autofree char *stdout_text = NULL;
+      g_autoptr(GSubprocess) process = NULL;
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GHashTable) rows = NULL;
+      g_autofree char *rows_path = NULL;
+      g_autofree char *name = g_strconcat ("estimated_", methods[m], NULL);
+      JsonObject *total;
+      GHashTableIter iter;
+      gpointer value;
+      guint64 prompt_tokens = 0, calls = 0;
+      guint requests_before = anot_fake_llm_get_n_requests (f->server);
+      double cost;
+      const char *estimate_argv[] = {
+        g_getenv ("ANOT_RUN"), "estimate", "--method", methods[m], "--backend", "openai",
+        "--base-url", f->base_url, "--model", "fake", "--candidates", "24", "--limit", "6",
+        "--json", NULL,
+      };
+
+      process = g_subprocess_newv (estimate_argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+      g_assert_no_error (error);
+      g_assert_true (g_subprocess_communicate_utf8 (process, NULL, NULL, &stdout_text, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 0);
+      g_assert_cmpuint (anot_fake_llm_get_n_requests (f->server), ==, requests_before);
+      g_assert_true (json_parser_load_from_data (parser, stdout_text, -1, &error));
+      g_assert_no_error (error);
+      total = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "total");
+      g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "tokenizers"), "fake"), ==, "approximate");
+
+      {
+        g_autoptr(GSubprocess) run_process = NULL;
+        const char *run_argv[] = {
+          "--method", methods[m], "--backend", "openai", "--base-url", f->base_url, "--model", "fake",
+          "--candidates", "24", "--limit", "6", "--out", f->root, "--name", name, NULL,
+        };
+
+        run_process = spawn (f, run_argv);
+        g_assert_cmpint (wait_for (run_process), ==, 0);
+      }
+      rows_path = g_build_filename (f->root, name, "clean", "run_1", "results_24.jsonl", NULL);
+      rows = read_rows (rows_path, &cost);
+      g_hash_table_iter_init (&iter, rows);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        {
+          g_autoptr(JsonParser) row_parser = json_parser_new ();
+          JsonObject *row;
+
+          g_assert_true (json_parser_load_from_data (row_parser, value, -1, NULL));
+          row = json_node_get_object (json_parser_get_root (row_parser));
+          prompt_tokens += json_object_get_int_member (row, "prompt_tokens");
+          calls += json_object_get_int_member (row, "calls");
+        }
+      g_assert_cmpint (json_object_get_int_member (total, "requests"), ==, 6);
+      g_assert_cmpint (json_object_get_int_member (total, "calls"), ==, calls);
+      g_assert_cmpint (json_object_get_int_member (total, "prompt_tokens"), ==, prompt_tokens);
+      g_assert_cmpint (json_object_get_int_member (total, "incomplete"), ==, 0);
+      /* At the fallback price, $1 and $3 per million, halved in batch. */
+      g_assert_cmpfloat_with_epsilon (json_object_get_double_member (total, "batch_cost_usd"),
+                                      json_object_get_double_member (total, "cost_usd") / 2, 1e-9);
+    }
+}
+
+/* A prompt larger than the context window is shrunk (a review less per
+ * candidate each time) before it is sent: the server sees only prompts
+ * that fit, and the trace records the calls not sent. */
+static void
+test_context_fitting (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *trace_path = g_build_filename (f->root, "fitted", "clean", "run_1", "trace_10.jsonl", NULL);
+  g_autofree char *trace = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  guint before = anot_fake_llm_get_n_requests (f->server);
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "fake",
+    "--candidates", "10", "--limit", "3", "--out", f->root, "--name", "fitted",
+    "--context-tokens", "6000", NULL,
+  };
+
+  process = spawn (f, argv);
+  g_assert_cmpint (wait_for (process), ==, 0);
+  /* One call per request reached the server, each within the window. */
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (f->server) - before, ==, 3);
+  for (guint i = before; i < anot_fake_llm_get_n_requests (f->server); i++)
+    g_assert_cmpint (json_object_get_int_member (anot_fake_llm_get_request (f->server, i), "prompt_tokens"), <=, 6000);
+  g_assert_true (g_file_get_contents (trace_path, &trace, NULL, NULL));
+  g_assert_nonnull (strstr (trace, "not sent: the prompt has"));
+  g_assert_nonnull (strstr (trace, "maximum context length of 6000 tokens"));
+  g_assert_null (strstr (trace, "\"truncation_retries\":0"));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add ("/batch-cli/kill-and-resume", Fixture, NULL, fixture_setup, test_kill_and_resume,
+              fixture_teardown);
+  g_test_add ("/batch-cli/estimate-matches-run", Fixture, NULL, fixture_setup,
+              test_estimate_matches_run, fixture_teardown);
+  g_test_add ("/batch-cli/context-fitting", Fixture, NULL, fixture_setup, test_context_fitting,
+              fixture_teardown);
+  g_test_add ("/batch-cli/budget", Fixture, NULL, fixture_setup, test_budget, fixture_teardown);
+  return g_test_run ();
+}

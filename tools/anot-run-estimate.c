@@ -1,0 +1,155 @@
+/* anot-run-estimate.c: `anot-run estimate`, what a run would cost
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "anot-run.h"
+
+#include <string.h>
+
+#define DEFAULT_COMPLETION_TOKENS 300
+
+int
+anot_run_cmd_estimate (int    argc,
+                       char **argv)
+{
+  AnotRunHooks hooks = {
+    .parameter_string = "— estimate the calls, tokens and cost of a run without calling any LLM",
+    .summary =
+      "Takes the options of a run (method, candidates, attacks, runs, requests, model, roles)\n"
+      "and prints, per attack and N, the LLM calls, prompt and completion tokens and their cost\n"
+      "at the configured list prices and at the batch prices (--batch).  The method runs over\n"
+      "every planned request against a stand-in that counts each prompt with the model's\n"
+      "tokenizer (exact for OpenAI's o200k_base and cl100k_base models; one token per 4\n"
+      "bytes otherwise, which the output says) and answers at once.  Prompts built before a\n"
+      "method needs a real answer are exact; methods whose later rounds depend on answers\n"
+      "(anot, aot, react, lats, general_anot) may stop early on the stand-in: those requests\n"
+      "are counted as incomplete (lower bounds), next to the method's call formula.",
+    .estimate = TRUE,
+  };
+  int status = anot_run_run_experiment (argc, argv, &hooks);
+
+  g_free (hooks.directory);
+  g_free (hooks.completion_tokens);
+  return status;
+}
+
+static void
+print_money (const char *label,
+             double      value)
+{
+  g_print ("%s$%.4f", label, value);
+}
+
+int
+anot_run_estimate_experiment (AnotExperiment *experiment,
+                              AnotRunHooks   *hooks)
+{
+  g_autoptr(AnotRunConfig) config = anot_experiment_get_config (experiment);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) estimate = NULL;
+  guint64 completion_tokens = DEFAULT_COMPLETION_TOKENS;
+  JsonObject *root, *total;
+  JsonArray *rows;
+
+  if (hooks->completion_tokens != NULL &&
+      !g_ascii_string_to_unsigned (hooks->completion_tokens, 10, 0, 1000000, &completion_tokens, NULL))
+    return anot_run_usage_error ("estimate", "invalid value “%s” for --completion-tokens: "
+                                 "expected an integer between 0 and 1000000",
+                                 hooks->completion_tokens);
+
+  /* Nothing is written: an existing results directory is no obstacle. */
+  if (!anot_run_config_set (config, "force", "true", &error))
+    return anot_run_usage_error ("estimate", "%s", error->message);
+  anot_experiment_set_config (experiment, config);
+
+  estimate = anot_experiment_estimate (experiment, (guint) completion_tokens, &error);
+  if (estimate == NULL)
+    {
+      if (g_error_matches (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT) ||
+          g_error_matches (error, ANOT_ERROR, ANOT_ERROR_CONFIG) ||
+          g_error_matches (error, ANOT_ERROR, ANOT_ERROR_PLUGIN_NOT_FOUND))
+        return anot_run_usage_error ("estimate", "%s", error->message);
+      g_printerr ("anot-run estimate: %s\n", error->message);
+      return ANOT_RUN_EXIT_FAILED;
+    }
+
+  if (hooks->json)
+    {
+      g_autofree char *text = json_to_string (estimate, TRUE);
+
+      g_print ("%s\n", text);
+      return ANOT_RUN_EXIT_OK;
+    }
+
+  root = json_node_get_object (estimate);
+  rows = json_object_get_array_member (root, "rows");
+  total = json_object_get_object_member (root, "total");
+  g_print ("Estimate for %s on %s (no LLM called)\n",
+           json_object_get_string_member (root, "method"),
+           json_object_get_string_member (root, "dataset"));
+  g_print ("\n%-22s %5s %9s %9s %13s %12s %11s %11s\n", "attack", "N", "requests", "calls",
+           "prompt tok", "compl tok", "cost", "batch cost");
+  for (guint i = 0; i < json_array_get_length (rows); i++)
+    {
+      JsonObject *row = json_array_get_object_element (rows, i);
+      g_autofree char *calls = NULL;
+
+      if (json_object_get_int_member (row, "incomplete") > 0)
+        calls = g_strdup_printf (">=%" G_GINT64_FORMAT, json_object_get_int_member (row, "calls"));
+      else
+        calls = g_strdup_printf ("%" G_GINT64_FORMAT, json_object_get_int_member (row, "calls"));
+      g_print ("%-22s %5" G_GINT64_FORMAT " %9" G_GINT64_FORMAT " %9s %13" G_GINT64_FORMAT
+               " %12" G_GINT64_FORMAT " %11.4f %11.4f\n",
+               json_object_get_string_member (row, "attack"), json_object_get_int_member (row, "n"),
+               json_object_get_int_member (row, "requests"), calls,
+               json_object_get_int_member (row, "prompt_tokens"),
+               json_object_get_int_member (row, "completion_tokens"),
+               json_object_get_double_member (row, "cost_usd"),
+               json_object_get_double_member (row, "batch_cost_usd"));
+    }
+  g_print ("\nTotal: %" G_GINT64_FORMAT " requests, %" G_GINT64_FORMAT " calls (%" G_GINT64_FORMAT
+           "..%" G_GINT64_FORMAT " per request), %" G_GINT64_FORMAT " prompt + %" G_GINT64_FORMAT
+           " completion tokens; ",
+           json_object_get_int_member (total, "requests"), json_object_get_int_member (total, "calls"),
+           json_object_get_int_member (total, "calls_per_request_min"),
+           json_object_get_int_member (total, "calls_per_request_max"),
+           json_object_get_int_member (total, "prompt_tokens"),
+           json_object_get_int_member (total, "completion_tokens"));
+  print_money ("", json_object_get_double_member (total, "cost_usd"));
+  print_money (" direct, ", json_object_get_double_member (total, "batch_cost_usd"));
+  g_print (" batched\n");
+
+  {
+    JsonObject *tokenizers = json_object_get_object_member (root, "tokenizers");
+    g_autoptr(GList) models = json_object_get_members (tokenizers);
+
+    for (GList *l = models; l != NULL; l = l->next)
+      {
+        const char *encoding = json_object_get_string_member (tokenizers, l->data);
+
+        if (strcmp (encoding, "approximate") == 0)
+          g_print ("Tokens of %s: approximated (one per 4 bytes; its tokenizer is not available)\n",
+                   (const char *) l->data);
+        else
+          g_print ("Tokens of %s: exact (%s)\n", (const char *) l->data, encoding);
+      }
+  }
+  g_print ("Completion tokens: max_tokens when set (an upper bound), else %" G_GUINT64_FORMAT
+           " per call (--completion-tokens)\n", completion_tokens);
+  if (json_object_get_int_member (total, "incomplete") > 0)
+    g_print ("Incomplete: %" G_GINT64_FORMAT " requests stopped on the stand-in answer; their "
+             "figures are lower bounds.  Calls per request: %s\n",
+             json_object_get_int_member (total, "incomplete"),
+             json_object_get_string_member_with_default (root, "call_formula", "no formula given"));
+  else if (json_object_get_string_member_with_default (root, "call_formula", NULL) != NULL)
+    g_print ("Calls per request: %s\n", json_object_get_string_member (root, "call_formula"));
+  else
+    g_print ("Calls per request: not fixed for this method (they follow the model's answers); "
+             "the figures are those of the path the stand-in answer takes\n");
+  if (json_object_get_string_member_with_default (root, "prices_as_of", NULL) != NULL)
+    g_print ("Prices as of %s (config.ini's [prices] overrides them)\n",
+             json_object_get_string_member (root, "prices_as_of"));
+  return ANOT_RUN_EXIT_OK;
+}
