@@ -44,7 +44,9 @@ anot_run_path (void)
 }
 
 /* Runs anot-run with the given arguments (NULL-terminated) and returns its
- * exit status; stdout and stderr are returned when asked for. */
+ * exit status; stdout and stderr are returned when asked for, replacing
+ * (and freeing) what an earlier call left there, so a test can reuse one
+ * variable. */
 static int
 run_cli (char       **out_stdout,
          char       **out_stderr,
@@ -82,9 +84,15 @@ run_cli (char       **out_stdout,
   g_assert_true (g_subprocess_get_if_exited (process));
 
   if (out_stdout)
-    *out_stdout = g_steal_pointer (&stdout_text);
+    {
+      g_free (*out_stdout);
+      *out_stdout = g_steal_pointer (&stdout_text);
+    }
   if (out_stderr)
-    *out_stderr = g_steal_pointer (&stderr_text);
+    {
+      g_free (*out_stderr);
+      *out_stderr = g_steal_pointer (&stderr_text);
+    }
   return g_subprocess_get_exit_status (process);
 }
 
