@@ -59,7 +59,7 @@
  *   cells (attack × run × N × request, dealt round-robin in plan order), so
  *   N processes (Slurm array tasks) share one experiment; each writes the
  *   usual layout into its own directory, and
- *   [type_func@Anot.Experiment.merge_shards] makes the directory one process
+ *   [func@Anot.Experiment.merge_shards] makes the directory one process
  *   would have written.  Kept for a resume.
  * - `batch`: `true` to send the calls of the `openai` and `anthropic`
  *   backends through the providers' batch APIs at the batch price (see
