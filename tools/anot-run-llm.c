@@ -79,11 +79,12 @@ anot_run_llm_options_clear (AnotRunLlmOptions *o)
 }
 
 /* Whether an option choosing a model was given (the cache and offline
- * mode do not change which model answers). */
+ * mode do not change which model answers; nor does --base-url, which says
+ * where the model is served: a resumed shard may find it elsewhere). */
 gboolean
 anot_run_llm_options_choose_model (const AnotRunLlmOptions *o)
 {
-  return o->backend || o->model || o->base_url || o->roles || o->temperature || o->max_tokens;
+  return o->backend || o->model || o->roles || o->temperature || o->max_tokens;
 }
 
 /* Hands the options to an experiment's settings (the options have the
@@ -100,7 +101,7 @@ anot_run_llm_options_to_config (const AnotRunLlmOptions *o,
   const struct { const char *key; const char *value; gboolean model; } settings[] = {
     { "backend", o->backend, TRUE },
     { "model", o->model, TRUE },
-    { "base-url", o->base_url, TRUE },
+    { "base-url", o->base_url, FALSE },
     { "temperature", o->temperature, TRUE },
     { "max-tokens", o->max_tokens, TRUE },
     { "role", roles, TRUE },

@@ -524,7 +524,8 @@ anot_run_run_experiment (int           argc,
       "Overwrite the results of an earlier experiment with the same name", NULL },
     { "resume", 'r', 0, G_OPTION_ARG_FILENAME, &o.resume,
       "Finish an interrupted experiment (the directory printed at its start); "
-      "only --concurrency, --data, --cache and --offline may be given with it", "DIR" },
+      "only --concurrency, --data, --base-url, --cache, --offline, --context-tokens, "
+      "the --batch options and the budgets may be given with it", "DIR" },
     { "attack", 'a', 0, G_OPTION_ARG_STRING, &o.attack,
       "Attacks to run, comma-separated: names (see --list), clean, noise, injection, "
       "deception, all, both (default: clean; robustness: all)", "ATTACKS" },
@@ -647,8 +648,9 @@ anot_run_run_experiment (int           argc,
         {
           run_options_clear (&o);
           return anot_run_usage_error (NULL, "--resume takes its options from the interrupted run; "
-                              "only --concurrency, --data, --cache, --offline, the "
-                              "--batch options and the budgets may be given with it");
+                              "only --concurrency, --data, --base-url, --cache, --offline, "
+                              "--context-tokens, the --batch options and the budgets may be "
+                              "given with it");
         }
       if (o.data != NULL)
         {

@@ -105,8 +105,9 @@ fail:
   return NULL;
 }
 
-/* The first option on which @a and @b differ, the shard aside; NULL when
- * none does. */
+/* The first option on which @a and @b differ, the shard and the options
+ * each shard may have of its own aside (its server, batch mode, budget);
+ * NULL when none does. */
 static char *
 differing_option (Shard *a,
                   Shard *b)
@@ -123,7 +124,8 @@ differing_option (Shard *a,
           const char *x = json_object_get_string_member_with_default (pairs[p][0]->options, key, NULL);
           const char *y = json_object_get_string_member_with_default (pairs[p][1]->options, key, NULL);
 
-          if (strcmp (key, "shard") != 0 && g_strcmp0 (x, y) != 0)
+          if (strcmp (key, "shard") != 0 && !anot_run_config_key_is_per_shard (key) &&
+              g_strcmp0 (x, y) != 0)
             return g_strdup_printf ("“%s” (%s in %s, %s in %s)", key,
                                     p == 0 ? (x ? x : "unset") : (y ? y : "unset"), a->dir,
                                     p == 0 ? (y ? y : "unset") : (x ? x : "unset"), b->dir);
@@ -416,9 +418,13 @@ merge_traces (AnotExperiment  *self,
  * summaries and `config.json` (timestamps and wall times aside; the
  * lines of `trace_<N>.jsonl` are ordered by request id).
  *
- * The shards must have the same method, dataset checksum and options
- * (the shard aside), be every shard 0..N-1 of one split, once each, and
- * together hold every planned request exactly once.
+ * The shards must have the same method, dataset checksum and options,
+ * be every shard 0..N-1 of one split, once each, and together hold every
+ * planned request exactly once.  Options a shard may have of its own are
+ * not compared: the shard, `base-url` (each Slurm task may ask its own
+ * server), the batch options and the budgets (`max-cost`,
+ * `max-cost-role`); the merged `config.json` records those of the first
+ * shard given.
  *
  * Errors: %ANOT_ERROR_SHARDS naming the shard, option or requests at
  * fault; %ANOT_ERROR_RESUME when the recorded dataset cannot be loaded;

@@ -77,5 +77,9 @@ void        anot_run_config_write_resume_options (const AnotRunConfig *self,
 gboolean    anot_run_config_merge_resume_options (AnotRunConfig *self,
                                              JsonObject          *options,
                                              GError             **error);
+/* Whether shards of one experiment must agree on @key: FALSE for the keys
+ * that say where calls go and what they may cost (base-url, batch*,
+ * max-cost*), not what they answer. */
+gboolean    anot_run_config_key_is_per_shard (const char         *key);
 
 G_END_DECLS

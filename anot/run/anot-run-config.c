@@ -125,6 +125,10 @@ typedef enum
   FLAG_NONEMPTY = 1 << 4,
   /* Not a directory path: no "/", ".", "..". */
   FLAG_FILE_NAME = 1 << 5,
+  /* Where the calls go and what they may cost, not what they answer:
+   * shards of one experiment may differ in it (each Slurm task asks its
+   * own vLLM server; a shard resumed with a higher budget). */
+  FLAG_PER_SHARD = 1 << 6,
 } Flags;
 
 typedef struct
@@ -190,7 +194,7 @@ static const KeyInfo keys[] = {
   /* The LLM choices, so a resume asks the same models. */
   { "backend", KIND_STRING, FLAG_RESUME, FIELD (backend), .llm_key = "backend" },
   { "model", KIND_STRING, FLAG_RESUME, FIELD (model), .llm_key = "model" },
-  { "base-url", KIND_STRING, FLAG_RESUME, FIELD (base_url), .llm_key = "base_url" },
+  { "base-url", KIND_STRING, FLAG_RESUME | FLAG_PER_SHARD, FIELD (base_url), .llm_key = "base_url" },
   { "temperature", KIND_STRING, FLAG_RESUME, FIELD (temperature), .llm_key = "temperature" },
   { "max-tokens", KIND_STRING, FLAG_RESUME, FIELD (max_tokens), .llm_key = "max_tokens" },
   { "role", KIND_STRING, FLAG_RESUME, FIELD (role) },
@@ -204,16 +208,16 @@ static const KeyInfo keys[] = {
     "I/N with 0 ≤ I < N, e.g. 0/4" },
   /* Batch mode changes the price, not the results; a resume keeps it so
    * the batches it recorded are polled, not paid again. */
-  { "batch", KIND_BOOL, FLAG_RESUME | FLAG_TRUE_ONLY, FIELD (batch), .llm_key = NULL },
-  { "batch-max-size", KIND_UINT, FLAG_RESUME, FIELD (batch_max_size), 1, 50000, 10000 },
-  { "batch-window", KIND_UINT, FLAG_RESUME, FIELD (batch_window), 0, 86400, 0 },
-  { "batch-retry", KIND_ENUM, FLAG_RESUME, FIELD (batch_retry),
+  { "batch", KIND_BOOL, FLAG_RESUME | FLAG_TRUE_ONLY | FLAG_PER_SHARD, FIELD (batch), .llm_key = NULL },
+  { "batch-max-size", KIND_UINT, FLAG_RESUME | FLAG_PER_SHARD, FIELD (batch_max_size), 1, 50000, 10000 },
+  { "batch-window", KIND_UINT, FLAG_RESUME | FLAG_PER_SHARD, FIELD (batch_window), 0, 86400, 0 },
+  { "batch-retry", KIND_ENUM, FLAG_RESUME | FLAG_PER_SHARD, FIELD (batch_retry),
     0, 0, ANOT_BATCH_RETRY_BATCH, NULL, anot_batch_retry_get_type },
   { "context-tokens", KIND_UINT, FLAG_RESUME, FIELD (context_tokens), 0, 100000000, 0 },
   /* Budgets: a resume keeps them unless given a new one. */
-  { "max-cost", KIND_USD, FLAG_RESUME, FIELD (max_cost),
+  { "max-cost", KIND_USD, FLAG_RESUME | FLAG_PER_SHARD, FIELD (max_cost),
     0, 0, 0, NULL, NULL, "an amount in US dollars, e.g. 25 or 2.50" },
-  { "max-cost-role", KIND_STRING, FLAG_RESUME, FIELD (max_cost_role),
+  { "max-cost-role", KIND_STRING, FLAG_RESUME | FLAG_PER_SHARD, FIELD (max_cost_role),
     0, 0, 0, NULL, NULL, "ROLE=USD, comma-separated, e.g. planner=5,default=20",
     .check = check_role_costs },
 };
@@ -259,6 +263,14 @@ lookup_key (const char *key,
         return &keys[i];
       }
   return NULL;
+}
+
+gboolean
+anot_run_config_key_is_per_shard (const char *key)
+{
+  const KeyInfo *info = lookup_key (key, NULL);
+
+  return info != NULL && (info->flags & FLAG_PER_SHARD) != 0;
 }
 
 static GHashTable *

@@ -3,9 +3,10 @@
 `anot-run merge`, and the merged directory compared byte for byte with a
 single `anot-run` of the same options, after golden.py's normalisation
 (wall times, timestamps, the results root, the fake server's port, the
-order of trace lines).  Also: a killed shard resumed, merges that must
-refuse (a missing shard, a shard of other options, a request in two
-shards), and the shards' response caches merged and replayed offline.
+order of trace lines).  Also: a killed shard resumed against a server of
+its own and with a budget (options a shard may have of its own), merges
+that must refuse (a missing shard, a shard of other options, a request in
+two shards), and the shards' response caches merged and replayed offline.
 
 TAP output; run by meson as the test `shards` (suite `cluster`).
 """
@@ -140,10 +141,24 @@ def main():
                                      % (refused.returncode, refused.stdout))
             # Without its cache, so the requests run again are asked again
             # (with it they would be answered from it, and their traces say so).
-            anot_run(['--resume', os.path.join(shard_dir(2), 'exp')], env)
+            # Resumed against a server of its own and with a budget, as a
+            # Slurm task on another node would be: options a shard may
+            # have of its own, which the merge must not refuse.
+            os.makedirs(os.path.join(tmp, 'own_server'))
+            own_server = golden.FakeLlm(os.path.join(tmp, 'own_server'))
+            try:
+                anot_run(['--resume', os.path.join(shard_dir(2), 'exp'),
+                          '--base-url', own_server.url + '/v1', '--max-cost', '1000'], env)
+            finally:
+                own_server.stop()
+            with open(own_server.log) as f:
+                asked = sum(1 for _ in f)
+            if asked == 0:
+                raise AssertionError('the resumed shard did not ask its own server')
             anot_run(['merge', '--force', merged]
                      + [os.path.join(shard_dir(i), 'exp') for i in range(SHARDS)], env)
-            return '%d files identical after the resume' % compare_trees(single, merged)
+            return '%d files identical after the resume (%d calls to its own server)' \
+                % (compare_trees(single, merged), asked)
         tap.check('a killed shard resumes; the merge refuses it until then', resume_killed_shard)
 
         def refusals():
