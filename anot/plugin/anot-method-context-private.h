@@ -5,6 +5,7 @@
 #pragma once
 
 #include "anot-method-context.h"
+#include "anot-ini-reader-private.h"
 
 G_BEGIN_DECLS
 
@@ -13,5 +14,16 @@ G_BEGIN_DECLS
 G_GNUC_INTERNAL
 void anot_method_context_set_defense_prompt_text (AnotMethodContext *self,
                                                   const char        *interned_prompt);
+
+/* The configuration file the run read once when it was planned (NULL:
+ * there was none), so that every request reads the same `[method NAME]`
+ * settings however the file changes during the run.  Without it the
+ * settings read the file when asked (a method run outside an experiment). */
+G_GNUC_INTERNAL
+void     anot_method_context_set_config_file (AnotMethodContext *self,
+                                              AnotIniReader     *reader);
+G_GNUC_INTERNAL
+gboolean anot_method_context_get_config_file (AnotMethodContext *self,
+                                              AnotIniReader    **out_reader);
 
 G_END_DECLS

@@ -56,6 +56,8 @@ struct _AnotMethodContext
   AnotDebugLog *debug_log;
   gboolean defense;
   const char *defense_prompt;   /* interned, nullable: set by the experiment */
+  gboolean has_config_file;     /* set by the experiment... */
+  AnotIniReader *config_file;   /* ...nullable: the run had no config.ini */
 };
 
 G_DEFINE_FINAL_TYPE (AnotMethodContext, anot_method_context, G_TYPE_OBJECT)
@@ -87,6 +89,7 @@ anot_method_context_finalize (GObject *object)
   g_clear_object (&self->debug_log);
   g_free (self->request_id);
   g_hash_table_unref (self->options);
+  g_clear_pointer (&self->config_file, anot_ini_reader_unref);
 
   G_OBJECT_CLASS (anot_method_context_parent_class)->finalize (object);
 }
@@ -848,4 +851,25 @@ anot_method_context_set_defense_prompt_text (AnotMethodContext *self,
 {
   g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
   self->defense_prompt = interned_prompt;
+}
+
+void
+anot_method_context_set_config_file (AnotMethodContext *self,
+                                     AnotIniReader     *reader)
+{
+  g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
+
+  g_clear_pointer (&self->config_file, anot_ini_reader_unref);
+  self->config_file = reader != NULL ? anot_ini_reader_ref (reader) : NULL;
+  self->has_config_file = TRUE;
+}
+
+gboolean
+anot_method_context_get_config_file (AnotMethodContext *self,
+                                     AnotIniReader    **out_reader)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), FALSE);
+
+  *out_reader = self->config_file;
+  return self->has_config_file;
 }

@@ -11,6 +11,7 @@
 
 #include "anot-error.h"
 #include "anot-ini-reader-private.h"
+#include "anot-method-context-private.h"
 
 /**
  * AnotMethodSettings:
@@ -217,6 +218,30 @@ anot_method_settings_set_environment (AnotMethodSettings *self,
   self->environ = envp != NULL ? g_strdupv ((char **) envp) : g_new0 (char *, 1);
 }
 
+/* Takes `[method NAME]` of @reader (the file at @path) as the file layer. */
+static void
+take_file_section (AnotMethodSettings *self,
+                   AnotIniReader      *reader,
+                   const char         *path)
+{
+  g_autofree char *group = g_strconcat ("method ", self->method, NULL);
+  g_auto(GStrv) keys = anot_ini_reader_list_keys (reader, group);
+
+  g_hash_table_remove_all (self->file);
+  for (guint i = 0; keys[i] != NULL; i++)
+    {
+      FileValue *value = g_new (FileValue, 1);
+
+      value->text = g_strdup (anot_ini_reader_get_value (reader, group, keys[i]));
+      value->where = anot_ini_reader_where (reader, group, keys[i]);
+      g_hash_table_insert (self->file, g_strdup (keys[i]), value);
+    }
+
+  g_free (self->file_path);
+  self->file_path = g_strdup (path);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE_PATH]);
+}
+
 /**
  * anot_method_settings_load_file:
  * @self: settings
@@ -237,8 +262,6 @@ anot_method_settings_load_file (AnotMethodSettings  *self,
                                 GError             **error)
 {
   g_autoptr(AnotIniReader) reader = NULL;
-  g_autofree char *group = NULL;
-  g_auto(GStrv) keys = NULL;
 
   g_return_val_if_fail (ANOT_IS_METHOD_SETTINGS (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
@@ -246,22 +269,7 @@ anot_method_settings_load_file (AnotMethodSettings  *self,
   reader = anot_ini_reader_new_from_file (path, error);
   if (reader == NULL)
     return FALSE;
-
-  g_hash_table_remove_all (self->file);
-  group = g_strconcat ("method ", self->method, NULL);
-  keys = anot_ini_reader_list_keys (reader, group);
-  for (guint i = 0; keys[i] != NULL; i++)
-    {
-      FileValue *value = g_new (FileValue, 1);
-
-      value->text = g_strdup (anot_ini_reader_get_value (reader, group, keys[i]));
-      value->where = anot_ini_reader_where (reader, group, keys[i]);
-      g_hash_table_insert (self->file, g_strdup (keys[i]), value);
-    }
-
-  g_free (self->file_path);
-  self->file_path = g_strdup (path);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE_PATH]);
+  take_file_section (self, reader, path);
   return TRUE;
 }
 
@@ -273,6 +281,10 @@ anot_method_settings_load_file (AnotMethodSettings  *self,
  * Reads the configuration file (`$ANOT_CONFIG`, else
  * `$XDG_CONFIG_HOME/anot/config.ini`) when it exists; a missing file
  * is not an error.
+ *
+ * A method run by an experiment calls
+ * [method@Anot.MethodSettings.load_for_context] instead, so that every
+ * request of a run reads the file as it was when the run was planned.
  *
  * Returns: %TRUE on success
  */
@@ -287,6 +299,38 @@ anot_method_settings_load_default_file (AnotMethodSettings  *self,
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     return TRUE;
   return anot_method_settings_load_file (self, path, error);
+}
+
+/**
+ * anot_method_settings_load_for_context:
+ * @self: settings
+ * @context: the request's context
+ * @error: return location for a #GError
+ *
+ * Takes the file layer from the configuration file the experiment read
+ * once when it planned the run, so that a `config.ini` edited while a
+ * run goes on does not change the settings of its later requests (nor
+ * break them with a half-saved file).  A context no experiment made (a
+ * method called directly) has no such copy: then this is
+ * [method@Anot.MethodSettings.load_default_file].
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+anot_method_settings_load_for_context (AnotMethodSettings  *self,
+                                       AnotMethodContext   *context,
+                                       GError             **error)
+{
+  AnotIniReader *reader = NULL;
+
+  g_return_val_if_fail (ANOT_IS_METHOD_SETTINGS (self), FALSE);
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (context), FALSE);
+
+  if (!anot_method_context_get_config_file (context, &reader))
+    return anot_method_settings_load_default_file (self, error);
+  if (reader != NULL)
+    take_file_section (self, reader, anot_ini_reader_get_name (reader));
+  return TRUE;
 }
 
 static char *

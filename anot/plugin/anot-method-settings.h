@@ -36,6 +36,10 @@ ANOT_AVAILABLE_IN_ALL
 gboolean            anot_method_settings_load_default_file (AnotMethodSettings  *self,
                                                             GError             **error);
 ANOT_AVAILABLE_IN_ALL
+gboolean            anot_method_settings_load_for_context  (AnotMethodSettings  *self,
+                                                            AnotMethodContext   *context,
+                                                            GError             **error);
+ANOT_AVAILABLE_IN_ALL
 char               *anot_method_settings_lookup            (AnotMethodSettings  *self,
                                                             AnotMethodContext   *context,
                                                             const char          *key,

@@ -57,6 +57,8 @@ anot_experiment_plan_clear (AnotExperiment *self)
   g_clear_object (&self->method);
   g_clear_object (&self->validator);
   g_clear_object (&self->llm_config);
+  g_clear_pointer (&self->config_file, anot_ini_reader_unref);
+  self->config_file_read = FALSE;
   g_clear_object (&self->router);
   g_clear_object (&self->batch_queue);
   g_clear_pointer (&self->budgets, g_ptr_array_unref);
@@ -392,6 +394,26 @@ plan_batch (AnotExperiment  *self,
 
 /* The LLM router of the run: configuration file, environment, then the
  * options; the response cache; the debug level. */
+/* The configuration file the methods read their `[method NAME]` settings
+ * from, read once: every request of the run gets the same settings even if
+ * config.ini changes while it runs, and a broken file fails the plan
+ * rather than the requests. */
+static gboolean
+plan_config_file (AnotExperiment  *self,
+                  GError         **error)
+{
+  g_autofree char *path = anot_ini_reader_get_default_path ();
+
+  if (g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      self->config_file = anot_ini_reader_new_from_file (path, error);
+      if (self->config_file == NULL)
+        return FALSE;
+    }
+  self->config_file_read = TRUE;
+  return TRUE;
+}
+
 static gboolean
 plan_llm (AnotExperiment  *self,
           GError         **error)
@@ -698,6 +720,7 @@ anot_experiment_plan (AnotExperiment  *self,
          plan_cells (self, error) &&
          check_directories (self, error) &&
          plan_method (self, error) &&
+         plan_config_file (self, error) &&
          plan_llm (self, error);
 }
 

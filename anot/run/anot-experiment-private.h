@@ -13,6 +13,7 @@
 
 #include "anot-backend-router.h"
 #include "anot-debug-log.h"
+#include "anot-ini-reader-private.h"
 #include "anot-llm-config.h"
 #include "anot-method.h"
 #include "anot-run-config-private.h"
@@ -68,6 +69,8 @@ struct _AnotExperiment
   AnotValidator *validator;     /* only when uses_truth */
   AnotLlmConfig *llm_config;
   const char *defense_prompt;   /* interned; read once when the run is planned */
+  gboolean config_file_read;    /* config.ini, read once when the run is planned... */
+  AnotIniReader *config_file;   /* ...nullable: there was none */
   AnotBackendRouter *router;
   AnotBatchQueue *batch_queue;  /* in batch mode */
   AnotDebugLevel debug_level;

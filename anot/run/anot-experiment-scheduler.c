@@ -315,6 +315,8 @@ anot_experiment_new_method_context (AnotExperiment *self,
   anot_method_context_set_defense (context, self->settings->defense);
   if (self->defense_prompt != NULL)
     anot_method_context_set_defense_prompt_text (context, self->defense_prompt);
+  if (self->config_file_read)
+    anot_method_context_set_config_file (context, self->config_file);
   return context;
 }
 

@@ -33,7 +33,8 @@ AnotIniReader *anot_ini_reader_new_from_data    (const char     *name,
                                                  gsize           length,
                                                  GError        **error);
 AnotIniReader *anot_ini_reader_new_from_resource (const char    *resource_path);
-void           anot_ini_reader_free             (AnotIniReader  *self);
+AnotIniReader *anot_ini_reader_ref              (AnotIniReader  *self);
+void           anot_ini_reader_unref            (AnotIniReader  *self);
 
 const char    *anot_ini_reader_get_name         (AnotIniReader  *self);
 char          *anot_ini_reader_resolve_path     (AnotIniReader  *self,
@@ -61,6 +62,6 @@ void           anot_ini_reader_set_error        (AnotIniReader  *self,
 
 char          *anot_ini_reader_get_default_path (void);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (AnotIniReader, anot_ini_reader_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AnotIniReader, anot_ini_reader_unref)
 
 G_END_DECLS

@@ -48,15 +48,29 @@ section_free (Section *section)
   g_free (section);
 }
 
-void
-anot_ini_reader_free (AnotIniReader *self)
+static void
+ini_reader_clear (gpointer data)
 {
-  if (self == NULL)
-    return;
+  AnotIniReader *self = data;
+
   g_free (self->name);
-  g_ptr_array_unref (self->sections);
-  g_hash_table_unref (self->by_name);
-  g_free (self);
+  g_clear_pointer (&self->sections, g_ptr_array_unref);
+  g_clear_pointer (&self->by_name, g_hash_table_unref);
+}
+
+/* Shared: an experiment hands the configuration file it read once to every
+ * request's method context. */
+AnotIniReader *
+anot_ini_reader_ref (AnotIniReader *self)
+{
+  return g_atomic_rc_box_acquire (self);
+}
+
+void
+anot_ini_reader_unref (AnotIniReader *self)
+{
+  if (self != NULL)
+    g_atomic_rc_box_release_full (self, ini_reader_clear);
 }
 
 /* "PATH:LINE: [SECTION] KEY: " with the parts that are known. */
@@ -255,7 +269,7 @@ anot_ini_reader_new_from_data (const char  *name,
                                gsize        length,
                                GError     **error)
 {
-  g_autoptr(AnotIniReader) self = g_new0 (AnotIniReader, 1);
+  g_autoptr(AnotIniReader) self = g_atomic_rc_box_new0 (AnotIniReader);
   const char *p = data, *end = data + length;
   Section *current = NULL;
   guint line = 0;

@@ -683,6 +683,53 @@ test_prices_from_config (void)
     }
 }
 
+/* An experiment of @method on @dataset asking the fake server at @url,
+ * writing under @out/@name. */
+static AnotExperiment *
+fake_server_experiment (AnotDataset *dataset,
+                        const char  *method,
+                        const char  *url,
+                        const char  *out,
+                        const char  *name)
+{
+  AnotExperiment *experiment = anot_experiment_new (dataset, method);
+
+  anot_experiment_set_option (experiment, "out", out);
+  anot_experiment_set_option (experiment, "name", name);
+  anot_experiment_set_option (experiment, "force", "true");
+  anot_experiment_set_option (experiment, "backend", "openai");
+  anot_experiment_set_option (experiment, "base-url", url);
+  anot_experiment_set_option (experiment, "model", "fake-model");
+  return experiment;
+}
+
+/* Prepares @experiment with @before as the configuration file @path, then
+ * runs it with @after in the file instead: what the run reads of
+ * config.ini must be what it read when it was planned. */
+static void
+run_with_config_rewritten (AnotExperiment *experiment,
+                           const char     *path,
+                           const char     *before,
+                           const char     *after)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_mkdir_with_parents (g_get_user_config_dir (), 0700);
+  g_assert_true (g_file_set_contents (path, before, -1, NULL));
+  g_setenv ("ANOT_CONFIG", path, TRUE);
+  g_assert_true (anot_experiment_prepare (experiment, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (g_file_set_contents (path, after, -1, NULL));
+  anot_experiment_run_async (experiment, NULL, on_run_done, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_unsetenv ("ANOT_CONFIG");
+  g_assert_true (anot_experiment_run_finish (experiment, result, &error));
+  g_assert_no_error (error);
+}
+
 /* The defense prompt is read once, when the run is planned: a config.ini
  * changed while the run goes on does not change what later requests send. */
 static void
@@ -696,36 +743,17 @@ test_defense_prompt_read_once (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(AnotDataset) dataset = anot_dataset_load (demo, NULL, &error);
   g_autoptr(AnotExperiment) experiment = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
   guint planners = 0;
 
   g_assert_no_error (error);
   g_setenv ("OPENAI_API_KEY", TEST_KEY, TRUE);
   anot_fake_llm_set_record_bodies (server, TRUE);
-  g_mkdir_with_parents (g_get_user_config_dir (), 0700);
-  g_assert_true (g_file_set_contents (config, "[defense]\nprompt = FIRST DEFENSE TEXT\n", -1, NULL));
-  g_setenv ("ANOT_CONFIG", config, TRUE);
-
-  experiment = anot_experiment_new (dataset, "test-llm");
-  anot_experiment_set_option (experiment, "out", out);
-  anot_experiment_set_option (experiment, "name", "defense-once");
-  anot_experiment_set_option (experiment, "force", "true");
+  experiment = fake_server_experiment (dataset, "test-llm", url, out, "defense-once");
   anot_experiment_set_option (experiment, "defense", "true");
-  anot_experiment_set_option (experiment, "backend", "openai");
-  anot_experiment_set_option (experiment, "base-url", url);
-  anot_experiment_set_option (experiment, "model", "fake-model");
   anot_experiment_set_option (experiment, "candidates", "5");
   anot_experiment_set_option (experiment, "limit", "3");
-  g_assert_true (anot_experiment_prepare (experiment, &error));
-  g_assert_no_error (error);
-
-  g_assert_true (g_file_set_contents (config, "[defense]\nprompt = SECOND DEFENSE TEXT\n", -1, NULL));
-  anot_experiment_run_async (experiment, NULL, on_run_done, &result);
-  while (result == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  g_unsetenv ("ANOT_CONFIG");
-  g_assert_true (anot_experiment_run_finish (experiment, result, &error));
-  g_assert_no_error (error);
+  run_with_config_rewritten (experiment, config, "[defense]\nprompt = FIRST DEFENSE TEXT\n",
+                             "[defense]\nprompt = SECOND DEFENSE TEXT\n");
 
   for (guint i = 0; i < anot_fake_llm_get_n_requests (server); i++)
     {
@@ -739,6 +767,42 @@ test_defense_prompt_read_once (void)
       g_assert_null (strstr (body, "SECOND DEFENSE TEXT"));
     }
   g_assert_cmpuint (planners, ==, 3);
+}
+
+/* config.ini's [method listwise] is read once, when the run is planned:
+ * a file rewritten between prepare() and run() changes no request's
+ * settings (20 candidates, window 10: step 5 is 3 calls a request, the
+ * rewritten step 10 would be 2). */
+static void
+test_method_settings_read_once (void)
+{
+  g_autoptr(AnotFakeLlm) server = start_server ("{\"rules\": [{\"match\": \"\", \"reply\": \"[2] > [1]\"}]}");
+  g_autofree char *url = anot_fake_llm_get_openai_base_url (server);
+  g_autofree char *config = g_build_filename (g_get_user_config_dir (), "settings-once.ini", NULL);
+  g_autofree char *demo = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
+  g_autofree char *out = out_dir ("results");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotDataset) dataset = anot_dataset_load (demo, NULL, &error);
+  g_autoptr(AnotExperiment) experiment = NULL;
+
+  g_assert_no_error (error);
+  g_setenv ("OPENAI_API_KEY", TEST_KEY, TRUE);
+  experiment = fake_server_experiment (dataset, "listwise", url, out, "settings-once");
+  anot_experiment_set_option (experiment, "candidates", "20");
+  anot_experiment_set_option (experiment, "limit", "2");
+  run_with_config_rewritten (experiment, config, "[method listwise]\nwindow = 10\nstep = 5\n",
+                             "[method listwise]\nwindow = 10\nstep = 10\n");
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (server), ==, 2 * 3);
+
+  /* A file that cannot be parsed fails the plan, before any request. */
+  g_assert_true (g_file_set_contents (config, "[method listwise\nstep = 10\n", -1, NULL));
+  g_setenv ("ANOT_CONFIG", config, TRUE);
+  g_clear_object (&experiment);
+  experiment = fake_server_experiment (dataset, "listwise", url, out, "settings-broken");
+  g_assert_false (anot_experiment_prepare (experiment, &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG);
+  g_assert_nonnull (strstr (error->message, config));
+  g_unsetenv ("ANOT_CONFIG");
 }
 
 int
@@ -761,6 +825,7 @@ main (int    argc,
   g_test_add_func ("/llm-run/usage-per-request", test_usage_per_request);
   g_test_add_func ("/llm-run/prices-from-config", test_prices_from_config);
   g_test_add_func ("/llm-run/defense-prompt-read-once", test_defense_prompt_read_once);
+  g_test_add_func ("/llm-run/method-settings-read-once", test_method_settings_read_once);
   g_test_add_func ("/llm-run/faults", test_faults);
   g_test_add_func ("/llm-run/roles", test_roles);
   g_test_add_func ("/llm-run/no-key-in-files", test_no_key_in_files);

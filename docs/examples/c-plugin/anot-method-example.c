@@ -48,7 +48,7 @@ read_min_reviews (AnotMethodContext  *context,
 {
   g_autoptr(AnotMethodSettings) settings = anot_method_settings_new (METHOD_NAME);
 
-  return anot_method_settings_load_default_file (settings, error) &&
+  return anot_method_settings_load_for_context (settings, context, error) &&
          anot_method_settings_get_uint (settings, context, "min-reviews", 0, 0, G_MAXUINT,
                                         out_min_reviews, error);
 }

@@ -179,7 +179,7 @@ read_options (AnotMethodContext  *context,
   g_autoptr(AnotMethodSettings) s = anot_method_settings_new ("anot");
   guint scores_index;
 
-  if (!anot_method_settings_load_default_file (s, error) ||
+  if (!anot_method_settings_load_for_context (s, context, error) ||
       !anot_method_settings_get_uint (s, context, "max_rounds", DEFAULT_MAX_ROUNDS, 1, G_MAXUINT,
                                       &options->max_rounds, error) ||
       !anot_method_settings_get_uint (s, context, "max_reviews", DEFAULT_MAX_REVIEWS, 0, G_MAXUINT,

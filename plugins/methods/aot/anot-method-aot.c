@@ -312,7 +312,7 @@ read_options (AnotMethodContext  *context,
 {
   g_autoptr(AnotMethodSettings) settings = anot_method_settings_new ("aot");
 
-  return anot_method_settings_load_default_file (settings, error) &&
+  return anot_method_settings_load_for_context (settings, context, error) &&
          anot_method_settings_get_uint (settings, context, "max_repairs", 1, 0, 10,
                                         &job->max_repairs, error) &&
          anot_method_settings_get_boolean (settings, context, "json_schema", TRUE,

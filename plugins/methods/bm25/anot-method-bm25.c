@@ -450,7 +450,7 @@ anot_method_bm25_rank_async (AnotMethod          *method,
   g_task_set_source_tag (task, anot_method_bm25_rank_async);
   g_task_set_name (task, "[anot] bm25 rank");
 
-  if (!anot_method_settings_load_default_file (settings, &error) ||
+  if (!anot_method_settings_load_for_context (settings, context, &error) ||
       !anot_method_settings_get_double (settings, context, "k1", DEFAULT_K1, 0, G_MAXDOUBLE, &k1,
                                         &error) ||
       !anot_method_settings_get_double (settings, context, "b", DEFAULT_B, 0, 1, &b, &error))

@@ -245,7 +245,7 @@ anot_method_general_anot_rank_async (AnotMethod          *method,
   g_task_set_name (task, "[anot] general_anot rank");
   if (g_task_return_error_if_cancelled (task))
     return;
-  if (!anot_method_settings_load_default_file (settings, &error))
+  if (!anot_method_settings_load_for_context (settings, context, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;

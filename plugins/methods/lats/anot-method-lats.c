@@ -222,7 +222,7 @@ read_params (Job     *job,
   AnotMethodContext *c = job->context;
   guint backprop_index, selection_index;
 
-  if (!anot_method_settings_load_default_file (s, error) ||
+  if (!anot_method_settings_load_for_context (s, c, error) ||
       !anot_method_settings_get_uint (s, c, "beam_width", 3, 1, 32, &job->p.beam_width, error) ||
       !anot_method_settings_get_uint (s, c, "max_depth", 5, 1, 100, &job->p.max_depth, error) ||
       !anot_method_settings_get_double (s, c, "exploration_weight", G_SQRT2, 0, 1000,

@@ -256,7 +256,7 @@ anot_method_listwise_rank_async (AnotMethod          *method,
     lw->order[i] = i;
   g_task_set_task_data (task, lw, (GDestroyNotify) listwise_free);
 
-  if (!anot_method_settings_load_default_file (settings, &error) ||
+  if (!anot_method_settings_load_for_context (settings, context, &error) ||
       !anot_method_settings_get_uint (settings, context, "window", DEFAULT_WINDOW, 0, G_MAXUINT,
                                       &window, &error) ||
       !anot_method_settings_get_uint (settings, context, "step", DEFAULT_STEP, 1, G_MAXUINT, &step,

@@ -298,7 +298,7 @@ anot_method_react_rank_async (AnotMethod          *method,
   job->steps = json_array_new ();
   job->start_us = g_get_monotonic_time ();
 
-  if (!anot_method_settings_load_default_file (job->settings, &error) ||
+  if (!anot_method_settings_load_for_context (job->settings, context, &error) ||
       !anot_method_settings_get_uint (job->settings, context, "max_steps", DEFAULT_MAX_STEPS,
                                       1, 100, &job->max_steps, &error) ||
       !anot_method_settings_get_uint (job->settings, context, "max_observation_chars",

@@ -416,7 +416,7 @@ anot_method_weaver_rank_async (AnotMethod          *method,
     anot_llm_job_set_trace_member (w->job, "sql_steps", node);
   }
 
-  if (!anot_method_settings_load_default_file (settings, &error) ||
+  if (!anot_method_settings_load_for_context (settings, context, &error) ||
       !anot_method_settings_get_uint (settings, context, "repairs", 1, 0, G_MAXUINT,
                                       &w->repairs_left, &error) ||
       (formatter = anot_llm_job_get_formatter (w->job, &error)) == NULL ||
