@@ -45,3 +45,22 @@ def test_batch_option_is_checked(demo):
     with pytest.raises(Exception) as info:
         Anot.Experiment(demo, "cot", batch_retry="sometimes")
     assert "batch-retry" in str(info.value)
+
+
+def test_estimate_from_python(demo, fake_llm, tmp_path):
+    """Experiment.estimate() gives the figures of `anot-run estimate --json`
+    as a dict, calls no LLM, and matches what the run then uses."""
+    options = dict(backend="openai", base_url=fake_llm + "/v1", model="fake", candidates=5,
+                   limit=3, out=str(tmp_path), name="estimated")
+    estimate = Anot.Experiment(demo, "cot", **options).estimate()
+    assert estimate["method"] == "cot"
+    assert estimate["tokenizers"] == {"fake": "approximate"}
+    total = estimate["total"]
+    assert total["requests"] == 3 and total["calls"] == 3 and total["incomplete"] == 0
+    assert abs(total["batch_cost_usd"] - total["cost_usd"] / 2) < 1e-9
+    assert not (tmp_path / "estimated").exists()
+
+    exp = Anot.Experiment(demo, "cot", **options)
+    exp.run_blocking()
+    rows = exp.get_results(5, 1)
+    assert sum(row.get_usage().get_prompt_tokens() for row in rows) == total["prompt_tokens"]

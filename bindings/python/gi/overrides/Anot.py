@@ -667,6 +667,19 @@ class Experiment(Anot.Experiment):
     def run(self, cancellable=None):
         return Anot.Experiment.run(self, cancellable)
 
+    def estimate(self, completion_tokens=300):
+        """What running the experiment would cost, without calling any LLM.
+
+        The same figures as `anot-run estimate --json`, as a dict: `rows`
+        (one per attack and N: calls, prompt and completion tokens,
+        `cost_usd`, `batch_cost_usd`, `incomplete` requests), `total`,
+        `tokenizers` (model → encoding, or "approximate"), `call_formula`
+        and `prices_as_of`.  `completion_tokens` is the answer length
+        assumed for a call that sets no max_tokens.  Raises GLib.Error when
+        the experiment cannot be prepared.
+        """
+        return _json_to_py(Anot.Experiment.estimate(self, completion_tokens))
+
     def run_blocking(self, cancellable=None):
         """Runs the experiment; Ctrl-C (or a notebook's interrupt) cancels it.
 
