@@ -380,6 +380,73 @@ test_context_fitting (Fixture       *f,
   g_assert_null (strstr (trace, "\"truncation_retries\":0"));
 }
 
+static void
+on_communicated (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  char **stdout_text = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_subprocess_communicate_utf8_finish (G_SUBPROCESS (source), result,
+                                                       stdout_text, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* What `anot-run` prints for @extra, run while the fake server answers. */
+static char *
+run_output (Fixture     *f,
+            const char **extra)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  char *stdout_text = NULL;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("ANOT_RUN"));
+  for (guint i = 0; extra[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) extra[i]);
+  g_ptr_array_add (argv, NULL);
+  process = g_subprocess_newv ((const char * const *) argv->pdata,
+                               G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
+                               &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8_async (process, NULL, NULL, on_communicated, &stdout_text);
+  while (stdout_text == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpint (wait_for (process), ==, 0);
+  return stdout_text;
+}
+
+/* Cells run one after another with at most --concurrency requests in
+ * flight, which bounds what a batch gathers: a batch run says so when
+ * --concurrency is below a cell's requests, and not otherwise. */
+static void
+test_concurrency_hint (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *low = NULL;
+  g_autofree char *enough = NULL;
+  const char *low_argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "fake",
+    "--candidates", "5", "--limit", "3", "--concurrency", "2", "--batch", "--out", f->root,
+    "--name", "low", NULL,
+  };
+  const char *enough_argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "fake",
+    "--candidates", "5", "--limit", "3", "--concurrency", "3", "--batch", "--out", f->root,
+    "--name", "enough", NULL,
+  };
+
+  low = run_output (f, low_argv);
+  g_assert_nonnull (strstr (low, "Batch mode: at most 2 requests in flight, so a batch holds "
+                                 "the calls of at most 2 of a cell's 3 requests; -j 3 batches "
+                                 "each cell at once"));
+  enough = run_output (f, enough_argv);
+  g_assert_null (strstr (enough, "Batch mode:"));
+  g_assert_nonnull (strstr (enough, "Ran 3 requests"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -393,5 +460,7 @@ main (int    argc,
   g_test_add ("/batch-cli/context-fitting", Fixture, NULL, fixture_setup, test_context_fitting,
               fixture_teardown);
   g_test_add ("/batch-cli/budget", Fixture, NULL, fixture_setup, test_budget, fixture_teardown);
+  g_test_add ("/batch-cli/concurrency-hint", Fixture, NULL, fixture_setup, test_concurrency_hint,
+              fixture_teardown);
   return g_test_run ();
 }
