@@ -631,7 +631,7 @@ anot_run_run_experiment (int           argc,
       return status;
     }
 
-  if (o.resume != NULL && hooks != NULL)
+  if (o.resume != NULL && hooks != NULL && hooks->robustness)
     {
       run_options_clear (&o);
       return anot_run_usage_error (NULL, "robustness does not resume: finish each experiment with "

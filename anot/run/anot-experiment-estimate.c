@@ -285,6 +285,9 @@ anot_experiment_estimate (AnotExperiment  *self,
 
   if (!anot_experiment_prepare (self, error))
     return NULL;
+  /* A resume estimates what is left. */
+  if (self->resuming && !anot_experiment_load_existing_rows (self, error))
+    return NULL;
 
   stand_in = g_object_new (ANOT_TYPE_STAND_IN_BACKEND, NULL);
   stand_in->completion_tokens = completion_tokens;
@@ -326,7 +329,8 @@ anot_experiment_estimate (AnotExperiment  *self,
           g_autoptr(GError) local_error = NULL;
           AnotUsage *usage;
 
-          if (g_hash_table_contains (cell->rows, anot_request_get_id (request)))
+          if (g_hash_table_contains (cell->rows, anot_request_get_id (request)) ||
+              !anot_experiment_cell_plans (cell, anot_request_get_id (request)))
             continue;
           trial = anot_trial_new (self->dataset, request, cell->n, self->settings->pool,
                                   self->settings->shuffle, self->settings->seed, cell->run,

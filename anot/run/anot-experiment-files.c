@@ -531,9 +531,11 @@ remove_previous_results (AttackEntry  *attack,
   return TRUE;
 }
 
-static gboolean
-load_existing_rows (AnotExperiment  *self,
-                    GError         **error)
+/* The rows already in the experiment's directory (a resume's), into
+ * their cells. */
+gboolean
+anot_experiment_load_existing_rows (AnotExperiment  *self,
+                                    GError         **error)
 {
   for (guint i = 0; i < self->cells->len; i++)
     {
@@ -608,7 +610,7 @@ gboolean
 anot_experiment_open_directories (AnotExperiment  *self,
                                   GError         **error)
 {
-  return prepare_attack_dirs (self, error) && load_existing_rows (self, error);
+  return prepare_attack_dirs (self, error) && anot_experiment_load_existing_rows (self, error);
 }
 
 /* ------------------------------------------------------------------------

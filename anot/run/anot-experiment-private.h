@@ -145,6 +145,8 @@ G_GNUC_INTERNAL gboolean     anot_experiment_write_cell_files    (AnotExperiment
                                                                   const char      *status,
                                                                   gboolean         run_over,
                                                                   GError         **error);
+G_GNUC_INTERNAL gboolean     anot_experiment_load_existing_rows  (AnotExperiment  *self,
+                                                                  GError         **error);
 G_GNUC_INTERNAL gboolean     anot_experiment_open_directories    (AnotExperiment  *self,
                                                                   GError         **error);
 

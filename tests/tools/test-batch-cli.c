@@ -234,6 +234,35 @@ test_kill_and_resume (Fixture       *f,
   g_assert_cmpfloat_with_epsilon (resumed_cost, direct_cost / 2, 1e-9);
 }
 
+/* The `total` of `anot-run estimate --json` with @extra, which calls no
+ * LLM (so it may run synchronously). */
+static JsonObject *
+estimate_total (const char **extra)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *stdout_text = NULL;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("ANOT_RUN"));
+  g_ptr_array_add (argv, (gpointer) "estimate");
+  g_ptr_array_add (argv, (gpointer) "--json");
+  for (guint i = 0; extra[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) extra[i]);
+  g_ptr_array_add (argv, NULL);
+  process = g_subprocess_newv ((const char * const *) argv->pdata, G_SUBPROCESS_FLAGS_STDOUT_PIPE,
+                               &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (process, NULL, NULL, &stdout_text, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, stdout_text, -1, &error));
+  g_assert_no_error (error);
+  return json_object_ref (json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                                         "total"));
+}
+
 /* --max-cost stops starting requests before the budget is passed, exits
  * with 3, and --resume with a higher budget finishes the run. */
 static void
@@ -264,6 +293,14 @@ test_budget (Fixture       *f,
   g_assert_cmpfloat (cost, <=, 0.1);
   g_clear_pointer (&rows, g_hash_table_unref);
   g_clear_object (&process);
+
+  /* The estimate of the resume is of what is left. */
+  {
+    const char *estimate_argv[] = { "--resume", dir, NULL };
+    g_autoptr(JsonObject) total = estimate_total (estimate_argv);
+
+    g_assert_cmpint (json_object_get_int_member (total, "requests"), ==, 12 - first_rows);
+  }
 
   process = spawn (f, resume_argv);
   g_assert_cmpint (wait_for (process), ==, 0);
@@ -348,6 +385,19 @@ test_estimate_matches_run (Fixture       *f,
       /* At the fallback price, $1 and $3 per million, halved in batch. */
       g_assert_cmpfloat_with_epsilon (json_object_get_double_member (total, "batch_cost_usd"),
                                       json_object_get_double_member (total, "cost_usd") / 2, 1e-9);
+    }
+
+  /* A shard's estimate is of its own cells: 6 requests dealt to 4 shards. */
+  for (guint shard = 0; shard < 4; shard++)
+    {
+      g_autofree char *shard_text = g_strdup_printf ("%u/4", shard);
+      const char *shard_argv[] = {
+        "--method", "cot", "--model", "fake", "--candidates", "24", "--limit", "6",
+        "--shard", shard_text, "--out", f->root, "--name", "estimated_shard", NULL,
+      };
+      g_autoptr(JsonObject) total = estimate_total (shard_argv);
+
+      g_assert_cmpint (json_object_get_int_member (total, "requests"), ==, shard < 2 ? 2 : 1);
     }
 }
 
