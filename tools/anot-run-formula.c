@@ -92,107 +92,158 @@ parse_count (const char *option,
   return TRUE;
 }
 
-static JsonObject *
-error_entry (const char *stage,
-             const char *message)
+/* One entry of a row's "errors": its stage, its message (a value of
+ * @doc), and the review or step it concerns. */
+static void
+write_error_entry (AnotJsonWriter   *writer,
+                   const char       *stage,
+                   AnotJsonDocument *doc,
+                   int               message,
+                   const char       *message_text,
+                   const char       *where,
+                   AnotJsonDocument *where_doc,
+                   int               where_value)
 {
-  JsonObject *entry = json_object_new ();
-
-  json_object_set_string_member (entry, "stage", stage);
-  json_object_set_string_member (entry, "message", message);
-  return entry;
+  anot_json_writer_begin_object (writer);
+  anot_json_writer_set_member_name (writer, "stage");
+  anot_json_writer_add_string_value (writer, stage);
+  anot_json_writer_set_member_name (writer, "message");
+  if (message_text != NULL)
+    anot_json_writer_add_string_value (writer, message_text);
+  else if (anot_json_document_get_kind (doc, message) == ANOT_JSON_KIND_STRING)
+    anot_json_writer_add_document_value (writer, doc, message);
+  else
+    anot_json_writer_add_string_value (writer, "");
+  if (where != NULL)
+    {
+      anot_json_writer_set_member_name (writer, where);
+      if (anot_json_document_get_kind (where_doc, where_value) != ANOT_JSON_KIND_NONE)
+        anot_json_writer_add_document_value (writer, where_doc, where_value);
+      else if (strcmp (where, "review") == 0)
+        anot_json_writer_add_int_value (writer, -1);
+      else
+        anot_json_writer_add_string_value (writer, "");
+    }
+  anot_json_writer_end_object (writer);
 }
 
 /* The row of one item: its outputs, every problem met on the way, and how
- * many extractions were usable. */
-static JsonObject *
+ * many extractions were usable.  @result is the item's result as JSON
+ * text (anot_formula_seed_execute_finish_text()), read in place; the row
+ * is written as text. */
+static char *
 make_row (FormulaRun *run,
           guint       index,
-          JsonObject *result,
+          const char *result,
+          gsize       result_length,
           GError     *error)
 {
   AnotItem *item = anot_dataset_get_item (run->dataset, index);
-  JsonObject *row = json_object_new ();
-  JsonArray *errors = json_array_new ();
-  JsonObject *extractions = json_object_new ();
+  g_autoptr(AnotJsonWriter) writer = anot_json_writer_new ();
+  g_autoptr(AnotJsonDocument) doc = NULL;
   gint64 n_relevant = 0, n_invalid = 0, n_llm_failed = 0;
+  guint n_errors = 0;
+  const char *text;
+  gsize length;
 
-  json_object_set_string_member (row, "item_id", anot_item_get_id (item));
-  json_object_set_int_member (row, "index", index);
-  json_object_set_string_member (row, "name", anot_item_get_name (item));
-
-  if (result == NULL)
+  if (result != NULL)
     {
-      json_object_set_object_member (row, "outputs", json_object_new ());
-      json_array_add_object_element (errors, error_entry ("execute", error->message));
+      g_autoptr(GError) parse_error = NULL;
+
+      doc = anot_json_document_new_from_data (result, (gssize) result_length, &parse_error);
+      /* The library wrote it. */
+      g_assert_no_error (parse_error);
+      n_relevant = anot_json_document_get_int (doc, anot_json_document_get_member (doc, 0, "n_relevant"), 0);
+      n_invalid = anot_json_document_get_int (doc, anot_json_document_get_member (doc, 0, "n_invalid"), 0);
+      n_llm_failed = anot_json_document_get_int (doc, anot_json_document_get_member (doc, 0, "n_llm_failed"), 0);
+    }
+
+  anot_json_writer_begin_object (writer);
+  anot_json_writer_set_member_name (writer, "item_id");
+  anot_json_writer_add_string_value (writer, anot_item_get_id (item));
+  anot_json_writer_set_member_name (writer, "index");
+  anot_json_writer_add_int_value (writer, index);
+  anot_json_writer_set_member_name (writer, "name");
+  anot_json_writer_add_string_value (writer, anot_item_get_name (item));
+
+  anot_json_writer_set_member_name (writer, "outputs");
+  if (doc == NULL)
+    {
+      anot_json_writer_begin_object (writer);
+      anot_json_writer_end_object (writer);
+    }
+  else
+    anot_json_writer_add_document_value (writer, doc, anot_json_document_get_member (doc, 0, "outputs"));
+
+  anot_json_writer_set_member_name (writer, "errors");
+  anot_json_writer_begin_array (writer);
+  if (doc == NULL)
+    {
+      write_error_entry (writer, "execute", NULL, -1, error->message, NULL, NULL, -1);
+      n_errors++;
     }
   else
     {
-      JsonArray *list;
+      static const char * const lists[] = { "llm_errors", "invalid_replies" };
+      static const char * const messages[] = { "error", "problem" };
+      int steps = anot_json_document_get_member (doc, 0, "steps");
 
-      json_object_set_member (row, "outputs", json_node_copy (json_object_get_member (result, "outputs")));
-      n_relevant = json_object_get_int_member_with_default (result, "n_relevant", 0);
-      n_invalid = json_object_get_int_member_with_default (result, "n_invalid", 0);
-      n_llm_failed = json_object_get_int_member_with_default (result, "n_llm_failed", 0);
-
-      list = json_object_get_array_member (result, "llm_errors");
-      for (guint i = 0; list != NULL && i < json_array_get_length (list); i++)
+      for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
         {
-          JsonObject *e = json_array_get_object_element (list, i);
-          JsonObject *entry = error_entry ("extract", json_object_get_string_member_with_default (e, "error", ""));
+          int list = anot_json_document_get_member (doc, 0, lists[l]);
 
-          json_object_set_int_member (entry, "review", json_object_get_int_member_with_default (e, "idx", -1));
-          json_array_add_object_element (errors, entry);
+          for (guint i = 0; i < anot_json_document_get_size (doc, list); i++)
+            {
+              int e = anot_json_document_get_element (doc, list, i);
+
+              write_error_entry (writer, "extract", doc, anot_json_document_get_member (doc, e, messages[l]), NULL,
+                                 "review", doc, anot_json_document_get_member (doc, e, "idx"));
+              n_errors++;
+            }
         }
-      list = json_object_get_array_member (result, "invalid_replies");
-      for (guint i = 0; list != NULL && i < json_array_get_length (list); i++)
+      for (guint i = 0; i < anot_json_document_get_size (doc, steps); i++)
         {
-          JsonObject *e = json_array_get_object_element (list, i);
-          JsonObject *entry = error_entry ("extract", json_object_get_string_member_with_default (e, "problem", ""));
+          int s = anot_json_document_get_element (doc, steps, i);
+          int message = anot_json_document_get_member (doc, s, "error");
 
-          json_object_set_int_member (entry, "review", json_object_get_int_member_with_default (e, "idx", -1));
-          json_array_add_object_element (errors, entry);
-        }
-      list = json_object_get_array_member (result, "steps");
-      for (guint i = 0; list != NULL && i < json_array_get_length (list); i++)
-        {
-          JsonObject *s = json_array_get_object_element (list, i);
-          const char *message;
-          JsonObject *entry;
-
-          if (json_object_get_null_member (s, "error") || !json_object_has_member (s, "error"))
+          if (anot_json_document_get_kind (doc, message) == ANOT_JSON_KIND_NONE ||
+              anot_json_document_get_kind (doc, message) == ANOT_JSON_KIND_NULL)
             continue;
-          message = json_object_get_string_member_with_default (s, "message", NULL);
-          if (message == NULL)
-            message = json_object_get_string_member_with_default (s, "error", "");
-          entry = error_entry ("compute", message);
-          json_object_set_string_member (entry, "step", json_object_get_string_member_with_default (s, "name", ""));
-          json_array_add_object_element (errors, entry);
+          if (anot_json_document_get_kind (doc, anot_json_document_get_member (doc, s, "message")) == ANOT_JSON_KIND_STRING)
+            message = anot_json_document_get_member (doc, s, "message");
+          write_error_entry (writer, "compute", doc, message, NULL,
+                             "step", doc, anot_json_document_get_member (doc, s, "name"));
+          n_errors++;
         }
     }
-
-  json_object_set_int_member (extractions, "ok", MAX (n_relevant - n_invalid - n_llm_failed, 0));
-  json_object_set_int_member (extractions, "failed", n_invalid + n_llm_failed);
-  if (json_array_get_length (errors) > 0)
+  anot_json_writer_end_array (writer);
+  if (n_errors > 0)
     run->n_with_errors++;
-  json_object_set_array_member (row, "errors", errors);
-  json_object_set_object_member (row, "extractions", extractions);
-  if (run->trace && result != NULL)
-    json_object_set_object_member (row, "trace", json_object_ref (result));
-  return row;
+
+  anot_json_writer_set_member_name (writer, "extractions");
+  anot_json_writer_begin_object (writer);
+  anot_json_writer_set_member_name (writer, "ok");
+  anot_json_writer_add_int_value (writer, MAX (n_relevant - n_invalid - n_llm_failed, 0));
+  anot_json_writer_set_member_name (writer, "failed");
+  anot_json_writer_add_int_value (writer, n_invalid + n_llm_failed);
+  anot_json_writer_end_object (writer);
+  if (run->trace && doc != NULL)
+    {
+      anot_json_writer_set_member_name (writer, "trace");
+      anot_json_writer_add_document_value (writer, doc, 0);
+    }
+  anot_json_writer_end_object (writer);
+
+  text = anot_json_writer_get_text (writer, &length);
+  return g_strndup (text, length);
 }
 
 static void
 write_row (FormulaRun *run,
-           JsonObject *row)
+           const char *line)
 {
-  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
-  g_autofree char *line = NULL;
-
   if (run->write_error != NULL)
     return;
-  json_node_set_object (node, row);
-  line = json_to_string (node, FALSE);
   /* Flushed per item so a reader (or an interrupted run) sees whole lines. */
   if (fputs (line, run->out) == EOF || fputc ('\n', run->out) == EOF || fflush (run->out) != 0)
     g_set_error (&run->write_error, ANOT_ERROR, ANOT_ERROR_IO,
@@ -209,17 +260,18 @@ on_item_done (GObject      *source,
   ItemJob *job = user_data;
   FormulaRun *run = job->run;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) outcome = NULL;
-  g_autoptr(JsonObject) row = NULL;
+  g_autofree char *outcome = NULL;
+  g_autofree char *row = NULL;
+  gsize length = 0;
 
-  outcome = anot_formula_seed_execute_finish (run->seed, result, &error);
+  outcome = anot_formula_seed_execute_finish_text (run->seed, result, &length, &error);
   if (outcome == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     ;  /* not a result: the item was not finished */
   else
     {
       if (outcome == NULL)
         run->n_failed++;
-      row = make_row (run, job->index, outcome, error);
+      row = make_row (run, job->index, outcome, length, error);
       write_row (run, row);
       run->n_done++;
     }

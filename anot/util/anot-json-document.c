@@ -1292,3 +1292,68 @@ _anot_json_document_find_members (AnotJsonDocument   *self,
       index = self->tokens[index + 1].next;
     }
 }
+
+void
+_anot_json_document_write_value (AnotJsonDocument *self,
+                                 int               value,
+                                 GString          *out)
+{
+  const Token *token = token_at (self, value);
+  guint at;
+
+  g_return_if_fail (token != NULL);
+
+  /* The text was checked when it was parsed: strings (escapes and all)
+   * and numbers are copied as they were written. */
+  switch ((AnotJsonKind) token->kind)
+    {
+    case ANOT_JSON_KIND_NULL:
+      g_string_append_len (out, "null", 4);
+      break;
+    case ANOT_JSON_KIND_BOOLEAN:
+      if (self->text[token->start] == 't')
+        g_string_append_len (out, "true", 4);
+      else
+        g_string_append_len (out, "false", 5);
+      break;
+    case ANOT_JSON_KIND_INTEGER:
+    case ANOT_JSON_KIND_DOUBLE:
+      g_string_append_len (out, self->text + token->start, token->length);
+      break;
+    case ANOT_JSON_KIND_STRING:
+      g_string_append_c (out, '"');
+      g_string_append_len (out, self->text + token->start, token->length);
+      g_string_append_c (out, '"');
+      break;
+    case ANOT_JSON_KIND_ARRAY:
+      g_string_append_c (out, '[');
+      at = (guint) value + 1;
+      for (guint i = 0; i < token->size; i++)
+        {
+          if (i > 0)
+            g_string_append_c (out, ',');
+          _anot_json_document_write_value (self, (int) at, out);
+          at = self->tokens[at].next;
+        }
+      g_string_append_c (out, ']');
+      break;
+    case ANOT_JSON_KIND_OBJECT:
+      /* Members are a name's token and its value's. */
+      g_string_append_c (out, '{');
+      at = (guint) value + 1;
+      for (guint i = 0; i < token->size; i++)
+        {
+          if (i > 0)
+            g_string_append_c (out, ',');
+          _anot_json_document_write_value (self, (int) at, out);
+          g_string_append_c (out, ':');
+          _anot_json_document_write_value (self, (int) at + 1, out);
+          at = self->tokens[at + 1].next;
+        }
+      g_string_append_c (out, '}');
+      break;
+    case ANOT_JSON_KIND_NONE:
+    default:
+      g_return_if_reached ();
+    }
+}

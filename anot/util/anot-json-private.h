@@ -69,5 +69,10 @@ gsize             _anot_json_document_get_raw_length (AnotJsonDocument *self,
 gsize             _anot_json_document_decode_string (AnotJsonDocument *self,
                                                      int               value,
                                                      char             *out);
+/* Appends the compact JSON text of @value to @out: strings and numbers
+ * as the document's text has them, no whitespace. */
+void              _anot_json_document_write_value  (AnotJsonDocument  *self,
+                                                    int                value,
+                                                    GString           *out);
 
 G_END_DECLS

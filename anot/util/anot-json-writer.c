@@ -494,6 +494,34 @@ anot_json_writer_add_value (AnotJsonWriter *self,
 }
 
 /**
+ * anot_json_writer_add_document_value:
+ * @self: a writer
+ * @document: a parsed JSON text
+ * @value: the index of a value of @document (0 for its root)
+ *
+ * Writes @value of @document where a value may go, without building a
+ * tree: its strings and numbers as @document's text has them (escapes
+ * and all), its containers without whitespace.  A member repeated in an
+ * object is written as many times as it occurs.
+ *
+ * Since: 0.1
+ */
+void
+anot_json_writer_add_document_value (AnotJsonWriter   *self,
+                                     AnotJsonDocument *document,
+                                     int               value)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (document != NULL);
+  g_return_if_fail (anot_json_document_get_kind (document, value) != ANOT_JSON_KIND_NONE);
+
+  if (!begin_value (self, G_STRFUNC))
+    return;
+  _anot_json_document_write_value (document, value, self->text);
+  end_value (self);
+}
+
+/**
  * anot_json_writer_is_complete:
  * @self: a writer
  *

@@ -9,6 +9,7 @@
 #endif
 
 #include "anot-visibility.h"
+#include "anot-json-document.h"
 
 #include <glib-object.h>
 #include <json-glib/json-glib.h>
@@ -55,6 +56,10 @@ void            anot_json_writer_add_null_value   (AnotJsonWriter *self);
 ANOT_AVAILABLE_IN_ALL
 void            anot_json_writer_add_value        (AnotJsonWriter *self,
                                                    JsonNode       *node);
+ANOT_AVAILABLE_IN_ALL
+void            anot_json_writer_add_document_value (AnotJsonWriter   *self,
+                                                     AnotJsonDocument *document,
+                                                     int               value);
 
 ANOT_AVAILABLE_IN_ALL
 gboolean        anot_json_writer_is_complete      (AnotJsonWriter *self);

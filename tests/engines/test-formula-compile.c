@@ -1,5 +1,6 @@
 /* test-formula-compile.c: Phase 1 of General ANoT (a task formula compiled
- * into a Formula Seed by an LLM) against the fake LLM server
+ * into a Formula Seed by an LLM) against the fake LLM server, and the two
+ * forms of Phase 2's result (tree and text)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -257,6 +258,77 @@ test_schema (void)
   g_assert_nonnull (seed);
 }
 
+static void
+on_executed (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* anot_formula_seed_execute_finish_text() writes exactly what
+ * anot_formula_seed_execute_finish() builds, for every demo item: valid,
+ * invalid and no relevant answers, failing and succeeding steps. */
+static void
+test_execute_tree_and_text (void)
+{
+  static const char *seed_json =
+    "{\"task_name\": \"t\", \"filter_keywords\": [\"the\"],"
+    " \"extraction_fields\": [{\"name\": \"severity\", \"type\": \"enum\", \"values\": [\"none\", \"mild\", \"severe\"]},"
+    "                         {\"name\": \"count\", \"type\": \"int\"}, {\"name\": \"quote\", \"type\": \"string\"}],"
+    " \"extraction_prompt\": \"Review: {review_text}\","
+    " \"compute_dag\": [{\"name\": \"n\", \"formula\": \"len(extractions)\"},"
+    "                  {\"name\": \"total\", \"formula\": \"sum(e['count'] for e in extractions)\"},"
+    "                  {\"name\": \"mean\", \"formula\": \"total / n\"},"
+    "                  {\"name\": \"third\", \"formula\": \"mean / 3 + 0.1\"},"
+    "                  {\"name\": \"quotes\", \"formula\": \"[e['quote'] for e in extractions if e['severity'] == 'mild']\"}],"
+    " \"output_fields\": [\"n\", \"mean\", \"third\", \"quotes\"]}";
+  Fixture f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *rules = rules_json ("(?i)^Review: [^\\n]*wifi", "I would rather not say.",
+                                       "^Review: (\\S+) (\\S+)",
+                                       "{\"severity\": \"mild\", \"count\": 3, \"quote\": \"\\1 \\u00e9 \\\\ \\2\"}",
+                                       NULL);
+  g_autoptr(AnotFormulaSeed) seed = anot_formula_seed_new_from_data (seed_json, -1, FALSE, &error);
+  guint n_invalid = 0, n_failed = 0;
+
+  g_assert_no_error (error);
+  fixture_start (&f, rules);
+  for (guint i = 0; i < anot_dataset_get_n_items (f.dataset); i++)
+    {
+      AnotItem *item = anot_dataset_get_item (f.dataset, i);
+      g_autoptr(AnotMethodContext) context = anot_method_context_new (f.dataset, anot_item_get_id (item), 0);
+      g_autoptr(GAsyncResult) tree_result = NULL;
+      g_autoptr(GAsyncResult) text_result = NULL;
+      g_autoptr(JsonObject) tree = NULL;
+      g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+      g_autoptr(AnotJsonWriter) expected = anot_json_writer_new ();
+      g_autofree char *text = NULL;
+      gsize length = 0;
+
+      anot_method_context_set_router (context, f.router);
+      anot_formula_seed_execute_async (seed, context, item, NULL, on_executed, &tree_result);
+      anot_formula_seed_execute_async (seed, context, item, NULL, on_executed, &text_result);
+      while (tree_result == NULL || text_result == NULL)
+        g_main_context_iteration (NULL, TRUE);
+      tree = anot_formula_seed_execute_finish (seed, tree_result, &error);
+      g_assert_no_error (error);
+      text = anot_formula_seed_execute_finish_text (seed, text_result, &length, &error);
+      g_assert_no_error (error);
+
+      json_node_set_object (node, tree);
+      anot_json_writer_add_value (expected, node);
+      g_assert_cmpstr (text, ==, anot_json_writer_get_text (expected, NULL));
+      g_assert_cmpuint (length, ==, strlen (text));
+      n_invalid += json_object_get_int_member (tree, "n_invalid");
+      n_failed += json_object_get_int_member (tree, "n_failed");
+    }
+  /* Otherwise the comparison would not cover them. */
+  g_assert_cmpuint (n_invalid, >, 0);
+  g_assert_cmpuint (n_failed, >, 0);
+  fixture_stop (&f);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -267,6 +339,7 @@ main (int    argc,
   g_test_add_func ("/formula-compile/repair-and-cache", test_repair_and_cache);
   g_test_add_func ("/formula-compile/repairs-exhausted", test_repairs_exhausted);
   g_test_add_func ("/formula-compile/fenced-answer", test_fenced_answer);
+  g_test_add_func ("/formula-compile/execute-tree-and-text", test_execute_tree_and_text);
 
   return g_test_run ();
 }

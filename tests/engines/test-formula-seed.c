@@ -609,6 +609,70 @@ compute_with_fast_paths (AnotFormulaSeed *seed,
   return trace;
 }
 
+/* anot_formula_seed_compute_text() refuses what is not a JSON array,
+ * naming the byte where the text goes wrong; an array of anything is
+ * evaluated, as the tree path does. */
+static void
+test_compute_text_errors (void)
+{
+  g_autoptr(AnotFormulaSeed) seed = load_minimal ();
+  static const struct {
+    const char *text;
+    const char *message;
+  } cases[] = {
+    { "[{\"severity\": \"severe\",]", "extractions: JSON: * at byte 23" },
+    { "[{\"severity\": \"sev", "extractions: JSON: unterminated string at byte 18" },
+    { "[1, 2] 3", "extractions: JSON: * at byte 7" },
+    { "", "extractions: JSON: * at byte 0" },
+    { "[\"\xff\"]", "extractions: JSON: *UTF-8* at byte 2" },
+    { "{\"extractions\": []}", "extractions: expected a JSON array, not an object" },
+    { "3", "extractions: expected a JSON array, not a scalar" },
+    { "null", "extractions: expected a JSON array, not a scalar" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      guint failed = 99;
+      g_autofree char *trace = anot_formula_seed_compute_text (seed, cases[i].text, -1, NULL, FALSE,
+                                                               &failed, &error);
+
+      g_assert_null (trace);
+      g_assert_error (error, ANOT_ERROR, ANOT_ERROR_PARSE);
+      if (!g_pattern_match_simple (cases[i].message, error->message))
+        g_error ("%s: got “%s”, expected “%s”", cases[i].text, error->message, cases[i].message);
+      /* Left alone on error. */
+      g_assert_cmpuint (failed, ==, 99);
+    }
+
+  /* @length bounds the text: what follows is not read. */
+  {
+    static const char buffer[] = "[{\"severity\": \"severe\"}]garbage";
+    g_autoptr(GError) error = NULL;
+    guint failed = 0;
+    g_autofree char *trace = anot_formula_seed_compute_text (seed, buffer, strlen (buffer) - 7, NULL, FALSE,
+                                                             &failed, &error);
+
+    g_assert_no_error (error);
+    g_assert_nonnull (strstr (trace, "\"outputs\":{\"n_severe\":1,\"share\":1.0,\"verdict\":\"bad\"}"));
+    g_assert_cmpuint (failed, ==, 0);
+  }
+
+  /* Elements of the wrong shape are data: the steps that read them fail,
+   * with the same trace as from a tree. */
+  {
+    g_autoptr(JsonNode) extractions = parse_json ("[1, \"x\", null, {\"severity\": 3}, [\"severe\"]]");
+    guint failed = 0;
+    g_autoptr(JsonObject) trace = compute_both (seed, json_node_get_array (extractions), NULL, FALSE, &failed);
+    JsonArray *steps = json_object_get_array_member (trace, "steps");
+
+    g_assert_cmpuint (failed, ==, 3);
+    g_assert_true (g_str_has_prefix (json_object_get_string_member (json_array_get_object_element (steps, 0), "error"),
+                                     "TypeError: "));
+    g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (steps, 1), "value"), ==, 5);
+  }
+}
+
 static void
 test_counted_together (void)
 {
@@ -1271,6 +1335,7 @@ main (int    argc,
   g_test_add_func ("/formula-seed/filter-and-prompt", test_filter_and_prompt);
   g_test_add_func ("/formula-seed/make-extraction", test_make_extraction);
   g_test_add_func ("/formula-seed/compute", test_compute);
+  g_test_add_func ("/formula-seed/compute-text-errors", test_compute_text_errors);
   g_test_add_func ("/formula-seed/counted-together", test_counted_together);
   g_test_add_func ("/formula-seed/evaluate-scope", test_evaluate_scope);
   g_test_add_func ("/formula-seed/v1-synthetic", test_v1_synthetic);

@@ -323,6 +323,48 @@ test_writer_non_finite (void)
   g_assert_cmpstr (anot_json_writer_get_text (writer, NULL), ==, "[null,[null,null]]");
 }
 
+/* A value of a document copied into a writer: the text as written (escapes
+ * kept, numbers as spelled), without whitespace, a repeated member twice,
+ * wherever a value may go. */
+static void
+test_writer_document_value (void)
+{
+  static const char *text =
+    " { \"a\" : [ 1 , -0 , 2.50 , 1E3 , true , false , null , \"\\u00e9\\n\\\"q\\\" caf\u00c3\u00a9\" ] ,"
+    "   \"o\" : { } , \"e\" : [ ] , \"a\" : { \"deep\" : [ [ { \"x\" : 123456789012345678901234567890 } ] ] } } ";
+  static const char *compact =
+    "{\"a\":[1,-0,2.50,1E3,true,false,null,\"\\u00e9\\n\\\"q\\\" caf\u00c3\u00a9\"],"
+    "\"o\":{},\"e\":[],\"a\":{\"deep\":[[{\"x\":123456789012345678901234567890}]]}}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotJsonDocument) doc = anot_json_document_new_from_data (text, -1, &error);
+  g_autoptr(AnotJsonWriter) whole = anot_json_writer_new ();
+  g_autoptr(AnotJsonWriter) parts = anot_json_writer_new ();
+  g_autoptr(AnotJsonDocument) reread = NULL;
+
+  g_assert_no_error (error);
+  anot_json_writer_add_document_value (whole, doc, 0);
+  g_assert_cmpstr (anot_json_writer_get_text (whole, NULL), ==, compact);
+  g_assert_true (anot_json_writer_is_complete (whole));
+  reread = anot_json_document_new_from_data (compact, -1, &error);
+  g_assert_no_error (error);
+
+  /* Members and elements, inside a document being written. */
+  anot_json_writer_begin_object (parts);
+  anot_json_writer_set_member_name (parts, "first");
+  anot_json_writer_add_document_value (parts, doc, anot_json_document_get_member (doc, 0, "a"));
+  anot_json_writer_set_member_name (parts, "list");
+  anot_json_writer_begin_array (parts);
+  anot_json_writer_add_document_value (parts, doc, anot_json_document_get_path (doc, 0, "a[7]"));
+  anot_json_writer_add_document_value (parts, doc, anot_json_document_get_path (doc, 0, "a[3]"));
+  anot_json_writer_add_document_value (parts, doc, anot_json_document_get_member (doc, 0, "o"));
+  anot_json_writer_add_document_value (parts, doc, anot_json_document_get_member (doc, 0, "e"));
+  anot_json_writer_end_array (parts);
+  anot_json_writer_end_object (parts);
+  g_assert_cmpstr (anot_json_writer_get_text (parts, NULL), ==,
+                   "{\"first\":[1,-0,2.50,1E3,true,false,null,\"\\u00e9\\n\\\"q\\\" caf\u00c3\u00a9\"],"
+                   "\"list\":[\"\\u00e9\\n\\\"q\\\" caf\u00c3\u00a9\",1E3,{},[]]}");
+}
+
 static void
 test_writer_misuse (void)
 {
@@ -368,6 +410,7 @@ main (int    argc,
   g_test_add_func ("/json/writer/matches-json-glib", test_writer_matches_json_glib);
   g_test_add_func ("/json/writer/non-finite", test_writer_non_finite);
   g_test_add_func ("/json/writer/misuse", test_writer_misuse);
+  g_test_add_func ("/json/writer/document-value", test_writer_document_value);
 
   return g_test_run ();
 }

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "anot-formula-seed.h"
+#include "anot-formula-seed-private.h"
 
 #include <string.h>
 
@@ -68,17 +69,46 @@ object_from_answer (const char *text)
   return json_object_ref (json_node_get_object (root));
 }
 
+/* What the LLM calls gave for one item; the COMPUTE runs when the caller
+ * asks for the result, as a tree or as text. */
+typedef struct {
+  AnotMethodContext *context;
+  AnotItem *item;
+  guint n_reviews;
+  guint n_relevant;
+  guint n_llm_failed;
+  guint n_invalid;
+  JsonArray *extractions;
+  JsonArray *invalid;
+  JsonArray *llm_errors;
+} Outcome;
+
+static void
+outcome_free (gpointer data)
+{
+  Outcome *o = data;
+
+  g_clear_object (&o->context);
+  g_clear_object (&o->item);
+  json_array_unref (o->extractions);
+  json_array_unref (o->invalid);
+  json_array_unref (o->llm_errors);
+  g_free (o);
+}
+
 static void
 finish (GTask *task)
 {
   ExecuteData *d = g_task_get_task_data (task);
-  g_autoptr(JsonArray) extractions = json_array_new ();
-  JsonArray *invalid = json_array_new ();
-  JsonArray *llm_errors = json_array_new ();
-  JsonObject *result;
-  JsonObject *trace;
-  guint n_invalid = 0, n_llm_failed = 0, n_failed;
+  Outcome *o = g_new0 (Outcome, 1);
 
+  o->context = g_object_ref (d->context);
+  o->item = g_object_ref (d->item);
+  o->n_reviews = d->n_reviews;
+  o->n_relevant = d->n_relevant;
+  o->extractions = json_array_new ();
+  o->invalid = json_array_new ();
+  o->llm_errors = json_array_new ();
   for (guint i = 0; i < d->n_relevant; i++)
     {
       AnotReview *review = d->reviews[i];
@@ -91,11 +121,11 @@ finish (GTask *task)
 
           json_object_set_int_member (entry, "idx", d->positions[i]);
           json_object_set_string_member (entry, "error", d->errors[i]->message);
-          json_array_add_object_element (llm_errors, entry);
-          n_llm_failed++;
+          json_array_add_object_element (o->llm_errors, entry);
+          o->n_llm_failed++;
           continue;
         }
-      json_array_add_object_element (extractions,
+      json_array_add_object_element (o->extractions,
                                      anot_formula_seed_make_extraction (d->seed, d->replies[i], d->positions[i],
                                                                         anot_review_get_date (review),
                                                                         anot_review_get_stars (review),
@@ -111,31 +141,21 @@ finish (GTask *task)
                                                                : "fields missing or not of their declared type");
           json_object_set_int_member (entry, "n_fields", d->replies[i] == NULL
                                       ? anot_formula_seed_get_n_extraction_fields (d->seed) : bad);
-          json_array_add_object_element (invalid, entry);
-          n_invalid++;
+          json_array_add_object_element (o->invalid, entry);
+          o->n_invalid++;
         }
     }
+  g_task_return_pointer (task, o, outcome_free);
+}
 
-  trace = anot_formula_seed_compute (d->seed, extractions, anot_item_get_categories_string (d->item), FALSE, &n_failed);
-
-  result = json_object_new ();
-  json_object_set_string_member (result, "item_id", anot_item_get_id (d->item));
-  json_object_set_int_member (result, "n_reviews", d->n_reviews);
-  json_object_set_int_member (result, "n_relevant", d->n_relevant);
-  json_object_set_int_member (result, "n_llm_failed", n_llm_failed);
-  json_object_set_int_member (result, "n_invalid", n_invalid);
-  json_object_set_int_member (result, "n_failed", n_failed);
-  json_object_set_member (result, "outputs", json_node_copy (json_object_get_member (trace, "outputs")));
-  json_object_set_array_member (result, "extractions", json_array_ref (extractions));
-  json_object_set_array_member (result, "invalid_replies", invalid);
-  json_object_set_array_member (result, "llm_errors", llm_errors);
-  json_object_set_member (result, "steps", json_node_copy (json_object_get_member (trace, "steps")));
-  json_object_unref (trace);
-
-  anot_method_context_debug (d->context, ANOT_DEBUG_LEVEL_SUMMARY, "execute",
+static void
+log_outcome (Outcome *o,
+             guint    n_failed)
+{
+  anot_method_context_debug (o->context, ANOT_DEBUG_LEVEL_SUMMARY, "execute",
                              "%s: %u of %u reviews relevant, %u invalid answers, %u failed calls, %u failed steps",
-                             anot_item_get_id (d->item), d->n_relevant, d->n_reviews, n_invalid, n_llm_failed, n_failed);
-  g_task_return_pointer (task, result, (GDestroyNotify) json_object_unref);
+                             anot_item_get_id (o->item), o->n_relevant, o->n_reviews, o->n_invalid,
+                             o->n_llm_failed, n_failed);
 }
 
 typedef struct {
@@ -291,9 +311,130 @@ anot_formula_seed_execute_finish (AnotFormulaSeed  *self,
                                   GAsyncResult     *result,
                                   GError          **error)
 {
+  Outcome *o;
+  JsonObject *object;
+  JsonObject *trace;
+  guint n_failed;
+
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == anot_formula_seed_execute_async, NULL);
 
-  return g_task_propagate_pointer (G_TASK (result), error);
+  o = g_task_propagate_pointer (G_TASK (result), error);
+  if (o == NULL)
+    return NULL;
+  trace = anot_formula_seed_compute (self, o->extractions, anot_item_get_categories_string (o->item), FALSE, &n_failed);
+
+  object = json_object_new ();
+  json_object_set_string_member (object, "item_id", anot_item_get_id (o->item));
+  json_object_set_int_member (object, "n_reviews", o->n_reviews);
+  json_object_set_int_member (object, "n_relevant", o->n_relevant);
+  json_object_set_int_member (object, "n_llm_failed", o->n_llm_failed);
+  json_object_set_int_member (object, "n_invalid", o->n_invalid);
+  json_object_set_int_member (object, "n_failed", n_failed);
+  json_object_set_member (object, "outputs", json_node_copy (json_object_get_member (trace, "outputs")));
+  json_object_set_array_member (object, "extractions", json_array_ref (o->extractions));
+  json_object_set_array_member (object, "invalid_replies", json_array_ref (o->invalid));
+  json_object_set_array_member (object, "llm_errors", json_array_ref (o->llm_errors));
+  json_object_set_member (object, "steps", json_node_copy (json_object_get_member (trace, "steps")));
+  json_object_unref (trace);
+
+  log_outcome (o, n_failed);
+  outcome_free (o);
+  return object;
+}
+
+static void
+add_array (AnotJsonWriter *writer,
+           const char     *name,
+           JsonArray      *array)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);
+
+  json_node_set_array (node, array);
+  anot_json_writer_set_member_name (writer, name);
+  anot_json_writer_add_value (writer, node);
+}
+
+/**
+ * anot_formula_seed_execute_finish_text:
+ * @self: an #AnotFormulaSeed
+ * @result: the #GAsyncResult of anot_formula_seed_execute_async()
+ * @length: (out) (optional): the length of the text returned
+ * @error: return location for a #GError
+ *
+ * The item's result of anot_formula_seed_execute_finish() as compact JSON
+ * text, the same members in the same order, its COMPUTE made by
+ * anot_formula_seed_compute_text(): the extractions are read from text
+ * and the trace is written as text, with no json-glib tree in between.
+ * Call either this or anot_formula_seed_execute_finish(), once.
+ *
+ * Returns: (transfer full) (nullable): the result, or %NULL on error
+ */
+char *
+anot_formula_seed_execute_finish_text (AnotFormulaSeed  *self,
+                                       GAsyncResult     *result,
+                                       gsize            *length,
+                                       GError          **error)
+{
+  g_autoptr(AnotJsonWriter) input = NULL;
+  g_autoptr(AnotJsonWriter) writer = NULL;
+  g_autoptr(JsonNode) array = NULL;
+  AnotFormulaSeedRun run;
+  const char *input_text;
+  gsize input_length;
+  const char *text;
+  gsize text_length;
+  Outcome *o;
+  gboolean ok;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == anot_formula_seed_execute_async, NULL);
+
+  o = g_task_propagate_pointer (G_TASK (result), error);
+  if (o == NULL)
+    return NULL;
+
+  input = anot_json_writer_new ();
+  array = json_node_new (JSON_NODE_ARRAY);
+  json_node_set_array (array, o->extractions);
+  anot_json_writer_add_value (input, array);
+  input_text = anot_json_writer_get_text (input, &input_length);
+  /* The text was just written as an array: it cannot fail to read. */
+  ok = _anot_formula_seed_run_text (self, input_text, (gssize) input_length,
+                                    anot_item_get_categories_string (o->item), FALSE, &run, NULL);
+  g_assert (ok);
+
+  writer = anot_json_writer_new ();
+  anot_json_writer_begin_object (writer);
+  anot_json_writer_set_member_name (writer, "item_id");
+  anot_json_writer_add_string_value (writer, anot_item_get_id (o->item));
+  anot_json_writer_set_member_name (writer, "n_reviews");
+  anot_json_writer_add_int_value (writer, o->n_reviews);
+  anot_json_writer_set_member_name (writer, "n_relevant");
+  anot_json_writer_add_int_value (writer, o->n_relevant);
+  anot_json_writer_set_member_name (writer, "n_llm_failed");
+  anot_json_writer_add_int_value (writer, o->n_llm_failed);
+  anot_json_writer_set_member_name (writer, "n_invalid");
+  anot_json_writer_add_int_value (writer, o->n_invalid);
+  anot_json_writer_set_member_name (writer, "n_failed");
+  anot_json_writer_add_int_value (writer, run.n_failed);
+  anot_json_writer_set_member_name (writer, "outputs");
+  _anot_formula_seed_run_write_outputs (&run, writer);
+  add_array (writer, "extractions", o->extractions);
+  add_array (writer, "invalid_replies", o->invalid);
+  add_array (writer, "llm_errors", o->llm_errors);
+  anot_json_writer_set_member_name (writer, "steps");
+  _anot_formula_seed_run_write_steps (&run, writer);
+  anot_json_writer_end_object (writer);
+
+  log_outcome (o, run.n_failed);
+  _anot_formula_seed_run_clear (&run);
+  outcome_free (o);
+
+  text = anot_json_writer_get_text (writer, &text_length);
+  if (length != NULL)
+    *length = text_length;
+  return g_strndup (text, text_length);
 }

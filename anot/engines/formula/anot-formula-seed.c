@@ -7,6 +7,7 @@
 #define ANOT_EXPR_IMPLEMENTATION
 
 #include "anot-formula-seed.h"
+#include "anot-formula-seed-private.h"
 
 #include "anot-json-private.h"
 
@@ -1903,21 +1904,51 @@ anot_formula_seed_compute_text (AnotFormulaSeed  *self,
                                 guint            *n_failed,
                                 GError          **error)
 {
-  g_autoptr(AnotJsonDocument) doc = NULL;
-  g_autoptr(AnotExprScope) scope = NULL;
-  g_autoptr(GHashTable) keys = NULL;
+  AnotFormulaSeedRun run;
   g_autoptr(AnotJsonWriter) writer = NULL;
-  g_autofree AnotExprValue *values = NULL;
-  g_autofree gboolean *succeeded = NULL;
-  g_autofree AnotExprFailure *failures = NULL;
-  GError *local_error = NULL;
-  gsize offset = 0;
-  guint failed;
+  gsize text_length;
+  const char *text;
 
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (extractions != NULL || length == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  if (!_anot_formula_seed_run_text (self, extractions, length, categories, original, &run, error))
+    return NULL;
+
+  writer = anot_json_writer_new ();
+  anot_json_writer_begin_object (writer);
+  anot_json_writer_set_member_name (writer, "steps");
+  _anot_formula_seed_run_write_steps (&run, writer);
+  anot_json_writer_set_member_name (writer, "outputs");
+  _anot_formula_seed_run_write_outputs (&run, writer);
+  anot_json_writer_set_member_name (writer, "n_failed");
+  anot_json_writer_add_int_value (writer, run.n_failed);
+  anot_json_writer_end_object (writer);
+
+  if (n_failed != NULL)
+    *n_failed = run.n_failed;
+  _anot_formula_seed_run_clear (&run);
+  text = anot_json_writer_get_text (writer, &text_length);
+  return g_strndup (text, text_length);
+}
+
+gboolean
+_anot_formula_seed_run_text (AnotFormulaSeed    *self,
+                             const char         *extractions,
+                             gssize              length,
+                             const char         *categories,
+                             gboolean            original,
+                             AnotFormulaSeedRun *run,
+                             GError            **error)
+{
+  g_autoptr(AnotJsonDocument) doc = NULL;
+  g_autoptr(AnotExprScope) scope = NULL;
+  g_autoptr(GHashTable) keys = NULL;
+  GError *local_error = NULL;
+  gsize offset = 0;
+
+  memset (run, 0, sizeof *run);
   if (length < 0)
     length = (gssize) strlen (extractions);
   doc = _anot_json_document_new_reusable ();
@@ -1925,12 +1956,13 @@ anot_formula_seed_compute_text (AnotFormulaSeed  *self,
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE, "extractions: %s", local_error->message);
       g_error_free (local_error);
-      return NULL;
+      return FALSE;
     }
   if (anot_json_document_get_kind (doc, 0) != ANOT_JSON_KIND_ARRAY)
     {
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE, "extractions: expected a JSON array");
-      return NULL;
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE, "extractions: expected a JSON array, not %s",
+                   anot_json_document_get_kind (doc, 0) == ANOT_JSON_KIND_OBJECT ? "an object" : "a scalar");
+      return FALSE;
     }
 
   /* The scope of anot_formula_seed_new_scope(), the list read from the
@@ -1939,14 +1971,22 @@ anot_formula_seed_compute_text (AnotFormulaSeed  *self,
   scope = new_scope_with_list (self, anot_expr_value_from_json_document (doc, 0, keys),
                                categories, original);
 
-  values = g_new (AnotExprValue, self->steps->len);
-  succeeded = g_new (gboolean, self->steps->len);
-  failures = g_new0 (AnotExprFailure, self->steps->len);
-  failed = run_for_trace (self, scope, original, values, succeeded, failures);
+  run->seed = self;
+  run->categories = categories;
+  run->original = original;
+  run->values = g_new (AnotExprValue, self->steps->len);
+  run->succeeded = g_new (gboolean, self->steps->len);
+  run->failures = g_new0 (AnotExprFailure, self->steps->len);
+  run->n_failed = run_for_trace (self, scope, original, run->values, run->succeeded, run->failures);
+  return TRUE;
+}
 
-  writer = anot_json_writer_new ();
-  anot_json_writer_begin_object (writer);
-  anot_json_writer_set_member_name (writer, "steps");
+void
+_anot_formula_seed_run_write_steps (AnotFormulaSeedRun *run,
+                                    AnotJsonWriter     *writer)
+{
+  AnotFormulaSeed *self = run->seed;
+
   anot_json_writer_begin_array (writer);
   for (guint i = 0; i < self->steps->len; i++)
     {
@@ -1956,67 +1996,74 @@ anot_formula_seed_compute_text (AnotFormulaSeed  *self,
       anot_json_writer_set_member_name (writer, "name");
       anot_json_writer_add_string_value (writer, s->name);
       anot_json_writer_set_member_name (writer, "value");
-      if (succeeded[i] || original)
-        anot_expr_value_write_json (writer, values[i]);
+      if (run->succeeded[i] || run->original)
+        anot_expr_value_write_json (writer, run->values[i]);
       else
         anot_json_writer_add_null_value (writer);
       anot_json_writer_set_member_name (writer, "error");
-      if (succeeded[i])
+      if (run->succeeded[i])
         anot_json_writer_add_null_value (writer);
       else
         {
-          g_autoptr(GError) step_error = anot_expr_failure_to_error (s->expr, &failures[i]);
+          g_autoptr(GError) step_error = anot_expr_failure_to_error (s->expr, &run->failures[i]);
           guint line, column;
 
-          anot_expr_offset_to_position (s->formula, failures[i].offset, &line, &column);
-          anot_json_writer_add_string_value (writer, failures[i].message);
+          anot_expr_offset_to_position (s->formula, run->failures[i].offset, &line, &column);
+          anot_json_writer_add_string_value (writer, run->failures[i].message);
           anot_json_writer_set_member_name (writer, "message");
           anot_json_writer_add_string_value (writer, step_error->message);
           anot_json_writer_set_member_name (writer, "column");
           anot_json_writer_add_int_value (writer, column);
-          anot_expr_failure_clear (&failures[i]);
         }
       anot_json_writer_end_object (writer);
     }
   anot_json_writer_end_array (writer);
+}
 
-  anot_json_writer_set_member_name (writer, "outputs");
+void
+_anot_formula_seed_run_write_outputs (AnotFormulaSeedRun *run,
+                                      AnotJsonWriter     *writer)
+{
+  AnotFormulaSeed *self = run->seed;
+
   anot_json_writer_begin_object (writer);
   for (guint i = 0; self->output_fields[i] != NULL; i++)
     {
       const char *name = self->output_fields[i];
-      int step = self->output_steps[i];
+      gssize step = self->output_steps[i];
 
       anot_json_writer_set_member_name (writer, name);
       /* The last step of that name, else the lookup's initial value. */
       if (step >= 0)
         {
-          if (succeeded[step] || original)
-            anot_expr_value_write_json (writer, values[step]);
+          if (run->succeeded[step] || run->original)
+            anot_expr_value_write_json (writer, run->values[step]);
           else
             anot_json_writer_add_null_value (writer);
         }
       else
         {
           Lookup *l = find_lookup (self, name);
-          g_autoptr(JsonNode) v = l != NULL ? lookup_initial (l, categories) : json_node_new (JSON_NODE_NULL);
+          g_autoptr(JsonNode) v = l != NULL ? lookup_initial (l, run->categories) : json_node_new (JSON_NODE_NULL);
 
           anot_json_writer_add_value (writer, v);
         }
     }
   anot_json_writer_end_object (writer);
-  anot_json_writer_set_member_name (writer, "n_failed");
-  anot_json_writer_add_int_value (writer, failed);
-  anot_json_writer_end_object (writer);
+}
 
-  for (guint i = 0; i < self->steps->len; i++)
-    anot_expr_value_unref (values[i]);
-  if (n_failed != NULL)
-    *n_failed = failed;
-  {
-    gsize text_length;
-    const char *text = anot_json_writer_get_text (writer, &text_length);
-
-    return g_strndup (text, text_length);
-  }
+void
+_anot_formula_seed_run_clear (AnotFormulaSeedRun *run)
+{
+  if (run->seed == NULL)
+    return;
+  for (guint i = 0; i < run->seed->steps->len; i++)
+    {
+      anot_expr_value_unref (run->values[i]);
+      anot_expr_failure_clear (&run->failures[i]);
+    }
+  g_clear_pointer (&run->values, g_free);
+  g_clear_pointer (&run->succeeded, g_free);
+  g_clear_pointer (&run->failures, g_free);
+  run->seed = NULL;
 }

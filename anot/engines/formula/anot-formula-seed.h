@@ -168,6 +168,11 @@ ANOT_AVAILABLE_IN_ALL
 JsonObject         *anot_formula_seed_execute_finish             (AnotFormulaSeed  *self,
                                                                   GAsyncResult     *result,
                                                                   GError          **error);
+ANOT_AVAILABLE_IN_ALL
+char               *anot_formula_seed_execute_finish_text        (AnotFormulaSeed  *self,
+                                                                  GAsyncResult     *result,
+                                                                  gsize            *length,
+                                                                  GError          **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AnotFormulaSeed, anot_formula_seed_unref)
 
