@@ -102,6 +102,8 @@ anot_run_cmd_validate (int    argc,
   g_autoptr(AnotDataset) dataset = NULL;
   g_autoptr(AnotValidator) validator = NULL;
   g_autoptr(GPtrArray) selected = g_ptr_array_new ();
+  g_autoptr(GArray) statuses = NULL;
+  g_autoptr(GArray) all_n_matches = NULL;
   g_autofree char *data = NULL;
   g_autofree char *request_list = NULL;
   gboolean json = FALSE;
@@ -207,14 +209,16 @@ anot_run_cmd_validate (int    argc,
       return n_ok == selected->len ? ANOT_RUN_EXIT_OK : ANOT_RUN_EXIT_FAILED;
     }
 
+  /* Item by item, so that the memory stays the dataset's on a large set. */
+  statuses = anot_validator_check_requests (validator, selected, &all_n_matches);
   for (guint r = 0; r < selected->len; r++)
     {
       AnotRequest *request = g_ptr_array_index (selected, r);
       const char *gold = anot_request_get_gold_item_id (request);
       AnotItem *gold_item = gold != NULL ? anot_dataset_lookup_item (dataset, gold) : NULL;
       const char *group = anot_request_get_group (request);
-      guint n_matches = 0;
-      AnotGoldStatus status = anot_validator_check_request (validator, request, &n_matches);
+      guint n_matches = g_array_index (all_n_matches, guint, r);
+      AnotGoldStatus status = g_array_index (statuses, AnotGoldStatus, r);
 
       if (gold_item != NULL)
         g_print ("%-5s %-4s matches=%u  gold=%s (#%u %s)  %s\n",

@@ -199,6 +199,9 @@ AnotItem           *_anot_item_new_from_document    (AnotStore              *sto
                                                      const char             *json_text,
                                                      gsize                   json_len,
                                                      GError                **error);
+/* The record, parsed from the text for this caller only unless
+ * anot_item_get_record() already keeps it (transfer full). */
+JsonObject         *_anot_item_dup_record           (AnotItem               *self);
 /* For loaders that build items before they know their index. */
 void                _anot_item_set_index            (AnotItem               *self,
                                                      guint                   index);

@@ -743,6 +743,28 @@ anot_item_get_record (AnotItem *self)
   return self->record;
 }
 
+/* The record as a new reference: the cached one when
+ * anot_item_get_record() already parsed it, else parsed from the text
+ * without keeping it, for a reader that needs it once per item (the
+ * validator over a whole dataset, which must not keep a tree per item). */
+JsonObject *
+_anot_item_dup_record (AnotItem *self)
+{
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *record = g_atomic_pointer_get (&self->record);
+
+  g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
+
+  if (record != NULL || self->json_text == NULL)
+    return json_object_ref (anot_item_get_record (self));
+  parser = json_parser_new_immutable ();
+  /* The text was parsed when the item was built, so this succeeds. */
+  if (!json_parser_load_from_data (parser, self->json_text, self->json_len, &error))
+    g_error ("item %s: record no longer parses: %s", self->id, error->message);
+  return json_object_ref (json_node_get_object (json_parser_get_root (parser)));
+}
+
 /**
  * anot_item_get_attributes:
  * @self: a #AnotItem

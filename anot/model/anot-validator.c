@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "anot-dataset-private.h"
 #include "anot-enum-types.h"
 #include "anot-pyliteral-private.h"
 #include "anot-verdict-private.h"
@@ -932,7 +933,9 @@ item_view_quark (void)
 static AnotPyValue *
 build_item_view (AnotItem *item)
 {
-  JsonObject *record = anot_item_get_record (item);
+  /* Not anot_item_get_record(), which keeps the tree on the item: over a
+   * large dataset the trees would outgrow the dataset several times. */
+  g_autoptr(JsonObject) record = _anot_item_dup_record (item);
   AnotPyValue *view = anot_py_value_new_dict ();
   JsonObjectIter iter;
   const char *name;
@@ -1679,6 +1682,7 @@ typedef struct
   AnotItem *item;
   AnotPyValue *view;      /* built on first use */
   AnotTruth *leaf_truths; /* non-NULL when explaining: no short cuts */
+  gboolean transient_view; /* build the view for the caller, not kept on the item */
 } EvalContext;
 
 static AnotTruth
@@ -1689,11 +1693,11 @@ eval_leaf (const Node  *node,
     {
     case LEAF_ITEM_META:
       if (ctx->view == NULL)
-        ctx->view = get_item_view (ctx->item);
+        ctx->view = ctx->transient_view ? build_item_view (ctx->item) : get_item_view (ctx->item);
       return eval_item_meta (node, ctx->view);
     case LEAF_HOURS:
       if (ctx->view == NULL)
-        ctx->view = get_item_view (ctx->item);
+        ctx->view = ctx->transient_view ? build_item_view (ctx->item) : get_item_view (ctx->item);
       return eval_hours (node, ctx->view);
     case LEAF_REVIEW_TEXT:
       return eval_review_text (node, ctx->dataset, ctx->item);
@@ -1956,15 +1960,27 @@ anot_validator_get_dataset (AnotValidator *self)
   return self->dataset;
 }
 
+/* @view: the item's view when the caller holds one, else NULL: built (and
+ * kept on the item) on first use. */
+static AnotTruth
+evaluate_plan_with_view (AnotValidator *self,
+                         const Plan    *plan,
+                         AnotItem      *item,
+                         AnotPyValue   *view,
+                         AnotTruth     *leaf_truths)
+{
+  EvalContext ctx = { self->dataset, item, view, leaf_truths };
+
+  return eval_node (plan->root, &ctx);
+}
+
 static AnotTruth
 evaluate_plan (AnotValidator *self,
                const Plan    *plan,
                AnotItem      *item,
                AnotTruth     *leaf_truths)
 {
-  EvalContext ctx = { self->dataset, item, NULL, leaf_truths };
-
-  return eval_node (plan->root, &ctx);
+  return evaluate_plan_with_view (self, plan, item, NULL, leaf_truths);
 }
 
 /**
@@ -2116,6 +2132,17 @@ anot_validator_find_matches (AnotValidator *self,
 }
 
 static AnotGoldStatus
+status_of_matches (guint    n_matches,
+                   gboolean gold_matches)
+{
+  if (n_matches == 0)
+    return ANOT_GOLD_STATUS_NO_MATCH;
+  if (n_matches == 1)
+    return gold_matches ? ANOT_GOLD_STATUS_OK : ANOT_GOLD_STATUS_GOLD_NOT_MATCH;
+  return gold_matches ? ANOT_GOLD_STATUS_MULTI_MATCH : ANOT_GOLD_STATUS_MULTI_MATCH_NO_GOLD;
+}
+
+static AnotGoldStatus
 gold_status (GPtrArray  *matches,
              const char *gold_id)
 {
@@ -2124,12 +2151,7 @@ gold_status (GPtrArray  *matches,
   for (guint i = 0; i < matches->len; i++)
     if (g_strcmp0 (anot_item_get_id (g_ptr_array_index (matches, i)), gold_id) == 0)
       gold_matches = TRUE;
-
-  if (matches->len == 0)
-    return ANOT_GOLD_STATUS_NO_MATCH;
-  if (matches->len == 1)
-    return gold_matches ? ANOT_GOLD_STATUS_OK : ANOT_GOLD_STATUS_GOLD_NOT_MATCH;
-  return gold_matches ? ANOT_GOLD_STATUS_MULTI_MATCH : ANOT_GOLD_STATUS_MULTI_MATCH_NO_GOLD;
+  return status_of_matches (matches->len, gold_matches);
 }
 
 /**
@@ -2160,6 +2182,97 @@ anot_validator_check_request (AnotValidator *self,
     *out_n_matches = matches->len;
 
   return gold_status (matches, anot_request_get_gold_item_id (request));
+}
+
+/**
+ * anot_validator_check_requests:
+ * @self: a #AnotValidator
+ * @requests: (element-type Anot.Request): requests of the validator's dataset
+ * @out_n_matches: (out) (optional) (element-type guint) (transfer full):
+ *   return location for the number of items on which each request is true
+ *
+ * Checks the gold labels of @requests, as
+ * [method@Anot.Validator.check_request] does for each, item by item: each
+ * item's evaluation view is built once for all the requests and dropped
+ * afterwards, so the memory stays that of the dataset however large it is
+ * (checking the requests one by one keeps a view on every item, several
+ * times the dataset's size on a large set).
+ *
+ * Returns: (transfer full) (element-type Anot.GoldStatus): the status of
+ *   each request, in the order of @requests
+ */
+GArray *
+anot_validator_check_requests (AnotValidator  *self,
+                               GPtrArray      *requests,
+                               GArray        **out_n_matches)
+{
+  g_autofree const Plan **plans = NULL;
+  g_autoptr(GArray) n_matches = NULL;
+  g_autofree gboolean *gold_matches = NULL;
+  GArray *statuses;
+  guint n_items, n_requests;
+
+  g_return_val_if_fail (ANOT_IS_VALIDATOR (self), NULL);
+  g_return_val_if_fail (requests != NULL, NULL);
+
+  n_requests = requests->len;
+  plans = g_new0 (const Plan *, MAX (n_requests, 1));
+  n_matches = g_array_sized_new (FALSE, TRUE, sizeof (guint), n_requests);
+  g_array_set_size (n_matches, n_requests);
+  gold_matches = g_new0 (gboolean, MAX (n_requests, 1));
+  for (guint r = 0; r < n_requests; r++)
+    {
+      AnotCondition *structure;
+
+      g_return_val_if_fail (ANOT_IS_REQUEST (requests->pdata[r]), NULL);
+      structure = anot_request_get_structure (requests->pdata[r]);
+      /* As anot_validator_evaluate(): no structure, or a lone leaf, is
+       * unknown on every item. */
+      if (structure != NULL)
+        {
+          plans[r] = get_plan (self, structure);
+          if (plans[r]->root->op == ANOT_CONDITION_OP_LEAF)
+            plans[r] = NULL;
+        }
+    }
+
+  n_items = anot_dataset_get_n_items (self->dataset);
+  for (guint i = 0; i < n_items; i++)
+    {
+      AnotItem *item = anot_dataset_get_item (self->dataset, i);
+      AnotPyValue *kept = g_object_get_qdata (G_OBJECT (item), item_view_quark ());
+      AnotPyValue *view = NULL;
+
+      for (guint r = 0; r < n_requests; r++)
+        {
+          EvalContext ctx = { self->dataset, item, kept != NULL ? kept : view, NULL, kept == NULL };
+
+          if (plans[r] == NULL)
+            continue;
+          if (eval_node (plans[r]->root, &ctx) == ANOT_TRUTH_TRUE)
+            {
+              g_array_index (n_matches, guint, r)++;
+              if (g_strcmp0 (anot_item_get_id (item),
+                             anot_request_get_gold_item_id (requests->pdata[r])) == 0)
+                gold_matches[r] = TRUE;
+            }
+          /* The view a leaf built, for the next requests on this item. */
+          if (kept == NULL && view == NULL && ctx.view != NULL)
+            view = ctx.view;
+        }
+      g_clear_pointer (&view, anot_py_value_unref);
+    }
+
+  statuses = g_array_sized_new (FALSE, FALSE, sizeof (AnotGoldStatus), n_requests);
+  for (guint r = 0; r < n_requests; r++)
+    {
+      AnotGoldStatus status = status_of_matches (g_array_index (n_matches, guint, r), gold_matches[r]);
+
+      g_array_append_val (statuses, status);
+    }
+  if (out_n_matches != NULL)
+    *out_n_matches = g_steal_pointer (&n_matches);
+  return statuses;
 }
 
 /**

@@ -45,6 +45,10 @@ AnotGoldStatus  anot_validator_check_request       (AnotValidator  *self,
                                                     AnotRequest    *request,
                                                     guint          *out_n_matches);
 ANOT_AVAILABLE_IN_ALL
+GArray         *anot_validator_check_requests      (AnotValidator  *self,
+                                                    GPtrArray      *requests,
+                                                    GArray        **out_n_matches);
+ANOT_AVAILABLE_IN_ALL
 JsonNode       *anot_validator_truth_matrix        (AnotValidator  *self);
 
 G_END_DECLS

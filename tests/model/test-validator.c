@@ -91,6 +91,33 @@ strv_contains_str (const char * const *strv,
  * The philly_cafes benchmark
  * ------------------------------------------------------------------------ */
 
+/* anot_validator_check_requests() agrees with check_request() one by one
+ * on every philly request. */
+static void
+test_philly_check_requests (void)
+{
+  AnotDataset *ds = anot_test_get_philly ();
+  g_autoptr(AnotValidator) validator = NULL;
+  g_autoptr(GPtrArray) requests = g_ptr_array_new ();
+  g_autoptr(GArray) statuses = NULL;
+  g_autoptr(GArray) n_matches = NULL;
+
+  if (ds == NULL)
+    return;
+  validator = anot_validator_new (ds);
+  for (guint r = 0; r < anot_dataset_get_n_requests (ds); r++)
+    g_ptr_array_add (requests, anot_dataset_get_request (ds, r));
+  statuses = anot_validator_check_requests (validator, requests, &n_matches);
+  for (guint r = 0; r < requests->len; r++)
+    {
+      guint one_matches = 0;
+      AnotGoldStatus one = anot_validator_check_request (validator, requests->pdata[r], &one_matches);
+
+      g_assert_cmpint (g_array_index (statuses, AnotGoldStatus, r), ==, one);
+      g_assert_cmpuint (g_array_index (n_matches, guint, r), ==, one_matches);
+    }
+}
+
 static void
 test_philly_all_ok (void)
 {
@@ -1131,6 +1158,26 @@ test_small_statuses (Small         *fixture,
   };
   AnotRequest *q6;
   AnotItem *alpha;
+  g_autoptr(GPtrArray) all = g_ptr_array_new ();
+  g_autoptr(GArray) statuses = NULL;
+  g_autoptr(GArray) n_all = NULL;
+
+  /* Every request at once, item by item: the same statuses and counts,
+   * and no evaluation view left on any item (first, while the fixture's
+   * items have none). */
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    g_ptr_array_add (all, request (fixture->ds, cases[i].id));
+  statuses = anot_validator_check_requests (fixture->validator, all, &n_all);
+  g_assert_cmpuint (statuses->len, ==, G_N_ELEMENTS (cases));
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_assert_cmpstr (anot_gold_status_to_string (g_array_index (statuses, AnotGoldStatus, i)), ==,
+                       anot_gold_status_to_string (cases[i].status));
+      g_assert_cmpuint (g_array_index (n_all, guint, i), ==, cases[i].n_matches);
+    }
+  for (guint i = 0; i < anot_dataset_get_n_items (fixture->ds); i++)
+    g_assert_null (g_object_get_data (G_OBJECT (anot_dataset_get_item (fixture->ds, i)),
+                                      "anot-validator-item-view"));
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -1516,6 +1563,7 @@ main (int    argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/validator/philly/all-ok", test_philly_all_ok);
+  g_test_add_func ("/validator/philly/check-requests", test_philly_check_requests);
   g_test_add_func ("/validator/philly/totals", test_philly_totals);
   g_test_add_func ("/validator/philly/example-r01", test_philly_example_r01);
   g_test_add_func ("/validator/philly/example-r28", test_philly_example_r28);

@@ -19,6 +19,17 @@ def test_load_demo_and_validate(demo_dir):
         assert n_matches == 1
 
 
+def test_check_requests_item_by_item(demo):
+    """Validator.check_requests() checks every request in one pass over the
+    items and agrees with check_request() one by one."""
+    validator = Anot.Validator.new(demo)
+    requests = [demo.get_request(i) for i in range(demo.get_n_requests())]
+    statuses, n_matches = validator.check_requests(requests)
+    assert len(statuses) == len(requests) == len(n_matches) > 0
+    for request, status, n in zip(requests, statuses, n_matches):
+        assert (status, n) == tuple(validator.check_request(request)), request.get_id()
+
+
 def test_philly_truth_per_leaf(philly_dir):
     ds = Anot.Dataset.load(philly_dir, None)
     assert (ds.get_n_items(), ds.get_n_reviews(), ds.get_n_requests()) == (50, 970, 100)
