@@ -791,18 +791,16 @@ anot_run_run_experiment (int           argc,
     }
     if (anot_experiment_get_batch_queue (experiment) != NULL)
       {
-        g_auto(GStrv) attacks = anot_experiment_list_attacks (experiment);
-        guint cells = MAX (1, g_strv_length (attacks) * n_ns * anot_experiment_get_n_runs (experiment));
-        guint per_cell = (anot_experiment_get_n_planned (experiment) + cells - 1) / cells;
         g_autoptr(AnotRunConfig) effective = anot_experiment_get_config (experiment);
         guint concurrency = anot_run_config_get_concurrency (effective);
+        guint planned = anot_experiment_get_n_planned (experiment);
 
-        /* Cells run one after another, each with at most --concurrency
-         * requests in flight: that bounds what one batch can gather. */
-        if (concurrency < per_cell)
+        /* At most --concurrency requests are in flight, whatever their
+         * cells: that bounds what one batch can gather. */
+        if (concurrency < planned)
           g_print ("Batch mode: at most %u requests in flight, so a batch holds the calls of at "
-                   "most %u of a cell's %u requests; -j %u batches each cell at once\n",
-                   concurrency, concurrency, per_cell, per_cell);
+                   "most %u of the %u requests; -j %u puts them all in each batch\n",
+                   concurrency, concurrency, planned, planned);
       }
     if (hooks != NULL)
       hooks->directory = g_strdup (anot_experiment_get_directory (experiment));

@@ -41,6 +41,14 @@ typedef struct
   GHashTable *rows;       /* request id -> AnotResult */
   gboolean complete;
   GHashTable *shard_ids;  /* with `shard`: the request ids this shard runs */
+
+  /* While the cell is open in a run (anot-experiment-scheduler.c) */
+  GPtrArray *jobs;              /* AnotRequest still to start */
+  guint next_job;
+  guint in_flight;
+  GOutputStream *append;        /* results_<N>.jsonl */
+  GOutputStream *trace_append;  /* trace_<N>.jsonl */
+  AnotDebugLog *debug_log;      /* of its run */
 } Cell;
 
 struct _AnotExperiment
@@ -79,12 +87,9 @@ struct _AnotExperiment
   /* State of a run in progress (anot-experiment-scheduler.c) */
   GTask *task;
   GCancellable *cancellable;
-  guint cell_index;
-  GPtrArray *jobs;              /* AnotRequest still to start in the current cell */
-  guint next_job;
+  guint cell_index;             /* the first cell not finished */
+  guint next_open;              /* the first cell not opened */
   guint in_flight;
-  GOutputStream *append;
-  GOutputStream *trace_append;  /* trace_<N>.jsonl of the current cell */
   GError *fatal;
   gboolean pumping;
   gboolean pump_again;

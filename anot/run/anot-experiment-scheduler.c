@@ -2,10 +2,15 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * One cell (attack, run, N) at a time; within it up to `concurrency`
- * requests in flight on the task's main context.  Each row is written and
- * flushed as its request finishes; the cell's files are rewritten in order
- * when it is done or the run stops.
+ * Cells (attack, run, N) are opened and finished in plan order, up to
+ * `concurrency` requests in flight on the task's main context.  A cell is
+ * opened when the cells before it have no request left to start: in direct
+ * mode only once they are finished (one cell at a time), in batch mode at
+ * once, so that a batch gathers the requests of every cell rather than
+ * one cell's, and a sweep does not wait for one batch per cell in turn.
+ * Each row is written and flushed to its cell's file as its request
+ * finishes; a cell's files are rewritten in order when it and every cell
+ * before it are done, or the run stops.
  */
 #include "config.h"
 
@@ -30,27 +35,6 @@ typedef struct
 } Job;
 
 static void experiment_pump (AnotExperiment *self);
-
-static gboolean
-advance_idle_cb (gpointer user_data)
-{
-  AnotExperiment *self = user_data;
-
-  anot_experiment_start (self);
-  return G_SOURCE_REMOVE;
-}
-
-/* Through the main loop rather than a direct call, so a resume over many
- * finished cells does not nest one stack frame per cell. */
-static void
-experiment_schedule_advance (AnotExperiment *self)
-{
-  g_autoptr(GSource) source = g_idle_source_new ();
-
-  g_source_set_callback (source, advance_idle_cb, g_object_ref (self), g_object_unref);
-  g_source_set_static_name (source, "[anot] experiment advance");
-  g_source_attach (source, g_task_get_context (self->task));
-}
 
 static void
 job_free (Job *job)
@@ -172,12 +156,12 @@ record_result (AnotExperiment *self,
                        g_object_ref (result));
   anot_experiment_budget_add_result (self, result);
 
-  if (self->append != NULL && self->fatal == NULL)
+  if (cell->append != NULL && self->fatal == NULL)
     {
       /* Written and flushed now, so a kill loses only requests in flight. */
-      if (!g_output_stream_write_all (self->append, with_newline, strlen (with_newline),
+      if (!g_output_stream_write_all (cell->append, with_newline, strlen (with_newline),
                                       NULL, NULL, &self->fatal) ||
-          !g_output_stream_flush (self->append, NULL, &self->fatal))
+          !g_output_stream_flush (cell->append, NULL, &self->fatal))
         {
           g_prefix_error (&self->fatal, "Cannot write results: ");
         }
@@ -199,7 +183,7 @@ record_trace (AnotExperiment *self,
   g_autofree char *with_newline = NULL;
   JsonNode *trace;
 
-  if (ranking == NULL || self->trace_append == NULL || self->fatal != NULL)
+  if (ranking == NULL || job->cell->trace_append == NULL || self->fatal != NULL)
     return;
   trace = anot_ranking_get_trace (ranking);
   if (trace == NULL)
@@ -222,9 +206,9 @@ record_trace (AnotExperiment *self,
 
   line = anot_results_node_to_line (node);
   with_newline = g_strconcat (line, "\n", NULL);
-  if (!g_output_stream_write_all (self->trace_append, with_newline, strlen (with_newline),
+  if (!g_output_stream_write_all (job->cell->trace_append, with_newline, strlen (with_newline),
                                   NULL, NULL, &self->fatal) ||
-      !g_output_stream_flush (self->trace_append, NULL, &self->fatal))
+      !g_output_stream_flush (job->cell->trace_append, NULL, &self->fatal))
     g_prefix_error (&self->fatal, "Cannot write traces: ");
 }
 
@@ -235,7 +219,7 @@ debug_result (AnotExperiment *self,
 {
   AnotUsage *usage = anot_result_get_usage (result);
 
-  if (self->debug_log == NULL)
+  if (job->cell->debug_log == NULL)
     return;
   if (anot_result_get_error_message (result) != NULL)
     anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, "RUN",
@@ -284,6 +268,7 @@ on_rank_done (GObject      *source,
     }
 
   self->in_flight--;
+  job->cell->in_flight--;
   anot_experiment_budget_finish (self, anot_method_context_get_usage (job->context));
   g_object_ref (self);
   job_free (job);
@@ -322,10 +307,10 @@ anot_experiment_new_method_context (AnotExperiment *self,
 
 static void
 start_job (AnotExperiment *self,
+           Cell           *cell,
            AnotRequest    *request)
 {
   AnotRunConfig *settings = self->settings;
-  Cell *cell = g_ptr_array_index (self->cells, self->cell_index);
   g_autoptr(GError) error = NULL;
   Job *job = g_new0 (Job, 1);
 
@@ -348,6 +333,7 @@ start_job (AnotExperiment *self,
           g_autoptr(AnotResult) result = NULL;
 
           job->context = anot_experiment_new_method_context (self, job->trial);
+          anot_method_context_set_debug_log (job->context, cell->debug_log);
           result = result_from_ranking (self, job, NULL, error);
           record_result (self, cell, result);
           job_free (job);
@@ -364,7 +350,9 @@ start_job (AnotExperiment *self,
     }
 
   job->context = anot_experiment_new_method_context (self, job->trial);
+  anot_method_context_set_debug_log (job->context, cell->debug_log);
   self->in_flight++;
+  cell->in_flight++;
   anot_experiment_budget_start (self, anot_method_context_get_usage (job->context));
   anot_method_rank_async (self->method, anot_trial_get_query (job->trial),
                           anot_trial_get_candidates (job->trial),
@@ -419,16 +407,30 @@ count_failed_rows (AnotExperiment *self,
   return failed;
 }
 
+/* What a cell holds only while it is open. */
+static void
+cell_close (Cell *cell)
+{
+  if (cell->append != NULL)
+    g_output_stream_close (cell->append, NULL, NULL);
+  if (cell->trace_append != NULL)
+    g_output_stream_close (cell->trace_append, NULL, NULL);
+  g_clear_object (&cell->append);
+  g_clear_object (&cell->trace_append);
+  g_clear_pointer (&cell->jobs, g_ptr_array_unref);
+  g_clear_object (&cell->debug_log);
+  cell->next_job = 0;
+}
+
 static void
 experiment_complete (AnotExperiment *self,
                      GError         *error)
 {
   g_autoptr(GTask) task = g_steal_pointer (&self->task);
 
+  for (guint i = self->cell_index; i < self->next_open && i < self->cells->len; i++)
+    cell_close (g_ptr_array_index (self->cells, i));
   g_clear_object (&self->cancellable);
-  g_clear_pointer (&self->jobs, g_ptr_array_unref);
-  g_clear_object (&self->append);
-  g_clear_object (&self->trace_append);
   g_clear_object (&self->debug_log);
 
   if (error != NULL)
@@ -437,29 +439,19 @@ experiment_complete (AnotExperiment *self,
     g_task_return_boolean (task, TRUE);
 }
 
-/* Called when the current cell has nothing in flight and nothing more to
- * start, either because it is done or because the run is stopping. */
+/* Called for the first open cell once it has nothing in flight and
+ * nothing more to start, either because it is done or because the run is
+ * stopping. */
 static void
-finish_cell (AnotExperiment *self)
+finish_cell (AnotExperiment *self,
+             Cell           *cell)
 {
-  Cell *cell = g_ptr_array_index (self->cells, self->cell_index);
   g_autoptr(GError) error = NULL;
   gboolean stopping = experiment_stopping (self);
   gboolean last_of_run = cell_is_last_of_run (self, self->cell_index);
   const char *status;
 
-  if (self->append != NULL)
-    {
-      g_output_stream_close (self->append, NULL, NULL);
-      g_clear_object (&self->append);
-    }
-  if (self->trace_append != NULL)
-    {
-      g_output_stream_close (self->trace_append, NULL, NULL);
-      g_clear_object (&self->trace_append);
-    }
-  g_clear_pointer (&self->jobs, g_ptr_array_unref);
-
+  cell_close (cell);
   cell->complete = !stopping;
   status = stopping ? (self->fatal ? "failed" : "interrupted")
                     : (last_of_run ? "complete" : "running");
@@ -468,28 +460,144 @@ finish_cell (AnotExperiment *self)
     {
       if (self->fatal == NULL)
         self->fatal = g_steal_pointer (&error);
-      stopping = TRUE;
     }
 
   g_signal_emit (self, anot_experiment_signals[SIGNAL_N_FINISHED], 0, cell->run, cell->n);
+}
 
-  if (stopping)
+/* When every open cell is finished: the end of the run, or its stop. */
+static void
+experiment_end (AnotExperiment *self)
+{
+  const char *first_error;
+  guint total, failed;
+
+  if (self->fatal != NULL)
     {
-      if (self->fatal != NULL)
-        experiment_complete (self, g_steal_pointer (&self->fatal));
-      else if (self->over_budget && !g_cancellable_is_cancelled (self->cancellable))
-        experiment_complete (self, anot_experiment_budget_error (self));
-      else
-        experiment_complete (self,
-                             g_error_new (G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                                          "Interrupted; the results so far are in %s. "
-                                          "Continue with: anot-run --resume %s",
-                                          self->directory, self->directory));
+      experiment_complete (self, g_steal_pointer (&self->fatal));
+      return;
+    }
+  if (self->over_budget && !g_cancellable_is_cancelled (self->cancellable))
+    {
+      experiment_complete (self, anot_experiment_budget_error (self));
+      return;
+    }
+  if (g_cancellable_is_cancelled (self->cancellable))
+    {
+      experiment_complete (self,
+                           g_error_new (G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                                        "Interrupted; the results so far are in %s. "
+                                        "Continue with: anot-run --resume %s",
+                                        self->directory, self->directory));
       return;
     }
 
-  self->cell_index++;
-  experiment_schedule_advance (self);
+  failed = count_failed_rows (self, &total, &first_error);
+  if (total > 0 && failed == total)
+    experiment_complete (self,
+                         g_error_new (ANOT_ERROR, ANOT_ERROR_METHOD_FAILED,
+                                      "Every request failed (%u); the first error was: %s",
+                                      total, first_error));
+  else
+    experiment_complete (self, NULL);
+}
+
+/* Opens the cell at self->next_open: its debug log, its config.json when
+ * it is the first of its run, its rows file (rewritten: a torn last line
+ * is dropped) and trace file for appending, and the requests it still has
+ * to run.  FALSE with self->fatal set when a file cannot be written. */
+static gboolean
+open_cell (AnotExperiment *self)
+{
+  guint index = self->next_open;
+  Cell *cell = g_ptr_array_index (self->cells, index);
+  GPtrArray *kept = g_hash_table_lookup (self->kept, GUINT_TO_POINTER (cell->n));
+  g_autofree char *dir = anot_experiment_run_dir_path (cell->attack, cell->run);
+  g_autofree char *path = anot_experiment_run_file_path (cell->attack, cell->run, "results", cell->n);
+  g_autofree char *trace_path = anot_experiment_run_file_path (cell->attack, cell->run, "trace", cell->n);
+  g_autoptr(GPtrArray) rows = anot_experiment_cell_sorted_rows (cell);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) trace_file = g_file_new_for_path (trace_path);
+  g_autoptr(GError) error = NULL;
+  gboolean first_of_run = index == 0 ||
+    ((Cell *) g_ptr_array_index (self->cells, index - 1))->run != cell->run ||
+    ((Cell *) g_ptr_array_index (self->cells, index - 1))->attack != cell->attack;
+
+  self->next_open++;
+  if (first_of_run && self->debug_level > ANOT_DEBUG_LEVEL_OFF)
+    {
+      g_autofree char *log_path = g_build_filename (dir, "debug.log", NULL);
+
+      g_clear_object (&self->debug_log);
+      if (!anot_experiment_make_directory (dir, &error) ||
+          (self->debug_log = anot_debug_log_new (log_path, self->debug_level, &error)) == NULL)
+        goto fail;
+    }
+  g_set_object (&cell->debug_log, self->debug_log);
+
+  if (!anot_experiment_make_directory (dir, &error) ||
+      (first_of_run && !anot_experiment_write_config (self, cell->attack, cell->run, "running", &error)) ||
+      /* Rewriting what was read drops a torn last line before appending. */
+      !anot_results_write_rows (path, rows, &error))
+    goto fail;
+
+  cell->jobs = g_ptr_array_new_with_free_func (g_object_unref);
+  cell->next_job = 0;
+  for (guint i = 0; i < kept->len; i++)
+    {
+      AnotRequest *request = g_ptr_array_index (kept, i);
+
+      if (!g_hash_table_contains (cell->rows, anot_request_get_id (request)) &&
+          anot_experiment_cell_plans (cell, anot_request_get_id (request)))
+        g_ptr_array_add (cell->jobs, g_object_ref (request));
+    }
+
+  cell->append = G_OUTPUT_STREAM (g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error));
+  if (cell->append == NULL)
+    {
+      g_prefix_error (&error, "Cannot open %s: ", path);
+      goto fail;
+    }
+  cell->trace_append = G_OUTPUT_STREAM (g_file_append_to (trace_file, G_FILE_CREATE_NONE,
+                                                          NULL, &error));
+  if (cell->trace_append == NULL)
+    {
+      g_prefix_error (&error, "Cannot open %s: ", trace_path);
+      goto fail;
+    }
+
+  if (cell->debug_log != NULL)
+    {
+      g_autofree char *line = g_strdup_printf ("attack %s, run %u, N=%u: %u requests, %u already done",
+                                               cell->attack->name, cell->run, cell->n,
+                                               anot_experiment_cell_planned_count (self, cell),
+                                               g_hash_table_size (cell->rows));
+
+      anot_debug_log_write (cell->debug_log, ANOT_DEBUG_LEVEL_SUMMARY, "RUN", NULL, line);
+    }
+  g_signal_emit (self, anot_experiment_signals[SIGNAL_N_STARTED], 0, cell->run, cell->n,
+                 anot_experiment_cell_planned_count (self, cell),
+                 g_hash_table_size (cell->rows));
+  return TRUE;
+
+fail:
+  if (self->fatal == NULL)
+    self->fatal = g_steal_pointer (&error);
+  return FALSE;
+}
+
+/* The first open cell with a request still to start, or NULL. */
+static Cell *
+cell_with_work (AnotExperiment *self)
+{
+  for (guint i = self->cell_index; i < self->next_open; i++)
+    {
+      Cell *cell = g_ptr_array_index (self->cells, i);
+
+      if (cell->jobs != NULL && cell->next_job < cell->jobs->len)
+        return cell;
+    }
+  return NULL;
 }
 
 static void
@@ -506,20 +614,48 @@ experiment_pump (AnotExperiment *self)
     {
       self->pump_again = FALSE;
 
-      if (self->task == NULL || self->jobs == NULL)
+      if (self->task == NULL)
         break;
 
+      /* Start what may start, opening cells as the ones before them run
+       * out of requests to start. */
       while (!experiment_stopping (self) && self->in_flight < self->settings->concurrency &&
-             self->next_job < self->jobs->len && anot_experiment_budget_allows (self))
-        start_job (self, g_ptr_array_index (self->jobs, self->next_job++));
+             anot_experiment_budget_allows (self))
+        {
+          Cell *cell = cell_with_work (self);
 
-      if (self->in_flight == 0 &&
-          (experiment_stopping (self) || self->next_job >= self->jobs->len))
+          if (cell != NULL)
+            start_job (self, cell, g_ptr_array_index (cell->jobs, cell->next_job++));
+          else if (self->next_open < self->cells->len &&
+                   (self->next_open == self->cell_index || self->batch_queue != NULL))
+            open_cell (self);
+          else
+            break;
+        }
+
+      /* Finish the cells in plan order: a run's summary and status are
+       * written by its last cell, after every cell before it. */
+      while (self->cell_index < self->next_open)
+        {
+          Cell *cell = g_ptr_array_index (self->cells, self->cell_index);
+
+          if (cell->in_flight > 0 ||
+              (!experiment_stopping (self) && cell->jobs != NULL && cell->next_job < cell->jobs->len))
+            break;
+          finish_cell (self, cell);
+          self->cell_index++;
+        }
+
+      if (self->cell_index == self->next_open &&
+          (experiment_stopping (self) || self->next_open >= self->cells->len))
         {
           self->pumping = FALSE;
-          finish_cell (self);
+          experiment_end (self);
           return;
         }
+      /* A cell finished with nothing open after it: open the next. */
+      if (self->cell_index == self->next_open)
+        self->pump_again = TRUE;
     }
   while (self->pump_again);
   self->pumping = FALSE;
@@ -528,105 +664,7 @@ experiment_pump (AnotExperiment *self)
 void
 anot_experiment_start (AnotExperiment *self)
 {
-  g_autoptr(GError) error = NULL;
-
-  if (self->cell_index >= self->cells->len)
-    {
-      const char *first_error;
-      guint total;
-      guint failed = count_failed_rows (self, &total, &first_error);
-
-      if (total > 0 && failed == total)
-        experiment_complete (self,
-                             g_error_new (ANOT_ERROR, ANOT_ERROR_METHOD_FAILED,
-                                          "Every request failed (%u); the first error was: %s",
-                                          total, first_error));
-      else
-        experiment_complete (self, NULL);
-      return;
-    }
-
-  {
-    Cell *cell = g_ptr_array_index (self->cells, self->cell_index);
-    GPtrArray *kept = g_hash_table_lookup (self->kept, GUINT_TO_POINTER (cell->n));
-    g_autofree char *dir = anot_experiment_run_dir_path (cell->attack, cell->run);
-    g_autofree char *path = anot_experiment_run_file_path (cell->attack, cell->run, "results", cell->n);
-    g_autoptr(GPtrArray) rows = anot_experiment_cell_sorted_rows (cell);
-    g_autoptr(GFile) file = NULL;
-    gboolean first_of_run = self->cell_index == 0 ||
-      ((Cell *) g_ptr_array_index (self->cells, self->cell_index - 1))->run != cell->run ||
-      ((Cell *) g_ptr_array_index (self->cells, self->cell_index - 1))->attack != cell->attack;
-
-    if (first_of_run && self->debug_level > ANOT_DEBUG_LEVEL_OFF)
-      {
-        g_autofree char *log_path = g_build_filename (dir, "debug.log", NULL);
-
-        g_clear_object (&self->debug_log);
-        if (!anot_experiment_make_directory (dir, &error) ||
-            (self->debug_log = anot_debug_log_new (log_path, self->debug_level, &error)) == NULL)
-          {
-            experiment_complete (self, g_steal_pointer (&error));
-            return;
-          }
-      }
-
-    if (!anot_experiment_make_directory (dir, &error) ||
-        (first_of_run && !anot_experiment_write_config (self, cell->attack, cell->run, "running", &error)) ||
-        /* Rewriting what was read drops a torn last line before appending. */
-        !anot_results_write_rows (path, rows, &error))
-      {
-        experiment_complete (self, g_steal_pointer (&error));
-        return;
-      }
-
-    self->jobs = g_ptr_array_new_with_free_func (g_object_unref);
-    self->next_job = 0;
-    for (guint i = 0; i < kept->len; i++)
-      {
-        AnotRequest *request = g_ptr_array_index (kept, i);
-
-        if (!g_hash_table_contains (cell->rows, anot_request_get_id (request)) &&
-            anot_experiment_cell_plans (cell, anot_request_get_id (request)))
-          g_ptr_array_add (self->jobs, g_object_ref (request));
-      }
-
-    file = g_file_new_for_path (path);
-    self->append = G_OUTPUT_STREAM (g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error));
-    if (self->append == NULL)
-      {
-        g_prefix_error (&error, "Cannot open %s: ", path);
-        experiment_complete (self, g_steal_pointer (&error));
-        return;
-      }
-
-    {
-      g_autofree char *trace_path = anot_experiment_run_file_path (cell->attack, cell->run, "trace", cell->n);
-      g_autoptr(GFile) trace_file = g_file_new_for_path (trace_path);
-
-      self->trace_append = G_OUTPUT_STREAM (g_file_append_to (trace_file, G_FILE_CREATE_NONE,
-                                                              NULL, &error));
-      if (self->trace_append == NULL)
-        {
-          g_prefix_error (&error, "Cannot open %s: ", trace_path);
-          experiment_complete (self, g_steal_pointer (&error));
-          return;
-        }
-    }
-
-    if (self->debug_log != NULL)
-      {
-        g_autofree char *line = g_strdup_printf ("attack %s, run %u, N=%u: %u requests, %u already done",
-                                                 cell->attack->name, cell->run, cell->n,
-                                                 anot_experiment_cell_planned_count (self, cell),
-                                                 g_hash_table_size (cell->rows));
-
-        anot_debug_log_write (self->debug_log, ANOT_DEBUG_LEVEL_SUMMARY, "RUN", NULL, line);
-      }
-    g_signal_emit (self, anot_experiment_signals[SIGNAL_N_STARTED], 0, cell->run, cell->n,
-                   anot_experiment_cell_planned_count (self, cell),
-                   g_hash_table_size (cell->rows));
-  }
-
+  self->cell_index = 0;
+  self->next_open = 0;
   experiment_pump (self);
 }
-

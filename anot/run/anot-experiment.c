@@ -93,8 +93,6 @@ anot_experiment_finalize (GObject *object)
   g_free (self->method_name);
   anot_run_config_unref (self->config);
   g_ptr_array_unref (self->option_errors);
-  g_clear_pointer (&self->jobs, g_ptr_array_unref);
-  g_clear_object (&self->append);
   g_clear_object (&self->debug_log);
   g_clear_error (&self->fatal);
 

@@ -64,3 +64,25 @@ def test_estimate_from_python(demo, fake_llm, tmp_path):
     exp.run_blocking()
     rows = exp.get_results(5, 1)
     assert sum(row.get_usage().get_prompt_tokens() for row in rows) == total["prompt_tokens"]
+
+
+def test_batch_spans_cells(demo, fake_llm, tmp_path):
+    """In batch mode the cells (attack x run x N) are opened together: the
+    first calls of every cell go in one batch, not one batch per cell in
+    turn, and the rows are those of a direct run."""
+    exp = Anot.Experiment(demo, "cot", backend="openai", base_url=fake_llm + "/v1",
+                          model="gpt-4o-mini", candidates=[5, 10], runs=2, limit=3,
+                          concurrency=100, batch=True, out=str(tmp_path), name="cells")
+    exp.run_blocking()
+    queue = exp.get_batch_queue()
+    # 2 runs x 2 N x 3 requests, one call each, in one batch.
+    assert queue.get_n_lines_sent() == 12
+    assert queue.get_n_submitted() == 1
+    for run in (1, 2):
+        for n in (5, 10):
+            rows = exp.get_results(n, run)
+            assert sorted(r.get_request_id() for r in rows) == ["R01", "R02", "R03"]
+            assert all(r.get_usage().get_calls() == 1 for r in rows)
+    for run in (1, 2):
+        with open(tmp_path / "cells" / "clean" / ("run_%d" % run) / "config.json") as f:
+            assert json.load(f)["anot"]["status"] == "complete"

@@ -468,9 +468,9 @@ run_output (Fixture     *f,
   return stdout_text;
 }
 
-/* Cells run one after another with at most --concurrency requests in
- * flight, which bounds what a batch gathers: a batch run says so when
- * --concurrency is below a cell's requests, and not otherwise. */
+/* At most --concurrency requests are in flight, which bounds what a batch
+ * gathers: a batch run says so when --concurrency is below the requests
+ * it plans, and not otherwise. */
 static void
 test_concurrency_hint (Fixture       *f,
                        gconstpointer  data)
@@ -490,8 +490,8 @@ test_concurrency_hint (Fixture       *f,
 
   low = run_output (f, low_argv);
   g_assert_nonnull (strstr (low, "Batch mode: at most 2 requests in flight, so a batch holds "
-                                 "the calls of at most 2 of a cell's 3 requests; -j 3 batches "
-                                 "each cell at once"));
+                                 "the calls of at most 2 of the 3 requests; -j 3 puts them all "
+                                 "in each batch"));
   enough = run_output (f, enough_argv);
   g_assert_null (strstr (enough, "Batch mode:"));
   g_assert_nonnull (strstr (enough, "Ran 3 requests"));
