@@ -1406,10 +1406,26 @@ anot_expr_value_write_json (AnotJsonWriter *writer,
       return;
     case ANOT_EXPR_DICT:
       {
+        g_autoptr(JsonNode) node = NULL;
+        gboolean string_keys = TRUE;
+
+        for (guint i = 0; i < v.u.d->len && string_keys; i++)
+          string_keys = v.u.d->keys[i].kind == ANOT_EXPR_STR;
+        /* String keys are distinct: written as they are, in order. */
+        if (string_keys)
+          {
+            anot_json_writer_begin_object (writer);
+            for (guint i = 0; i < v.u.d->len; i++)
+              {
+                anot_json_writer_set_member_name (writer, v.u.d->keys[i].u.s->data);
+                anot_expr_value_write_json (writer, v.u.d->values[i]);
+              }
+            anot_json_writer_end_object (writer);
+            return;
+          }
         /* As anot_expr_value_to_json(): a key written twice (1 and "1")
          * keeps its first place and its last value, as a JsonObject does. */
-        g_autoptr(JsonNode) node = anot_expr_value_to_json (v);
-
+        node = anot_expr_value_to_json (v);
         anot_json_writer_add_value (writer, node);
       }
       return;

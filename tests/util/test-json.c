@@ -323,6 +323,42 @@ test_writer_non_finite (void)
   g_assert_cmpstr (anot_json_writer_get_text (writer, NULL), ==, "[null,[null,null]]");
 }
 
+/* Numbers are written without printf where that is cheaper; the text must
+ * stay exactly printf's: "%" G_GINT64_FORMAT for integers, "%.17g" (with
+ * ".0" when it reads as an integer) for doubles, whole ones included. */
+static void
+test_writer_numbers (void)
+{
+  static const gint64 ints[] = {
+    0, 1, -1, 9, 10, -10, 1234567890123, G_MAXINT64, G_MININT64, G_MININT64 + 1,
+  };
+  static const double doubles[] = {
+    0.0, -0.0, 1.0, -1.0, 3.0, 10.0, 100.0, 12345.0, -98765.0, 0.5, 0.1, 2.25,
+    1e14, 999999999999999.0, 1e15, -1e15, 1e16, 1e17, 1e22, 9007199254740993.0,
+    123456789.125, 1e-7, -3.5e-300,
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (ints); i++)
+    {
+      g_autoptr(AnotJsonWriter) writer = anot_json_writer_new ();
+      g_autofree char *expected = g_strdup_printf ("%" G_GINT64_FORMAT, ints[i]);
+
+      anot_json_writer_add_int_value (writer, ints[i]);
+      g_assert_cmpstr (anot_json_writer_get_text (writer, NULL), ==, expected);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (doubles); i++)
+    {
+      g_autoptr(AnotJsonWriter) writer = anot_json_writer_new ();
+      char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+      g_autofree char *expected = NULL;
+
+      g_ascii_formatd (buffer, sizeof buffer, "%.17g", doubles[i]);
+      expected = g_strconcat (buffer, strpbrk (buffer, ".eEn") == NULL ? ".0" : "", NULL);
+      anot_json_writer_add_double_value (writer, doubles[i]);
+      g_assert_cmpstr (anot_json_writer_get_text (writer, NULL), ==, expected);
+    }
+}
+
 /* A value of a document copied into a writer: the text as written (escapes
  * kept, numbers as spelled), without whitespace, a repeated member twice,
  * wherever a value may go. */
@@ -409,6 +445,7 @@ main (int    argc,
   g_test_add_func ("/json/document/errors", test_document_errors);
   g_test_add_func ("/json/writer/matches-json-glib", test_writer_matches_json_glib);
   g_test_add_func ("/json/writer/non-finite", test_writer_non_finite);
+  g_test_add_func ("/json/writer/numbers", test_writer_numbers);
   g_test_add_func ("/json/writer/misuse", test_writer_misuse);
   g_test_add_func ("/json/writer/document-value", test_writer_document_value);
 
