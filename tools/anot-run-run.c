@@ -96,6 +96,10 @@ typedef struct
   guint done_at_start;
   gint64 started_us;
   gboolean line_shown;
+  /* Batch mode opens every cell at once: progress is the run's. */
+  gboolean whole_run;
+  guint run_planned;
+  gint64 run_started_us;
 } RunState;
 
 static char *
@@ -130,6 +134,24 @@ show_progress (RunState *state)
 
   if (!state->tty)
     return;
+
+  if (state->whole_run)
+    {
+      guint done = state->n_ran + state->n_already_done;
+
+      if (state->n_ran > 0 && done < state->run_planned)
+        {
+          double elapsed = (g_get_monotonic_time () - state->run_started_us) / 1e6;
+          guint seconds = (guint) (elapsed / state->n_ran * (state->run_planned - done) + 0.5);
+
+          eta = g_strdup_printf ("%u:%02u", seconds / 60, seconds % 60);
+        }
+      fprintf (stderr, "\r\033[K[batch] %u/%u requests  ETA %s", done, state->run_planned,
+               eta ? eta : "--:--");
+      fflush (stderr);
+      state->line_shown = TRUE;
+      return;
+    }
 
   attack = anot_experiment_get_current_attack (state->experiment);
   metrics = attack ? anot_experiment_get_attack_metrics (state->experiment, attack, state->n, state->run)
@@ -808,6 +830,9 @@ anot_run_run_experiment (int           argc,
   }
 
   state.experiment = experiment;
+  state.whole_run = anot_experiment_get_batch_queue (experiment) != NULL;
+  state.run_planned = anot_experiment_get_n_planned (experiment);
+  state.run_started_us = g_get_monotonic_time ();
   state.loop = g_main_loop_new (NULL, FALSE);
   state.cancellable = g_cancellable_new ();
   state.tty = isatty (fileno (stderr));
