@@ -259,6 +259,11 @@ anot_experiment_write_config (AnotExperiment  *self,
   json_builder_set_member_name (builder, "method");
   json_builder_add_string_value (builder, self->method_name);
   add_sorted_string_map (builder, "method_options", self->settings->method_options);
+  /* What the method read from config.ini, so that a resume can tell when
+   * it changed (only when there is something: older files stay as they
+   * were). */
+  if (self->method_file_settings != NULL && g_hash_table_size (self->method_file_settings) > 0)
+    add_sorted_string_map (builder, "method_settings_file", self->method_file_settings);
   json_builder_set_member_name (builder, "data_path");
   {
     g_autofree char *data_path = g_canonicalize_filename (anot_dataset_get_path (self->dataset), NULL);
@@ -613,6 +618,27 @@ anot_experiment_open_directories (AnotExperiment  *self,
   return prepare_attack_dirs (self, error) && anot_experiment_load_existing_rows (self, error);
 }
 
+/* config.json's record of config.ini's [method NAME] ("anot" object's
+ * "method_settings_file"): key -> value, or NULL when there is none. */
+GHashTable *
+anot_experiment_read_method_settings_record (JsonObject *anot)
+{
+  JsonObject *recorded;
+  GHashTable *map;
+  g_autoptr(GList) keys = NULL;
+
+  if (!json_object_has_member (anot, "method_settings_file") ||
+      !JSON_NODE_HOLDS_OBJECT (json_object_get_member (anot, "method_settings_file")))
+    return NULL;
+  recorded = json_object_get_object_member (anot, "method_settings_file");
+  keys = json_object_get_members (recorded);
+  map = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  for (GList *l = keys; l != NULL; l = l->next)
+    g_hash_table_insert (map, g_strdup (l->data),
+                         g_strdup (json_object_get_string_member_with_default (recorded, l->data, "")));
+  return map;
+}
+
 /* ------------------------------------------------------------------------
  * Resume
  * --------------------------------------------------------------------- */
@@ -859,6 +885,8 @@ anot_experiment_new_for_resume (const char   *directory,
   }
 
   self = anot_experiment_new (dataset, method);
+  self->has_recorded_method_file = TRUE;
+  self->recorded_method_file = anot_experiment_read_method_settings_record (anot);
   if (!anot_run_config_merge_resume_options (self->config, options, &local_error))
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_RESUME,

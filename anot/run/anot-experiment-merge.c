@@ -175,6 +175,21 @@ check_shards (GPtrArray  *shards,
                        first->dir, shard->dir, difference);
           return FALSE;
         }
+      {
+        g_autoptr(GHashTable) first_settings = anot_experiment_read_method_settings_record (first->anot);
+        g_autoptr(GHashTable) shard_settings = anot_experiment_read_method_settings_record (shard->anot);
+        g_autofree char *change = anot_experiment_describe_settings_change (first_settings,
+                                                                            shard_settings);
+
+        if (change != NULL)
+          {
+            g_set_error (error, ANOT_ERROR, ANOT_ERROR_SHARDS,
+                         "%s and %s are not shards of one experiment: they read different "
+                         "method settings from config.ini (in the second, %s)",
+                         first->dir, shard->dir, change);
+            return FALSE;
+          }
+      }
       if (shard->count != first->count)
         {
           g_set_error (error, ANOT_ERROR, ANOT_ERROR_SHARDS,

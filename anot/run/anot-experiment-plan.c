@@ -62,6 +62,7 @@ anot_experiment_plan_clear (AnotExperiment *self)
   g_clear_object (&self->validator);
   g_clear_object (&self->llm_config);
   g_clear_pointer (&self->config_file, anot_ini_reader_unref);
+  g_clear_pointer (&self->method_file_settings, g_hash_table_unref);
   self->config_file_read = FALSE;
   g_clear_object (&self->router);
   g_clear_object (&self->batch_queue);
@@ -407,6 +408,9 @@ plan_config_file (AnotExperiment  *self,
                   GError         **error)
 {
   g_autofree char *path = anot_ini_reader_get_default_path ();
+  g_autofree char *section = g_strconcat ("method ", self->method_name, NULL);
+  g_autoptr(GHashTable) current = NULL;
+  g_autofree char *difference = NULL;
 
   if (g_file_test (path, G_FILE_TEST_EXISTS))
     {
@@ -415,7 +419,82 @@ plan_config_file (AnotExperiment  *self,
         return FALSE;
     }
   self->config_file_read = TRUE;
+
+  if (self->config_file != NULL && anot_ini_reader_has_section (self->config_file, section))
+    {
+      g_auto(GStrv) keys = anot_ini_reader_list_keys (self->config_file, section);
+
+      current = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      for (guint i = 0; keys[i] != NULL; i++)
+        g_hash_table_insert (current, g_strdup (keys[i]),
+                             g_strdup (anot_ini_reader_get_value (self->config_file, section, keys[i])));
+    }
+
+  if (self->has_recorded_method_file && !self->resuming)
+    {
+      /* A merge: config.json records what the shards read, not what
+       * this machine's config.ini says. */
+      self->method_file_settings = self->recorded_method_file
+                                   ? g_hash_table_ref (self->recorded_method_file) : NULL;
+      return TRUE;
+    }
+  if (self->has_recorded_method_file &&
+      (difference = anot_experiment_describe_settings_change (self->recorded_method_file, current)) != NULL)
+    {
+      /* The requests left would run with other settings than the rows
+       * already there. */
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_RESUME,
+                   "Cannot resume %s: [%s] of %s changed since the run started (%s); "
+                   "put it back to resume, or start the experiment again with --force",
+                   self->directory ? self->directory : "the experiment", section, path, difference);
+      return FALSE;
+    }
+  self->method_file_settings = g_steal_pointer (&current);
   return TRUE;
+}
+
+static gint
+compare_key_pointers (gconstpointer a,
+                      gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* The first key on which @before and @after (key -> value, NULL: none)
+ * differ, in words, or NULL when they are the same. */
+char *
+anot_experiment_describe_settings_change (GHashTable *before,
+                                          GHashTable *after)
+{
+  g_autoptr(GPtrArray) keys = g_ptr_array_new ();
+  GHashTable *maps[2] = { before, after };
+
+  for (guint m = 0; m < 2; m++)
+    if (maps[m] != NULL)
+      {
+        GHashTableIter iter;
+        gpointer key;
+
+        g_hash_table_iter_init (&iter, maps[m]);
+        while (g_hash_table_iter_next (&iter, &key, NULL))
+          g_ptr_array_add (keys, key);
+      }
+  g_ptr_array_sort (keys, compare_key_pointers);
+  for (guint i = 0; i < keys->len; i++)
+    {
+      const char *key = keys->pdata[i];
+      const char *was = before ? g_hash_table_lookup (before, key) : NULL;
+      const char *is = after ? g_hash_table_lookup (after, key) : NULL;
+
+      if (g_strcmp0 (was, is) == 0)
+        continue;
+      if (was == NULL)
+        return g_strdup_printf ("%s = %s was added", key, is);
+      if (is == NULL)
+        return g_strdup_printf ("%s = %s was removed", key, was);
+      return g_strdup_printf ("%s is %s now, %s then", key, is, was);
+    }
+  return NULL;
 }
 
 static gboolean

@@ -58,6 +58,10 @@ struct _AnotExperiment
   AnotDataset *dataset;
   char *method_name;
   AnotRunConfig *config;        /* as set */
+  /* What config.json recorded of config.ini's [method NAME] (key -> value;
+   * NULL: nothing), for a resume or a merge: new_for_resume() sets it. */
+  gboolean has_recorded_method_file;
+  GHashTable *recorded_method_file;
   GPtrArray *option_errors;     /* OptionError: set_option()'s, reported by prepare() */
 
   /* Made by prepare() (anot-experiment-plan.c) */
@@ -79,6 +83,7 @@ struct _AnotExperiment
   const char *defense_prompt;   /* interned; read once when the run is planned */
   gboolean config_file_read;    /* config.ini, read once when the run is planned... */
   AnotIniReader *config_file;   /* ...nullable: there was none */
+  GHashTable *method_file_settings; /* its [method NAME] as config.json records it, or NULL */
   AnotBackendRouter *router;
   AnotBatchQueue *batch_queue;  /* in batch mode */
   AnotDebugLevel debug_level;
@@ -115,6 +120,9 @@ G_GNUC_INTERNAL extern guint anot_experiment_signals[N_SIGNALS];
 G_GNUC_INTERNAL gboolean     anot_experiment_plan                (AnotExperiment  *self,
                                                                   GError         **error);
 G_GNUC_INTERNAL void         anot_experiment_plan_clear          (AnotExperiment  *self);
+G_GNUC_INTERNAL char        *anot_experiment_describe_settings_change (GHashTable *before,
+                                                                       GHashTable *after);
+G_GNUC_INTERNAL GHashTable  *anot_experiment_read_method_settings_record (JsonObject *anot);
 G_GNUC_INTERNAL Cell        *anot_experiment_find_cell           (AnotExperiment  *self,
                                                                   AttackEntry     *attack,
                                                                   guint            run,

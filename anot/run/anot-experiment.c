@@ -93,6 +93,7 @@ anot_experiment_finalize (GObject *object)
   g_free (self->method_name);
   anot_run_config_unref (self->config);
   g_ptr_array_unref (self->option_errors);
+  g_clear_pointer (&self->recorded_method_file, g_hash_table_unref);
   g_clear_object (&self->debug_log);
   g_clear_error (&self->fatal);
 

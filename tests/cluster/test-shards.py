@@ -170,6 +170,17 @@ def main():
             anot_run(experiment + ['--seed', '7', '--shard', '3/4', '--out', other, '--name', 'exp'], env)
             proc = anot_run(['merge', out] + dirs[:3] + [os.path.join(other, 'exp')], env, check=False)
             assert proc.returncode == 2 and '“seed”' in proc.stdout, proc.stdout
+            # A shard whose config.ini gave the method other settings.
+            other_settings = os.path.join(tmp, 'other_settings')
+            settings_file = os.path.join(tmp, 'other-settings.ini')
+            with open(settings_file, 'w') as f:
+                f.write('[method cot]\nexample_setting = 7\n')
+            anot_run(experiment + ['--shard', '3/4', '--out', other_settings, '--name', 'exp'],
+                     dict(env, ANOT_CONFIG=settings_file))
+            proc = anot_run(['merge', out] + dirs[:3] + [os.path.join(other_settings, 'exp')], env,
+                            check=False)
+            assert proc.returncode == 2 and 'different method settings' in proc.stdout \
+                and 'example_setting = 7 was added' in proc.stdout, proc.stdout
             # A row copied into a second shard.
             dup = os.path.join(tmp, 'dup')
             shutil.copytree(dirs[1], os.path.join(dup, 'exp'))

@@ -794,6 +794,42 @@ test_method_settings_read_once (void)
                              "[method listwise]\nwindow = 10\nstep = 10\n");
   g_assert_cmpuint (anot_fake_llm_get_n_requests (server), ==, 2 * 3);
 
+  /* config.json records the section the run read... */
+  {
+    g_autofree char *config_json = g_build_filename (anot_experiment_get_directory (experiment),
+                                                     "clean", "run_1", "config.json", NULL);
+    g_autoptr(JsonParser) parser = json_parser_new ();
+    JsonObject *recorded;
+
+    g_assert_true (json_parser_load_from_file (parser, config_json, &error));
+    g_assert_no_error (error);
+    recorded = json_object_get_object_member (json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                                                             "anot"),
+                                              "method_settings_file");
+    g_assert_nonnull (recorded);
+    g_assert_cmpuint (json_object_get_size (recorded), ==, 2);
+    g_assert_cmpstr (json_object_get_string_member (recorded, "step"), ==, "5");
+    g_assert_cmpstr (json_object_get_string_member (recorded, "window"), ==, "10");
+  }
+  /* ...and a resume refuses a file that says otherwise now (step 10), and
+   * accepts it once it is put back. */
+  {
+    g_autoptr(AnotExperiment) resumed = NULL;
+
+    g_setenv ("ANOT_CONFIG", config, TRUE);
+    resumed = anot_experiment_new_for_resume (anot_experiment_get_directory (experiment), dataset, &error);
+    g_assert_no_error (error);
+    g_assert_false (anot_experiment_prepare (resumed, &error));
+    g_assert_error (error, ANOT_ERROR, ANOT_ERROR_RESUME);
+    g_assert_nonnull (strstr (error->message, "[method listwise]"));
+    g_assert_nonnull (strstr (error->message, "step is 10 now, 5 then"));
+    g_clear_error (&error);
+    g_assert_true (g_file_set_contents (config, "[method listwise]\nwindow = 10\nstep = 5\n", -1, NULL));
+    g_assert_true (anot_experiment_prepare (resumed, &error));
+    g_assert_no_error (error);
+    g_unsetenv ("ANOT_CONFIG");
+  }
+
   /* A file that cannot be parsed fails the plan, before any request. */
   g_assert_true (g_file_set_contents (config, "[method listwise\nstep = 10\n", -1, NULL));
   g_setenv ("ANOT_CONFIG", config, TRUE);
