@@ -762,6 +762,13 @@ guint         anot_expr_program_run        (const AnotExprProgram *program,
 ANOT_EXPR_PRIVATE
 GError       *anot_expr_failure_to_error   (AnotExpr            *self,
                                             const AnotExprFailure *failure);
+/* The same message appended to @out, without a GError (a trace writes one
+ * per failed step); *@column (optional) is the column it names. */
+ANOT_EXPR_PRIVATE
+void          anot_expr_failure_append_message (AnotExpr              *self,
+                                                const AnotExprFailure *failure,
+                                                GString               *out,
+                                                guint                 *column);
 /* 1-based line and column (in characters) of a byte offset. */
 ANOT_EXPR_PRIVATE
 void          anot_expr_offset_to_position (const char          *source,

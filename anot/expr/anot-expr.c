@@ -92,32 +92,54 @@ anot_expr_offset_to_position (const char *source,
   *column = c;
 }
 
+void
+anot_expr_failure_append_message (AnotExpr              *self,
+                                  const AnotExprFailure *failure,
+                                  GString               *out,
+                                  guint                 *column)
+{
+  guint line, col;
+
+  g_string_append (out, "formula “");
+  if (self->name != NULL)
+    g_string_append (out, self->name);
+  else if (g_utf8_strlen (self->source, -1) <= 60 && strchr (self->source, '\n') == NULL)
+    g_string_append (out, self->source);
+  else
+    {
+      gsize start = out->len;
+      const char *end = self->source;
+
+      /* The first 57 characters, or all of a shorter multi-line one. */
+      for (guint i = 0; i < 57 && *end != '\0'; i++)
+        end = g_utf8_next_char (end);
+
+      g_string_append_len (out, self->source, end - self->source);
+      for (gsize i = start; i < out->len; i++)
+        if (out->str[i] == '\n')
+          out->str[i] = ' ';
+      g_string_append (out, "...");
+    }
+  g_string_append (out, "”");
+
+  anot_expr_offset_to_position (self->source, failure->offset, &line, &col);
+  if (line > 1 || strchr (self->source, '\n') != NULL)
+    g_string_append_printf (out, ", line %u, column %u: ", line, col);
+  else
+    g_string_append_printf (out, ", column %u: ", col);
+  g_string_append (out, failure->message);
+  if (column != NULL)
+    *column = col;
+}
+
 GError *
 anot_expr_failure_to_error (AnotExpr              *self,
                             const AnotExprFailure *failure)
 {
-  g_autofree char *what = NULL;
-  guint line;
-  guint column;
+  g_autoptr(GString) message = g_string_new (NULL);
 
-  if (self->name != NULL)
-    what = g_strdup_printf ("formula “%s”", self->name);
-  else if (g_utf8_strlen (self->source, -1) <= 60 && strchr (self->source, '\n') == NULL)
-    what = g_strdup_printf ("formula “%s”", self->source);
-  else
-    {
-      g_autofree char *start = g_utf8_substring (self->source, 0, 57);
-
-      g_strdelimit (start, "\n", ' ');
-      what = g_strdup_printf ("formula “%s...”", start);
-    }
-
-  anot_expr_offset_to_position (self->source, failure->offset, &line, &column);
-  if (line > 1 || strchr (self->source, '\n') != NULL)
-    return g_error_new (ANOT_ERROR, failure->code, "%s, line %u, column %u: %s",
-                        what, line, column, failure->message);
-  return g_error_new (ANOT_ERROR, failure->code, "%s, column %u: %s",
-                      what, column, failure->message);
+  anot_expr_failure_append_message (self, failure, message, NULL);
+  return g_error_new_literal (ANOT_ERROR, failure->code, message->str);
 }
 
 /* ------------------------------------------------------------------------ *

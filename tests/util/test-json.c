@@ -359,6 +359,112 @@ test_writer_numbers (void)
     }
 }
 
+static void
+check_number_as_strtod (const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotJsonDocument) doc = anot_json_document_new_from_data (text, -1, &error);
+  double expected = g_ascii_strtod (text, NULL);
+  double got;
+
+  g_assert_no_error (error);
+  got = anot_json_document_get_double (doc, 0, 0.0);
+  /* Bit for bit: the sign of a zero too. */
+  if (memcmp (&got, &expected, sizeof got) != 0)
+    g_error ("%s read as %a, strtod() gives %a", text, got, expected);
+}
+
+/* Numbers read as strtod() reads them, through the reader's own short
+ * path where it takes one (mantissas up to 2^53, powers of ten up to
+ * 10^22) and strtod() beyond: random digits, dots and exponents, and the
+ * edges of the short path. */
+static void
+test_document_numbers_as_strtod (void)
+{
+  static const char *edges[] = {
+    "0.0", "-0.0", "0e5", "-0E-5", "0.000", "4.0", "3.25", "-12.5e-3", "1e22", "1e23", "1e-22", "1e-23",
+    "9007199254740992.0", "9007199254740993.0", "9007199254740991e22", "9007199254740993e-22",
+    "1234567890123456.7", "0.1", "0.30000000000000004", "2.3999999999999999", "1.7976931348623157e308",
+    "1e400", "-1e400", "4.9e-324", "1e-400", "0e99999999999", "1.00000000000000000000000001", "123e+0000000002",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (edges); i++)
+    check_number_as_strtod (edges[i]);
+  for (guint i = 0; i < 100000; i++)
+    {
+      g_autoptr(GString) text = g_string_new (g_test_rand_bit () ? "-" : "");
+      guint n_int = (guint) g_test_rand_int_range (1, 20);
+      guint n_frac = (guint) g_test_rand_int_range (0, 20);
+
+      g_string_append_c (text, (char) ('0' + g_test_rand_int_range (n_int > 1 ? 1 : 0, 10)));
+      for (guint j = 1; j < n_int; j++)
+        g_string_append_c (text, (char) ('0' + g_test_rand_int_range (0, 10)));
+      if (n_frac > 0)
+        {
+          g_string_append_c (text, '.');
+          for (guint j = 0; j < n_frac; j++)
+            g_string_append_c (text, (char) ('0' + g_test_rand_int_range (0, 10)));
+        }
+      if (g_test_rand_bit ())
+        g_string_append_printf (text, "%s%d", g_test_rand_bit () ? "e" : "E-", g_test_rand_int_range (0, 40));
+      else if (n_frac == 0)
+        g_string_append (text, ".5");
+      check_number_as_strtod (text->str);
+    }
+}
+
+static void
+check_double_as_printf (double value)
+{
+  g_autoptr(AnotJsonWriter) writer = anot_json_writer_new ();
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+  g_autofree char *expected = NULL;
+
+  if (!isfinite (value))
+    return;
+  g_ascii_formatd (buffer, sizeof buffer, "%.17g", value);
+  expected = g_strconcat (buffer, strpbrk (buffer, ".eEn") == NULL ? ".0" : "", NULL);
+  anot_json_writer_add_double_value (writer, value);
+  if (g_strcmp0 (anot_json_writer_get_text (writer, NULL), expected) != 0)
+    g_error ("%a written as %s, printf's \"%%.17g\" gives %s", value,
+             anot_json_writer_get_text (writer, NULL), expected);
+}
+
+/* The writer's own "%.17g" against printf's: random bit patterns (every
+ * exponent), random mantissas at the magnitudes a trace holds (1e-12 to
+ * 1e40, where the writer does not call printf), the halfway cases that
+ * printf rounds to even (1 + j/2^17 has 18 significant digits, the last a
+ * 5), and the neighbours of powers of ten. */
+static void
+test_writer_doubles_as_printf (void)
+{
+  for (guint i = 0; i < 100000; i++)
+    {
+      guint64 bits = ((guint64) g_test_rand_int () << 32) | (guint32) g_test_rand_int ();
+      double value;
+
+      memcpy (&value, &bits, sizeof value);
+      check_double_as_printf (value);
+      value = ldexp (g_test_rand_double_range (1.0, 2.0), g_test_rand_int_range (-40, 134));
+      check_double_as_printf (g_test_rand_bit () ? value : -value);
+      check_double_as_printf (g_test_rand_double_range (-1000.0, 1000.0));
+      check_double_as_printf ((double) g_test_rand_int_range (0, 1000000) / 1000.0);
+    }
+  for (guint j = 1; j < 20000; j += 2)
+    {
+      check_double_as_printf (1.0 + ldexp (j, -17));
+      check_double_as_printf (ldexp (1.0 + ldexp (j, -17), g_test_rand_int_range (-30, 60)));
+    }
+  for (int e = -12; e <= 40; e++)
+    {
+      double power = pow (10.0, e);
+
+      check_double_as_printf (power);
+      check_double_as_printf (nextafter (power, 0.0));
+      check_double_as_printf (nextafter (power, G_MAXDOUBLE));
+    }
+}
+
 /* A value of a document copied into a writer: the text as written (escapes
  * kept, numbers as spelled), without whitespace, a repeated member twice,
  * wherever a value may go. */
@@ -443,9 +549,11 @@ main (int    argc,
   g_test_add_func ("/json/benchmark-files", test_benchmark_files);
   g_test_add_func ("/json/document/lookups", test_document_lookups);
   g_test_add_func ("/json/document/errors", test_document_errors);
+  g_test_add_func ("/json/document/numbers-as-strtod", test_document_numbers_as_strtod);
   g_test_add_func ("/json/writer/matches-json-glib", test_writer_matches_json_glib);
   g_test_add_func ("/json/writer/non-finite", test_writer_non_finite);
   g_test_add_func ("/json/writer/numbers", test_writer_numbers);
+  g_test_add_func ("/json/writer/doubles-as-printf", test_writer_doubles_as_printf);
   g_test_add_func ("/json/writer/misuse", test_writer_misuse);
   g_test_add_func ("/json/writer/document-value", test_writer_document_value);
 

@@ -1986,6 +1986,7 @@ _anot_formula_seed_run_write_steps (AnotFormulaSeedRun *run,
                                     AnotJsonWriter     *writer)
 {
   AnotFormulaSeed *self = run->seed;
+  g_autoptr(GString) message = NULL;
 
   anot_json_writer_begin_array (writer);
   for (guint i = 0; i < self->steps->len; i++)
@@ -2005,13 +2006,16 @@ _anot_formula_seed_run_write_steps (AnotFormulaSeedRun *run,
         anot_json_writer_add_null_value (writer);
       else
         {
-          g_autoptr(GError) step_error = anot_expr_failure_to_error (s->expr, &run->failures[i]);
-          guint line, column;
+          guint column;
 
-          anot_expr_offset_to_position (s->formula, run->failures[i].offset, &line, &column);
+          /* The message of anot_expr_failure_to_error(), without a GError. */
+          if (message == NULL)
+            message = g_string_sized_new (128);
+          g_string_truncate (message, 0);
+          anot_expr_failure_append_message (s->expr, &run->failures[i], message, &column);
           anot_json_writer_add_string_value (writer, run->failures[i].message);
           anot_json_writer_set_member_name (writer, "message");
-          anot_json_writer_add_string_value (writer, step_error->message);
+          anot_json_writer_add_string_value (writer, message->str);
           anot_json_writer_set_member_name (writer, "column");
           anot_json_writer_add_int_value (writer, column);
         }
