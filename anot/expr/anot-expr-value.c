@@ -1200,57 +1200,157 @@ anot_expr_value_to_json (AnotExprValue v)
  * JSON text (AnotJsonDocument), as the JsonNode readers above
  * ------------------------------------------------------------------------ */
 
-static AnotExprValue from_document_cached (AnotJsonDocument *doc, int value, GHashTable *keys,
-                                           const AnotExprValue *hint);
+/* The document's value records are walked directly (they were read
+ * through the checked accessors, a dozen calls per member): a reader's
+ * state for one document. */
+#define RECENT_POSITIONS 16
+#define RECENT_VALUES 4
 
-/* A short string @text of @doc: shared through @keys like the JsonNode
- * reader's, or @hint's when equal. */
-static AnotExprValue
-document_string (AnotJsonDocument    *doc,
-                 int                  value,
-                 GHashTable          *keys,
-                 const AnotExprValue *hint)
+typedef struct {
+  AnotJsonDocument *doc;
+  const AnotJsonToken *tokens;
+  const char *text;
+  guint n_tokens;
+  GHashTable *keys;
+  /* The last distinct short strings read at each of the first members of
+   * a list's records (borrowed: the records hold them while the list is
+   * read): an enum field takes a handful of values, and a value unlike the
+   * previous record's is mostly one of them, found without the key
+   * cache's hashing. */
+  AnotExprValue recent[RECENT_POSITIONS][RECENT_VALUES];
+} DocumentReader;
+
+static AnotExprValue document_value (DocumentReader *r, guint value, const AnotExprValue *hint);
+
+/* Whether @a (@len bytes) and @b hold the same bytes: keys and enum
+ * values are a dozen bytes, shorter than a call to memcmp() is worth;
+ * compared a word at a time, the last word overlapping the one before. */
+static inline gboolean
+same_bytes (const char *a,
+            const char *b,
+            gsize       len)
 {
-  gsize raw = _anot_json_document_get_raw_length (doc, value);
-  char stack[128];
-  g_autofree char *heap = raw < sizeof stack ? NULL : g_malloc (raw + 1);
-  char *text = heap != NULL ? heap : stack;
-  gsize len = _anot_json_document_decode_string (doc, value, text);
+  guint64 x, y;
+  guint32 u, v;
 
-  if (hint != NULL && hint->kind == ANOT_EXPR_STR && hint->u.s->len == len &&
-      memcmp (hint->u.s->data, text, len) == 0 && len <= 64)
+  if (len >= 8)
+    {
+      for (gsize i = 0; i + 8 < len; i += 8)
+        {
+          memcpy (&x, a + i, 8);
+          memcpy (&y, b + i, 8);
+          if (x != y)
+            return FALSE;
+        }
+      memcpy (&x, a + len - 8, 8);
+      memcpy (&y, b + len - 8, 8);
+      return x == y;
+    }
+  if (len >= 4)
+    {
+      memcpy (&u, a, 4);
+      memcpy (&v, b, 4);
+      if (u != v)
+        return FALSE;
+      memcpy (&u, a + len - 4, 4);
+      memcpy (&v, b + len - 4, 4);
+      return u == v;
+    }
+  for (gsize i = 0; i < len; i++)
+    if (a[i] != b[i])
+      return FALSE;
+  return TRUE;
+}
+
+/* The short string @value: @hint's when equal (compared where it lies in
+ * the text when it has no escapes: most short strings equal the previous
+ * record's), else shared through the key cache like the JsonNode
+ * reader's. */
+static AnotExprValue
+document_string (DocumentReader      *r,
+                 guint                value,
+                 const AnotExprValue *hint,
+                 AnotExprValue       *recent)
+{
+  const AnotJsonToken *token = &r->tokens[value];
+  gsize raw = token->length;
+  char stack[128];
+  g_autofree char *heap = NULL;
+  char *text;
+  gsize len;
+  AnotExprValue v;
+
+  if (!token->escaped && hint != NULL && hint->kind == ANOT_EXPR_STR && hint->u.s->len == raw &&
+      raw <= 64 && same_bytes (hint->u.s->data, r->text + token->start, raw))
     return anot_expr_value_ref (*hint);
-  return cached_string (keys, text, len);
+  if (recent != NULL && !token->escaped && raw <= 64)
+    {
+      for (guint i = 0; i < RECENT_VALUES && recent[i].kind == ANOT_EXPR_STR; i++)
+        if (recent[i].u.s->len == raw && same_bytes (recent[i].u.s->data, r->text + token->start, raw))
+          return anot_expr_value_ref (recent[i]);
+    }
+  text = raw < sizeof stack ? stack : (heap = g_malloc (raw + 1));
+  if (!token->escaped)
+    {
+      memcpy (text, r->text + token->start, raw);
+      text[raw] = '\0';
+      len = raw;
+    }
+  else
+    {
+      len = _anot_json_document_decode_string (r->doc, (int) value, text);
+      if (hint != NULL && hint->kind == ANOT_EXPR_STR && hint->u.s->len == len &&
+          memcmp (hint->u.s->data, text, len) == 0 && len <= 64)
+        return anot_expr_value_ref (*hint);
+    }
+  v = cached_string (r->keys, text, len);
+  if (recent != NULL && len <= 64)
+    {
+      /* The oldest gives way. */
+      memmove (recent + 1, recent, (RECENT_VALUES - 1) * sizeof *recent);
+      recent[0] = v;
+    }
+  return v;
+}
+
+/* Whether the member name @key is @name. */
+static inline gboolean
+document_key_is (DocumentReader *r,
+                 guint           key,
+                 AnotExprStr    *name)
+{
+  const AnotJsonToken *token = &r->tokens[key];
+
+  if (!token->escaped)
+    return token->length == name->len && same_bytes (r->text + token->start, name->data, name->len);
+  return anot_json_document_string_equal (r->doc, (int) key, name->data);
 }
 
 /* An object with a repeated member: a dict built member by member, which
  * keeps the first position and the last value, as json.loads() does. */
 static AnotExprValue
-document_dict (AnotJsonDocument *doc,
-               int               object,
-               GHashTable       *keys)
+document_dict (DocumentReader *r,
+               guint           object)
 {
   AnotExprValue d = anot_expr_value_new_dict ();
-  guint n = anot_json_document_get_size (doc, object);
-  int key = object + 1;
+  guint n = r->tokens[object].size;
+  guint key = object + 1;
 
-  for (guint i = 0; i < n; i++, key = _anot_json_document_get_next (doc, key + 1))
-    anot_expr_dict_set (d.u.d, document_string (doc, key, keys, NULL),
-                        from_document_cached (doc, key + 1, keys, NULL));
+  for (guint i = 0; i < n; i++, key = r->tokens[key + 1].next)
+    anot_expr_dict_set (d.u.d, document_string (r, key, NULL, NULL), document_value (r, key + 1, NULL));
   return d;
 }
 
 static AnotExprValue
-document_record (AnotJsonDocument *doc,
-                 int               object,
-                 GHashTable       *keys,
-                 AnotExprDict     *prev)
+document_record (DocumentReader *r,
+                 guint           object,
+                 AnotExprDict   *prev)
 {
-  guint n = anot_json_document_get_size (doc, object);
+  guint n = r->tokens[object].size;
   AnotExprDict *d;
   AnotExprShape *shape = NULL;
   g_autofree AnotExprValue *own_keys = NULL;
-  int key = object + 1;
+  guint key = object + 1;
 
   if (prev != NULL && prev->shape != NULL && prev->shape->len == n)
     shape = prev->shape;
@@ -1260,12 +1360,12 @@ document_record (AnotJsonDocument *doc,
   d->values = (AnotExprValue *) (d + 1);
   d->values_inline = TRUE;
 
-  for (guint pos = 0; pos < n; pos++, key = _anot_json_document_get_next (doc, key + 1))
+  for (guint pos = 0; pos < n; pos++, key = r->tokens[key + 1].next)
     {
       const AnotExprValue *hint = NULL;
       AnotExprValue name;
 
-      if (shape != NULL && anot_json_document_string_equal (doc, key, shape->keys[pos].u.s->data))
+      if (shape != NULL && document_key_is (r, key, shape->keys[pos].u.s))
         hint = &prev->values[pos];
       else
         {
@@ -1277,7 +1377,7 @@ document_record (AnotJsonDocument *doc,
                 own_keys[i] = anot_expr_value_ref (shape->keys[i]);
               shape = NULL;
             }
-          name = document_string (doc, key, keys, NULL);
+          name = document_string (r, key, NULL, NULL);
           for (guint i = 0; i < pos; i++)
             if (own_keys[i].u.s == name.u.s ||
                 (own_keys[i].u.s->len == name.u.s->len &&
@@ -1291,11 +1391,14 @@ document_record (AnotJsonDocument *doc,
                     anot_expr_value_unref (d->values[j]);
                   }
                 g_free (d);
-                return document_dict (doc, object, keys);
+                return document_dict (r, object);
               }
           own_keys[pos] = name;
         }
-      d->values[pos] = from_document_cached (doc, key + 1, keys, hint);
+      if (r->tokens[key + 1].kind == ANOT_JSON_KIND_STRING && prev != NULL && pos < RECENT_POSITIONS)
+        d->values[pos] = document_string (r, key + 1, hint, r->recent[pos]);
+      else
+        d->values[pos] = document_value (r, key + 1, hint);
       d->len++;
     }
 
@@ -1319,26 +1422,54 @@ document_record (AnotJsonDocument *doc,
   return (AnotExprValue) { .kind = ANOT_EXPR_DICT, .u.d = d };
 }
 
+/* A list: records of the same members in the same order share one shape
+ * (the previous record's keys and values tried first). */
 static AnotExprValue
-from_document_cached (AnotJsonDocument    *doc,
-                      int                  value,
-                      GHashTable          *keys,
-                      const AnotExprValue *hint)
+document_list (DocumentReader *r,
+               guint           array)
 {
-  switch (anot_json_document_get_kind (doc, value))
+  guint n = r->tokens[array].size;
+  AnotExprValue l = anot_expr_value_new_list (n);
+  AnotExprDict *prev = NULL;
+  guint element = array + 1;
+
+  for (guint i = 0; i < n; i++, element = r->tokens[element].next)
+    {
+      AnotExprValue v;
+
+      if (r->tokens[element].kind == ANOT_JSON_KIND_OBJECT)
+        {
+          v = document_record (r, element, prev);
+          prev = v.kind == ANOT_EXPR_DICT && v.u.d->shape != NULL ? v.u.d : NULL;
+        }
+      else
+        v = document_value (r, element, NULL);
+      anot_expr_seq_append (l.u.seq, v);
+    }
+  return l;
+}
+
+static AnotExprValue
+document_value (DocumentReader      *r,
+                guint                value,
+                const AnotExprValue *hint)
+{
+  const AnotJsonToken *token = &r->tokens[value];
+
+  switch (token->kind)
     {
     case ANOT_JSON_KIND_OBJECT:
-      return document_record (doc, value, keys, NULL);
+      return document_record (r, value, NULL);
     case ANOT_JSON_KIND_ARRAY:
-      return anot_expr_value_from_json_document (doc, value, keys);
+      return document_list (r, value);
     case ANOT_JSON_KIND_STRING:
-      return document_string (doc, value, keys, hint);
+      return document_string (r, value, hint, NULL);
     case ANOT_JSON_KIND_INTEGER:
-      return anot_expr_value_int (anot_json_document_get_int (doc, value, 0));
+      return anot_expr_value_int (_anot_json_token_get_int (r->doc, token));
     case ANOT_JSON_KIND_DOUBLE:
-      return anot_expr_value_float (anot_json_document_get_double (doc, value, 0));
+      return anot_expr_value_float (_anot_json_token_get_double (r->doc, token));
     case ANOT_JSON_KIND_BOOLEAN:
-      return anot_expr_value_bool (anot_json_document_get_boolean (doc, value, FALSE));
+      return anot_expr_value_bool (r->text[token->start] == 't');
     case ANOT_JSON_KIND_NULL:
     case ANOT_JSON_KIND_NONE:
     default:
@@ -1351,29 +1482,12 @@ anot_expr_value_from_json_document (AnotJsonDocument *doc,
                                     int               value,
                                     GHashTable       *keys)
 {
-  guint n;
-  AnotExprValue l;
-  AnotExprDict *prev = NULL;
-  int element = value + 1;
+  DocumentReader r = { doc, NULL, NULL, 0, keys };
 
-  if (anot_json_document_get_kind (doc, value) != ANOT_JSON_KIND_ARRAY)
-    return from_document_cached (doc, value, keys, NULL);
-  n = anot_json_document_get_size (doc, value);
-  l = anot_expr_value_new_list (n);
-  for (guint i = 0; i < n; i++, element = _anot_json_document_get_next (doc, element))
-    {
-      AnotExprValue v;
-
-      if (anot_json_document_get_kind (doc, element) == ANOT_JSON_KIND_OBJECT)
-        {
-          v = document_record (doc, element, keys, prev);
-          prev = v.kind == ANOT_EXPR_DICT && v.u.d->shape != NULL ? v.u.d : NULL;
-        }
-      else
-        v = from_document_cached (doc, element, keys, NULL);
-      anot_expr_seq_append (l.u.seq, v);
-    }
-  return l;
+  r.tokens = _anot_json_document_get_tokens (doc, &r.text, &r.n_tokens);
+  if (value < 0 || (guint) value >= r.n_tokens)
+    return ANOT_EXPR_VALUE_NONE;
+  return document_value (&r, (guint) value, NULL);
 }
 
 void

@@ -48,15 +48,9 @@
 
 #define MAX_DEPTH 512
 
-typedef struct
-{
-  guint8 kind;               /* AnotJsonKind */
-  guint8 escaped;            /* a string with a backslash in it */
-  guint32 start;             /* strings: after the quote; others: first byte */
-  guint32 length;            /* strings: raw bytes between the quotes; numbers: bytes */
-  guint32 size;              /* containers: members or elements */
-  guint32 next;              /* the index after this value's subtree */
-} Token;
+/* A value record (anot-json-private.h, where readers that walk a whole
+ * document find it). */
+typedef AnotJsonToken Token;
 
 struct _AnotJsonDocument
 {
@@ -1342,6 +1336,30 @@ _anot_json_document_get_raw_length (AnotJsonDocument *self,
   const Token *token = token_at (self, value);
 
   return token != NULL ? token->length : 0;
+}
+
+const AnotJsonToken *
+_anot_json_document_get_tokens (AnotJsonDocument  *self,
+                                const char       **text,
+                                guint             *n_tokens)
+{
+  *text = self->text;
+  *n_tokens = self->n_tokens;
+  return self->tokens;
+}
+
+gint64
+_anot_json_token_get_int (AnotJsonDocument    *self,
+                          const AnotJsonToken *token)
+{
+  return token_int (self, token);
+}
+
+double
+_anot_json_token_get_double (AnotJsonDocument    *self,
+                             const AnotJsonToken *token)
+{
+  return token_double (self, token);
 }
 
 gsize

@@ -64,6 +64,32 @@ int               _anot_json_document_get_next     (AnotJsonDocument  *self,
 /* Strings: the bytes between the quotes; numbers: their text's length. */
 gsize             _anot_json_document_get_raw_length (AnotJsonDocument *self,
                                                       int               value);
+/* One value of a document, in document order: a container is followed by
+ * its members (name, value, name, value...) or elements, and @next is the
+ * index after its subtree.  Exposed for readers that walk a whole
+ * document (binding extractions to expression values), where the checked
+ * accessors' cost per value adds up; the others use the public API. */
+typedef struct
+{
+  guint8 kind;               /* AnotJsonKind */
+  guint8 escaped;            /* a string with a backslash in it */
+  guint32 start;             /* strings: after the quote; others: first byte */
+  guint32 length;            /* strings: raw bytes between the quotes; numbers: bytes */
+  guint32 size;              /* containers: members or elements */
+  guint32 next;              /* the index after this value's subtree */
+} AnotJsonToken;
+
+/* The value records of @self (*@n_tokens of them, 0 the root) and the
+ * text their offsets are into; valid until it is parsed again or freed. */
+const AnotJsonToken *_anot_json_document_get_tokens (AnotJsonDocument  *self,
+                                                     const char       **text,
+                                                     guint             *n_tokens);
+/* The numbers of an %ANOT_JSON_KIND_INTEGER or %ANOT_JSON_KIND_DOUBLE
+ * record, as anot_json_document_get_int() and _get_double() read them. */
+gint64            _anot_json_token_get_int         (AnotJsonDocument    *self,
+                                                    const AnotJsonToken *token);
+double            _anot_json_token_get_double      (AnotJsonDocument    *self,
+                                                    const AnotJsonToken *token);
 /* Decodes the string @value into @out, which has room for its raw length
  * + 1, nul-terminated; returns the decoded length. */
 gsize             _anot_json_document_decode_string (AnotJsonDocument *self,

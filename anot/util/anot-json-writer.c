@@ -132,7 +132,23 @@ write_string (GString    *out,
 {
   static const char hex[] = "0123456789abcdef";
   const char *run = text;
-  const char *p;
+  const char *p = text;
+
+  /* Names and values mostly need no escape: then one copy with their
+   * quotes, rather than a GString append per run. */
+  while ((unsigned char) *p >= 0x20 && *p != '"' && *p != '\\')
+    p++;
+  if (*p == '\0')
+    {
+      gsize at = out->len;
+      gsize n = (gsize) (p - text);
+
+      g_string_set_size (out, at + n + 2);
+      out->str[at] = '"';
+      memcpy (out->str + at + 1, text, n);
+      out->str[at + n + 1] = '"';
+      return;
+    }
 
   g_string_append_c (out, '"');
   for (p = text; *p; p++)

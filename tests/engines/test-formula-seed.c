@@ -586,6 +586,11 @@ static const struct {
     " {\"opt\": \"y\", \"quote\": \"q\", \"year\": 2, \"inter\": \"neg\", \"acct\": \"first\", \"sev\": \"mild\"},"
     " {\"sev\": 3, \"acct\": [\"first\"], \"inter\": {\"pos\": 1}, \"year\": 2.5, \"quote\": true, \"opt\": \"y\"},"
     " {\"sev\": \"mïld\", \"acct\": \"first\", \"inter\": \"pos\", \"year\": 1, \"quote\": \"q\", \"opt\": \"y\"}]", TRUE },
+  /* Escapes in member names and values (the same strings as the first
+   * record's once decoded), booleans, a repeated member. */
+  { "[{\"sev\": \"mild\", \"acct\": \"first\", \"inter\": \"pos\", \"year\": 1, \"quote\": \"q\", \"opt\": \"y\"},"
+    " {\"s\\u0065v\": \"mi\\u006cd\", \"acct\": \"fir\\u0073t\", \"inter\": \"p\\u006fs\", \"year\": true, \"quote\": \"q\\n\", \"opt\": false},"
+    " {\"sev\": \"none\", \"acct\": \"first\", \"sev\": \"mild\", \"inter\": \"pos\", \"year\": 1, \"quote\": \"q\", \"opt\": \"y\"}]", TRUE },
   /* A record that is not a dict: every count step fails as on its own. */
   { "[{\"sev\": \"mild\", \"acct\": \"first\", \"inter\": \"pos\", \"year\": 1, \"quote\": \"q\", \"opt\": \"y\"}, 5]", FALSE },
   /* Every record lacks a field: the steps reading it fail. */
