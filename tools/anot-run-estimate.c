@@ -28,7 +28,7 @@ anot_run_cmd_estimate (int    argc,
       "are counted as incomplete (lower bounds), next to the method's call formula.\n"
       "--max-tokens and --context-tokens change the figures; the options of how a run\n"
       "calls the LLM or where it writes (--concurrency, --out, --name, --force, --cache,\n"
-      "--offline, the --batch options, the budgets) are accepted and do not change the figures.\n"
+      "--offline, the --batch options, the budgets) are accepted and do not change them.\n"
       "--resume DIR estimates what is left of that run; --shard I/N that shard's cells.",
     .estimate = TRUE,
     .exit_status =
