@@ -25,10 +25,25 @@ anot_run_cmd_estimate (int    argc,
       "bytes otherwise, which the output says) and answers at once.  Prompts built before a\n"
       "method needs a real answer are exact; methods whose later rounds depend on answers\n"
       "(anot, aot, react, lats, general_anot) may stop early on the stand-in: those requests\n"
-      "are counted as incomplete (lower bounds), next to the method's call formula.",
+      "are counted as incomplete (lower bounds), next to the method's call formula.\n"
+      "--max-tokens and --context-tokens change the figures; the options of how a run\n"
+      "calls the LLM or where it writes (--concurrency, --out, --name, --force, --cache,\n"
+      "--offline, the --batch options, the budgets) are accepted and do not change them.\n"
+      "--resume DIR estimates what is left of that run; --shard I/N that shard's cells.",
     .estimate = TRUE,
+    .exit_status =
+      "Exit status:\n"
+      "  0    the estimate was printed\n"
+      "  1    the benchmark could not be loaded, or the estimate failed\n"
+      "  2    usage error: bad option or value, unknown method, empty selection,\n"
+      "       or a directory that cannot be resumed\n",
   };
-  int status = anot_run_run_experiment (argc, argv, &hooks);
+  int status;
+
+  /* Options are checked by the run command's parser: keep the command
+   * in its messages and --help. */
+  g_set_prgname ("anot-run estimate");
+  status = anot_run_run_experiment (argc, argv, &hooks);
 
   g_free (hooks.directory);
   g_free (hooks.completion_tokens);

@@ -592,16 +592,20 @@ anot_run_run_experiment (int           argc,
     "Commands:\n"
     "  anot-run [run] --method NAME [OPTION…]   run a method over a benchmark (default)\n"
     "  anot-run robustness --method NAME [OPTION…]  clean and attacked runs, compared\n"
+    "  anot-run estimate --method NAME [OPTION…]    calls, tokens and cost, no LLM called\n"
     "  anot-run attack --attack NAME --request ID   show what an attack does\n"
     "  anot-run formula --seed-file FILE|--formula FILE  a task over every item\n"
     "  anot-run validate [OPTION…]              check a benchmark's gold labels\n"
     "  anot-run compare DIR... [--baseline M]   methods compared with intervals\n"
     "  anot-run report DIR... -o report.html    a self-contained HTML report\n"
+    "  anot-run merge OUT SHARD_DIR...          join the shards of one experiment\n"
+    "  anot-run cache merge OUT CACHE...        combine response caches\n"
     "  anot-run list, anot-run --list           list methods and other plugins\n"
     "\n"
     "Results go to <out>/<name>/<attack>/run_<R>/ (config.json, results_<N>.jsonl,\n"
     "usage.jsonl, scaling_summary.json) and <out>/<name>/<attack>/summary.json;\n"
-    "<attack> is clean without --attack.");
+    "<attack> is clean without --attack; in batch mode <out>/<name>/batches.jsonl\n"
+    "records the submitted batches, for --resume.");
   description = g_strdup_printf (
     "Without --data the demo benchmark is used (%s).\n"
     "\n"
@@ -611,20 +615,21 @@ anot_run_run_experiment (int           argc,
     "ANTHROPIC_API_KEY or the file, never from the command line.  ANOT_DEBUG=1..3\n"
     "writes debug.log next to the results.  See docs/configuration.md.\n"
     "\n"
+    "%s"
+    "\n"
+    "See docs/running-experiments.md for the file formats.",
+    default_data, hooks && hooks->exit_status ? hooks->exit_status :
     "Exit status:\n"
     "  0    the run completed\n"
     "  1    the run failed: the dataset could not be loaded, results could not be\n"
     "       written, or every request failed\n"
     "  2    usage error: bad option or value, unknown method, empty selection,\n"
     "       or an existing results directory without --resume or --force\n"
-    "  3    stopped by the budget (--max-cost): the requests in flight finished,\n"
-    "       the results so far are written; continue with anot-run --resume DIR\n"
-    "       --max-cost HIGHER\n"
+    "  3    stopped by the budget (--max-cost, --max-cost-role): the requests in\n"
+    "       flight finished, the results so far are written; continue with\n"
+    "       anot-run --resume DIR --max-cost HIGHER\n"
     "  130  interrupted (Ctrl-C): the results so far are written; continue with\n"
-    "       anot-run --resume DIR\n"
-    "\n"
-    "See docs/running-experiments.md for the file formats.",
-    default_data);
+    "       anot-run --resume DIR\n");
   g_option_context_set_description (context, description);
 
   if (!g_option_context_parse (context, &argc, &argv, &error))

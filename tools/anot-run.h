@@ -59,6 +59,8 @@ typedef struct
   char *directory;
   /* `anot-run estimate`: print the estimate instead of running. */
   gboolean estimate;
+  /* The "Exit status:" part of --help, when not the run's. */
+  const char *exit_status;
   gboolean json;
   char *completion_tokens;
 } AnotRunHooks;

@@ -944,12 +944,15 @@ fits_context (AnotBackendRouter  *self,
     return TRUE;
   self->n_not_sent++;
   g_set_error (error, ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST,
-               "%s:%s (role %s): not sent: the prompt has %" G_GUINT64_FORMAT " tokens (%s%s) "
+               "%s:%s (role %s): not sent: the prompt has %" G_GUINT64_FORMAT " tokens (%s) "
                "and %" G_GUINT64_FORMAT " are reserved for the answer, more than the model's "
                "maximum context length of %" G_GUINT64_FORMAT " tokens",
                route->backend_name, model ? model : "default model", anot_chat_request_get_role (request),
-               prompt, anot_tokenizer_get_encoding (tokenizer),
-               anot_tokenizer_is_exact (tokenizer) ? "" : ", approximated", reserve, window);
+               prompt,
+               /* The approximation's encoding is named "approximate". */
+               anot_tokenizer_is_exact (tokenizer) ? anot_tokenizer_get_encoding (tokenizer)
+                                                   : "approximated: one per 4 bytes",
+               reserve, window);
   return FALSE;
 }
 

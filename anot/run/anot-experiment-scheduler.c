@@ -619,18 +619,21 @@ experiment_pump (AnotExperiment *self)
 
       /* Start what may start, opening cells as the ones before them run
        * out of requests to start. */
-      while (!experiment_stopping (self) && self->in_flight < self->settings->concurrency &&
-             anot_experiment_budget_allows (self))
+      while (!experiment_stopping (self) && self->in_flight < self->settings->concurrency)
         {
           Cell *cell = cell_with_work (self);
+          gboolean can_open = self->next_open < self->cells->len &&
+                              (self->next_open == self->cell_index || self->batch_queue != NULL);
 
+          /* The budget is asked only when there is something to start:
+           * once every request has started, what they cost is paid and
+           * the run is complete, not stopped. */
+          if ((cell == NULL && !can_open) || !anot_experiment_budget_allows (self))
+            break;
           if (cell != NULL)
             start_job (self, cell, g_ptr_array_index (cell->jobs, cell->next_job++));
-          else if (self->next_open < self->cells->len &&
-                   (self->next_open == self->cell_index || self->batch_queue != NULL))
-            open_cell (self);
           else
-            break;
+            open_cell (self);
         }
 
       /* Finish the cells in plan order: a run's summary and status are

@@ -309,6 +309,27 @@ test_budget (Fixture       *f,
   g_assert_cmpfloat (cost, >, 0.1);
   g_clear_object (&process);
 
+  /* Every request started at once (-j 4 of 4): a budget they pass once
+   * they are costed stops nothing, and the run is complete, not stopped. */
+  {
+    g_autofree char *all_dir = g_build_filename (f->root, "budget_all", NULL);
+    g_autofree char *all_rows_path = g_build_filename (all_dir, "clean", "run_1", "results_5.jsonl", NULL);
+    g_autoptr(GHashTable) all_rows = NULL;
+    const char *all_argv[] = {
+      "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o",
+      "--candidates", "5", "--limit", "4", "--concurrency", "4", "--out", f->root,
+      "--name", "budget_all", "--max-cost", "0.01", NULL,
+    };
+
+    g_clear_object (&process);
+    process = spawn (f, all_argv);
+    g_assert_cmpint (wait_for (process), ==, 0);
+    all_rows = read_rows (all_rows_path, &cost);
+    g_assert_cmpuint (g_hash_table_size (all_rows), ==, 4);
+    g_assert_cmpfloat (cost, >, 0.01);
+    g_clear_object (&process);
+  }
+
   /* A malformed role budget is a usage error. */
   process = spawn (f, bad_argv);
   g_assert_cmpint (wait_for (process), ==, 2);
