@@ -55,7 +55,7 @@ fail (Eval       *ev,
        ...)
 {
   va_list args;
-  g_autofree char *message = NULL;
+  GString *message;
 
   if (ev->failed)
     return FALSE;
@@ -65,11 +65,14 @@ fail (Eval       *ev,
   if (ev->quiet)
     return FALSE;
 
+  /* One formatting, not two: a trace formats a message per failed step. */
+  message = g_string_sized_new (64);
+  g_string_append (message, exception_name (code));
+  g_string_append (message, ": ");
   va_start (args, format);
-  message = g_strdup_vprintf (format, args);
+  g_string_append_vprintf (message, format, args);
   va_end (args);
-
-  ev->failure->message = g_strdup_printf ("%s: %s", exception_name (code), message);
+  ev->failure->message = g_string_free (message, FALSE);
   return FALSE;
 }
 

@@ -54,6 +54,7 @@ typedef struct _AnotExprStr     AnotExprStr;
 typedef struct _AnotExprSeq     AnotExprSeq;
 typedef struct _AnotExprDict    AnotExprDict;
 typedef struct _AnotExprShape   AnotExprShape;
+typedef struct _AnotExprSlab    AnotExprSlab;
 typedef struct _AnotExprBuiltin AnotExprBuiltin;
 
 typedef struct {
@@ -109,6 +110,9 @@ struct _AnotExprDict
    * cache lines.  Adding a key gives the dict arrays of its own first. */
   AnotExprShape *shape;
   gboolean values_inline;
+  /* The block it was carved from with the other records of its list
+   * (holding a reference on it), or NULL: a block of its own. */
+  AnotExprSlab *slab;
 };
 
 struct _AnotExprShape
@@ -334,6 +338,15 @@ ANOT_EXPR_PRIVATE
 AnotExprValue anot_expr_value_from_json_document (AnotJsonDocument *doc,
                                                   int               value,
                                                   GHashTable       *keys);
+/* anot_expr_value_from_json_document() of a JSON array of flat records
+ * (members of unescaped ASCII strings, numbers, booleans and null), read
+ * in one pass from @text: %FALSE, with nothing kept, for any other text,
+ * valid or not, which the document reader then reads. */
+ANOT_EXPR_PRIVATE
+gboolean      anot_expr_value_from_json_text (const char    *text,
+                                              gsize          length,
+                                              GHashTable    *keys,
+                                              AnotExprValue *out);
 /* Writes @v as anot_expr_value_to_json() builds it. */
 ANOT_EXPR_PRIVATE
 void          anot_expr_value_write_json   (AnotJsonWriter      *writer,

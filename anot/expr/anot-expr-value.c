@@ -88,6 +88,37 @@ anot_expr_value_new_dict (void)
   return (AnotExprValue) { .kind = ANOT_EXPR_DICT, .u.d = d };
 }
 
+/* Records read together (a list's) are carved out of shared blocks, one
+ * allocation for a hundred of them: with glibc, allocating 50 records of
+ * 200 bytes and freeing them together cost 400-odd instructions each, as
+ * much as reading them.  A block is freed with the last of its records. */
+struct _AnotExprSlab
+{
+  int ref_count;             /* its records, and its reader while it fills it */
+  gsize used;
+  gsize size;
+};
+
+#define SLAB_HEADER ((sizeof (AnotExprSlab) + 15) & ~(gsize) 15)
+#define SLAB_SIZE   (16 * 1024)
+
+static void
+slab_unref (AnotExprSlab *slab)
+{
+  if (slab != NULL && --slab->ref_count == 0)
+    g_free (slab);
+}
+
+/* The block of a dict from record_new(). */
+static void
+record_free (AnotExprDict *d)
+{
+  if (d->slab != NULL)
+    slab_unref (d->slab);
+  else
+    g_free (d);
+}
+
 static void
 shape_unref (AnotExprShape *shape)
 {
@@ -158,7 +189,7 @@ anot_expr_value_free_block (AnotExprValue v)
       if (!v.u.d->values_inline)
         g_free (v.u.d->values);
       g_free (v.u.d->index);
-      g_free (v.u.d);
+      record_free (v.u.d);
       break;
     case ANOT_EXPR_NONE:
     case ANOT_EXPR_BOOL:
@@ -841,9 +872,16 @@ cached_string (GHashTable *keys,
                gsize       len)
 {
   AnotExprValue *v;
+  AnotExprStr *interned;
+  guint32 hash;
 
   if (len > 64)
     return anot_expr_value_new_string (text, len);
+  /* A formula's constant or a seed's enum value: shared by every text,
+   * no need to remember it in @keys (a lookup without a lock). */
+  interned = intern_get (text, len, FALSE, &hash);
+  if (interned != NULL)
+    return (AnotExprValue) { .kind = ANOT_EXPR_STR, .u.s = interned };
   v = g_hash_table_lookup (keys, text);
   if (v == NULL)
     {
@@ -937,6 +975,75 @@ from_json_cached (JsonNode            *node,
   return anot_expr_value_from_json (node);
 }
 
+/* A record of @n members, its values inline: from *@slab when @slab is
+ * given (a new block is started, and the reader's reference on the last
+ * one dropped, when it is full), else a block of its own.  The caller
+ * sets the values, up to d->len. */
+static AnotExprDict *
+record_new (guint          n,
+            AnotExprSlab **slab)
+{
+  gsize need = (sizeof (AnotExprDict) + n * sizeof (AnotExprValue) + 15) & ~(gsize) 15;
+  AnotExprDict *d;
+
+  if (slab == NULL)
+    d = g_malloc (need);
+  else
+    {
+      if (*slab == NULL || (*slab)->size - (*slab)->used < need)
+        {
+          gsize size = MAX (SLAB_SIZE, SLAB_HEADER + need);
+
+          slab_unref (*slab);
+          *slab = g_malloc (size);
+          (*slab)->ref_count = 1;
+          (*slab)->used = SLAB_HEADER;
+          (*slab)->size = size;
+        }
+      d = (AnotExprDict *) (gpointer) ((char *) *slab + (*slab)->used);
+      (*slab)->used += need;
+      (*slab)->ref_count++;
+    }
+  memset (d, 0, sizeof *d);
+  if (slab != NULL)
+    d->slab = *slab;
+  d->ref_count = 1;
+  d->alloc = n;
+  d->values = (AnotExprValue *) (d + 1);
+  d->values_inline = TRUE;
+  return d;
+}
+
+/* Gives @d (its d->len values set) its keys: @shape, the previous
+ * record's, when they are the same (a reference is taken), else a new
+ * shape of @own_keys (taken). */
+static AnotExprValue
+record_finish (AnotExprDict        *d,
+               AnotExprShape       *shape,
+               const AnotExprValue *own_keys)
+{
+  guint n = d->len;
+
+  if (shape != NULL)
+    shape->ref_count++;
+  else
+    {
+      shape = g_malloc (sizeof (AnotExprShape) + n * sizeof (AnotExprValue));
+      shape->ref_count = 1;
+      shape->len = n;
+      if (n > 0)
+        memcpy (shape->keys, own_keys, n * sizeof (AnotExprValue));
+      /* No JsonObject table to guess positions in (yet). */
+      if (n <= 64)
+        memset (shape->table_pos, 0, n);
+    }
+  d->shape = shape;
+  d->keys = shape->keys;
+  if (n > DICT_INDEX_MIN)
+    dict_rebuild_index (d);
+  return (AnotExprValue) { .kind = ANOT_EXPR_DICT, .u.d = d };
+}
+
 AnotExprValue
 anot_expr_value_from_json_record (JsonNode     *node,
                                   GHashTable   *keys,
@@ -944,14 +1051,11 @@ anot_expr_value_from_json_record (JsonNode     *node,
 {
   JsonObject *object = json_node_get_object (node);
   guint n = json_object_get_size (object);
-  AnotExprDict *d = g_malloc0 (sizeof (AnotExprDict) + n * sizeof (AnotExprValue));
+  AnotExprDict *d = record_new (n, NULL);
   CachedMembers data = { d, keys, prev, NULL, NULL, n };
   guint8 table_pos[64];
+  AnotExprValue record;
 
-  d->ref_count = 1;
-  d->alloc = n;
-  d->values = (AnotExprValue *) (d + 1);
-  d->values_inline = TRUE;
   if (prev != NULL && prev->shape != NULL && prev->shape->len == n)
     data.shape = prev->shape;
 
@@ -1003,24 +1107,11 @@ anot_expr_value_from_json_record (JsonNode     *node,
     json_object_foreach_member (object, add_cached_member, &data);
   g_assert (d->len == n);
 
-  if (data.shape != NULL)
-    data.shape->ref_count++;
-  else
-    {
-      data.shape = g_malloc (sizeof (AnotExprShape) + n * sizeof (AnotExprValue));
-      data.shape->ref_count = 1;
-      data.shape->len = n;
-      if (n > 0)
-        memcpy (data.shape->keys, data.own_keys, n * sizeof (AnotExprValue));
-    }
+  record = record_finish (d, data.shape, data.own_keys);
   g_free (data.own_keys);
   if (n <= 64)
-    memcpy (data.shape->table_pos, table_pos, n);
-  d->shape = data.shape;
-  d->keys = data.shape->keys;
-  if (n > DICT_INDEX_MIN)
-    dict_rebuild_index (d);
-  return (AnotExprValue) { .kind = ANOT_EXPR_DICT, .u.d = d };
+    memcpy (d->shape->table_pos, table_pos, n);
+  return record;
 }
 
 AnotExprValue
@@ -1218,6 +1309,7 @@ typedef struct {
    * previous record's is mostly one of them, found without the key
    * cache's hashing. */
   AnotExprValue recent[RECENT_POSITIONS][RECENT_VALUES];
+  AnotExprSlab *slab;        /* the records' block being filled */
 } DocumentReader;
 
 static AnotExprValue document_value (DocumentReader *r, guint value, const AnotExprValue *hint);
@@ -1262,10 +1354,53 @@ same_bytes (const char *a,
   return TRUE;
 }
 
-/* The short string @value: @hint's when equal (compared where it lies in
- * the text when it has no escapes: most short strings equal the previous
- * record's), else shared through the key cache like the JsonNode
- * reader's. */
+/* The oldest of @recent gives way to @v. */
+static inline void
+remember_recent (AnotExprValue *recent,
+                 AnotExprValue  v)
+{
+  memmove (recent + 1, recent, (RECENT_VALUES - 1) * sizeof *recent);
+  recent[0] = v;
+}
+
+/* The unescaped string of @len bytes at @bytes: @hint's when equal, else
+ * one of @recent's when equal (most short strings equal the previous
+ * record's, or one of the handful an enum field takes), else shared
+ * through the key cache like the JsonNode reader's.  @recent is updated
+ * (it borrows: the records hold its strings while their list is read). */
+static AnotExprValue
+plain_string (GHashTable          *keys,
+              const char          *bytes,
+              gsize                len,
+              const AnotExprValue *hint,
+              AnotExprValue       *recent)
+{
+  char stack[128];
+  g_autofree char *heap = NULL;
+  char *text;
+  AnotExprValue v;
+
+  if (len <= 64)
+    {
+      if (hint != NULL && hint->kind == ANOT_EXPR_STR && hint->u.s->len == len &&
+          same_bytes (hint->u.s->data, bytes, len))
+        return anot_expr_value_ref (*hint);
+      if (recent != NULL)
+        for (guint i = 0; i < RECENT_VALUES && recent[i].kind == ANOT_EXPR_STR; i++)
+          if (recent[i].u.s->len == len && same_bytes (recent[i].u.s->data, bytes, len))
+            return anot_expr_value_ref (recent[i]);
+    }
+  text = len < sizeof stack ? stack : (heap = g_malloc (len + 1));
+  memcpy (text, bytes, len);
+  text[len] = '\0';
+  v = cached_string (keys, text, len);
+  if (recent != NULL && len <= 64)
+    remember_recent (recent, v);
+  return v;
+}
+
+/* The string @value of the document: plain_string() where it lies in the
+ * text when it has no escapes. */
 static AnotExprValue
 document_string (DocumentReader      *r,
                  guint                value,
@@ -1280,36 +1415,16 @@ document_string (DocumentReader      *r,
   gsize len;
   AnotExprValue v;
 
-  if (!token->escaped && hint != NULL && hint->kind == ANOT_EXPR_STR && hint->u.s->len == raw &&
-      raw <= 64 && same_bytes (hint->u.s->data, r->text + token->start, raw))
-    return anot_expr_value_ref (*hint);
-  if (recent != NULL && !token->escaped && raw <= 64)
-    {
-      for (guint i = 0; i < RECENT_VALUES && recent[i].kind == ANOT_EXPR_STR; i++)
-        if (recent[i].u.s->len == raw && same_bytes (recent[i].u.s->data, r->text + token->start, raw))
-          return anot_expr_value_ref (recent[i]);
-    }
-  text = raw < sizeof stack ? stack : (heap = g_malloc (raw + 1));
   if (!token->escaped)
-    {
-      memcpy (text, r->text + token->start, raw);
-      text[raw] = '\0';
-      len = raw;
-    }
-  else
-    {
-      len = _anot_json_document_decode_string (r->doc, (int) value, text);
-      if (hint != NULL && hint->kind == ANOT_EXPR_STR && hint->u.s->len == len &&
-          memcmp (hint->u.s->data, text, len) == 0 && len <= 64)
-        return anot_expr_value_ref (*hint);
-    }
+    return plain_string (r->keys, r->text + token->start, raw, hint, recent);
+  text = raw < sizeof stack ? stack : (heap = g_malloc (raw + 1));
+  len = _anot_json_document_decode_string (r->doc, (int) value, text);
+  if (hint != NULL && hint->kind == ANOT_EXPR_STR && hint->u.s->len == len &&
+      memcmp (hint->u.s->data, text, len) == 0 && len <= 64)
+    return anot_expr_value_ref (*hint);
   v = cached_string (r->keys, text, len);
   if (recent != NULL && len <= 64)
-    {
-      /* The oldest gives way. */
-      memmove (recent + 1, recent, (RECENT_VALUES - 1) * sizeof *recent);
-      recent[0] = v;
-    }
+    remember_recent (recent, v);
   return v;
 }
 
@@ -1354,11 +1469,7 @@ document_record (DocumentReader *r,
 
   if (prev != NULL && prev->shape != NULL && prev->shape->len == n)
     shape = prev->shape;
-  d = g_malloc0 (sizeof (AnotExprDict) + n * sizeof (AnotExprValue));
-  d->ref_count = 1;
-  d->alloc = n;
-  d->values = (AnotExprValue *) (d + 1);
-  d->values_inline = TRUE;
+  d = record_new (n, &r->slab);
 
   for (guint pos = 0; pos < n; pos++, key = r->tokens[key + 1].next)
     {
@@ -1390,7 +1501,7 @@ document_record (DocumentReader *r,
                     anot_expr_value_unref (own_keys[j]);
                     anot_expr_value_unref (d->values[j]);
                   }
-                g_free (d);
+                record_free (d);
                 return document_dict (r, object);
               }
           own_keys[pos] = name;
@@ -1402,24 +1513,7 @@ document_record (DocumentReader *r,
       d->len++;
     }
 
-  if (shape != NULL)
-    shape->ref_count++;
-  else
-    {
-      shape = g_malloc (sizeof (AnotExprShape) + n * sizeof (AnotExprValue));
-      shape->ref_count = 1;
-      shape->len = n;
-      if (n > 0)
-        memcpy (shape->keys, own_keys, n * sizeof (AnotExprValue));
-      /* No JsonObject table to guess positions in. */
-      if (n <= 64)
-        memset (shape->table_pos, 0, n);
-    }
-  d->shape = shape;
-  d->keys = shape->keys;
-  if (n > DICT_INDEX_MIN)
-    dict_rebuild_index (d);
-  return (AnotExprValue) { .kind = ANOT_EXPR_DICT, .u.d = d };
+  return record_finish (d, shape, own_keys);
 }
 
 /* A list: records of the same members in the same order share one shape
@@ -1483,11 +1577,330 @@ anot_expr_value_from_json_document (AnotJsonDocument *doc,
                                     GHashTable       *keys)
 {
   DocumentReader r = { doc, NULL, NULL, 0, keys };
+  AnotExprValue v;
 
   r.tokens = _anot_json_document_get_tokens (doc, &r.text, &r.n_tokens);
   if (value < 0 || (guint) value >= r.n_tokens)
     return ANOT_EXPR_VALUE_NONE;
-  return document_value (&r, (guint) value, NULL);
+  v = document_value (&r, (guint) value, NULL);
+  slab_unref (r.slab);
+  return v;
+}
+
+/* ------------------------------------------------------------------------ *
+ * JSON text read in one pass: a list of flat records
+ * ------------------------------------------------------------------------ */
+
+/* Extractions are a list of flat records of enum strings and numbers:
+ * read in one pass from the text, with no value records in between, the
+ * previous record's keys compared where they lie.  Whatever is outside
+ * that (an escape or a non-ASCII byte in a string, a nested container, a
+ * repeated member, more than TEXT_MAX_MEMBERS members, anything not JSON)
+ * makes the reader give up, having kept nothing: the caller then reads
+ * the text through AnotJsonDocument, which reads everything else and
+ * reports the errors. */
+#define TEXT_MAX_MEMBERS 64
+
+typedef struct {
+  const char *p;
+  const char *end;
+  GHashTable *keys;
+  AnotExprValue recent[RECENT_POSITIONS][RECENT_VALUES];
+  AnotExprSlab *slab;        /* the records' block being filled */
+} TextReader;
+
+static inline void
+text_skip_whitespace (TextReader *r)
+{
+  /* Compact text has none: one comparison then. */
+  if (G_LIKELY (r->p < r->end && (guchar) *r->p > ' '))
+    return;
+  while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\r' || *r->p == '\t'))
+    r->p++;
+}
+
+/* At an opening quote: the string's first byte and *@len bytes, r->p past
+ * its closing quote, when it holds neither an escape nor a control
+ * character nor a non-ASCII byte; else %NULL. */
+static const char *
+text_plain_string (TextReader *r,
+                   gsize      *len)
+{
+  const char *start = r->p + 1;
+  const char *p = start;
+
+  while (r->end - p >= 8)
+    {
+      guint64 w, look;
+
+      memcpy (&w, p, sizeof w);
+      look = _anot_json_word_needs_look (w);
+      if (look != 0)
+        {
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN && defined (__GNUC__)
+          p += __builtin_ctzll (look) / 8;
+#endif
+          break;
+        }
+      p += 8;
+    }
+  while (p < r->end && *p != '"' && *p != '\\' && (guchar) *p >= 0x20 && (guchar) *p < 0x80)
+    p++;
+  if (p >= r->end || *p != '"')
+    return NULL;
+  *len = (gsize) (p - start);
+  r->p = p + 1;
+  return start;
+}
+
+/* At a string: whether it is the member name @name (plain ASCII, as every
+ * key this reader keeps), r->p past it if so. */
+static inline gboolean
+text_key_is (TextReader  *r,
+             AnotExprStr *name)
+{
+  gsize len = name->len;
+
+  if ((gsize) (r->end - r->p) < len + 2 || r->p[len + 1] != '"' || !same_bytes (r->p + 1, name->data, len))
+    return FALSE;
+  r->p += len + 2;
+  return TRUE;
+}
+
+/* A string, a number, true, false or null at r->p. */
+static gboolean
+text_scalar (TextReader          *r,
+             const AnotExprValue *hint,
+             AnotExprValue       *recent,
+             AnotExprValue       *out)
+{
+  const char *p = r->p;
+  gsize left = (gsize) (r->end - p);
+
+  switch (*p)
+    {
+    case '"':
+      {
+        gsize len;
+        const char *bytes = text_plain_string (r, &len);
+
+        if (bytes == NULL)
+          return FALSE;
+        *out = plain_string (r->keys, bytes, len, hint, recent);
+        return TRUE;
+      }
+    case 't':
+      if (left < 4 || memcmp (p, "true", 4) != 0)
+        return FALSE;
+      r->p += 4;
+      *out = anot_expr_value_bool (TRUE);
+      return TRUE;
+    case 'f':
+      if (left < 5 || memcmp (p, "false", 5) != 0)
+        return FALSE;
+      r->p += 5;
+      *out = anot_expr_value_bool (FALSE);
+      return TRUE;
+    case 'n':
+      if (left < 4 || memcmp (p, "null", 4) != 0)
+        return FALSE;
+      r->p += 4;
+      *out = ANOT_EXPR_VALUE_NONE;
+      return TRUE;
+    default:
+      {
+        gboolean is_integer;
+        const char *bad;
+        const char *end;
+        guint64 magnitude = 0;
+        const char *q = p + (*p == '-');
+        const char *digits = q;
+
+        /* A short integer (a year, a count, an index) read as it is
+         * scanned; the rest as the document reads it. */
+        while (q < r->end && q - digits < 18 && g_ascii_isdigit (*q))
+          magnitude = magnitude * 10 + (guint64) (*q++ - '0');
+        if (q > digits && q < r->end && (*digits != '0' || q - digits == 1) &&
+            *q != '.' && *q != 'e' && *q != 'E' && !g_ascii_isdigit (*q))
+          {
+            *out = anot_expr_value_int (*p == '-' ? (gint64) (0 - magnitude) : (gint64) magnitude);
+            r->p = q;
+            return TRUE;
+          }
+        end = _anot_json_scan_number (p, r->end, &is_integer, &bad);
+
+        if (end == NULL)
+          return FALSE;
+        *out = is_integer ? anot_expr_value_int (_anot_json_number_to_int (p, (gsize) (end - p)))
+                          : anot_expr_value_float (_anot_json_number_to_double (p, (gsize) (end - p)));
+        r->p = end;
+        return TRUE;
+      }
+    }
+}
+
+/* At '{': a record as document_record() builds it, the keys of @prev's
+ * shape tried first. */
+static gboolean
+text_record (TextReader    *r,
+             AnotExprDict  *prev,
+             AnotExprValue *out)
+{
+  AnotExprShape *shape = prev != NULL ? prev->shape : NULL;
+  AnotExprValue values[TEXT_MAX_MEMBERS];
+  AnotExprValue own_keys[TEXT_MAX_MEMBERS];
+  guint n = 0;
+  AnotExprDict *d;
+
+  r->p++;
+  text_skip_whitespace (r);
+  if (r->p < r->end && *r->p == '}')
+    r->p++;
+  else
+    for (;;)
+      {
+        const AnotExprValue *hint = NULL;
+
+        if (n == TEXT_MAX_MEMBERS || r->p >= r->end || *r->p != '"')
+          goto fail;
+        if (shape != NULL && n < shape->len && text_key_is (r, shape->keys[n].u.s))
+          hint = &prev->values[n];
+        else
+          {
+            const char *bytes;
+            gsize len;
+
+            if (shape != NULL)
+              {
+                for (guint i = 0; i < n; i++)
+                  own_keys[i] = anot_expr_value_ref (shape->keys[i]);
+                shape = NULL;
+              }
+            bytes = text_plain_string (r, &len);
+            if (bytes == NULL)
+              goto fail;
+            own_keys[n] = plain_string (r->keys, bytes, len, NULL, NULL);
+            for (guint i = 0; i < n; i++)
+              if (own_keys[i].u.s == own_keys[n].u.s ||
+                  (own_keys[i].u.s->len == len && memcmp (own_keys[i].u.s->data, bytes, len) == 0))
+                {
+                  /* A repeated member: a dict, which the document reader
+                   * builds. */
+                  anot_expr_value_unref (own_keys[n]);
+                  goto fail;
+                }
+          }
+        text_skip_whitespace (r);
+        if (r->p >= r->end || *r->p != ':')
+          goto fail_member;
+        r->p++;
+        text_skip_whitespace (r);
+        if (r->p >= r->end ||
+            !text_scalar (r, hint, prev != NULL && n < RECENT_POSITIONS ? r->recent[n] : NULL, &values[n]))
+          goto fail_member;
+        n++;
+        text_skip_whitespace (r);
+        if (r->p < r->end && *r->p == ',')
+          {
+            r->p++;
+            text_skip_whitespace (r);
+            continue;
+          }
+        if (r->p < r->end && *r->p == '}')
+          {
+            r->p++;
+            break;
+          }
+        goto fail;
+      }
+
+  if (shape != NULL && n != shape->len)
+    {
+      /* The first members of the previous record's, not all of them. */
+      for (guint i = 0; i < n; i++)
+        own_keys[i] = anot_expr_value_ref (shape->keys[i]);
+      shape = NULL;
+    }
+  d = record_new (n, &r->slab);
+  memcpy (d->values, values, n * sizeof (AnotExprValue));
+  d->len = n;
+  *out = record_finish (d, shape, own_keys);
+  return TRUE;
+
+fail_member:
+  /* The key of the member being read is kept, its value is not. */
+  if (shape == NULL)
+    anot_expr_value_unref (own_keys[n]);
+fail:
+  for (guint i = 0; i < n; i++)
+    {
+      anot_expr_value_unref (values[i]);
+      if (shape == NULL)
+        anot_expr_value_unref (own_keys[i]);
+    }
+  return FALSE;
+}
+
+gboolean
+anot_expr_value_from_json_text (const char    *text,
+                                gsize          length,
+                                GHashTable    *keys,
+                                AnotExprValue *out)
+{
+  TextReader r = { text, text + length, keys };
+  AnotExprValue l;
+  AnotExprDict *prev = NULL;
+
+  text_skip_whitespace (&r);
+  if (r.p >= r.end || *r.p != '[')
+    return FALSE;
+  /* Records of a dozen members take a hundred-odd bytes. */
+  l = anot_expr_value_new_list ((guint) MIN (length / 128, 4096));
+  r.p++;
+  text_skip_whitespace (&r);
+  if (r.p < r.end && *r.p == ']')
+    r.p++;
+  else
+    for (;;)
+      {
+        AnotExprValue v;
+
+        if (r.p >= r.end || *r.p == '[')
+          goto fail;
+        if (*r.p == '{')
+          {
+            if (!text_record (&r, prev, &v))
+              goto fail;
+            prev = v.u.d->shape != NULL ? v.u.d : NULL;
+          }
+        else if (!text_scalar (&r, NULL, NULL, &v))
+          goto fail;
+        anot_expr_seq_append (l.u.seq, v);
+        text_skip_whitespace (&r);
+        if (r.p < r.end && *r.p == ',')
+          {
+            r.p++;
+            text_skip_whitespace (&r);
+            continue;
+          }
+        if (r.p < r.end && *r.p == ']')
+          {
+            r.p++;
+            break;
+          }
+        goto fail;
+      }
+  text_skip_whitespace (&r);
+  if (r.p != r.end)
+    goto fail;
+  *out = l;
+  slab_unref (r.slab);
+  return TRUE;
+
+fail:
+  anot_expr_value_unref (l);
+  slab_unref (r.slab);
+  return FALSE;
 }
 
 void

@@ -92,6 +92,22 @@ anot_expr_offset_to_position (const char *source,
   *column = c;
 }
 
+static void
+append_uint (GString *out,
+             guint    value)
+{
+  char digits[12];
+  char *p = digits + sizeof digits;
+
+  do
+    {
+      *--p = (char) ('0' + value % 10);
+      value /= 10;
+    }
+  while (value != 0);
+  g_string_append_len (out, p, digits + sizeof digits - p);
+}
+
 void
 anot_expr_failure_append_message (AnotExpr              *self,
                                   const AnotExprFailure *failure,
@@ -123,10 +139,15 @@ anot_expr_failure_append_message (AnotExpr              *self,
   g_string_append (out, "”");
 
   anot_expr_offset_to_position (self->source, failure->offset, &line, &col);
+  /* No printf: a trace writes a message per failed step. */
   if (line > 1 || strchr (self->source, '\n') != NULL)
-    g_string_append_printf (out, ", line %u, column %u: ", line, col);
-  else
-    g_string_append_printf (out, ", column %u: ", col);
+    {
+      g_string_append (out, ", line ");
+      append_uint (out, line);
+    }
+  g_string_append (out, ", column ");
+  append_uint (out, col);
+  g_string_append (out, ": ");
   g_string_append (out, failure->message);
   if (column != NULL)
     *column = col;

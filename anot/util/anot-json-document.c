@@ -173,26 +173,6 @@ skip_utf8 (Parser *ps)
   return TRUE;
 }
 
-#define ONES  G_GUINT64_CONSTANT (0x0101010101010101)
-#define HIGHS G_GUINT64_CONSTANT (0x8080808080808080)
-
-/* The high bit of each of the 8 bytes of @w that is a quote, a
- * backslash, a control character or not ASCII (the bytes a string's scan
- * must look at), and possibly of bytes after the first such one (a borrow
- * carries into the next byte): the lowest bit set is exact.  Review texts
- * are hundreds of plain bytes, so they are stepped over 8 at a time. */
-static inline guint64
-word_needs_look (guint64 w)
-{
-  guint64 quote = w ^ (ONES * '"');
-  guint64 backslash = w ^ (ONES * '\\');
-
-  return (((quote - ONES) & ~quote) |
-          ((backslash - ONES) & ~backslash) |
-          (w - ONES * 0x20) |
-          w) & HIGHS;
-}
-
 /* At the opening quote.  Checks the escapes and the UTF-8; decoding waits
  * until someone asks for the string. */
 static gboolean
@@ -210,7 +190,7 @@ parse_string (Parser *ps)
           guint64 w, look;
 
           memcpy (&w, ps->p, sizeof w);
-          look = word_needs_look (w);
+          look = _anot_json_word_needs_look (w);
           if (look != 0)
             {
 #if G_BYTE_ORDER == G_LITTLE_ENDIAN && defined (__GNUC__)
@@ -283,52 +263,79 @@ parse_string (Parser *ps)
   return TRUE;
 }
 
+/* The end of the number at @p (-?(0|[1-9]digits)[.digits][(e|E)[+-]digits],
+ * RFC 8259), or %NULL with *@bad where it stops being one.  *@is_integer:
+ * no fraction or exponent and the value fits in 64 bits. */
+const char *
+_anot_json_scan_number (const char  *p,
+                        const char  *end,
+                        gboolean    *is_integer,
+                        const char **bad)
+{
+  const char *begin = p;
+
+  *is_integer = TRUE;
+  if (p < end && *p == '-')
+    p++;
+  if (p >= end || !g_ascii_isdigit (*p))
+    goto invalid;
+  if (*p == '0')
+    p++;
+  else
+    while (p < end && g_ascii_isdigit (*p))
+      p++;
+  if (p < end && *p == '.')
+    {
+      *is_integer = FALSE;
+      p++;
+      if (p >= end || !g_ascii_isdigit (*p))
+        goto invalid;
+      while (p < end && g_ascii_isdigit (*p))
+        p++;
+    }
+  if (p < end && (*p == 'e' || *p == 'E'))
+    {
+      *is_integer = FALSE;
+      p++;
+      if (p < end && (*p == '+' || *p == '-'))
+        p++;
+      if (p >= end || !g_ascii_isdigit (*p))
+        goto invalid;
+      while (p < end && g_ascii_isdigit (*p))
+        p++;
+    }
+
+  /* 18 digits always fit in 64 bits; longer integers are checked. */
+  if (*is_integer && p - begin - (*begin == '-') > 18)
+    {
+      g_autofree char *copy = g_strndup (begin, p - begin);
+      gint64 value;
+
+      if (!g_ascii_string_to_signed (copy, 10, G_MININT64, G_MAXINT64, &value, NULL))
+        *is_integer = FALSE;
+    }
+  return p;
+
+invalid:
+  *bad = p;
+  return NULL;
+}
+
 static gboolean
 parse_number (Parser *ps)
 {
   const char *begin = ps->p;
-  gboolean is_integer = TRUE;
+  const char *bad = NULL;
+  gboolean is_integer;
+  const char *end = _anot_json_scan_number (ps->p, ps->end, &is_integer, &bad);
   guint index;
 
-  if (ps->p < ps->end && *ps->p == '-')
-    ps->p++;
-  if (ps->p >= ps->end || !g_ascii_isdigit (*ps->p))
-    return fail (ps, "invalid number");
-  if (*ps->p == '0')
-    ps->p++;
-  else
-    while (ps->p < ps->end && g_ascii_isdigit (*ps->p))
-      ps->p++;
-  if (ps->p < ps->end && *ps->p == '.')
+  if (end == NULL)
     {
-      is_integer = FALSE;
-      ps->p++;
-      if (ps->p >= ps->end || !g_ascii_isdigit (*ps->p))
-        return fail (ps, "invalid number");
-      while (ps->p < ps->end && g_ascii_isdigit (*ps->p))
-        ps->p++;
+      ps->p = bad;
+      return fail (ps, "invalid number");
     }
-  if (ps->p < ps->end && (*ps->p == 'e' || *ps->p == 'E'))
-    {
-      is_integer = FALSE;
-      ps->p++;
-      if (ps->p < ps->end && (*ps->p == '+' || *ps->p == '-'))
-        ps->p++;
-      if (ps->p >= ps->end || !g_ascii_isdigit (*ps->p))
-        return fail (ps, "invalid number");
-      while (ps->p < ps->end && g_ascii_isdigit (*ps->p))
-        ps->p++;
-    }
-
-  /* 18 digits always fit in 64 bits; longer integers are checked. */
-  if (is_integer && ps->p - begin - (*begin == '-') > 18)
-    {
-      g_autofree char *copy = g_strndup (begin, ps->p - begin);
-      gint64 value;
-
-      if (!g_ascii_string_to_signed (copy, 10, G_MININT64, G_MAXINT64, &value, NULL))
-        is_integer = FALSE;
-    }
+  ps->p = end;
   index = add_token (ps, is_integer ? ANOT_JSON_KIND_INTEGER : ANOT_JSON_KIND_DOUBLE, begin);
   ps->tokens[index].length = (guint32) (ps->p - begin);
   return TRUE;
@@ -1003,38 +1010,39 @@ token_double_exact (const char *p,
 #endif
 }
 
-static double
-token_double (AnotJsonDocument *self,
-              const Token      *token)
+/* The double of a number _anot_json_scan_number() accepted, as
+ * g_ascii_strtod() reads it. */
+double
+_anot_json_number_to_double (const char *p,
+                             gsize       length)
 {
   char buffer[64];
   double fast;
 
-  if (token_double_exact (self->text + token->start, token->length, &fast))
+  if (token_double_exact (p, length, &fast))
     return fast;
-  if (token->length < sizeof buffer)
+  if (length < sizeof buffer)
     {
-      memcpy (buffer, self->text + token->start, token->length);
-      buffer[token->length] = '\0';
+      memcpy (buffer, p, length);
+      buffer[length] = '\0';
       return g_ascii_strtod (buffer, NULL);
     }
   {
-    g_autofree char *copy = g_strndup (self->text + token->start, token->length);
+    g_autofree char *copy = g_strndup (p, length);
 
     return g_ascii_strtod (copy, NULL);
   }
 }
 
-static gint64
-token_int (AnotJsonDocument *self,
-           const Token      *token)
+/* The value of an integer _anot_json_scan_number() accepted as one. */
+gint64
+_anot_json_number_to_int (const char *p,
+                          gsize       length)
 {
-  const char *p = self->text + token->start;
-  const char *end = p + token->length;
+  const char *end = p + length;
   gboolean negative = FALSE;
   guint64 magnitude = 0;
 
-  /* The parser only marks integers that fit in 64 bits. */
   if (*p == '-')
     {
       negative = TRUE;
@@ -1043,6 +1051,20 @@ token_int (AnotJsonDocument *self,
   for (; p < end; p++)
     magnitude = magnitude * 10 + (guint64) (*p - '0');
   return negative ? (gint64) (0 - magnitude) : (gint64) magnitude;
+}
+
+static inline double
+token_double (AnotJsonDocument *self,
+              const Token      *token)
+{
+  return _anot_json_number_to_double (self->text + token->start, token->length);
+}
+
+static inline gint64
+token_int (AnotJsonDocument *self,
+           const Token      *token)
+{
+  return _anot_json_number_to_int (self->text + token->start, token->length);
 }
 
 /**

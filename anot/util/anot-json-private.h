@@ -101,4 +101,35 @@ void              _anot_json_document_write_value  (AnotJsonDocument  *self,
                                                     int                value,
                                                     GString           *out);
 
+#define ANOT_JSON_ONES  G_GUINT64_CONSTANT (0x0101010101010101)
+#define ANOT_JSON_HIGHS G_GUINT64_CONSTANT (0x8080808080808080)
+
+/* The high bit of each of the 8 bytes of @w that is a quote, a
+ * backslash, a control character or not ASCII (the bytes a string's scan
+ * must look at), and possibly of bytes after the first such one (a borrow
+ * carries into the next byte): the lowest bit set is exact.  Review texts
+ * are hundreds of plain bytes, so they are stepped over 8 at a time. */
+static inline guint64
+_anot_json_word_needs_look (guint64 w)
+{
+  guint64 quote = w ^ (ANOT_JSON_ONES * '"');
+  guint64 backslash = w ^ (ANOT_JSON_ONES * '\\');
+
+  return (((quote - ANOT_JSON_ONES) & ~quote) |
+          ((backslash - ANOT_JSON_ONES) & ~backslash) |
+          (w - ANOT_JSON_ONES * 0x20) |
+          w) & ANOT_JSON_HIGHS;
+}
+
+/* Numbers, for readers of JSON text other than AnotJsonDocument (the
+ * same grammar, the same values). */
+const char *_anot_json_scan_number      (const char  *p,
+                                         const char  *end,
+                                         gboolean    *is_integer,
+                                         const char **bad);
+double      _anot_json_number_to_double (const char  *p,
+                                         gsize        length);
+gint64      _anot_json_number_to_int    (const char  *p,
+                                         gsize        length);
+
 G_END_DECLS

@@ -126,27 +126,85 @@ end_value (AnotJsonWriter *self)
     self->complete = TRUE;
 }
 
+/* Room for @n more bytes at the end of @out, which they fill: a pointer
+ * to them. */
+static inline char *
+append_space (GString *out,
+              gsize    n)
+{
+  gsize at = out->len;
+
+  if (G_UNLIKELY (at + n >= out->allocated_len))
+    g_string_set_size (out, at + n);
+  else
+    {
+      out->len = at + n;
+      out->str[at + n] = '\0';
+    }
+  return out->str + at;
+}
+
+static inline void
+append_bytes (GString    *out,
+              const char *bytes,
+              gsize       n)
+{
+  memcpy (append_space (out, n), bytes, n);
+}
+
+#define append_literal(out, literal) append_bytes ((out), literal, sizeof literal - 1)
+
+/* The high bit of each byte of @w that is a quote, a backslash or a
+ * control character (exact for the lowest one), as in
+ * _anot_json_word_needs_look() but letting non-ASCII bytes through. */
+static inline guint64
+word_needs_escape (guint64 w)
+{
+  guint64 quote = w ^ (ANOT_JSON_ONES * '"');
+  guint64 backslash = w ^ (ANOT_JSON_ONES * '\\');
+
+  return (((quote - ANOT_JSON_ONES) & ~quote) |
+          ((backslash - ANOT_JSON_ONES) & ~backslash) |
+          ((w - ANOT_JSON_ONES * 0x20) & ~w)) & ANOT_JSON_HIGHS;
+}
+
 static void
 write_string (GString    *out,
               const char *text)
 {
   static const char hex[] = "0123456789abcdef";
+  gsize length = strlen (text);
   const char *run = text;
   const char *p = text;
+  const char *end = text + length;
 
   /* Names and values mostly need no escape: then one copy with their
-   * quotes, rather than a GString append per run. */
-  while ((unsigned char) *p >= 0x20 && *p != '"' && *p != '\\')
-    p++;
-  if (*p == '\0')
+   * quotes, the text checked 8 bytes at a time. */
+  while (end - p >= 8)
     {
-      gsize at = out->len;
-      gsize n = (gsize) (p - text);
+      guint64 w;
 
-      g_string_set_size (out, at + n + 2);
-      out->str[at] = '"';
-      memcpy (out->str + at + 1, text, n);
-      out->str[at + n + 1] = '"';
+      memcpy (&w, p, sizeof w);
+      if (word_needs_escape (w) != 0)
+        break;
+      p += 8;
+    }
+  if (end - p < 8)
+    {
+      /* The last bytes, padded with a letter. */
+      guint64 w = ANOT_JSON_ONES * 'a';
+
+      memcpy (&w, p, (gsize) (end - p));
+      if (word_needs_escape (w) == 0)
+        p = end;
+    }
+  if (p == end)
+    {
+      char *at = append_space (out, length + 2);
+
+      at[0] = '"';
+      memcpy (at + 1, text, length);
+      at[length + 1] = '"';
       return;
     }
 
@@ -314,7 +372,7 @@ anot_json_writer_add_string_value (AnotJsonWriter *self,
   if (!begin_value (self, G_STRFUNC))
     return;
   if (value == NULL)
-    g_string_append (self->text, "null");
+    append_literal (self->text, "null");
   else
     write_string (self->text, value);
   end_value (self);
@@ -339,7 +397,7 @@ append_int64 (GString *out,
   while (magnitude != 0);
   if (value < 0)
     *--p = '-';
-  g_string_append_len (out, p, digits + sizeof digits - p);
+  append_bytes (out, p, (gsize) (digits + sizeof digits - p));
 }
 
 /**
@@ -528,7 +586,7 @@ write_double (GString *out,
    * writes them (json-glib writes "inf", which nothing reads back). */
   if (!isfinite (value))
     {
-      g_string_append (out, "null");
+      append_literal (out, "null");
       return;
     }
   /* Counts and scores are mostly whole numbers: what "%.17g" writes for
@@ -536,20 +594,20 @@ write_double (GString *out,
   if (value == trunc (value) && fabs (value) < 1e15)
     {
       if (value == 0 && signbit (value))
-        g_string_append (out, "-0.0");
+        append_literal (out, "-0.0");
       else
         {
           append_int64 (out, (gint64) value);
-          g_string_append_len (out, ".0", 2);
+          append_literal (out, ".0");
         }
       return;
     }
   if (!format_g17 (buffer, value))
     g_ascii_formatd (buffer, sizeof buffer, "%.17g", value);
-  g_string_append (out, buffer);
+  append_bytes (out, buffer, strlen (buffer));
   /* As json-glib: a double stays a double when read back. */
   if (strpbrk (buffer, ".eEn") == NULL)
-    g_string_append (out, ".0");
+    append_literal (out, ".0");
 }
 
 /**
@@ -590,7 +648,10 @@ anot_json_writer_add_boolean_value (AnotJsonWriter *self,
 
   if (!begin_value (self, G_STRFUNC))
     return;
-  g_string_append (self->text, value ? "true" : "false");
+  if (value)
+    append_literal (self->text, "true");
+  else
+    append_literal (self->text, "false");
   end_value (self);
 }
 
@@ -607,7 +668,7 @@ anot_json_writer_add_null_value (AnotJsonWriter *self)
 
   if (!begin_value (self, G_STRFUNC))
     return;
-  g_string_append (self->text, "null");
+  append_literal (self->text, "null");
   end_value (self);
 }
 

@@ -1942,34 +1942,40 @@ _anot_formula_seed_run_text (AnotFormulaSeed    *self,
                              AnotFormulaSeedRun *run,
                              GError            **error)
 {
-  g_autoptr(AnotJsonDocument) doc = NULL;
   g_autoptr(AnotExprScope) scope = NULL;
   g_autoptr(GHashTable) keys = NULL;
-  GError *local_error = NULL;
-  gsize offset = 0;
+  AnotExprValue list;
 
   memset (run, 0, sizeof *run);
   if (length < 0)
     length = (gssize) strlen (extractions);
-  doc = _anot_json_document_new_reusable ();
-  if (!_anot_json_document_reparse (doc, extractions, (gsize) length, &offset, &local_error))
+  keys = anot_expr_key_cache_new ();
+  /* Extractions as anot writes them and LLMs answer them read in one
+   * pass; anything else (and every error) through the document. */
+  if (!anot_expr_value_from_json_text (extractions, (gsize) length, keys, &list))
     {
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE, "extractions: %s", local_error->message);
-      g_error_free (local_error);
-      return FALSE;
-    }
-  if (anot_json_document_get_kind (doc, 0) != ANOT_JSON_KIND_ARRAY)
-    {
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE, "extractions: expected a JSON array, not %s",
-                   anot_json_document_get_kind (doc, 0) == ANOT_JSON_KIND_OBJECT ? "an object" : "a scalar");
-      return FALSE;
+      g_autoptr(AnotJsonDocument) doc = _anot_json_document_new_reusable ();
+      GError *local_error = NULL;
+      gsize offset = 0;
+
+      if (!_anot_json_document_reparse (doc, extractions, (gsize) length, &offset, &local_error))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE, "extractions: %s", local_error->message);
+          g_error_free (local_error);
+          return FALSE;
+        }
+      if (anot_json_document_get_kind (doc, 0) != ANOT_JSON_KIND_ARRAY)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE, "extractions: expected a JSON array, not %s",
+                       anot_json_document_get_kind (doc, 0) == ANOT_JSON_KIND_OBJECT ? "an object" : "a scalar");
+          return FALSE;
+        }
+      list = anot_expr_value_from_json_document (doc, 0, keys);
     }
 
   /* The scope of anot_formula_seed_new_scope(), the list read from the
    * text. */
-  keys = anot_expr_key_cache_new ();
-  scope = new_scope_with_list (self, anot_expr_value_from_json_document (doc, 0, keys),
-                               categories, original);
+  scope = new_scope_with_list (self, list, categories, original);
 
   run->seed = self;
   run->categories = categories;
