@@ -1720,12 +1720,36 @@ text_scalar (TextReader          *r,
          * scanned; the rest as the document reads it. */
         while (q < r->end && q - digits < 18 && g_ascii_isdigit (*q))
           magnitude = magnitude * 10 + (guint64) (*q++ - '0');
-        if (q > digits && q < r->end && (*digits != '0' || q - digits == 1) &&
-            *q != '.' && *q != 'e' && *q != 'E' && !g_ascii_isdigit (*q))
+        if (q > digits && q < r->end && (*digits != '0' || q - digits == 1))
           {
-            *out = anot_expr_value_int (*p == '-' ? (gint64) (0 - magnitude) : (gint64) magnitude);
-            r->p = q;
-            return TRUE;
+            if (*q != '.' && *q != 'e' && *q != 'E' && !g_ascii_isdigit (*q))
+              {
+                *out = anot_expr_value_int (*p == '-' ? (gint64) (0 - magnitude) : (gint64) magnitude);
+                r->p = q;
+                return TRUE;
+              }
+            if (*q == '.' && q - digits <= 15)
+              {
+                /* A short decimal ("4.0", "2.75"): at most 15 digits in
+                 * all, so the mantissa is exact and the division by an
+                 * exact power of ten is rounded once, as strtod()
+                 * rounds (the document reader's fast path). */
+                static const double powers[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+                                                 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+                const char *fraction = ++q;
+                double value;
+
+                while (q < r->end && q - digits <= 16 && g_ascii_isdigit (*q))
+                  magnitude = magnitude * 10 + (guint64) (*q++ - '0');
+                if (q > fraction && q - digits <= 16 && q < r->end &&
+                    *q != 'e' && *q != 'E' && !g_ascii_isdigit (*q))
+                  {
+                    value = (double) magnitude / powers[q - fraction];
+                    *out = anot_expr_value_float (*p == '-' ? -value : value);
+                    r->p = q;
+                    return TRUE;
+                  }
+              }
           }
         end = _anot_json_scan_number (p, r->end, &is_integer, &bad);
 

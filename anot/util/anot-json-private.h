@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 
 #include "anot-json-document.h"
+#include "anot-json-writer.h"
 
 G_BEGIN_DECLS
 
@@ -120,6 +121,20 @@ _anot_json_word_needs_look (guint64 w)
           (w - ANOT_JSON_ONES * 0x20) |
           w) & ANOT_JSON_HIGHS;
 }
+
+/* Names and strings written many times (a trace's): quoted once, as
+ * the writer quotes them (@length: the bytes, quotes included), then
+ * appended as they are.  Literals: "\"name\"", 6. */
+char *_anot_json_writer_quote                   (const char     *text,
+                                                 gsize          *length);
+void  _anot_json_writer_set_quoted_member_name  (AnotJsonWriter *self,
+                                                 const char     *quoted,
+                                                 gsize           length);
+void  _anot_json_writer_add_quoted_string_value (AnotJsonWriter *self,
+                                                 const char     *quoted,
+                                                 gsize           length);
+#define _anot_json_writer_set_literal_member_name(self, literal) \
+  _anot_json_writer_set_quoted_member_name ((self), "\"" literal "\"", sizeof literal + 1)
 
 /* Numbers, for readers of JSON text other than AnotJsonDocument (the
  * same grammar, the same values). */

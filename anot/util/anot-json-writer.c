@@ -356,6 +356,50 @@ anot_json_writer_set_member_name (AnotJsonWriter *self,
   self->have_name = TRUE;
 }
 
+/* For names and strings written many times (a trace's): quoted once
+ * (_anot_json_writer_quote()), then appended as they are. */
+char *
+_anot_json_writer_quote (const char *text,
+                         gsize      *length)
+{
+  GString *out = g_string_sized_new (strlen (text) + 2);
+
+  write_string (out, text);
+  *length = out->len;
+  return g_string_free (out, FALSE);
+}
+
+void
+_anot_json_writer_set_quoted_member_name (AnotJsonWriter *self,
+                                          const char     *quoted,
+                                          gsize           length)
+{
+  char *at;
+
+  if (self->text == NULL || innermost (self) != '{' || self->have_name)
+    {
+      g_critical ("%s: a member name needs an open object and a value after it", G_STRFUNC);
+      return;
+    }
+  at = append_space (self->text, length + 1 + (self->need_comma ? 1 : 0));
+  if (self->need_comma)
+    *at++ = ',';
+  memcpy (at, quoted, length);
+  at[length] = ':';
+  self->have_name = TRUE;
+}
+
+void
+_anot_json_writer_add_quoted_string_value (AnotJsonWriter *self,
+                                           const char     *quoted,
+                                           gsize           length)
+{
+  if (!begin_value (self, G_STRFUNC))
+    return;
+  append_bytes (self->text, quoted, length);
+  end_value (self);
+}
+
 /**
  * anot_json_writer_add_string_value:
  * @self: a writer

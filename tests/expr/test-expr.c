@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "anot-expr-private.h"
+#include "anot-json-private.h"
 
 static const char *scope_json =
   "{"
@@ -1277,6 +1278,130 @@ test_never_crash (void)
   g_assert_cmpuint (n_evaluated, >, 0);
 }
 
+/* anot_expr_value_from_json_text() reads a list of flat records in one
+ * pass and gives up on anything else.  Whatever it reads must be what the
+ * document reader builds from the same text (same values, same types,
+ * same order), and it must give up on every text the document refuses. */
+static void
+check_text_reader (const char *text,
+                   gsize       length,
+                   gboolean    must_read)
+{
+  g_autoptr(GHashTable) keys = anot_expr_key_cache_new ();
+  g_autoptr(GHashTable) doc_keys = anot_expr_key_cache_new ();
+  g_autoptr(AnotJsonDocument) doc = _anot_json_document_new_reusable ();
+  gsize offset = 0;
+  gboolean doc_ok = _anot_json_document_reparse (doc, text, length, &offset, NULL) &&
+                    anot_json_document_get_kind (doc, 0) == ANOT_JSON_KIND_ARRAY;
+  AnotExprValue read = ANOT_EXPR_VALUE_NONE;
+  gboolean text_ok = anot_expr_value_from_json_text (text, length, keys, &read);
+
+  if (must_read && !text_ok)
+    g_error ("the one-pass reader gave up on %.*s", (int) length, text);
+  if (text_ok && !doc_ok)
+    g_error ("the one-pass reader read what is not a JSON array: %.*s", (int) length, text);
+  if (text_ok)
+    {
+      AnotExprValue expected = anot_expr_value_from_json_document (doc, 0, doc_keys);
+      g_autofree char *repr_read = anot_expr_value_repr (read);
+      g_autofree char *repr_expected = anot_expr_value_repr (expected);
+
+      g_assert_cmpstr (repr_read, ==, repr_expected);
+      g_assert_true (anot_expr_value_equal (read, expected));
+      anot_expr_value_unref (expected);
+      anot_expr_value_unref (read);
+    }
+}
+
+static void
+test_json_text_reader (void)
+{
+  static const char *read[] = {
+    "[]", " [ ] ", "[{}]", "[1, -2, 0, -0, 3.5, -0.0, 1e3, 2E-2, 123456789012345678, true, false, null, \"x\"]",
+    "[{\"a\": 1, \"b\": \"x\"}, {\"a\": 2, \"b\": \"y\"}, {\"a\": 3, \"b\": \"x\"}]",
+    "[{\"a\":1,\"b\":\"x\"},{\"b\":\"x\",\"a\":1},{\"a\":1},{\"a\":1,\"b\":\"x\",\"c\":null},{}]",
+    "\n[\t{ \"k\" :\r\"v\" , \"n\" : 4.0 } ,\n{\"k\":\"w\",\"n\":-12.5e-3}]\n",
+    "[{\"incident_severity\": \"none\", \"account_type\": \"firsthand\", \"_year\": 2021, \"_stars\": 4.0}, "
+    "{\"incident_severity\": \"mild\", \"account_type\": \"none\", \"_year\": 2019, \"_stars\": 5.0}]",
+    "[{\"k\": \"a long string value that is longer than sixty-four bytes, so not cached as a key\"}]",
+    "[{\"a\": 1}, 2, {\"a\": 3}, \"s\", {\"a\": 4}]",
+    "[{\"x\": 1.7976931348623157e308, \"y\": 5e-324, \"z\": 0.1, \"w\": 9007199254740993}]",
+    "[0.1, -0.0, 0.5, 99.99, 123456789012345.5, 1.000000000000001, 12345678901234.56, 0.000000000000001,"
+    " 4.35, 2.675, 1.0000000000000002, 9007199254740993.0, 0.30000000000000004, -7.25]",
+  };
+  static const char *refused_or_not[] = {
+    /* Outside what the one-pass reader reads: the document reads them. */
+    "[{\"a\": \"\\u00e9\"}]", "[{\"a\\n\": 1}]", "[{\"a\": \"caf\xc3\xa9\"}]", "[{\"a\": {\"b\": 1}}]",
+    "[{\"a\": [1]}]", "[[1]]", "[{\"a\": 1, \"a\": 2}]", "[12345678901234567890]", "[1234567890123456789]",
+    "{\"a\": 1}", "\"x\"", "1",
+    /* Not JSON. */
+    "", "[", "[1,]", "[01]", "[1.]", "[.5]", "[-]", "[1e]", "[tru]", "[nulll]", "[{\"a\" 1}]",
+    "[{\"a\": 1,}]", "[{1: 2}]", "[\"a\x01\"]", "[\"\xff\"]", "[1] x", "[1]]", "[{\"a\": 1}", "[\"abc",
+    "[{\"a\": 1} {\"a\": 2}]", "[+1]", "[0x1]", "[Infinity]", "[NaN]", "[\"\\x\"]",
+  };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20261125);
+  static const char *pieces[] = {
+    "{", "}", "[", "]", ",", ":", " ", "\"k\"", "\"kind\"", "\"v\"", "\"\"", "0", "-1", "12", "3.25", "1e5",
+    "true", "false", "null", "\"\\\"\"", "\"\xc3\xa9\"", "01", "-", ".", "e", "\n",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (read); i++)
+    check_text_reader (read[i], strlen (read[i]), TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (refused_or_not); i++)
+    check_text_reader (refused_or_not[i], strlen (refused_or_not[i]), FALSE);
+
+  /* Lists of records, then the same texts with a byte changed, removed
+   * or cut short; and texts of random pieces. */
+  for (guint round = 0; round < 20000; round++)
+    {
+      g_autoptr(GString) text = g_string_new ("[");
+      guint n_records = (guint) g_rand_int_range (rand, 0, 6);
+      static const char *names[] = { "a", "kind", "account_type", "_year", "x" };
+      static const char *values[] = { "\"none\"", "\"mild\"", "\"firsthand\"", "4.0", "2021", "-3", "true",
+                                      "null", "0.30000000000000004", "\"\"" };
+
+      for (guint r = 0; r < n_records; r++)
+        {
+          guint n_members = (guint) g_rand_int_range (rand, 0, 5);
+
+          g_string_append (text, r > 0 ? (g_rand_boolean (rand) ? ", " : ",") : "");
+          g_string_append_c (text, '{');
+          for (guint m = 0; m < n_members; m++)
+            g_string_append_printf (text, "%s\"%s\":%s%s", m > 0 ? "," : "",
+                                    names[(m + (g_rand_int_range (rand, 0, 8) == 0)) % G_N_ELEMENTS (names)],
+                                    g_rand_boolean (rand) ? " " : "",
+                                    values[g_rand_int_range (rand, 0, G_N_ELEMENTS (values))]);
+          g_string_append_c (text, '}');
+        }
+      g_string_append_c (text, ']');
+      check_text_reader (text->str, text->len, FALSE);
+
+      if (text->len > 0)
+        {
+          guint at = (guint) g_rand_int_range (rand, 0, (gint32) text->len);
+
+          switch (g_rand_int_range (rand, 0, 3))
+            {
+            case 0:
+              text->str[at] = "{}[],:\"\\ 0-.e1tfn\x01\xc3"[g_rand_int_range (rand, 0, 20)];
+              break;
+            case 1:
+              g_string_erase (text, at, 1);
+              break;
+            default:
+              g_string_truncate (text, at);
+              break;
+            }
+          check_text_reader (text->str, text->len, FALSE);
+        }
+
+      g_string_truncate (text, 0);
+      for (guint p = (guint) g_rand_int_range (rand, 1, 12); p > 0; p--)
+        g_string_append (text, pieces[g_rand_int_range (rand, 0, G_N_ELEMENTS (pieces))]);
+      check_text_reader (text->str, text->len, FALSE);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1303,6 +1428,7 @@ main (int    argc,
   g_test_add_func ("/expr/fast-paths-values", test_fast_paths_values);
   g_test_add_func ("/expr/shared-keys", test_shared_keys);
   g_test_add_func ("/expr/result-limit", test_result_limit);
+  g_test_add_func ("/expr/json-text-reader", test_json_text_reader);
 
   return g_test_run ();
 }

@@ -60,6 +60,8 @@ typedef struct {
   gboolean shadowed;        /* a lookup of the same name hides the step */
   guint32 hash;             /* anot_expr_name_hash() of @name */
   JsonObject *object;
+  char *quoted_name;        /* @name as a trace writes it */
+  gsize quoted_name_length;
 } Step;
 
 typedef struct {
@@ -92,6 +94,8 @@ struct _AnotFormulaSeed
   JsonNode *name_map;
   char **output_fields;
   gssize *output_steps;     /* the last step of each output's name, or -1 */
+  char **quoted_outputs;    /* the output fields as a trace writes them */
+  gsize *quoted_output_lengths;
   char **warnings;
   /* The steps, ready to run: a step's value reaches the later formulas
    * that read its name, unless a lookup shadows it. */
@@ -124,6 +128,7 @@ step_free (gpointer data)
   Step *s = data;
 
   g_free (s->name);
+  g_free (s->quoted_name);
   g_free (s->formula);
   g_clear_pointer (&s->expr, anot_expr_unref);
   g_clear_pointer (&s->object, json_object_unref);
@@ -592,6 +597,7 @@ load_steps (AnotFormulaSeed  *self,
 
       s = g_new0 (Step, 1);
       s->name = g_strdup (name);
+      s->quoted_name = _anot_json_writer_quote (name, &s->quoted_name_length);
       s->formula = g_strdup (formula);
       s->is_aggregate = aggregate != NULL && json_node_get_boolean (aggregate);
       s->shadowed = find_lookup (self, name) != NULL;
@@ -757,8 +763,11 @@ anot_formula_seed_new_from_json (JsonNode  *node,
   if (!check_names (self, allow_unresolved, error))
     return NULL;
   self->output_steps = g_new (gssize, g_strv_length (self->output_fields) + 1);
+  self->quoted_outputs = g_new0 (char *, g_strv_length (self->output_fields) + 1);
+  self->quoted_output_lengths = g_new (gsize, g_strv_length (self->output_fields) + 1);
   for (guint i = 0; self->output_fields[i] != NULL; i++)
     {
+      self->quoted_outputs[i] = _anot_json_writer_quote (self->output_fields[i], &self->quoted_output_lengths[i]);
       self->output_steps[i] = -1;
       for (guint k = self->steps->len; k > 0 && self->output_steps[i] < 0; k--)
         if (strcmp (((Step *) self->steps->pdata[k - 1])->name, self->output_fields[i]) == 0)
@@ -875,6 +884,8 @@ anot_formula_seed_unref (AnotFormulaSeed *self)
   g_clear_pointer (&self->name_map, json_node_unref);
   g_strfreev (self->output_fields);
   g_free (self->output_steps);
+  g_strfreev (self->quoted_outputs);
+  g_free (self->quoted_output_lengths);
   g_strfreev (self->warnings);
   anot_expr_program_free (self->program);
   g_free (self);
@@ -1577,8 +1588,10 @@ assemble (Assembly      *a,
                   break;
                 }
         }
-      anot_expr_seq_append (list.u.seq, v != NULL ? anot_expr_value_ref (*v) : ANOT_EXPR_VALUE_NONE);
+      /* Room for @n was reserved. */
+      list.u.seq->items[i] = v != NULL ? anot_expr_value_ref (*v) : ANOT_EXPR_VALUE_NONE;
     }
+  list.u.seq->len = n;
   return list;
 }
 
@@ -2000,14 +2013,14 @@ _anot_formula_seed_run_write_steps (AnotFormulaSeedRun *run,
       Step *s = self->steps->pdata[i];
 
       anot_json_writer_begin_object (writer);
-      anot_json_writer_set_member_name (writer, "name");
-      anot_json_writer_add_string_value (writer, s->name);
-      anot_json_writer_set_member_name (writer, "value");
+      _anot_json_writer_set_literal_member_name (writer, "name");
+      _anot_json_writer_add_quoted_string_value (writer, s->quoted_name, s->quoted_name_length);
+      _anot_json_writer_set_literal_member_name (writer, "value");
       if (run->succeeded[i] || run->original)
         anot_expr_value_write_json (writer, run->values[i]);
       else
         anot_json_writer_add_null_value (writer);
-      anot_json_writer_set_member_name (writer, "error");
+      _anot_json_writer_set_literal_member_name (writer, "error");
       if (run->succeeded[i])
         anot_json_writer_add_null_value (writer);
       else
@@ -2020,9 +2033,9 @@ _anot_formula_seed_run_write_steps (AnotFormulaSeedRun *run,
           g_string_truncate (message, 0);
           anot_expr_failure_append_message (s->expr, &run->failures[i], message, &column);
           anot_json_writer_add_string_value (writer, run->failures[i].message);
-          anot_json_writer_set_member_name (writer, "message");
+          _anot_json_writer_set_literal_member_name (writer, "message");
           anot_json_writer_add_string_value (writer, message->str);
-          anot_json_writer_set_member_name (writer, "column");
+          _anot_json_writer_set_literal_member_name (writer, "column");
           anot_json_writer_add_int_value (writer, column);
         }
       anot_json_writer_end_object (writer);
@@ -2042,7 +2055,7 @@ _anot_formula_seed_run_write_outputs (AnotFormulaSeedRun *run,
       const char *name = self->output_fields[i];
       gssize step = self->output_steps[i];
 
-      anot_json_writer_set_member_name (writer, name);
+      _anot_json_writer_set_quoted_member_name (writer, self->quoted_outputs[i], self->quoted_output_lengths[i]);
       /* The last step of that name, else the lookup's initial value. */
       if (step >= 0)
         {
