@@ -1653,8 +1653,8 @@ text_plain_string (TextReader *r,
   return start;
 }
 
-/* At a string: whether it is the member name @name (plain ASCII, as every
- * key this reader keeps), r->p past it if so. */
+/* At a string: whether it is @name (plain ASCII, as every string this
+ * reader keeps), r->p past it if so. */
 static inline gboolean
 text_key_is (TextReader  *r,
              AnotExprStr *name)
@@ -1682,7 +1682,25 @@ text_scalar (TextReader          *r,
     case '"':
       {
         gsize len;
-        const char *bytes = text_plain_string (r, &len);
+        const char *bytes;
+
+        /* Mostly the previous record's value, or one of the last few
+         * read here: compared where it lies, before any scan (they are
+         * plain ASCII, so their bytes and a closing quote are the
+         * string). */
+        if (hint != NULL && hint->kind == ANOT_EXPR_STR && text_key_is (r, hint->u.s))
+          {
+            *out = anot_expr_value_ref (*hint);
+            return TRUE;
+          }
+        if (recent != NULL)
+          for (guint i = 0; i < RECENT_VALUES && recent[i].kind == ANOT_EXPR_STR; i++)
+            if (text_key_is (r, recent[i].u.s))
+              {
+                *out = anot_expr_value_ref (recent[i]);
+                return TRUE;
+              }
+        bytes = text_plain_string (r, &len);
 
         if (bytes == NULL)
           return FALSE;

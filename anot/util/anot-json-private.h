@@ -122,6 +122,10 @@ _anot_json_word_needs_look (guint64 w)
           w) & ANOT_JSON_HIGHS;
 }
 
+AnotJsonWriter *_anot_json_writer_new_sized   (gsize           size);
+char           *_anot_json_writer_steal_text (AnotJsonWriter *self,
+                                              gsize          *length);
+
 /* Names and strings written many times (a trace's): quoted once, as
  * the writer quotes them (@length: the bytes, quotes included), then
  * appended as they are.  Literals: "\"name\"", 6. */

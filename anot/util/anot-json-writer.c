@@ -74,6 +74,28 @@ anot_json_writer_new (void)
   return self;
 }
 
+/* A writer with room for @size bytes of text before it grows; its text
+ * taken as a string once written. */
+AnotJsonWriter *
+_anot_json_writer_new_sized (gsize size)
+{
+  AnotJsonWriter *self = anot_json_writer_new ();
+
+  g_string_free (self->text, TRUE);
+  self->text = g_string_sized_new (size);
+  return self;
+}
+
+char *
+_anot_json_writer_steal_text (AnotJsonWriter *self,
+                              gsize          *length)
+{
+  g_return_val_if_fail (self->text != NULL, NULL);
+
+  *length = self->text->len;
+  return g_string_free (g_steal_pointer (&self->text), FALSE);
+}
+
 /**
  * anot_json_writer_free:
  * @self: (transfer full): a writer
@@ -559,11 +581,33 @@ format_g17 (char   *buffer,
       digits_value /= 10;
       exponent++;
     }
-  for (int i = 16; i >= 0; i--)
-    {
-      digits[i] = (char) ('0' + digits_value % 10);
-      digits_value /= 10;
-    }
+  {
+    /* Two digits a division, in 32 bits: 9 digits, then 8. */
+    static const char pairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+    guint32 high = (guint32) (digits_value / 100000000);
+    guint32 low = (guint32) (digits_value % 100000000);
+
+    for (int i = 16; i >= 9; i -= 2)
+      {
+        guint32 pair = low % 100;
+
+        low /= 100;
+        digits[i - 1] = pairs[2 * pair];
+        digits[i] = pairs[2 * pair + 1];
+      }
+    for (int i = 8; i >= 1; i -= 2)
+      {
+        guint32 pair = high % 100;
+
+        high /= 100;
+        digits[i - 1] = pairs[2 * pair];
+        digits[i] = pairs[2 * pair + 1];
+      }
+    digits[0] = (char) ('0' + high);
+  }
   n_digits = 17;
   while (n_digits > 1 && digits[n_digits - 1] == '0')
     n_digits--;

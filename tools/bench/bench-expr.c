@@ -16,6 +16,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int
 main (int    argc,
@@ -73,13 +74,20 @@ main (int    argc,
    * from a file or an LLM answer; the trace written as text. */
   {
     g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
+    g_autoptr(GArray) lengths = g_array_new (FALSE, FALSE, sizeof (gssize));
     double best_text = G_MAXDOUBLE;
 
     for (guint i = 0; i < n_items; i++)
       {
         JsonObject *item = json_array_get_object_element (items, i);
 
-        g_ptr_array_add (texts, json_to_string (json_object_get_member (item, "extractions"), FALSE));
+        char *text = json_to_string (json_object_get_member (item, "extractions"), FALSE);
+        gssize length = (gssize) strlen (text);
+
+        /* A file's or an LLM answer's text comes with its length, as a
+         * Python str does. */
+        g_ptr_array_add (texts, text);
+        g_array_append_val (lengths, length);
       }
     for (guint round = 0; round < 3; round++)
       {
@@ -90,7 +98,8 @@ main (int    argc,
           {
             JsonObject *item = json_array_get_object_element (items, i);
             guint failed;
-            g_autofree char *trace = anot_formula_seed_compute_text (seed, texts->pdata[i], -1,
+            g_autofree char *trace = anot_formula_seed_compute_text (seed, texts->pdata[i],
+                                                                     g_array_index (lengths, gssize, i),
                                                                      json_object_get_string_member (item, "categories"),
                                                                      TRUE, &failed, &error);
 

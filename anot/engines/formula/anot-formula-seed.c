@@ -1920,7 +1920,6 @@ anot_formula_seed_compute_text (AnotFormulaSeed  *self,
   AnotFormulaSeedRun run;
   g_autoptr(AnotJsonWriter) writer = NULL;
   gsize text_length;
-  const char *text;
 
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (extractions != NULL || length == 0, NULL);
@@ -1929,7 +1928,9 @@ anot_formula_seed_compute_text (AnotFormulaSeed  *self,
   if (!_anot_formula_seed_run_text (self, extractions, length, categories, original, &run, error))
     return NULL;
 
-  writer = anot_json_writer_new ();
+  /* A hundred bytes a step: written without growing, and taken as it
+   * is. */
+  writer = _anot_json_writer_new_sized (128 * (self->steps->len + 8));
   anot_json_writer_begin_object (writer);
   anot_json_writer_set_member_name (writer, "steps");
   _anot_formula_seed_run_write_steps (&run, writer);
@@ -1942,8 +1943,7 @@ anot_formula_seed_compute_text (AnotFormulaSeed  *self,
   if (n_failed != NULL)
     *n_failed = run.n_failed;
   _anot_formula_seed_run_clear (&run);
-  text = anot_json_writer_get_text (writer, &text_length);
-  return g_strndup (text, text_length);
+  return _anot_json_writer_steal_text (writer, &text_length);
 }
 
 gboolean
