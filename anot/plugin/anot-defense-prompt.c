@@ -124,8 +124,9 @@ anot_defense_prompt_check_file (AnotIniReader  *reader,
                                 GError        **error)
 {
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *prompt = anot_defense_prompt_read (reader, &local_error);
 
+  /* Only whether it reads matters here. */
+  g_free (anot_defense_prompt_read (reader, &local_error));
   if (local_error != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local_error));

@@ -5,6 +5,8 @@
  */
 #include <anot/anot.h>
 
+#include "anot-expr-private.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -91,6 +93,33 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
 
   doc = anot_json_document_new_from_bytes (bytes, &error);
+
+  /* The expression values' one-pass reader (a Formula Seed's extractions)
+   * reads nothing the document refuses, and what it reads, it reads as the
+   * document's reader does. */
+  {
+    g_autoptr(GHashTable) keys = anot_expr_key_cache_new ();
+    AnotExprValue read;
+
+    if (anot_expr_value_from_json_text ((const char *) data, size, keys, &read))
+      {
+        g_autoptr(GHashTable) doc_keys = anot_expr_key_cache_new ();
+        AnotExprValue expected;
+        g_autofree char *repr_read = NULL;
+        g_autofree char *repr_expected = NULL;
+
+        g_assert_nonnull (doc);
+        g_assert_cmpint (anot_json_document_get_kind (doc, 0), ==, ANOT_JSON_KIND_ARRAY);
+        expected = anot_expr_value_from_json_document (doc, 0, doc_keys);
+        repr_read = anot_expr_value_repr (read);
+        repr_expected = anot_expr_value_repr (expected);
+        g_assert_cmpstr (repr_read, ==, repr_expected);
+        g_assert_true (anot_expr_value_equal (read, expected));
+        anot_expr_value_unref (expected);
+        anot_expr_value_unref (read);
+      }
+  }
+
   if (doc == NULL)
     {
       g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA);
