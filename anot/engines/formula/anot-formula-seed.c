@@ -1633,16 +1633,22 @@ new_scope_with_list (AnotFormulaSeed *self,
   /* The steps' names are borrowed from the seed, which the scope keeps. */
   anot_expr_scope_keep (scope, anot_formula_seed_ref (self), (GDestroyNotify) anot_formula_seed_unref);
   anot_expr_scope_reserve (scope, 2 + self->assemblies->len + self->lookups->len + self->steps->len);
+  /* The names are the seed's (which the scope keeps) or literals: not
+   * copied. */
   for (guint i = 0; i < self->assemblies->len; i++)
-    anot_expr_scope_take_value (scope, ((Assembly *) self->assemblies->pdata[i])->name,
-                                assemble (self->assemblies->pdata[i], list));
-  anot_expr_scope_take_value (scope, EXTRACTIONS, list);
-  anot_expr_scope_take_value (scope, CATEGORIES, anot_expr_value_new_string (categories != NULL ? categories : "", -1));
+    {
+      Assembly *a = self->assemblies->pdata[i];
+
+      anot_expr_scope_take_value_static (scope, a->name, anot_expr_name_hash (a->name), assemble (a, list));
+    }
+  anot_expr_scope_take_value_static (scope, EXTRACTIONS, anot_expr_name_hash (EXTRACTIONS), list);
+  anot_expr_scope_take_value_static (scope, CATEGORIES, anot_expr_name_hash (CATEGORIES),
+                                     anot_expr_value_new_string (categories != NULL ? categories : "", -1));
   for (guint i = 0; i < self->lookups->len; i++)
     {
       Lookup *l = self->lookups->pdata[i];
 
-      anot_expr_scope_take_value (scope, l->name, l->table);
+      anot_expr_scope_take_value_static (scope, l->name, anot_expr_name_hash (l->name), l->table);
     }
   scope->filled_by = self;
   return scope;
