@@ -1417,14 +1417,25 @@ _anot_json_document_find_members (AnotJsonDocument   *self,
   if (token == NULL || token->kind != ANOT_JSON_KIND_OBJECT)
     return;
   index = (guint) object + 1;
-  for (guint i = 0; i < token->size; i++)
+  for (guint i = 0, next = 0; i < token->size; i++)
     {
-      for (guint j = 0; j < n_names; j++)
-        if (key_equal (self, index, names[j], lengths[j]))
-          {
-            out[j] = (int) index + 1;
-            break;
-          }
+      const Token *key = &self->tokens[index];
+
+      /* The names are distinct, so at most one matches: tried from the
+       * one after the last match (lines of a file list their members in
+       * the same order, so that is mostly the first try), the length
+       * compared before the bytes. */
+      for (guint k = 0; k < n_names; k++)
+        {
+          guint j = next + k < n_names ? next + k : next + k - n_names;
+
+          if ((key->escaped || key->length == lengths[j]) && key_equal (self, index, names[j], lengths[j]))
+            {
+              out[j] = (int) index + 1;
+              next = j + 1 < n_names ? j + 1 : 0;
+              break;
+            }
+        }
       index = self->tokens[index + 1].next;
     }
 }
