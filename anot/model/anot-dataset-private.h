@@ -224,6 +224,10 @@ AnotDataset        *_anot_item_get_dataset          (AnotItem               *sel
  * current number of reviews. */
 void                _anot_item_add_review           (AnotItem               *self,
                                                      AnotReview             *review);
+/* The same, taking the caller's reference; the review's position is its
+ * caller's to get right. */
+void                _anot_item_take_review          (AnotItem               *self,
+                                                     AnotReview             *review);
 
 /* ------------------------------------------------------------------------ *
  * AnotCondition

@@ -511,6 +511,15 @@ _anot_item_add_review (AnotItem   *self,
   g_ptr_array_add (self->reviews, g_object_ref (review));
 }
 
+/* _anot_item_add_review() taking the caller's reference: the loader adds
+ * a million reviews it has no further use for. */
+void
+_anot_item_take_review (AnotItem   *self,
+                        AnotReview *review)
+{
+  g_ptr_array_add (self->reviews, review);
+}
+
 /**
  * anot_item_copy_with_reviews:
  * @self: a #AnotItem
