@@ -1078,7 +1078,7 @@ commit_review (Loader  *loader,
       return FALSE;
     }
 
-  _anot_review_place (p->review, anot_item_get_n_reviews (item), anot_item_get_id (item), ds->store);
+  _anot_review_place (p->review, anot_item_get_n_reviews (item), anot_item_get_id (item));
   /* The position was just placed: the review goes in as it is. */
   _anot_item_take_review (item, g_steal_pointer (&p->review));
   ds->n_reviews++;

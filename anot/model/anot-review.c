@@ -108,12 +108,11 @@ _anot_store_add_string (AnotStore  *store,
   return copy;
 }
 
-/* The interned copy of @str, which is added (copied into @store if
- * @copy, else as it is) when there is none yet. */
-static const char *
-store_intern (AnotStore  *store,
-              const char *str,
-              gboolean    copy)
+/* The interned copy of @str, which is copied into @store when there is
+ * none yet. */
+const char *
+_anot_store_intern (AnotStore  *store,
+                    const char *str)
 {
   const char *ret;
 
@@ -126,18 +125,11 @@ store_intern (AnotStore  *store,
   ret = g_hash_table_lookup (store->interned, str);
   if (ret == NULL)
     {
-      ret = copy ? _anot_store_add_string (store, str, -1) : str;
+      ret = _anot_store_add_string (store, str, -1);
       g_hash_table_add (store->interned, (gpointer) ret);
     }
 
   return ret;
-}
-
-const char *
-_anot_store_intern (AnotStore  *store,
-                    const char *str)
-{
-  return store_intern (store, str, TRUE);
 }
 
 gpointer
@@ -147,12 +139,6 @@ _anot_store_alloc (AnotStore *store,
   return anot_store_take (store, MAX (size, 1), sizeof (gpointer));
 }
 
-const char *
-_anot_store_intern_borrowed (AnotStore  *store,
-                             const char *str)
-{
-  return store_intern (store, str, FALSE);
-}
 
 char *
 _anot_store_alloc_chars (AnotStore *store,
@@ -533,16 +519,13 @@ _anot_review_new_borrowing (AnotStore              *owner,
 void
 _anot_review_place (AnotReview *self,
                     guint       position,
-                    const char *item_id,
-                    AnotStore  *strings)
+                    const char *item_id)
 {
   g_return_if_fail (ANOT_IS_REVIEW (self));
   g_return_if_fail (strcmp (item_id, self->item_id) == 0);
 
   self->position = position;
   self->item_id = item_id;
-  self->user_id = _anot_store_intern_borrowed (strings, self->user_id);
-  self->user_yelping_since = _anot_store_intern_borrowed (strings, self->user_yelping_since);
 }
 
 /**

@@ -269,8 +269,10 @@ test_small_dataset (void)
   g_assert_true (anot_dataset_lookup_review (ds, "r3") == r3);
   g_assert_null (anot_dataset_lookup_review (ds, "r4"));
   g_assert_cmpstr (anot_review_get_item_id (r3), ==, "itemA");
-  /* Repeated ids are shared, not copied per review. */
-  g_assert_true (anot_review_get_user_id (r1) == anot_review_get_user_id (r3));
+  /* A review shares its item's id string; user ids are equal strings
+   * (each review's own copy, in its batch's store). */
+  g_assert_cmpstr (anot_review_get_user_id (r1), ==, anot_review_get_user_id (r3));
+  g_assert_true (anot_review_get_item_id (r1) == anot_item_get_id (a));
   g_assert_true (anot_review_get_item_id (r1) == anot_review_get_item_id (r3));
   g_assert_cmpstr (anot_review_get_text (r3), ==, "OK \"quoted\" text\nwith a newline \xc3\xa9");
   g_assert_cmpfloat (anot_review_get_stars (r2), ==, 2.0);
