@@ -89,3 +89,38 @@ def test_experiment_bm25_results(demo_dir, tmp_path):
     assert [r["request_id"] for r in rows] == sorted(r.get_request_id() for r in results)
     hits_from_rows = sum(1 for r in rows if r["pred_indices"][:1] == [r["gold_idx"] + 1])
     assert abs(hits_from_rows / len(rows) - hits1) < 1e-9
+
+
+def test_formula_seed_compute_text_matches_the_tree_path():
+    """FormulaSeed.compute_text() takes the extractions as JSON text and
+    returns the trace as text: the same trace compute() builds from a
+    json-glib array, and a parse error for text that is not an array."""
+    from gi.repository import Json
+
+    root = os.path.dirname(os.environ["ANOT_TEST_SRCDIR"])
+    seed = Anot.FormulaSeed.load(os.path.join(root, "data", "formula-seeds", "g1a-v1.json"), False)
+    severities = ["none", "mild", "moderate", "severe"]
+    accounts = ["none", "firsthand", "secondhand", "hypothetical"]
+    interactions = ["none", "positive", "negative", "betrayal"]
+    extractions = [
+        {"incident_severity": severities[i % 4], "account_type": accounts[(i // 4) % 4],
+         "safety_interaction": interactions[(i * 7) % 4], "review_year": 2015 + i % 9,
+         "_idx": i, "_year": 2015 + i % 9, "_stars": 1 + i % 5, "_useful": i % 3}
+        for i in range(40)
+    ]
+    text = json.dumps(extractions)
+    for original in (False, True):
+        trace_text, n_failed = seed.compute_text(text.encode(), "Cafes, Coffee & Tea", original)
+        tree, n_failed_tree = seed.compute(Json.from_string(text).get_array(), "Cafes, Coffee & Tea", original)
+        assert n_failed == n_failed_tree
+        trace = json.loads(trace_text)
+        assert trace == json.loads(Json.to_string(Json.Node.alloc().init_object(tree), False))
+        assert trace["n_failed"] == n_failed
+        assert trace["outputs"]["n_mild"] == sum(1 for e in extractions if e["incident_severity"] == "mild"
+                                                 and e["account_type"] == "firsthand")
+    try:
+        seed.compute_text(b'{"not": "a list"}', None, False)
+    except GLib.Error as e:
+        assert e.matches(Anot.error_quark(), Anot.Error.PARSE), e.message
+    else:
+        raise AssertionError("compute_text() accepted an object")
