@@ -2,6 +2,7 @@
 import json
 import os
 
+import pytest
 from gi.repository import Anot, GLib
 
 
@@ -118,9 +119,6 @@ def test_formula_seed_compute_text_matches_the_tree_path():
         assert trace["n_failed"] == n_failed
         assert trace["outputs"]["n_mild"] == sum(1 for e in extractions if e["incident_severity"] == "mild"
                                                  and e["account_type"] == "firsthand")
-    try:
+    with pytest.raises(GLib.Error) as info:
         seed.compute_text(b'{"not": "a list"}', None, False)
-    except GLib.Error as e:
-        assert e.matches(Anot.error_quark(), Anot.Error.PARSE), e.message
-    else:
-        raise AssertionError("compute_text() accepted an object")
+    assert info.value.matches(Anot.error_quark(), Anot.Error.PARSE), info.value.message
