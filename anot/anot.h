@@ -41,6 +41,7 @@
 #include "anot-lwt-script.h"
 #include "anot-lwt-step.h"
 #include "anot-method-context.h"
+#include "anot-method-option.h"
 #include "anot-method-settings.h"
 #include "anot-method.h"
 #include "anot-metrics.h"

@@ -17,6 +17,37 @@ static const struct
   { ANOT_TOOL_EXTENSION_POINT_NAME, "Tools" },
 };
 
+/* One line per option the method declared: `KEY  TYPE (default D)  doc`. */
+void
+anot_run_print_method_options (AnotRegistry *registry,
+                               const char   *method,
+                               const char   *indent,
+                               const char   *key_prefix)
+{
+  g_autoptr(GPtrArray) options = anot_registry_list_method_options (registry, method);
+  gsize width = 0;
+
+  if (options == NULL || options->len == 0)
+    {
+      g_print ("%s(no options)\n", indent);
+      return;
+    }
+  for (guint i = 0; i < options->len; i++)
+    width = MAX (width, strlen (anot_method_option_get_name (options->pdata[i])) + strlen (method) + 1);
+  for (guint i = 0; i < options->len; i++)
+    {
+      AnotMethodOption *option = options->pdata[i];
+      g_autofree char *key = g_strconcat (method, ".", anot_method_option_get_name (option), NULL);
+      g_autofree char *type = anot_method_option_describe_type (option);
+      const char *value = anot_method_option_get_default (option);
+      g_autofree char *default_text = value != NULL ? g_strdup_printf ("default %s", value)
+                                                    : g_strdup ("no default");
+
+      g_print ("%s%s%-*s  %s; %s. %s\n", indent, key_prefix, (int) width, key, type, default_text,
+               anot_method_option_get_doc (option));
+    }
+}
+
 static void
 print_kind (AnotRegistry *registry,
             const char   *extension_point,
@@ -49,6 +80,14 @@ print_kind (AnotRegistry *registry,
         g_print ("  %-*s  %s\n", (int) width, names[i], text);
       else
         g_print ("  %s\n", names[i]);
+      if (strcmp (extension_point, ANOT_METHOD_EXTENSION_POINT_NAME) == 0)
+        {
+          AnotPluginFlags flags = anot_registry_get_flags (registry, extension_point, names[i]);
+
+          anot_run_print_method_options (registry, names[i], "      ", "-O ");
+          g_print ("      %s\n", (flags & ANOT_PLUGIN_SUPPORTS_DEFENSE) != 0 ? "--defense: supported"
+                                                                           : "--defense: not supported");
+        }
     }
 }
 

@@ -42,6 +42,7 @@ typedef struct
   char *attack_compat;
   gboolean defense;
   gboolean list;
+  gboolean help_options;
   gboolean version;
 } RunOptions;
 
@@ -537,7 +538,10 @@ anot_run_run_experiment (int           argc,
     { "groups", 0, 0, G_OPTION_ARG_STRING, &o.groups,
       "Run only these groups, e.g. G01,G04 or 1,4 or 1-3", "GROUPS" },
     { "method-option", 'O', 0, G_OPTION_ARG_STRING_ARRAY, &o.method_options,
-      "Option passed to the method (repeatable)", "KEY=VALUE" },
+      "Option passed to the method, METHOD.KEY=VALUE or format.KEY=VALUE (repeatable); "
+      "an unknown key or a bad value stops the run before it starts", "KEY=VALUE" },
+    { "help-options", 0, 0, G_OPTION_ARG_NONE, &o.help_options,
+      "Show the options of --method (KEY, values, default, what it does) and exit", NULL },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o.out,
       "Results root directory (default: results)", "DIR" },
     { "name", 0, 0, G_OPTION_ARG_STRING, &o.name,
@@ -564,7 +568,8 @@ anot_run_run_experiment (int           argc,
       "like the dataset's own) or original (the original's labelled fake_001/sarcastic_* "
       "reviews dated 2024-01-01, to compare with its published numbers)", "MODE" },
     { "defense", 0, 0, G_OPTION_ARG_NONE, &o.defense,
-      "Defense mode: LLM methods add defensive instructions to their prompts", NULL },
+      "Defense mode: LLM methods add defensive instructions to every call that shows the model "
+      "data; a method that does not support it (--list says) is refused", NULL },
     { "list", 0, 0, G_OPTION_ARG_NONE, &o.list,
       "List the available methods and other plugins, then exit", NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &o.version,
@@ -656,6 +661,30 @@ anot_run_run_experiment (int           argc,
       status = anot_run_usage_error (NULL, "unexpected argument “%s”", argv[1]);
       run_options_clear (&o);
       return status;
+    }
+  if (o.help_options)
+    {
+      AnotRegistry *registry = anot_registry_get_default ();
+      if (o.method == NULL ||
+          anot_registry_lookup_type (registry, ANOT_METHOD_EXTENSION_POINT_NAME, o.method) == G_TYPE_INVALID)
+        {
+          g_autofree char *names = available_methods ();
+
+          status = anot_run_usage_error (NULL, "--help-options needs a known --method (available: %s)",
+                                         names);
+          run_options_clear (&o);
+          return status;
+        }
+      g_print ("Options of %s (-O %s.KEY=VALUE, the environment variable ANOT_<METHOD>_<KEY>,\n"
+               "or KEY in [method %s] of config.ini):\n",
+               o.method, o.method, o.method);
+      anot_run_print_method_options (registry, o.method, "  ", "");
+      g_print ("\nEvery method also takes the formatter's options (-O format.KEY=VALUE),\n"
+               "see docs/methods.md; --defense is %s for %s.\n",
+               (anot_registry_get_flags (registry, ANOT_METHOD_EXTENSION_POINT_NAME, o.method) &
+                ANOT_PLUGIN_SUPPORTS_DEFENSE) != 0 ? "supported" : "not supported", o.method);
+      run_options_clear (&o);
+      return ANOT_RUN_EXIT_OK;
     }
 
   if (o.resume != NULL && hooks != NULL && hooks->robustness)

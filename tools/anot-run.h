@@ -13,6 +13,10 @@ G_BEGIN_DECLS
 int anot_run_cmd_run      (int argc, char **argv);
 int anot_run_cmd_validate (int argc, char **argv);
 int anot_run_cmd_list     (int argc, char **argv);
+void anot_run_print_method_options (AnotRegistry *registry,
+                                    const char   *method,
+                                    const char   *indent,
+                                    const char   *key_prefix);
 int anot_run_cmd_attack   (int argc, char **argv);
 int anot_run_cmd_robustness (int argc, char **argv);
 int anot_run_cmd_formula  (int argc, char **argv);

@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include "anot-formatter.h"
+#include "anot-formatter-private.h"
+#include "anot-method-option.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -332,6 +334,33 @@ anot_formatter_new (void)
   return g_object_new (ANOT_TYPE_FORMATTER, NULL);
 }
 
+GPtrArray *
+anot_formatter_list_options (void)
+{
+  static const char * const styles[] = { "json", "python", "text", NULL };
+  GPtrArray *options = g_ptr_array_new_with_free_func (g_object_unref);
+
+  /* The formatter's own defaults; a method may start from others (its
+   * README says so), which these options then replace. */
+  g_ptr_array_add (options, anot_method_option_new_choice ("style", styles, 0,
+                                                           "how items are written: json, python (repr of the dict context) or text"));
+  g_ptr_array_add (options, anot_method_option_new_int ("max-reviews", -1, G_MAXINT, -1,
+                                                        "keep the first M reviews of each item (-1: all)"));
+  g_ptr_array_add (options, anot_method_option_new_int ("review-chars", -1, G_MAXINT, -1,
+                                                        "cut each review to this many characters (-1: no cut)"));
+  g_ptr_array_add (options, anot_method_option_new_int ("item-chars", -1, G_MAXINT, -1,
+                                                        "cut each item's text to this many characters (-1: no cut)"));
+  g_ptr_array_add (options, anot_method_option_new_string ("truncation-mark", "...",
+                                                           "what ends a cut text"));
+  g_ptr_array_add (options, anot_method_option_new_int ("first-index", 0, 1, 1,
+                                                        "the number of the first item (0 or 1)"));
+  g_ptr_array_add (options, anot_method_option_new_choice ("ensure-ascii", (const char * const[]) { "true", "false", NULL }, 0,
+                                                           "escape non-ASCII characters as \\uXXXX"));
+  g_ptr_array_add (options, anot_method_option_new_string ("exclude", NULL,
+                                                           "comma-separated paths of fields to leave out"));
+  return options;
+}
+
 static gboolean
 parse_int_option (const char  *key,
                   const char  *text,
@@ -391,11 +420,11 @@ anot_formatter_apply_options (AnotFormatter      *self,
 
   if ((text = anot_method_context_get_option (context, "format.style")) != NULL)
     {
-      if (g_str_equal (text, "json"))
+      if (g_ascii_strcasecmp (text, "json") == 0)
         anot_formatter_set_style (self, ANOT_FORMAT_STYLE_JSON);
-      else if (g_str_equal (text, "python"))
+      else if (g_ascii_strcasecmp (text, "python") == 0)
         anot_formatter_set_style (self, ANOT_FORMAT_STYLE_PYTHON);
-      else if (g_str_equal (text, "text"))
+      else if (g_ascii_strcasecmp (text, "text") == 0)
         anot_formatter_set_style (self, ANOT_FORMAT_STYLE_TEXT);
       else
         {
@@ -438,9 +467,9 @@ anot_formatter_apply_options (AnotFormatter      *self,
 
   if ((text = anot_method_context_get_option (context, "format.ensure-ascii")) != NULL)
     {
-      if (g_str_equal (text, "true"))
+      if (g_ascii_strcasecmp (text, "true") == 0)
         anot_formatter_set_ensure_ascii (self, TRUE);
-      else if (g_str_equal (text, "false"))
+      else if (g_ascii_strcasecmp (text, "false") == 0)
         anot_formatter_set_ensure_ascii (self, FALSE);
       else
         {

@@ -10,8 +10,11 @@
 #include <string.h>
 
 #include "anot-error.h"
+#include "anot-formatter-private.h"
 #include "anot-ini-reader-private.h"
 #include "anot-method-context-private.h"
+#include "anot-method-settings-private.h"
+#include "anot-registry-private.h"
 
 /**
  * AnotMethodSettings:
@@ -36,6 +39,15 @@
  * The typed getters validate the value and name where it came from when
  * it is invalid; every value they return is recorded with its source in
  * anot_method_settings_to_json(), for traces.
+ *
+ * A method declares every key it reads ([class@Anot.MethodOption]); an
+ * experiment checks the options of a run against the declaration before
+ * it sends anything (an unknown key, with the nearest known one, or a bad
+ * value is an %ANOT_ERROR_INVALID_ARGUMENT naming the key) and records the
+ * effective value of every declared key, defaults included, in
+ * `config.json` (`anot.method_settings`).  A getter whose key, default or
+ * range differs from the declaration is a bug of the method, reported
+ * with g_critical().
  */
 
 typedef struct
@@ -242,6 +254,18 @@ take_file_section (AnotMethodSettings *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE_PATH]);
 }
 
+void
+anot_method_settings_take_reader (AnotMethodSettings *self,
+                                  AnotIniReader      *reader)
+{
+  g_return_if_fail (ANOT_IS_METHOD_SETTINGS (self));
+
+  if (reader != NULL)
+    take_file_section (self, reader, anot_ini_reader_get_name (reader));
+  else
+    g_hash_table_remove_all (self->file);
+}
+
 /**
  * anot_method_settings_load_file:
  * @self: settings
@@ -344,6 +368,12 @@ env_name (const char *method,
   return g_steal_pointer (&raw);
 }
 
+static char *lookup_layers (AnotMethodSettings  *self,
+                            AnotMethodContext   *context,
+                            GHashTable          *options,
+                            const char          *key,
+                            char               **out_source);
+
 /**
  * anot_method_settings_lookup:
  * @self: settings
@@ -362,20 +392,36 @@ anot_method_settings_lookup (AnotMethodSettings  *self,
                              const char          *key,
                              char               **out_source)
 {
-  g_autofree char *option = NULL;
-  g_autofree char *variable = NULL;
-  FileValue *file_value;
-  const char *value;
-
   g_return_val_if_fail (ANOT_IS_METHOD_SETTINGS (self), NULL);
   g_return_val_if_fail (context == NULL || ANOT_IS_METHOD_CONTEXT (context), NULL);
   g_return_val_if_fail (key != NULL, NULL);
+
+  return lookup_layers (self, context, NULL, key, out_source);
+}
+
+/* The layers in order; the options of @context, else those of @options
+ * (`METHOD.KEY` -> text). */
+static char *
+lookup_layers (AnotMethodSettings  *self,
+               AnotMethodContext   *context,
+               GHashTable          *options,
+               const char          *key,
+               char               **out_source)
+{
+  g_autofree char *option = NULL;
+  g_autofree char *variable = NULL;
+  FileValue *file_value;
+  const char *value = NULL;
 
   if (out_source != NULL)
     *out_source = NULL;
 
   option = g_strconcat (self->method, ".", key, NULL);
-  if (context != NULL && (value = anot_method_context_get_option (context, option)) != NULL)
+  if (context != NULL)
+    value = anot_method_context_get_option (context, option);
+  else if (options != NULL)
+    value = g_hash_table_lookup (options, option);
+  if (value != NULL)
     {
       if (out_source != NULL)
         *out_source = g_strdup_printf ("method option %s", option);
@@ -397,6 +443,61 @@ anot_method_settings_lookup (AnotMethodSettings  *self,
       return g_strdup (file_value->text);
     }
   return NULL;
+}
+
+static AnotMethodOption *
+find_option (GPtrArray  *options,
+             const char *key)
+{
+  for (guint i = 0; options != NULL && i < options->len; i++)
+    if (strcmp (anot_method_option_get_name (options->pdata[i]), key) == 0)
+      return options->pdata[i];
+  return NULL;
+}
+
+/* A getter must read what its method declared, with the same default and
+ * range: the check before the run and config.json's record of defaults go
+ * by the declaration.  A method that declared nothing is not checked (a
+ * settings object made for a test).  Returns the declared option (a new
+ * reference) or NULL. */
+static AnotMethodOption *
+check_declared (AnotMethodSettings   *self,
+                const char           *key,
+                AnotMethodOptionType  type,
+                const char           *default_text,
+                double                min_value,
+                double                max_value)
+{
+  g_autoptr(GPtrArray) declared = anot_plugin_list_method_options (self->method);
+  AnotMethodOption *option;
+
+  if (declared == NULL)
+    return NULL;
+  option = find_option (declared, key);
+  if (option == NULL)
+    {
+      g_critical ("Method %s reads the option %s, which it did not declare", self->method, key);
+      return NULL;
+    }
+  if (anot_method_option_get_value_type (option) != type ||
+      (default_text != NULL && type != ANOT_METHOD_OPTION_DOUBLE &&
+       g_strcmp0 (anot_method_option_get_default (option), default_text) != 0) ||
+      (type == ANOT_METHOD_OPTION_DOUBLE &&
+       g_ascii_strtod (anot_method_option_get_default (option), NULL) != g_ascii_strtod (default_text, NULL)) ||
+      ((type == ANOT_METHOD_OPTION_INT || type == ANOT_METHOD_OPTION_DOUBLE) &&
+       (anot_method_option_get_minimum (option) != min_value ||
+        anot_method_option_get_maximum (option) != max_value)))
+    g_critical ("Method %s reads the option %s with another type, default or range than it declared",
+                self->method, key);
+  return g_object_ref (option);
+}
+
+static char *
+double_text (double value)
+{
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+  return g_strdup (g_ascii_dtostr (buffer, sizeof buffer, value));
 }
 
 static void
@@ -453,6 +554,9 @@ anot_method_settings_get_uint (AnotMethodSettings  *self,
   g_autofree char *source = NULL;
   g_autofree char *text = anot_method_settings_lookup (self, context, key, &source);
   guint64 value = default_value;
+  g_autofree char *default_text = g_strdup_printf ("%u", default_value);
+  g_autoptr(AnotMethodOption) declared = check_declared (self, key, ANOT_METHOD_OPTION_INT, default_text,
+                                                         min_value, max_value);
 
   if (text != NULL && !g_ascii_string_to_unsigned (text, 10, min_value, max_value, &value, NULL))
     {
@@ -495,6 +599,9 @@ anot_method_settings_get_double (AnotMethodSettings  *self,
   g_autofree char *source = NULL;
   g_autofree char *text = anot_method_settings_lookup (self, context, key, &source);
   double value = default_value;
+  g_autofree char *default_text = double_text (default_value);
+  g_autoptr(AnotMethodOption) declared = check_declared (self, key, ANOT_METHOD_OPTION_DOUBLE, default_text,
+                                                         min_value, max_value);
 
   if (text != NULL)
     {
@@ -540,6 +647,8 @@ anot_method_settings_get_boolean (AnotMethodSettings  *self,
   g_autofree char *source = NULL;
   g_autofree char *text = anot_method_settings_lookup (self, context, key, &source);
   gboolean value = default_value;
+  g_autoptr(AnotMethodOption) declared = check_declared (self, key, ANOT_METHOD_OPTION_BOOLEAN,
+                                                         default_value ? "true" : "false", 0, 0);
 
   if (text != NULL)
     {
@@ -586,8 +695,14 @@ anot_method_settings_get_choice (AnotMethodSettings  *self,
   g_autofree char *source = NULL;
   g_autofree char *text = anot_method_settings_lookup (self, context, key, &source);
   guint index = default_index;
+  g_autoptr(AnotMethodOption) declared = NULL;
 
   g_return_val_if_fail (choices != NULL && default_index < g_strv_length ((char **) choices), FALSE);
+
+  declared = check_declared (self, key, ANOT_METHOD_OPTION_CHOICE, choices[default_index], 0, 0);
+  if (declared != NULL &&
+      !g_strv_equal ((const char * const *) anot_method_option_get_choices (declared), choices))
+    g_critical ("Method %s reads the option %s with other choices than it declared", self->method, key);
 
   if (text != NULL)
     {
@@ -617,8 +732,8 @@ anot_method_settings_get_choice (AnotMethodSettings  *self,
  * @context: (nullable): the request's context
  * @key: the key
  *
- * Returns: (transfer full) (nullable): the value, or %NULL when nothing
- *   sets it
+ * Returns: (transfer full) (nullable): the value, or the declared
+ *   default (%NULL when there is none) when nothing sets it
  */
 char *
 anot_method_settings_get_string (AnotMethodSettings *self,
@@ -627,7 +742,10 @@ anot_method_settings_get_string (AnotMethodSettings *self,
 {
   g_autofree char *source = NULL;
   char *text = anot_method_settings_lookup (self, context, key, &source);
+  g_autoptr(AnotMethodOption) declared = check_declared (self, key, ANOT_METHOD_OPTION_STRING, NULL, 0, 0);
 
+  if (text == NULL && declared != NULL && anot_method_option_get_default (declared) != NULL)
+    text = g_strdup (anot_method_option_get_default (declared));
   record (self, key,
           text != NULL ? json_node_init_string (json_node_alloc (), text)
                        : json_node_init_null (json_node_alloc ()),
@@ -663,5 +781,234 @@ anot_method_settings_to_json (AnotMethodSettings *self)
     json_object_set_member (copy, name, json_node_copy (member));
   node = json_node_new (JSON_NODE_OBJECT);
   json_node_take_object (node, copy);
+  return node;
+}
+
+static guint
+edit_distance (const char *a,
+               const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  g_autofree guint *row = g_new (guint, lb + 1);
+
+  for (gsize j = 0; j <= lb; j++)
+    row[j] = j;
+  for (gsize i = 1; i <= la; i++)
+    {
+      guint diagonal = row[0];
+
+      row[0] = i;
+      for (gsize j = 1; j <= lb; j++)
+        {
+          guint above = row[j];
+          guint cost = g_ascii_tolower (a[i - 1]) == g_ascii_tolower (b[j - 1]) ? 0 : 1;
+
+          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diagonal + cost);
+          diagonal = above;
+        }
+    }
+  return row[lb];
+}
+
+const char *
+anot_method_settings_nearest (const char         *word,
+                              const char * const *candidates)
+{
+  const char *best = NULL;
+  guint best_distance = G_MAXUINT;
+
+  for (guint i = 0; candidates != NULL && candidates[i] != NULL; i++)
+    {
+      guint distance = edit_distance (word, candidates[i]);
+
+      if (distance < best_distance)
+        {
+          best = candidates[i];
+          best_distance = distance;
+        }
+    }
+  /* A suggestion further than a third of the word away misleads more
+   * than it helps; the list of known keys follows anyway. */
+  if (best == NULL || best_distance > MAX (2, strlen (word) / 3))
+    return NULL;
+  return best;
+}
+
+static GStrv
+option_names (GPtrArray  *options,
+              const char *prefix)
+{
+  GStrvBuilder *builder = g_strv_builder_new ();
+  GStrv names;
+
+  for (guint i = 0; options != NULL && i < options->len; i++)
+    {
+      g_autofree char *name = g_strconcat (prefix ? prefix : "", prefix ? "." : "",
+                                           anot_method_option_get_name (options->pdata[i]), NULL);
+
+      g_strv_builder_add (builder, name);
+    }
+  names = g_strv_builder_end (builder);
+  g_strv_builder_unref (builder);
+  return names;
+}
+
+static void
+unknown_key (const char          *what,
+             const char          *key,
+             const char * const  *known,
+             const char          *method,
+             GError             **error)
+{
+  const char *nearest = anot_method_settings_nearest (key, known);
+  g_autofree char *list = known[0] != NULL ? g_strjoinv (", ", (char **) known) : NULL;
+  g_autofree char *suggestion = nearest ? g_strdup_printf (" (did you mean %s?)", nearest) : g_strdup ("");
+  g_autofree char *known_text = list ? g_strdup_printf ("; known: %s", list)
+                                     : g_strdup_printf ("; method %s declares no options", method);
+
+  g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+               "%s %s%s%s (anot-run --method %s --help-options lists them)",
+               what, key, suggestion, known_text, method);
+}
+
+/* `format.*` and the method's own keys, as `-O` writes them. */
+static GStrv
+all_known_options (GPtrArray  *declared,
+                   GPtrArray  *format_options,
+                   const char *method)
+{
+  g_auto(GStrv) own = option_names (declared, method);
+  g_auto(GStrv) format = option_names (format_options, "format");
+  GStrvBuilder *builder = g_strv_builder_new ();
+  GStrv all;
+
+  g_strv_builder_addv (builder, (const char **) own);
+  g_strv_builder_addv (builder, (const char **) format);
+  all = g_strv_builder_end (builder);
+  g_strv_builder_unref (builder);
+  return all;
+}
+
+static gint
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+static gboolean
+check_given_option (AnotMethodSettings  *self,
+                    const char          *key,
+                    const char          *text,
+                    GPtrArray           *declared,
+                    GPtrArray           *format_options,
+                    GError             **error)
+{
+  const char *dot = strchr (key, '.');
+  g_autofree char *prefix = dot ? g_strndup (key, dot - key) : NULL;
+  g_auto(GStrv) known = all_known_options (declared, format_options, self->method);
+  AnotMethodOption *option = NULL;
+  g_autoptr(JsonNode) value = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  if (prefix != NULL && strcmp (prefix, "format") == 0)
+    option = find_option (format_options, dot + 1);
+  else if (prefix != NULL && strcmp (prefix, self->method) == 0)
+    option = find_option (declared, dot + 1);
+  else if (prefix != NULL && anot_registry_lookup_type (anot_registry_get_default (),
+                                                        ANOT_METHOD_EXTENSION_POINT_NAME,
+                                                        prefix) != G_TYPE_INVALID)
+    {
+      /* Another method's option would be ignored: say so rather than run
+       * without it. */
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "Method option %s is an option of the method %s, but this run's method is %s",
+                   key, prefix, self->method);
+      return FALSE;
+    }
+
+  if (option == NULL)
+    {
+      unknown_key ("Unknown method option", key, (const char * const *) known, self->method, error);
+      return FALSE;
+    }
+  value = anot_method_option_parse (option, text, &local_error);
+  if (value == NULL)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "%s (from method option %s): %s", key, key, local_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+JsonNode *
+anot_method_settings_check_options (AnotMethodSettings  *self,
+                                    GHashTable          *options,
+                                    GError             **error)
+{
+  g_autoptr(GPtrArray) declared = anot_plugin_list_method_options (self->method);
+  g_autoptr(GPtrArray) format_options = anot_formatter_list_options ();
+  g_autoptr(GPtrArray) keys = g_ptr_array_new ();
+  g_autoptr(JsonObject) effective = json_object_new ();
+  JsonNode *node;
+  GHashTableIter iter;
+  gpointer key, text;
+
+  g_return_val_if_fail (ANOT_IS_METHOD_SETTINGS (self), NULL);
+
+  /* Sorted, so that the error names the same key every time. */
+  if (options != NULL)
+    {
+      g_hash_table_iter_init (&iter, options);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        g_ptr_array_add (keys, key);
+    }
+  g_ptr_array_sort (keys, compare_strings);
+  for (guint i = 0; i < keys->len; i++)
+    if (!check_given_option (self, keys->pdata[i], g_hash_table_lookup (options, keys->pdata[i]),
+                             declared, format_options, error))
+      return NULL;
+
+  g_ptr_array_set_size (keys, 0);
+  g_hash_table_iter_init (&iter, self->file);
+  while (g_hash_table_iter_next (&iter, &key, &text))
+    g_ptr_array_add (keys, key);
+  g_ptr_array_sort (keys, compare_strings);
+  for (guint i = 0; i < keys->len; i++)
+    if (find_option (declared, keys->pdata[i]) == NULL)
+      {
+        FileValue *where = g_hash_table_lookup (self->file, keys->pdata[i]);
+        g_auto(GStrv) known = option_names (declared, NULL);
+        g_autofree char *what = g_strdup_printf ("%s: unknown key", where->where);
+
+        unknown_key (what, keys->pdata[i], (const char * const *) known, self->method, error);
+        return NULL;
+      }
+
+  for (guint i = 0; declared != NULL && i < declared->len; i++)
+    {
+      AnotMethodOption *option = declared->pdata[i];
+      const char *name = anot_method_option_get_name (option);
+      g_autofree char *source = NULL;
+      g_autofree char *value_text = lookup_layers (self, NULL, options, name, &source);
+      g_autoptr(GError) local_error = NULL;
+      JsonNode *value = anot_method_option_parse (option, value_text, &local_error);
+      JsonObject *entry;
+
+      if (value == NULL)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT, "%s.%s (from %s): %s",
+                       self->method, name, source ? source : "its default", local_error->message);
+          return NULL;
+        }
+      entry = json_object_new ();
+      json_object_set_member (entry, "value", value);
+      json_object_set_string_member (entry, "source", source != NULL ? source : "default");
+      json_object_set_object_member (effective, name, entry);
+    }
+
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_set_object (node, effective);
   return node;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "anot-error.h"
+#include "anot-registry-private.h"
 
 /**
  * AnotRegistry:
@@ -139,6 +140,7 @@ static GMutex plugins_lock;
 static GHashTable *plugins;        /* point name → (name → PluginEntry) */
 static GHashTable *seen_rejections; /* "point\nname\ntype" already reported */
 static GHashTable *kept_classes;   /* GType → GTypeClass, see keep_class() */
+static GHashTable *method_options; /* method name → GPtrArray of AnotMethodOption */
 static LoadContext *current_load;
 
 static gpointer
@@ -345,6 +347,133 @@ anot_plugin_implement_with_flags (const char      *extension_point,
                       "ANOT_PLUGIN_ERROR", reason,
                       "MESSAGE", "Plugin not registered with %s: %s",
                       extension_point, reason);
+}
+
+/* Replaces what @method declared before (a module loaded again declares
+ * the same options again; a notebook cell run again may change them). */
+static void
+set_method_options (const char *method,
+                    GPtrArray  *options)
+{
+  g_mutex_lock (&plugins_lock);
+  if (method_options == NULL)
+    method_options = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                            (GDestroyNotify) g_ptr_array_unref);
+  g_hash_table_replace (method_options, g_strdup (method), options);
+  g_mutex_unlock (&plugins_lock);
+}
+
+/**
+ * anot_plugin_declare_method_options:
+ * @method: the name the method is registered under, e.g. "bm25"
+ * @first_option: (nullable) (transfer full): the first option, or %NULL
+ *   for a method that takes none
+ * @...: more options (transfer full), then %NULL
+ *
+ * Declares every option @method reads (see [class@Anot.MethodOption]),
+ * from a plugin's `g_io_module_load()`, beside its
+ * anot_plugin_implement():
+ *
+ * ```c
+ * anot_plugin_declare_method_options ("bm25",
+ *   anot_method_option_new_double ("k1", 0, G_MAXDOUBLE, 1.5, "term-frequency saturation"),
+ *   anot_method_option_new_double ("b", 0, 1, 0.75, "document-length normalisation"),
+ *   NULL);
+ * ```
+ *
+ * Before a run starts, its method options are checked against the
+ * declaration; a method that declared nothing takes no option.  The
+ * bindings use [method@Anot.Registry.declare_method_options].
+ */
+void
+anot_plugin_declare_method_options (const char       *method,
+                                    AnotMethodOption *first_option,
+                                    ...)
+{
+  GPtrArray *options;
+  AnotMethodOption *option;
+  va_list args;
+
+  g_return_if_fail (method != NULL && method[0] != '\0');
+
+  options = g_ptr_array_new_with_free_func (g_object_unref);
+  va_start (args, first_option);
+  for (option = first_option; option != NULL; option = va_arg (args, AnotMethodOption *))
+    g_ptr_array_add (options, option);
+  va_end (args);
+  set_method_options (method, options);
+}
+
+/**
+ * anot_registry_declare_method_options:
+ * @self: an #AnotRegistry
+ * @method: the name the method is registered under
+ * @options: (array length=n_options) (nullable): its options
+ * @n_options: the length of @options
+ *
+ * Declares every option @method reads, replacing an earlier declaration:
+ * anot_plugin_declare_method_options() for the bindings (a Python method
+ * passes `options=` to `Anot.register_method`).
+ */
+void
+anot_registry_declare_method_options (AnotRegistry      *self,
+                                      const char        *method,
+                                      AnotMethodOption **options,
+                                      guint              n_options)
+{
+  GPtrArray *array;
+
+  g_return_if_fail (ANOT_IS_REGISTRY (self));
+  g_return_if_fail (method != NULL && method[0] != '\0');
+  g_return_if_fail (options != NULL || n_options == 0);
+
+  array = g_ptr_array_new_full (n_options, g_object_unref);
+  for (guint i = 0; i < n_options; i++)
+    {
+      g_return_if_fail (ANOT_IS_METHOD_OPTION (options[i]));
+      g_ptr_array_add (array, g_object_ref (options[i]));
+    }
+  set_method_options (method, array);
+}
+
+/* The private form: no registry needed (method settings are read by
+ * methods, which may run without the default registry). */
+GPtrArray *
+anot_plugin_list_method_options (const char *method)
+{
+  GPtrArray *found = NULL;
+  GPtrArray *copy = NULL;
+
+  g_mutex_lock (&plugins_lock);
+  if (method_options != NULL)
+    found = g_hash_table_lookup (method_options, method);
+  if (found != NULL)
+    {
+      copy = g_ptr_array_new_full (found->len, g_object_unref);
+      for (guint i = 0; i < found->len; i++)
+        g_ptr_array_add (copy, g_object_ref (found->pdata[i]));
+    }
+  g_mutex_unlock (&plugins_lock);
+  return copy;
+}
+
+/**
+ * anot_registry_list_method_options:
+ * @self: an #AnotRegistry
+ * @method: a method's name
+ *
+ * Returns: (transfer container) (element-type AnotMethodOption) (nullable):
+ *   the options @method declared, in the order it declared them, or %NULL
+ *   when it declared none (then it takes no option)
+ */
+GPtrArray *
+anot_registry_list_method_options (AnotRegistry *self,
+                                   const char   *method)
+{
+  g_return_val_if_fail (ANOT_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (method != NULL, NULL);
+
+  return anot_plugin_list_method_options (method);
 }
 
 static void

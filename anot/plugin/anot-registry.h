@@ -15,6 +15,7 @@
 #include "anot-attack.h"
 #include "anot-backend.h"
 #include "anot-method.h"
+#include "anot-method-option.h"
 #include "anot-tool.h"
 
 G_BEGIN_DECLS
@@ -52,13 +53,19 @@ G_BEGIN_DECLS
  *   full request and the validator, its result rows carry
  *   `"uses_truth": true` and `anot-run --list` says so.  Ordinary methods
  *   never get the truth.
+ * @ANOT_PLUGIN_SUPPORTS_DEFENSE: a method that applies defense mode: every
+ *   call that shows the model reviews or data carries
+ *   [method@Anot.MethodContext.get_defense_prompt].  A run in defense mode
+ *   (`--defense`) of a method without this flag is refused, so that
+ *   `config.json` never records a defense that was not applied.
  *
  * What a plugin declares when it registers.
  */
 typedef enum /*< flags >*/
 {
-  ANOT_PLUGIN_FLAGS_NONE  = 0,
-  ANOT_PLUGIN_NEEDS_TRUTH = 1 << 0,
+  ANOT_PLUGIN_FLAGS_NONE       = 0,
+  ANOT_PLUGIN_NEEDS_TRUTH      = 1 << 0,
+  ANOT_PLUGIN_SUPPORTS_DEFENSE = 1 << 1,
 } AnotPluginFlags;
 
 #define ANOT_TYPE_REGISTRY (anot_registry_get_type ())
@@ -77,6 +84,10 @@ void          anot_plugin_implement_with_flags  (const char    *extension_point,
                                                  const char    *description,
                                                  AnotPluginFlags flags);
 
+ANOT_AVAILABLE_IN_ALL
+void          anot_plugin_declare_method_options (const char       *method,
+                                                  AnotMethodOption *first_option,
+                                                  ...);
 ANOT_AVAILABLE_IN_ALL
 AnotRegistry *anot_registry_get_default         (void);
 ANOT_AVAILABLE_IN_ALL
@@ -103,6 +114,14 @@ ANOT_AVAILABLE_IN_ALL
 AnotPluginFlags anot_registry_get_flags         (AnotRegistry  *self,
                                                  const char    *extension_point,
                                                  const char    *name);
+ANOT_AVAILABLE_IN_ALL
+void          anot_registry_declare_method_options (AnotRegistry      *self,
+                                                    const char        *method,
+                                                    AnotMethodOption **options,
+                                                    guint              n_options);
+ANOT_AVAILABLE_IN_ALL
+GPtrArray    *anot_registry_list_method_options (AnotRegistry  *self,
+                                                 const char    *method);
 ANOT_AVAILABLE_IN_ALL
 GType         anot_registry_lookup_type         (AnotRegistry  *self,
                                                  const char    *extension_point,

@@ -264,6 +264,13 @@ anot_experiment_write_config (AnotExperiment  *self,
    * were). */
   if (self->method_file_settings != NULL && g_hash_table_size (self->method_file_settings) > 0)
     add_sorted_string_map (builder, "method_settings_file", self->method_file_settings);
+  /* Every option the method declared, with the value it runs with and
+   * where that came from (`default` included). */
+  if (self->method_settings != NULL)
+    {
+      json_builder_set_member_name (builder, "method_settings");
+      json_builder_add_value (builder, json_node_copy (self->method_settings));
+    }
   json_builder_set_member_name (builder, "data_path");
   {
     g_autofree char *data_path = g_canonicalize_filename (anot_dataset_get_path (self->dataset), NULL);
@@ -887,6 +894,9 @@ anot_experiment_new_for_resume (const char   *directory,
   self = anot_experiment_new (dataset, method);
   self->has_recorded_method_file = TRUE;
   self->recorded_method_file = anot_experiment_read_method_settings_record (anot);
+  if (json_object_has_member (anot, "method_settings") &&
+      JSON_NODE_HOLDS_OBJECT (json_object_get_member (anot, "method_settings")))
+    self->recorded_method_settings = json_node_copy (json_object_get_member (anot, "method_settings"));
   if (!anot_run_config_merge_resume_options (self->config, options, &local_error))
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_RESUME,

@@ -14,6 +14,7 @@
 
 #include "anot-error.h"
 #include "anot-item-attack.h"
+#include "anot-method-settings-private.h"
 #include "anot-registry.h"
 #include "anot-response-cache.h"
 
@@ -63,6 +64,7 @@ anot_experiment_plan_clear (AnotExperiment *self)
   g_clear_object (&self->llm_config);
   g_clear_pointer (&self->config_file, anot_ini_reader_unref);
   g_clear_pointer (&self->method_file_settings, g_hash_table_unref);
+  g_clear_pointer (&self->method_settings, json_node_unref);
   self->config_file_read = FALSE;
   g_clear_object (&self->router);
   g_clear_object (&self->batch_queue);
@@ -453,6 +455,46 @@ plan_config_file (AnotExperiment  *self,
   return TRUE;
 }
 
+/* The method's options, from -O (or an experiment's `method.*` options),
+ * the environment and config.ini, checked against what the method
+ * declared before anything runs; and defense mode, which only a method
+ * that applies it may be run in (config.json would claim a defense that
+ * was not applied). */
+static gboolean
+plan_method_options (AnotExperiment  *self,
+                     GError         **error)
+{
+  g_autoptr(AnotMethodSettings) settings = NULL;
+  AnotPluginFlags flags = anot_registry_get_flags (anot_registry_get_default (),
+                                                   ANOT_METHOD_EXTENSION_POINT_NAME,
+                                                   self->method_name);
+
+  if (self->settings->defense && (flags & ANOT_PLUGIN_SUPPORTS_DEFENSE) == 0)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "The method %s does not support defense mode (--defense): it shows "
+                   "no LLM the reviews, or does not declare that it adds the defense prompt; "
+                   "run it without --defense",
+                   self->method_name);
+      return FALSE;
+    }
+
+  if (self->has_recorded_method_file && !self->resuming)
+    {
+      /* A merge: the shards checked their options where they ran; the
+       * record is theirs, not this machine's. */
+      self->method_settings = self->recorded_method_settings
+                              ? json_node_copy (self->recorded_method_settings) : NULL;
+      return TRUE;
+    }
+
+  settings = anot_method_settings_new (self->method_name);
+  anot_method_settings_take_reader (settings, self->config_file);
+  self->method_settings = anot_method_settings_check_options (settings, self->settings->method_options,
+                                                              error);
+  return self->method_settings != NULL;
+}
+
 static gint
 compare_key_pointers (gconstpointer a,
                       gconstpointer b)
@@ -804,6 +846,7 @@ anot_experiment_plan (AnotExperiment  *self,
          check_directories (self, error) &&
          plan_method (self, error) &&
          plan_config_file (self, error) &&
+         plan_method_options (self, error) &&
          plan_llm (self, error);
 }
 

@@ -62,6 +62,7 @@ struct _AnotExperiment
    * NULL: nothing), for a resume or a merge: new_for_resume() sets it. */
   gboolean has_recorded_method_file;
   GHashTable *recorded_method_file;
+  JsonNode *recorded_method_settings; /* config.json's "method_settings", or NULL */
   GPtrArray *option_errors;     /* OptionError: set_option()'s, reported by prepare() */
 
   /* Made by prepare() (anot-experiment-plan.c) */
@@ -84,6 +85,7 @@ struct _AnotExperiment
   gboolean config_file_read;    /* config.ini, read once when the run is planned... */
   AnotIniReader *config_file;   /* ...nullable: there was none */
   GHashTable *method_file_settings; /* its [method NAME] as config.json records it, or NULL */
+  JsonNode *method_settings;    /* every declared option's effective value and source */
   AnotBackendRouter *router;
   AnotBatchQueue *batch_queue;  /* in batch mode */
   AnotDebugLevel debug_level;

@@ -244,8 +244,13 @@ G_MODULE_EXPORT void
 g_io_module_load (GIOModule *module)
 {
   anot_method_test_llm_register_type (G_TYPE_MODULE (module));
-  anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME, ANOT_TYPE_METHOD_TEST_LLM,
-                         "test-llm", "Test method: a planner call, then a scorer call per candidate");
+  anot_plugin_implement_with_flags (ANOT_METHOD_EXTENSION_POINT_NAME, ANOT_TYPE_METHOD_TEST_LLM,
+                                    "test-llm", "Test method: a planner call, then a scorer call per candidate",
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
+  anot_plugin_declare_method_options ("test-llm",
+                                      anot_method_option_new_string ("tag", NULL,
+                                                                     "a word put into every prompt"),
+                                      NULL);
 }
 
 G_MODULE_EXPORT void

@@ -191,7 +191,8 @@ def handed_objects(demo, tmp_path, request_ids):
     """What the experiment hands an ordinary method, per request."""
     handed = []
 
-    @Anot.register_method("py-blind-probe")
+    @Anot.register_method("py-blind-probe", supports_defense=True,
+                          options=[Anot.MethodOption.new_int("alpha", 0, 9, 0, "unused")])
     class Probe(Anot.PyMethod):
         """Keeps what it is handed."""
 

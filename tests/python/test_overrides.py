@@ -100,15 +100,20 @@ def test_pool_matches_the_experiment(demo, tmp_path):
 
 
 def test_experiment_keyword_options(demo, tmp_path):
-    exp = Anot.Experiment(demo, "random", candidates=[5, 10], out=tmp_path, name="kw",
+    exp = Anot.Experiment(demo, "bm25", candidates=[5, 10], out=tmp_path, name="kw",
                           seed=7, runs=2, force=True, limit=6,
-                          method_options={"random.unused": 1})
+                          method_options={"bm25.k1": 1})
     assert exp.run_blocking()
     with open(os.path.join(exp.get_directory(), "clean", "run_1", "config.json")) as f:
         config = json.load(f)["anot"]
     assert config["candidates"] == [5, 10]
     assert config["seed"] == 7 and config["runs"] == 2
-    assert config["method_options"] == {"random.unused": "1"}
+    assert config["method_options"] == {"bm25.k1": "1"}
+    # Every declared option's effective value, defaults included.
+    assert config["method_settings"] == {
+        "k1": {"value": 1.0, "source": "method option bm25.k1"},
+        "b": {"value": 0.75, "source": "default"},
+    }
     assert exp.candidate_counts == [5, 10]
 
 

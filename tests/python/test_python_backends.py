@@ -62,7 +62,7 @@ class Listwise(GObject.Object, Anot.Method):
             task.return_value(ranking)
 
         prompt = prompt_for(request, candidates)
-        if context.get_option("listwise.fail") == context.get_request_id():
+        if context.get_option("py-listwise.fail") == context.get_request_id():
             prompt += "\nFAIL"
         context.complete_async(Anot.DEFAULT_ROLE, "Rank the candidates.", prompt,
                                cancellable, on_completion)
@@ -72,6 +72,8 @@ class Listwise(GObject.Object, Anot.Method):
 
 
 Anot.Registry.get_default().register(Anot.METHOD_EXTENSION_POINT_NAME, Listwise, "py-listwise")
+Anot.Registry.get_default().declare_method_options(
+    "py-listwise", [Anot.MethodOption.new_string("fail", None, "the request whose call fails")])
 
 
 def wait(start):
@@ -128,7 +130,7 @@ def test_experiment_with_python_method_and_backend(demo, tmp_path):
     failing_id = demo.requests[2].get_id()
     exp = Anot.Experiment(demo, "py-listwise", candidates=8, out=tmp_path, limit=6,
                           backend="py-alphabet", model="alphabet-2",
-                          method_options={"listwise.fail": failing_id})
+                          method_options={"py-listwise.fail": failing_id})
     assert exp.run_blocking()
     with open(os.path.join(exp.get_directory(), "clean", "run_1", "results_8.jsonl")) as f:
         rows = {r["request_id"]: r for r in map(json.loads, f)}

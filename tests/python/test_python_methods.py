@@ -184,17 +184,20 @@ def test_rank_blocking_of_a_c_plugin(philly):
 def test_method_options_and_seed_reach_python(demo, tmp_path):
     seen = {}
 
-    @Anot.register_method("py-spy")
+    @Anot.register_method("py-spy", options=[
+        Anot.MethodOption.new_double("alpha", 0, 1, 0.25, "a weight"),
+        Anot.MethodOption.new_choice("mode", ["fast", "slow"], 1, "how"),
+    ])
     class Spy(Anot.PyMethod):
         """Records its context."""
 
         def rank(self, request, candidates, k, context):
-            seen[context.get_request_id()] = (context.get_option("spy.alpha"), context.get_seed(),
+            seen[context.get_request_id()] = (context.get_option("py-spy.alpha"), context.get_seed(),
                                               k, len(candidates))
             return range(len(candidates))
 
     exp = Anot.Experiment(demo, "py-spy", candidates=7, k=3, out=tmp_path, limit=4,
-                          method_options={"spy.alpha": 0.5})
+                          method_options={"py-spy.alpha": 0.5})
     exp.run_blocking()
     assert sorted(seen) == sorted(r.get_id() for r in demo.requests[:4])
     assert {v[0] for v in seen.values()} == {"0.5"}
@@ -203,6 +206,51 @@ def test_method_options_and_seed_reach_python(demo, tmp_path):
     seeds = {rid: v[1] for rid, v in seen.items()}
     assert len(set(seeds.values())) == len(seeds)
     assert all(seed == Anot.seed_derive(43, f"method:{rid}:7") for rid, seed in seeds.items())
+    config_path = os.path.join(exp.get_directory(), "clean", "run_1", "config.json")
+    with open(config_path) as f:
+        settings = json.load(f)["anot"]["method_settings"]
+    assert settings == {"alpha": {"value": 0.5, "source": "method option py-spy.alpha"},
+                        "mode": {"value": "slow", "source": "default"}}
+
+    options = Anot.Registry.get_default().list_method_options("py-spy")
+    assert [(o.get_name(), o.get_value_type(), o.get_default()) for o in options] == [
+        ("alpha", Anot.MethodOptionType.DOUBLE, "0.25"), ("mode", Anot.MethodOptionType.CHOICE, "slow")]
+    assert list(options[1].get_choices()) == ["fast", "slow"]
+
+
+@pytest.mark.parametrize("options, named", [
+    ({"py-spy.alpah": 0.5}, "py-spy.alpah (did you mean py-spy.alpha?)"),
+    ({"py-spy.alpha": "abc"}, "py-spy.alpha (from method option py-spy.alpha): expected a number from 0 to 1"),
+    ({"py-spy.alpha": 2}, "expected a number from 0 to 1, got “2”"),
+    ({"py-spy.mode": "medium"}, "expected one of fast, slow"),
+    ({"bm25.k1": 1}, "an option of the method bm25"),
+    ({"format.styel": "json"}, "did you mean format.style?"),
+])
+def test_method_options_checked_before_the_run(demo, tmp_path, options, named):
+    @Anot.register_method("py-spy", options=[
+        Anot.MethodOption.new_double("alpha", 0, 1, 0.25, "a weight"),
+        Anot.MethodOption.new_choice("mode", ["fast", "slow"], 1, "how"),
+    ])
+    class Spy(Anot.PyMethod):
+        """Never runs."""
+
+        def rank(self, request, candidates, k, context):
+            raise AssertionError("ran despite a bad option")
+
+    exp = Anot.Experiment(demo, "py-spy", candidates=7, out=tmp_path, name="bad", limit=2,
+                          method_options=options)
+    with pytest.raises(GLib.Error) as error:
+        exp.run_blocking()
+    assert error.value.matches(Anot.error_quark(), Anot.Error.INVALID_ARGUMENT)
+    assert named in error.value.message
+    assert not os.path.exists(os.path.join(tmp_path, "bad"))
+
+
+def test_defense_needs_a_method_that_applies_it(demo, tmp_path):
+    exp = Anot.Experiment(demo, "py-reverse", candidates=5, out=tmp_path, limit=1, defense=True)
+    with pytest.raises(GLib.Error) as error:
+        exp.run_blocking()
+    assert "does not support defense mode" in error.value.message
 
 
 def test_reregistering_a_name_replaces_the_class(demo, tmp_path):

@@ -75,8 +75,8 @@ test_method_rank_async (AnotMethod          *method,
   guint32 words[2] = { (guint32) seed, (guint32) (seed >> 32) };
   g_autoptr(GRand) rand = g_rand_new_with_seed_array (words, 2);
   g_autofree guint *order = g_new (guint, candidates->len);
-  const char *delay_text = anot_method_context_get_option (context, "delay-ms");
-  const char *fail_group = anot_method_context_get_option (context, "fail-group");
+  const char *delay_text = anot_method_context_get_option (context, "test-method.delay-ms");
+  const char *fail_group = anot_method_context_get_option (context, "test-method.fail-group");
   guint delay = delay_text ? (guint) g_ascii_strtoull (delay_text, NULL, 10) : 0;
   AnotRanking *ranking = anot_ranking_new ();
   g_autoptr(AnotCompletion) completion = anot_completion_new ("test-model", "ok");
@@ -290,9 +290,18 @@ assert_same_rows (GPtrArray *a,
 static void
 register_test_method (void)
 {
+  AnotMethodOption *options[] = {
+    anot_method_option_new_int ("delay-ms", 0, G_MAXINT, 0, "milliseconds before the answer"),
+    anot_method_option_new_string ("fail-group", NULL, "fail the requests of this group (all: every one)"),
+  };
+
   anot_registry_register (anot_registry_get_default (), ANOT_METHOD_EXTENSION_POINT_NAME,
                           TEST_TYPE_METHOD, "test-method",
                           "seeded permutation for the runner's tests");
+  anot_registry_declare_method_options (anot_registry_get_default (), "test-method",
+                                        options, G_N_ELEMENTS (options));
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    g_object_unref (options[i]);
 }
 
 /* ------------------------------------------------------------------------
@@ -741,7 +750,7 @@ test_method_errors (Fixture       *f,
   guint failed = 0;
 
   register_test_method ();
-  some = new_experiment (dataset, "test-method", f->root, "some", "method.fail-group", "G01", NULL);
+  some = new_experiment (dataset, "test-method", f->root, "some", "method.test-method.fail-group", "G01", NULL);
   g_assert_true (anot_experiment_run (some, NULL, &error));
   g_assert_no_error (error);
 
@@ -773,7 +782,7 @@ test_method_errors (Fixture       *f,
     }
   g_assert_cmpuint (failed, >, 0);
 
-  all = new_experiment (dataset, "test-method", f->root, "all", "method.fail-group", "all", NULL);
+  all = new_experiment (dataset, "test-method", f->root, "all", "method.test-method.fail-group", "all", NULL);
   g_assert_false (anot_experiment_run (all, NULL, &error));
   g_assert_error (error, ANOT_ERROR, ANOT_ERROR_METHOD_FAILED);
   /* The rows are still written. */
@@ -850,7 +859,7 @@ test_usage_and_concurrency (Fixture       *f,
   register_test_method ();
   test_max_in_flight = 0;
   experiment = new_experiment (dataset, "test-method", f->root, "usage",
-                               "concurrency", "3", "method.delay-ms", "15", NULL);
+                               "concurrency", "3", "method.test-method.delay-ms", "15", NULL);
   run_only (experiment);
   g_assert_cmpuint (test_max_in_flight, ==, 3);
 
@@ -943,11 +952,11 @@ test_cancel_and_resume (Fixture       *f,
 
   register_test_method ();
   reference = new_experiment (dataset, "test-method", f->root, "reference",
-                              "scaling", "true", "runs", "2", "method.delay-ms", "2", NULL);
+                              "scaling", "true", "runs", "2", "method.test-method.delay-ms", "2", NULL);
   run_only (reference);
 
   interrupted = new_experiment (dataset, "test-method", f->root, "cancel",
-                                "scaling", "true", "runs", "2", "method.delay-ms", "2",
+                                "scaling", "true", "runs", "2", "method.test-method.delay-ms", "2",
                                 "concurrency", "3", NULL);
   g_signal_connect (interrupted, "result", G_CALLBACK (on_result_cancel), &state);
   g_assert_false (anot_experiment_run (interrupted, cancellable, &error));

@@ -123,6 +123,10 @@ g_io_module_load (GIOModule *module)
   anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
                          ANOT_TYPE_TEST_SLOW_METHOD, "test-slow",
                          "Waits, then returns a seeded permutation (test module)");
+  anot_plugin_declare_method_options ("test-slow",
+                                      anot_method_option_new_int ("delay-ms", 0, G_MAXINT, 0,
+                                                                  "milliseconds to wait before answering"),
+                                      NULL);
 }
 
 G_MODULE_EXPORT void

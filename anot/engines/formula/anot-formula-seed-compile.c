@@ -264,6 +264,8 @@ anot_formula_seed_compile_async (AnotMethodContext   *context,
   g_autoptr(GTask) task = NULL;
   g_autoptr(JsonNode) schema = NULL;
   g_autofree char *prompt = NULL;
+  g_autofree char *system = NULL;
+  const char *defense;
   CompileData *d;
 
   g_return_if_fail (ANOT_IS_METHOD_CONTEXT (context));
@@ -273,7 +275,16 @@ anot_formula_seed_compile_async (AnotMethodContext   *context,
   g_task_set_source_tag (task, anot_formula_seed_compile_async);
   d = g_new0 (CompileData, 1);
   d->context = g_object_ref (context);
-  d->cache_path = cache_dir != NULL ? anot_formula_seed_compile_cache_path (cache_dir, task_formula) : NULL;
+  defense = anot_method_context_get_defense_prompt (context);
+  if (cache_dir != NULL)
+    {
+      /* A seed compiled in defense mode is another seed: it does not
+       * answer for one compiled without, nor the other way round. */
+      g_autofree char *key = defense != NULL ? g_strconcat (task_formula, "\n\nDEFENSE:\n", defense, NULL)
+                                             : g_strdup (task_formula);
+
+      d->cache_path = anot_formula_seed_compile_cache_path (cache_dir, key);
+    }
   g_task_set_task_data (task, d, compile_data_free);
 
   if (d->cache_path != NULL && g_file_test (d->cache_path, G_FILE_TEST_EXISTS))
@@ -294,7 +305,10 @@ anot_formula_seed_compile_async (AnotMethodContext   *context,
     }
 
   prompt = g_strdup_printf ("TASK FORMULA:\n%s\n\nWrite the Formula Seed of this task.", task_formula);
-  d->request = anot_chat_request_new (system_prompt, prompt);
+  /* Defense mode: the defense text after the instructions, as every
+   * method adds it (docs/attacks.md). */
+  system = defense != NULL ? g_strconcat (system_prompt, "\n\n", defense, NULL) : g_strdup (system_prompt);
+  d->request = anot_chat_request_new (system, prompt);
   schema = anot_formula_seed_get_json_schema ();
   anot_chat_request_set_json_schema (d->request, "formula_seed", schema);
   anot_chat_request_set_response_format (d->request, ANOT_RESPONSE_FORMAT_JSON_SCHEMA);

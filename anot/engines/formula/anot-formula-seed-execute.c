@@ -281,7 +281,10 @@ anot_formula_seed_execute_async (AnotFormulaSeed     *self,
                                                                  anot_review_get_date (review),
                                                                  anot_review_get_stars (review),
                                                                  anot_review_get_useful (review));
-      g_autoptr(AnotChatRequest) request = anot_chat_request_new (NULL, prompt);
+      /* The extraction call reads a review: in defense mode the defense
+       * text is its system prompt (there is none otherwise). */
+      g_autoptr(AnotChatRequest) request = anot_chat_request_new (anot_method_context_get_defense_prompt (context),
+                                                                  prompt);
       Call *call = g_new0 (Call, 1);
 
       anot_chat_request_set_response_format (request, ANOT_RESPONSE_FORMAT_JSON_OBJECT);

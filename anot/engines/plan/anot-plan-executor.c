@@ -1684,8 +1684,11 @@ start_judge (Run               *run,
       run->n_calls++;
       run->max_in_flight = MAX (run->max_in_flight, run->in_flight);
       g_object_ref (run->task);
-      anot_method_context_complete_async (self->context, self->role, NULL, prompt, cancellable,
-                                          on_judged, call);
+      /* The judge reads the item's data: in defense mode the defense
+       * text is its system prompt (it has none otherwise). */
+      anot_method_context_complete_async (self->context, self->role,
+                                          anot_method_context_get_defense_prompt (self->context),
+                                          prompt, cancellable, on_judged, call);
     }
   (void) atom;
 }

@@ -1122,8 +1122,12 @@ anot_method_anot_rank_async (AnotMethod          *method,
       return;
     }
 
-  job->system_prompt = anot_llm_prompt (PROMPTS "/system.txt", NULL);
-  g_strstrip (job->system_prompt);
+  {
+    g_autofree char *system_base = anot_llm_prompt (PROMPTS "/system.txt", NULL);
+
+    /* Explore, expand and the scorer's LWT steps all send this one. */
+    job->system_prompt = anot_llm_system_prompt (job->context, g_strstrip (system_base));
+  }
 
   phase1_start (task);
 }
@@ -1165,11 +1169,21 @@ G_MODULE_EXPORT void
 g_io_module_load (GIOModule *module)
 {
   anot_method_anot_register_type (G_TYPE_MODULE (module));
-  anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
-                         ANOT_TYPE_METHOD_ANOT, "anot",
-                         "Adaptive Network of Thought: ReAct exploration of the data with tools, "
-                         "one LWT scoring step per item written by the planner, all run in "
-                         "parallel by the scorer");
+  anot_plugin_implement_with_flags (ANOT_METHOD_EXTENSION_POINT_NAME,
+                                    ANOT_TYPE_METHOD_ANOT, "anot",
+                                    "Adaptive Network of Thought: ReAct exploration of the data with tools, "
+                                    "one LWT scoring step per item written by the planner, all run in "
+                                    "parallel by the scorer",
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
+  anot_plugin_declare_method_options ("anot",
+                                      anot_method_option_new_int ("max_rounds", 1, G_MAXUINT, DEFAULT_MAX_ROUNDS, "exploration rounds; after the last, every item is expanded without a plan"),
+                                      anot_method_option_new_int ("max_reviews", 0, G_MAXUINT, DEFAULT_MAX_REVIEWS, "sample reviews per item in phase 2"),
+                                      anot_method_option_new_int ("review_chars", 1, G_MAXUINT, DEFAULT_REVIEW_CHARS, "characters per sample review"),
+                                      anot_method_option_new_int ("tool_value_length", 1, G_MAXUINT, DEFAULT_TOOL_VALUE_LENGTH, "truncation of tool results"),
+                                      anot_method_option_new_boolean ("aggregate", TRUE, "add the (final) aggregation step (one more call and round)"),
+                                      anot_method_option_new_choice ("scores", (const char * const[]) { "robust", "original", NULL }, 0, "original reads scores with the original's parse_score"),
+                                      anot_method_option_new_string ("trace_file", NULL, "append the trace row of every request to this file"),
+                                      NULL);
 }
 
 G_MODULE_EXPORT void

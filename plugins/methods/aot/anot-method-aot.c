@@ -331,6 +331,7 @@ anot_method_aot_rank_async (AnotMethod          *method,
 {
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *system_base = NULL;
   g_autofree char *system_prompt = NULL;
   g_autofree char *prompt = NULL;
   g_autofree char *attributes = NULL;
@@ -372,8 +373,9 @@ anot_method_aot_rank_async (AnotMethod          *method,
   tools = describe_tools (job);
   n = g_strdup_printf ("%u", candidates->len);
   k_text = g_strdup_printf ("%u", job->k);
-  system_prompt = anot_llm_prompt (PROMPTS "/system.txt", NULL);
-  g_strstrip (system_prompt);
+  system_base = anot_llm_prompt (PROMPTS "/system.txt", NULL);
+  g_strstrip (system_base);
+  system_prompt = anot_llm_system_prompt (context, system_base);
   prompt = anot_llm_prompt (PROMPTS "/plan.txt",
                             "n", n,
                             "k", k_text,
@@ -433,10 +435,15 @@ G_MODULE_EXPORT void
 g_io_module_load (GIOModule *module)
 {
   anot_method_aot_register_type (G_TYPE_MODULE (module));
-  anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
-                         ANOT_TYPE_METHOD_AOT, "aot",
-                         "Atom of Thought: the model writes a JSON plan of tool atoms, the core "
-                         "checks it (one repair round) and runs it, independent atoms in parallel");
+  anot_plugin_implement_with_flags (ANOT_METHOD_EXTENSION_POINT_NAME,
+                                    ANOT_TYPE_METHOD_AOT, "aot",
+                                    "Atom of Thought: the model writes a JSON plan of tool atoms, the core "
+                                    "checks it (one repair round) and runs it, independent atoms in parallel",
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
+  anot_plugin_declare_method_options ("aot",
+                                      anot_method_option_new_int ("max_repairs", 0, 10, 1, "repair rounds of a plan the core rejects"),
+                                      anot_method_option_new_boolean ("json_schema", TRUE, "ask for a JSON-schema answer (false for servers without structured output)"),
+                                      NULL);
 }
 
 G_MODULE_EXPORT void

@@ -518,6 +518,10 @@ g_io_module_load (GIOModule *module)
                          ANOT_TYPE_METHOD_BM25, "bm25",
                          "Okapi BM25 (k1=1.5, b=0.75) of the request against each item's name, "
                          "categories, attributes and reviews; the non-LLM baseline");
+  anot_plugin_declare_method_options ("bm25",
+                                      anot_method_option_new_double ("k1", 0, G_MAXDOUBLE, DEFAULT_K1, "term-frequency saturation"),
+                                      anot_method_option_new_double ("b", 0, 1, DEFAULT_B, "document-length normalisation (0: none, 1: full)"),
+                                      NULL);
 }
 
 G_MODULE_EXPORT void

@@ -141,10 +141,13 @@ G_MODULE_EXPORT void
 g_io_module_load (GIOModule *module)
 {
   anot_method_cot_register_type (G_TYPE_MODULE (module));
-  anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
-                         ANOT_TYPE_METHOD_COT, "cot",
-                         "Chain-of-Thought (Wei et al., NeurIPS 2022): all N candidates as JSON, "
-                         "reason then ANSWER: n1, n2, ...; calls: 1");
+  anot_plugin_implement_with_flags (ANOT_METHOD_EXTENSION_POINT_NAME,
+                                    ANOT_TYPE_METHOD_COT, "cot",
+                                    "Chain-of-Thought (Wei et al., NeurIPS 2022): all N candidates as JSON, "
+                                    "reason then ANSWER: n1, n2, ...; calls: 1",
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
+  /* It reads no option: any -O cot.KEY is refused. */
+  anot_plugin_declare_method_options ("cot", NULL);
 }
 
 G_MODULE_EXPORT void

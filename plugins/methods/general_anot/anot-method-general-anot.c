@@ -327,11 +327,16 @@ G_MODULE_EXPORT void
 g_io_module_load (GIOModule *module)
 {
   anot_method_general_anot_register_type (G_TYPE_MODULE (module));
-  anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
-                         ANOT_TYPE_METHOD_GENERAL_ANOT, "general_anot",
-                         "General ANoT: the request compiled into a Formula Seed by the LLM, run on every candidate "
-                         "(keyword filter, one extraction call per relevant review, sandboxed compute DAG), "
-                         "ranked by its score output");
+  anot_plugin_implement_with_flags (ANOT_METHOD_EXTENSION_POINT_NAME,
+                                    ANOT_TYPE_METHOD_GENERAL_ANOT, "general_anot",
+                                    "General ANoT: the request compiled into a Formula Seed by the LLM, run on every candidate "
+                                    "(keyword filter, one extraction call per relevant review, sandboxed compute DAG), "
+                                    "ranked by its score output",
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
+  anot_plugin_declare_method_options ("general_anot",
+                                      anot_method_option_new_string ("score_field", NULL, "the Formula Seed output to rank by (default: the seed's score output)"),
+                                      anot_method_option_new_string ("cache_dir", NULL, "a directory where compiled Formula Seeds are kept and reused"),
+                                      NULL);
 }
 
 G_MODULE_EXPORT void

@@ -11,6 +11,11 @@
 
 #include "anot-llm-job.h"
 
+/* No wall-clock limit by default: the calls and iterations bound a
+ * search, so its result does not depend on the provider's latency (the
+ * original's 300 s cut 10 iterations at its 10-14 s a call). */
+#define DEFAULT_TIMEOUT 0.0
+
 /* One iteration (README.md):
  *
  *  1. Selection: UCT descent in the AnotSearchTree (no call), or with
@@ -229,7 +234,7 @@ read_params (Job     *job,
                                         &job->p.exploration_weight, error) ||
       !anot_method_settings_get_uint (s, c, "max_iterations", 10, 1, 100000,
                                       &job->p.max_iterations, error) ||
-      !anot_method_settings_get_double (s, c, "timeout", 300, 0, 7 * 24 * 3600.0,
+      !anot_method_settings_get_double (s, c, "timeout", DEFAULT_TIMEOUT, 0, 7 * 24 * 3600.0,
                                         &job->p.timeout_s, error) ||
       !anot_method_settings_get_uint (s, c, "max_calls", 60, 1, 1000000, &job->p.max_calls, error) ||
       !anot_method_settings_get_choice (s, c, "backprop", backprop, 0, &backprop_index, error) ||
@@ -1323,12 +1328,29 @@ G_MODULE_EXPORT void
 g_io_module_load (GIOModule *module)
 {
   anot_method_lats_register_type (G_TYPE_MODULE (module));
-  anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
-                         ANOT_TYPE_METHOD_LATS, "lats",
-                         "LATS, Language Agent Tree Search (Zhou et al., ICML 2024): UCT search over "
-                         "Thought/Action/Observation steps with the core's data tools; roles "
-                         "lats.selection, lats.expansion, lats.evaluation; calls: at most "
-                         "lats.max_calls (60)");
+  anot_plugin_implement_with_flags (ANOT_METHOD_EXTENSION_POINT_NAME,
+                                    ANOT_TYPE_METHOD_LATS, "lats",
+                                    "LATS, Language Agent Tree Search (Zhou et al., ICML 2024): UCT search over "
+                                    "Thought/Action/Observation steps with the core's data tools; roles "
+                                    "lats.selection, lats.expansion, lats.evaluation; calls: at most "
+                                    "lats.max_calls (60)",
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
+  anot_plugin_declare_method_options ("lats",
+                                      anot_method_option_new_int ("beam_width", 1, 32, 3, "actions proposed per expansion"),
+                                      anot_method_option_new_int ("max_depth", 1, 100, 5, "steps of one trajectory"),
+                                      anot_method_option_new_double ("exploration_weight", 0, 1000, G_SQRT2, "the UCT exploration constant"),
+                                      anot_method_option_new_int ("max_iterations", 1, 100000, 10, "select-expand-evaluate iterations"),
+                                      anot_method_option_new_double ("timeout", 0, 7 * 24 * 3600.0, DEFAULT_TIMEOUT, "seconds of wall clock per request (0: none); a row it cut says so"),
+                                      anot_method_option_new_int ("max_calls", 1, 1000000, 60, "LLM calls per request"),
+                                      anot_method_option_new_choice ("backprop", (const char * const[]) { "mean", "max", NULL }, 0, "how a value is propagated to the ancestors"),
+                                      anot_method_option_new_choice ("selection", (const char * const[]) { "uct", "llm", NULL }, 0, "uct, or the model picks the node to expand"),
+                                      anot_method_option_new_double ("solution_threshold", 0, 1, 0.9, "a finished trajectory at least this good ends the search"),
+                                      anot_method_option_new_double ("reflection_threshold", 0, 1, 0.5, "below this value the evaluator writes a reflection"),
+                                      anot_method_option_new_int ("max_observation_chars", 1, G_MAXINT, ANOT_AGENT_TOOLBOX_DEFAULT_MAX_OBSERVATION_CHARS, "characters of a tool result shown to the model"),
+                                      anot_method_option_new_int ("max_reflections", 0, 1000, 3, "reflections kept in the prompts"),
+                                      anot_method_option_new_boolean ("trace_tree", TRUE, "write the search tree into the trace"),
+                                      anot_method_option_new_string ("tree_file", NULL, "append every request's search tree to this file"),
+                                      NULL);
 }
 
 G_MODULE_EXPORT void

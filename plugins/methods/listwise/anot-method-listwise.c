@@ -343,11 +343,16 @@ G_MODULE_EXPORT void
 g_io_module_load (GIOModule *module)
 {
   anot_method_listwise_register_type (G_TYPE_MODULE (module));
-  anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
-                         ANOT_TYPE_METHOD_LISTWISE, "listwise",
-                         "Listwise permutation ranking [a] > [b] > ... (Zhang et al., ECIR 2025) with "
-                         "RankGPT's sliding window (window w=20, step s=10); "
-                         "calls: 1 if N <= w, else 1 + ceil((N - w) / s)");
+  anot_plugin_implement_with_flags (ANOT_METHOD_EXTENSION_POINT_NAME,
+                                    ANOT_TYPE_METHOD_LISTWISE, "listwise",
+                                    "Listwise permutation ranking [a] > [b] > ... (Zhang et al., ECIR 2025) with "
+                                    "RankGPT's sliding window (window w=20, step s=10); "
+                                    "calls: 1 if N <= w, else 1 + ceil((N - w) / s)",
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
+  anot_plugin_declare_method_options ("listwise",
+                                      anot_method_option_new_int ("window", 0, G_MAXUINT, DEFAULT_WINDOW, "candidates per call (0: one call with all N, as the original)"),
+                                      anot_method_option_new_int ("step", 1, G_MAXUINT, DEFAULT_STEP, "how far the window slides (1 to window)"),
+                                      NULL);
 }
 
 G_MODULE_EXPORT void

@@ -228,14 +228,21 @@ anot_llm_prompt (const char *path,
 }
 
 char *
-anot_llm_job_system_prompt (AnotLlmJob *job,
-                            const char *base)
+anot_llm_system_prompt (AnotMethodContext *context,
+                        const char        *base)
 {
-  const char *defense = anot_method_context_get_defense_prompt (job->context);
+  const char *defense = anot_method_context_get_defense_prompt (context);
 
   if (defense == NULL)
     return g_strdup (base);
   return g_strconcat (base, "\n\n", defense, NULL);
+}
+
+char *
+anot_llm_job_system_prompt (AnotLlmJob *job,
+                            const char *base)
+{
+  return anot_llm_system_prompt (job->context, base);
 }
 
 char *

@@ -51,6 +51,8 @@ char        *anot_llm_template_fillv          (const char          *template_tex
                                                va_list              args);
 
 /* @base, followed by the defense instructions in defense mode. */
+char        *anot_llm_system_prompt           (AnotMethodContext   *context,
+                                               const char          *base);
 char        *anot_llm_job_system_prompt       (AnotLlmJob          *job,
                                                const char          *base);
 

@@ -140,6 +140,8 @@ g_io_module_load (GIOModule *module)
                                     "Sanity check and upper bound, never a method result: ranks by "
                                     "the validator's truth of the hidden request (true, unknown, false)",
                                     ANOT_PLUGIN_NEEDS_TRUTH);
+  /* It reads no option: any -O oracle.KEY is refused. */
+  anot_plugin_declare_method_options ("oracle", NULL);
 }
 
 G_MODULE_EXPORT void

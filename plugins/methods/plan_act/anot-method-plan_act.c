@@ -102,9 +102,12 @@ G_MODULE_EXPORT void
 g_io_module_load (GIOModule *module)
 {
   anot_method_plan_act_register_type (G_TYPE_MODULE (module));
-  anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
-                         ANOT_TYPE_METHOD_PLAN_ACT, "plan_act",
-                         "Plan-and-Act (Erdogan et al., ICML 2025): a planner (role planner) writes 2-4 steps for the request, an executor (role executor) runs them on all N candidates; calls: 2");
+  anot_plugin_implement_with_flags (ANOT_METHOD_EXTENSION_POINT_NAME,
+                                    ANOT_TYPE_METHOD_PLAN_ACT, "plan_act",
+                                    "Plan-and-Act (Erdogan et al., ICML 2025): a planner (role planner) writes 2-4 steps for the request, an executor (role executor) runs them on all N candidates; calls: 2",
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
+  /* It reads no option: any -O plan_act.KEY is refused. */
+  anot_plugin_declare_method_options ("plan_act", NULL);
 }
 
 G_MODULE_EXPORT void

@@ -93,9 +93,12 @@ G_MODULE_EXPORT void
 g_io_module_load (GIOModule *module)
 {
   anot_method_ps_register_type (G_TYPE_MODULE (module));
-  anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
-                         ANOT_TYPE_METHOD_PS, "ps",
-                         "Plan-and-Solve (Wang et al., ACL 2023): a 3-step plan from the request alone, then the plan executed on all N candidates; calls: 2");
+  anot_plugin_implement_with_flags (ANOT_METHOD_EXTENSION_POINT_NAME,
+                                    ANOT_TYPE_METHOD_PS, "ps",
+                                    "Plan-and-Solve (Wang et al., ACL 2023): a 3-step plan from the request alone, then the plan executed on all N candidates; calls: 2",
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
+  /* It reads no option: any -O ps.KEY is refused. */
+  anot_plugin_declare_method_options ("ps", NULL);
 }
 
 G_MODULE_EXPORT void

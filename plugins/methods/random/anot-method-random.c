@@ -132,6 +132,8 @@ g_io_module_load (GIOModule *module)
   anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
                          ANOT_TYPE_METHOD_RANDOM, "random",
                          "Uniform random permutation seeded per request (the chance baseline, Hits@k = k/N)");
+  /* It reads no option: any -O random.KEY is refused. */
+  anot_plugin_declare_method_options ("random", NULL);
 }
 
 G_MODULE_EXPORT void

@@ -361,11 +361,16 @@ G_MODULE_EXPORT void
 g_io_module_load (GIOModule *module)
 {
   anot_method_react_register_type (G_TYPE_MODULE (module));
-  anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
-                         ANOT_TYPE_METHOD_REACT, "react",
-                         "ReAct (Yao et al., ICLR 2023): Thought/Action/Observation steps over the "
-                         "core's data tools (count, keys, union_keys, sample, check, search_reviews) "
-                         "until finish(\"i, j, k\"); calls: 1..max_steps (5), +1 forced finish");
+  anot_plugin_implement_with_flags (ANOT_METHOD_EXTENSION_POINT_NAME,
+                                    ANOT_TYPE_METHOD_REACT, "react",
+                                    "ReAct (Yao et al., ICLR 2023): Thought/Action/Observation steps over the "
+                                    "core's data tools (count, keys, union_keys, sample, check, search_reviews) "
+                                    "until finish(\"i, j, k\"); calls: 1..max_steps (5), +1 forced finish",
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
+  anot_plugin_declare_method_options ("react",
+                                      anot_method_option_new_int ("max_steps", 1, 100, DEFAULT_MAX_STEPS, "Thought/Action/Observation steps before the forced finish"),
+                                      anot_method_option_new_int ("max_observation_chars", 1, G_MAXINT, DEFAULT_OBSERVATION_CHARS, "characters of a tool result shown to the model"),
+                                      NULL);
 }
 
 G_MODULE_EXPORT void

@@ -474,11 +474,15 @@ G_MODULE_EXPORT void
 g_io_module_load (GIOModule *module)
 {
   anot_method_weaver_register_type (G_TYPE_MODULE (module));
-  anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
-                         ANOT_TYPE_METHOD_WEAVER, "weaver",
-                         "Weaver (Khoja et al., EMNLP 2025): the LLM writes SQL over the candidates in "
-                         "an in-memory read-only SQLite database, then judges the selected records; "
-                         "calls: 2, plus 1 per SQL repair (at most weaver.repairs = 1)");
+  anot_plugin_implement_with_flags (ANOT_METHOD_EXTENSION_POINT_NAME,
+                                    ANOT_TYPE_METHOD_WEAVER, "weaver",
+                                    "Weaver (Khoja et al., EMNLP 2025): the LLM writes SQL over the candidates in "
+                                    "an in-memory read-only SQLite database, then judges the selected records; "
+                                    "calls: 2, plus 1 per SQL repair (at most weaver.repairs = 1)",
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
+  anot_plugin_declare_method_options ("weaver",
+                                      anot_method_option_new_int ("repairs", 0, G_MAXUINT, 1, "SQL repair rounds after a failing query"),
+                                      NULL);
 }
 
 G_MODULE_EXPORT void

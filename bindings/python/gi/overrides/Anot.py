@@ -808,7 +808,8 @@ def _first_doc_line(cls):
 
 
 @_export
-def register_method(name, description=None, needs_truth=False):
+def register_method(name, description=None, needs_truth=False, options=None,
+                    supports_defense=False):
     """Class decorator: registers a Python method class under `name`.
 
     `description` defaults to the first line of the class's docstring.
@@ -818,12 +819,31 @@ def register_method(name, description=None, needs_truth=False):
     with Anot.PluginFlags.NEEDS_TRUTH: its context then offers
     `get_truth_request()` and `get_validator()`, and its result rows carry
     `"uses_truth": true`.
+
+    `options` declares every option the method reads, a list of
+    Anot.MethodOption (`Anot.MethodOption.new_int("alpha", 0, 10, 1,
+    "what it changes")`, `new_double`, `new_boolean`, `new_choice`,
+    `new_string`): before a run, `method_options={"NAME.alpha": ...}`, `-O`
+    and config.ini's `[method NAME]` are checked against it (an unknown
+    key or a bad value raises GLib.Error naming it), and config.json
+    records every declared option's value.  A method without `options`
+    takes none.  `supports_defense=True` declares that every call showing
+    the model data adds `context.get_defense_prompt()` when it is not
+    None (Anot.PluginFlags.SUPPORTS_DEFENSE); without it a run in defense
+    mode is refused.
     """
     flags = Anot.PluginFlags.NEEDS_TRUTH if needs_truth else Anot.PluginFlags(0)
+    if supports_defense:
+        flags |= Anot.PluginFlags.SUPPORTS_DEFENSE
+    declared = list(options or [])
+    for option in declared:
+        if not isinstance(option, Anot.MethodOption):
+            raise TypeError(f"options of {name}: {option!r} is not an Anot.MethodOption")
 
     def decorate(cls):
-        Registry.get_default().register_with_flags(Anot.METHOD_EXTENSION_POINT_NAME, cls, name,
-                                                   description, flags)
+        registry = Registry.get_default()
+        registry.register_with_flags(Anot.METHOD_EXTENSION_POINT_NAME, cls, name, description, flags)
+        registry.declare_method_options(name, declared)
         return cls
     return decorate
 

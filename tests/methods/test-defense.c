@@ -1,0 +1,211 @@
+/* test-defense.c: defense mode reaches every call of every LLM method
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Every method registered with ANOT_PLUGIN_SUPPORTS_DEFENSE ranks the same
+ * request twice against the fake LLM server, without and with defense
+ * mode.  Without it no request carries the defense text; with it every
+ * request does (each one shows the model the request, reviews or data),
+ * and the two runs' requests differ.  The methods without the flag are the
+ * ones that call no LLM, and an experiment refuses to run them in defense
+ * mode.
+ */
+#include <anot/anot.h>
+
+#include "anot-test-data.h"
+
+#include "anot-fake-llm.h"
+#include "anot-test-backend.h"
+
+#include <string.h>
+
+/* Replies every method can read far enough to make more than one call
+ * where it has several: a ranking line, a step, a JSON plan or seed. */
+static const char *rules =
+  "{\"rules\": ["
+  "  {\"match\": \"Formula Seed\", \"reply\": \"{\\\"task_name\\\": \\\"t\\\", \\\"filter_keywords\\\": [], "
+  "\\\"extraction_fields\\\": [{\\\"name\\\": \\\"good\\\", \\\"type\\\": \\\"bool\\\", \\\"values\\\": []}], "
+  "\\\"extraction_prompt\\\": \\\"Is it good? {review_text}\\\", "
+  "\\\"compute_dag\\\": [{\\\"name\\\": \\\"score\\\", \\\"formula\\\": \\\"len(extractions)\\\"}], "
+  "\\\"output_fields\\\": [\\\"score\\\"]}\"},"
+  "  {\"match\": \"Your ranking:\", \"reply\": \"[2] > [1] > [3]\"},"
+  "  {\"match\": \"\", \"reply\": \"Thought: enough.\\nAction: finish(\\\"2, 1, 3\\\")\\n"
+  "Step 1: check.\\n{\\\"good\\\": true}\\nANSWER: 2, 1, 3\"}"
+  "]}";
+
+typedef struct
+{
+  GPtrArray *systems;  /* char *, "" for none */
+  GPtrArray *users;    /* char * */
+} Calls;
+
+static void
+calls_clear (Calls *calls)
+{
+  g_clear_pointer (&calls->systems, g_ptr_array_unref);
+  g_clear_pointer (&calls->users, g_ptr_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Calls, calls_clear)
+
+/* What @method sent ranking the first request of the demo, with or
+ * without defense mode. */
+static void
+record_calls (const char *method_name,
+              gboolean    defense,
+              Calls      *calls)
+{
+  g_autoptr(AnotFakeLlm) server = anot_fake_llm_new ();
+  g_autoptr(AnotBackend) backend = NULL;
+  g_autoptr(AnotBackendRouter) router = anot_backend_router_new ();
+  g_autoptr(AnotMethod) method = NULL;
+  g_autoptr(AnotMethodContext) context = NULL;
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GPtrArray) candidates = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  AnotDataset *demo = anot_test_get_demo ();
+  AnotRequest *request = anot_dataset_get_request (demo, 0);
+
+  anot_fake_llm_set_record_bodies (server, TRUE);
+  g_assert_true (anot_fake_llm_set_rules_json (server, rules, &error));
+  g_assert_true (anot_fake_llm_start (server, 0, &error));
+  g_assert_no_error (error);
+  backend = anot_test_backend_new (server, NULL, "fake-model", 1, 0);
+  g_object_set (backend, "retry-max-ms", 2, NULL);
+  anot_backend_router_set_route (router, ANOT_DEFAULT_ROLE, "openai", backend, NULL);
+
+  for (guint i = 0; i < 5; i++)
+    g_ptr_array_add (candidates, anot_dataset_get_item (demo, i));
+  method = anot_registry_create_method (anot_registry_get_default (), method_name, &error);
+  g_assert_no_error (error);
+  context = anot_method_context_new (demo, anot_request_get_id (request), 1);
+  anot_method_context_set_router (context, router);
+  anot_method_context_set_defense (context, defense);
+  /* Bounded, so that a method the generic replies do not satisfy stops
+   * soon; what matters is what each call carries. */
+  if (strcmp (method_name, "lats") == 0)
+    {
+      anot_method_context_set_option (context, "lats.max_iterations", "1");
+      anot_method_context_set_option (context, "lats.beam_width", "1");
+    }
+  if (strcmp (method_name, "anot") == 0)
+    anot_method_context_set_option (context, "anot.max_rounds", "1");
+
+  /* A method may fail on the generic replies: the calls it made count. */
+  ranking = anot_test_rank (method, request, candidates, 3, context, NULL, NULL);
+
+  calls->systems = g_ptr_array_new_with_free_func (g_free);
+  calls->users = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < anot_fake_llm_get_n_requests (server); i++)
+    {
+      JsonObject *record = anot_fake_llm_get_request (server, i);
+      JsonObject *body = json_object_get_object_member (record, "body");
+      JsonArray *messages = json_object_get_array_member (body, "messages");
+      JsonObject *first = json_array_get_object_element (messages, 0);
+      gboolean has_system = g_strcmp0 (json_object_get_string_member (first, "role"), "system") == 0;
+
+      g_ptr_array_add (calls->systems,
+                       g_strdup (has_system ? json_object_get_string_member (first, "content") : ""));
+      g_ptr_array_add (calls->users, g_strdup (json_object_get_string_member (record, "last_user")));
+    }
+}
+
+static void
+test_method (gconstpointer data)
+{
+  const char *method_name = data;
+  g_autoptr(AnotMethodContext) probe = anot_method_context_new (anot_test_get_demo (), "probe", 1);
+  g_auto(Calls) plain = { 0 };
+  g_auto(Calls) defended = { 0 };
+  g_autofree char *defense = NULL;
+  gboolean differ = FALSE;
+
+  anot_method_context_set_defense (probe, TRUE);
+  defense = g_strdup (anot_method_context_get_defense_prompt (probe));
+  g_assert_nonnull (defense);
+
+  record_calls (method_name, FALSE, &plain);
+  record_calls (method_name, TRUE, &defended);
+  g_assert_cmpuint (plain.users->len, >, 0);
+  g_assert_cmpuint (defended.users->len, >, 0);
+
+  for (guint i = 0; i < plain.users->len; i++)
+    {
+      g_assert_null (strstr (plain.systems->pdata[i], defense));
+      g_assert_null (strstr (plain.users->pdata[i], defense));
+    }
+  for (guint i = 0; i < defended.users->len; i++)
+    {
+      if (strstr (defended.systems->pdata[i], defense) == NULL &&
+          strstr (defended.users->pdata[i], defense) == NULL)
+        g_error ("%s: call %u of %u in defense mode lacks the defense text:\n%s\n---\n%.300s",
+                 method_name, i + 1, defended.users->len, (char *) defended.systems->pdata[i],
+                 (char *) defended.users->pdata[i]);
+    }
+  for (guint i = 0; i < MIN (plain.users->len, defended.users->len) && !differ; i++)
+    differ = strcmp (plain.systems->pdata[i], defended.systems->pdata[i]) != 0 ||
+             strcmp (plain.users->pdata[i], defended.users->pdata[i]) != 0;
+  g_assert_true (differ || plain.users->len != defended.users->len);
+}
+
+/* The methods without the flag call no LLM; every LLM method has it. */
+static void
+test_flags (void)
+{
+  AnotRegistry *registry = anot_registry_get_default ();
+  g_auto(GStrv) names = anot_registry_list (registry, ANOT_METHOD_EXTENSION_POINT_NAME);
+  static const char * const llm_methods[] = {
+    "anot", "aot", "cot", "general_anot", "lats", "listwise", "plan_act", "ps", "react", "weaver", NULL
+  };
+  static const char * const plain_methods[] = { "bm25", "oracle", "random", NULL };
+
+  for (guint i = 0; llm_methods[i] != NULL; i++)
+    g_assert_true ((anot_registry_get_flags (registry, ANOT_METHOD_EXTENSION_POINT_NAME, llm_methods[i]) &
+                    ANOT_PLUGIN_SUPPORTS_DEFENSE) != 0);
+  for (guint i = 0; plain_methods[i] != NULL; i++)
+    g_assert_true ((anot_registry_get_flags (registry, ANOT_METHOD_EXTENSION_POINT_NAME, plain_methods[i]) &
+                    ANOT_PLUGIN_SUPPORTS_DEFENSE) == 0);
+  for (guint i = 0; llm_methods[i] != NULL; i++)
+    g_assert_true (g_strv_contains ((const char * const *) names, llm_methods[i]));
+}
+
+/* An experiment refuses defense mode for a method without the flag,
+ * before it writes anything. */
+static void
+test_refused (void)
+{
+  g_autoptr(AnotExperiment) experiment = anot_experiment_new (anot_test_get_demo (), "bm25");
+  g_autofree char *root = g_dir_make_tmp ("anot-defense-XXXXXX", NULL);
+  g_autofree char *directory = g_build_filename (root, "refused", NULL);
+  g_autoptr(GError) error = NULL;
+
+  anot_experiment_set_option (experiment, "defense", "true");
+  anot_experiment_set_option (experiment, "out", root);
+  anot_experiment_set_option (experiment, "name", "refused");
+  g_assert_false (anot_experiment_prepare (experiment, &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "bm25"));
+  g_assert_nonnull (strstr (error->message, "defense"));
+  g_assert_false (g_file_test (directory, G_FILE_TEST_EXISTS));
+  anot_test_remove_tree (root);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  static const char * const methods[] = {
+    "anot", "aot", "cot", "general_anot", "lats", "listwise", "plan_act", "ps", "react", "weaver",
+  };
+
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/defense/flags", test_flags);
+  g_test_add_func ("/defense/refused", test_refused);
+  for (guint i = 0; i < G_N_ELEMENTS (methods); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/defense/every-call/%s", methods[i]);
+
+      g_test_add_data_func (path, methods[i], test_method);
+    }
+  return g_test_run ();
+}
