@@ -28,6 +28,12 @@ static const char *rules =
   "\\\"extraction_prompt\\\": \\\"Is it good? {review_text}\\\", "
   "\\\"compute_dag\\\": [{\\\"name\\\": \\\"score\\\", \\\"formula\\\": \\\"len(extractions)\\\"}], "
   "\\\"output_fields\\\": [\\\"score\\\"]}\"},"
+  "  {\"match\": \"^Write an Atom of Thought plan\","
+  "   \"reply\": \"{\\\"atoms\\\": ["
+  "{\\\"id\\\": 1, \\\"kind\\\": \\\"tool\\\", \\\"name\\\": \\\"llm_judge\\\", \\\"input\\\": {\\\"item\\\": \\\"*\\\", \\\"question\\\": \\\"Good?\\\"}, \\\"dependsOn\\\": []},"
+  "{\\\"id\\\": 2, \\\"kind\\\": \\\"final\\\", \\\"name\\\": \\\"rank\\\", \\\"input\\\": {\\\"scores\\\": [\\\"$1\\\"]}, \\\"dependsOn\\\": [1]}"
+  "]}\"},"
+  "  {\"match\": \"^Question about one item\", \"reply\": \"Score: 7\"},"
   "  {\"match\": \"Your ranking:\", \"reply\": \"[2] > [1] > [3]\"},"
   "  {\"match\": \"\", \"reply\": \"Thought: enough.\\nAction: finish(\\\"2, 1, 3\\\")\\n"
   "Step 1: check.\\n{\\\"good\\\": true}\\nANSWER: 2, 1, 3\"}"
@@ -126,6 +132,8 @@ test_method (gconstpointer data)
 
   record_calls (method_name, FALSE, &plain);
   record_calls (method_name, TRUE, &defended);
+  g_test_message ("%s: %u calls without defense, %u with", method_name, plain.users->len,
+                  defended.users->len);
   g_assert_cmpuint (plain.users->len, >, 0);
   g_assert_cmpuint (defended.users->len, >, 0);
 

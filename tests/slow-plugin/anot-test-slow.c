@@ -73,8 +73,18 @@ rank_async (AnotMethod          *method,
 {
   GTask *task = g_task_new (method, cancellable, callback, user_data);
   const char *delay = anot_method_context_get_option (context, "test-slow.delay-ms");
-  SlowRank *state = g_new0 (SlowRank, 1);
+  const char *fail = anot_method_context_get_option (context, "test-slow.fail");
+  SlowRank *state;
   g_autoptr(GSource) source = NULL;
+
+  if (g_strcmp0 (fail, "true") == 0)
+    {
+      g_task_return_new_error (task, ANOT_ERROR, ANOT_ERROR_METHOD_FAILED,
+                               "test-slow.fail: request %s fails", anot_query_get_id (request));
+      g_object_unref (task);
+      return;
+    }
+  state = g_new0 (SlowRank, 1);
 
   state->n_candidates = candidates->len;
   state->seed = anot_method_context_get_seed (context);
@@ -124,8 +134,10 @@ g_io_module_load (GIOModule *module)
                          ANOT_TYPE_TEST_SLOW_METHOD, "test-slow",
                          "Waits, then returns a seeded permutation (test module)");
   anot_plugin_declare_method_options ("test-slow",
-                                      anot_method_option_new_int ("delay-ms", 0, G_MAXINT, 0,
+                                      anot_method_option_new_int ("delay-ms", 0, G_MAXINT, 60,
                                                                   "milliseconds to wait before answering"),
+                                      anot_method_option_new_boolean ("fail", FALSE,
+                                                                      "fail every request"),
                                       NULL);
 }
 

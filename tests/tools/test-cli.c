@@ -340,14 +340,30 @@ test_every_request_fails (Fixture       *f,
 {
   g_autofree char *err = NULL;
   g_autofree char *out_dir = g_build_filename (f->root, "results", NULL);
-  g_autofree char *results = g_build_filename (out_dir, "bm25_demo", "clean", "run_1",
-                                               "results_10.jsonl", NULL);
+  g_autofree char *bad_results = g_build_filename (out_dir, "bm25_demo", NULL);
+  g_autofree char *fail_results = g_build_filename (out_dir, "test-slow_demo", "clean", "run_1",
+                                                    "results_10.jsonl", NULL);
 
-  /* bm25 rejects the parameter for every request: exit 1, rows written. */
+  /* An ill-typed option is refused before the run: exit 2, nothing written. */
   g_assert_cmpint (run_cli (NULL, &err, "--method", "bm25", "--method-option", "bm25.k1=abc",
-                            "--out", out_dir, NULL), ==, 1);
+                            "--out", out_dir, NULL), ==, 2);
   g_assert_nonnull (strstr (err, "bm25.k1"));
-  g_assert_cmpuint (count_complete_lines (results), ==, 30);
+  g_assert_nonnull (strstr (err, "expected a number"));
+  g_assert_false (g_file_test (bad_results, G_FILE_TEST_EXISTS));
+  g_clear_pointer (&err, g_free);
+
+  /* A mistyped key too, with the nearest known one. */
+  g_assert_cmpint (run_cli (NULL, &err, "--method", "bm25", "-O", "bm25.kk=1",
+                            "--out", out_dir, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "bm25.kk (did you mean bm25.k1?)"));
+  g_assert_false (g_file_test (bad_results, G_FILE_TEST_EXISTS));
+  g_clear_pointer (&err, g_free);
+
+  /* The method fails every request: exit 1, rows written. */
+  g_assert_cmpint (run_cli (NULL, &err, "--method", "test-slow", "-O", "test-slow.fail=true",
+                            "-O", "test-slow.delay-ms=0", "--out", out_dir, NULL), ==, 1);
+  g_assert_nonnull (strstr (err, "test-slow.fail"));
+  g_assert_cmpuint (count_complete_lines (fail_results), ==, 30);
 }
 
 /* data/demo/requests.jsonl */
