@@ -115,6 +115,7 @@ anot_run_cmd_robustness (int    argc,
   plain.parameter_string = "— run clean and attacked, and compare";
   plain.summary = robustness_summary;
   plain.robustness = TRUE;
+  plain.defense_later = defense_too;
   status = run_with (run_argv, &plain);
   if (status != ANOT_RUN_EXIT_OK)
     goto out;

@@ -761,6 +761,15 @@ anot_run_run_experiment (int           argc,
           run_options_clear (&o);
           return status;
         }
+      if (hooks != NULL && hooks->defense_later &&
+          (anot_registry_get_flags (anot_registry_get_default (), ANOT_METHOD_EXTENSION_POINT_NAME,
+                                    o.method) & ANOT_PLUGIN_SUPPORTS_DEFENSE) == 0)
+        {
+          status = anot_run_usage_error (NULL, "--defense-too: the method %s does not support defense "
+                                         "mode (anot-run --list says which do)", o.method);
+          run_options_clear (&o);
+          return status;
+        }
       dataset = anot_dataset_load (data, NULL, &error);
       if (dataset == NULL)
         {

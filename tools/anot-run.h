@@ -59,6 +59,9 @@ typedef struct
   const char *summary;
   gboolean robustness;
   gboolean defense;
+  /* `robustness --defense-too`: the method must support defense mode,
+   * checked before the first (undefended) run starts. */
+  gboolean defense_later;
   const char *name_suffix;
   char *directory;
   /* `anot-run estimate`: print the estimate instead of running. */

@@ -1243,7 +1243,8 @@ run_experiment_ok (AnotExperiment *experiment)
 {
   g_autoptr(GError) error = NULL;
 
-  g_assert_true (anot_experiment_run (experiment, NULL, &error));
+  if (!anot_experiment_run (experiment, NULL, &error))
+    g_error ("run: %s", error->message);
   g_assert_no_error (error);
 }
 
@@ -1260,7 +1261,7 @@ test_method_sees_attack (void)
 
   anot_registry_register_with_flags (anot_registry_get_default (), ANOT_METHOD_EXTENSION_POINT_NAME,
                                      TEST_TYPE_RECORDER, "test-recorder", "records its input",
-                                     ANOT_PLUGIN_NEEDS_TRUTH);
+                                     ANOT_PLUGIN_NEEDS_TRUTH | ANOT_PLUGIN_SUPPORTS_DEFENSE);
   records = g_ptr_array_new_with_free_func (record_free);
 
   /* One request at a time, so the records come in the experiment's order:
@@ -1326,7 +1327,7 @@ test_experiment_layout (void)
   g_autofree char *out = make_temp_dir ();
   g_autoptr(AnotExperiment) experiment =
     new_experiment (dataset, "bm25", out, "name", "layout", "attack", "clean,noise",
-                    "attack.restaurants", "4", "defense", "true", "runs", "2", NULL);
+                    "attack.restaurants", "4", "runs", "2", NULL);
   g_autoptr(AnotExperiment) serial = NULL;
   g_auto(GStrv) attacks = NULL;
 
@@ -1353,7 +1354,8 @@ test_experiment_layout (void)
         JsonNode *attack_config = json_object_get_member (object, "attack_config");
         g_autoptr(AnotMetrics) metrics = anot_experiment_get_attack_metrics (experiment, attacks[a], 10, run);
 
-        g_assert_true (json_object_get_boolean_member (object, "defense"));
+        /* bm25 refuses defense mode (test-recorder above records it). */
+        g_assert_false (json_object_get_boolean_member (object, "defense"));
         g_assert_cmpstr (json_object_get_string_member (json_node_get_object (summary), "attack"), ==,
                          attacks[a]);
         g_assert_nonnull (metrics);
@@ -1384,7 +1386,7 @@ test_experiment_layout (void)
 
   /* Concurrency changes nothing: the attack seed is the request's. */
   serial = new_experiment (dataset, "bm25", out, "name", "serial", "attack", "clean,noise",
-                           "attack.restaurants", "4", "defense", "true", "runs", "2",
+                           "attack.restaurants", "4", "runs", "2",
                            "concurrency", "1", NULL);
   run_experiment_ok (serial);
   for (guint a = 0; attacks[a] != NULL; a++)
@@ -1571,11 +1573,12 @@ test_robustness_report (void)
   g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
   g_autofree char *out = make_temp_dir ();
   g_autoptr(AnotExperiment) plain =
-    new_experiment (dataset, "bm25", out, "name", "rob", "attack", "clean,fake_positive,inject_hidden",
-                    "runs", "2", NULL);
+    new_experiment (dataset, "test-slow", out, "name", "rob", "attack", "clean,fake_positive,inject_hidden",
+                    "runs", "2", "method.test-slow.delay-ms", "0", NULL);
   g_autoptr(AnotExperiment) defended =
-    new_experiment (dataset, "bm25", out, "name", "rob_defense",
-                    "attack", "clean,fake_positive", "runs", "2", "defense", "true", NULL);
+    new_experiment (dataset, "test-slow", out, "name", "rob_defense",
+                    "attack", "clean,fake_positive", "runs", "2", "defense", "true",
+                    "method.test-slow.delay-ms", "0", NULL);
   g_autofree char *dir = g_build_filename (out, "rob", NULL);
   g_autofree char *defense_dir = g_build_filename (out, "rob_defense", NULL);
   g_autoptr(JsonNode) report = NULL;
@@ -1588,7 +1591,7 @@ test_robustness_report (void)
   run_experiment_ok (defended);
   report = anot_robustness_report (dir, defense_dir, &error);
   g_assert_no_error (error);
-  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (report), "method"), ==, "bm25");
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (report), "method"), ==, "test-slow");
   rows = json_object_get_array_member (json_node_get_object (report), "results");
   g_assert_cmpuint (json_array_get_length (rows), ==, 3);
 
@@ -1614,7 +1617,7 @@ test_robustness_report (void)
         clean_h1 = json_object_get_double_member (h1, "mean");
       g_assert_cmpfloat_with_epsilon (json_object_get_double_member (row, "delta_hits_at_1"),
                                       json_object_get_double_member (h1, "mean") - clean_h1, 1e-12);
-      /* bm25 ignores defense mode. */
+      /* test-slow ranks by its seed alone, defended or not. */
       if (i < 2)
         {
           JsonObject *d = json_node_get_object (defense);
@@ -1798,11 +1801,19 @@ test_cli_runs (void)
   g_autoptr(JsonNode) defended = NULL;
   JsonArray *rows;
 
-  g_assert_cmpint (run_cli (&out, &err, "--method", "bm25", "--attack", "sarcastic_wifi",
+  /* A method without defense mode is refused in it, before it runs. */
+  g_assert_cmpint (run_cli (NULL, NULL, "--method", "bm25", "--attack", "sarcastic_wifi",
+                            "--defense", "--limit", "4", "--out", out_dir, NULL), ==, 2);
+  config_path = g_build_filename (out_dir, "bm25_demo", NULL);
+  g_assert_false (g_file_test (config_path, G_FILE_TEST_EXISTS));
+  g_clear_pointer (&config_path, g_free);
+
+  g_assert_cmpint (run_cli (&out, &err, "--method", "test-slow", "-O", "test-slow.delay-ms=0",
+                            "--attack", "sarcastic_wifi",
                             "--attack-restaurants", "2", "--defense", "--limit", "4",
                             "--out", out_dir, NULL), ==, 0);
   g_assert_nonnull (strstr (out, "Attack: sarcastic_wifi (defense mode)"));
-  config_path = g_build_filename (out_dir, "bm25_demo", "sarcastic_wifi", "run_1", "config.json", NULL);
+  config_path = g_build_filename (out_dir, "test-slow_demo", "sarcastic_wifi", "run_1", "config.json", NULL);
   config = read_json (config_path);
   g_assert_true (json_object_get_boolean_member (json_node_get_object (config), "defense"));
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (json_node_get_object (config),
@@ -1844,11 +1855,25 @@ test_cli_runs (void)
   g_assert_cmpint (run_cli (NULL, NULL, "--method", "bm25", "--attack", "typo_10",
                             "--attack-option", "rate", "--out", out_dir, NULL), ==, 2);
 
+  /* robustness --defense-too of a method without defense mode is refused
+   * before the undefended run starts. */
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_cli (NULL, &err, "robustness", "--method", "bm25", "--attack", "fake_positive",
+                            "--defense-too", "--limit", "5", "--name", "rob_bm25", "--out", out_dir,
+                            NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "does not support defense mode"));
+  {
+    g_autofree char *refused = g_build_filename (out_dir, "rob_bm25", NULL);
+
+    g_assert_false (g_file_test (refused, G_FILE_TEST_EXISTS));
+  }
+
   /* robustness: clean + the attacks, with and without defense. */
   g_clear_pointer (&out, g_free);
-  g_assert_cmpint (run_cli (&out, &err, "robustness", "--method", "bm25", "--attack", "fake_positive,typo_20",
+  g_assert_cmpint (run_cli (&out, &err, "robustness", "--method", "test-slow", "-O", "test-slow.delay-ms=0",
+                            "--attack", "fake_positive,typo_20",
                             "--defense-too", "--limit", "5", "--name", "rob", "--out", out_dir, NULL), ==, 0);
-  g_assert_nonnull (strstr (out, "Robustness of bm25 on demo"));
+  g_assert_nonnull (strstr (out, "Robustness of test-slow on demo"));
   g_assert_nonnull (strstr (out, "Added reviews: realistic"));
   report_path = g_build_filename (out_dir, "rob", "robustness.json", NULL);
   report = read_json (report_path);
@@ -1880,6 +1905,16 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  /* The defense-mode runs use the test-slow method (bm25 refuses defense
+   * mode), built in its own folder; anot-run processes inherit the path. */
+  {
+    g_autofree char *slow_dir = g_build_filename (g_getenv ("ANOT_TEST_BUILDDIR"),
+                                                  "slow-plugin", NULL);
+    g_autofree char *path = g_strjoin (G_SEARCHPATH_SEPARATOR_S,
+                                       g_getenv ("ANOT_PLUGIN_PATH"), slow_dir, NULL);
+    g_setenv ("ANOT_PLUGIN_PATH", path, TRUE);
+  }
 
   g_test_add_func ("/attacks/registry", test_registry);
   g_test_add_func ("/attacks/parameters", test_parameters);

@@ -130,9 +130,13 @@ G_MODULE_EXPORT void
 g_io_module_load (GIOModule *module)
 {
   anot_test_slow_method_register_type (G_TYPE_MODULE (module));
-  anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
-                         ANOT_TYPE_TEST_SLOW_METHOD, "test-slow",
-                         "Waits, then returns a seeded permutation (test module)");
+  /* It calls no LLM, so every call it makes carries the defense text
+   * (there is none): the flag lets the tests of defense-mode runs and
+   * reports use a method that needs no server. */
+  anot_plugin_implement_with_flags (ANOT_METHOD_EXTENSION_POINT_NAME,
+                                    ANOT_TYPE_TEST_SLOW_METHOD, "test-slow",
+                                    "Waits, then returns a seeded permutation (test module)",
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
   anot_plugin_declare_method_options ("test-slow",
                                       anot_method_option_new_int ("delay-ms", 0, G_MAXINT, 60,
                                                                   "milliseconds to wait before answering"),

@@ -119,6 +119,8 @@ example_listwise_rank_async (AnotMethod          *method,
   guint32 seed_words[2] = { (guint32) seed, (guint32) (seed >> 32) };
   g_autoptr(GRand) rand = NULL;
   g_autoptr(GString) prompt = g_string_new (NULL);
+  g_autofree char *system = NULL;
+  const char *defense;
   GError *error = NULL;
   guint n_reviews;
 
@@ -141,9 +143,14 @@ example_listwise_rank_async (AnotMethod          *method,
     describe_item (prompt, i + 1, g_ptr_array_index (candidates, i), n_reviews, rand, context);
   g_string_append_printf (prompt, "Answer with the %u best candidate numbers, best first.", k);
 
+  /* Defense mode (the method registers ANOT_PLUGIN_SUPPORTS_DEFENSE): the
+   * defense text follows the instructions of every call that shows data. */
+  defense = anot_method_context_get_defense_prompt (context);
+  system = defense != NULL ? g_strconcat ("You rank cafes for a customer.\n\n", defense, NULL)
+                           : g_strdup ("You rank cafes for a customer.");
+
   g_task_set_task_data (task, g_ptr_array_ref (candidates), (GDestroyNotify) g_ptr_array_unref);
-  anot_method_context_complete_async (context, ANOT_DEFAULT_ROLE,
-                                      "You rank cafes for a customer.", prompt->str,
+  anot_method_context_complete_async (context, ANOT_DEFAULT_ROLE, system, prompt->str,
                                       cancellable, on_answer, g_steal_pointer (&task));
 }
 
@@ -183,9 +190,14 @@ G_MODULE_EXPORT void
 g_io_module_load (GIOModule *module)
 {
   example_listwise_register_type (G_TYPE_MODULE (module));
-  anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
-                         EXAMPLE_TYPE_LISTWISE, METHOD_NAME,
-                         "Example plugin: listwise ranking by an LLM that sees every field of the candidates");
+  anot_plugin_implement_with_flags (ANOT_METHOD_EXTENSION_POINT_NAME,
+                                    EXAMPLE_TYPE_LISTWISE, METHOD_NAME,
+                                    "Example plugin: listwise ranking by an LLM that sees every field of the candidates",
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
+  anot_plugin_declare_method_options (METHOD_NAME,
+                                      anot_method_option_new_int ("reviews", 0, 20, 2,
+                                                                  "reviews shown per candidate"),
+                                      NULL);
 }
 
 G_MODULE_EXPORT void

@@ -154,6 +154,10 @@ g_io_module_load (GIOModule *module)
   anot_plugin_implement (ANOT_METHOD_EXTENSION_POINT_NAME,
                          EXAMPLE_TYPE_METHOD, METHOD_NAME,
                          "Example plugin: ranks by star rating, items with few reviews last");
+  anot_plugin_declare_method_options (METHOD_NAME,
+                                      anot_method_option_new_int ("min-reviews", 0, G_MAXUINT, 0,
+                                                                  "items with fewer reviews rank last"),
+                                      NULL);
 }
 
 G_MODULE_EXPORT void
