@@ -33,6 +33,7 @@ struct _AnotRanking
 
   GArray *entries; /* RankEntry, best first */
   char *raw_response;
+  char *cut_by;
   JsonNode *trace;
 };
 
@@ -55,6 +56,7 @@ anot_ranking_finalize (GObject *object)
 
   g_array_unref (self->entries);
   g_free (self->raw_response);
+  g_free (self->cut_by);
   g_clear_pointer (&self->trace, json_node_unref);
 
   G_OBJECT_CLASS (anot_ranking_parent_class)->finalize (object);
@@ -304,6 +306,41 @@ anot_ranking_set_raw_response (AnotRanking *self,
   g_free (self->raw_response);
   self->raw_response = g_strdup (raw_response);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RAW_RESPONSE]);
+}
+
+/**
+ * anot_ranking_get_cut_by:
+ * @self: an #AnotRanking
+ *
+ * Returns: (nullable): the limit that cut the method short, as
+ *   anot_ranking_set_cut_by() gave it, or %NULL
+ */
+const char *
+anot_ranking_get_cut_by (AnotRanking *self)
+{
+  g_return_val_if_fail (ANOT_IS_RANKING (self), NULL);
+  return self->cut_by;
+}
+
+/**
+ * anot_ranking_set_cut_by:
+ * @self: an #AnotRanking
+ * @limit: (nullable): the limit, e.g. `lats.timeout=300 s`
+ *
+ * Says that a limit which depends on something else than the request
+ * (a wall clock, whose reach depends on the provider's latency) stopped
+ * the method before it finished.  The experiment writes it as `cut_by` in
+ * the request's row of `results_<N>.jsonl`, so that such rows can be told
+ * from the others.
+ */
+void
+anot_ranking_set_cut_by (AnotRanking *self,
+                         const char  *limit)
+{
+  g_return_if_fail (ANOT_IS_RANKING (self));
+
+  g_free (self->cut_by);
+  self->cut_by = g_strdup (limit);
 }
 
 /**

@@ -42,6 +42,11 @@ ANOT_AVAILABLE_IN_ALL
 void          anot_ranking_set_raw_response  (AnotRanking  *self,
                                               const char   *raw_response);
 ANOT_AVAILABLE_IN_ALL
+const char   *anot_ranking_get_cut_by        (AnotRanking  *self);
+ANOT_AVAILABLE_IN_ALL
+void          anot_ranking_set_cut_by        (AnotRanking  *self,
+                                              const char   *limit);
+ANOT_AVAILABLE_IN_ALL
 JsonNode     *anot_ranking_get_trace         (AnotRanking  *self);
 ANOT_AVAILABLE_IN_ALL
 void          anot_ranking_set_trace         (AnotRanking  *self,

@@ -140,6 +140,8 @@ result_from_ranking (AnotExperiment    *self,
                                      anot_method_context_get_usage (job->context),
                                      raw_response, error_message);
   anot_result_set_uses_truth (result, self->uses_truth);
+  if (ranking != NULL)
+    anot_result_set_cut_by (result, anot_ranking_get_cut_by (ranking));
   return result;
 }
 

@@ -26,7 +26,9 @@
  * `prompt_tokens`, `completion_tokens`, `tokens`, `cost_usd`, `latency_ms`,
  * `raw_response` and `error` — plus `group`, `gold_rank`, `calls`,
  * `retries`, `by_model` and `by_role`, and `uses_truth` (only on the rows of
- * a method that ranks by the truth, see %ANOT_PLUGIN_NEEDS_TRUTH).
+ * a method that ranks by the truth, see %ANOT_PLUGIN_NEEDS_TRUTH), and
+ * `cut_by` (only on the rows a wall-clock limit cut short, see
+ * anot_ranking_set_cut_by()).
  */
 
 struct _AnotResult
@@ -45,6 +47,7 @@ struct _AnotResult
   guint gold_rank;
   AnotUsage *usage;
   char *raw_response;
+  char *cut_by;
   char *error_message;
   gboolean uses_truth;
 };
@@ -82,6 +85,7 @@ anot_result_finalize (GObject *object)
   g_free (self->gold_item_id);
   g_clear_object (&self->usage);
   g_free (self->raw_response);
+  g_free (self->cut_by);
   g_free (self->error_message);
 
   G_OBJECT_CLASS (anot_result_parent_class)->finalize (object);
@@ -307,6 +311,15 @@ anot_result_new_internal (const char  *request_id,
   result_update_gold_rank (self);
 
   return self;
+}
+
+void
+anot_result_set_cut_by (AnotResult *self,
+                        const char *limit)
+{
+  g_return_if_fail (ANOT_IS_RESULT (self));
+  g_free (self->cut_by);
+  self->cut_by = g_strdup (limit);
 }
 
 void
@@ -576,6 +589,7 @@ anot_result_new_from_json (JsonObject  *row,
     self->gold_item_id = g_strdup (member_string (row, "gold_item_id"));
   self->raw_response = g_strdup (member_string (row, "raw_response"));
   self->error_message = g_strdup (member_string (row, "error"));
+  self->cut_by = g_strdup (member_string (row, "cut_by"));
   self->usage = usage_from_row (row);
   if (json_object_has_member (row, "uses_truth"))
     {
@@ -709,6 +723,11 @@ anot_result_to_json (AnotResult *self)
     {
       json_builder_set_member_name (builder, "error");
       json_builder_add_string_value (builder, self->error_message);
+    }
+  if (self->cut_by != NULL)
+    {
+      json_builder_set_member_name (builder, "cut_by");
+      json_builder_add_string_value (builder, self->cut_by);
     }
   json_builder_end_object (builder);
 
@@ -882,6 +901,21 @@ anot_result_get_usage (AnotResult *self)
 {
   g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
   return self->usage;
+}
+
+/**
+ * anot_result_get_cut_by:
+ * @self: an #AnotResult
+ *
+ * Returns: (nullable): the limit that cut the method short on this
+ *   request (`cut_by` of the row, from anot_ranking_set_cut_by()), or
+ *   %NULL
+ */
+const char *
+anot_result_get_cut_by (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  return self->cut_by;
 }
 
 /**

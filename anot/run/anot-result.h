@@ -55,6 +55,8 @@ AnotUsage   *anot_result_get_usage              (AnotResult   *self);
 ANOT_AVAILABLE_IN_ALL
 const char  *anot_result_get_raw_response       (AnotResult   *self);
 ANOT_AVAILABLE_IN_ALL
+const char  *anot_result_get_cut_by             (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
 const char  *anot_result_get_error_message      (AnotResult   *self);
 
 G_END_DECLS

@@ -28,6 +28,9 @@ AnotResult *anot_result_new_internal      (const char  *request_id,
                                            AnotUsage   *usage,
                                            const char  *raw_response,
                                            const char  *error_message);
+void        anot_result_set_cut_by        (AnotResult  *self,
+                                           const char  *limit);
+G_GNUC_INTERNAL
 void        anot_result_set_uses_truth    (AnotResult  *self,
                                            gboolean     uses_truth);
 void        anot_result_set_location      (AnotResult  *self,

@@ -578,6 +578,8 @@ test_timeout (void)
   g_assert_cmpint (json_object_get_int_member (expansion, "cancelled"), ==, 2);
   g_assert_cmpstr (json_object_get_string_member (trace, "answer_source"), ==, "best_partial");
   g_assert_cmpuint (anot_ranking_get_index (ranking, 0), ==, 1);
+  /* The row says which limit cut it. */
+  g_assert_cmpstr (anot_ranking_get_cut_by (ranking), ==, "lats.timeout=0.4 s");
   fixture_stop (&fixture);
 }
 
@@ -610,6 +612,15 @@ test_exhausted (void)
   /* No node proposed a ranking: an empty answer, and the trace says so. */
   g_assert_cmpstr (json_object_get_string_member (trace, "answer_source"), ==, "none");
   g_assert_cmpuint (anot_ranking_get_length (ranking), ==, 0);
+  /* No wall-clock limit by default: nothing cut this search. */
+  {
+    JsonObject *timeout = json_object_get_object_member (json_object_get_object_member (trace, "settings"),
+                                                         "timeout");
+
+    g_assert_cmpfloat (json_object_get_double_member (timeout, "value"), ==, 0);
+    g_assert_cmpstr (json_object_get_string_member (timeout, "source"), ==, "default");
+    g_assert_null (anot_ranking_get_cut_by (ranking));
+  }
   fixture_stop (&fixture);
 }
 

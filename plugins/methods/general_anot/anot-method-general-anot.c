@@ -334,7 +334,7 @@ g_io_module_load (GIOModule *module)
                                     "ranked by its score output",
                                     ANOT_PLUGIN_SUPPORTS_DEFENSE);
   anot_plugin_declare_method_options ("general_anot",
-                                      anot_method_option_new_string ("score_field", NULL, "the Formula Seed output to rank by (default: the seed's score output)"),
+                                      anot_method_option_new_string ("score_field", "score", "the Formula Seed output to rank by, highest first"),
                                       anot_method_option_new_string ("cache_dir", NULL, "a directory where compiled Formula Seeds are kept and reused"),
                                       NULL);
 }

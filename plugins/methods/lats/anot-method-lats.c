@@ -556,6 +556,14 @@ finish_search (GTask *task)
                                anot_search_tree_get_action (job->tree, answer));
       anot_ranking_set_raw_response (ranking, raw);
     }
+  /* The wall clock's reach depends on the provider's latency: the row says
+   * that it cut this search. */
+  if (job->stop == ANOT_SEARCH_STOP_TIMEOUT)
+    {
+      g_autofree char *limit = g_strdup_printf ("lats.timeout=%g s", job->p.timeout_s);
+
+      anot_ranking_set_cut_by (ranking, limit);
+    }
 
   tree = anot_search_tree_to_json (job->tree);
   phases = json_object_new ();

@@ -33,6 +33,7 @@ typedef struct
   guint window;         /* candidates per call; N when not windowed */
   guint step;
   guint *order;         /* current order: positions into the candidates */
+  guint n_ranked;       /* how many of order[] the ranking holds */
   guint start, end;     /* the window being ranked: order[start..end) */
   JsonArray *windows;   /* trace of each window */
   GString *raw;         /* every window's answer */
@@ -94,7 +95,7 @@ finish (GTask *task)
     json_object_set_int_member (o, "windows_parsed", lw->n_ok);
     json_object_set_int_member (o, "windows_failed", json_array_get_length (lw->windows) - lw->n_ok);
     if (lw->n_ok > 0)
-      for (guint i = 0; i < n; i++)
+      for (guint i = 0; i < lw->n_ranked; i++)
         json_array_add_int_element (positions, lw->order[i]);
     json_object_set_array_member (o, "positions", positions);
     json_node_take_object (result, o);
@@ -104,7 +105,7 @@ finish (GTask *task)
   /* Not one window answered: nothing to rank by (the failures are in the
    * trace), rather than the order the candidates came in. */
   if (lw->n_ok > 0)
-    for (guint i = 0; i < n; i++)
+    for (guint i = 0; i < lw->n_ranked; i++)
       anot_ranking_append (ranking, lw->order[i], (double) (n - i));
   anot_ranking_set_raw_response (ranking, lw->raw->str);
   trace = anot_llm_job_build_trace (job);
@@ -168,9 +169,15 @@ on_window (GObject      *source,
   if (lw->raw->len > 0)
     g_string_append (lw->raw, "\n\n---\n\n");
   g_string_append (lw->raw, text);
-  /* RankGPT completes a partial permutation with the missing candidates
-   * in their current order. */
-  parse = anot_parse_ranking (text, m, items, ANOT_PARSE_APPEND_MISSING);
+  /* Across sliding windows RankGPT completes a partial permutation with
+   * the missing candidates in their current order (a window must stay a
+   * permutation for the next one to slide over it).  One window holding
+   * every candidate — N ≤ window, or window 0 — ranks only what the model
+   * named, as the original did: padding it would credit the model with
+   * candidates it never chose (Hits@K, MRR). */
+  parse = anot_parse_ranking (text, m, items,
+                              m == anot_llm_job_get_candidates (job)->len ? ANOT_PARSE_FLAGS_NONE
+                                                                          : ANOT_PARSE_APPEND_MISSING);
   anot_llm_job_record_parse (job, record, parse);
 
   json_object_set_int_member (w, "start", lw->start);
@@ -183,10 +190,13 @@ on_window (GObject      *source,
       g_autofree guint *window_order = g_memdup2 (lw->order + lw->start, m * sizeof (guint));
 
       /* A failed window keeps its order; a parsed one is a permutation of
-       * the window (the parser appends what the answer left out). */
-      g_assert (len == m);
-      for (guint i = 0; i < m; i++)
+       * the window (the parser appends what the answer left out), or for
+       * the one window of all N, what the answer named. */
+      g_assert (len == m || m == anot_llm_job_get_candidates (job)->len);
+      for (guint i = 0; i < len; i++)
         lw->order[lw->start + i] = window_order[pos[i]];
+      if (m == anot_llm_job_get_candidates (job)->len)
+        lw->n_ranked = len;
       lw->n_ok++;
     }
   json_array_add_object_element (lw->windows, w);
@@ -292,6 +302,7 @@ anot_method_listwise_rank_async (AnotMethod          *method,
 
   lw->window = window == 0 || window > n ? n : window;
   lw->step = step;
+  lw->n_ranked = n;
   {
     JsonNode *node = json_node_new (JSON_NODE_OBJECT);
     JsonObject *o = json_object_new ();

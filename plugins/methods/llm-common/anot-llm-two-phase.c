@@ -10,6 +10,7 @@ typedef struct
 {
   const AnotLlmTwoPhase *spec;
   AnotLlmJob *job;
+  gboolean verbatim;   /* the plan option is `verbatim` */
 } TwoPhase;
 
 static void
@@ -73,7 +74,8 @@ on_plan (GObject      *source,
 
   steps = anot_parse_steps (anot_completion_get_text (completion), state->spec->plan_steps);
   anot_llm_job_record_parse (job, record, steps);
-  plan = state->spec->plan_text (anot_completion_get_text (completion), steps);
+  plan = state->verbatim ? g_strdup (anot_completion_get_text (completion))
+                         : state->spec->plan_text (anot_completion_get_text (completion), steps);
   anot_llm_job_set_text (job, plan);
   send_second (g_steal_pointer (&task));
 }
@@ -153,6 +155,20 @@ anot_llm_two_phase_rank_async (const AnotLlmTwoPhase *spec,
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
+    }
+  if (spec->plan_option)
+    {
+      static const char * const plans[] = { "steps", "verbatim", NULL };
+      g_autoptr(AnotMethodSettings) settings = anot_method_settings_new (spec->method);
+      guint plan_index;
+
+      if (!anot_method_settings_load_for_context (settings, context, &error) ||
+          !anot_method_settings_get_choice (settings, context, "plan", plans, 0, &plan_index, &error))
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
+      state->verbatim = plan_index == 1;
     }
 
   task_text = anot_llm_job_task (state->job, spec->prompts);

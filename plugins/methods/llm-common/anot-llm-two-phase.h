@@ -24,6 +24,9 @@ typedef struct
    * its parsed steps. */
   char *(*plan_text) (const char      *raw,
                       AnotParseResult *steps);
+  /* The method declares the choice option `plan` (`steps`, the default:
+   * plan_text(); `verbatim`: the planner's answer as it came). */
+  gboolean plan_option;
 } AnotLlmTwoPhase;
 
 void anot_llm_two_phase_rank_async (const AnotLlmTwoPhase *spec,

@@ -51,6 +51,7 @@ static const AnotLlmTwoPhase plan_act_spec = {
   .second_call = "act",
   .second_role = "executor",
   .plan_text = plan_text,
+  .plan_option = TRUE,
 };
 
 static void
@@ -106,8 +107,10 @@ g_io_module_load (GIOModule *module)
                                     ANOT_TYPE_METHOD_PLAN_ACT, "plan_act",
                                     "Plan-and-Act (Erdogan et al., ICML 2025): a planner (role planner) writes 2-4 steps for the request, an executor (role executor) runs them on all N candidates; calls: 2",
                                     ANOT_PLUGIN_SUPPORTS_DEFENSE);
-  /* It reads no option: any -O plan_act.KEY is refused. */
-  anot_plugin_declare_method_options ("plan_act", NULL);
+  anot_plugin_declare_method_options ("plan_act",
+                                      anot_method_option_new_choice ("plan", (const char * const[]) { "steps", "verbatim", NULL }, 0,
+                                                                     "what the executor gets: the Step lines of at most 4 sections, or the plan verbatim (the original)"),
+                                      NULL);
 }
 
 G_MODULE_EXPORT void
