@@ -257,3 +257,18 @@ def test_a_method_that_never_finishes_costs_its_request(plugin, method, option, 
     assert all(r.get("error") is None and len(r["pred_indices"]) == 5
                for i, r in result.items() if i not in ("R01", "R03"))
     assert "Ran 6 requests" in run.stdout
+
+
+def test_request_timeout_from_python(demo, tmp_path):
+    """The deadline from the Python API: Registry.load_plugin() and the
+    request_timeout keyword."""
+    assert Anot.Registry.get_default().load_plugin(NEVER)
+    experiment = Anot.Experiment(demo, "file-never", candidates=5, limit=3, request_timeout=1,
+                                 method_options={"never.hang": "R02"}, out=str(tmp_path))
+    experiment.run_blocking()
+    result = {r["request_id"]: r for r in experiment.result_rows()}
+    assert result["R02"]["error"].startswith("ANOT_ERROR_METHOD_TIMEOUT: ")
+    assert result["R01"].get("error") is None and result["R03"].get("error") is None
+    origin, language = Anot.Registry.get_default().get_origin(Anot.METHOD_EXTENSION_POINT_NAME,
+                                                             "file-never")
+    assert (origin, language) == (NEVER, "Python")
