@@ -302,6 +302,19 @@ add_plugin_locked (const char *extension_point,
   return NULL;
 }
 
+/* The entry of @name on @extension_point, or NULL; *@out_table: the
+ * point's table, NULL for an unknown point.  Under plugins_lock. */
+static PluginEntry *
+find_entry_locked (const char  *extension_point,
+                   const char  *name,
+                   GHashTable **out_table)
+{
+  GHashTable *table = g_hash_table_lookup (plugins, extension_point);
+
+  *out_table = table;
+  return table != NULL ? g_hash_table_lookup (table, name) : NULL;
+}
+
 /**
  * anot_plugin_implement:
  * @extension_point: the extension point, e.g.
@@ -1014,8 +1027,7 @@ anot_registry_get_origin (AnotRegistry  *self,
   g_return_val_if_fail (name != NULL, NULL);
 
   g_mutex_lock (&plugins_lock);
-  table = g_hash_table_lookup (plugins, extension_point);
-  entry = table != NULL ? g_hash_table_lookup (table, name) : NULL;
+  entry = find_entry_locked (extension_point, name, &table);
   if (entry != NULL)
     {
       file = entry->file;
@@ -1169,8 +1181,7 @@ anot_registry_get_description (AnotRegistry *self,
   g_return_val_if_fail (name != NULL, NULL);
 
   g_mutex_lock (&plugins_lock);
-  table = g_hash_table_lookup (plugins, extension_point);
-  entry = table != NULL ? g_hash_table_lookup (table, name) : NULL;
+  entry = find_entry_locked (extension_point, name, &table);
   if (entry != NULL)
     description = entry->description;
   else if (table != NULL &&
@@ -1204,8 +1215,7 @@ anot_registry_get_flags (AnotRegistry *self,
   g_return_val_if_fail (name != NULL, ANOT_PLUGIN_FLAGS_NONE);
 
   g_mutex_lock (&plugins_lock);
-  table = g_hash_table_lookup (plugins, extension_point);
-  entry = table != NULL ? g_hash_table_lookup (table, name) : NULL;
+  entry = find_entry_locked (extension_point, name, &table);
   if (entry != NULL)
     flags = entry->flags;
   g_mutex_unlock (&plugins_lock);
@@ -1235,8 +1245,7 @@ anot_registry_lookup_type (AnotRegistry *self,
   g_return_val_if_fail (name != NULL, G_TYPE_INVALID);
 
   g_mutex_lock (&plugins_lock);
-  table = g_hash_table_lookup (plugins, extension_point);
-  entry = table != NULL ? g_hash_table_lookup (table, name) : NULL;
+  entry = find_entry_locked (extension_point, name, &table);
   if (entry != NULL)
     {
       type = entry->type;
