@@ -63,6 +63,10 @@ struct _AnotExperiment
   gboolean has_recorded_method_file;
   GHashTable *recorded_method_file;
   JsonNode *recorded_method_settings; /* config.json's "method_settings", or NULL */
+  /* config.json's "method_plugin", for a resume or a merge: the file a
+   * method of another language (Python) came from, and its SHA-256. */
+  char *recorded_plugin_path;
+  char *recorded_plugin_sha256;
   GPtrArray *option_errors;     /* OptionError: set_option()'s, reported by prepare() */
 
   /* Made by prepare() (anot-experiment-plan.c) */
@@ -78,6 +82,9 @@ struct _AnotExperiment
   GPtrArray *cells;             /* Cell, by attack, run, then N */
   guint n_planned;
   AnotMethod *method;
+  char *plugin_path;            /* the method's file, when not a C module... */
+  char *plugin_language;        /* ...its language ("Python")... */
+  char *plugin_sha256;          /* ...and its contents' SHA-256 */
   gboolean uses_truth;          /* the method registered ANOT_PLUGIN_NEEDS_TRUTH */
   AnotValidator *validator;     /* only when uses_truth */
   AnotLlmConfig *llm_config;
