@@ -860,7 +860,10 @@ unknown_key (const char          *what,
              const char          *method,
              GError             **error)
 {
-  const char *nearest = anot_method_settings_nearest (key, known);
+  /* A key without its method's prefix is compared as if it had it. */
+  g_autofree char *prefixed = strchr (key, '.') == NULL && known[0] != NULL && strchr (known[0], '.') != NULL
+                              ? g_strconcat (method, ".", key, NULL) : NULL;
+  const char *nearest = anot_method_settings_nearest (prefixed ? prefixed : key, known);
   g_autofree char *list = known[0] != NULL ? g_strjoinv (", ", (char **) known) : NULL;
   g_autofree char *suggestion = nearest ? g_strdup_printf (" (did you mean %s?)", nearest) : g_strdup ("");
   g_autofree char *known_text = list ? g_strdup_printf ("; known: %s", list)

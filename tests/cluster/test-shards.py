@@ -11,6 +11,7 @@ two shards), and the shards' response caches merged and replayed offline.
 TAP output; run by meson as the test `shards` (suite `cluster`).
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -170,13 +171,19 @@ def main():
             anot_run(experiment + ['--seed', '7', '--shard', '3/4', '--out', other, '--name', 'exp'], env)
             proc = anot_run(['merge', out] + dirs[:3] + [os.path.join(other, 'exp')], env, check=False)
             assert proc.returncode == 2 and '“seed”' in proc.stdout, proc.stdout
-            # A shard whose config.ini gave the method other settings.
+            # A shard whose config.ini gave the method other settings (cot
+            # declares no option, so a run refuses any key of [method cot]:
+            # the record of one is written into a copy of a shard).
             other_settings = os.path.join(tmp, 'other_settings')
-            settings_file = os.path.join(tmp, 'other-settings.ini')
-            with open(settings_file, 'w') as f:
-                f.write('[method cot]\nexample_setting = 7\n')
-            anot_run(experiment + ['--shard', '3/4', '--out', other_settings, '--name', 'exp'],
-                     dict(env, ANOT_CONFIG=settings_file))
+            shutil.copytree(dirs[3], os.path.join(other_settings, 'exp'))
+            for root, _, files in os.walk(os.path.join(other_settings, 'exp')):
+                if 'config.json' in files:
+                    path = os.path.join(root, 'config.json')
+                    with open(path) as f:
+                        config = json.load(f)
+                    config['anot']['method_settings_file'] = {'example_setting': '7'}
+                    with open(path, 'w') as f:
+                        json.dump(config, f, indent=2)
             proc = anot_run(['merge', out] + dirs[:3] + [os.path.join(other_settings, 'exp')], env,
                             check=False)
             assert proc.returncode == 2 and 'different method settings' in proc.stdout \

@@ -1,4 +1,4 @@
-# A method that never finishes the requests of `never.hang` (comma-separated
+# A method that never finishes the requests of `file-never.hang` (comma-separated
 # ids) and ignores cancellation: the forgotten return_value() the Python
 # guide warns of.  The others are answered at once.
 import gi
@@ -13,7 +13,7 @@ class Never(GObject.Object, Anot.Method):
 
     def do_rank_async(self, request, candidates, k, context, cancellable, callback, *user_data):
         task = Gio.Task.new(self, cancellable, callback)
-        if request.get_id() in (context.get_option("never.hang") or "").split(","):
+        if request.get_id() in (context.get_option("file-never.hang") or "").split(","):
             _forgotten.append(task)
             return
         task.return_value(Anot.Ranking.new_from_indices(range(len(candidates))))
@@ -24,3 +24,5 @@ class Never(GObject.Object, Anot.Method):
 
 Anot.Registry.get_default().register(Anot.METHOD_EXTENSION_POINT_NAME, Never, "file-never",
                                      "Never finishes some requests (a Python method file)")
+Anot.Registry.get_default().declare_method_options(
+    "file-never", [Anot.MethodOption.new_string("hang", None, "comma-separated request ids never finished")])

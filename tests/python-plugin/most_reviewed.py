@@ -14,7 +14,8 @@ class MostReviewed(Anot.PyMethod):
         return sorted(range(len(candidates)), key=lambda i: -candidates[i].get_n_reviews())
 
 
-@Anot.register_method("file-noisy-stars", "Star rating plus seeded noise (a Python method file)")
+@Anot.register_method("file-noisy-stars", "Star rating plus seeded noise (a Python method file)",
+                      options=[Anot.MethodOption.new_double("noise", 0, 10, 0.5, "width of the noise")])
 class NoisyStars(Anot.PyMethod):
     def rank(self, request, candidates, k, context):
         settings = Anot.MethodSettings.new("file-noisy-stars")

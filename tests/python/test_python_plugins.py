@@ -66,12 +66,12 @@ def test_list_marks_python_methods(tmp_path):
 def test_cli_rankings_equal_the_python_api(philly, philly_dir, in_process, tmp_path):
     """Done when: a method file from the guide runs from anot-run --plugin on
     philly with the same rankings as the Python API."""
-    for method in ("file-most-reviewed", "file-noisy-stars"):
+    for method, options in (("file-most-reviewed", {}), ("file-noisy-stars", {"file-noisy-stars.noise": 1.0})):
         anot_run("--plugin", MOST_REVIEWED, "-m", method, "--data", philly_dir, "-n", "10",
-                 "-o", tmp_path, "--name", "cli-" + method, "-O", f"{method}.noise=1.0")
+                 "-o", tmp_path, "--name", "cli-" + method,
+                 *[a for key, value in options.items() for a in ("-O", f"{key}={value}")])
         experiment = Anot.Experiment(philly, method, candidates=10, out=str(tmp_path),
-                                     name="api-" + method,
-                                     method_options={f"{method}.noise": 1.0})
+                                     name="api-" + method, method_options=options)
         experiment.run_blocking()
         cli = rows(tmp_path / ("cli-" + method))
         assert len(cli) == len(philly.requests) == 100
@@ -239,14 +239,15 @@ def test_llm_method_file_with_budget_and_batch(demo, fake_llm, in_process, tmp_p
 
 
 @pytest.mark.parametrize("plugin,method,option", [
-    (NEVER, "file-never", "never.hang"),
+    (NEVER, "file-never", "file-never.hang"),
     (SLOW_PLUGIN, "test-slow", "test-slow.hang"),
 ])
 def test_a_method_that_never_finishes_costs_its_request(plugin, method, option, tmp_path):
     """Python and C methods that never complete two requests, even when
     cancelled: the run ends, those rows name the deadline, the rest ran."""
-    run = anot_run("--plugin", plugin, "-m", method, "-O", f"{option}=R01,R03",
-                   "-O", "test-slow.delay-ms=5", "--limit", "6", "-j", "2",
+    delay = ["-O", "test-slow.delay-ms=5"] if method == "test-slow" else []
+    run = anot_run("--plugin", plugin, "-m", method, "-O", f"{option}=R01,R03", *delay,
+                   "--limit", "6", "-j", "2",
                    "--request-timeout", "1", "-o", tmp_path, "--name", "hang", timeout=60)
     result = {r["request_id"]: r for r in rows(tmp_path / "hang")}
     assert len(result) == 6
@@ -264,7 +265,7 @@ def test_request_timeout_from_python(demo, tmp_path):
     request_timeout keyword."""
     assert Anot.Registry.get_default().load_plugin(NEVER)
     experiment = Anot.Experiment(demo, "file-never", candidates=5, limit=3, request_timeout=1,
-                                 method_options={"never.hang": "R02"}, out=str(tmp_path))
+                                 method_options={"file-never.hang": "R02"}, out=str(tmp_path))
     experiment.run_blocking()
     result = {r["request_id"]: r for r in experiment.result_rows()}
     assert result["R02"]["error"].startswith("ANOT_ERROR_METHOD_TIMEOUT: ")

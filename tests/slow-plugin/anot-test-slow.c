@@ -167,6 +167,8 @@ g_io_module_load (GIOModule *module)
                                                                   "milliseconds to wait before answering"),
                                       anot_method_option_new_boolean ("fail", FALSE,
                                                                       "fail every request"),
+                                      anot_method_option_new_string ("hang", NULL,
+                                                                     "comma-separated request ids never finished"),
                                       NULL);
 }
 

@@ -366,6 +366,68 @@ test_every_request_fails (Fixture       *f,
   g_assert_cmpuint (count_complete_lines (fail_results), ==, 30);
 }
 
+/* config.ini's [method NAME] and the environment are checked against the
+ * declared options too, before the run; --list and --help-options show
+ * them; config.json records every declared option's effective value. */
+static void
+test_declared_options (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *out_dir = g_build_filename (f->root, "results", NULL);
+  g_autofree char *config = g_build_filename (f->root, "config.ini", NULL);
+  g_autofree char *where = g_strdup_printf ("%s:3 [method bm25]: unknown key kk (did you mean k1?)", config);
+  g_autofree char *k1_where = g_strdup_printf ("%s:2 [method bm25]", config);
+  g_autofree char *config_json = g_build_filename (out_dir, "bm25_demo", "clean", "run_1", "config.json", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *settings;
+
+  g_setenv ("ANOT_CONFIG", config, TRUE);
+  g_assert_true (g_file_set_contents (config, "[method bm25]\nk1 = 1.2\nkk = 1\n", -1, NULL));
+  g_assert_cmpint (run_cli (NULL, &err, "--method", "bm25", "--out", out_dir, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, where));
+  g_clear_pointer (&err, g_free);
+
+  g_assert_true (g_file_set_contents (config, "[method bm25]\nk1 = 1.2\n", -1, NULL));
+  g_setenv ("ANOT_BM25_B", "2", TRUE);
+  g_assert_cmpint (run_cli (NULL, &err, "--method", "bm25", "--out", out_dir, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "bm25.b (from environment ANOT_BM25_B): expected a number from 0 to 1, got “2”"));
+  g_clear_pointer (&err, g_free);
+  g_unsetenv ("ANOT_BM25_B");
+
+  /* An option of another method, one without a method, a good run. */
+  g_assert_cmpint (run_cli (NULL, &err, "--method", "bm25", "-O", "lats.beam_width=2", "--out", out_dir,
+                            NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "is an option of the method lats, but this run's method is bm25"));
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_cli (NULL, &err, "--method", "bm25", "-O", "k1=2", "--out", out_dir, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "Unknown method option k1 (did you mean bm25.k1?)"));
+  g_assert_cmpint (run_cli (NULL, NULL, "--method", "bm25", "--limit", "2", "--out", out_dir, NULL), ==, 0);
+  g_assert_true (json_parser_load_from_file (parser, config_json, &error));
+  g_assert_no_error (error);
+  settings = json_object_get_object_member (json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                                                           "anot"),
+                                            "method_settings");
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (settings, "k1"), "value"), ==, 1.2);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (settings, "k1"), "source"), ==,
+                   k1_where);
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (settings, "b"), "value"), ==, 0.75);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (settings, "b"), "source"), ==,
+                   "default");
+  g_unsetenv ("ANOT_CONFIG");
+
+  g_assert_cmpint (run_cli (&out, NULL, "--method", "lats", "--help-options", NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "lats.timeout"));
+  g_assert_nonnull (strstr (out, "default 0."));
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run_cli (&out, NULL, "--list", NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "-O bm25.k1  a number ≥ 0; default 1.5. term-frequency saturation"));
+  g_assert_nonnull (strstr (out, "--defense: not supported"));
+  g_assert_cmpint (run_cli (NULL, NULL, "--help-options", NULL), ==, 2);
+}
+
 /* data/demo/requests.jsonl */
 #define N_DEMO_REQUESTS 30
 
@@ -534,6 +596,7 @@ main (int    argc,
   ADD ("/cli/unknown-method", test_unknown_method);
   ADD ("/cli/run-demo", test_run_demo);
   ADD ("/cli/every-request-fails", test_every_request_fails);
+  ADD ("/cli/declared-options", test_declared_options);
   ADD ("/cli/kill-and-resume", test_kill_and_resume);
   ADD ("/cli/sigint", test_sigint);
 
