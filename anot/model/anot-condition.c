@@ -282,15 +282,10 @@ check_evidence (JsonObject        *evidence,
   if (kind == ANOT_EVIDENCE_REVIEW_TEXT || kind == ANOT_EVIDENCE_REVIEW_SENTIMENT)
     {
       const char *name = kind == ANOT_EVIDENCE_REVIEW_TEXT ? "pattern" : "topic";
-      const char *value = get_string_member (evidence, name, TRUE, path, error);
 
-      if (value == NULL)
+      /* An empty one is allowed: the rules define it (false everywhere). */
+      if (get_string_member (evidence, name, TRUE, path, error) == NULL)
         return FALSE;
-      if (*value == '\0')
-        {
-          set_field_error (error, ANOT_ERROR_INVALID_FIELD, path, name, "empty");
-          return FALSE;
-        }
     }
 
   node = json_object_get_member (evidence, "social_filter");
