@@ -73,6 +73,7 @@ struct _AnotDataset
   GHashTable *judgements;       /* "<review_id>:<aspect>" -> AnotJudgement */
   AnotDomain *domain;
   char       *items_file;       /* "restaurants.jsonl" or "items.jsonl" */
+  GPtrArray  *warnings;         /* NULL-terminated messages */
 };
 
 G_DEFINE_FINAL_TYPE (AnotDataset, anot_dataset, G_TYPE_OBJECT)
@@ -114,6 +115,7 @@ anot_dataset_finalize (GObject *object)
   g_clear_pointer (&self->link, _anot_dataset_link_unref);
   g_clear_object (&self->domain);
   g_clear_pointer (&self->items_file, g_free);
+  g_clear_pointer (&self->warnings, g_ptr_array_unref);
 
   G_OBJECT_CLASS (anot_dataset_parent_class)->finalize (object);
 }
@@ -241,6 +243,22 @@ anot_dataset_init (AnotDataset *self)
   self->judgements = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->domain = anot_domain_new_default ();
   self->items_file = g_strdup ("restaurants.jsonl");
+  self->warnings = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (self->warnings, NULL);
+}
+
+G_GNUC_PRINTF (2, 3)
+static void
+add_warning (AnotDataset *self,
+             const char  *format,
+             ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_ptr_array_index (self->warnings, self->warnings->len - 1) = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_ptr_array_add (self->warnings, NULL);
 }
 
 /* ------------------------------------------------------------------------ *
@@ -1611,10 +1629,17 @@ load_review_assignments (AnotDataset       *ds,
             return FALSE;
           name = anot_json_document_dup_string (doc, name_value);
 
-          /* Records past the item's reviews are expected: 19-review items
-           * have a record for review 19. */
+          /* Records past the item's reviews are ignored, as the original
+           * did (philly_cafes' 19-review items have a record for review
+           * 19), but said: in a new benchmark it is a mistake. */
           if (review_idx < 0 || review_idx >= anot_item_get_n_reviews (item))
-            continue;
+            {
+              add_warning (ds, "user_mapping.json: field “%s.review_idx”: item %s has %u reviews, "
+                           "so there is no review %" G_GINT64_FORMAT "; the record is ignored",
+                           display, anot_item_get_id (item), anot_item_get_n_reviews (item),
+                           review_idx);
+              continue;
+            }
 
           friends_value = member (doc, record, "friends");
           if (friends_value >= 0 && anot_json_document_get_kind (doc, friends_value) != ANOT_JSON_KIND_NULL)
@@ -2450,6 +2475,25 @@ anot_dataset_get_domain (AnotDataset *self)
 {
   g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
   return self->domain;
+}
+
+/**
+ * anot_dataset_get_warnings:
+ * @self: an #AnotDataset
+ *
+ * Gets what the loader accepted but a benchmark author would want to
+ * know: records it ignored, each message naming the file and the field
+ * (e.g. a `review_assignments` record for a review the item does not
+ * have).  `anot-run validate` prints them.
+ *
+ * Returns: (transfer none) (array zero-terminated=1): the messages, empty
+ *   when there are none
+ */
+const char * const *
+anot_dataset_get_warnings (AnotDataset *self)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
+  return (const char * const *) self->warnings->pdata;
 }
 
 /**

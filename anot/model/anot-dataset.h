@@ -47,6 +47,8 @@ AnotDomain         *anot_dataset_get_domain        (AnotDataset         *self);
 ANOT_AVAILABLE_IN_ALL
 const char         *anot_dataset_get_items_file    (AnotDataset         *self);
 ANOT_AVAILABLE_IN_ALL
+const char * const *anot_dataset_get_warnings      (AnotDataset         *self);
+ANOT_AVAILABLE_IN_ALL
 guint               anot_dataset_get_n_items       (AnotDataset         *self);
 ANOT_AVAILABLE_IN_ALL
 AnotItem           *anot_dataset_get_item          (AnotDataset         *self,
