@@ -343,6 +343,11 @@ on_deadline (gpointer user_data)
 
   job->abandoned = TRUE;
   g_clear_pointer (&job->deadline, g_source_unref);
+  /* Nothing more to cancel: the run may be cancelled, or end, while the
+   * method still holds the call. */
+  if (job->run_cancelled_id != 0)
+    g_signal_handler_disconnect (job->run_cancellable, job->run_cancelled_id);
+  job->run_cancelled_id = 0;
   self->in_flight--;
   job->cell->in_flight--;
   anot_experiment_budget_finish (self, anot_method_context_get_usage (job->context));
