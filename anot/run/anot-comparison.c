@@ -1088,12 +1088,35 @@ add_pairs (JsonBuilder *builder,
   json_builder_end_array (builder);
 }
 
+/* The labels of the methods whose runs compare like for like with the
+ * original framework (`--compat original`), each once, in run order. */
+static GPtrArray *
+compat_original_labels (AnotComparison *self)
+{
+  JsonArray *runs = anot_results_get_runs (self->results);
+  GPtrArray *labels = g_ptr_array_new ();
+
+  for (guint i = 0; i < json_array_get_length (runs); i++)
+    {
+      JsonObject *run = json_array_get_object_element (runs, i);
+      const char *label = json_object_get_string_member (run, "method");
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (run, "compat", NULL),
+                     "original") != 0)
+        continue;
+      if (!g_ptr_array_find_with_equal_func (labels, label, g_str_equal, NULL))
+        g_ptr_array_add (labels, (gpointer) label);
+    }
+  return labels;
+}
+
 /**
  * anot_comparison_to_json:
  * @self: an #AnotComparison, computed
  *
  * The comparison as one object: `confidence`, `resamples`, `seed`,
- * `baseline`, `cells` (one per method × attack × N: `method`, `attack`,
+ * `baseline`, `compat_original` (the methods whose runs were made with
+ * `--compat original`), `cells` (one per method × attack × N: `method`, `attack`,
  * `n_candidates`, `requests`, `runs`, `rows`, `failed`, and `hits_at_1`,
  * `hits_at_3`, `hits_at_5`, `mrr` as `{mean, lower, upper}` or null when k
  * is too small), `paired` (every method against the baseline: the means,
@@ -1124,6 +1147,15 @@ anot_comparison_to_json (AnotComparison *self)
   json_builder_add_string_value (builder, seed);
   json_builder_set_member_name (builder, "baseline");
   json_builder_add_string_value (builder, self->used_baseline);
+  json_builder_set_member_name (builder, "compat_original");
+  json_builder_begin_array (builder);
+  {
+    g_autoptr(GPtrArray) labels = compat_original_labels (self);
+
+    for (guint i = 0; i < labels->len; i++)
+      json_builder_add_string_value (builder, labels->pdata[i]);
+  }
+  json_builder_end_array (builder);
 
   json_builder_set_member_name (builder, "cells");
   json_builder_begin_array (builder);
@@ -1601,7 +1633,8 @@ format_csv (AnotComparison *self,
  *
  * Writes the comparison as tables: the intervals of every method × attack ×
  * N, then the paired differences against the baseline, then attacked
- * against clean.  `csv` is one long table (a row per cell and metric) with
+ * against clean, and a last line naming the methods whose runs were made
+ * with `--compat original`, if any.  `csv` is one long table (a row per cell and metric) with
  * the columns `table`, `method`, `baseline`, `attack`, `n_candidates`,
  * `requests`, `runs`, `metric`, `estimate`, `lower`, `upper`, `p_value`,
  * `method_only`, `baseline_only`.
@@ -1655,5 +1688,19 @@ anot_comparison_format (AnotComparison  *self,
       else
         format_latex (out, table);
     }
+  {
+    g_autoptr(GPtrArray) labels = compat_original_labels (self);
+
+    /* Not anot's own behaviour: the reader of a table must know. */
+    if (labels->len > 0)
+      {
+        g_string_append_printf (out, "\n%sLike for like with the original framework "
+                                "(--compat original, see docs/fidelity.md): ",
+                                strcmp (format, "latex") == 0 ? "% " : "");
+        for (guint i = 0; i < labels->len; i++)
+          g_string_append_printf (out, "%s%s", i ? ", " : "", (char *) labels->pdata[i]);
+        g_string_append_c (out, '\n');
+      }
+  }
   return g_string_free (out, FALSE);
 }
