@@ -417,6 +417,7 @@ anot_experiment_new_method_context (AnotExperiment *self,
   while (g_hash_table_iter_next (&iter, &key, &value))
     anot_method_context_set_option (context, key, value);
   anot_method_context_set_defense (context, self->settings->defense);
+  anot_method_context_set_compat (context, (AnotCompatMode) self->settings->compat);
   if (self->defense_prompt != NULL)
     anot_method_context_set_defense_prompt_text (context, self->defense_prompt);
   if (self->config_file_read)
