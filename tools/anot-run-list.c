@@ -40,7 +40,11 @@ anot_run_print_method_options (AnotRegistry *registry,
       g_autofree char *key = g_strconcat (method, ".", anot_method_option_get_name (option), NULL);
       g_autofree char *type = anot_method_option_describe_type (option);
       const char *value = anot_method_option_get_default (option);
-      g_autofree char *default_text = value != NULL ? g_strdup_printf ("default %s", value)
+      const char *original = anot_method_option_get_original_default (option);
+      g_autofree char *default_text = value != NULL ? g_strdup_printf ("default %s%s%s%s", value,
+                                                                       original ? " (" : "",
+                                                                       original ? original : "",
+                                                                       original ? " with --compat original)" : "")
                                                     : g_strdup ("no default");
 
       g_print ("%s%s%-*s  %s; %s. %s\n", indent, key_prefix, (int) width, key, type, default_text,

@@ -44,6 +44,7 @@ struct _AnotMethodOption
   double                maximum;
   char                **choices;
   char                 *default_text; /* NULL: a string option without default */
+  char                 *original_default; /* under --compat original, or NULL: the same */
 };
 
 G_DEFINE_FINAL_TYPE (AnotMethodOption, anot_method_option, G_TYPE_OBJECT)
@@ -57,6 +58,7 @@ anot_method_option_finalize (GObject *object)
   g_free (self->doc);
   g_strfreev (self->choices);
   g_free (self->default_text);
+  g_free (self->original_default);
 
   G_OBJECT_CLASS (anot_method_option_parent_class)->finalize (object);
 }
@@ -317,6 +319,66 @@ anot_method_option_get_default (AnotMethodOption *self)
 {
   g_return_val_if_fail (ANOT_IS_METHOD_OPTION (self), NULL);
   return self->default_text;
+}
+
+/**
+ * anot_method_option_get_original_default:
+ * @self: an option
+ *
+ * Returns: (nullable): the default under `--compat original` (the
+ *   original framework's value) when it differs from
+ *   anot_method_option_get_default(), else %NULL
+ */
+const char *
+anot_method_option_get_original_default (AnotMethodOption *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_OPTION (self), NULL);
+  return self->original_default;
+}
+
+/**
+ * anot_method_option_set_original_default:
+ * @self: an option
+ * @value: (nullable): the default under `--compat original` (as text, a
+ *   valid value), or %NULL for the ordinary default
+ *
+ * Declares that like-for-like runs with the original framework
+ * (%ANOT_COMPAT_MODE_ORIGINAL) start from another default: the method's
+ * getters then return it when nothing sets the option, and `config.json`
+ * records it with the source `default (--compat original)`.
+ */
+void
+anot_method_option_set_original_default (AnotMethodOption *self,
+                                         const char       *value)
+{
+  g_autoptr(JsonNode) parsed = NULL;
+
+  g_return_if_fail (ANOT_IS_METHOD_OPTION (self));
+  if (value != NULL)
+    {
+      parsed = anot_method_option_parse (self, value, NULL);
+      g_return_if_fail (parsed != NULL);
+    }
+  g_free (self->original_default);
+  self->original_default = g_strdup (value);
+}
+
+/**
+ * anot_method_option_with_original_default: (skip)
+ * @self: (transfer full): an option
+ * @value: the default under `--compat original`
+ *
+ * anot_method_option_set_original_default(), returning @self: for the
+ * list of anot_plugin_declare_method_options().
+ *
+ * Returns: (transfer full): @self
+ */
+AnotMethodOption *
+anot_method_option_with_original_default (AnotMethodOption *self,
+                                          const char       *value)
+{
+  anot_method_option_set_original_default (self, value);
+  return self;
 }
 
 static char *

@@ -78,6 +78,14 @@ const char * const   *anot_method_option_get_choices  (AnotMethodOption    *self
 ANOT_AVAILABLE_IN_ALL
 const char           *anot_method_option_get_default  (AnotMethodOption    *self);
 ANOT_AVAILABLE_IN_ALL
+const char           *anot_method_option_get_original_default (AnotMethodOption *self);
+ANOT_AVAILABLE_IN_ALL
+void                  anot_method_option_set_original_default (AnotMethodOption *self,
+                                                               const char       *value);
+ANOT_AVAILABLE_IN_ALL
+AnotMethodOption     *anot_method_option_with_original_default (AnotMethodOption *self,
+                                                                const char       *value);
+ANOT_AVAILABLE_IN_ALL
 char                 *anot_method_option_describe_type (AnotMethodOption   *self);
 ANOT_AVAILABLE_IN_ALL
 JsonNode             *anot_method_option_parse        (AnotMethodOption    *self,

@@ -27,6 +27,7 @@ void      anot_method_settings_take_reader       (AnotMethodSettings  *self,
 G_GNUC_INTERNAL
 JsonNode *anot_method_settings_check_options     (AnotMethodSettings  *self,
                                                   GHashTable          *options,
+                                                  AnotCompatMode       compat,
                                                   GError             **error);
 
 /* The nearest of @candidates to @word (NULL when none is close), for "did

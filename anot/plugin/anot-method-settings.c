@@ -455,6 +455,16 @@ find_option (GPtrArray  *options,
   return NULL;
 }
 
+/* The declared default under @compat. */
+static const char *
+default_for (AnotMethodOption *option,
+             AnotCompatMode    compat)
+{
+  if (compat == ANOT_COMPAT_MODE_ORIGINAL && anot_method_option_get_original_default (option) != NULL)
+    return anot_method_option_get_original_default (option);
+  return anot_method_option_get_default (option);
+}
+
 /* A getter must read what its method declared, with the same default and
  * range: the check before the run and config.json's record of defaults go
  * by the declaration.  A method that declared nothing is not checked (a
@@ -462,6 +472,7 @@ find_option (GPtrArray  *options,
  * reference) or NULL. */
 static AnotMethodOption *
 check_declared (AnotMethodSettings   *self,
+                AnotMethodContext    *context,
                 const char           *key,
                 AnotMethodOptionType  type,
                 const char           *default_text,
@@ -471,6 +482,8 @@ check_declared (AnotMethodSettings   *self,
   g_autoptr(GPtrArray) declared = anot_plugin_list_method_options (self->method);
   AnotMethodOption *option;
 
+  const char *declared_default;
+
   if (declared == NULL)
     return NULL;
   option = find_option (declared, key);
@@ -479,11 +492,13 @@ check_declared (AnotMethodSettings   *self,
       g_critical ("Method %s reads the option %s, which it did not declare", self->method, key);
       return NULL;
     }
+  declared_default = default_for (option, context != NULL ? anot_method_context_get_compat (context)
+                                                          : ANOT_COMPAT_MODE_NONE);
   if (anot_method_option_get_value_type (option) != type ||
       (default_text != NULL && type != ANOT_METHOD_OPTION_DOUBLE &&
-       g_strcmp0 (anot_method_option_get_default (option), default_text) != 0) ||
+       g_strcmp0 (declared_default, default_text) != 0) ||
       (type == ANOT_METHOD_OPTION_DOUBLE &&
-       g_ascii_strtod (anot_method_option_get_default (option), NULL) != g_ascii_strtod (default_text, NULL)) ||
+       g_ascii_strtod (declared_default, NULL) != g_ascii_strtod (default_text, NULL)) ||
       ((type == ANOT_METHOD_OPTION_INT || type == ANOT_METHOD_OPTION_DOUBLE) &&
        (anot_method_option_get_minimum (option) != min_value ||
         anot_method_option_get_maximum (option) != max_value)))
@@ -555,7 +570,7 @@ anot_method_settings_get_uint (AnotMethodSettings  *self,
   g_autofree char *text = anot_method_settings_lookup (self, context, key, &source);
   guint64 value = default_value;
   g_autofree char *default_text = g_strdup_printf ("%u", default_value);
-  g_autoptr(AnotMethodOption) declared = check_declared (self, key, ANOT_METHOD_OPTION_INT, default_text,
+  g_autoptr(AnotMethodOption) declared = check_declared (self, context, key, ANOT_METHOD_OPTION_INT, default_text,
                                                          min_value, max_value);
 
   if (text != NULL && !g_ascii_string_to_unsigned (text, 10, min_value, max_value, &value, NULL))
@@ -600,7 +615,7 @@ anot_method_settings_get_double (AnotMethodSettings  *self,
   g_autofree char *text = anot_method_settings_lookup (self, context, key, &source);
   double value = default_value;
   g_autofree char *default_text = double_text (default_value);
-  g_autoptr(AnotMethodOption) declared = check_declared (self, key, ANOT_METHOD_OPTION_DOUBLE, default_text,
+  g_autoptr(AnotMethodOption) declared = check_declared (self, context, key, ANOT_METHOD_OPTION_DOUBLE, default_text,
                                                          min_value, max_value);
 
   if (text != NULL)
@@ -647,7 +662,7 @@ anot_method_settings_get_boolean (AnotMethodSettings  *self,
   g_autofree char *source = NULL;
   g_autofree char *text = anot_method_settings_lookup (self, context, key, &source);
   gboolean value = default_value;
-  g_autoptr(AnotMethodOption) declared = check_declared (self, key, ANOT_METHOD_OPTION_BOOLEAN,
+  g_autoptr(AnotMethodOption) declared = check_declared (self, context, key, ANOT_METHOD_OPTION_BOOLEAN,
                                                          default_value ? "true" : "false", 0, 0);
 
   if (text != NULL)
@@ -699,7 +714,7 @@ anot_method_settings_get_choice (AnotMethodSettings  *self,
 
   g_return_val_if_fail (choices != NULL && default_index < g_strv_length ((char **) choices), FALSE);
 
-  declared = check_declared (self, key, ANOT_METHOD_OPTION_CHOICE, choices[default_index], 0, 0);
+  declared = check_declared (self, context, key, ANOT_METHOD_OPTION_CHOICE, choices[default_index], 0, 0);
   if (declared != NULL &&
       !g_strv_equal ((const char * const *) anot_method_option_get_choices (declared), choices))
     g_critical ("Method %s reads the option %s with other choices than it declared", self->method, key);
@@ -742,10 +757,12 @@ anot_method_settings_get_string (AnotMethodSettings *self,
 {
   g_autofree char *source = NULL;
   char *text = anot_method_settings_lookup (self, context, key, &source);
-  g_autoptr(AnotMethodOption) declared = check_declared (self, key, ANOT_METHOD_OPTION_STRING, NULL, 0, 0);
+  g_autoptr(AnotMethodOption) declared = check_declared (self, context, key, ANOT_METHOD_OPTION_STRING, NULL, 0, 0);
 
-  if (text == NULL && declared != NULL && anot_method_option_get_default (declared) != NULL)
-    text = g_strdup (anot_method_option_get_default (declared));
+  if (text == NULL && declared != NULL &&
+      default_for (declared, context ? anot_method_context_get_compat (context) : ANOT_COMPAT_MODE_NONE) != NULL)
+    text = g_strdup (default_for (declared, context ? anot_method_context_get_compat (context)
+                                                    : ANOT_COMPAT_MODE_NONE));
   record (self, key,
           text != NULL ? json_node_init_string (json_node_alloc (), text)
                        : json_node_init_null (json_node_alloc ()),
@@ -948,6 +965,7 @@ check_given_option (AnotMethodSettings  *self,
 JsonNode *
 anot_method_settings_check_options (AnotMethodSettings  *self,
                                     GHashTable          *options,
+                                    AnotCompatMode       compat,
                                     GError             **error)
 {
   g_autoptr(GPtrArray) declared = anot_plugin_list_method_options (self->method);
@@ -996,8 +1014,15 @@ anot_method_settings_check_options (AnotMethodSettings  *self,
       g_autofree char *source = NULL;
       g_autofree char *value_text = lookup_layers (self, NULL, options, name, &source);
       g_autoptr(GError) local_error = NULL;
-      JsonNode *value = anot_method_option_parse (option, value_text, &local_error);
+      JsonNode *value;
       JsonObject *entry;
+
+      if (value_text == NULL && default_for (option, compat) != anot_method_option_get_default (option))
+        {
+          value_text = g_strdup (default_for (option, compat));
+          source = g_strdup ("default (--compat original)");
+        }
+      value = anot_method_option_parse (option, value_text, &local_error);
 
       if (value == NULL)
         {

@@ -494,6 +494,7 @@ plan_method_options (AnotExperiment  *self,
   settings = anot_method_settings_new (self->method_name);
   anot_method_settings_take_reader (settings, self->config_file);
   self->method_settings = anot_method_settings_check_options (settings, self->settings->method_options,
+                                                              (AnotCompatMode) self->settings->compat,
                                                               error);
   return self->method_settings != NULL;
 }
@@ -919,7 +920,8 @@ anot_experiment_plan (AnotExperiment  *self,
                       GError         **error)
 {
   self->settings = anot_run_config_copy (self->config);
-  return plan_candidate_counts (self, error) &&
+  return anot_run_config_apply_compat (self->settings, error) &&
+         plan_candidate_counts (self, error) &&
          plan_requests (self, error) &&
          prepare_attacks (self, error) &&
          plan_cells (self, error) &&

@@ -1291,7 +1291,7 @@ write_provenance (AnotReportWriter *self,
 {
   static const char *const columns[][2] = {
     { "method", "method" }, { "attack", "attack" }, { "run", "run" }, { "data", "data" },
-    { "dataset_checksum", "dataset checksum" }, { "pool", "pool" }, { "shuffle", "shuffle" },
+    { "dataset_checksum", "dataset checksum" }, { "pool", "pool" }, { "compat", "compat" }, { "shuffle", "shuffle" },
     { "seed", "seed" }, { "run_seed", "run seed" }, { "k", "k" }, { "provider", "backend" },
     { "model", "model" }, { "cache", "cache" }, { "offline", "offline" },
     { "defense", "defense" }, { "anot_version", "anot" }, { "status", "status" },

@@ -22,6 +22,7 @@ typedef struct
   char *data_path;
   char *checksum;
   char *pool;
+  char *compat;           /* config.json's compat; NULL before it existed */
   char *shuffle;
   char *model;
   char *provider;

@@ -68,6 +68,7 @@ results_run_free (gpointer data)
   g_free (run->data_path);
   g_free (run->checksum);
   g_free (run->pool);
+  g_free (run->compat);
   g_free (run->shuffle);
   g_free (run->model);
   g_free (run->provider);
@@ -317,6 +318,7 @@ run_from_config (const char  *run_dir,
   run->data_path = g_strdup (object_string (anot, "data_path"));
   run->checksum = g_strdup (object_string (anot, "dataset_checksum"));
   run->pool = g_strdup (object_string (anot, "pool"));
+  run->compat = g_strdup (object_string (anot, "compat"));
   run->shuffle = g_strdup (object_string (anot, "shuffle"));
   run->model = g_strdup (object_string (llm, "model"));
   run->provider = g_strdup (object_string (llm, "provider"));
@@ -707,7 +709,8 @@ anot_results_get_rows (AnotResults *self)
  *
  * One object per run directory read: `directory`, `experiment`, `method`
  * (the label rows use), `method_name`, `run_name`, `attack`, `run`, `data`,
- * `data_path`, `dataset_checksum`, `pool`, `shuffle`, `seed`, `run_seed`,
+ * `data_path`, `dataset_checksum`, `pool`, `compat` (null for runs made
+ * before the option existed), `shuffle`, `seed`, `run_seed`,
  * `k`, `model`, `provider`, `anot_version`, `status`, `timestamp`, `cache`,
  * `offline`, `defense`: the provenance of the rows.
  *
@@ -740,6 +743,7 @@ anot_results_get_runs (AnotResults *self)
       set_nullable_string (object, "data_path", run->data_path);
       set_nullable_string (object, "dataset_checksum", run->checksum);
       set_nullable_string (object, "pool", run->pool);
+      set_nullable_string (object, "compat", run->compat);
       set_nullable_string (object, "shuffle", run->shuffle);
       /* As strings: a JSON number loses seeds above 2^53 in JavaScript. */
       json_object_set_string_member (object, "seed", seed);

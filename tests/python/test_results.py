@@ -2,6 +2,7 @@
 
 import json
 import os
+import subprocess
 
 import pytest
 from gi.repository import Anot, GLib
@@ -83,6 +84,29 @@ def test_compare_refuses_other_seeds(demo, experiments, tmp_path):
         Anot.compare([experiments / "bm25_demo", tmp_path / "random_seed7"])
     assert error.value.matches(Anot.error_quark(), Anot.Error.NOT_COMPARABLE)
     assert "seed differs" in error.value.message
+
+
+def test_compare_and_report_over_request_subsets(demo, experiments, tmp_path):
+    """An expensive method on 5 of the 30 requests: compare and report work,
+    each table over its own requests, the pairs over the 5, counted."""
+    exp = Anot.Experiment(demo, "random", candidates=10, limit=5, out=str(tmp_path), name="random_5")
+    assert exp.run()
+    dirs = [experiments / "bm25_demo", tmp_path / "random_5"]
+    comparison = Anot.compare(dirs, baseline="bm25", resamples=200)
+    requests = {(c["method"], c["n_candidates"]): c["requests"] for c in comparison["cells"]}
+    assert requests == {("bm25", 10): 30, ("bm25", 20): 30, ("random", 10): 5}
+    (pair,) = comparison["paired"]
+    assert (pair["method"], pair["n_candidates"], pair["pairs"], pair["requests"]) == ("random", 10, 5, 5)
+    assert pair["unpaired"] == {"method": 0, "baseline": 25}
+    run = subprocess.run([os.environ["ANOT_RUN"], "compare", *map(str, dirs), "--baseline", "bm25",
+                          "--resamples", "200"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert ("random against bm25 at N=10: paired on the 5 (request, run) cells both ran; "
+            "0 only random ran, 25 only bm25") in run.stdout
+    report = subprocess.run([os.environ["ANOT_RUN"], "report", *map(str, dirs), "-o",
+                             str(tmp_path / "report.html"), "--resamples", "200"],
+                            capture_output=True, text=True)
+    assert report.returncode == 0, report.stderr
 
 
 def test_write_report(experiments, tmp_path):

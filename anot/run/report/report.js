@@ -71,6 +71,18 @@
     }))]);
   }
 
+  /* Pairs over a subset of the requests (one side ran fewer) say so. */
+  function unpairedNote(box, pairs, a, b) {
+    pairs.forEach(function (x) {
+      var u = x.unpaired || {};
+      if (!u[a] && !u[b]) return;
+      var left = a === "method" ? x.method : x.attack, right = b === "baseline" ? x.baseline : x.clean;
+      box.appendChild(el("p", { class: "note unpaired", text: x.method + (a === "method" ? "" : " " + x.attack) +
+        " against " + right + " at N=" + x.n_candidates + ": paired on the " + x.pairs +
+        " (request, run) cells both ran; " + u[a] + " only " + left + " ran, " + u[b] + " only " + right + "." }));
+    });
+  }
+
   function renderComparison() {
     var c = data.comparison, box = document.getElementById("comparison-tables");
     var level = Math.round(c.confidence * 100);
@@ -94,6 +106,7 @@
             interval(x.mrr, true), x.mcnemar.method_only + "/" + x.mcnemar.baseline_only, pvalue(x.mcnemar.p_value)];
         }),
         function (i) { return i >= 3; }));
+      unpairedNote(box, c.paired, "method", "baseline");
     }
     if (c.robustness.length) {
       box.appendChild(el("p", { class: "caption", text: "Attacked against clean, paired the same way." }));
@@ -105,6 +118,7 @@
             interval(x.mrr, true), x.mcnemar.attacked_only + "/" + x.mcnemar.clean_only, pvalue(x.mcnemar.p_value)];
         }),
         function (i) { return i >= 2; }));
+      unpairedNote(box, c.robustness, "attacked", "clean");
     }
   }
 

@@ -129,6 +129,41 @@ next_window (GTask *task)
   rank_window (task);
 }
 
+static gboolean
+is_compat_original (AnotLlmJob *job)
+{
+  return anot_method_context_get_compat (anot_llm_job_get_context (job)) == ANOT_COMPAT_MODE_ORIGINAL;
+}
+
+/* --compat original: the original's one call over all N, read with its
+ * own parser and then its harness's (numbers above N dropped, the first k
+ * kept); the ranking holds only what that left, as the original's did. */
+static void
+finish_original (GTask      *task,
+                 JsonObject *record,
+                 const char *text)
+{
+  Listwise *lw = g_task_get_task_data (task);
+  AnotLlmJob *job = lw->job;
+  guint n = anot_llm_job_get_candidates (job)->len;
+  guint n_numbers = 0;
+  g_autofree guint *numbers = anot_parse_listwise_compat (text, anot_llm_job_get_k (job), &n_numbers);
+  g_autoptr(GString) answer = g_string_new (NULL);
+  g_autoptr(AnotParseResult) parse = NULL;
+  AnotRanking *ranking;
+
+  /* What the original method returned to its harness: "3, 1, 5". */
+  for (guint i = 0; i < n_numbers; i++)
+    g_string_append_printf (answer, "%s%u", i ? ", " : "", numbers[i]);
+  parse = anot_parse_ranking (answer->str, n, NULL, ANOT_PARSE_ORIGINAL);
+  anot_llm_job_record_parse (job, record, parse);
+  anot_llm_job_set_trace_member (job, "windows",
+                                 json_node_init_array (json_node_alloc (), lw->windows));
+  ranking = anot_llm_job_ranking_from_parse (job, parse, text);
+  g_task_return_pointer (task, ranking, g_object_unref);
+  g_object_unref (task);
+}
+
 static void
 on_window (GObject      *source,
            GAsyncResult *result,
@@ -169,6 +204,14 @@ on_window (GObject      *source,
   if (lw->raw->len > 0)
     g_string_append (lw->raw, "\n\n---\n\n");
   g_string_append (lw->raw, text);
+  if (is_compat_original (job))
+    {
+      json_object_set_int_member (w, "start", lw->start);
+      json_object_set_int_member (w, "end", lw->end);
+      json_array_add_object_element (lw->windows, w);
+      finish_original (g_steal_pointer (&task), record, text);
+      return;
+    }
   /* Across sliding windows RankGPT completes a partial permutation with
    * the missing candidates in their current order (a window must stay a
    * permutation for the next one to slide over it).  One window holding
@@ -267,7 +310,9 @@ anot_method_listwise_rank_async (AnotMethod          *method,
   g_task_set_task_data (task, lw, (GDestroyNotify) listwise_free);
 
   if (!anot_method_settings_load_for_context (settings, context, &error) ||
-      !anot_method_settings_get_uint (settings, context, "window", DEFAULT_WINDOW, 0, G_MAXUINT,
+      !anot_method_settings_get_uint (settings, context, "window",
+                                      anot_method_context_get_compat (context) == ANOT_COMPAT_MODE_ORIGINAL
+                                      ? 0 : DEFAULT_WINDOW, 0, G_MAXUINT,
                                       &window, &error) ||
       !anot_method_settings_get_uint (settings, context, "step", DEFAULT_STEP, 1, G_MAXUINT, &step,
                                       &error) ||
@@ -300,6 +345,9 @@ anot_method_listwise_rank_async (AnotMethod          *method,
       return;
     }
 
+  /* The original ranked all N in one call. */
+  if (is_compat_original (lw->job))
+    window = 0;
   lw->window = window == 0 || window > n ? n : window;
   lw->step = step;
   lw->n_ranked = n;
@@ -361,7 +409,10 @@ g_io_module_load (GIOModule *module)
                                     "calls: 1 if N <= w, else 1 + ceil((N - w) / s)",
                                     ANOT_PLUGIN_SUPPORTS_DEFENSE);
   anot_plugin_declare_method_options ("listwise",
-                                      anot_method_option_new_int ("window", 0, G_MAXUINT, DEFAULT_WINDOW, "candidates per call (0: one call with all N, as the original)"),
+                                      anot_method_option_with_original_default (
+                                        anot_method_option_new_int ("window", 0, G_MAXUINT, DEFAULT_WINDOW,
+                                                                    "candidates per call (0: one call with all N, as the original)"),
+                                        "0"),
                                       anot_method_option_new_int ("step", 1, G_MAXUINT, DEFAULT_STEP, "how far the window slides (1 to window)"),
                                       NULL);
 }

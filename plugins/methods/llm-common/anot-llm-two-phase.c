@@ -163,7 +163,10 @@ anot_llm_two_phase_rank_async (const AnotLlmTwoPhase *spec,
       guint plan_index;
 
       if (!anot_method_settings_load_for_context (settings, context, &error) ||
-          !anot_method_settings_get_choice (settings, context, "plan", plans, 0, &plan_index, &error))
+          !anot_method_settings_get_choice (settings, context, "plan", plans,
+                                            anot_method_context_get_compat (context) == ANOT_COMPAT_MODE_ORIGINAL
+                                            ? 1 : 0,
+                                            &plan_index, &error))
         {
           g_task_return_error (task, g_steal_pointer (&error));
           return;

@@ -108,8 +108,10 @@ g_io_module_load (GIOModule *module)
                                     "Plan-and-Act (Erdogan et al., ICML 2025): a planner (role planner) writes 2-4 steps for the request, an executor (role executor) runs them on all N candidates; calls: 2",
                                     ANOT_PLUGIN_SUPPORTS_DEFENSE);
   anot_plugin_declare_method_options ("plan_act",
-                                      anot_method_option_new_choice ("plan", (const char * const[]) { "steps", "verbatim", NULL }, 0,
-                                                                     "what the executor gets: the Step lines of at most 4 sections, or the plan verbatim (the original)"),
+                                      anot_method_option_with_original_default (
+                                        anot_method_option_new_choice ("plan", (const char * const[]) { "steps", "verbatim", NULL }, 0,
+                                                                       "what the executor gets: the Step lines of at most 4 sections, or the plan verbatim (the original)"),
+                                        "verbatim"),
                                       NULL);
 }
 
