@@ -282,7 +282,7 @@ def test_ctrl_c_abandons_a_method_that_ignores_it(tmp_path):
     import signal
     import time
     process = subprocess.Popen([os.environ["ANOT_RUN"], "--plugin", NEVER, "-m", "file-never",
-                                "-O", "never.hang=R01", "--limit", "4", "--request-timeout", "0",
+                                "-O", "file-never.hang=R01", "--limit", "4", "--request-timeout", "0",
                                 "-o", str(tmp_path), "--name", "int"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     results = tmp_path / "int" / "clean" / "run_1" / "results_10.jsonl"
@@ -301,6 +301,6 @@ def test_ctrl_c_abandons_a_method_that_ignores_it(tmp_path):
 
 
 def test_estimate_does_not_hang_on_a_method_that_never_finishes():
-    run = anot_run("estimate", "--plugin", NEVER, "-m", "file-never", "-O", "never.hang=R02",
+    run = anot_run("estimate", "--plugin", NEVER, "-m", "file-never", "-O", "file-never.hang=R02",
                    "--limit", "3", "--request-timeout", "1", "--json", timeout=60)
     assert json.loads(run.stdout)["total"]["incomplete"] == 1

@@ -135,10 +135,10 @@ test_method_rank_async (AnotMethod          *method,
                               (GDestroyNotify) g_error_free);
     }
 
-  if (g_strcmp0 (anot_method_context_get_option (context, "hang-group"),
+  if (g_strcmp0 (anot_method_context_get_option (context, "test-method.hang-group"),
                  anot_query_get_group (request)) == 0)
     {
-      if (g_strcmp0 (anot_method_context_get_option (context, "hang-mode"), "honour") == 0)
+      if (g_strcmp0 (anot_method_context_get_option (context, "test-method.hang-mode"), "honour") == 0)
         {
           source = g_timeout_source_new (20);
           g_task_attach_source (task, source, test_method_poll_cancelled);
@@ -322,6 +322,9 @@ register_test_method (void)
   AnotMethodOption *options[] = {
     anot_method_option_new_int ("delay-ms", 0, G_MAXINT, 0, "milliseconds before the answer"),
     anot_method_option_new_string ("fail-group", NULL, "fail the requests of this group (all: every one)"),
+    anot_method_option_new_string ("hang-group", NULL, "the requests of this group never finish"),
+    anot_method_option_new_choice ("hang-mode", (const char * const[]) { "ignore", "honour", NULL }, 0,
+                                   "ignore: never return; honour: return once cancelled"),
   };
 
   anot_registry_register (anot_registry_get_default (), ANOT_METHOD_EXTENSION_POINT_NAME,
@@ -959,7 +962,7 @@ test_request_deadline (Fixture       *f,
       guint timed_out = 0;
 
       experiment = new_experiment (dataset, "test-method", f->root, modes[m],
-                                   "method.hang-group", "G01", "method.hang-mode", modes[m],
+                                   "method.test-method.hang-group", "G01", "method.test-method.hang-mode", modes[m],
                                    "request-timeout", "1", "concurrency", "4", NULL);
       g_assert_true (run_and_drain (experiment, 0, &error));
       g_assert_no_error (error);
@@ -999,8 +1002,8 @@ test_cancel_abandons_hung_request (Fixture       *f,
 
   register_test_method ();
   experiment = new_experiment (dataset, "test-method", f->root, "cancelled",
-                               "method.hang-group", "G01", "request-timeout", "0",
-                               "method.delay-ms", "50", "concurrency", "2", NULL);
+                               "method.test-method.hang-group", "G01", "request-timeout", "0",
+                               "method.test-method.delay-ms", "50", "concurrency", "2", NULL);
   g_assert_false (run_and_drain (experiment, 300, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   results = anot_experiment_get_results (experiment, 10, 1);
