@@ -302,6 +302,17 @@ test_k1_and_defense (gconstpointer data)
     }
   /* k = 1 asks for one number, k = 5 for five. */
   g_assert_nonnull (strstr (call_user (&llm, n_plain - 1), "single best"));
+  /* The system prompt agrees with the user prompt at every k: it defers
+   * the form of the answer line to the instruction, and never asks for
+   * several numbers when the instruction asks for one. */
+  if (g_str_equal (mc->method, "cot"))
+    {
+      const char *system = call_system (&llm, n_plain - 1);
+
+      g_assert_nonnull (strstr (system, "exactly as the instruction at the end of the request asks for it"));
+      g_assert_null (strstr (system, "numbers"));
+      g_assert_null (strstr (system, "separated by commas"));
+    }
 
   defended = rank_full (&llm, mc->method, anot_test_get_demo (), c, 1, NULL, TRUE, &error);
   g_assert_no_error (error);
