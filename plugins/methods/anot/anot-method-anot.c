@@ -1144,19 +1144,12 @@ anot_method_anot_rank_async (AnotMethod          *method,
     job->system_prompt = anot_llm_system_prompt (job->context, g_strstrip (system_base));
   }
 
+  /* Every call of ANoT-HEAD shows the model the request or the data:
+   * the system prompt carries the defense text in defense mode too. */
   if (job->options.head)
     {
-      g_autofree char *system_prompt = g_strdup (job->system_prompt);
-      const char *defense = anot_method_context_get_defense_prompt (context);
-
-      /* Every call of ANoT-HEAD shows the model the request or the data. */
-      if (defense != NULL)
-        {
-          g_free (system_prompt);
-          system_prompt = g_strconcat (job->system_prompt, "\n\n", defense, NULL);
-        }
       anot_head_rank (task, request, candidates, k, job->options.max_rounds,
-                      system_prompt, context, cancellable);
+                      job->system_prompt, context, cancellable);
       return;
     }
 
