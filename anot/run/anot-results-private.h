@@ -50,6 +50,10 @@ typedef struct
   double cost_usd;
   double latency_ms;
   char *error;            /* NULL unless the request failed */
+  const char *error_class; /* static; NULL unless the request failed */
+  gboolean unscored;      /* the infrastructure failed it: in no metric */
+  gboolean shrunk;        /* its prompts were cut to the context window... */
+  double dropped_share;   /* ...leaving out this share of the reviews */
 } AnotResultsRow;
 
 const AnotResultsRun *anot_results_peek_run (AnotResults *self,
