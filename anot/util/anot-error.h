@@ -91,6 +91,12 @@ G_BEGIN_DECLS
  *   the retries allowed for it are spent
  * @ANOT_ERROR_BUDGET: a run stopped because the next request would pass
  *   the spending limit (`--max-cost`)
+ * @ANOT_ERROR_PLUGIN_LOAD: a plugin file (a module, a Python method file)
+ *   named explicitly could not be loaded; the message names the file and
+ *   why (the line, for a Python file)
+ * @ANOT_ERROR_METHOD_TIMEOUT: a method did not finish a request within its
+ *   deadline (`--request-timeout`); the request was cancelled and recorded
+ *   as a failure of the method
  * @ANOT_ERROR_LLM_NOT_FOUND: the LLM server answered a call with HTTP 404:
  *   an unknown model or a wrong base URL; never retried, and it stops a run
  *   at once (every other call would get it too)
@@ -144,6 +150,8 @@ typedef enum {
   ANOT_ERROR_SHARDS,
   ANOT_ERROR_LLM_BATCH,
   ANOT_ERROR_BUDGET,
+  ANOT_ERROR_PLUGIN_LOAD,
+  ANOT_ERROR_METHOD_TIMEOUT,
   ANOT_ERROR_LLM_NOT_FOUND,
   ANOT_ERROR_INCOMPLETE,
 } AnotError;
