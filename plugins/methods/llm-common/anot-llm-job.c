@@ -468,6 +468,13 @@ anot_llm_job_ranking_from_parse (AnotLlmJob      *job,
   return ranking;
 }
 
+AnotParseFlags
+anot_llm_job_parse_flags (AnotLlmJob *job)
+{
+  return anot_method_context_get_compat (job->context) == ANOT_COMPAT_MODE_ORIGINAL
+         ? ANOT_PARSE_ORIGINAL : ANOT_PARSE_FLAGS_NONE;
+}
+
 AnotRanking *
 anot_llm_job_rank_answer (AnotLlmJob     *job,
                           JsonObject     *record,
@@ -475,7 +482,7 @@ anot_llm_job_rank_answer (AnotLlmJob     *job,
 {
   const char *text = anot_completion_get_text (completion);
   g_autoptr(AnotParseResult) parse = anot_parse_ranking (text, job->candidates->len, job->candidates,
-                                                         ANOT_PARSE_FLAGS_NONE);
+                                                         anot_llm_job_parse_flags (job));
 
   anot_llm_job_record_parse (job, record, parse);
   return anot_llm_job_ranking_from_parse (job, parse, text);
