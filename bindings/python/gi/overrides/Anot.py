@@ -12,6 +12,7 @@
 
 import collections.abc
 import contextlib
+import importlib.metadata
 import json
 import logging
 import os
@@ -772,6 +773,18 @@ def _interactive():
         return False
 
 
+def _widgets_work():
+    """Whether tqdm.auto may draw a widget: ipywidgets 7 or later is
+    installed.  Without it tqdm.auto warns; and Debian 12's
+    python3-ipywidgets 6, once imported in a kernel, announces itself in an
+    old protocol on which nbconvert --execute fails (KeyError: 'state').
+    Hence the version from the package's metadata, without importing it."""
+    try:
+        return int(importlib.metadata.version("ipywidgets").split(".")[0]) >= 7
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return False
+
+
 class _Progress:
     """run_blocking()'s progress: one bar (or text line) per attack, run and
     N, with Hits@1 so far, from the experiment's signals."""
@@ -781,7 +794,11 @@ class _Progress:
         self._handlers = []
         self._cell = None
         try:
-            from tqdm.auto import tqdm
+            if "ipykernel" in sys.modules and not _widgets_work():
+                # A text bar, which a notebook shows well enough.
+                from tqdm.std import tqdm
+            else:
+                from tqdm.auto import tqdm
         except ImportError:
             tqdm = None
         self._tqdm = tqdm
