@@ -572,6 +572,113 @@ test_missing_key (Fixture       *f,
     }
 }
 
+/* ------------------------------------------------------------------------
+ * Prompts shrunk to the context window
+ * --------------------------------------------------------------------- */
+
+/* cot at N=10 with a 6,000-token window must drop reviews from every
+ * prompt: each row says how many (as the trace does), and the table,
+ * the summary and compare in every format show the share of shrunk
+ * requests and of reviews dropped beside the metrics. */
+static void
+test_context_fit (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *experiment = g_build_filename (f->root, "fitted", NULL);
+  g_autofree char *whole = g_build_filename (f->root, "whole", NULL);
+  g_autofree char *rows_path = g_build_filename (experiment, "clean", "run_1", "results_10.jsonl", NULL);
+  g_autofree char *trace_path = g_build_filename (experiment, "clean", "run_1", "trace_10.jsonl", NULL);
+  g_autofree char *summary_path = g_build_filename (experiment, "clean", "summary.json", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *summary = NULL;
+  g_autoptr(GHashTable) rows = NULL;
+  g_autoptr(GHashTable) traces = NULL;
+  g_autoptr(GPtrArray) objects = NULL;
+  g_autoptr(GPtrArray) trace_objects = NULL;
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "fake",
+    "--candidates", "10", "--limit", "3", "--out", f->root, "--name", "fitted",
+    "--context-tokens", "6000", NULL,
+  };
+  const char *whole_argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "fake",
+    "--candidates", "10", "--limit", "3", "--out", f->root, "--name", "whole", NULL,
+  };
+  static const char *const formats[] = { "text", "markdown", "latex" };
+
+  g_assert_cmpint (run (argv, NULL, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "shrunk"));
+  g_assert_nonnull (strstr (out, "100.0%"));
+  rows = read_rows (rows_path, &objects);
+  traces = read_rows (trace_path, &trace_objects);
+  g_assert_cmpuint (objects->len, ==, 3);
+  for (guint i = 0; i < objects->len; i++)
+    {
+      JsonObject *row = g_ptr_array_index (objects, i);
+      JsonObject *fit = json_object_get_object_member (row, "context_fit");
+      JsonObject *trace = NULL;
+      JsonObjectIter iter;
+      const char *phase;
+      JsonNode *node;
+      gint64 dropped = 0, total = 0;
+
+      g_assert_nonnull (fit);
+      for (guint t = 0; t < trace_objects->len; t++)
+        if (strcmp (json_object_get_string_member (g_ptr_array_index (trace_objects, t), "request_id"),
+                    json_object_get_string_member (row, "request_id")) == 0)
+          trace = json_object_get_object_member (g_ptr_array_index (trace_objects, t), "trace");
+      g_assert_nonnull (trace);
+      json_object_iter_init (&iter, json_object_get_object_member (trace, "formatting"));
+      while (json_object_iter_next (&iter, &phase, &node))
+        {
+          dropped += json_object_get_int_member (json_node_get_object (node), "reviews_dropped");
+          total += json_object_get_int_member (json_node_get_object (node), "reviews_total");
+        }
+      /* What the row says is what the prompt left out. */
+      g_assert_cmpint (json_object_get_int_member (fit, "reviews_dropped"), ==, dropped);
+      g_assert_cmpint (json_object_get_int_member (fit, "reviews"), ==, total);
+      g_assert_cmpint (dropped, >, 0);
+      g_assert_cmpint (dropped, <=, total);
+      g_assert_cmpint (json_object_get_int_member (fit, "calls_fitted"), ==, 1);
+    }
+  g_assert_true (g_file_get_contents (summary_path, &summary, NULL, NULL));
+  g_assert_nonnull (strstr (summary, "\"context_fit\""));
+  g_assert_nonnull (strstr (summary, "\"shrunk\" : 1.0"));
+
+  /* Without the small window nothing is shrunk: no such member. */
+  g_assert_cmpint (run (whole_argv, NULL, &out, &err), ==, 0);
+  g_assert_null (strstr (out, "shrunk"));
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      const char *compare_argv[] = { "compare", experiment, whole, "--resamples", "50",
+                                     "--format", formats[i], NULL };
+
+      g_assert_cmpint (run (compare_argv, NULL, &out, &err), ==, 0);
+      g_assert_nonnull (strstr (out, "shrunk"));
+      g_assert_nonnull (strstr (out, "reviews dropped"));
+      g_assert_nonnull (strstr (out, "100"));
+      g_assert_nonnull (strstr (err, "warning:"));
+      g_assert_nonnull (strstr (err, "shrunk to the model's context window"));
+    }
+  {
+    const char *compare_argv[] = { "compare", experiment, whole, "--resamples", "50",
+                                   "--format", "csv", NULL };
+    g_auto(GStrv) lines = NULL;
+    gboolean found = FALSE;
+
+    g_assert_cmpint (run (compare_argv, NULL, &out, &err), ==, 0);
+    lines = g_strsplit (out, "\n", -1);
+    g_assert_true (g_str_has_suffix (lines[0], ",unscored,shrunk,reviews_dropped,excluded"));
+    /* Both experiments are cot: the labels are the experiments' names. */
+    for (guint i = 1; lines[i] != NULL; i++)
+      if (g_str_has_prefix (lines[i], "cells,fitted,") && strstr (lines[i], ",0,1,0.") != NULL)
+        found = TRUE;
+    g_assert_true (found);
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -587,6 +694,7 @@ main (int    argc,
   ADD ("/failure-cli/refused-key", test_refused_key, NULL);
   ADD ("/failure-cli/unknown-model", test_unknown_model, NULL);
   ADD ("/failure-cli/missing-key", test_missing_key, NULL);
+  ADD ("/failure-cli/context-fit", test_context_fit, NULL);
 
 #undef ADD
 
