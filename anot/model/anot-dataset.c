@@ -2189,7 +2189,7 @@ load_meta (Loader  *loader,
   g_autoptr(JsonNode) node = NULL;
   g_autoptr(AnotDomain) domain = NULL;
   GError *local_error = NULL;
-  gsize length, offset = 0;
+  gsize length, offset = 0, bom;
   int value;
 
   if (!g_file_load_contents (file, loader->cancellable, &contents, &length, NULL, &local_error))
@@ -2202,9 +2202,10 @@ load_meta (Loader  *loader,
       return read_failed ("meta.json", local_error, error);
     }
 
-  if (!_anot_json_document_reparse (loader->doc, contents, length, &offset, &local_error))
+  bom = anot_utf8_bom_length (contents, length);
+  if (!_anot_json_document_reparse (loader->doc, contents + bom, length - bom, &offset, &local_error))
     {
-      set_parse_error (error, "meta.json", 0, TRUE, contents, offset, local_error);
+      set_parse_error (error, "meta.json", 0, TRUE, contents + bom, offset, local_error);
       g_error_free (local_error);
       return FALSE;
     }
