@@ -942,29 +942,18 @@ digest_request (AnotChatRequest *request)
 }
 
 /* The prompt tokens of @request (whose model is set) with the model's
- * tokenizer, and the tokens the model can take (the window less the
- * answer's max_tokens; G_MAXUINT64 when no window is known). */
+ * tokenizer, counted once for a while. */
 static guint64
-measure_request (AnotBackendRouter  *self,
-                 AnotChatRequest    *request,
-                 guint64            *room,
-                 AnotTokenizer     **tokenizer_out)
+count_prompt (AnotBackendRouter  *self,
+              AnotChatRequest    *request,
+              AnotTokenizer     **tokenizer_out)
 {
   const char *model = anot_chat_request_get_model (request);
-  guint64 window = self->context_tokens > 0 ? self->context_tokens
-                                            : anot_backend_router_lookup_context_tokens (self, model);
-  guint64 reserve = anot_chat_request_get_max_tokens (request) > 0
-                    ? (guint64) anot_chat_request_get_max_tokens (request) : 0;
   g_autoptr(AnotTokenizer) tokenizer = NULL;
   guint64 digest, prompt;
   gpointer cached;
 
-  *room = window == 0 ? G_MAXUINT64 : (window > reserve ? window - reserve : 0);
-  if (tokenizer_out != NULL)
-    *tokenizer_out = NULL;
-  if (window == 0)
-    return 0;
-
+  digest = digest_request (request);
   g_mutex_lock (&self->fit_lock);
   if (self->tokenizers == NULL)
     self->tokenizers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
@@ -977,10 +966,6 @@ measure_request (AnotBackendRouter  *self,
       g_hash_table_insert (self->tokenizers, g_strdup (model ? model : ""), tokenizer);
     }
   g_object_ref (tokenizer);
-  g_mutex_unlock (&self->fit_lock);
-
-  digest = digest_request (request);
-  g_mutex_lock (&self->fit_lock);
   cached = g_hash_table_lookup (self->counts, &digest);
   prompt = cached != NULL ? *(guint64 *) cached : 0;
   g_mutex_unlock (&self->fit_lock);
@@ -999,6 +984,50 @@ measure_request (AnotBackendRouter  *self,
   if (tokenizer_out != NULL)
     *tokenizer_out = g_steal_pointer (&tokenizer);
   return prompt;
+}
+
+/* The prompt tokens of @request (whose model is set), and the tokens the
+ * model can take (the window less the answer's max_tokens; G_MAXUINT64
+ * when no window is known, and then nothing is counted). */
+static guint64
+measure_request (AnotBackendRouter  *self,
+                 AnotChatRequest    *request,
+                 guint64            *room,
+                 AnotTokenizer     **tokenizer_out)
+{
+  const char *model = anot_chat_request_get_model (request);
+  guint64 window = self->context_tokens > 0 ? self->context_tokens
+                                            : anot_backend_router_lookup_context_tokens (self, model);
+  guint64 reserve = anot_chat_request_get_max_tokens (request) > 0
+                    ? (guint64) anot_chat_request_get_max_tokens (request) : 0;
+
+  *room = window == 0 ? G_MAXUINT64 : (window > reserve ? window - reserve : 0);
+  if (tokenizer_out != NULL)
+    *tokenizer_out = NULL;
+  if (window == 0)
+    return 0;
+  return count_prompt (self, request, tokenizer_out);
+}
+
+/**
+ * anot_backend_router_count_prompt_tokens:
+ * @self: an #AnotBackendRouter
+ * @request: a call whose model is set
+ *
+ * Counts the prompt tokens of @request with its model's tokenizer (see
+ * anot_tokenizer_count_request()), as context fitting counts them, and
+ * shares those counts: a prompt fitted to the window is not counted again.
+ *
+ * Returns: the prompt tokens
+ */
+guint64
+anot_backend_router_count_prompt_tokens (AnotBackendRouter *self,
+                                         AnotChatRequest   *request)
+{
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), 0);
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (request), 0);
+
+  return count_prompt (self, request, NULL);
 }
 
 /* A prompt that would not fit the model's context window is refused here,

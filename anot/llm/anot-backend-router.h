@@ -82,6 +82,9 @@ void               anot_backend_router_set_context_tokens (AnotBackendRouter  *s
 ANOT_AVAILABLE_IN_ALL
 guint64            anot_backend_router_get_n_not_sent   (AnotBackendRouter    *self);
 ANOT_AVAILABLE_IN_ALL
+guint64            anot_backend_router_count_prompt_tokens (AnotBackendRouter *self,
+                                                         AnotChatRequest      *request);
+ANOT_AVAILABLE_IN_ALL
 gboolean           anot_backend_router_check_fit        (AnotBackendRouter    *self,
                                                          const char           *role,
                                                          AnotChatRequest      *request,
