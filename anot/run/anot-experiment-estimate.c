@@ -101,15 +101,19 @@ stand_in_complete_async (AnotBackend         *backend,
   AnotStandInBackend *self = ANOT_STAND_IN_BACKEND (backend);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
   const char *model = anot_chat_request_get_model (request);
+  AnotTokenizer *tokenizer;
   AnotCompletion *completion;
   guint max_tokens = (guint) anot_chat_request_get_max_tokens (request);
 
   model = model ? model : "unknown";
   completion = anot_completion_new (model, STAND_IN_ANSWER);
+  /* The tokenizer of each model is listed in the estimate even when the
+   * router's count (kept from fitting) is used. */
+  tokenizer = stand_in_tokenizer (self, model);
   anot_completion_set_prompt_tokens (completion,
                                      self->router != NULL && anot_chat_request_get_model (request) != NULL
                                      ? anot_backend_router_count_prompt_tokens (self->router, request)
-                                     : anot_tokenizer_count_request (stand_in_tokenizer (self, model), request));
+                                     : anot_tokenizer_count_request (tokenizer, request));
   anot_completion_set_completion_tokens (completion, max_tokens > 0 ? max_tokens : self->completion_tokens);
   anot_completion_set_finish_reason (completion, "stop");
   g_task_return_pointer (task, completion, g_object_unref);
