@@ -60,6 +60,7 @@ struct _AnotMethodContext
   const char *defense_prompt;   /* interned, nullable: set by the experiment */
   gboolean has_config_file;     /* set by the experiment... */
   AnotIniReader *config_file;   /* ...nullable: the run had no config.ini */
+  GError *infrastructure_error; /* the first call that failed for the infrastructure */
 };
 
 G_DEFINE_FINAL_TYPE (AnotMethodContext, anot_method_context, G_TYPE_OBJECT)
@@ -93,6 +94,7 @@ anot_method_context_finalize (GObject *object)
   g_free (self->request_id);
   g_hash_table_unref (self->options);
   g_clear_pointer (&self->config_file, anot_ini_reader_unref);
+  g_clear_error (&self->infrastructure_error);
 
   G_OBJECT_CLASS (anot_method_context_parent_class)->finalize (object);
 }
@@ -682,6 +684,10 @@ on_routed_complete (GObject      *source,
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         anot_method_context_debug (self, ANOT_DEBUG_LEVEL_SUMMARY, "LLM", "%s failed: %s",
                                    role, error->message);
+      /* Kept even when the method gets over it (a window left out, a
+       * fallback ranking): what it ranked then is not its own result. */
+      if (self->infrastructure_error == NULL && anot_error_is_infrastructure (error))
+        self->infrastructure_error = g_error_copy (error);
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
@@ -801,6 +807,56 @@ anot_method_context_complete_async (AnotMethodContext   *self,
 
   request = anot_chat_request_new (system_prompt, prompt);
   anot_method_context_complete_request_async (self, role, request, cancellable, callback, user_data);
+}
+
+/**
+ * anot_method_context_check_fit:
+ * @self: an #AnotMethodContext
+ * @role: the role that would make the call
+ * @system_prompt: (nullable): the system prompt
+ * @prompt: the user message
+ * @prompt_tokens: (out) (optional): return location for the prompt's
+ *   tokens as the router counts them (0 when no window is known)
+ * @max_prompt_tokens: (out) (optional): return location for the most
+ *   prompt tokens the call may have (%G_MAXUINT64 when no window is known)
+ * @error: return location for a #GError
+ *
+ * Whether anot_method_context_complete_async() with these arguments would
+ * be sent as far as the model's context window goes, without sending it:
+ * see anot_backend_router_check_fit().  A method fits a prompt that is too
+ * long with a few of these checks instead of one refused call per review
+ * it drops; sending the prompt it settles on does not count it again.
+ *
+ * Returns: %TRUE if the call fits (or the context has no router); %FALSE
+ *   with the error the call would fail with
+ */
+gboolean
+anot_method_context_check_fit (AnotMethodContext  *self,
+                               const char         *role,
+                               const char         *system_prompt,
+                               const char         *prompt,
+                               guint64            *prompt_tokens,
+                               guint64            *max_prompt_tokens,
+                               GError            **error)
+{
+  g_autoptr(AnotChatRequest) request = NULL;
+
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), FALSE);
+  g_return_val_if_fail (role != NULL, FALSE);
+  g_return_val_if_fail (prompt != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->router == NULL)
+    {
+      if (prompt_tokens != NULL)
+        *prompt_tokens = 0;
+      if (max_prompt_tokens != NULL)
+        *max_prompt_tokens = G_MAXUINT64;
+      return TRUE;
+    }
+  request = anot_chat_request_new (system_prompt, prompt);
+  return anot_backend_router_check_fit (self->router, role, request, prompt_tokens,
+                                        max_prompt_tokens, error);
 }
 
 /**
@@ -953,4 +1009,13 @@ anot_method_context_get_config_file (AnotMethodContext *self,
 
   *out_reader = self->config_file;
   return self->has_config_file;
+}
+
+/* The first of this request's LLM calls that failed for the
+ * infrastructure (anot_error_is_infrastructure()), or NULL. */
+const GError *
+anot_method_context_get_infrastructure_error (AnotMethodContext *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), NULL);
+  return self->infrastructure_error;
 }

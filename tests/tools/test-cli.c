@@ -517,9 +517,13 @@ test_kill_and_resume (Fixture       *f,
     g_assert_cmpstr (g_ptr_array_index (resumed, i), ==, g_ptr_array_index (reference, i));
 }
 
+/* A stop signal (Ctrl-C's SIGINT, Slurm's SIGTERM) is a graceful stop:
+ * the rows so far written, "interrupted", the resume hint, @status, and
+ * within Slurm's 30 s between SIGTERM and SIGKILL; the run resumes. */
 static void
-test_sigint (Fixture       *f,
-             gconstpointer  data)
+check_graceful_stop (Fixture *f,
+                     int      signum,
+                     int      expected_status)
 {
   g_autofree char *out_dir = g_build_filename (f->root, "results", NULL);
   g_autofree char *exp_dir = g_build_filename (out_dir, "interrupted", NULL);
@@ -532,17 +536,22 @@ test_sigint (Fixture       *f,
   g_autofree char *status = NULL;
   g_autofree char *contents = NULL;
   g_autoptr(GPtrArray) rows = NULL;
+  gint64 signalled_us;
+  double seconds;
 
   process = spawn_slow_run (out_dir, "interrupted");
   g_assert_cmpuint (wait_for_rows (results, process, 3), >=, 3);
-  g_subprocess_send_signal (process, SIGINT);
+  signalled_us = g_get_monotonic_time ();
+  g_subprocess_send_signal (process, signum);
   g_assert_true (g_subprocess_communicate_utf8 (process, NULL, NULL, NULL, &err, &error));
   g_assert_no_error (error);
-  g_test_message ("%s", err);
+  seconds = (g_get_monotonic_time () - signalled_us) / 1e6;
+  g_test_message ("%s(stopped %.2f s after signal %d)", err, seconds, signum);
 
   g_assert_true (g_subprocess_get_if_exited (process));
-  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 130);
+  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, expected_status);
   g_assert_nonnull (strstr (err, "--resume"));
+  g_assert_cmpfloat (seconds, <, 30.0);
 
   status = config_status (config);
   g_assert_cmpstr (status, ==, "interrupted");
@@ -560,6 +569,20 @@ test_sigint (Fixture       *f,
   /* And it can be finished. */
   g_assert_cmpint (run_cli (NULL, NULL, "--resume", exp_dir, "--concurrency", "4", NULL), ==, 0);
   g_assert_cmpuint (count_complete_lines (results), ==, N_DEMO_REQUESTS);
+}
+
+static void
+test_sigint (Fixture       *f,
+             gconstpointer  data)
+{
+  check_graceful_stop (f, SIGINT, 130);
+}
+
+static void
+test_sigterm (Fixture       *f,
+              gconstpointer  data)
+{
+  check_graceful_stop (f, SIGTERM, 143);
 }
 
 int
@@ -589,6 +612,7 @@ main (int    argc,
   ADD ("/cli/every-request-fails", test_every_request_fails);
   ADD ("/cli/kill-and-resume", test_kill_and_resume);
   ADD ("/cli/sigint", test_sigint);
+  ADD ("/cli/sigterm", test_sigterm);
   ADD ("/cli/validate-write-groundtruth", test_validate_write_groundtruth);
 
 #undef ADD
