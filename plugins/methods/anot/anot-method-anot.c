@@ -732,7 +732,7 @@ expand_prompt (Job   *job,
     relevant = g_strdup ("none identified; judge from the request");
 
   index_text = g_strdup_printf ("%u", index + 1);
-  return anot_llm_prompt (PROMPTS "/expand.txt",
+  return anot_llm_prompt (job->context, PROMPTS "/expand.txt",
                           "request", job->request_text,
                           "relevant", relevant,
                           "index", index_text,
@@ -1071,7 +1071,7 @@ phase1_start (GTask *task)
 
   structure = g_strdup_printf ("{\"items\": \"{%u items, keys \\\"1\\\" to \\\"%u\\\"}\"}",
                                job->candidates->len, job->candidates->len);
-  job->explore_prompt = anot_llm_prompt (PROMPTS "/explore.txt",
+  job->explore_prompt = anot_llm_prompt (job->context, PROMPTS "/explore.txt",
                                          "n", n,
                                          "k", k,
                                          "request", job->request_text,
@@ -1138,7 +1138,7 @@ anot_method_anot_rank_async (AnotMethod          *method,
     }
 
   {
-    g_autofree char *system_base = anot_llm_prompt (PROMPTS "/system.txt", NULL);
+    g_autofree char *system_base = anot_llm_prompt (job->context, PROMPTS "/system.txt", NULL);
 
     /* Explore, expand and the scorer's LWT steps all send this one. */
     job->system_prompt = anot_llm_system_prompt (job->context, g_strstrip (system_base));
