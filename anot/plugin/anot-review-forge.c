@@ -30,7 +30,11 @@
  *   the characters the dataset's ids have at that position (so a Yelp id
  *   has 22 base64url characters and ends in `A`, `Q`, `g` or `w`, as the
  *   base64 of 16 bytes does), never one of the dataset's or the
- *   candidates' ids, nor one forged before for the same request;
+ *   candidates' ids, nor one forged before for the same request.  When
+ *   fewer than half of the format's ids are free (a small or sequential id
+ *   space such as `rv000` ... `rv039`) the dataset's own numbering
+ *   continues (`rv039`, `rv040`, ...) or, for ids without one, Yelp's
+ *   format is used: see #AnotReviewIdShape;
  * - a `date` drawn uniformly inside the item's own review date range, in the
  *   dataset's format, and not before the reviewer joined (`yelping_since`);
  * - a reviewer drawn from the dataset's reviews: the `user_id` and `user`
