@@ -332,21 +332,8 @@ def main():
         return 1
     files = render(d)
     if args.check:
-        stale = []
-        for name, content in files.items():
-            try:
-                with open(os.path.join(args.out, name), encoding='utf-8') as f:
-                    if f.read() != content:
-                        stale.append(name)
-            except FileNotFoundError:
-                stale.append(name)
-        for name in stale:
-            print('make-hotels-data: %s is out of date' % name, file=sys.stderr)
-        return 1 if stale else 0
-    os.makedirs(args.out, exist_ok=True)
-    for name, content in files.items():
-        with open(os.path.join(args.out, name), 'w', encoding='utf-8', newline='\n') as f:
-            f.write(content)
+        return demo.check_files(files, args.out, 'make-hotels-data')
+    demo.write_files(files, args.out)
     print('make-hotels-data: wrote %d hotels, %d reviews, %d requests to %s' % (
         len(d['items']), len(d['reviews']), len(d['requests']), args.out))
     return 0
