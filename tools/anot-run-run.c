@@ -624,7 +624,8 @@ anot_run_run_experiment (int           argc,
     "  1    the run failed: the dataset could not be loaded, results could not be\n"
     "       written, or every request failed\n"
     "  2    usage error: bad option or value, unknown method, empty selection,\n"
-    "       or an existing results directory without --resume or --force\n"
+    "       an existing results directory without --resume or --force, or one\n"
+    "       another process is writing (it is named)\n"
     "  3    stopped by the budget (--max-cost, --max-cost-role): the requests in\n"
     "       flight finished, the results so far are written; continue with\n"
     "       anot-run --resume DIR --max-cost HIGHER\n"
@@ -860,6 +861,17 @@ anot_run_run_experiment (int           argc,
     g_object_get (experiment, "pool-mode", &mode, NULL);
     original_pool = mode == ANOT_POOL_MODE_ORIGINAL;
   }
+
+  if (g_error_matches (state.error, ANOT_ERROR, ANOT_ERROR_BUSY))
+    {
+      /* Refused before anything ran: nothing to report but the holder. */
+      g_printerr ("anot-run: %s\n", state.error->message);
+      g_clear_error (&state.error);
+      g_main_loop_unref (state.loop);
+      g_object_unref (state.cancellable);
+      run_options_clear (&o);
+      return ANOT_RUN_EXIT_USAGE;
+    }
 
   g_print ("Ran %u request%s", state.n_ran, state.n_ran == 1 ? "" : "s");
   if (state.n_already_done > 0)

@@ -7,6 +7,7 @@
 #include "anot-batch.h"
 
 #include "anot-error.h"
+#include "anot-json-private.h"
 
 #include <string.h>
 
@@ -419,13 +420,13 @@ anot_batch_read_results (AnotBatch            *self,
                          GError              **error)
 {
   gsize size;
-  const char *data, *end;
+  const char *data, *end, *base;
   guint line_number = 0;
 
   g_return_val_if_fail (ANOT_IS_BATCH (self), FALSE);
   g_return_val_if_fail (jsonl != NULL && func != NULL, FALSE);
 
-  data = g_bytes_get_data (jsonl, &size);
+  base = data = g_bytes_get_data (jsonl, &size);
   end = data + size;
   while (data != NULL && data < end)
     {
@@ -435,7 +436,9 @@ anot_batch_read_results (AnotBatch            *self,
       line_number++;
       if (stop > data)
         {
-          g_autoptr(AnotJsonDocument) doc = anot_json_document_new_from_data (data, stop - data, error);
+          g_autoptr(GBytes) line = g_bytes_new_from_bytes (jsonl, (gsize) (data - base), (gsize) (stop - data));
+          /* Lenient, as a direct call's answer is read. */
+          g_autoptr(AnotJsonDocument) doc = _anot_json_document_new_lenient (line, error);
 
           if (doc == NULL)
             {

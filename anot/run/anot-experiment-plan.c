@@ -66,9 +66,7 @@ anot_experiment_plan_clear (AnotExperiment *self)
   self->config_file_read = FALSE;
   g_clear_object (&self->router);
   g_clear_object (&self->batch_queue);
-  g_clear_pointer (&self->budgets, g_ptr_array_unref);
-  g_clear_pointer (&self->running_usages, g_ptr_array_unref);
-  g_clear_pointer (&self->budget_message, g_free);
+  anot_experiment_budget_clear (self);
   self->n_planned = 0;
 }
 

@@ -32,6 +32,7 @@ typedef struct
   Cell *cell;
   AnotTrial *trial;
   AnotMethodContext *context;
+  double *reservation;       /* per budget, released when the job ends */
 } Job;
 
 static void experiment_pump (AnotExperiment *self);
@@ -39,6 +40,9 @@ static void experiment_pump (AnotExperiment *self);
 static void
 job_free (Job *job)
 {
+  /* After its row (if any) counted what it spent. */
+  if (job->reservation != NULL)
+    anot_experiment_budget_release (job->self, job->reservation);
   g_clear_object (&job->trial);
   g_clear_object (&job->context);
   g_clear_object (&job->self);
@@ -269,7 +273,6 @@ on_rank_done (GObject      *source,
 
   self->in_flight--;
   job->cell->in_flight--;
-  anot_experiment_budget_finish (self, anot_method_context_get_usage (job->context));
   g_object_ref (self);
   job_free (job);
   experiment_pump (self);
@@ -308,7 +311,8 @@ anot_experiment_new_method_context (AnotExperiment *self,
 static void
 start_job (AnotExperiment *self,
            Cell           *cell,
-           AnotRequest    *request)
+           AnotRequest    *request,
+           double         *reservation)
 {
   AnotRunConfig *settings = self->settings;
   g_autoptr(GError) error = NULL;
@@ -316,6 +320,7 @@ start_job (AnotExperiment *self,
 
   job->self = g_object_ref (self);
   job->cell = cell;
+  job->reservation = reservation;
   job->trial = anot_trial_new (self->dataset, request, cell->n, settings->pool, settings->shuffle,
                                settings->seed, cell->run, cell->attack->attack, cell->attack->name,
                                &error);
@@ -353,7 +358,6 @@ start_job (AnotExperiment *self,
   anot_method_context_set_debug_log (job->context, cell->debug_log);
   self->in_flight++;
   cell->in_flight++;
-  anot_experiment_budget_start (self, anot_method_context_get_usage (job->context));
   anot_method_rank_async (self->method, anot_trial_get_query (job->trial),
                           anot_trial_get_candidates (job->trial),
                           (guint) settings->k, job->context, self->cancellable, on_rank_done, job);
@@ -625,13 +629,21 @@ experiment_pump (AnotExperiment *self)
           gboolean can_open = self->next_open < self->cells->len &&
                               (self->next_open == self->cell_index || self->batch_queue != NULL);
 
-          /* The budget is asked only when there is something to start:
-           * once every request has started, what they cost is paid and
-           * the run is complete, not stopped. */
-          if ((cell == NULL && !can_open) || !anot_experiment_budget_allows (self))
+          if (cell == NULL && !can_open)
             break;
           if (cell != NULL)
-            start_job (self, cell, g_ptr_array_index (cell->jobs, cell->next_job++));
+            {
+              AnotRequest *request = g_ptr_array_index (cell->jobs, cell->next_job);
+              double *reservation = NULL;
+
+              /* A request starts only when its estimated cost fits in
+               * every budget beside what is spent and reserved; if not,
+               * it waits for the requests in flight, or the run stops. */
+              if (!anot_experiment_budget_reserve (self, cell, request, &reservation))
+                break;
+              cell->next_job++;
+              start_job (self, cell, request, reservation);
+            }
           else
             open_cell (self);
         }

@@ -4,6 +4,8 @@
  */
 #include "config.h"
 
+#include <unistd.h>
+
 #include "anot-experiment-private.h"
 
 #include <glib/gstdio.h>
@@ -89,6 +91,9 @@ anot_experiment_finalize (GObject *object)
   AnotExperiment *self = ANOT_EXPERIMENT (object);
 
   anot_experiment_plan_clear (self);
+  /* The kernel would release it at exit; a Python user keeps living. */
+  if (self->lock_fd >= 0)
+    close (self->lock_fd);
   g_clear_object (&self->dataset);
   g_free (self->method_name);
   anot_run_config_unref (self->config);
@@ -251,6 +256,7 @@ anot_experiment_init (AnotExperiment *self)
 {
   self->config = anot_run_config_new ();
   self->option_errors = g_ptr_array_new_with_free_func (option_error_free);
+  self->lock_fd = -1;
 }
 
 /**

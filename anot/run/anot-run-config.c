@@ -76,9 +76,10 @@
  * - `context-tokens`: the context window prompts are fitted to before they
  *   are sent (see [method@Anot.BackendRouter.set_context_tokens]); 0
  *   (default): each model's from the price table
- * - `max-cost`: a budget in US dollars; the run starts no request once
- *   what was spent plus what the requests in flight are expected to cost
- *   would pass it, lets those in flight finish, and ends with
+ * - `max-cost`: a budget in US dollars, a cap: a request starts only when
+ *   its estimated cost (as `anot-run estimate` reckons it) fits beside
+ *   what was spent and what the requests in flight reserved; once one
+ *   cannot, the run lets those in flight finish and ends with
  *   %ANOT_ERROR_BUDGET (`anot-run` exits with 3); a resume with a higher
  *   budget continues.  0 (default): no budget
  * - `max-cost-role`: budgets of single roles, `ROLE=USD,...`, e.g.

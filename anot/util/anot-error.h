@@ -91,6 +91,8 @@ G_BEGIN_DECLS
  *   the retries allowed for it are spent
  * @ANOT_ERROR_BUDGET: a run stopped because the next request would pass
  *   the spending limit (`--max-cost`)
+ * @ANOT_ERROR_BUSY: another process is running, resuming or merging into
+ *   the same experiment directory (its PID and host are in the message)
  *
  * Error codes in the %ANOT_ERROR domain.  Errors about input files carry the
  * file name, the 1-based line number and the field in their message, e.g.
@@ -137,6 +139,7 @@ typedef enum {
   ANOT_ERROR_SHARDS,
   ANOT_ERROR_LLM_BATCH,
   ANOT_ERROR_BUDGET,
+  ANOT_ERROR_BUSY,
 } AnotError;
 
 /**
