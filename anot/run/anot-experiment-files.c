@@ -613,7 +613,8 @@ anot_experiment_write_cell_files (AnotExperiment  *self,
 }
 
 /* One writer per experiment directory: an exclusive flock() on
- * <directory>/.anot-lock for the life of the experiment object, released
+ * <directory>/.anot-lock from the start of a run or a merge to its end
+ * (anot_experiment_unlock_directory(), or the object's finalize), released
  * by the kernel however the process ends (no stale lock after a kill -9;
  * on NFS Linux maps it to a POSIX lock the server keeps).  The holder
  * writes its PID and host into the file for the one it turns away. */
@@ -670,6 +671,16 @@ anot_experiment_lock_directory (AnotExperiment  *self,
     }
   self->lock_fd = fd;
   return TRUE;
+}
+
+/* At the end of a run (a Python user may resume in the same process). */
+void
+anot_experiment_unlock_directory (AnotExperiment *self)
+{
+  if (self->lock_fd < 0)
+    return;
+  close (self->lock_fd);
+  self->lock_fd = -1;
 }
 
 /* Before a run or a merge: the experiment directory locked, every

@@ -170,6 +170,7 @@ G_GNUC_INTERNAL gboolean     anot_experiment_open_directories    (AnotExperiment
                                                                   GError         **error);
 G_GNUC_INTERNAL gboolean     anot_experiment_lock_directory      (AnotExperiment  *self,
                                                                   GError         **error);
+G_GNUC_INTERNAL void         anot_experiment_unlock_directory    (AnotExperiment  *self);
 
 G_GNUC_INTERNAL char        *anot_experiment_find_config         (const char      *directory,
                                                                   char           **out_experiment_dir);

@@ -436,6 +436,8 @@ experiment_complete (AnotExperiment *self,
     cell_close (g_ptr_array_index (self->cells, i));
   g_clear_object (&self->cancellable);
   g_clear_object (&self->debug_log);
+  /* Everything is written: a resume may follow in this process. */
+  anot_experiment_unlock_directory (self);
 
   if (error != NULL)
     g_task_return_error (task, error);

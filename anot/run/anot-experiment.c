@@ -4,8 +4,6 @@
  */
 #include "config.h"
 
-#include <unistd.h>
-
 #include "anot-experiment-private.h"
 
 #include <glib/gstdio.h>
@@ -91,9 +89,7 @@ anot_experiment_finalize (GObject *object)
   AnotExperiment *self = ANOT_EXPERIMENT (object);
 
   anot_experiment_plan_clear (self);
-  /* The kernel would release it at exit; a Python user keeps living. */
-  if (self->lock_fd >= 0)
-    close (self->lock_fd);
+  anot_experiment_unlock_directory (self);
   g_clear_object (&self->dataset);
   g_free (self->method_name);
   anot_run_config_unref (self->config);
@@ -474,6 +470,7 @@ anot_experiment_run_async (AnotExperiment      *self,
       !anot_experiment_open_directories (self, &error) ||
       !open_batch_state (self, &error))
     {
+      anot_experiment_unlock_directory (self);
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
