@@ -107,6 +107,7 @@ struct _Group
   AnotHttpBackend *backend;
   char *model;
   GPtrArray *lines;          /* Line (owned by the queue's `lines`) */
+  guint64 bytes;             /* of its lines, as the provider counts them */
   GSource *window_source;
 };
 
@@ -135,6 +136,7 @@ struct _AnotBatchQueue
   GObject parent_instance;
 
   guint max_size;
+  guint64 max_bytes;
   guint window_ms;
   guint settle_ms;
   guint poll_min_ms;
@@ -166,6 +168,7 @@ G_DEFINE_FINAL_TYPE (AnotBatchQueue, anot_batch_queue, G_TYPE_OBJECT)
 enum {
   PROP_0,
   PROP_MAX_SIZE,
+  PROP_MAX_BYTES,
   PROP_WINDOW_MS,
   PROP_SETTLE_MS,
   PROP_POLL_MIN_MS,
@@ -296,6 +299,8 @@ anot_batch_queue_get_property (GObject    *object,
 
   if (prop_id == PROP_RETRY_DIRECT)
     g_value_set_boolean (value, self->retry_direct);
+  else if (prop_id == PROP_MAX_BYTES)
+    g_value_set_uint64 (value, self->max_bytes);
   else if (uint_field (self, prop_id) != NULL)
     g_value_set_uint (value, *uint_field (self, prop_id));
   else
@@ -312,6 +317,8 @@ anot_batch_queue_set_property (GObject      *object,
 
   if (prop_id == PROP_RETRY_DIRECT)
     self->retry_direct = g_value_get_boolean (value);
+  else if (prop_id == PROP_MAX_BYTES)
+    self->max_bytes = g_value_get_uint64 (value);
   else if (uint_field (self, prop_id) != NULL)
     *uint_field (self, prop_id) = g_value_get_uint (value);
   else
@@ -332,11 +339,26 @@ anot_batch_queue_class_init (AnotBatchQueueClass *klass)
    * AnotBatchQueue:max-size:
    *
    * The most lines in one batch; a group that reaches it is submitted at
-   * once.  OpenAI takes up to 50 000 lines, Anthropic 100 000.
+   * once.  The provider's own limit (OpenAI 50 000 lines, Anthropic
+   * 100 000: [struct@Anot.HttpBackendClass]'s `batch_max_lines`) applies
+   * when it is lower.
    */
   properties[PROP_MAX_SIZE] =
-    g_param_spec_uint ("max-size", NULL, NULL, 1, 50000, DEFAULT_MAX_SIZE,
+    g_param_spec_uint ("max-size", NULL, NULL, 1, 100000, DEFAULT_MAX_SIZE,
                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotBatchQueue:max-bytes:
+   *
+   * The most bytes in one batch, counted on the serialized lines the
+   * provider receives; a call that would pass it goes into the next
+   * batch, and a call whose line alone passes it fails with
+   * %ANOT_ERROR_LLM_BAD_REQUEST.  0 (default): the provider's limit
+   * (OpenAI 200 MB, Anthropic 256 MB: `batch_max_bytes`), which also
+   * applies when it is lower.
+   */
+  properties[PROP_MAX_BYTES] =
+    g_param_spec_uint64 ("max-bytes", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * AnotBatchQueue:window-ms:
    *
@@ -1054,6 +1076,36 @@ anot_batch_queue_flush (AnotBatchQueue *self)
   g_list_free (groups);
 }
 
+/* What one batch of @backend may hold: the provider's limits and this
+ * queue's, the lower; bytes leave room for the request around the lines
+ * (the multipart form, `{"requests":[...]}`). */
+#define BATCH_WRAPPER_BYTES 4096
+
+static void
+batch_limits (AnotBatchQueue  *self,
+              AnotHttpBackend *backend,
+              guint64         *max_bytes,
+              guint           *max_lines)
+{
+  AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (backend);
+  guint64 bytes = klass->batch_max_bytes;
+
+  if (self->max_bytes > 0 && (bytes == 0 || self->max_bytes < bytes))
+    bytes = self->max_bytes;
+  *max_bytes = bytes == 0 ? G_MAXUINT64 : bytes > BATCH_WRAPPER_BYTES ? bytes - BATCH_WRAPPER_BYTES : 1;
+  *max_lines = self->max_size;
+  if (klass->batch_max_lines > 0 && klass->batch_max_lines < *max_lines)
+    *max_lines = klass->batch_max_lines;
+}
+
+/* The size of @body's line in a batch of @backend. */
+static guint64
+line_bytes (AnotHttpBackend *backend,
+            GBytes          *body)
+{
+  return g_bytes_get_size (body) + ANOT_HTTP_BACKEND_GET_CLASS (backend)->batch_line_overhead;
+}
+
 /* Puts @line into the open batch of its backend and model. */
 static void
 line_enqueue (AnotBatchQueue *self,
@@ -1061,6 +1113,18 @@ line_enqueue (AnotBatchQueue *self,
 {
   g_autofree char *key = g_strdup_printf ("%p\n%s", (void *) line->backend, line->model);
   Group *group = g_hash_table_lookup (self->groups, key);
+  guint64 size = line_bytes (line->backend, line->body);
+  guint64 max_bytes;
+  guint max_lines;
+
+  /* Within the provider's limits: a line that does not fit closes the
+   * batch it would have joined. */
+  batch_limits (self, line->backend, &max_bytes, &max_lines);
+  if (group != NULL && group->lines->len > 0 && group->bytes + size > max_bytes)
+    {
+      group_close (self, group);
+      group = NULL;
+    }
 
   if (group == NULL)
     {
@@ -1081,8 +1145,9 @@ line_enqueue (AnotBatchQueue *self,
     }
   line->group = group;
   g_ptr_array_add (group->lines, line);
+  group->bytes += size;
 
-  if (group->lines->len >= self->max_size)
+  if (group->lines->len >= max_lines || group->bytes >= max_bytes)
     {
       group_close (self, group);
       return;
@@ -1119,6 +1184,7 @@ on_waiter_cancelled (GCancellable *cancellable,
    * paid anyway and its answer is kept for a later identical call. */
   if (line->waiters->len == 0 && line->group != NULL)
     {
+      line->group->bytes -= MIN (line->group->bytes, line_bytes (line->backend, line->body));
       g_ptr_array_remove (line->group->lines, line);
       g_hash_table_remove (self->lines, line->custom_id);
     }
@@ -1182,6 +1248,18 @@ sub_from_record (AnotBatchQueue  *self,
   return sub;
 }
 
+/* Whether an earlier process recorded a batch with @custom_id for
+ * @backend (its line was within the limits then). */
+static gboolean
+sub_from_record_exists (AnotBatchQueue  *self,
+                        AnotHttpBackend *backend,
+                        const char      *custom_id)
+{
+  Record *record = g_hash_table_lookup (self->recorded_ids, custom_id);
+
+  return record != NULL && g_strcmp0 (record->backend, ANOT_HTTP_BACKEND_GET_CLASS (backend)->name) == 0;
+}
+
 void
 anot_batch_queue_add (AnotBatchQueue  *self,
                       AnotHttpBackend *backend,
@@ -1211,6 +1289,27 @@ anot_batch_queue_add (AnotBatchQueue  *self,
     }
 
   line = g_hash_table_lookup (self->lines, custom_id);
+  if (line == NULL && sub_from_record_exists (self, backend, custom_id) == FALSE)
+    {
+      guint64 max_bytes;
+      guint max_lines;
+
+      batch_limits (self, backend, &max_bytes, &max_lines);
+      if (line_bytes (backend, body) > max_bytes)
+        {
+          g_autofree char *size = g_format_size_full (line_bytes (backend, body), G_FORMAT_SIZE_LONG_FORMAT);
+          g_autofree char *limit = g_format_size_full (max_bytes + BATCH_WRAPPER_BYTES, G_FORMAT_SIZE_LONG_FORMAT);
+
+          g_task_return_new_error (task, ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST,
+                                   "The call is %s as a line of a %s batch, more than one "
+                                   "batch may hold (%s; --batch-max-bytes): it cannot be "
+                                   "sent in batch mode", size,
+                                   ANOT_HTTP_BACKEND_GET_CLASS (backend)->name
+                                   ? ANOT_HTTP_BACKEND_GET_CLASS (backend)->name : "provider", limit);
+          g_object_unref (task);
+          return;
+        }
+    }
   if (line == NULL)
     {
       line = g_new0 (Line, 1);

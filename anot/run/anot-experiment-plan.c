@@ -363,6 +363,7 @@ plan_batch (AnotExperiment  *self,
   static const struct { const char *key; const char *llm_key; } keys[] = {
     { "batch", "batch" },
     { "batch-max-size", "batch_max_size" },
+    { "batch-max-bytes", "batch_max_bytes" },
     { "batch-window", "batch_window" },
     { "batch-retry", "batch_retry" },
   };
@@ -388,6 +389,7 @@ plan_batch (AnotExperiment  *self,
   self->batch_queue = anot_batch_queue_new ();
   g_object_set (self->batch_queue,
                 "max-size", (guint) settings->batch_max_size,
+                "max-bytes", (guint64) settings->batch_max_bytes,
                 "window-ms", (guint) (settings->batch_window * 1000),
                 "retry-direct", settings->batch_retry == ANOT_BATCH_RETRY_DIRECT,
                 NULL);

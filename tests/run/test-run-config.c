@@ -19,7 +19,7 @@ static const struct
   { "defense", "true" }, { "attack", "clean,noise" }, { "attack-compat", "original" }, { "backend", "anthropic" },
   { "model", "m" }, { "base-url", "http://localhost:1/v1" }, { "temperature", "0.5" },
   { "max-tokens", "100" }, { "role", "planner=openai:x" }, { "cache", "/tmp/c.sqlite" },
-  { "offline", "true" }, { "debug", "2" }, { "shard", "2/4" }, { "batch", "true" }, { "batch-max-size", "500" },
+  { "offline", "true" }, { "debug", "2" }, { "shard", "2/4" }, { "batch", "true" }, { "batch-max-size", "500" }, { "batch-max-bytes", "4000000" },
   { "batch-window", "60" }, { "batch-retry", "direct" }, { "context-tokens", "8000" },
   { "max-cost", "2.5" }, { "max-cost-role", "planner=1,default=0.5" },
 };
@@ -127,7 +127,7 @@ test_errors_name_key_and_value (void)
     { "requests", "," }, { "groups", "" }, { "name", "a/b" }, { "name", ".." },
     { "name", "" }, { "attack", "" }, { "debug", "loud" }, { "limit", "0" },
     { "shard", "4/4" }, { "shard", "1" }, { "shard", "0/0" }, { "shard", "-1/2" },
-    { "batch", "often" }, { "batch-max-size", "0" }, { "batch-max-size", "50001" },
+    { "batch", "often" }, { "batch-max-size", "0" }, { "batch-max-size", "100001" }, { "batch-max-bytes", "lots" },
     { "batch-retry", "sometimes" }, { "max-cost", "-1" }, { "max-cost", "ten" },
     { "max-cost-role", "planner" }, { "max-cost-role", "=3" }, { "max-cost-role", "planner=x" },
     { "context-tokens", "many" },

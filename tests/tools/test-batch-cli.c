@@ -706,6 +706,112 @@ test_one_writer (Fixture       *f,
   g_assert_cmpuint (g_hash_table_size (rows), ==, 6);
 }
 
+/* The errors of the rows of @path (NULL for a row without one), and
+ * how many rows there are. */
+static guint
+count_row_errors (const char *path,
+                  const char *needle,
+                  guint      *n_rows)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  guint n = 0;
+
+  *n_rows = 0;
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      JsonObject *row;
+      const char *error;
+
+      if (*lines[i] == '\0')
+        continue;
+      g_assert_true (json_parser_load_from_data (parser, lines[i], -1, NULL));
+      row = json_node_get_object (json_parser_get_root (parser));
+      (*n_rows)++;
+      error = json_object_get_string_member_with_default (row, "error", NULL);
+      if (error != NULL && (needle == NULL || strstr (error, needle) != NULL))
+        n++;
+    }
+  return n;
+}
+
+/* Batches within the providers' limits: a --scaling --batch sweep against
+ * a server that refuses a batch over 400 kB or 3 requests completes
+ * with every row answered, in batches the server took, for both APIs
+ * (the limits given as options: the defaults are the providers' 200 MB
+ * and 256 MB, too large for a test, and the server counts the bytes
+ * itself, so every line's size is the client's exact count); a
+ * call whose line alone passes --batch-max-bytes fails with a message
+ * that says so, and sends nothing. */
+static void
+test_size_limits (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  static const char * const apis[] = { "openai", "anthropic" };
+
+  g_assert_true (anot_fake_llm_set_rules_json (f->server,
+                                               "{\"default_reply\": \"[3, 1, 2, 5, 4]\","
+                                               " \"batch\": {\"max_bytes\": 400000, \"max_lines\": 3,"
+                                               " \"delay_ms\": 50}}", &error));
+  g_assert_no_error (error);
+
+  for (guint a = 0; a < G_N_ELEMENTS (apis); a++)
+    {
+      g_autofree char *name = g_strdup_printf ("limits_%s", apis[a]);
+      g_autofree char *url = g_strcmp0 (apis[a], "openai") == 0 ? g_strdup (f->base_url)
+                             : g_strdup (anot_fake_llm_get_url (f->server));
+      guint batches_before = anot_fake_llm_get_n_batches (f->server);
+      guint batches;
+      const char *argv[] = {
+        "--method", "cot", "--backend", apis[a], "--base-url", url, "--model", "gpt-4o-mini",
+        "--scaling", "--limit", "4", "-j", "100", "--batch", "--out", f->root, "--name", name,
+        /* The server's limits, as the providers' are the defaults. */
+        "--batch-max-bytes", "400000", "--batch-max-size", "3", NULL,
+      };
+      g_autoptr(GSubprocess) process = spawn (f, argv);
+
+      g_assert_cmpint (wait_for (process), ==, 0);
+      for (guint n = 10; n <= 20; n += 10)
+        {
+          g_autofree char *file = g_strdup_printf ("results_%u.jsonl", n);
+          g_autofree char *path = g_build_filename (f->root, name, "clean", "run_1", file, NULL);
+          guint n_rows;
+
+          g_assert_cmpuint (count_row_errors (path, NULL, &n_rows), ==, 0);
+          g_assert_cmpuint (n_rows, ==, 4);
+        }
+      /* 8 lines, 3 a batch at most and ~90 kB (N=10) or ~180 kB (N=20)
+       * each: more batches than the 1 the line count alone would make. */
+      batches = anot_fake_llm_get_n_batches (f->server) - batches_before;
+      g_test_message ("%s: %u batches", apis[a], batches);
+      g_assert_cmpuint (batches, >=, 4);
+      for (guint b = batches_before; b < anot_fake_llm_get_n_batches (f->server); b++)
+        g_assert_cmpint (json_object_get_int_member (anot_fake_llm_get_batch (f->server, b), "n_lines"), <=, 3);
+    }
+
+  /* One line over the limit: its call fails, nothing is submitted. */
+  {
+    g_autofree char *path = g_build_filename (f->root, "too_big", "clean", "run_1", "results_5.jsonl", NULL);
+    guint batches_before = anot_fake_llm_get_n_batches (f->server);
+    guint n_rows;
+    const char *argv[] = {
+      "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+      "--candidates", "5", "--limit", "2", "--batch", "--batch-max-bytes", "8000",
+      "--out", f->root, "--name", "too_big", NULL,
+    };
+    g_autoptr(GSubprocess) process = spawn (f, argv);
+
+    g_assert_cmpint (wait_for (process), ==, 1);
+    g_assert_cmpuint (count_row_errors (path, "more than one batch may hold", &n_rows), ==, 2);
+    g_assert_cmpuint (n_rows, ==, 2);
+    g_assert_cmpuint (anot_fake_llm_get_n_batches (f->server), ==, batches_before);
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -722,5 +828,6 @@ main (int    argc,
   g_test_add ("/batch-cli/concurrency-hint", Fixture, NULL, fixture_setup, test_concurrency_hint,
               fixture_teardown);
   g_test_add ("/batch-cli/one-writer", Fixture, NULL, fixture_setup, test_one_writer, fixture_teardown);
+  g_test_add ("/batch-cli/size-limits", Fixture, NULL, fixture_setup, test_size_limits, fixture_teardown);
   return g_test_run ();
 }
