@@ -160,6 +160,17 @@ add_attack_config (JsonBuilder *builder,
   json_builder_end_object (builder);
 }
 
+/* Whether the method called an LLM: a call is counted in the rows of this
+ * run (perhaps by an earlier process, before a resume).  A failed call is
+ * not counted, so a run with failed requests keeps its configured LLM: it
+ * may be what failed. */
+static gboolean
+used_an_llm (AnotUsage *usage,
+             guint      n_failed)
+{
+  return anot_usage_get_calls (usage) > 0 || n_failed > 0;
+}
+
 gboolean
 anot_experiment_write_config (AnotExperiment  *self,
               AttackEntry     *attack,
@@ -173,7 +184,7 @@ anot_experiment_write_config (AnotExperiment  *self,
   g_autofree char *dir = anot_experiment_run_dir_path (attack, run);
   g_autofree char *path = g_build_filename (dir, "config.json", NULL);
   g_autofree char *timestamp = anot_results_timestamp_now ();
-  guint n_cells_with_rows = 0;
+  guint n_cells_with_rows = 0, n_failed = 0;
 
   for (guint i = 0; i < self->cells->len; i++)
     {
@@ -187,7 +198,11 @@ anot_experiment_write_config (AnotExperiment  *self,
         n_cells_with_rows++;
       g_hash_table_iter_init (&iter, cell->rows);
       while (g_hash_table_iter_next (&iter, NULL, &value))
-        anot_usage_merge (usage, anot_result_get_usage (value));
+        {
+          anot_usage_merge (usage, anot_result_get_usage (value));
+          if (anot_result_get_error_message (value) != NULL)
+            n_failed++;
+        }
     }
 
   json_builder_begin_object (builder);
@@ -202,7 +217,19 @@ anot_experiment_write_config (AnotExperiment  *self,
   json_builder_set_member_name (builder, "parallel");
   json_builder_add_boolean_value (builder, self->settings->concurrency > 1);
   json_builder_set_member_name (builder, "llm_config");
-  json_builder_add_value (builder, anot_llm_config_to_json (self->llm_config, self->router));
+  if (used_an_llm (usage, n_failed))
+    json_builder_add_value (builder, anot_llm_config_to_json (self->llm_config, self->router));
+  else
+    {
+      /* The configuration's default model is not a fact about a run that
+       * called none (bm25, random, ...): readers would report it. */
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "provider");
+      json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "model");
+      json_builder_add_null_value (builder);
+      json_builder_end_object (builder);
+    }
   json_builder_set_member_name (builder, "attack_config");
   add_attack_config (builder, attack, self->settings->seed + run);
 
@@ -261,6 +288,19 @@ anot_experiment_write_config (AnotExperiment  *self,
   json_builder_add_int_value (builder, (gint64) (self->settings->seed + run));
   json_builder_set_member_name (builder, "method");
   json_builder_add_string_value (builder, self->method_name);
+  /* A method from a Python file: which file, and which version of it. */
+  if (self->plugin_path != NULL)
+    {
+      json_builder_set_member_name (builder, "method_plugin");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "file");
+      json_builder_add_string_value (builder, self->plugin_path);
+      json_builder_set_member_name (builder, "language");
+      json_builder_add_string_value (builder, self->plugin_language);
+      json_builder_set_member_name (builder, "sha256");
+      json_builder_add_string_value (builder, self->plugin_sha256);
+      json_builder_end_object (builder);
+    }
   add_sorted_string_map (builder, "method_options", self->settings->method_options);
   /* What the method read from config.ini, so that a resume can tell when
    * it changed (only when there is something: older files stay as they
@@ -963,6 +1003,14 @@ anot_experiment_new_for_resume (const char   *directory,
   self = anot_experiment_new (dataset, method);
   self->has_recorded_method_file = TRUE;
   self->recorded_method_file = anot_experiment_read_method_settings_record (anot);
+  if (json_object_has_member (anot, "method_plugin") &&
+      JSON_NODE_HOLDS_OBJECT (json_object_get_member (anot, "method_plugin")))
+    {
+      JsonObject *plugin = json_object_get_object_member (anot, "method_plugin");
+
+      self->recorded_plugin_path = g_strdup (json_object_get_string_member_with_default (plugin, "file", NULL));
+      self->recorded_plugin_sha256 = g_strdup (json_object_get_string_member_with_default (plugin, "sha256", NULL));
+    }
   if (!anot_run_config_merge_resume_options (self->config, options, &local_error))
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_RESUME,

@@ -11,6 +11,15 @@
  * Each row is written and flushed to its cell's file as its request
  * finishes; a cell's files are rewritten in order when it and every cell
  * before it are done, or the run stops.
+ *
+ * Every request has a deadline (`request-timeout`).  At the deadline its
+ * row is written as the method's failure, its own cancellable is
+ * cancelled and its slot is given to the next request: the job is
+ * abandoned, so a method that never finishes, even cancelled, costs its
+ * request and not the run.  If it calls back after all, the call is only
+ * freed.  When the run is cancelled (Ctrl-C), each request in flight gets
+ * CANCEL_GRACE_MS to honour it; one that does not is abandoned without a
+ * row (a resume runs it again), so the run still stops.
  */
 #include "config.h"
 
@@ -26,6 +35,10 @@
 
 #include <string.h>
 
+/* How long a cancelled run waits for a method to honour the cancellation
+ * of a request before it abandons it. */
+#define CANCEL_GRACE_MS 5000
+
 typedef struct
 {
   AnotExperiment *self;
@@ -33,6 +46,12 @@ typedef struct
   AnotTrial *trial;
   AnotMethodContext *context;
   double *reservation;       /* per budget, released when the job ends */
+  GCancellable *cancellable;      /* this request's: the run's, or its deadline */
+  GCancellable *run_cancellable;  /* the run's, which cancels it */
+  gulong run_cancelled_id;
+  GSource *deadline;
+  guint timeout;                  /* seconds */
+  gboolean abandoned;             /* its row was written at the deadline */
 } Job;
 
 static void experiment_pump (AnotExperiment *self);
@@ -43,6 +62,15 @@ job_free (Job *job)
   /* After its row (if any) counted what it spent. */
   if (job->reservation != NULL)
     anot_experiment_budget_release (job->self, job->reservation);
+  if (job->deadline != NULL)
+    g_source_destroy (job->deadline);
+  g_clear_pointer (&job->deadline, g_source_unref);
+  /* Not g_cancellable_disconnect(), which waits for the handler: a method
+   * may finish at once when cancelled, inside that handler. */
+  if (job->run_cancelled_id != 0)
+    g_signal_handler_disconnect (job->run_cancellable, job->run_cancelled_id);
+  g_clear_object (&job->run_cancellable);
+  g_clear_object (&job->cancellable);
   g_clear_object (&job->trial);
   g_clear_object (&job->context);
   g_clear_object (&job->self);
@@ -252,6 +280,13 @@ on_rank_done (GObject      *source,
 
   ranking = anot_method_rank_finish (ANOT_METHOD (source), res, &error);
 
+  if (job->abandoned)
+    {
+      /* Finished after its deadline: its row says it did not. */
+      job_free (job);
+      return;
+    }
+
   if (ranking == NULL &&
       (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
        g_cancellable_is_cancelled (self->cancellable)))
@@ -277,6 +312,92 @@ on_rank_done (GObject      *source,
   job_free (job);
   experiment_pump (self);
   g_object_unref (self);
+}
+
+/* The request's deadline passed: its row is the method's failure, the
+ * method is asked to stop, and the run goes on without waiting for it. */
+static gboolean
+on_deadline (gpointer user_data)
+{
+  Job *job = user_data;
+  g_autoptr(AnotExperiment) self = g_object_ref (job->self);
+  g_autoptr(GCancellable) cancellable = g_object_ref (job->cancellable);
+
+  if (g_cancellable_is_cancelled (self->cancellable))
+    {
+      /* The run was cancelled and the method ignored it: no row, a
+       * resume runs the request again. */
+      anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, "RUN",
+                                 "N=%u: the method did not stop %u ms after the run was "
+                                 "cancelled; abandoned", job->cell->n, CANCEL_GRACE_MS);
+    }
+  else
+    {
+      g_autoptr(AnotResult) result = NULL;
+      g_autoptr(GError) error = NULL;
+
+      g_set_error (&error, ANOT_ERROR, ANOT_ERROR_METHOD_TIMEOUT,
+                   "the method did not finish the request within its deadline of %u s "
+                   "(--request-timeout); it was cancelled", job->timeout);
+      result = result_from_ranking (self, job, NULL, error);
+      record_result (self, job->cell, result);
+      debug_result (self, job, result);
+    }
+
+  job->abandoned = TRUE;
+  g_clear_pointer (&job->deadline, g_source_unref);
+  /* Nothing more to cancel: the run may be cancelled, or end, while the
+   * method still holds the call. */
+  if (job->run_cancelled_id != 0)
+    g_signal_handler_disconnect (job->run_cancellable, job->run_cancelled_id);
+  job->run_cancelled_id = 0;
+  self->in_flight--;
+  job->cell->in_flight--;
+  /* Its row counted what it spent. */
+  if (job->reservation != NULL)
+    anot_experiment_budget_release (self, g_steal_pointer (&job->reservation));
+
+  /* Last: a method that honours it may call back at once, freeing @job. */
+  g_cancellable_cancel (cancellable);
+  experiment_pump (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+set_deadline (Job  *job,
+              guint ms)
+{
+  if (job->deadline != NULL)
+    g_source_destroy (job->deadline);
+  g_clear_pointer (&job->deadline, g_source_unref);
+  job->deadline = g_timeout_source_new (ms);
+  g_source_set_callback (job->deadline, on_deadline, job, NULL);
+  g_source_set_static_name (job->deadline, "[anot] request deadline");
+  g_source_attach (job->deadline, g_task_get_context (job->self->task));
+}
+
+/* The run was cancelled (on the thread that runs it: anot-run's SIGINT
+ * source, Python's interrupt handler): so is each request, with a grace
+ * period for the method to honour it. */
+static void
+forward_cancel (GCancellable *run_cancellable,
+                Job          *job)
+{
+  g_autoptr(GCancellable) cancellable = g_object_ref (job->cancellable);
+
+  set_deadline (job, CANCEL_GRACE_MS);
+  /* Last: a method that honours it may call back at once, freeing @job. */
+  g_cancellable_cancel (cancellable);
+}
+
+/* Seconds; 0 for none.  Batch mode waits for provider batches, which may
+ * take a day: no deadline unless one was given. */
+static guint
+request_timeout (AnotExperiment *self)
+{
+  if (self->batch_queue != NULL && !anot_run_config_is_set (self->settings, "request-timeout"))
+    return 0;
+  return (guint) self->settings->request_timeout;
 }
 
 AnotMethodContext *
@@ -358,9 +479,19 @@ start_job (AnotExperiment *self,
   anot_method_context_set_debug_log (job->context, cell->debug_log);
   self->in_flight++;
   cell->in_flight++;
+  job->cancellable = g_cancellable_new ();
+  job->run_cancellable = g_object_ref (self->cancellable);
+  job->timeout = request_timeout (self);
+  if (job->timeout > 0)
+    set_deadline (job, (guint) MIN ((guint64) job->timeout * 1000, G_MAXUINT));
+  if (g_cancellable_is_cancelled (self->cancellable))
+    g_cancellable_cancel (job->cancellable);
+  else
+    job->run_cancelled_id = g_signal_connect (self->cancellable, "cancelled",
+                                              G_CALLBACK (forward_cancel), job);
   anot_method_rank_async (self->method, anot_trial_get_query (job->trial),
                           anot_trial_get_candidates (job->trial),
-                          (guint) settings->k, job->context, self->cancellable, on_rank_done, job);
+                          (guint) settings->k, job->context, job->cancellable, on_rank_done, job);
 }
 
 static gboolean

@@ -50,6 +50,9 @@ typedef struct
   double cost_usd;
   double latency_ms;
   char *error;            /* NULL unless the request failed */
+  char *raw_response;     /* the method's answer, or NULL */
+  guint *preds;           /* the kept 1-based pool positions, best first */
+  guint n_preds;
 } AnotResultsRow;
 
 const AnotResultsRun *anot_results_peek_run (AnotResults *self,

@@ -86,6 +86,8 @@ results_row_clear (gpointer data)
   g_free (row->request_id);
   g_free (row->group);
   g_free (row->error);
+  g_free (row->raw_response);
+  g_free (row->preds);
 }
 
 static void
@@ -377,6 +379,7 @@ read_run_dir (AnotResults  *self,
           AnotResult *result = g_ptr_array_index (results, j);
           AnotUsage *usage = anot_result_get_usage (result);
           AnotResultsRow row = { 0 };
+          const guint *preds;
 
           row.run_index = run_index;
           row.n = n;
@@ -389,6 +392,9 @@ read_run_dir (AnotResults  *self,
           row.cost_usd = usage != NULL ? anot_usage_get_cost_usd (usage) : 0.0;
           row.latency_ms = usage != NULL ? anot_usage_get_latency_ms (usage) : 0.0;
           row.error = g_strdup (anot_result_get_error_message (result));
+          row.raw_response = g_strdup (anot_result_get_raw_response (result));
+          preds = anot_result_get_pred_indices (result, &row.n_preds);
+          row.preds = row.n_preds > 0 ? g_memdup2 (preds, row.n_preds * sizeof (guint)) : NULL;
           g_array_append_val (self->rows, row);
         }
     }

@@ -91,6 +91,12 @@ G_BEGIN_DECLS
  *   the retries allowed for it are spent
  * @ANOT_ERROR_BUDGET: a run stopped because the next request would pass
  *   the spending limit (`--max-cost`)
+ * @ANOT_ERROR_PLUGIN_LOAD: a plugin file (a module, a Python method file)
+ *   named explicitly could not be loaded; the message names the file and
+ *   why (the line, for a Python file)
+ * @ANOT_ERROR_METHOD_TIMEOUT: a method did not finish a request within its
+ *   deadline (`--request-timeout`); the request was cancelled and recorded
+ *   as a failure of the method
  * @ANOT_ERROR_BUSY: another process is running, resuming or merging into
  *   the same experiment directory (its PID and host are in the message)
  *
@@ -139,6 +145,8 @@ typedef enum {
   ANOT_ERROR_SHARDS,
   ANOT_ERROR_LLM_BATCH,
   ANOT_ERROR_BUDGET,
+  ANOT_ERROR_PLUGIN_LOAD,
+  ANOT_ERROR_METHOD_TIMEOUT,
   ANOT_ERROR_BUSY,
 } AnotError;
 

@@ -104,3 +104,16 @@ def test_statistics_from_python():
     # Exact binomial: 2 * (1 + 10 + 45) / 1024
     assert Anot.Comparison.mcnemar_p(2, 8) == pytest.approx(0.109375, abs=1e-15)
     assert Anot.Comparison.cell_seed(42, "a") != Anot.Comparison.cell_seed(42, "b")
+
+
+def test_no_llm_named_for_runs_without_calls(experiments):
+    """bm25 and random call no LLM: neither config.json nor Results name the
+    configured default model (tests/python/test_c_plugin.py checks that an
+    LLM method's runs do)."""
+    with open(experiments / "bm25_demo" / "clean" / "run_1" / "config.json") as f:
+        assert json.load(f)["llm_config"] == {"provider": None, "model": None}
+    runs = Anot.Results.load(experiments).runs()
+    assert len(runs) == 3
+    assert all(run["provider"] is None and run["model"] is None for run in runs)
+    with open(experiments / "random_demo" / "clean" / "summary.json") as f:
+        assert json.load(f)["model"] is None
