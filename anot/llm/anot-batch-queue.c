@@ -124,11 +124,15 @@ struct _Sub
 
 typedef struct
 {
-  char *batch_id;
+  char *batch_id;            /* NULL: an intent not known to have been created */
+  char *intent_id;
+  gint64 time;
   char *backend;
   char *base_url;
   char *model;
   GPtrArray *custom_ids;     /* char* */
+  gboolean searching;        /* an intent the provider is being asked about */
+  GPtrArray *waiting;        /* Line: new calls of an intent searched for */
 } Record;
 
 struct _AnotBatchQueue
@@ -150,6 +154,8 @@ struct _AnotBatchQueue
   GHashTable *answered;      /* custom_id -> AnotBatch that answered it */
   GHashTable *records;       /* batch id -> Record, from the state file */
   GHashTable *recorded_ids;  /* custom_id -> Record */
+  GHashTable *intents;       /* intent id -> Record: recorded, never known created */
+  GHashTable *intent_ids;    /* custom_id -> Record of an intent */
   GSource *settle_source;
   GCancellable *cancellable;
 
@@ -234,6 +240,8 @@ static void
 record_free (Record *record)
 {
   g_free (record->batch_id);
+  g_free (record->intent_id);
+  g_clear_pointer (&record->waiting, g_ptr_array_unref);
   g_free (record->backend);
   g_free (record->base_url);
   g_free (record->model);
@@ -265,6 +273,8 @@ anot_batch_queue_finalize (GObject *object)
   g_hash_table_unref (self->answered);
   g_hash_table_unref (self->recorded_ids);
   g_hash_table_unref (self->records);
+  g_hash_table_unref (self->intent_ids);
+  g_hash_table_unref (self->intents);
   g_clear_object (&self->cancellable);
   if (self->state_fd >= 0)
     close (self->state_fd);
@@ -431,6 +441,8 @@ anot_batch_queue_init (AnotBatchQueue *self)
   self->answered = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->records = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) record_free);
   self->recorded_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  self->intents = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) record_free);
+  self->intent_ids = g_hash_table_new (g_str_hash, g_str_equal);
   self->cancellable = g_cancellable_new ();
   self->state_fd = -1;
 }
@@ -500,6 +512,39 @@ state_append (AnotBatchQueue *self,
   fsync (self->state_fd);
 }
 
+/* Before a batch is created: should the answer to its creation be lost
+ * (a kill), a resume asks the provider for it instead of creating it
+ * again. */
+static void
+state_record_intent (AnotBatchQueue *self,
+                     Sub            *sub)
+{
+  g_autoptr(AnotJsonWriter) writer = anot_json_writer_new ();
+  AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (sub->backend);
+  guint n = anot_batch_get_n_lines (sub->batch);
+
+  anot_json_writer_begin_object (writer);
+  anot_json_writer_set_member_name (writer, "event");
+  anot_json_writer_add_string_value (writer, "intent");
+  anot_json_writer_set_member_name (writer, "intent_id");
+  anot_json_writer_add_string_value (writer, anot_batch_get_intent_id (sub->batch));
+  anot_json_writer_set_member_name (writer, "backend");
+  anot_json_writer_add_string_value (writer, klass->name ? klass->name : "");
+  anot_json_writer_set_member_name (writer, "base_url");
+  anot_json_writer_add_string_value (writer, anot_http_backend_get_base_url (sub->backend));
+  anot_json_writer_set_member_name (writer, "model");
+  anot_json_writer_add_string_value (writer, anot_batch_get_model (sub->batch));
+  anot_json_writer_set_member_name (writer, "time");
+  anot_json_writer_add_int_value (writer, anot_batch_get_intent_time (sub->batch));
+  anot_json_writer_set_member_name (writer, "custom_ids");
+  anot_json_writer_begin_array (writer);
+  for (guint i = 0; i < n; i++)
+    anot_json_writer_add_string_value (writer, anot_batch_get_line_custom_id (sub->batch, i));
+  anot_json_writer_end_array (writer);
+  anot_json_writer_end_object (writer);
+  state_append (self, writer);
+}
+
 static void
 state_record_submitted (AnotBatchQueue *self,
                         Sub            *sub)
@@ -519,6 +564,11 @@ state_record_submitted (AnotBatchQueue *self,
   anot_json_writer_add_string_value (writer, anot_http_backend_get_base_url (sub->backend));
   anot_json_writer_set_member_name (writer, "model");
   anot_json_writer_add_string_value (writer, anot_batch_get_model (sub->batch));
+  if (anot_batch_get_intent_id (sub->batch) != NULL)
+    {
+      anot_json_writer_set_member_name (writer, "intent_id");
+      anot_json_writer_add_string_value (writer, anot_batch_get_intent_id (sub->batch));
+    }
   anot_json_writer_set_member_name (writer, "time");
   anot_json_writer_add_int_value (writer, g_get_real_time () / G_USEC_PER_SEC);
   anot_json_writer_set_member_name (writer, "custom_ids");
@@ -561,6 +611,7 @@ state_load_line (AnotBatchQueue  *self,
   g_autoptr(AnotJsonDocument) doc = anot_json_document_new_from_data (text, -1, error);
   g_autofree char *event = NULL;
   g_autofree char *batch_id = NULL;
+  g_autofree char *intent_id = NULL;
   Record *record;
   int ids;
 
@@ -571,13 +622,19 @@ state_load_line (AnotBatchQueue  *self,
     }
   event = anot_json_document_dup_string (doc, anot_json_document_get_member (doc, 0, "event"));
   batch_id = anot_json_document_dup_string (doc, anot_json_document_get_member (doc, 0, "batch_id"));
+  intent_id = anot_json_document_dup_string (doc, anot_json_document_get_member (doc, 0, "intent_id"));
+  /* An intent made a batch once a later line says so. */
+  if (intent_id != NULL && g_strcmp0 (event, "intent") != 0)
+    g_hash_table_remove (self->intents, intent_id);
+  if (g_strcmp0 (event, "intent") == 0 && intent_id != NULL)
+    batch_id = g_strdup ("");
   if (event == NULL || batch_id == NULL)
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_MISSING_FIELD,
                    "%s:%u: a batch record needs “event” and “batch_id”", path, line_number);
       return FALSE;
     }
-  if (strcmp (event, "submitted") != 0)
+  if (strcmp (event, "submitted") != 0 && strcmp (event, "intent") != 0)
     return TRUE;
 
   ids = anot_json_document_get_member (doc, 0, "custom_ids");
@@ -606,6 +663,14 @@ state_load_line (AnotBatchQueue  *self,
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_MISSING_FIELD,
                    "%s:%u: field “model” is missing", path, line_number);
       return FALSE;
+    }
+  if (strcmp (event, "intent") == 0)
+    {
+      g_clear_pointer (&record->batch_id, g_free);
+      record->intent_id = g_steal_pointer (&intent_id);
+      record->time = anot_json_document_get_int (doc, anot_json_document_get_member (doc, 0, "time"), 0);
+      g_hash_table_replace (self->intents, record->intent_id, record);
+      return TRUE;
     }
   g_hash_table_replace (self->records, record->batch_id, record);
   for (guint i = 0; i < record->custom_ids->len; i++)
@@ -673,6 +738,21 @@ anot_batch_queue_open_state (AnotBatchQueue  *self,
                    local_error->message);
       return FALSE;
     }
+
+  /* The calls of intents never known to have made a batch. */
+  {
+    GHashTableIter iter;
+    gpointer value;
+
+    g_hash_table_iter_init (&iter, self->intents);
+    while (g_hash_table_iter_next (&iter, NULL, &value))
+      {
+        Record *record = value;
+
+        for (guint i = 0; i < record->custom_ids->len; i++)
+          g_hash_table_replace (self->intent_ids, g_ptr_array_index (record->custom_ids, i), record);
+      }
+  }
 
   fd = g_open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0)
@@ -1030,6 +1110,14 @@ group_close (AnotBatchQueue *self,
   self->n_lines_sent += group->lines->len;
   group_free (group);
 
+  /* Recorded before the batch is created. */
+  {
+    g_autofree char *intent_id = g_uuid_string_random ();
+
+    anot_batch_set_intent (sub->batch, intent_id, g_get_real_time () / G_USEC_PER_SEC);
+    state_record_intent (self, sub);
+  }
+
   data = g_new0 (SubmitData, 1);
   data->self = g_object_ref (self);
   data->sub = sub;
@@ -1248,6 +1336,107 @@ sub_from_record (AnotBatchQueue  *self,
   return sub;
 }
 
+typedef struct
+{
+  AnotBatchQueue *self;
+  Record *record;
+  AnotBatch *batch;
+} FindData;
+
+static void
+on_intent_searched (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  AnotHttpBackend *backend = ANOT_HTTP_BACKEND (source);
+  FindData *data = user_data;
+  g_autoptr(AnotBatchQueue) self = data->self;
+  g_autoptr(AnotBatch) batch = data->batch;
+  Record *record = data->record;
+  g_autoptr(GPtrArray) waiting = g_steal_pointer (&record->waiting);
+  g_autoptr(GError) error = NULL;
+  const char *found = NULL;
+
+  g_free (data);
+  if (ANOT_HTTP_BACKEND_GET_CLASS (backend)->batch_find_finish (backend, result, &error))
+    found = anot_batch_get_id (batch);
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  else
+    g_warning ("Cannot ask %s whether an interrupted run created batch %s: %s; its calls are "
+               "sent again", ANOT_HTTP_BACKEND_GET_CLASS (backend)->name, record->intent_id, error->message);
+
+  for (guint i = 0; i < record->custom_ids->len; i++)
+    g_hash_table_remove (self->intent_ids, g_ptr_array_index (record->custom_ids, i));
+  g_hash_table_steal (self->intents, record->intent_id);
+
+  if (found != NULL)
+    {
+      Sub *sub;
+
+      /* A batch like any recorded one: polled, not paid again. */
+      g_debug ("batch %s: created before the interruption (intent %s), polled", found, record->intent_id);
+      record->batch_id = g_strdup (found);
+      g_hash_table_replace (self->records, record->batch_id, record);
+      for (guint i = 0; i < record->custom_ids->len; i++)
+        g_hash_table_replace (self->recorded_ids, g_ptr_array_index (record->custom_ids, i), record);
+      sub = sub_from_record (self, backend, g_ptr_array_index (record->custom_ids, 0));
+      if (sub != NULL)
+        {
+          anot_batch_set_intent (sub->batch, record->intent_id, record->time);
+          state_record_submitted (self, sub);
+        }
+    }
+
+  for (guint i = 0; waiting != NULL && i < waiting->len; i++)
+    {
+      Line *line = g_ptr_array_index (waiting, i);
+
+      if (line->waiters->len == 0)
+        g_hash_table_remove (self->lines, line->custom_id);
+      else if (found != NULL && (line->sub = sub_from_record (self, backend, line->custom_id)) != NULL)
+        line->attempts = 1;
+      else
+        line_enqueue (self, line);
+    }
+  if (found == NULL)
+    record_free (record);
+}
+
+/* Whether @line is a call of an intent recorded by an earlier process
+ * that never learnt whether its batch was created: then it waits while
+ * the provider is asked (once per intent), and TRUE. */
+static gboolean
+line_waits_for_intent (AnotBatchQueue  *self,
+                       AnotHttpBackend *backend,
+                       Line            *line)
+{
+  AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (backend);
+  Record *record = g_hash_table_lookup (self->intent_ids, line->custom_id);
+  FindData *data;
+
+  if (record == NULL || klass->batch_find_async == NULL ||
+      g_strcmp0 (record->backend, klass->name) != 0 ||
+      g_strcmp0 (record->base_url, anot_http_backend_get_base_url (backend)) != 0)
+    return FALSE;
+  if (record->waiting == NULL)
+    record->waiting = g_ptr_array_new ();
+  g_ptr_array_add (record->waiting, line);
+  if (record->searching)
+    return TRUE;
+
+  record->searching = TRUE;
+  data = g_new0 (FindData, 1);
+  data->self = g_object_ref (self);
+  data->record = record;
+  data->batch = anot_batch_new (record->model);
+  anot_batch_set_intent (data->batch, record->intent_id, record->time);
+  for (guint i = 0; i < record->custom_ids->len; i++)
+    anot_batch_add_line (data->batch, g_ptr_array_index (record->custom_ids, i), NULL);
+  klass->batch_find_async (backend, data->batch, self->cancellable, on_intent_searched, data);
+  return TRUE;
+}
+
 /* Whether an earlier process recorded a batch with @custom_id for
  * @backend (its line was within the limits then). */
 static gboolean
@@ -1322,7 +1511,7 @@ anot_batch_queue_add (AnotBatchQueue  *self,
       line->sub = sub_from_record (self, backend, line->custom_id);
       if (line->sub != NULL)
         line->attempts = 1;
-      else
+      else if (!line_waits_for_intent (self, backend, line))
         line_enqueue (self, line);
     }
 

@@ -42,6 +42,8 @@ struct _AnotBatch
   char *model;
   char *id;
   char *message;
+  char *intent_id;
+  gint64 intent_time;
   AnotBatchStatus status;
   GPtrArray *lines;          /* Line, in the order added */
   GHashTable *by_custom_id;  /* custom_id (owned by the line) -> Line */
@@ -68,6 +70,7 @@ anot_batch_finalize (GObject *object)
   g_ptr_array_unref (self->lines);
   g_free (self->model);
   g_free (self->id);
+  g_free (self->intent_id);
   g_free (self->message);
 
   G_OBJECT_CLASS (anot_batch_parent_class)->finalize (object);
@@ -215,6 +218,52 @@ anot_batch_set_message (AnotBatch  *self,
   g_return_if_fail (ANOT_IS_BATCH (self));
   g_free (self->message);
   self->message = g_strdup (message);
+}
+
+/**
+ * anot_batch_get_intent_id:
+ * @self: an #AnotBatch
+ *
+ * Returns: (nullable): the id the client gave the batch before creating
+ *   it (recorded in the state file, and OpenAI's batch `metadata`), so a
+ *   client killed before it heard of the batch can find it again
+ */
+const char *
+anot_batch_get_intent_id (AnotBatch *self)
+{
+  g_return_val_if_fail (ANOT_IS_BATCH (self), NULL);
+  return self->intent_id;
+}
+
+/**
+ * anot_batch_get_intent_time:
+ * @self: an #AnotBatch
+ *
+ * Returns: when the intent to create the batch was recorded, in seconds
+ *   since the epoch (0: unknown)
+ */
+gint64
+anot_batch_get_intent_time (AnotBatch *self)
+{
+  g_return_val_if_fail (ANOT_IS_BATCH (self), 0);
+  return self->intent_time;
+}
+
+/**
+ * anot_batch_set_intent:
+ * @self: an #AnotBatch
+ * @intent_id: (nullable): the client's id of the batch
+ * @time: when the intent was recorded, seconds since the epoch
+ */
+void
+anot_batch_set_intent (AnotBatch  *self,
+                       const char *intent_id,
+                       gint64      time)
+{
+  g_return_if_fail (ANOT_IS_BATCH (self));
+  g_free (self->intent_id);
+  self->intent_id = g_strdup (intent_id);
+  self->intent_time = time;
 }
 
 /**

@@ -526,12 +526,11 @@ anot_experiment_merge_shards (const char         *out_directory,
       !anot_run_config_set (experiment->config, "out", out, error) ||
       !anot_run_config_set (experiment->config, "name", name, error) ||
       !anot_run_config_set (experiment->config, "force", force ? "true" : "false", error) ||
-      !anot_experiment_prepare (experiment, error) ||
-      /* Before reading: another process may be writing there. */
-      !anot_experiment_lock_directory (experiment, error))
+      !anot_experiment_prepare (experiment, error))
     return FALSE;
 
   /* Everything is checked before anything is written; then the
+   * directory is locked (another process may be writing it) and the
    * directories are made (emptied first with @force, so nothing of an
    * earlier merge is read back). */
   if (!gather_rows (experiment, shards, error) ||

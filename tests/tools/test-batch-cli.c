@@ -812,6 +812,81 @@ test_size_limits (Fixture       *f,
   }
 }
 
+/* A kill in the creation window: the provider created the batch but its
+ * answer never reached the run (killed while the server was slow to
+ * answer), so batches.jsonl holds the intent and no batch id.  The resume
+ * asks the provider (OpenAI: the batch whose metadata names the intent;
+ * Anthropic: the list) and polls that batch: nothing is created or paid
+ * twice, and every row is there. */
+static void
+test_kill_during_creation (Fixture       *f,
+                           gconstpointer  data)
+{
+  static const char * const apis[] = { "openai", "anthropic" };
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (anot_fake_llm_set_rules_json (f->server,
+                                               "{\"default_reply\": \"[3, 1, 2, 5, 4]\","
+                                               " \"batch\": {\"create_delay_ms\": 60000, \"delay_ms\": 200}}",
+                                               &error));
+  g_assert_no_error (error);
+
+  for (guint a = 0; a < G_N_ELEMENTS (apis); a++)
+    {
+      g_autofree char *name = g_strdup_printf ("creation_%s", apis[a]);
+      g_autofree char *dir = g_build_filename (f->root, name, NULL);
+      g_autofree char *state = g_build_filename (dir, "batches.jsonl", NULL);
+      g_autofree char *rows_path = g_build_filename (dir, "clean", "run_1", "results_5.jsonl", NULL);
+      g_autofree char *url = g_strcmp0 (apis[a], "openai") == 0 ? g_strdup (f->base_url)
+                             : g_strdup (anot_fake_llm_get_url (f->server));
+      const char *create_path = g_strcmp0 (apis[a], "openai") == 0 ? "/v1/batches" : "/v1/messages/batches";
+      guint batches_before = anot_fake_llm_get_n_batches (f->server);
+      g_autoptr(GSubprocess) process = NULL;
+      g_autoptr(GHashTable) rows = NULL;
+      g_autofree char *contents = NULL;
+      double cost;
+      const char *argv[] = {
+        "--method", "cot", "--backend", apis[a], "--base-url", url, "--model", "gpt-4o-mini",
+        "--candidates", "5", "--limit", "3", "-j", "3", "--batch", "--out", f->root, "--name", name, NULL,
+      };
+      const char *resume_argv[] = { "--resume", dir, NULL };
+
+      process = spawn (f, argv);
+      /* The server has made the batch; its answer is a minute away. */
+      while (anot_fake_llm_get_n_batches (f->server) == batches_before)
+        if (!g_main_context_iteration (NULL, FALSE))
+          g_usleep (2000);
+      g_subprocess_force_exit (process);
+      wait_for (process);
+      g_assert_true (g_subprocess_get_if_signaled (process));
+      g_assert_true (g_file_get_contents (state, &contents, NULL, NULL));
+      g_assert_nonnull (strstr (contents, "\"intent\""));
+      g_assert_null (strstr (contents, "\"submitted\""));
+      g_clear_object (&process);
+
+      /* Answers at once from now on. */
+      g_assert_true (anot_fake_llm_set_rules_json (f->server,
+                                                   "{\"default_reply\": \"[3, 1, 2, 5, 4]\","
+                                                   " \"batch\": {\"delay_ms\": 200}}", &error));
+      g_assert_no_error (error);
+      process = spawn (f, resume_argv);
+      g_assert_cmpint (wait_for (process), ==, 0);
+      g_assert_cmpuint (anot_fake_llm_get_n_batches (f->server), ==, batches_before + 1);
+      g_assert_cmpuint (count_requests (f->server, "POST", create_path), ==, 1);
+      rows = read_rows (rows_path, &cost);
+      g_assert_cmpuint (g_hash_table_size (rows), ==, 3);
+      g_clear_pointer (&contents, g_free);
+      g_assert_true (g_file_get_contents (state, &contents, NULL, NULL));
+      g_assert_nonnull (strstr (contents, "\"submitted\""));
+
+      g_assert_true (anot_fake_llm_set_rules_json (f->server,
+                                                   "{\"default_reply\": \"[3, 1, 2, 5, 4]\","
+                                                   " \"batch\": {\"create_delay_ms\": 60000, \"delay_ms\": 200}}",
+                                                   &error));
+      g_assert_no_error (error);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -829,5 +904,7 @@ main (int    argc,
               fixture_teardown);
   g_test_add ("/batch-cli/one-writer", Fixture, NULL, fixture_setup, test_one_writer, fixture_teardown);
   g_test_add ("/batch-cli/size-limits", Fixture, NULL, fixture_setup, test_size_limits, fixture_teardown);
+  g_test_add ("/batch-cli/kill-during-creation", Fixture, NULL, fixture_setup, test_kill_during_creation,
+              fixture_teardown);
   return g_test_run ();
 }

@@ -242,6 +242,8 @@ anot_backend_anthropic_class_init (AnotBackendAnthropicClass *klass)
   http_class->batch_line_overhead = sizeof "{\"custom_id\":\"anot-0123456789012345678901234567890123456789\","
                                     "\"params\":}," - 1;
   http_class->batch_poll_finish = anot_backend_anthropic_batch_poll_finish;
+  http_class->batch_find_async = anot_backend_anthropic_batch_find_async;
+  http_class->batch_find_finish = anot_backend_anthropic_batch_find_finish;
 }
 
 static void

@@ -255,6 +255,8 @@ anot_backend_openai_class_init (AnotBackendOpenaiClass *klass)
   http_class->batch_line_overhead = sizeof "{\"custom_id\":\"anot-0123456789012345678901234567890123456789\","
                                     "\"method\":\"POST\",\"url\":\"/v1/chat/completions\",\"body\":}\n" - 1;
   http_class->batch_poll_finish = anot_backend_openai_batch_poll_finish;
+  http_class->batch_find_async = anot_backend_openai_batch_find_async;
+  http_class->batch_find_finish = anot_backend_openai_batch_find_finish;
 }
 
 static void
