@@ -9,6 +9,7 @@
 #include "anot-defense-prompt-private.h"
 #include "anot-method-context-private.h"
 #include "anot-backend-router-private.h"
+#include "anot-enum-types.h"
 #include "anot-error.h"
 
 #include <stdlib.h>
@@ -55,9 +56,11 @@ struct _AnotMethodContext
   AnotBackendRouter *router;
   AnotDebugLog *debug_log;
   gboolean defense;
+  AnotCompatMode compat;
   const char *defense_prompt;   /* interned, nullable: set by the experiment */
   gboolean has_config_file;     /* set by the experiment... */
   AnotIniReader *config_file;   /* ...nullable: the run had no config.ini */
+  GError *infrastructure_error; /* the first call that failed for the infrastructure */
 };
 
 G_DEFINE_FINAL_TYPE (AnotMethodContext, anot_method_context, G_TYPE_OBJECT)
@@ -71,6 +74,7 @@ enum {
   PROP_ROUTER,
   PROP_DEBUG_LOG,
   PROP_DEFENSE,
+  PROP_COMPAT,
   N_PROPS
 };
 
@@ -90,6 +94,7 @@ anot_method_context_finalize (GObject *object)
   g_free (self->request_id);
   g_hash_table_unref (self->options);
   g_clear_pointer (&self->config_file, anot_ini_reader_unref);
+  g_clear_error (&self->infrastructure_error);
 
   G_OBJECT_CLASS (anot_method_context_parent_class)->finalize (object);
 }
@@ -121,6 +126,9 @@ anot_method_context_get_property (GObject    *object,
       break;
     case PROP_DEFENSE:
       g_value_set_boolean (value, self->defense);
+      break;
+    case PROP_COMPAT:
+      g_value_set_enum (value, self->compat);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -154,6 +162,9 @@ anot_method_context_set_property (GObject      *object,
       break;
     case PROP_DEFENSE:
       anot_method_context_set_defense (self, g_value_get_boolean (value));
+      break;
+    case PROP_COMPAT:
+      anot_method_context_set_compat (self, g_value_get_enum (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -232,6 +243,18 @@ anot_method_context_class_init (AnotMethodContextClass *klass)
   properties[PROP_DEFENSE] =
     g_param_spec_boolean ("defense", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotMethodContext:compat:
+   *
+   * Whether the run compares like for like with the original framework's
+   * published runs (`anot-run --compat original`): a method then uses the
+   * original's prompt wording where it is recorded, reads answers with
+   * %ANOT_PARSE_ORIGINAL and runs the original's variant of itself (see
+   * `docs/fidelity.md`).
+   */
+  properties[PROP_COMPAT] =
+    g_param_spec_enum ("compat", NULL, NULL, ANOT_TYPE_COMPAT_MODE, ANOT_COMPAT_MODE_NONE,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -636,6 +659,10 @@ on_routed_complete (GObject      *source,
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         anot_method_context_debug (self, ANOT_DEBUG_LEVEL_SUMMARY, "LLM", "%s failed: %s",
                                    role, error->message);
+      /* Kept even when the method gets over it (a window left out, a
+       * fallback ranking): what it ranked then is not its own result. */
+      if (self->infrastructure_error == NULL && anot_error_is_infrastructure (error))
+        self->infrastructure_error = g_error_copy (error);
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
@@ -847,6 +874,41 @@ anot_method_context_get_defense_prompt (AnotMethodContext *self)
   return self->defense_prompt != NULL ? self->defense_prompt : anot_defense_prompt_get ();
 }
 
+/**
+ * anot_method_context_get_compat:
+ * @self: an #AnotMethodContext
+ *
+ * Returns: how closely the method follows the original framework (see
+ *   [property@Anot.MethodContext:compat])
+ */
+AnotCompatMode
+anot_method_context_get_compat (AnotMethodContext *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), ANOT_COMPAT_MODE_NONE);
+
+  return self->compat;
+}
+
+/**
+ * anot_method_context_set_compat:
+ * @self: an #AnotMethodContext
+ * @compat: the compatibility mode
+ *
+ * Sets [property@Anot.MethodContext:compat].
+ */
+void
+anot_method_context_set_compat (AnotMethodContext *self,
+                                AnotCompatMode     compat)
+{
+  g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
+  g_return_if_fail (compat == ANOT_COMPAT_MODE_NONE || compat == ANOT_COMPAT_MODE_ORIGINAL);
+
+  if (self->compat == compat)
+    return;
+  self->compat = compat;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPAT]);
+}
+
 void
 anot_method_context_set_defense_prompt_text (AnotMethodContext *self,
                                              const char        *interned_prompt)
@@ -874,4 +936,13 @@ anot_method_context_get_config_file (AnotMethodContext *self,
 
   *out_reader = self->config_file;
   return self->has_config_file;
+}
+
+/* The first of this request's LLM calls that failed for the
+ * infrastructure (anot_error_is_infrastructure()), or NULL. */
+const GError *
+anot_method_context_get_infrastructure_error (AnotMethodContext *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), NULL);
+  return self->infrastructure_error;
 }

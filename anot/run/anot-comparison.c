@@ -40,6 +40,11 @@
  *
  * ## Paired differences
  *
+ * Requests the infrastructure failed ([method@Anot.Result.is_scored]) are
+ * in no figure: a cell's estimates are over its scored requests, and two
+ * methods are paired only on the cells both scored (the others are counted
+ * as `excluded` and named in [method@Anot.Comparison.list_warnings]).
+ *
  * Two methods are paired on the (request, N, run) cells both ranked.  Each
  * request's value is the mean over its runs of the difference, bootstrapped
  * as above.  The p-value is the exact two-sided McNemar test of Hits@1 over
@@ -48,9 +53,13 @@
  * equally good (binomial with p = ½).  Cells of different runs of one
  * request are counted as separate pairs.
  *
- * Pairing is refused (%ANOT_ERROR_NOT_COMPARABLE) when the two sides of a
- * run were not drawn from the same candidate pools: another dataset
- * checksum, pool mode or run seed, or another set of requests.
+ * When the two sides ran different subsets of the requests (an expensive
+ * method run on 20 of 100), each side's own table is over its own
+ * requests, and the pairing over the requests both ran; the cells only one
+ * side ran are counted (`unpaired` in the JSON, a note under the tables).
+ * Pairing is refused (%ANOT_ERROR_NOT_COMPARABLE) only when the two sides
+ * of a run were not drawn from the same candidate pools: another dataset
+ * checksum, pool mode or run seed.
  *
  * Since: 0.1
  */
@@ -95,6 +104,9 @@ typedef struct
   guint k;                /* smallest k of its runs */
   guint rows;
   guint failed;
+  guint unscored;         /* rows the infrastructure failed: in no metric */
+  guint shrunk;           /* scored rows whose prompts were cut to the window */
+  double dropped_sum;     /* their shares of reviews left out */
   gboolean available[N_METRICS];
   Estimate estimate[N_METRICS];
 } Cell;
@@ -107,8 +119,13 @@ typedef struct
   guint requests;
   guint pairs;
   guint runs;
+  guint excluded;         /* cells of both runs left out: unscored on a side */
   guint method_only;      /* Hits@1 by the method, not by the baseline */
   guint baseline_only;
+  /* (request, run) cells only one side ran: left out of the pairing. */
+  guint method_unpaired;
+  guint baseline_unpaired;
+  const AnotResultsRun *unfinished;   /* a run of either side not complete, or NULL */
   double p_value;
   gboolean available[N_METRICS];
   Estimate method_mean[N_METRICS];
@@ -601,6 +618,20 @@ collect_cells (AnotComparison  *self,
           g_hash_table_insert (cell->by_run, GUINT_TO_POINTER (run->run), run_rows);
         }
       g_hash_table_insert (run_rows, row->request_id, (gpointer) row);
+      cell->rows++;
+      if (row->error != NULL)
+        cell->failed++;
+      /* Kept for pairing (both sides ran it), left out of every figure. */
+      if (row->unscored)
+        {
+          cell->unscored++;
+          continue;
+        }
+      if (row->shrunk)
+        {
+          cell->shrunk++;
+          cell->dropped_sum += row->dropped_share;
+        }
 
       acc = g_hash_table_lookup (cell->requests, row->request_id);
       if (acc == NULL)
@@ -613,9 +644,6 @@ collect_cells (AnotComparison  *self,
         acc->sum[m] += metric_value (row, m);
       acc->runs++;
       cell->k = MIN (cell->k, run->k);
-      cell->rows++;
-      if (row->error != NULL)
-        cell->failed++;
     }
 
   g_ptr_array_sort (self->cells, compare_cells);
@@ -674,6 +702,13 @@ estimate_cell (AnotComparison *self,
   const double *columns[N_METRICS];
   g_autofree char *key = cell_key ("cell", cell, NULL);
 
+  if (accs->len == 0)
+    {
+      /* Every row unscored: no figure at all. */
+      for (guint m = 0; m < N_METRICS; m++)
+        cell->available[m] = FALSE;
+      return;
+    }
   /* Request order fixes which value an index draws: sort by id. */
   g_ptr_array_sort (accs, compare_request_accs);
   for (guint m = 0; m < N_METRICS; m++)
@@ -701,21 +736,19 @@ compare_uints (gconstpointer a,
   return (x > y) - (x < y);
 }
 
-static const char *
-first_missing (GHashTable *from,
+/* The keys of @from that @in lacks. */
+static guint
+count_missing (GHashTable *from,
                GHashTable *in)
 {
-  g_autoptr(GPtrArray) keys = hash_table_keys (from);
-  const char *missing = NULL;
+  GHashTableIter iter;
+  gpointer key;
+  guint n = 0;
 
-  for (guint i = 0; i < keys->len; i++)
-    {
-      const char *key = g_ptr_array_index (keys, i);
-
-      if (!g_hash_table_contains (in, key) && (missing == NULL || strcmp (key, missing) < 0))
-        missing = key;
-    }
-  return missing;
+  g_hash_table_iter_init (&iter, from);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    n += !g_hash_table_contains (in, key);
+  return n;
 }
 
 static gboolean
@@ -790,44 +823,32 @@ pair_cells (AnotComparison  *self,
       guint run = GPOINTER_TO_UINT (g_ptr_array_index (runs, r));
       GHashTable *rows_a = g_hash_table_lookup (method->by_run, GUINT_TO_POINTER (run));
       GHashTable *rows_b = g_hash_table_lookup (baseline->by_run, GUINT_TO_POINTER (run));
+      const AnotResultsRun *info_a = g_hash_table_lookup (method->run_info, GUINT_TO_POINTER (run));
+      const AnotResultsRun *info_b = g_hash_table_lookup (baseline->run_info, GUINT_TO_POINTER (run));
       GHashTableIter iter;
       gpointer k, v;
-      const char *missing;
+      guint missing;
 
       if (rows_b == NULL)
         continue;
-      if (!check_same_pools (method, baseline, run,
-                             g_hash_table_lookup (method->run_info, GUINT_TO_POINTER (run)),
-                             g_hash_table_lookup (baseline->run_info, GUINT_TO_POINTER (run)),
-                             error))
+      if (!check_same_pools (method, baseline, run, info_a, info_b, error))
         return FALSE;
-      if ((missing = first_missing (rows_a, rows_b)) != NULL ||
-          (missing = first_missing (rows_b, rows_a)) != NULL)
-        {
-          const AnotResultsRun *info_a = g_hash_table_lookup (method->run_info, GUINT_TO_POINTER (run));
-          const AnotResultsRun *info_b = g_hash_table_lookup (baseline->run_info, GUINT_TO_POINTER (run));
-          g_autofree char *unfinished = NULL;
 
-          /* The usual cause: a run that did not finish. */
-          for (guint side = 0; side < 2 && unfinished == NULL; side++)
+      /* Different request subsets are a normal workflow (an expensive
+       * method on 20 requests): the pairing is over the requests both
+       * ran, and the unpaired ones are counted for the tables to say. */
+      missing = count_missing (rows_a, rows_b) + count_missing (rows_b, rows_a);
+      pair->baseline_unpaired += count_missing (rows_b, rows_a);
+      if (missing > 0 && pair->unfinished == NULL)
+        {
+          /* The usual cause of a subset nobody chose: a run that did not finish. */
+          for (guint side = 0; side < 2 && pair->unfinished == NULL; side++)
             {
               const AnotResultsRun *info = side == 0 ? info_a : info_b;
 
               if (info->status != NULL && strcmp (info->status, "complete") != 0)
-                {
-                  g_autofree char *attack_dir = g_path_get_dirname (info->directory);
-
-                  unfinished = g_strdup_printf ("; %s is “%s”: finish it with anot-run --resume %s",
-                                                info->directory, info->status, attack_dir);
-                }
+                pair->unfinished = info;
             }
-          g_set_error (error, ANOT_ERROR, ANOT_ERROR_NOT_COMPARABLE,
-                       "cannot pair %s (%s) with %s (%s) at N=%u, run %u: not the same requests "
-                       "(%u and %u requests; %s is in only one of them)%s",
-                       method->label, method->attack, baseline->label, baseline->attack,
-                       method->n, run, g_hash_table_size (rows_a), g_hash_table_size (rows_b),
-                       missing, unfinished != NULL ? unfinished : "");
-          return FALSE;
         }
 
       pair->runs++;
@@ -836,9 +857,24 @@ pair_cells (AnotComparison  *self,
         {
           const AnotResultsRow *a = v;
           const AnotResultsRow *b = g_hash_table_lookup (rows_b, k);
-          RequestAcc *acc = g_hash_table_lookup (diffs, k);
-          gboolean hit_a = a->gold_rank == 1, hit_b = b->gold_rank == 1;
+          RequestAcc *acc;
+          gboolean hit_a, hit_b;
 
+          if (b == NULL)
+            {
+              pair->method_unpaired++;
+              continue;
+            }
+          acc = g_hash_table_lookup (diffs, k);
+          hit_a = a->gold_rank == 1;
+          hit_b = b->gold_rank == 1;
+
+          /* Only what both sides scored is a comparison of methods. */
+          if (a->unscored || b->unscored)
+            {
+              pair->excluded++;
+              continue;
+            }
           if (acc == NULL)
             {
               /* sum[] of the method, then of the baseline, then the differences. */
@@ -902,8 +938,8 @@ pair_cells (AnotComparison  *self,
  *
  * Computes every interval, paired difference and p-value.  Fails with
  * %ANOT_ERROR_NOT_COMPARABLE, naming what differs, when runs pooled in one
- * cell rank different datasets or when cells to be paired were not made on
- * the same requests and pools, and with %ANOT_ERROR_INVALID_ARGUMENT when the
+ * cell rank different datasets or when cells to be paired were not drawn
+ * from the same pools (dataset, pool mode, seed), and with %ANOT_ERROR_INVALID_ARGUMENT when the
  * baseline is not among the methods.
  *
  * Returns: %TRUE on success
@@ -992,6 +1028,107 @@ anot_comparison_compute (AnotComparison  *self,
  * JSON
  * --------------------------------------------------------------------- */
 
+/* Of the scored rows: the share whose prompts were cut to the context
+ * window, and the mean share of reviews that left out. */
+static double
+cell_shrunk_share (const Cell *cell)
+{
+  guint scored = cell->rows - cell->unscored;
+
+  return scored > 0 ? (double) cell->shrunk / scored : 0.0;
+}
+
+static double
+cell_dropped_share (const Cell *cell)
+{
+  guint scored = cell->rows - cell->unscored;
+
+  return scored > 0 ? cell->dropped_sum / scored : 0.0;
+}
+
+static gboolean
+any_unscored (AnotComparison *self)
+{
+  for (guint i = 0; i < self->cells->len; i++)
+    if (((Cell *) g_ptr_array_index (self->cells, i))->unscored > 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+any_shrunk (AnotComparison *self)
+{
+  for (guint i = 0; i < self->cells->len; i++)
+    if (((Cell *) g_ptr_array_index (self->cells, i))->shrunk > 0)
+      return TRUE;
+  return FALSE;
+}
+
+/**
+ * anot_comparison_list_warnings:
+ * @self: an #AnotComparison, computed
+ *
+ * What makes the comparison incomplete, in sentences: every cell with
+ * requests the infrastructure failed (unscored: its figures are over the
+ * others, see [method@Anot.Result.is_scored]), every pair that left out
+ * (request, N, run) cells one side did not score (pairs are made only of
+ * cells both sides scored), and every cell whose prompts were shrunk to
+ * the model's context window.  `anot-run compare` prints them on stderr;
+ * the JSON has them as `warnings`.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the warnings, empty
+ *   when there is nothing to say or the comparison was not computed
+ */
+char **
+anot_comparison_list_warnings (AnotComparison *self)
+{
+  GPtrArray *warnings;
+
+  g_return_val_if_fail (ANOT_IS_COMPARISON (self), NULL);
+
+  warnings = g_ptr_array_new ();
+  for (guint i = 0; self->computed && i < self->cells->len; i++)
+    {
+      const Cell *cell = g_ptr_array_index (self->cells, i);
+
+      if (cell->unscored > 0)
+        g_ptr_array_add (warnings,
+                         g_strdup_printf ("%s (%s, N=%u): %u of %u rows unscored (the infrastructure "
+                                          "failed them), its figures are over the other %u; "
+                                          "anot-run --resume runs them again",
+                                          cell->label, cell->attack, cell->n, cell->unscored,
+                                          cell->rows, cell->rows - cell->unscored));
+      if (cell->shrunk > 0)
+        g_ptr_array_add (warnings,
+                         g_strdup_printf ("%s (%s, N=%u): the prompts of %.0f%% of the requests were "
+                                          "shrunk to the model's context window, leaving out %.0f%% "
+                                          "of the reviews on average",
+                                          cell->label, cell->attack, cell->n,
+                                          100.0 * cell_shrunk_share (cell),
+                                          100.0 * cell_dropped_share (cell)));
+    }
+  for (guint t = 0; self->computed && t < 2; t++)
+    {
+      GArray *pairs = t == 0 ? self->paired : self->robustness;
+
+      for (guint i = 0; i < pairs->len; i++)
+        {
+          const Pair *pair = &g_array_index (pairs, Pair, i);
+
+          if (pair->excluded > 0)
+            g_ptr_array_add (warnings,
+                             g_strdup_printf ("%s (%s) against %s (%s), N=%u: paired on the %u "
+                                              "(request, run) cells both scored; %u left out, "
+                                              "unscored on one side",
+                                              pair->method->label, pair->method->attack,
+                                              pair->baseline->label, pair->baseline->attack,
+                                              pair->method->n, pair->pairs, pair->excluded));
+        }
+    }
+  g_ptr_array_add (warnings, NULL);
+  return (char **) g_ptr_array_free (warnings, FALSE);
+}
+
 static void
 add_estimate (JsonBuilder    *builder,
               const char     *name,
@@ -1043,6 +1180,15 @@ add_pairs (JsonBuilder *builder,
       json_builder_add_int_value (builder, pair->runs);
       json_builder_set_member_name (builder, "pairs");
       json_builder_add_int_value (builder, pair->pairs);
+      json_builder_set_member_name (builder, "unpaired");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, robustness ? "attacked" : "method");
+      json_builder_add_int_value (builder, pair->method_unpaired);
+      json_builder_set_member_name (builder, robustness ? "clean" : "baseline");
+      json_builder_add_int_value (builder, pair->baseline_unpaired);
+      json_builder_end_object (builder);
+      json_builder_set_member_name (builder, "excluded");
+      json_builder_add_int_value (builder, pair->excluded);
       for (guint m = 0; m < N_METRICS; m++)
         {
           json_builder_set_member_name (builder, metric_keys[m]);
@@ -1078,18 +1224,47 @@ add_pairs (JsonBuilder *builder,
   json_builder_end_array (builder);
 }
 
+/* The labels of the methods whose runs compare like for like with the
+ * original framework (`--compat original`), each once, in run order. */
+static GPtrArray *
+compat_original_labels (AnotComparison *self)
+{
+  JsonArray *runs = anot_results_get_runs (self->results);
+  GPtrArray *labels = g_ptr_array_new ();
+
+  for (guint i = 0; i < json_array_get_length (runs); i++)
+    {
+      JsonObject *run = json_array_get_object_element (runs, i);
+      const char *label = json_object_get_string_member (run, "method");
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (run, "compat", NULL),
+                     "original") != 0)
+        continue;
+      if (!g_ptr_array_find_with_equal_func (labels, label, g_str_equal, NULL))
+        g_ptr_array_add (labels, (gpointer) label);
+    }
+  return labels;
+}
+
 /**
  * anot_comparison_to_json:
  * @self: an #AnotComparison, computed
  *
  * The comparison as one object: `confidence`, `resamples`, `seed`,
- * `baseline`, `cells` (one per method × attack × N: `method`, `attack`,
- * `n_candidates`, `requests`, `runs`, `rows`, `failed`, and `hits_at_1`,
- * `hits_at_3`, `hits_at_5`, `mrr` as `{mean, lower, upper}` or null when k
- * is too small), `paired` (every method against the baseline: the means,
- * `diff`, `lower`, `upper` per metric and `mcnemar` `{method_only,
- * baseline_only, p_value}`) and `robustness` (every attack against clean,
- * the same with `attacked`/`clean`).
+ * `baseline`, `compat_original` (the methods whose runs were made with
+ * `--compat original`), `cells` (one per method × attack × N: `method`,
+ * `attack`, `n_candidates`, `requests` (scored), `runs`, `rows`, `failed`,
+ * `unscored` (rows the infrastructure failed, in no figure), `shrunk` and
+ * `reviews_dropped` (the share of scored rows whose prompts were cut to the
+ * context window, and the mean share of reviews left out), and
+ * `hits_at_1`, `hits_at_3`, `hits_at_5`, `mrr` as `{mean, lower, upper}` or
+ * null when k is too small or nothing was scored), `paired` (every method
+ * against the baseline on the cells both ran and scored: `pairs`,
+ * `unpaired` (cells only one side ran), `excluded` (left out, unscored on
+ * a side), the means, `diff`, `lower`, `upper` per metric and `mcnemar`
+ * `{method_only, baseline_only, p_value}`), `robustness` (every attack
+ * against clean, the same with `attacked`/`clean`) and `warnings`
+ * ([method@Anot.Comparison.list_warnings]).
  *
  * Returns: (transfer full) (nullable): the comparison, or %NULL when it was
  *   not computed
@@ -1114,6 +1289,15 @@ anot_comparison_to_json (AnotComparison *self)
   json_builder_add_string_value (builder, seed);
   json_builder_set_member_name (builder, "baseline");
   json_builder_add_string_value (builder, self->used_baseline);
+  json_builder_set_member_name (builder, "compat_original");
+  json_builder_begin_array (builder);
+  {
+    g_autoptr(GPtrArray) labels = compat_original_labels (self);
+
+    for (guint i = 0; i < labels->len; i++)
+      json_builder_add_string_value (builder, labels->pdata[i]);
+  }
+  json_builder_end_array (builder);
 
   json_builder_set_member_name (builder, "cells");
   json_builder_begin_array (builder);
@@ -1136,6 +1320,12 @@ anot_comparison_to_json (AnotComparison *self)
       json_builder_add_int_value (builder, cell->rows);
       json_builder_set_member_name (builder, "failed");
       json_builder_add_int_value (builder, cell->failed);
+      json_builder_set_member_name (builder, "unscored");
+      json_builder_add_int_value (builder, cell->unscored);
+      json_builder_set_member_name (builder, "shrunk");
+      json_builder_add_double_value (builder, cell_shrunk_share (cell));
+      json_builder_set_member_name (builder, "reviews_dropped");
+      json_builder_add_double_value (builder, cell_dropped_share (cell));
       for (guint m = 0; m < N_METRICS; m++)
         add_estimate (builder, metric_keys[m], &cell->estimate[m], cell->available[m], "mean");
       json_builder_end_object (builder);
@@ -1144,6 +1334,15 @@ anot_comparison_to_json (AnotComparison *self)
 
   add_pairs (builder, "paired", self->paired, FALSE);
   add_pairs (builder, "robustness", self->robustness, TRUE);
+  {
+    g_auto(GStrv) warnings = anot_comparison_list_warnings (self);
+
+    json_builder_set_member_name (builder, "warnings");
+    json_builder_begin_array (builder);
+    for (guint i = 0; warnings[i] != NULL; i++)
+      json_builder_add_string_value (builder, warnings[i]);
+    json_builder_end_array (builder);
+  }
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
 }
@@ -1213,11 +1412,53 @@ format_p (double p)
   return g_strdup_printf ("%.3f", p);
 }
 
+
+/* Pairs over a subset say so under their table: how many (request, run)
+ * cells each side ran that the other did not, and a run that did not
+ * finish, the usual cause of a subset nobody chose. */
+static void
+unpaired_note (Table    *table,
+               GArray   *pairs,
+               gboolean  robustness)
+{
+  g_autoptr(GString) note = g_string_new (NULL);
+
+  for (guint i = 0; i < pairs->len; i++)
+    {
+      const Pair *pair = &g_array_index (pairs, Pair, i);
+      const char *a = robustness ? pair->method->attack : pair->method->label;
+      const char *b = robustness ? pair->baseline->attack : pair->baseline->label;
+
+      if (pair->method_unpaired == 0 && pair->baseline_unpaired == 0)
+        continue;
+      g_string_append_printf (note, "\n%s%s%s against %s at N=%u: paired on the %u (request, run) cells "
+                              "both ran; %u only %s ran, %u only %s",
+                              pair->method->label, robustness ? " " : "", robustness ? a : "",
+                              b, pair->method->n, pair->pairs, pair->method_unpaired, a,
+                              pair->baseline_unpaired, b);
+      if (pair->unfinished != NULL)
+        {
+          g_autofree char *attack_dir = g_path_get_dirname (pair->unfinished->directory);
+
+          g_string_append_printf (note, " (%s is “%s”: finish it with anot-run --resume %s)",
+                                  pair->unfinished->directory, pair->unfinished->status, attack_dir);
+        }
+    }
+  if (note->len > 0)
+    {
+      char *title = g_strconcat (table->title, note->str, NULL);
+
+      g_free (table->title);
+      table->title = title;
+    }
+}
+
 static GPtrArray *
 build_tables (AnotComparison *self)
 {
   GPtrArray *tables = g_ptr_array_new_with_free_func ((GDestroyNotify) table_free);
   guint level = (guint) round (self->level * 100);
+  gboolean unscored = any_unscored (self), shrunk = any_shrunk (self);
   g_autofree char *title = NULL;
   Table *table;
 
@@ -1230,9 +1471,17 @@ build_tables (AnotComparison *self)
     g_ptr_array_add (table->header, g_strdup ("attack"));
   g_ptr_array_add (table->header, g_strdup ("N"));
   g_ptr_array_add (table->header, g_strdup ("requests"));
+  /* Columns only when some cell has them. */
+  if (unscored)
+    g_ptr_array_add (table->header, g_strdup ("unscored"));
   g_ptr_array_add (table->header, g_strdup ("runs"));
   for (guint m = 0; m < N_METRICS; m++)
     g_ptr_array_add (table->header, g_strdup (metric_names[m]));
+  if (shrunk)
+    {
+      g_ptr_array_add (table->header, g_strdup ("shrunk"));
+      g_ptr_array_add (table->header, g_strdup ("reviews dropped"));
+    }
   for (guint i = 0; i < self->cells->len; i++)
     {
       const Cell *cell = g_ptr_array_index (self->cells, i);
@@ -1243,9 +1492,16 @@ build_tables (AnotComparison *self)
         g_ptr_array_add (row, g_strdup (cell->attack));
       g_ptr_array_add (row, g_strdup_printf ("%u", cell->n));
       g_ptr_array_add (row, g_strdup_printf ("%u", g_hash_table_size (cell->requests)));
+      if (unscored)
+        g_ptr_array_add (row, g_strdup_printf ("%u", cell->unscored));
       g_ptr_array_add (row, g_strdup_printf ("%u", g_hash_table_size (cell->by_run)));
       for (guint m = 0; m < N_METRICS; m++)
         g_ptr_array_add (row, format_interval (&cell->estimate[m], cell->available[m], FALSE));
+      if (shrunk)
+        {
+          g_ptr_array_add (row, g_strdup_printf ("%.0f%%", 100.0 * cell_shrunk_share (cell)));
+          g_ptr_array_add (row, g_strdup_printf ("%.0f%%", 100.0 * cell_dropped_share (cell)));
+        }
     }
   g_ptr_array_add (tables, table);
 
@@ -1257,13 +1513,13 @@ build_tables (AnotComparison *self)
       if (pairs->len == 0)
         continue;
       if (t == 0)
-        pair_title = g_strdup_printf ("Against %s on the same (request, N, run) cells: difference "
+        pair_title = g_strdup_printf ("Against %s on the same (request, N, run) cells%s: difference "
                                       "with its %u%% interval; p: exact McNemar test of Hits@1",
-                                      self->used_baseline, level);
+                                      self->used_baseline, unscored ? ", both scored" : "", level);
       else
-        pair_title = g_strdup_printf ("Attacked against clean on the same (request, N, run) cells: "
+        pair_title = g_strdup_printf ("Attacked against clean on the same (request, N, run) cells%s: "
                                       "difference with its %u%% interval; p: exact McNemar test of Hits@1",
-                                      level);
+                                      unscored ? ", both scored" : "", level);
       table = table_new (pair_title, 2);
       g_ptr_array_add (table->header, g_strdup ("method"));
       g_ptr_array_add (table->header, g_strdup (t == 0 ? "baseline" : "attack"));
@@ -1274,6 +1530,8 @@ build_tables (AnotComparison *self)
         }
       g_ptr_array_add (table->header, g_strdup ("N"));
       g_ptr_array_add (table->header, g_strdup ("pairs"));
+      if (unscored)
+        g_ptr_array_add (table->header, g_strdup ("left out"));
       g_ptr_array_add (table->header, g_strdup ("Hits@1"));
       g_ptr_array_add (table->header, g_strdup ("ΔHits@1"));
       g_ptr_array_add (table->header, g_strdup ("ΔMRR"));
@@ -1290,6 +1548,8 @@ build_tables (AnotComparison *self)
             g_ptr_array_add (row, g_strdup (pair->method->attack));
           g_ptr_array_add (row, g_strdup_printf ("%u", pair->method->n));
           g_ptr_array_add (row, g_strdup_printf ("%u", pair->pairs));
+          if (unscored)
+            g_ptr_array_add (row, g_strdup_printf ("%u", pair->excluded));
           g_ptr_array_add (row, g_strdup_printf ("%.3f → %.3f", pair->baseline_mean[METRIC_HITS_1].mean,
                                                  pair->method_mean[METRIC_HITS_1].mean));
           g_ptr_array_add (row, format_interval (&pair->diff[METRIC_HITS_1], TRUE, TRUE));
@@ -1297,6 +1557,7 @@ build_tables (AnotComparison *self)
           g_ptr_array_add (row, g_strdup_printf ("%u/%u", pair->method_only, pair->baseline_only));
           g_ptr_array_add (row, format_p (pair->p_value));
         }
+      unpaired_note (table, pairs, t == 1);
       g_ptr_array_add (tables, table);
     }
   return tables;
@@ -1417,7 +1678,9 @@ static void
 format_latex (GString *out,
               Table   *table)
 {
-  g_autofree char *title = latex_escape (table->title);
+  g_autofree char *escaped = latex_escape (table->title);
+  g_auto(GStrv) lines = g_strsplit (escaped, "\n", -1);
+  g_autofree char *title = g_strjoinv ("\n% ", lines);   /* a note's lines stay comments */
 
   g_string_append_printf (out, "%% %s\n\\begin{tabular}{", title);
   for (guint c = 0; c < table->header->len; c++)
@@ -1479,7 +1742,8 @@ csv_line (GString        *out,
           guint           runs,
           guint           metric,
           const Estimate *estimate,
-          const Pair     *pair)
+          const Pair     *pair,
+          const Cell     *cell)
 {
   const char *fields[] = { table, method, baseline, attack };
 
@@ -1502,6 +1766,16 @@ csv_line (GString        *out,
     }
   else
     g_string_append (out, ",,");
+  if (cell != NULL)
+    {
+      g_string_append_printf (out, ",%u,", cell->unscored);
+      csv_number (out, cell_shrunk_share (cell));
+      g_string_append_c (out, ',');
+      csv_number (out, cell_dropped_share (cell));
+      g_string_append_c (out, ',');
+    }
+  else
+    g_string_append_printf (out, ",,,,%u", pair->excluded);
   g_string_append_c (out, '\n');
 }
 
@@ -1511,7 +1785,8 @@ format_csv (AnotComparison *self,
             GString        *out)
 {
   g_string_append (out, "table,method,baseline,attack,n_candidates,requests,runs,metric,"
-                        "estimate,lower,upper,p_value,method_only,baseline_only\n");
+                        "estimate,lower,upper,p_value,method_only,baseline_only,"
+                        "unscored,shrunk,reviews_dropped,excluded\n");
   for (guint i = 0; i < self->cells->len; i++)
     {
       const Cell *cell = g_ptr_array_index (self->cells, i);
@@ -1520,7 +1795,7 @@ format_csv (AnotComparison *self,
         if (cell->available[m])
           csv_line (out, "cells", cell->label, "", cell->attack, cell->n,
                     g_hash_table_size (cell->requests), g_hash_table_size (cell->by_run),
-                    m, &cell->estimate[m], NULL);
+                    m, &cell->estimate[m], NULL, cell);
     }
   for (guint t = 0; t < 2; t++)
     {
@@ -1534,7 +1809,7 @@ format_csv (AnotComparison *self,
             if (pair->available[m])
               csv_line (out, t == 0 ? "paired" : "robustness", pair->method->label,
                         t == 0 ? pair->baseline->label : CLEAN_ATTACK, pair->method->attack,
-                        pair->method->n, pair->requests, pair->runs, m, &pair->diff[m], pair);
+                        pair->method->n, pair->requests, pair->runs, m, &pair->diff[m], pair, NULL);
         }
     }
 }
@@ -1547,10 +1822,15 @@ format_csv (AnotComparison *self,
  *
  * Writes the comparison as tables: the intervals of every method × attack ×
  * N, then the paired differences against the baseline, then attacked
- * against clean.  `csv` is one long table (a row per cell and metric) with
+ * against clean, and a last line naming the methods whose runs were made
+ * with `--compat original`, if any.  `csv` is one long table (a row per cell and metric) with
  * the columns `table`, `method`, `baseline`, `attack`, `n_candidates`,
  * `requests`, `runs`, `metric`, `estimate`, `lower`, `upper`, `p_value`,
- * `method_only`, `baseline_only`.
+ * `method_only`, `baseline_only`, `unscored`, `shrunk`, `reviews_dropped`
+ * (cells) and `excluded` (pairs).  Cells with unscored requests (the
+ * infrastructure failed them) get an `unscored` column in the other
+ * formats, and the pairs a `left out` column; cells whose prompts were
+ * shrunk to the context window get `shrunk` and `reviews dropped`.
  *
  * Returns: (transfer full): the text, or %NULL with @error set for an
  *   unknown format or a comparison not computed
@@ -1601,5 +1881,19 @@ anot_comparison_format (AnotComparison  *self,
       else
         format_latex (out, table);
     }
+  {
+    g_autoptr(GPtrArray) labels = compat_original_labels (self);
+
+    /* Not anot's own behaviour: the reader of a table must know. */
+    if (labels->len > 0)
+      {
+        g_string_append_printf (out, "\n%sLike for like with the original framework "
+                                "(--compat original, see docs/fidelity.md): ",
+                                strcmp (format, "latex") == 0 ? "% " : "");
+        for (guint i = 0; i < labels->len; i++)
+          g_string_append_printf (out, "%s%s", i ? ", " : "", (char *) labels->pdata[i]);
+        g_string_append_c (out, '\n');
+      }
+  }
   return g_string_free (out, FALSE);
 }

@@ -58,6 +58,7 @@ enum {
   PROP_DIRECTORY,
   PROP_N_PLANNED,
   PROP_POOL_MODE,
+  PROP_COMPAT,
   N_PROPS
 };
 
@@ -127,6 +128,9 @@ anot_experiment_get_property (GObject    *object,
       break;
     case PROP_POOL_MODE:
       g_value_set_enum (value, (self->settings ? self->settings : self->config)->pool);
+      break;
+    case PROP_COMPAT:
+      g_value_set_enum (value, (self->settings ? self->settings : self->config)->compat);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -206,6 +210,16 @@ anot_experiment_class_init (AnotExperimentClass *klass)
    */
   properties[PROP_POOL_MODE] =
     g_param_spec_enum ("pool-mode", NULL, NULL, ANOT_TYPE_POOL_MODE, ANOT_POOL_MODE_SAMPLED,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotExperiment:compat:
+   *
+   * Whether the experiment compares like for like with the original
+   * framework's published runs (the `compat` option, recorded in
+   * `config.json`).
+   */
+  properties[PROP_COMPAT] =
+    g_param_spec_enum ("compat", NULL, NULL, ANOT_TYPE_COMPAT_MODE, ANOT_COMPAT_MODE_NONE,
                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -433,6 +447,13 @@ anot_experiment_get_batch_queue (AnotExperiment *self)
   return self->batch_queue;
 }
 
+static void
+on_run_cancelled (GCancellable *cancellable,
+                  GCancellable *jobs_cancellable)
+{
+  g_cancellable_cancel (jobs_cancellable);
+}
+
 /**
  * anot_experiment_run_async:
  * @self: an #AnotExperiment
@@ -479,6 +500,10 @@ anot_experiment_run_async (AnotExperiment      *self,
 
   self->task = g_steal_pointer (&task);
   self->cancellable = cancellable ? g_object_ref (cancellable) : g_cancellable_new ();
+  self->jobs_cancellable = g_cancellable_new ();
+  self->cancelled_handler = g_cancellable_connect (self->cancellable,
+                                                   G_CALLBACK (on_run_cancelled),
+                                                   self->jobs_cancellable, NULL);
   self->cell_index = 0;
   self->in_flight = 0;
   g_clear_error (&self->fatal);
@@ -495,7 +520,14 @@ anot_experiment_run_async (AnotExperiment      *self,
  *
  * Finishes a run.  A cancelled run fails with %G_IO_ERROR_CANCELLED after
  * writing its results; a run in which every request failed fails with
- * %ANOT_ERROR_METHOD_FAILED (its rows are written).
+ * %ANOT_ERROR_METHOD_FAILED (its rows are written); a run that finished
+ * with requests the infrastructure failed (unscored, see
+ * [method@Anot.Result.is_scored]) fails with %ANOT_ERROR_INCOMPLETE after
+ * writing everything, and a resume runs those requests again; an error no
+ * retry fixes and every request would get (a refused API key, an unknown
+ * model, a missing key or another LLM configuration error) stops the run at
+ * its first occurrence with that error, leaving the requests it stopped
+ * without a row for a resume.
  *
  * Returns: %TRUE when the run completed
  */

@@ -22,6 +22,7 @@ typedef struct
   char *data_path;
   char *checksum;
   char *pool;
+  char *compat;           /* config.json's compat; NULL before it existed */
   char *shuffle;
   char *model;
   char *provider;
@@ -50,6 +51,10 @@ typedef struct
   double cost_usd;
   double latency_ms;
   char *error;            /* NULL unless the request failed */
+  const char *error_class; /* static; NULL unless the request failed */
+  gboolean unscored;      /* the infrastructure failed it: in no metric */
+  gboolean shrunk;        /* its prompts were cut to the context window... */
+  double dropped_share;   /* ...leaving out this share of the reviews */
   char *raw_response;     /* the method's answer, or NULL */
   guint *preds;           /* the kept 1-based pool positions, best first */
   guint n_preds;

@@ -30,6 +30,12 @@ AnotResult *anot_result_new_internal      (const char  *request_id,
                                            const char  *error_message);
 void        anot_result_set_uses_truth    (AnotResult  *self,
                                            gboolean     uses_truth);
+void        anot_result_set_error_class   (AnotResult  *self,
+                                           gboolean     infrastructure);
+void        anot_result_set_context_fit   (AnotResult  *self,
+                                           guint        reviews_dropped,
+                                           guint        reviews,
+                                           guint        calls_fitted);
 void        anot_result_set_location      (AnotResult  *self,
                                            guint        run,
                                            guint        n_candidates);

@@ -32,10 +32,15 @@
  * method's name, or the experiment's name when two experiments ran the same
  * method differently), `attack`, `run`, `n_candidates`, `request_id`,
  * `group`, `gold_rank` (1..k, 0 when the gold is not in the top k),
- * `hits_at_1`, `hits_at_3`, `hits_at_5` (0 or 1), `reciprocal_rank`,
+ * `hits_at_1`, `hits_at_3`, `hits_at_5` (0 or 1), `reciprocal_rank` (these
+ * four null when the row is not scored), `scored` (false when the
+ * infrastructure failed the request: see [method@Anot.Result.is_scored]),
+ * `shrunk` (its prompts were cut to the model's context window) and
+ * `reviews_dropped_share` (the share of reviews that left out),
  * `calls`, `tokens`, `cost_usd`, `latency_ms`, `error` (null unless the
- * request failed), `k`, `model`, `dataset_checksum`, `pool`, `seed` and
- * `directory` (the run directory).
+ * request failed) and `error_class` (`method`, `infrastructure` or null),
+ * `k`, `model`, `dataset_checksum`, `pool`, `seed` and `directory` (the run
+ * directory).
  *
  * Since: 0.1
  */
@@ -68,6 +73,7 @@ results_run_free (gpointer data)
   g_free (run->data_path);
   g_free (run->checksum);
   g_free (run->pool);
+  g_free (run->compat);
   g_free (run->shuffle);
   g_free (run->model);
   g_free (run->provider);
@@ -317,6 +323,7 @@ run_from_config (const char  *run_dir,
   run->data_path = g_strdup (object_string (anot, "data_path"));
   run->checksum = g_strdup (object_string (anot, "dataset_checksum"));
   run->pool = g_strdup (object_string (anot, "pool"));
+  run->compat = g_strdup (object_string (anot, "compat"));
   run->shuffle = g_strdup (object_string (anot, "shuffle"));
   run->model = g_strdup (object_string (llm, "model"));
   run->provider = g_strdup (object_string (llm, "provider"));
@@ -392,6 +399,14 @@ read_run_dir (AnotResults  *self,
           row.cost_usd = usage != NULL ? anot_usage_get_cost_usd (usage) : 0.0;
           row.latency_ms = usage != NULL ? anot_usage_get_latency_ms (usage) : 0.0;
           row.error = g_strdup (anot_result_get_error_message (result));
+          row.error_class = g_intern_string (anot_result_get_error_class (result));
+          row.unscored = !anot_result_is_scored (result);
+          {
+            guint dropped, reviews;
+
+            row.shrunk = anot_result_get_context_fit (result, &dropped, &reviews, NULL);
+            row.dropped_share = row.shrunk && reviews > 0 ? (double) MIN (dropped, reviews) / reviews : 0.0;
+          }
           row.raw_response = g_strdup (anot_result_get_raw_response (result));
           preds = anot_result_get_pred_indices (result, &row.n_preds);
           row.preds = row.n_preds > 0 ? g_memdup2 (preds, row.n_preds * sizeof (guint)) : NULL;
@@ -673,16 +688,32 @@ anot_results_get_rows (AnotResults *self)
       json_object_set_string_member (object, "request_id", row->request_id);
       set_nullable_string (object, "group", row->group);
       json_object_set_int_member (object, "gold_rank", row->gold_rank);
-      json_object_set_int_member (object, "hits_at_1", row->gold_rank == 1);
-      json_object_set_int_member (object, "hits_at_3", row->gold_rank >= 1 && row->gold_rank <= 3);
-      json_object_set_int_member (object, "hits_at_5", row->gold_rank >= 1 && row->gold_rank <= 5);
-      json_object_set_double_member (object, "reciprocal_rank",
-                                     row->gold_rank > 0 ? 1.0 / row->gold_rank : 0.0);
+      /* An unscored row has no metric values (null): a mean over the rows
+       * (pandas skips them) is the metric over the scored requests. */
+      if (row->unscored)
+        {
+          json_object_set_null_member (object, "hits_at_1");
+          json_object_set_null_member (object, "hits_at_3");
+          json_object_set_null_member (object, "hits_at_5");
+          json_object_set_null_member (object, "reciprocal_rank");
+        }
+      else
+        {
+          json_object_set_int_member (object, "hits_at_1", row->gold_rank == 1);
+          json_object_set_int_member (object, "hits_at_3", row->gold_rank >= 1 && row->gold_rank <= 3);
+          json_object_set_int_member (object, "hits_at_5", row->gold_rank >= 1 && row->gold_rank <= 5);
+          json_object_set_double_member (object, "reciprocal_rank",
+                                         row->gold_rank > 0 ? 1.0 / row->gold_rank : 0.0);
+        }
+      json_object_set_boolean_member (object, "scored", !row->unscored);
+      json_object_set_boolean_member (object, "shrunk", row->shrunk);
+      json_object_set_double_member (object, "reviews_dropped_share", row->dropped_share);
       json_object_set_int_member (object, "calls", (gint64) row->calls);
       json_object_set_int_member (object, "tokens", (gint64) row->tokens);
       json_object_set_double_member (object, "cost_usd", row->cost_usd);
       json_object_set_double_member (object, "latency_ms", row->latency_ms);
       set_nullable_string (object, "error", row->error);
+      set_nullable_string (object, "error_class", row->error_class);
       json_object_set_int_member (object, "k", run->k);
       set_nullable_string (object, "model", run->model);
       set_nullable_string (object, "dataset_checksum", run->checksum);
@@ -707,7 +738,8 @@ anot_results_get_rows (AnotResults *self)
  *
  * One object per run directory read: `directory`, `experiment`, `method`
  * (the label rows use), `method_name`, `run_name`, `attack`, `run`, `data`,
- * `data_path`, `dataset_checksum`, `pool`, `shuffle`, `seed`, `run_seed`,
+ * `data_path`, `dataset_checksum`, `pool`, `compat` (null for runs made
+ * before the option existed), `shuffle`, `seed`, `run_seed`,
  * `k`, `model`, `provider`, `anot_version`, `status`, `timestamp`, `cache`,
  * `offline`, `defense`: the provenance of the rows.
  *
@@ -740,6 +772,7 @@ anot_results_get_runs (AnotResults *self)
       set_nullable_string (object, "data_path", run->data_path);
       set_nullable_string (object, "dataset_checksum", run->checksum);
       set_nullable_string (object, "pool", run->pool);
+      set_nullable_string (object, "compat", run->compat);
       set_nullable_string (object, "shuffle", run->shuffle);
       /* As strings: a JSON number loses seeds above 2^53 in JavaScript. */
       json_object_set_string_member (object, "seed", seed);

@@ -297,3 +297,9 @@ def test_ctrl_c_abandons_a_method_that_ignores_it(tmp_path):
     assert process.returncode == 130, stdout + stderr
     assert time.monotonic() - start < 30
     assert sorted(r["request_id"] for r in rows(tmp_path / "int")) == ["R02", "R03", "R04"]
+
+
+def test_estimate_does_not_hang_on_a_method_that_never_finishes():
+    run = anot_run("estimate", "--plugin", NEVER, "-m", "file-never", "-O", "never.hang=R02",
+                   "--limit", "3", "--request-timeout", "1", "--json", timeout=60)
+    assert json.loads(run.stdout)["total"]["incomplete"] == 1

@@ -287,8 +287,8 @@ def main():
             plain_root = os.path.join(work, "plain")
             source = os.path.join(out, "bm25_demo", "clean", "run_1")
 
-            def untraced_run(method, rename):
-                target = os.path.join(plain_root, method, method + "_demo", "clean", "run_1")
+            def untraced_run(method, rename, page=None, keep=None):
+                target = os.path.join(plain_root, page or method, method + "_demo", "clean", "run_1")
                 os.makedirs(target)
                 with open(os.path.join(source, "config.json")) as f:
                     config = json.load(f)
@@ -300,12 +300,15 @@ def main():
                 for row in lines:
                     row["request_id"] = rename(row["request_id"])
                 lines.sort(key=lambda row: row["request_id"])    # byte order, as anot-run writes them
+                lines = lines[:keep]
                 with open(os.path.join(target, "results_10.jsonl"), "w") as f:
                     f.writelines(json.dumps(row) + "\n" for row in lines)
                 return lines
 
             unpadded = untraced_run(long_name, lambda rid: "R%d" % int(rid[1:]))
             untraced = untraced_run("untraced", lambda rid: rid)
+            # An expensive method run on 5 of the 30 requests, beside it.
+            untraced_run("expensive", lambda rid: rid, page="untraced", keep=5)
             plain_page = os.path.join(work, "plain.html")
             run([anot_run, "report", os.path.join(plain_root, long_name), "-o", plain_page,
                  "--resamples", "100"])
@@ -340,6 +343,14 @@ def main():
             raw = b.run("""return document.querySelector(
                 '#detail .trace[data-method=untraced] pre.raw-response').textContent""")
             check(raw == row["raw_response"], "and its raw answer (%r)" % raw)
+            counts = b.run("""return Array.from(document.querySelectorAll('#comparison-tables table')[0]
+                .querySelectorAll('tbody tr')).map(tr => [tr.children[0].textContent, tr.children[2].textContent]);""")
+            check(sorted(counts) == [["expensive", "5"], ["untraced", "30"]],
+                  "runs over different requests: each method's table over its own (%s)" % counts)
+            note = b.run("return Array.from(document.querySelectorAll('p.unpaired')).map(p => p.textContent)")
+            check(note == ["untraced against expensive at N=10: paired on the 5 (request, run) cells both ran; "
+                           "25 only untraced ran, 0 only expensive."],
+                  "the pairing over the requests both ran, the count stated (%s)" % note)
     finally:
         if fake is not None:
             fake.terminate()

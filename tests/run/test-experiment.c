@@ -386,6 +386,7 @@ test_demo_layout (Fixture       *f,
   anot = json_object_get_object_member (config, "anot");
   g_assert_cmpstr (json_object_get_string_member (anot, "status"), ==, "complete");
   g_assert_cmpstr (json_object_get_string_member (anot, "pool"), ==, "sampled");
+  g_assert_cmpstr (json_object_get_string_member (anot, "compat"), ==, "none");
   g_assert_cmpstr (json_object_get_string_member (anot, "shuffle"), ==, "random");
   g_assert_cmpint (json_object_get_int_member (anot, "seed"), ==, 42);
   g_assert_cmpint (json_object_get_int_member (anot, "run_seed"), ==, 43);
@@ -629,6 +630,62 @@ test_original_pool_philly (Fixture       *f,
                                                "10"), ==, 34);
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (anot, "requests_by_n"),
                                                "10"), ==, 66);
+}
+
+/* --compat original is one switch: the original pools and attack
+ * reviews follow from it, are recorded, and cannot be contradicted. */
+static void
+test_compat_original (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(AnotDataset) dataset = anot_test_load_philly ();
+  g_autoptr(AnotExperiment) experiment = NULL;
+  g_autoptr(AnotExperiment) contradicted = NULL;
+  g_autoptr(AnotMetrics) metrics = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *config_path = NULL;
+  JsonObject *anot, *options;
+  AnotCompatMode compat;
+  AnotPoolMode pool;
+
+  if (dataset == NULL)
+    {
+      g_test_skip ("philly_cafes data not found (ANOT_PHILLY_DATA)");
+      return;
+    }
+
+  experiment = new_experiment (dataset, "oracle", f->root, "compat", "compat", "original",
+                               "candidates", "10", NULL);
+  metrics = run_ok (experiment, 10, 1);
+  /* The original's top-10 pool by gold frequency keeps 66 requests. */
+  g_assert_cmpuint (anot_metrics_get_total (metrics), ==, 66);
+  g_assert_cmpuint (anot_experiment_get_n_dropped (experiment, 10), ==, 34);
+  g_object_get (experiment, "compat", &compat, "pool-mode", &pool, NULL);
+  g_assert_cmpint (compat, ==, ANOT_COMPAT_MODE_ORIGINAL);
+  g_assert_cmpint (pool, ==, ANOT_POOL_MODE_ORIGINAL);
+
+  config_path = path_in (f->root, "compat", "clean", "run_1", "config.json", NULL);
+  anot = json_object_get_object_member (read_json_object (config_path, parser), "anot");
+  g_assert_cmpstr (json_object_get_string_member (anot, "compat"), ==, "original");
+  g_assert_cmpstr (json_object_get_string_member (anot, "pool"), ==, "original");
+  options = json_object_get_object_member (anot, "options");
+  g_assert_cmpstr (json_object_get_string_member (options, "compat"), ==, "original");
+  g_assert_cmpstr (json_object_get_string_member (options, "attack-compat"), ==, "original");
+
+  /* Half like for like is refused before anything runs. */
+  contradicted = new_experiment (dataset, "oracle", f->root, "contradicted", "compat", "original",
+                                 "pool", "sampled", NULL);
+  g_assert_false (anot_experiment_prepare (contradicted, &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "pool sampled"));
+  g_clear_object (&contradicted);
+  g_clear_error (&error);
+  contradicted = new_experiment (dataset, "oracle", f->root, "contradicted", "compat", "original",
+                                 "attack-compat", "realistic", NULL);
+  g_assert_false (anot_experiment_prepare (contradicted, &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "attack-compat realistic"));
 }
 
 static void
@@ -1349,6 +1406,7 @@ main (int    argc,
   ADD ("/experiment/oracle", test_oracle);
   ADD ("/experiment/concurrency-invariant", test_concurrency_invariant);
   ADD ("/experiment/original-pool-philly", test_original_pool_philly);
+  ADD ("/experiment/compat-original", test_compat_original);
   ADD ("/experiment/scaling-demo", test_scaling_demo);
   ADD ("/experiment/runs-and-summary", test_runs_and_summary);
   ADD ("/experiment/method-errors", test_method_errors);
