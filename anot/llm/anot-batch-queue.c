@@ -512,52 +512,28 @@ state_append (AnotBatchQueue *self,
   fsync (self->state_fd);
 }
 
-/* Before a batch is created: should the answer to its creation be lost
- * (a kill), a resume asks the provider for it instead of creating it
- * again. */
+/* A batch's line in the state file: `intent` before it is created
+ * (should the answer to its creation be lost to a kill, a resume asks
+ * the provider for it instead of creating it again), `submitted` once
+ * it has an id. */
 static void
-state_record_intent (AnotBatchQueue *self,
-                     Sub            *sub)
+state_record_batch (AnotBatchQueue *self,
+                    Sub            *sub,
+                    const char     *event)
 {
   g_autoptr(AnotJsonWriter) writer = anot_json_writer_new ();
   AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (sub->backend);
+  gboolean intent = strcmp (event, "intent") == 0;
   guint n = anot_batch_get_n_lines (sub->batch);
 
   anot_json_writer_begin_object (writer);
   anot_json_writer_set_member_name (writer, "event");
-  anot_json_writer_add_string_value (writer, "intent");
-  anot_json_writer_set_member_name (writer, "intent_id");
-  anot_json_writer_add_string_value (writer, anot_batch_get_intent_id (sub->batch));
-  anot_json_writer_set_member_name (writer, "backend");
-  anot_json_writer_add_string_value (writer, klass->name ? klass->name : "");
-  anot_json_writer_set_member_name (writer, "base_url");
-  anot_json_writer_add_string_value (writer, anot_http_backend_get_base_url (sub->backend));
-  anot_json_writer_set_member_name (writer, "model");
-  anot_json_writer_add_string_value (writer, anot_batch_get_model (sub->batch));
-  anot_json_writer_set_member_name (writer, "time");
-  anot_json_writer_add_int_value (writer, anot_batch_get_intent_time (sub->batch));
-  anot_json_writer_set_member_name (writer, "custom_ids");
-  anot_json_writer_begin_array (writer);
-  for (guint i = 0; i < n; i++)
-    anot_json_writer_add_string_value (writer, anot_batch_get_line_custom_id (sub->batch, i));
-  anot_json_writer_end_array (writer);
-  anot_json_writer_end_object (writer);
-  state_append (self, writer);
-}
-
-static void
-state_record_submitted (AnotBatchQueue *self,
-                        Sub            *sub)
-{
-  g_autoptr(AnotJsonWriter) writer = anot_json_writer_new ();
-  AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (sub->backend);
-  guint n = anot_batch_get_n_lines (sub->batch);
-
-  anot_json_writer_begin_object (writer);
-  anot_json_writer_set_member_name (writer, "event");
-  anot_json_writer_add_string_value (writer, "submitted");
-  anot_json_writer_set_member_name (writer, "batch_id");
-  anot_json_writer_add_string_value (writer, anot_batch_get_id (sub->batch));
+  anot_json_writer_add_string_value (writer, event);
+  if (!intent)
+    {
+      anot_json_writer_set_member_name (writer, "batch_id");
+      anot_json_writer_add_string_value (writer, anot_batch_get_id (sub->batch));
+    }
   anot_json_writer_set_member_name (writer, "backend");
   anot_json_writer_add_string_value (writer, klass->name ? klass->name : "");
   anot_json_writer_set_member_name (writer, "base_url");
@@ -570,7 +546,8 @@ state_record_submitted (AnotBatchQueue *self,
       anot_json_writer_add_string_value (writer, anot_batch_get_intent_id (sub->batch));
     }
   anot_json_writer_set_member_name (writer, "time");
-  anot_json_writer_add_int_value (writer, g_get_real_time () / G_USEC_PER_SEC);
+  anot_json_writer_add_int_value (writer, intent ? anot_batch_get_intent_time (sub->batch)
+                                  : g_get_real_time () / G_USEC_PER_SEC);
   anot_json_writer_set_member_name (writer, "custom_ids");
   anot_json_writer_begin_array (writer);
   for (guint i = 0; i < n; i++)
@@ -1084,7 +1061,7 @@ on_submitted (GObject      *source,
       return;
     }
 
-  state_record_submitted (self, sub);
+  state_record_batch (self, sub, "submitted");
   g_debug ("batch %s submitted: %u lines of %s", anot_batch_get_id (sub->batch), n,
            anot_batch_get_model (sub->batch));
   g_hash_table_replace (self->subs, g_strdup (anot_batch_get_id (sub->batch)), sub);
@@ -1129,7 +1106,7 @@ group_close (AnotBatchQueue *self,
     g_autofree char *intent_id = g_uuid_string_random ();
 
     anot_batch_set_intent (sub->batch, intent_id, g_get_real_time () / G_USEC_PER_SEC);
-    state_record_intent (self, sub);
+    state_record_batch (self, sub, "intent");
   }
 
   data = g_new0 (SubmitData, 1);
@@ -1398,7 +1375,7 @@ on_intent_searched (GObject      *source,
       if (sub != NULL)
         {
           anot_batch_set_intent (sub->batch, record->intent_id, record->time);
-          state_record_submitted (self, sub);
+          state_record_batch (self, sub, "submitted");
         }
     }
 
