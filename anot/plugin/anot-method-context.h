@@ -130,5 +130,13 @@ ANOT_AVAILABLE_IN_ALL
 AnotCompletion    *anot_method_context_complete_finish (AnotMethodContext  *self,
                                                        GAsyncResult        *result,
                                                        GError             **error);
+ANOT_AVAILABLE_IN_ALL
+gboolean           anot_method_context_check_fit      (AnotMethodContext   *self,
+                                                       const char          *role,
+                                                       const char          *system_prompt,
+                                                       const char          *prompt,
+                                                       guint64             *prompt_tokens,
+                                                       guint64             *max_prompt_tokens,
+                                                       GError             **error);
 
 G_END_DECLS
