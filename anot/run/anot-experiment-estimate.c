@@ -313,8 +313,12 @@ anot_experiment_new_estimate_router (AnotExperiment  *self,
   anot_llm_config_set_stand_in (self->llm_config, ANOT_BACKEND (stand_in));
   router = anot_llm_config_create_router (self->llm_config, error);
   anot_llm_config_set_stand_in (self->llm_config, NULL);
-  if (router != NULL)
-    anot_backend_router_set_context_tokens (router, self->settings->context_tokens);
+  if (router == NULL)
+    return NULL;
+  /* As the estimate counts: the router's counts kept from fitting. */
+  stand_in->router = router;
+  g_object_add_weak_pointer (G_OBJECT (router), (gpointer *) &stand_in->router);
+  anot_backend_router_set_context_tokens (router, self->settings->context_tokens);
   return router;
 }
 
