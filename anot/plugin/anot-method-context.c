@@ -290,6 +290,31 @@ anot_method_context_new (AnotDataset *dataset,
 }
 
 /**
+ * anot_method_context_get_domain:
+ * @self: an #AnotMethodContext
+ *
+ * Gets what the benchmark's items are (#AnotDataset:domain): the nouns and
+ * example attributes a method's prompts use.  It says nothing of any
+ * request, so a blind method may read it.
+ *
+ * Returns: (transfer none): the domain (restaurants when the benchmark
+ *   declares none)
+ */
+AnotDomain *
+anot_method_context_get_domain (AnotMethodContext *self)
+{
+  static AnotDomain *fallback;
+
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), NULL);
+
+  if (self->dataset != NULL)
+    return anot_dataset_get_domain (self->dataset);
+  if (g_once_init_enter (&fallback))
+    g_once_init_leave (&fallback, anot_domain_new_default ());
+  return fallback;
+}
+
+/**
  * anot_method_context_get_friends:
  * @self: an #AnotMethodContext
  * @name: a reviewer's name

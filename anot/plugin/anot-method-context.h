@@ -47,6 +47,8 @@ AnotMethodContext *anot_method_context_new            (AnotDataset       *datase
                                                        const char        *request_id,
                                                        guint64            seed);
 ANOT_AVAILABLE_IN_ALL
+AnotDomain        *anot_method_context_get_domain    (AnotMethodContext *self);
+ANOT_AVAILABLE_IN_ALL
 const char * const *anot_method_context_get_friends   (AnotMethodContext *self,
                                                        const char        *name);
 ANOT_AVAILABLE_IN_ALL

@@ -959,7 +959,7 @@ refine_next (GTask *task)
   Head *h = g_task_get_task_data (task);
   g_autofree char *script = script_text (h);
   g_autofree char *candidates = kept_text (h);
-  g_autofree char *base = anot_llm_prompt (PROMPTS "/head-refine.txt",
+  g_autofree char *base = anot_llm_prompt (h->context, PROMPTS "/head-refine.txt",
                                            "request", h->request_text,
                                            "candidates", candidates,
                                            "script", script,
@@ -1081,7 +1081,7 @@ skeleton_start (GTask *task)
       return;
     }
   {
-    g_autofree char *prompt = anot_llm_prompt (PROMPTS "/head-skeleton.txt",
+    g_autofree char *prompt = anot_llm_prompt (h->context, PROMPTS "/head-skeleton.txt",
                                                "request", h->request_text,
                                                "candidates", candidates,
                                                "condition", soft->description,
@@ -1215,7 +1215,7 @@ ruleout_start (GTask *task)
   g_strchomp (conditions->str);
   g_strchomp (items->str);
   h->ruled_out = TRUE;
-  prompt = anot_llm_prompt (PROMPTS "/head-ruleout.txt",
+  prompt = anot_llm_prompt (h->context, PROMPTS "/head-ruleout.txt",
                             "conditions", conditions->str,
                             "items", items->str,
                             NULL);
@@ -1312,7 +1312,7 @@ resolve_next (GTask *task)
     }
   c = g_ptr_array_index (h->conditions, h->resolving);
   type = c->sentiment != NULL ? g_strdup_printf ("%s:%s", c->type, c->sentiment) : g_strdup (c->type);
-  prompt = anot_llm_prompt (PROMPTS "/head-resolve.txt",
+  prompt = anot_llm_prompt (h->context, PROMPTS "/head-resolve.txt",
                             "type", type,
                             "description", c->description,
                             NULL);
@@ -1398,6 +1398,6 @@ anot_head_rank (GTask             *task,
   h->phase_start = g_get_monotonic_time ();
   g_task_set_task_data (task, h, head_free);
 
-  prompt = anot_llm_prompt (PROMPTS "/head-extract.txt", "request", h->request_text, NULL);
+  prompt = anot_llm_prompt (h->context, PROMPTS "/head-extract.txt", "request", h->request_text, NULL);
   call_planner (task, "P1", prompt, on_extracted);
 }

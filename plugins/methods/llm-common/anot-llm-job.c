@@ -140,13 +140,51 @@ anot_llm_job_format_candidates (AnotLlmJob  *job,
   return text;
 }
 
-char *
-anot_llm_template_fillv (const char *template_text,
-                         va_list     args)
+/* "hotel" -> "Hotel" (the first character, whatever its script). */
+static char *
+capitalize (const char *word)
+{
+  const char *rest = g_utf8_next_char (word);
+  char first[8] = { 0 };
+
+  g_unichar_to_utf8 (g_unichar_totitle (g_utf8_get_char (word)), first);
+  return g_strconcat (first, rest, NULL);
+}
+
+static char *
+domain_fillv (AnotDomain *domain,
+              const char *template_text,
+              va_list     args)
 {
   g_autoptr(GHashTable) values = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autofree char *item_title = NULL, *items_title = NULL, *items_upper = NULL, *examples = NULL;
+  g_autofree char *a_item = NULL, *a_item_title = NULL;
   GString *out = g_string_new (NULL);
   const char *name;
+
+  /* What every template may say of the items, from the benchmark's
+   * domain; a method's own value of the same name wins. */
+  if (domain != NULL)
+    {
+      item_title = capitalize (anot_domain_get_item (domain));
+      items_title = capitalize (anot_domain_get_items (domain));
+      examples = g_strjoinv (", ", (char **) anot_domain_get_example_attributes (domain));
+      g_hash_table_insert (values, "item", (gpointer) anot_domain_get_item (domain));
+      g_hash_table_insert (values, "items", (gpointer) anot_domain_get_items (domain));
+      g_hash_table_insert (values, "Item", item_title);
+      g_hash_table_insert (values, "Items", items_title);
+      items_upper = g_utf8_strup (anot_domain_get_items (domain), -1);
+      /* English articles: "an" before a written vowel ("an item", "an
+       * apartment"); nouns where the sound decides ("a university") are
+       * rare enough among item nouns to accept. */
+      a_item = g_strconcat (strchr ("aeiouAEIOU", anot_domain_get_item (domain)[0]) ? "an " : "a ",
+                            anot_domain_get_item (domain), NULL);
+      a_item_title = capitalize (a_item);
+      g_hash_table_insert (values, "ITEMS", items_upper);
+      g_hash_table_insert (values, "a_item", a_item);
+      g_hash_table_insert (values, "A_item", a_item_title);
+      g_hash_table_insert (values, "attribute_examples", examples);
+    }
 
   while ((name = va_arg (args, const char *)) != NULL)
     {
@@ -194,6 +232,13 @@ anot_llm_template_fillv (const char *template_text,
 }
 
 char *
+anot_llm_template_fillv (const char *template_text,
+                         va_list     args)
+{
+  return domain_fillv (NULL, template_text, args);
+}
+
+char *
 anot_llm_template_fill (const char *template_text,
                         ...)
 {
@@ -225,15 +270,27 @@ load_resource (const char *path)
 }
 
 char *
-anot_llm_prompt (const char *path,
+anot_llm_prompt (AnotMethodContext *context,
+                 const char        *path,
                  ...)
 {
   g_autofree char *text = load_resource (path);
+  static AnotDomain *restaurants;
+  AnotDomain *domain;
   va_list args;
   char *filled;
 
+  if (context != NULL)
+    domain = anot_method_context_get_domain (context);
+  else
+    {
+      if (g_once_init_enter (&restaurants))
+        g_once_init_leave (&restaurants, anot_domain_new_default ());
+      domain = restaurants;
+    }
+
   va_start (args, path);
-  filled = anot_llm_template_fillv (text, args);
+  filled = domain_fillv (domain, text, args);
   va_end (args);
   return filled;
 }
@@ -258,7 +315,7 @@ anot_llm_job_instruction (AnotLlmJob *job,
   g_autofree char *k = g_strdup_printf ("%u", job->k);
   g_autofree char *n = g_strdup_printf ("%u", job->candidates->len);
 
-  return anot_llm_prompt (path, "k", k, "n", n, NULL);
+  return anot_llm_prompt (job->context, path, "k", k, "n", n, NULL);
 }
 
 char *
@@ -269,7 +326,7 @@ anot_llm_job_task (AnotLlmJob *job,
   g_autofree char *k = g_strdup_printf ("%u", job->k);
   g_autofree char *n = g_strdup_printf ("%u", job->candidates->len);
 
-  return anot_llm_prompt (path, "k", k, "n", n,
+  return anot_llm_prompt (job->context, path, "k", k, "n", n,
                           "request", anot_query_get_text (job->request), NULL);
 }
 
@@ -451,7 +508,6 @@ fit_reviews (AnotLlmJob *job,
 {
   AnotFormatter *f = anot_llm_job_get_formatter (job, NULL);
   GPtrArray *items = shown != NULL ? shown : job->candidates;
-  g_autofree char *check = NULL;
   const char *at;
   guint64 tokens = 0, room = 0;
   gsize data_at, data_len, prompt_len;
@@ -480,17 +536,14 @@ fit_reviews (AnotLlmJob *job,
   data_len = strlen (job->last_data);
   prompt_len = strlen (data->prompt);
 
-  /* The refused prompt is the one formatted now: its count is the
-   * router's, kept from the refusal. */
-  check = prompt_with_reviews (job, f, items, data->prompt, data_at, data_len, limit);
-  if (strcmp (check, data->prompt) != 0 ||
-      anot_method_context_check_fit (job->context, data->role, data->system_prompt, data->prompt,
+  /* The candidates' text in the refused prompt was formatted from these
+   * items with the formatter as it is (only fitting changes it), so the
+   * prompt at any M is the refused one with that text formatted again.
+   * The refused prompt's count is the router's, kept from the refusal. */
+  if (anot_method_context_check_fit (job->context, data->role, data->system_prompt, data->prompt,
                                      &tokens, &room, NULL) ||
       tokens == 0 || room == G_MAXUINT64)
-    {
-      anot_formatter_set_max_reviews (f, limit);
-      return FALSE;
-    }
+    return FALSE;
 
   /* The guess: the most reviews whose prompt, at the refused prompt's
    * tokens per byte, fits; lengths grow with M, so a bisection. */
@@ -499,9 +552,11 @@ fit_reviews (AnotLlmJob *job,
   while (lo < hi)
     {
       int mid = (lo + hi + 1) / 2;
-      g_autofree char *p = prompt_with_reviews (job, f, items, data->prompt, data_at, data_len, mid);
+      g_autofree char *text = NULL;
 
-      if ((double) strlen (p) * tokens / prompt_len <= (double) room)
+      anot_formatter_set_max_reviews (f, mid);
+      text = anot_formatter_format (f, items, NULL);
+      if ((double) (prompt_len - data_len + strlen (text)) * tokens / prompt_len <= (double) room)
         lo = mid;
       else
         hi = mid - 1;
