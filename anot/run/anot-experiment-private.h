@@ -78,7 +78,7 @@ struct _AnotExperiment
   guint n_planned;
   AnotMethod *method;
   gboolean uses_truth;          /* the method registered ANOT_PLUGIN_NEEDS_TRUTH */
-  AnotValidator *validator;     /* only when uses_truth */
+  AnotValidator *validator;     /* explains rows; handed to truth methods only */
   AnotLlmConfig *llm_config;
   const char *defense_prompt;   /* interned; read once when the run is planned */
   gboolean config_file_read;    /* config.ini, read once when the run is planned... */

@@ -140,6 +140,10 @@ result_from_ranking (AnotExperiment    *self,
                                      anot_method_context_get_usage (job->context),
                                      raw_response, error_message);
   anot_result_set_uses_truth (result, self->uses_truth);
+  /* After the method answered, never before: the clean pool's items. */
+  anot_result_explain (result, self->validator, request,
+                       preds->len > 0 ? anot_pool_get_item (pool, g_array_index (preds, guint, 0) - 1) : NULL,
+                       anot_dataset_lookup_item (self->dataset, anot_request_get_gold_item_id (request)));
   return result;
 }
 

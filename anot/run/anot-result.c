@@ -47,6 +47,10 @@ struct _AnotResult
   char *raw_response;
   char *error_message;
   gboolean uses_truth;
+  char *top1_item;              /* NULL when nothing was ranked first */
+  JsonObject *top1_conditions;  /* key → 1, 0, -1; NULL when not known */
+  JsonObject *gold_conditions;
+  JsonObject *condition_kinds;  /* key → evidence kind */
 };
 
 G_DEFINE_FINAL_TYPE (AnotResult, anot_result, G_TYPE_OBJECT)
@@ -65,6 +69,7 @@ enum {
   PROP_RAW_RESPONSE,
   PROP_ERROR_MESSAGE,
   PROP_USES_TRUTH,
+  PROP_TOP1_ITEM,
   N_PROPS
 };
 
@@ -83,6 +88,10 @@ anot_result_finalize (GObject *object)
   g_clear_object (&self->usage);
   g_free (self->raw_response);
   g_free (self->error_message);
+  g_free (self->top1_item);
+  g_clear_pointer (&self->top1_conditions, json_object_unref);
+  g_clear_pointer (&self->gold_conditions, json_object_unref);
+  g_clear_pointer (&self->condition_kinds, json_object_unref);
 
   G_OBJECT_CLASS (anot_result_parent_class)->finalize (object);
 }
@@ -132,6 +141,9 @@ anot_result_get_property (GObject    *object,
       break;
     case PROP_USES_TRUTH:
       g_value_set_boolean (value, self->uses_truth);
+      break;
+    case PROP_TOP1_ITEM:
+      g_value_set_string (value, self->top1_item);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -247,6 +259,16 @@ anot_result_class_init (AnotResultClass *klass)
     g_param_spec_boolean ("uses-truth", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * AnotResult:top1-item:
+   *
+   * The id of the item the method ranked first, or %NULL when it ranked
+   * nothing (it failed) or the row predates the field.
+   */
+  properties[PROP_TOP1_ITEM] =
+    g_param_spec_string ("top1-item", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -315,6 +337,64 @@ anot_result_set_uses_truth (AnotResult *self,
 {
   g_return_if_fail (ANOT_IS_RESULT (self));
   self->uses_truth = uses_truth;
+}
+
+static JsonObject *
+verdict_leaves (AnotVerdict *verdict,
+                gboolean     kinds)
+{
+  JsonObject *object = json_object_new ();
+
+  for (guint l = 0; l < anot_verdict_get_n_leaves (verdict); l++)
+    {
+      g_autofree char *key = anot_verdict_get_leaf_key (verdict, l);
+
+      if (kinds)
+        json_object_set_string_member (object, key,
+                                       anot_evidence_kind_to_string (
+                                         anot_condition_get_evidence_kind (anot_verdict_get_leaf (verdict, l))));
+      else
+        json_object_set_int_member (object, key, anot_verdict_get_leaf_truth (verdict, l));
+    }
+  return object;
+}
+
+/* Decided on the clean items of the dataset, whatever an attack showed the
+ * method: a miss is a miss against the truth, and the same item gets the
+ * same verdicts under every attack (docs/reading-results.md). */
+void
+anot_result_explain (AnotResult    *self,
+                     AnotValidator *validator,
+                     AnotRequest   *request,
+                     AnotItem      *top1,
+                     AnotItem      *gold)
+{
+  g_return_if_fail (ANOT_IS_RESULT (self));
+  g_return_if_fail (ANOT_IS_VALIDATOR (validator));
+  g_return_if_fail (ANOT_IS_REQUEST (request));
+
+  g_clear_pointer (&self->top1_item, g_free);
+  g_clear_pointer (&self->top1_conditions, json_object_unref);
+  g_clear_pointer (&self->gold_conditions, json_object_unref);
+  g_clear_pointer (&self->condition_kinds, json_object_unref);
+  if (anot_request_get_structure (request) == NULL)
+    return;
+  if (top1 != NULL)
+    {
+      g_autoptr(AnotVerdict) verdict = anot_validator_explain (validator, request, top1);
+
+      self->top1_item = g_strdup (anot_item_get_id (top1));
+      self->top1_conditions = verdict_leaves (verdict, FALSE);
+      self->condition_kinds = verdict_leaves (verdict, TRUE);
+    }
+  if (gold != NULL)
+    {
+      g_autoptr(AnotVerdict) verdict = anot_validator_explain (validator, request, gold);
+
+      self->gold_conditions = verdict_leaves (verdict, FALSE);
+      if (self->condition_kinds == NULL)
+        self->condition_kinds = verdict_leaves (verdict, TRUE);
+    }
 }
 
 void
@@ -499,6 +579,51 @@ usage_from_row (JsonObject *row)
   return usage;
 }
 
+/* An object of condition keys to verdicts (1, 0, -1) or, with @kinds, to
+ * evidence kind names; absent or null is no error (rows before anot 0.x). */
+static gboolean
+read_conditions (JsonObject  *row,
+                 const char  *field,
+                 gboolean     kinds,
+                 JsonObject **out,
+                 GError     **error)
+{
+  JsonNode *node = json_object_get_member (row, field);
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *value;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                   "field “%s”: expected an object", field);
+      return FALSE;
+    }
+  json_object_iter_init (&iter, json_node_get_object (node));
+  while (json_object_iter_next (&iter, &key, &value))
+    {
+      gboolean ok = JSON_NODE_HOLDS_VALUE (value);
+
+      if (ok && kinds)
+        ok = json_node_get_value_type (value) == G_TYPE_STRING;
+      else if (ok)
+        ok = json_node_get_value_type (value) == G_TYPE_INT64 &&
+             json_node_get_int (value) >= -1 && json_node_get_int (value) <= 1;
+      if (!ok)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       kinds ? "field “%s”: “%s” is not an evidence kind name"
+                             : "field “%s”: “%s” is not 1, 0 or -1",
+                       field, key);
+          return FALSE;
+        }
+    }
+  *out = json_object_ref (json_node_get_object (node));
+  return TRUE;
+}
+
 /**
  * anot_result_new_from_json:
  * @row: one row of a `results_<N>.jsonl` file
@@ -590,6 +715,24 @@ anot_result_new_from_json (JsonObject  *row,
       self->uses_truth = json_node_get_boolean (node);
     }
 
+  if (!read_conditions (row, "top1_conditions", FALSE, &self->top1_conditions, error) ||
+      !read_conditions (row, "gold_conditions", FALSE, &self->gold_conditions, error) ||
+      !read_conditions (row, "condition_kinds", TRUE, &self->condition_kinds, error))
+    return NULL;
+  if (json_object_has_member (row, "top1_item"))
+    {
+      JsonNode *node = json_object_get_member (row, "top1_item");
+
+      if (!JSON_NODE_HOLDS_NULL (node) &&
+          (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "field “top1_item”: not a string");
+          return NULL;
+        }
+      self->top1_item = g_strdup (member_string (row, "top1_item"));
+    }
+
   result_update_gold_rank (self);
 
   return g_steal_pointer (&self);
@@ -605,6 +748,21 @@ add_uint_array (JsonBuilder *builder,
   json_builder_end_array (builder);
 }
 
+static void
+add_object (JsonBuilder *builder,
+            const char  *name,
+            JsonObject  *object)
+{
+  JsonNode *node;
+
+  if (object == NULL)
+    return;
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_set_object (node, object);
+  json_builder_set_member_name (builder, name);
+  json_builder_add_value (builder, node);
+}
+
 /**
  * anot_result_to_json:
  * @self: an #AnotResult
@@ -618,7 +776,12 @@ add_uint_array (JsonBuilder *builder,
  * `by_model` (per model: `calls`, `prompt_tokens`, `completion_tokens`,
  * `cost_usd`) and `by_role` (the same per role, with `retries`), and
  * `"uses_truth": true` when the method was handed the truth (the member is
- * absent otherwise, so ordinary rows are unchanged).
+ * absent otherwise, so ordinary rows are unchanged), and what the first
+ * item was: `top1_item`, `top1_conditions` (condition key → `1` satisfied,
+ * `0` unknown, `-1` not satisfied, as [method@Anot.Validator.explain]
+ * decides it on the clean item), `gold_conditions` (the same for the gold)
+ * and `condition_kinds` (condition key → evidence kind); each is absent
+ * when unknown.
  * Usage is the request's own, not a time window as in the original.
  *
  * Returns: (transfer full): a JSON object node
@@ -658,6 +821,14 @@ anot_result_to_json (AnotResult *self)
   json_builder_add_string_value (builder, self->gold_item_id);
   json_builder_set_member_name (builder, "gold_rank");
   json_builder_add_int_value (builder, self->gold_rank);
+  if (self->top1_item != NULL)
+    {
+      json_builder_set_member_name (builder, "top1_item");
+      json_builder_add_string_value (builder, self->top1_item);
+    }
+  add_object (builder, "top1_conditions", self->top1_conditions);
+  add_object (builder, "gold_conditions", self->gold_conditions);
+  add_object (builder, "condition_kinds", self->condition_kinds);
   if (self->uses_truth)
     {
       json_builder_set_member_name (builder, "uses_truth");
@@ -908,4 +1079,68 @@ anot_result_get_error_message (AnotResult *self)
 {
   g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
   return self->error_message;
+}
+
+/**
+ * anot_result_get_top1_item:
+ * @self: an #AnotResult
+ *
+ * Returns: (nullable): the id of the item ranked first, or %NULL when
+ *   nothing was ranked or the row predates the field
+ */
+const char *
+anot_result_get_top1_item (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  return self->top1_item;
+}
+
+/**
+ * anot_result_get_top1_conditions:
+ * @self: an #AnotResult
+ *
+ * The verdicts of the request's conditions on the item ranked first,
+ * decided after the method answered, on the clean item: condition key
+ * (see [method@Anot.Verdict.get_leaf_key]) → `1` satisfied, `0` unknown,
+ * `-1` not satisfied.
+ *
+ * Returns: (transfer none) (nullable): the verdicts, or %NULL when unknown
+ */
+JsonObject *
+anot_result_get_top1_conditions (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  return self->top1_conditions;
+}
+
+/**
+ * anot_result_get_gold_conditions:
+ * @self: an #AnotResult
+ *
+ * The verdicts of the request's conditions on the gold item, as
+ * [method@Anot.Result.get_top1_conditions].
+ *
+ * Returns: (transfer none) (nullable): the verdicts, or %NULL when unknown
+ */
+JsonObject *
+anot_result_get_gold_conditions (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  return self->gold_conditions;
+}
+
+/**
+ * anot_result_get_condition_kinds:
+ * @self: an #AnotResult
+ *
+ * The evidence kind of each condition of the request (`item_meta`,
+ * `review_text`, ...), by condition key.
+ *
+ * Returns: (transfer none) (nullable): the kinds, or %NULL when unknown
+ */
+JsonObject *
+anot_result_get_condition_kinds (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  return self->condition_kinds;
 }

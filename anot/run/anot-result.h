@@ -56,5 +56,13 @@ ANOT_AVAILABLE_IN_ALL
 const char  *anot_result_get_raw_response       (AnotResult   *self);
 ANOT_AVAILABLE_IN_ALL
 const char  *anot_result_get_error_message      (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
+const char  *anot_result_get_top1_item          (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
+JsonObject  *anot_result_get_top1_conditions    (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
+JsonObject  *anot_result_get_gold_conditions    (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
+JsonObject  *anot_result_get_condition_kinds    (AnotResult   *self);
 
 G_END_DECLS
