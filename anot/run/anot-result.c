@@ -350,9 +350,12 @@ verdict_leaves (AnotVerdict *verdict,
       g_autofree char *key = anot_verdict_get_leaf_key (verdict, l);
 
       if (kinds)
-        json_object_set_string_member (object, key,
-                                       anot_evidence_kind_to_string (
-                                         anot_condition_get_evidence_kind (anot_verdict_get_leaf (verdict, l))));
+        {
+          AnotCondition *leaf = anot_verdict_get_leaf (verdict, l);
+          const char *kind = anot_evidence_kind_to_string (anot_condition_get_evidence_kind (leaf));
+
+          json_object_set_string_member (object, key, kind != NULL ? kind : "unknown");
+        }
       else
         json_object_set_int_member (object, key, anot_verdict_get_leaf_truth (verdict, l));
     }

@@ -50,6 +50,10 @@ typedef struct
   double cost_usd;
   double latency_ms;
   char *error;            /* NULL unless the request failed */
+  char *top1_item;        /* NULL: nothing ranked, or a row before the field */
+  JsonObject *top1_conditions;  /* condition key → 1, 0, -1; or NULL */
+  JsonObject *gold_conditions;
+  JsonObject *condition_kinds;  /* condition key → evidence kind; or NULL */
 } AnotResultsRow;
 
 const AnotResultsRun *anot_results_peek_run (AnotResults *self,

@@ -34,7 +34,9 @@
  * `group`, `gold_rank` (1..k, 0 when the gold is not in the top k),
  * `hits_at_1`, `hits_at_3`, `hits_at_5` (0 or 1), `reciprocal_rank`,
  * `calls`, `tokens`, `cost_usd`, `latency_ms`, `error` (null unless the
- * request failed), `k`, `model`, `dataset_checksum`, `pool`, `seed` and
+ * request failed), `top1_item`, `top1_conditions`, `gold_conditions` and
+ * `condition_kinds` (what the results row says of the item ranked first
+ * and of the gold; null in rows written before anot recorded them), `k`, `model`, `dataset_checksum`, `pool`, `seed` and
  * `directory` (the run directory).
  *
  * Since: 0.1
@@ -86,6 +88,10 @@ results_row_clear (gpointer data)
   g_free (row->request_id);
   g_free (row->group);
   g_free (row->error);
+  g_free (row->top1_item);
+  g_clear_pointer (&row->top1_conditions, json_object_unref);
+  g_clear_pointer (&row->gold_conditions, json_object_unref);
+  g_clear_pointer (&row->condition_kinds, json_object_unref);
 }
 
 static void
@@ -389,6 +395,13 @@ read_run_dir (AnotResults  *self,
           row.cost_usd = usage != NULL ? anot_usage_get_cost_usd (usage) : 0.0;
           row.latency_ms = usage != NULL ? anot_usage_get_latency_ms (usage) : 0.0;
           row.error = g_strdup (anot_result_get_error_message (result));
+          row.top1_item = g_strdup (anot_result_get_top1_item (result));
+          if (anot_result_get_top1_conditions (result) != NULL)
+            row.top1_conditions = json_object_ref (anot_result_get_top1_conditions (result));
+          if (anot_result_get_gold_conditions (result) != NULL)
+            row.gold_conditions = json_object_ref (anot_result_get_gold_conditions (result));
+          if (anot_result_get_condition_kinds (result) != NULL)
+            row.condition_kinds = json_object_ref (anot_result_get_condition_kinds (result));
           g_array_append_val (self->rows, row);
         }
     }
@@ -635,6 +648,17 @@ set_nullable_string (JsonObject *object,
     json_object_set_null_member (object, member);
 }
 
+static void
+set_nullable_object (JsonObject *object,
+                     const char *member,
+                     JsonObject *value)
+{
+  if (value != NULL)
+    json_object_set_object_member (object, member, json_object_ref (value));
+  else
+    json_object_set_null_member (object, member);
+}
+
 /**
  * anot_results_get_rows:
  * @self: an #AnotResults
@@ -677,6 +701,10 @@ anot_results_get_rows (AnotResults *self)
       json_object_set_double_member (object, "cost_usd", row->cost_usd);
       json_object_set_double_member (object, "latency_ms", row->latency_ms);
       set_nullable_string (object, "error", row->error);
+      set_nullable_string (object, "top1_item", row->top1_item);
+      set_nullable_object (object, "top1_conditions", row->top1_conditions);
+      set_nullable_object (object, "gold_conditions", row->gold_conditions);
+      set_nullable_object (object, "condition_kinds", row->condition_kinds);
       json_object_set_int_member (object, "k", run->k);
       set_nullable_string (object, "model", run->model);
       set_nullable_string (object, "dataset_checksum", run->checksum);
