@@ -45,6 +45,7 @@
 #include "anot-method.h"
 #include "anot-metrics.h"
 #include "anot-parse.h"
+#include "anot-plugin-loader.h"
 #include "anot-plan.h"
 #include "anot-plan-executor.h"
 #include "anot-plan-result.h"

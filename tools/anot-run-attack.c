@@ -252,6 +252,7 @@ anot_run_cmd_attack (int    argc,
 
   context = g_option_context_new ("— show what an attack does to one request");
   g_option_context_add_main_entries (context, entries, NULL);
+  anot_run_add_plugin_option (context);
   g_option_context_set_summary (context,
     "Builds the candidates of one request exactly as `anot-run --attack NAME` does\n"
     "(same pool, shuffle and attack seed for the same --data, --candidates, --pool,\n"

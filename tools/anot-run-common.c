@@ -42,3 +42,33 @@ anot_run_usage_error (const char *command,
   g_printerr ("%s: %s\nTry “%s --help”.\n", prefix, message, prefix);
   return ANOT_RUN_EXIT_USAGE;
 }
+
+static gboolean
+on_plugin_option (const char  *option_name,
+                  const char  *value,
+                  gpointer     data,
+                  GError     **error)
+{
+  return anot_registry_load_plugin (anot_registry_get_default (), value, error);
+}
+
+/**
+ * anot_run_add_plugin_option:
+ * @context: the option context of a subcommand
+ *
+ * Adds `--plugin PATH` (repeatable): each is loaded as it is parsed, after
+ * the plugin path, so the options after it can name its methods.  A file
+ * that cannot be loaded fails the parse with the file, line and reason.
+ */
+void
+anot_run_add_plugin_option (GOptionContext *context)
+{
+  const GOptionEntry entries[] = {
+    { "plugin", 'P', 0, G_OPTION_ARG_CALLBACK, (gpointer) on_plugin_option,
+      "Load plugins from PATH (repeatable): a Python method file (.py), a module (.so) "
+      "or a directory of them, after those of ANOT_PLUGIN_PATH", "PATH" },
+    G_OPTION_ENTRY_NULL
+  };
+
+  g_option_context_add_main_entries (context, entries, NULL);
+}

@@ -48,6 +48,9 @@ gboolean           anot_run_llm_options_to_config     (const AnotRunLlmOptions *
 AnotBackendRouter *anot_run_llm_options_create_router (const AnotRunLlmOptions *o,
                                                        GError                 **error);
 
+/* --plugin PATH, for the subcommands that run or list plugins. */
+void anot_run_add_plugin_option (GOptionContext *context);
+
 /* The dataset used when --data is not given: $ANOT_DATA_DIR/demo, else the
  * installed demo benchmark. */
 char *anot_run_default_data_dir (void);

@@ -42,8 +42,15 @@ print_kind (AnotRegistry *registry,
                         ANOT_PLUGIN_NEEDS_TRUTH) != 0;
       /* A method that is handed the truth says so first: its figures are a
        * check of the harness, not a result. */
+      const char *language = NULL;
+      const char *file = anot_registry_get_origin (registry, extension_point, names[i], &language);
+      /* Where a method written in another language comes from: the file
+       * a user edits, and the one config.json will name. */
+      g_autofree char *origin = language != NULL
+        ? g_strdup_printf (" [%s: %s]", language, file) : g_strdup ("");
       g_autofree char *text = g_strconcat (truth ? "[uses the truth] " : "",
-                                           description != NULL ? description : "", NULL);
+                                           description != NULL ? description : "",
+                                           origin, NULL);
 
       if (text[0] != '\0')
         g_print ("  %-*s  %s\n", (int) width, names[i], text);
@@ -65,11 +72,14 @@ anot_run_cmd_list (int    argc,
   AnotRegistry *registry;
 
   context = g_option_context_new (NULL);
+  anot_run_add_plugin_option (context);
   g_option_context_set_summary (context,
                                 "List the methods, backends, attacks and tools that can be used,\n"
                                 "and the plugin modules that failed to load.\n\n"
                                 "Plugins are loaded from each directory of ANOT_PLUGIN_PATH, then from\n"
-                                "the installed plugin directory (ANOT_PLUGIN_DIR overrides it).");
+                                "the installed plugin directory (ANOT_PLUGIN_DIR overrides it), then\n"
+                                "from each --plugin.  A plugin is a C module (lib*.so) or a Python\n"
+                                "method file (*.py), listed with [Python: FILE].");
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("anot-run --list: %s\n", error->message);

@@ -24,6 +24,7 @@ typedef struct
   char *seed;
   char *runs;
   char *concurrency;
+  char *request_timeout;
   char *limit;
   char *requests;
   char *groups;
@@ -57,6 +58,7 @@ run_options_clear (RunOptions *o)
   g_free (o->seed);
   g_free (o->runs);
   g_free (o->concurrency);
+  g_free (o->request_timeout);
   g_free (o->limit);
   g_free (o->requests);
   g_free (o->groups);
@@ -452,6 +454,7 @@ config_from_options (AnotRunConfig  *config,
          config_set (config, "seed", o->seed, error) &&
          config_set (config, "runs", o->runs, error) &&
          config_set (config, "concurrency", o->concurrency, error) &&
+         config_set (config, "request-timeout", o->request_timeout, error) &&
          config_set (config, "limit", o->limit, error) &&
          config_set (config, "requests", o->requests, error) &&
          config_set (config, "groups", o->groups, error) &&
@@ -527,6 +530,10 @@ anot_run_run_experiment (int           argc,
       "Number of runs, each in its own run_<R> directory (default 1)", "R" },
     { "concurrency", 'j', 0, G_OPTION_ARG_STRING, &o.concurrency,
       "Requests in flight at once (default 8); does not change results", "C" },
+    { "request-timeout", 0, 0, G_OPTION_ARG_STRING, &o.request_timeout,
+      "Deadline of one request in seconds (default 3600; 0: none; in batch mode none unless "
+      "given): a method not done by then is cancelled, its request recorded as failed, "
+      "and the run goes on", "SECONDS" },
     { "limit", 0, 0, G_OPTION_ARG_STRING, &o.limit,
       "Run only the first L requests (after --groups/--requests)", "L" },
     { "requests", 0, 0, G_OPTION_ARG_STRING, &o.requests,
@@ -546,8 +553,8 @@ anot_run_run_experiment (int           argc,
       "Overwrite the results of an earlier experiment with the same name", NULL },
     { "resume", 'r', 0, G_OPTION_ARG_FILENAME, &o.resume,
       "Finish an interrupted experiment (the directory printed at its start); "
-      "only --concurrency, --data, --base-url, --cache, --offline, --context-tokens, "
-      "the --batch options and the budgets may be given with it", "DIR" },
+      "only --concurrency, --request-timeout, --data, --base-url, --cache, --offline, "
+      "--context-tokens, the --batch options and the budgets may be given with it", "DIR" },
     { "attack", 'a', 0, G_OPTION_ARG_STRING, &o.attack,
       "Attacks to run, comma-separated: names (see --list), clean, noise, injection, "
       "deception, all, both (default: clean; robustness: all)", "ATTACKS" },
@@ -575,6 +582,7 @@ anot_run_run_experiment (int           argc,
   context = g_option_context_new (hooks && hooks->parameter_string ? hooks->parameter_string
                                   : "[run] — evaluate a ranking method on a benchmark");
   g_option_context_add_main_entries (context, entries, NULL);
+  anot_run_add_plugin_option (context);
   anot_run_llm_options_add_entries (&o.llm, context);
   if (hooks != NULL && hooks->estimate)
     {
@@ -675,7 +683,7 @@ anot_run_run_experiment (int           argc,
         {
           run_options_clear (&o);
           return anot_run_usage_error (NULL, "--resume takes its options from the interrupted run; "
-                              "only --concurrency, --data, --base-url, --cache, --offline, "
+                              "only --concurrency, --request-timeout, --data, --base-url, --cache, --offline, "
                               "--context-tokens, the --batch options and the budgets may be "
                               "given with it");
         }
@@ -703,6 +711,7 @@ anot_run_run_experiment (int           argc,
       /* What may change without changing the results. */
       config = anot_experiment_get_config (experiment);
       if (!config_set (config, "concurrency", o.concurrency, &error) ||
+          !config_set (config, "request-timeout", o.request_timeout, &error) ||
           !anot_run_llm_options_to_config (&o.llm, config, FALSE, &error))
         {
           status = anot_run_usage_error (NULL, "%s", error->message);

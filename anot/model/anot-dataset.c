@@ -15,6 +15,7 @@
 #include "anot-dataset-private.h"
 #include "anot-error.h"
 #include "anot-json-private.h"
+#include "anot-text-private.h"
 
 /**
  * AnotDataset:
@@ -652,6 +653,18 @@ parse_line (AnotJsonDocument  *doc,
   return TRUE;
 }
 
+/* A byte order mark starts the file, not its first record. */
+static void
+skip_bom (guint         line_no,
+          const char  **line,
+          gsize        *len)
+{
+  gsize bom = line_no == 1 ? anot_utf8_bom_length (*line, *len) : 0;
+
+  *line += bom;
+  *len -= bom;
+}
+
 static gboolean
 is_blank (const char *line,
           gsize       len)
@@ -761,6 +774,7 @@ load_jsonl (Loader       *loader,
         }
 
       line_no++;
+      skip_bom (line_no, &line, &len);
       if (is_blank (line, len))
         continue;
 
@@ -792,7 +806,7 @@ load_json_document (Loader      *loader,
 {
   g_autoptr(GFile) file = g_file_get_child (loader->dir, basename);
   GError *local_error = NULL;
-  gsize length, offset = 0;
+  gsize length, offset = 0, bom;
 
   if (!g_file_load_contents (file, loader->cancellable, contents, &length, NULL, &local_error))
     {
@@ -806,9 +820,10 @@ load_json_document (Loader      *loader,
 
   hasher_push (&loader->hasher, g_bytes_new (*contents, length));
 
-  if (!_anot_json_document_reparse (loader->doc, *contents, length, &offset, &local_error))
+  bom = anot_utf8_bom_length (*contents, length);
+  if (!_anot_json_document_reparse (loader->doc, *contents + bom, length - bom, &offset, &local_error))
     {
-      set_parse_error (error, basename, 0, TRUE, *contents, offset, local_error);
+      set_parse_error (error, basename, 0, TRUE, *contents + bom, offset, local_error);
       g_error_free (local_error);
       return FALSE;
     }
@@ -1169,6 +1184,7 @@ parse_batch (gpointer data,
           GError *local_error = NULL;
 
           p = nl != NULL ? nl + 1 : end;
+          skip_bom (line_no, &line, &len);
           if (is_blank (line, len))
             continue;
 

@@ -7,8 +7,10 @@
 #include "anot-registry.h"
 
 #include "anot-data-tool.h"
+#include "anot-plugin-loader.h"
 
 #include <gmodule.h>
+#include <gio/gio.h>
 #include <string.h>
 
 #include "anot-error.h"
@@ -70,6 +72,19 @@
  * listed by anot_registry_list_failed_modules().  A broken plugin never
  * aborts the process.
  *
+ * Plugins need not be written in C.  A loader plugin
+ * ([iface@Anot.PluginLoader], registered with
+ * %ANOT_LOADER_EXTENSION_POINT_NAME under a file suffix) loads the files
+ * of its language: `libanot-python.so` runs the Python method files
+ * (`*.py`) found in the same directories, once every module is loaded, in
+ * the same order; a file whose name starts with `_` is a helper, not a
+ * method file, and is left to the files that import it.  A file that
+ * fails to load is reported like a broken module.  What a file registers
+ * is recorded as coming from it ([method@Anot.Registry.get_origin]), so
+ * `anot-run --list` marks it and an experiment records the file and its
+ * SHA-256.  [method@Anot.Registry.load_plugin] loads a file or directory
+ * named explicitly (`anot-run --plugin`), reporting failures as errors.
+ *
  * When two modules offer the same name on the same extension point the
  * first one loaded keeps it and the second is reported as failed.  Types
  * registered at runtime with anot_registry_register() — a Python class
@@ -94,6 +109,8 @@ typedef struct
   GType type;
   const char *description; /* interned: callers may keep it forever */
   AnotPluginFlags flags;
+  const char *file;        /* interned; NULL when registered outside loading */
+  const char *language;    /* interned; NULL for C modules */
 } PluginEntry;
 
 /* What one module's g_io_module_load() did, collected by
@@ -103,6 +120,8 @@ typedef struct
   GThread *thread;
   guint n_added;
   GPtrArray *rejections; /* char * */
+  const char *file;      /* interned: the module or file being loaded */
+  const char *language;  /* interned: the loader's language, NULL for C */
 } LoadContext;
 
 struct _AnotRegistry
@@ -112,6 +131,9 @@ struct _AnotRegistry
   GPtrArray *modules;     /* GIOModule; never released, see load_module() */
   GPtrArray *failed;      /* char *, "path: reason" */
   GPtrArray *search_path; /* char *, directories in load order */
+  GHashTable *seen;       /* module file name → its path, first one wins */
+  GHashTable *loaded;     /* canonical paths of the files loaded */
+  GPtrArray *pending;     /* char *, other files found while scanning */
 };
 
 G_DEFINE_FINAL_TYPE (AnotRegistry, anot_registry, G_TYPE_OBJECT)
@@ -130,7 +152,10 @@ static const char * const extension_point_names[] = {
   ANOT_BACKEND_EXTENSION_POINT_NAME,
   ANOT_ATTACK_EXTENSION_POINT_NAME,
   ANOT_TOOL_EXTENSION_POINT_NAME,
+  ANOT_LOADER_EXTENSION_POINT_NAME,
 };
+
+static void keep_class (GType type);
 
 /* Everything below is guarded by plugins_lock.  It lives outside the
  * registry instance because modules register while the instance is still
@@ -149,6 +174,7 @@ register_extension_points (gpointer data)
     ANOT_TYPE_BACKEND,
     ANOT_TYPE_ATTACK,
     ANOT_TYPE_TOOL,
+    ANOT_TYPE_PLUGIN_LOADER,
   };
 
   G_STATIC_ASSERT (G_N_ELEMENTS (required) == G_N_ELEMENTS (extension_point_names));
@@ -256,12 +282,37 @@ add_plugin_locked (const char *extension_point,
     }
   entry->description = g_intern_string (description != NULL ? description : "");
   entry->flags = flags;
+  /* A type registered again by code of the process (a notebook cell run
+   * again) no longer comes from the file that first registered it. */
+  if (current_load != NULL && current_load->thread == g_thread_self ())
+    {
+      entry->file = current_load->file;
+      entry->language = current_load->language;
+    }
+  else if (replace)
+    {
+      entry->file = NULL;
+      entry->language = NULL;
+    }
 
   /* GIO keeps the first extension of a type; re-registering one (a module
    * reloaded when its class is needed again) is a no-op. */
   g_io_extension_point_implement (extension_point, type, name, 0);
 
   return NULL;
+}
+
+/* The entry of @name on @extension_point, or NULL; *@out_table: the
+ * point's table, NULL for an unknown point.  Under plugins_lock. */
+static PluginEntry *
+find_entry_locked (const char  *extension_point,
+                   const char  *name,
+                   GHashTable **out_table)
+{
+  GHashTable *table = g_hash_table_lookup (plugins, extension_point);
+
+  *out_table = table;
+  return table != NULL ? g_hash_table_lookup (table, name) : NULL;
 }
 
 /**
@@ -357,6 +408,9 @@ anot_registry_finalize (GObject *object)
   g_ptr_array_unref (self->failed);
   g_ptr_array_unref (self->search_path);
   g_ptr_array_unref (self->modules);
+  g_hash_table_unref (self->seen);
+  g_hash_table_unref (self->loaded);
+  g_ptr_array_unref (self->pending);
 
   G_OBJECT_CLASS (anot_registry_parent_class)->finalize (object);
 }
@@ -430,6 +484,9 @@ anot_registry_init (AnotRegistry *self)
   self->modules = g_ptr_array_new_with_free_func (g_object_unref);
   self->failed = g_ptr_array_new_with_free_func (g_free);
   self->search_path = g_ptr_array_new_with_free_func (g_free);
+  self->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->loaded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->pending = g_ptr_array_new_with_free_func (g_free);
 }
 
 static void
@@ -455,11 +512,12 @@ is_module_file_name (const char *basename)
 #endif
 }
 
-static void
+/* Loads the GIO module at @path.  Returns NULL when it registered
+ * something (and nothing was refused), else why not. */
+static char *
 load_module (AnotRegistry *self,
              const char   *path,
-             const char   *basename,
-             GHashTable   *seen)
+             const char   *basename)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) rejections = NULL;
@@ -470,15 +528,6 @@ load_module (AnotRegistry *self,
   gpointer symbol;
   guint n_before, n_after;
   gboolean used;
-
-  /* GIOModuleScope's G_IO_MODULE_SCOPE_BLOCK_DUPLICATES rule: the first
-   * file of a name wins, even when it turns out to be broken, so a broken
-   * development copy is reported rather than silently replaced. */
-  if (!g_hash_table_add (seen, g_strdup (basename)))
-    {
-      g_debug ("Skipping %s: a module named %s was already seen", path, basename);
-      return;
-    }
 
   /* GIO's loader only prints why a module failed; open it here first so the
    * reason can be recorded.  The handle stays open until GIO has run the
@@ -491,21 +540,18 @@ load_module (AnotRegistry *self,
       /* dlerror() usually starts with the path already. */
       if (g_str_has_prefix (message, path) && g_str_has_prefix (message + strlen (path), ": "))
         message += strlen (path) + 2;
-      report_failed_module (self, path, message);
-      return;
+      return g_strdup (message);
     }
 
   if (!g_module_symbol (library, "g_io_module_load", &symbol) || symbol == NULL)
     {
-      report_failed_module (self, path, "not a GIO module: it does not export g_io_module_load()");
       g_module_close (library);
-      return;
+      return g_strdup ("not a GIO module: it does not export g_io_module_load()");
     }
   if (!g_module_symbol (library, "g_io_module_unload", &symbol) || symbol == NULL)
     {
-      report_failed_module (self, path, "not a GIO module: it does not export g_io_module_unload()");
       g_module_close (library);
-      return;
+      return g_strdup ("not a GIO module: it does not export g_io_module_unload()");
     }
 
   module = g_io_module_new (path);
@@ -517,6 +563,7 @@ load_module (AnotRegistry *self,
   rejections = g_ptr_array_new_with_free_func (g_free);
   context.thread = g_thread_self ();
   context.rejections = rejections;
+  context.file = g_intern_string (path);
 
   g_mutex_lock (&plugins_lock);
   n_before = count_extensions ();
@@ -538,21 +585,18 @@ load_module (AnotRegistry *self,
 
   if (!used)
     {
-      report_failed_module (self, path, "its types could not be registered");
+      g_clear_pointer (&reason, g_free);
+      reason = g_strdup ("its types could not be registered");
     }
   else
     {
       if (context.n_added == 0 && n_after == n_before)
         {
-          g_autofree char *message = NULL;
+          char *message = g_strdup_printf ("g_io_module_load() registered no plugin%s%s",
+                                           reason ? ": " : "", reason ? reason : "");
 
-          message = g_strdup_printf ("g_io_module_load() registered no plugin%s%s",
-                                     reason ? ": " : "", reason ? reason : "");
-          report_failed_module (self, path, message);
-        }
-      else if (reason != NULL)
-        {
-          report_failed_module (self, path, reason);
+          g_free (reason);
+          reason = message;
         }
 
       /* As GIO does after loading: the library is closed again until one of
@@ -561,6 +605,73 @@ load_module (AnotRegistry *self,
     }
 
   g_module_close (library);
+  return g_steal_pointer (&reason);
+}
+
+/* The suffix a loader would be registered under: "py" for "x.py". */
+static const char *
+file_suffix (const char *basename)
+{
+  const char *dot = strrchr (basename, '.');
+
+  return dot != NULL && dot != basename ? dot + 1 : NULL;
+}
+
+/* Runs the plugin file @path through the loader of its suffix.  Returns
+ * NULL on success, else why not; *@no_loader is set when no loader takes
+ * files of that suffix. */
+static char *
+load_plugin_file (AnotRegistry *self,
+                  const char   *path,
+                  gboolean     *no_loader)
+{
+  g_autoptr(GObject) loader = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *suffix = file_suffix (path);
+  LoadContext context = { 0 };
+  GType type = G_TYPE_INVALID;
+  gboolean ok;
+
+  *no_loader = FALSE;
+  if (suffix != NULL)
+    type = anot_registry_lookup_type (self, ANOT_LOADER_EXTENSION_POINT_NAME, suffix);
+  if (type == G_TYPE_INVALID)
+    {
+      *no_loader = TRUE;
+      if (g_strcmp0 (suffix, "py") == 0)
+        return g_strdup ("Python method files need the Python loader plugin (libanot-python.so), "
+                         "which was not found on the plugin path: anot was built without "
+                         "python3-embed (Debian: apt install python3-dev), or it is not installed");
+      return g_strdup_printf ("no loader plugin takes .%s files", suffix ? suffix : "(no suffix)");
+    }
+
+  keep_class (type);
+  loader = g_object_new (type, NULL);
+
+  context.thread = g_thread_self ();
+  context.rejections = g_ptr_array_new_with_free_func (g_free);
+  context.file = g_intern_string (path);
+  context.language = g_intern_string (anot_registry_get_description (self, ANOT_LOADER_EXTENSION_POINT_NAME,
+                                                                     suffix));
+
+  /* Not under plugins_lock: the file registers through the registry. */
+  g_mutex_lock (&plugins_lock);
+  current_load = &context;
+  g_mutex_unlock (&plugins_lock);
+
+  ok = anot_plugin_loader_load_file (ANOT_PLUGIN_LOADER (loader), path, &error);
+
+  g_mutex_lock (&plugins_lock);
+  current_load = NULL;
+  g_mutex_unlock (&plugins_lock);
+  g_ptr_array_unref (context.rejections);
+
+  if (!ok)
+    return g_strdup (error->message);
+  if (context.n_added == 0)
+    return g_strdup_printf ("it registered no method, backend, attack or tool "
+                            "(decorate a class with @Anot.register_method(\"name\"))");
+  return NULL;
 }
 
 static int
@@ -570,11 +681,14 @@ compare_strings (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
+/* Loads the modules under @dirname and adds its other files to
+ * self->pending, for the loaders once every module is loaded.  Failures
+ * go to @failures ("path: reason") when given, else are reported. */
 static void
 scan_directory (AnotRegistry *self,
                 const char   *dirname,
                 guint         depth,
-                GHashTable   *seen)
+                GPtrArray    *failures)
 {
   g_autoptr(GPtrArray) names = NULL;
   g_autoptr(GPtrArray) subdirs = NULL;
@@ -599,14 +713,74 @@ scan_directory (AnotRegistry *self,
       g_autofree char *path = g_build_filename (dirname, basename, NULL);
 
       if (g_file_test (path, G_FILE_TEST_IS_DIR))
-        g_ptr_array_add (subdirs, g_steal_pointer (&path));
+        {
+          /* Python's byte-code caches hold no method files. */
+          if (strcmp (basename, "__pycache__") != 0)
+            g_ptr_array_add (subdirs, g_steal_pointer (&path));
+        }
       else if (is_module_file_name (basename))
-        load_module (self, path, basename, seen);
+        {
+          g_autofree char *canonical = g_canonicalize_filename (path, NULL);
+          g_autofree char *reason = NULL;
+
+          /* GIOModuleScope's G_IO_MODULE_SCOPE_BLOCK_DUPLICATES rule: the
+           * first file of a name wins, even when it turns out to be broken,
+           * so a broken development copy is reported rather than silently
+           * replaced. */
+          if (g_hash_table_contains (self->loaded, canonical) ||
+              !g_hash_table_insert (self->seen, g_strdup (basename), g_strdup (path)))
+            {
+              g_debug ("Skipping %s: a module named %s was already seen", path, basename);
+              continue;
+            }
+          g_hash_table_add (self->loaded, g_steal_pointer (&canonical));
+          reason = load_module (self, path, basename);
+          if (reason != NULL && failures != NULL)
+            g_ptr_array_add (failures, g_strdup_printf ("%s: %s", path, reason));
+          else if (reason != NULL)
+            report_failed_module (self, path, reason);
+        }
+      else if (basename[0] != '_' && file_suffix (basename) != NULL)
+        g_ptr_array_add (self->pending, g_steal_pointer (&path));
     }
 
   if (depth < MAX_SCAN_DEPTH)
     for (guint i = 0; i < subdirs->len; i++)
-      scan_directory (self, g_ptr_array_index (subdirs, i), depth + 1, seen);
+      scan_directory (self, g_ptr_array_index (subdirs, i), depth + 1, failures);
+}
+
+/* Hands the files scanning found to their loaders, in the order found.
+ * Files no loader takes are not plugins (READMEs, object files), except
+ * Python files, which are reported: they are surely meant as methods. */
+static guint
+load_pending_files (AnotRegistry *self,
+                    GPtrArray    *failures)
+{
+  g_autoptr(GPtrArray) pending = g_steal_pointer (&self->pending);
+  guint n_loaded = 0;
+
+  self->pending = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < pending->len; i++)
+    {
+      const char *path = g_ptr_array_index (pending, i);
+      g_autofree char *canonical = g_canonicalize_filename (path, NULL);
+      g_autofree char *reason = NULL;
+      gboolean no_loader;
+
+      if (g_hash_table_contains (self->loaded, canonical))
+        continue;
+      reason = load_plugin_file (self, path, &no_loader);
+      if (no_loader && !g_str_has_suffix (path, ".py"))
+        continue;
+      g_hash_table_add (self->loaded, g_steal_pointer (&canonical));
+      if (reason == NULL)
+        n_loaded++;
+      else if (failures != NULL)
+        g_ptr_array_add (failures, g_strdup_printf ("%s: %s", path, reason));
+      else
+        report_failed_module (self, path, reason);
+    }
+  return n_loaded;
 }
 
 static void
@@ -629,7 +803,6 @@ add_search_directory (AnotRegistry *self,
 static void
 anot_registry_load_modules (AnotRegistry *self)
 {
-  g_autoptr(GHashTable) seen = NULL;
   const char *plugin_path;
   const char *plugin_dir;
 
@@ -648,9 +821,8 @@ anot_registry_load_modules (AnotRegistry *self)
   if (!g_module_supported ())
     return;
 
-  seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i < self->search_path->len; i++)
-    scan_directory (self, g_ptr_array_index (self->search_path, i), 0, seen);
+    scan_directory (self, g_ptr_array_index (self->search_path, i), 0, NULL);
 }
 
 static gpointer
@@ -680,9 +852,192 @@ AnotRegistry *
 anot_registry_get_default (void)
 {
   static GOnce once = G_ONCE_INIT;
+  static GRecMutex files_lock;
+  static gboolean files_loading;
+  AnotRegistry *self;
 
   g_once (&once, create_default_registry, NULL);
-  return once.retval;
+  self = once.retval;
+
+  /* Plugin files are run after the g_once(): a Python file registers its
+   * methods through this function, which must then return the registry
+   * (the thread loading them gets it, files still loading; other threads
+   * wait for them). */
+  g_rec_mutex_lock (&files_lock);
+  if (!files_loading)
+    {
+      files_loading = TRUE;
+      load_pending_files (self, NULL);
+    }
+  g_rec_mutex_unlock (&files_lock);
+
+  return self;
+}
+
+/**
+ * anot_registry_load_plugin:
+ * @self: an #AnotRegistry
+ * @path: a plugin module (`.so`), a plugin file of a loader (a Python
+ *   method file, `.py`), or a directory of them (searched recursively)
+ * @error: return location for a #GError
+ *
+ * Loads the plugins at @path, as `anot-run --plugin` does: after the
+ * plugin path, so a Python method of a name the plugin path has replaces
+ * it.  A file already loaded is not loaded again.  Unlike the plugin
+ * path, whose broken modules are only reported, any file that cannot be
+ * loaded is an error here.
+ *
+ * Errors: %ANOT_ERROR_PLUGIN_LOAD naming each file that failed and why
+ * (for a Python file, the line and exception), or when @path holds no
+ * plugin.
+ *
+ * Returns: %TRUE when everything at @path loaded
+ */
+gboolean
+anot_registry_load_plugin (AnotRegistry  *self,
+                           const char    *path,
+                           GError       **error)
+{
+  g_autoptr(GPtrArray) failures = NULL;
+  g_autofree char *canonical = NULL;
+  g_autofree char *basename = NULL;
+  guint n_modules = self->modules->len;
+  guint n_loaded = 0;
+
+  g_return_val_if_fail (ANOT_IS_REGISTRY (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  canonical = g_canonicalize_filename (path, NULL);
+  basename = g_path_get_basename (canonical);
+  failures = g_ptr_array_new_with_free_func (g_free);
+
+  if (g_file_test (canonical, G_FILE_TEST_IS_DIR))
+    {
+      guint n_failed;
+
+      scan_directory (self, canonical, 0, failures);
+      n_failed = failures->len;
+      n_loaded = load_pending_files (self, failures) + self->modules->len - n_modules;
+      if (n_loaded == 0 && failures->len == 0 && n_failed == 0)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_PLUGIN_LOAD,
+                       "%s: no plugin (lib*.so module or Python method file) in this directory",
+                       path);
+          return FALSE;
+        }
+    }
+  else if (!g_file_test (canonical, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_PLUGIN_LOAD,
+                   "%s: no such file or directory", path);
+      return FALSE;
+    }
+  else if (g_hash_table_contains (self->loaded, canonical))
+    {
+      return TRUE;
+    }
+  else if (g_str_has_suffix (basename, ".so"))
+    {
+      const char *other = g_hash_table_lookup (self->seen, basename);
+      g_autofree char *reason = NULL;
+
+      if (other != NULL)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_PLUGIN_LOAD,
+                       "%s: a module of the same file name was already loaded from %s",
+                       path, other);
+          return FALSE;
+        }
+      g_hash_table_insert (self->seen, g_strdup (basename), g_strdup (canonical));
+      g_hash_table_add (self->loaded, g_strdup (canonical));
+      reason = load_module (self, canonical, basename);
+      if (reason != NULL)
+        g_ptr_array_add (failures, g_strdup_printf ("%s: %s", path, reason));
+    }
+  else
+    {
+      g_autofree char *reason = NULL;
+      gboolean no_loader;
+
+      g_hash_table_add (self->loaded, g_strdup (canonical));
+      reason = load_plugin_file (self, canonical, &no_loader);
+      if (reason != NULL)
+        {
+          g_hash_table_remove (self->loaded, canonical);
+          if (no_loader && !g_str_has_suffix (basename, ".py"))
+            g_ptr_array_add (failures, g_strdup_printf ("%s: not a plugin: expected a module "
+                                                        "(.so) or a Python method file (.py)",
+                                                        path));
+          else
+            g_ptr_array_add (failures, g_strdup_printf ("%s: %s", path, reason));
+        }
+    }
+
+  if (failures->len > 0)
+    {
+      for (guint i = 0; i < failures->len; i++)
+        g_ptr_array_add (self->failed, g_strdup (g_ptr_array_index (failures, i)));
+      g_ptr_array_add (failures, NULL);
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_PLUGIN_LOAD,
+                   "cannot load the plugin %s",
+                   (char *) g_ptr_array_index (failures, 0));
+      if (failures->len > 2)
+        {
+          g_autofree char *all = g_strjoinv ("; ", (char **) failures->pdata);
+
+          g_clear_error (error);
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_PLUGIN_LOAD,
+                       "cannot load the plugins %s", all);
+        }
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * anot_registry_get_origin:
+ * @self: an #AnotRegistry
+ * @extension_point: the extension point
+ * @name: a registered name
+ * @language: (out) (optional) (nullable) (transfer none): the language of
+ *   the file, as its loader names it (`"Python"`), or %NULL for a C module
+ *
+ * Where @name came from: the module or plugin file whose loading
+ * registered it.
+ *
+ * Returns: (nullable) (transfer none): the file's path, or %NULL for a
+ *   type registered at runtime (anot_registry_register() outside a plugin
+ *   file) or an unknown name.  The string stays valid for the life of the
+ *   process.
+ */
+const char *
+anot_registry_get_origin (AnotRegistry  *self,
+                          const char    *extension_point,
+                          const char    *name,
+                          const char   **language)
+{
+  const char *file = NULL;
+  const char *lang = NULL;
+  GHashTable *table;
+  PluginEntry *entry;
+
+  g_return_val_if_fail (ANOT_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (extension_point != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  g_mutex_lock (&plugins_lock);
+  entry = find_entry_locked (extension_point, name, &table);
+  if (entry != NULL)
+    {
+      file = entry->file;
+      lang = entry->language;
+    }
+  g_mutex_unlock (&plugins_lock);
+
+  if (language != NULL)
+    *language = lang;
+  return file;
 }
 
 /**
@@ -826,8 +1181,7 @@ anot_registry_get_description (AnotRegistry *self,
   g_return_val_if_fail (name != NULL, NULL);
 
   g_mutex_lock (&plugins_lock);
-  table = g_hash_table_lookup (plugins, extension_point);
-  entry = table != NULL ? g_hash_table_lookup (table, name) : NULL;
+  entry = find_entry_locked (extension_point, name, &table);
   if (entry != NULL)
     description = entry->description;
   else if (table != NULL &&
@@ -861,8 +1215,7 @@ anot_registry_get_flags (AnotRegistry *self,
   g_return_val_if_fail (name != NULL, ANOT_PLUGIN_FLAGS_NONE);
 
   g_mutex_lock (&plugins_lock);
-  table = g_hash_table_lookup (plugins, extension_point);
-  entry = table != NULL ? g_hash_table_lookup (table, name) : NULL;
+  entry = find_entry_locked (extension_point, name, &table);
   if (entry != NULL)
     flags = entry->flags;
   g_mutex_unlock (&plugins_lock);
@@ -892,8 +1245,7 @@ anot_registry_lookup_type (AnotRegistry *self,
   g_return_val_if_fail (name != NULL, G_TYPE_INVALID);
 
   g_mutex_lock (&plugins_lock);
-  table = g_hash_table_lookup (plugins, extension_point);
-  entry = table != NULL ? g_hash_table_lookup (table, name) : NULL;
+  entry = find_entry_locked (extension_point, name, &table);
   if (entry != NULL)
     {
       type = entry->type;

@@ -15,6 +15,7 @@
 #include "anot-attack.h"
 #include "anot-backend.h"
 #include "anot-method.h"
+#include "anot-plugin-loader.h"
 #include "anot-tool.h"
 
 G_BEGIN_DECLS
@@ -43,6 +44,14 @@ G_BEGIN_DECLS
  * The GIO extension point tools implement.
  */
 #define ANOT_TOOL_EXTENSION_POINT_NAME "anot-tool"
+/**
+ * ANOT_LOADER_EXTENSION_POINT_NAME:
+ *
+ * The GIO extension point plugin loaders implement (see
+ * [iface@Anot.PluginLoader]); a loader is registered under the file
+ * suffix it loads, e.g. `"py"`.
+ */
+#define ANOT_LOADER_EXTENSION_POINT_NAME "anot-loader"
 
 /**
  * AnotPluginFlags:
@@ -107,6 +116,15 @@ ANOT_AVAILABLE_IN_ALL
 GType         anot_registry_lookup_type         (AnotRegistry  *self,
                                                  const char    *extension_point,
                                                  const char    *name);
+ANOT_AVAILABLE_IN_ALL
+const char   *anot_registry_get_origin          (AnotRegistry  *self,
+                                                 const char    *extension_point,
+                                                 const char    *name,
+                                                 const char   **language);
+ANOT_AVAILABLE_IN_ALL
+gboolean      anot_registry_load_plugin         (AnotRegistry  *self,
+                                                 const char    *path,
+                                                 GError       **error);
 ANOT_AVAILABLE_IN_ALL
 char        **anot_registry_list_failed_modules (AnotRegistry  *self);
 ANOT_AVAILABLE_IN_ALL

@@ -258,6 +258,19 @@ anot_experiment_write_config (AnotExperiment  *self,
   json_builder_add_int_value (builder, (gint64) (self->settings->seed + run));
   json_builder_set_member_name (builder, "method");
   json_builder_add_string_value (builder, self->method_name);
+  /* A method from a Python file: which file, and which version of it. */
+  if (self->plugin_path != NULL)
+    {
+      json_builder_set_member_name (builder, "method_plugin");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "file");
+      json_builder_add_string_value (builder, self->plugin_path);
+      json_builder_set_member_name (builder, "language");
+      json_builder_add_string_value (builder, self->plugin_language);
+      json_builder_set_member_name (builder, "sha256");
+      json_builder_add_string_value (builder, self->plugin_sha256);
+      json_builder_end_object (builder);
+    }
   add_sorted_string_map (builder, "method_options", self->settings->method_options);
   /* What the method read from config.ini, so that a resume can tell when
    * it changed (only when there is something: older files stay as they
@@ -887,6 +900,14 @@ anot_experiment_new_for_resume (const char   *directory,
   self = anot_experiment_new (dataset, method);
   self->has_recorded_method_file = TRUE;
   self->recorded_method_file = anot_experiment_read_method_settings_record (anot);
+  if (json_object_has_member (anot, "method_plugin") &&
+      JSON_NODE_HOLDS_OBJECT (json_object_get_member (anot, "method_plugin")))
+    {
+      JsonObject *plugin = json_object_get_object_member (anot, "method_plugin");
+
+      self->recorded_plugin_path = g_strdup (json_object_get_string_member_with_default (plugin, "file", NULL));
+      self->recorded_plugin_sha256 = g_strdup (json_object_get_string_member_with_default (plugin, "sha256", NULL));
+    }
   if (!anot_run_config_merge_resume_options (self->config, options, &local_error))
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_RESUME,

@@ -134,6 +134,19 @@ differing_option (Shard *a,
   return NULL;
 }
 
+/* A member of config.json's "method_plugin" (a Python method's file), or
+ * NULL. */
+static const char *
+method_plugin_member (Shard      *shard,
+                      const char *member)
+{
+  JsonNode *node = json_object_get_member (shard->anot, "method_plugin");
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  return json_object_get_string_member_with_default (json_node_get_object (node), member, NULL);
+}
+
 static gboolean
 check_shards (GPtrArray  *shards,
               GError    **error)
@@ -167,6 +180,22 @@ check_shards (GPtrArray  *shards,
                        checksum ? checksum : "?");
           return FALSE;
         }
+      {
+        const char *first_sha = method_plugin_member (first, "sha256");
+        const char *sha = method_plugin_member (shard, "sha256");
+
+        if (g_strcmp0 (first_sha, sha) != 0)
+          {
+            const char *file = method_plugin_member (sha ? shard : first, "file");
+
+            g_set_error (error, ANOT_ERROR, ANOT_ERROR_SHARDS,
+                         "%s and %s are not shards of one experiment: they ran different "
+                         "versions of the method file %s (SHA-256 %.12s… and %.12s…)",
+                         first->dir, shard->dir, file ? file : "?",
+                         first_sha ? first_sha : "(none)", sha ? sha : "(none)");
+            return FALSE;
+          }
+      }
       difference = differing_option (first, shard);
       if (difference != NULL)
         {

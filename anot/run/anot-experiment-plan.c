@@ -59,6 +59,9 @@ anot_experiment_plan_clear (AnotExperiment *self)
   g_clear_pointer (&self->skipped, g_hash_table_unref);
   g_clear_pointer (&self->cells, g_ptr_array_unref);
   g_clear_object (&self->method);
+  g_clear_pointer (&self->plugin_path, g_free);
+  g_clear_pointer (&self->plugin_language, g_free);
+  g_clear_pointer (&self->plugin_sha256, g_free);
   g_clear_object (&self->validator);
   g_clear_object (&self->llm_config);
   g_clear_pointer (&self->config_file, anot_ini_reader_unref);
@@ -774,10 +777,87 @@ check_directories (AnotExperiment  *self,
   return TRUE;
 }
 
+/* The file a method written in another language came from, with its
+ * SHA-256: config.json records them, and a resume refuses a file that
+ * changed since (the rows already written came from the old one). */
+static gboolean
+plan_method_plugin (AnotExperiment  *self,
+                    GError         **error)
+{
+  AnotRegistry *registry = anot_registry_get_default ();
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *contents = NULL;
+  const char *language = NULL;
+  const char *file;
+  gsize length;
+
+  /* A resume or a merge in a new process: the method's file is loaded
+   * from where the run had it, as --plugin would. */
+  if (self->recorded_plugin_path != NULL &&
+      anot_registry_lookup_type (registry, ANOT_METHOD_EXTENSION_POINT_NAME,
+                                 self->method_name) == G_TYPE_INVALID &&
+      !anot_registry_load_plugin (registry, self->recorded_plugin_path, &local_error))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_RESUME,
+                   "Cannot resume %s: the method %s came from %s, which does not load now: %s",
+                   self->directory ? self->directory : "the experiment", self->method_name,
+                   self->recorded_plugin_path, local_error->message);
+      return FALSE;
+    }
+
+  if (self->recorded_plugin_path != NULL && !self->resuming)
+    {
+      /* A merge: config.json records what the shards ran (check_shards()
+       * saw that they agree), not this machine's copy. */
+      self->plugin_path = g_strdup (self->recorded_plugin_path);
+      self->plugin_sha256 = g_strdup (self->recorded_plugin_sha256);
+      anot_registry_get_origin (registry, ANOT_METHOD_EXTENSION_POINT_NAME, self->method_name,
+                                &language);
+      self->plugin_language = g_strdup (language ? language : "Python");
+      return TRUE;
+    }
+
+  file = anot_registry_get_origin (registry, ANOT_METHOD_EXTENSION_POINT_NAME,
+                                   self->method_name, &language);
+  if (file != NULL && language != NULL)
+    {
+      if (!g_file_get_contents (file, &contents, &length, &local_error))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_IO,
+                       "Cannot read the method file %s: %s", file, local_error->message);
+          return FALSE;
+        }
+      self->plugin_path = g_strdup (file);
+      self->plugin_language = g_strdup (language);
+      self->plugin_sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256,
+                                                         (const guchar *) contents, length);
+    }
+
+  if (self->resuming && self->recorded_plugin_sha256 != NULL &&
+      g_strcmp0 (self->recorded_plugin_sha256, self->plugin_sha256) != 0)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_RESUME,
+                   "Cannot resume %s: the method file %s changed since the run started "
+                   "(SHA-256 %.12s… then, %.12s… now%s%s); the rows already written came from "
+                   "the old file: put it back to resume, or start the experiment again with --force",
+                   self->directory ? self->directory : "the experiment",
+                   self->recorded_plugin_path, self->recorded_plugin_sha256,
+                   self->plugin_sha256 ? self->plugin_sha256 : "(none)",
+                   self->plugin_path && g_strcmp0 (self->plugin_path, self->recorded_plugin_path) != 0
+                     ? ", loaded from " : "",
+                   self->plugin_path && g_strcmp0 (self->plugin_path, self->recorded_plugin_path) != 0
+                     ? self->plugin_path : "");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 plan_method (AnotExperiment  *self,
              GError         **error)
 {
+  if (!plan_method_plugin (self, error))
+    return FALSE;
   self->method = anot_registry_create_method (anot_registry_get_default (),
                                               self->method_name, error);
   if (self->method == NULL)

@@ -62,6 +62,10 @@ struct _AnotExperiment
    * NULL: nothing), for a resume or a merge: new_for_resume() sets it. */
   gboolean has_recorded_method_file;
   GHashTable *recorded_method_file;
+  /* config.json's "method_plugin", for a resume or a merge: the file a
+   * method of another language (Python) came from, and its SHA-256. */
+  char *recorded_plugin_path;
+  char *recorded_plugin_sha256;
   GPtrArray *option_errors;     /* OptionError: set_option()'s, reported by prepare() */
 
   /* Made by prepare() (anot-experiment-plan.c) */
@@ -77,6 +81,9 @@ struct _AnotExperiment
   GPtrArray *cells;             /* Cell, by attack, run, then N */
   guint n_planned;
   AnotMethod *method;
+  char *plugin_path;            /* the method's file, when not a C module... */
+  char *plugin_language;        /* ...its language ("Python")... */
+  char *plugin_sha256;          /* ...and its contents' SHA-256 */
   gboolean uses_truth;          /* the method registered ANOT_PLUGIN_NEEDS_TRUTH */
   AnotValidator *validator;     /* explains rows; handed to truth methods only */
   AnotLlmConfig *llm_config;

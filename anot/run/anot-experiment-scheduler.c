@@ -11,6 +11,13 @@
  * Each row is written and flushed to its cell's file as its request
  * finishes; a cell's files are rewritten in order when it and every cell
  * before it are done, or the run stops.
+ *
+ * Every request has a deadline (`request-timeout`).  At the deadline its
+ * row is written as the method's failure, its own cancellable is
+ * cancelled and its slot is given to the next request: the job is
+ * abandoned, so a method that never finishes, even cancelled, costs its
+ * request and not the run.  If it calls back after all, the call is only
+ * freed.
  */
 #include "config.h"
 
@@ -32,6 +39,12 @@ typedef struct
   Cell *cell;
   AnotTrial *trial;
   AnotMethodContext *context;
+  GCancellable *cancellable;      /* this request's: the run's, or its deadline */
+  GCancellable *run_cancellable;  /* the run's, which cancels it */
+  gulong run_cancelled_id;
+  GSource *deadline;
+  guint timeout;                  /* seconds */
+  gboolean abandoned;             /* its row was written at the deadline */
 } Job;
 
 static void experiment_pump (AnotExperiment *self);
@@ -39,6 +52,15 @@ static void experiment_pump (AnotExperiment *self);
 static void
 job_free (Job *job)
 {
+  if (job->deadline != NULL)
+    g_source_destroy (job->deadline);
+  g_clear_pointer (&job->deadline, g_source_unref);
+  /* Not g_cancellable_disconnect(), which waits for the handler: a method
+   * may finish at once when cancelled, inside that handler. */
+  if (job->run_cancelled_id != 0)
+    g_signal_handler_disconnect (job->run_cancellable, job->run_cancelled_id);
+  g_clear_object (&job->run_cancellable);
+  g_clear_object (&job->cancellable);
   g_clear_object (&job->trial);
   g_clear_object (&job->context);
   g_clear_object (&job->self);
@@ -252,6 +274,13 @@ on_rank_done (GObject      *source,
 
   ranking = anot_method_rank_finish (ANOT_METHOD (source), res, &error);
 
+  if (job->abandoned)
+    {
+      /* Finished after its deadline: its row says it did not. */
+      job_free (job);
+      return;
+    }
+
   if (ranking == NULL &&
       (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
        g_cancellable_is_cancelled (self->cancellable)))
@@ -278,6 +307,53 @@ on_rank_done (GObject      *source,
   job_free (job);
   experiment_pump (self);
   g_object_unref (self);
+}
+
+/* The request's deadline passed: its row is the method's failure, the
+ * method is asked to stop, and the run goes on without waiting for it. */
+static gboolean
+on_deadline (gpointer user_data)
+{
+  Job *job = user_data;
+  g_autoptr(AnotExperiment) self = g_object_ref (job->self);
+  g_autoptr(GCancellable) cancellable = g_object_ref (job->cancellable);
+  g_autoptr(AnotResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_set_error (&error, ANOT_ERROR, ANOT_ERROR_METHOD_TIMEOUT,
+               "the method did not finish the request within its deadline of %u s "
+               "(--request-timeout); it was cancelled", job->timeout);
+  result = result_from_ranking (self, job, NULL, error);
+  record_result (self, job->cell, result);
+  debug_result (self, job, result);
+
+  job->abandoned = TRUE;
+  g_clear_pointer (&job->deadline, g_source_unref);
+  self->in_flight--;
+  job->cell->in_flight--;
+  anot_experiment_budget_finish (self, anot_method_context_get_usage (job->context));
+
+  /* Last: a method that honours it may call back at once, freeing @job. */
+  g_cancellable_cancel (cancellable);
+  experiment_pump (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+forward_cancel (GCancellable *run_cancellable,
+                GCancellable *request_cancellable)
+{
+  g_cancellable_cancel (request_cancellable);
+}
+
+/* Seconds; 0 for none.  Batch mode waits for provider batches, which may
+ * take a day: no deadline unless one was given. */
+static guint
+request_timeout (AnotExperiment *self)
+{
+  if (self->batch_queue != NULL && !anot_run_config_is_set (self->settings, "request-timeout"))
+    return 0;
+  return (guint) self->settings->request_timeout;
 }
 
 AnotMethodContext *
@@ -358,9 +434,22 @@ start_job (AnotExperiment *self,
   self->in_flight++;
   cell->in_flight++;
   anot_experiment_budget_start (self, anot_method_context_get_usage (job->context));
+
+  job->cancellable = g_cancellable_new ();
+  job->run_cancellable = g_object_ref (self->cancellable);
+  job->run_cancelled_id = g_cancellable_connect (self->cancellable, G_CALLBACK (forward_cancel),
+                                                 g_object_ref (job->cancellable), g_object_unref);
+  job->timeout = request_timeout (self);
+  if (job->timeout > 0)
+    {
+      job->deadline = g_timeout_source_new ((guint) MIN ((guint64) job->timeout * 1000, G_MAXUINT));
+      g_source_set_callback (job->deadline, on_deadline, job, NULL);
+      g_source_set_static_name (job->deadline, "[anot] request deadline");
+      g_source_attach (job->deadline, g_task_get_context (self->task));
+    }
   anot_method_rank_async (self->method, anot_trial_get_query (job->trial),
                           anot_trial_get_candidates (job->trial),
-                          (guint) settings->k, job->context, self->cancellable, on_rank_done, job);
+                          (guint) settings->k, job->context, job->cancellable, on_rank_done, job);
 }
 
 static gboolean

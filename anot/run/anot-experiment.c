@@ -94,6 +94,8 @@ anot_experiment_finalize (GObject *object)
   anot_run_config_unref (self->config);
   g_ptr_array_unref (self->option_errors);
   g_clear_pointer (&self->recorded_method_file, g_hash_table_unref);
+  g_clear_pointer (&self->recorded_plugin_path, g_free);
+  g_clear_pointer (&self->recorded_plugin_sha256, g_free);
   g_clear_object (&self->debug_log);
   g_clear_error (&self->fatal);
 

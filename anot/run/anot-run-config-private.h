@@ -45,6 +45,7 @@ struct _AnotRunConfig
   gboolean batch;               /* through the providers' batch APIs */
   guint64 batch_max_size;
   guint64 batch_window;         /* seconds; 0: none */
+  guint64 request_timeout;      /* seconds; 0: none */
   int batch_retry;              /* AnotBatchRetry */
   double max_cost;              /* US dollars; 0: no budget */
   char *max_cost_role;          /* ROLE=USD,... */

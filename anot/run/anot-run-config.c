@@ -76,6 +76,14 @@
  * - `context-tokens`: the context window prompts are fitted to before they
  *   are sent (see [method@Anot.BackendRouter.set_context_tokens]); 0
  *   (default): each model's from the price table
+ * - `request-timeout`: the deadline of one request, in seconds (default
+ *   3600: an hour, enough for a multi-round method on a slow provider,
+ *   retries included); a method that has not finished a request by then
+ *   is cancelled, the request's row records the failure
+ *   (%ANOT_ERROR_METHOD_TIMEOUT) and the run goes on, even if the method
+ *   never honours the cancellation.  0: no deadline.  In batch mode,
+ *   where a request waits for provider batches (up to a day), there is no
+ *   deadline unless one is given
  * - `max-cost`: a budget in US dollars; the run starts no request once
  *   what was spent plus what the requests in flight are expected to cost
  *   would pass it, lets those in flight finish, and ends with
@@ -214,6 +222,10 @@ static const KeyInfo keys[] = {
   { "batch-retry", KIND_ENUM, FLAG_RESUME | FLAG_PER_SHARD, FIELD (batch_retry),
     0, 0, ANOT_BATCH_RETRY_BATCH, NULL, anot_batch_retry_get_type },
   { "context-tokens", KIND_UINT, FLAG_RESUME, FIELD (context_tokens), 0, 100000000, 0 },
+  /* Where the calls go and how long they may take, like the server: a
+   * shard on a slower server may wait longer. */
+  { "request-timeout", KIND_UINT, FLAG_RESUME | FLAG_PER_SHARD, FIELD (request_timeout),
+    0, 30 * 86400, ANOT_RUN_CONFIG_DEFAULT_REQUEST_TIMEOUT },
   /* Budgets: a resume keeps them unless given a new one. */
   { "max-cost", KIND_USD, FLAG_RESUME | FLAG_PER_SHARD, FIELD (max_cost),
     0, 0, 0, NULL, NULL, "an amount in US dollars, e.g. 25 or 2.50" },

@@ -19,6 +19,14 @@ G_BEGIN_DECLS
 
 #define ANOT_TYPE_RUN_CONFIG (anot_run_config_get_type ())
 
+/**
+ * ANOT_RUN_CONFIG_DEFAULT_REQUEST_TIMEOUT:
+ *
+ * The default deadline of one request, in seconds (`request-timeout`):
+ * an hour, generous enough for a multi-round method on a slow provider.
+ */
+#define ANOT_RUN_CONFIG_DEFAULT_REQUEST_TIMEOUT 3600
+
 typedef struct _AnotRunConfig AnotRunConfig;
 
 ANOT_AVAILABLE_IN_ALL

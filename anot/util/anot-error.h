@@ -91,6 +91,12 @@ G_BEGIN_DECLS
  *   the retries allowed for it are spent
  * @ANOT_ERROR_BUDGET: a run stopped because the next request would pass
  *   the spending limit (`--max-cost`)
+ * @ANOT_ERROR_PLUGIN_LOAD: a plugin file (a module, a Python method file)
+ *   named explicitly could not be loaded; the message names the file and
+ *   why (the line, for a Python file)
+ * @ANOT_ERROR_METHOD_TIMEOUT: a method did not finish a request within its
+ *   deadline (`--request-timeout`); the request was cancelled and recorded
+ *   as a failure of the method
  *
  * Error codes in the %ANOT_ERROR domain.  Errors about input files carry the
  * file name, the 1-based line number and the field in their message, e.g.
@@ -137,6 +143,8 @@ typedef enum {
   ANOT_ERROR_SHARDS,
   ANOT_ERROR_LLM_BATCH,
   ANOT_ERROR_BUDGET,
+  ANOT_ERROR_PLUGIN_LOAD,
+  ANOT_ERROR_METHOD_TIMEOUT,
 } AnotError;
 
 /**

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "anot-error.h"
+#include "anot-text-private.h"
 
 typedef struct
 {
@@ -315,7 +316,7 @@ anot_ini_reader_new_from_file (const char  *path,
 {
   g_autoptr(GError) local_error = NULL;
   g_autofree char *contents = NULL;
-  gsize length = 0;
+  gsize length = 0, bom;
 
   g_return_val_if_fail (path != NULL, NULL);
 
@@ -325,7 +326,8 @@ anot_ini_reader_new_from_file (const char  *path,
                    path, local_error->message);
       return NULL;
     }
-  return anot_ini_reader_new_from_data (path, contents, length, error);
+  bom = anot_utf8_bom_length (contents, length);
+  return anot_ini_reader_new_from_data (path, contents + bom, length - bom, error);
 }
 
 /**

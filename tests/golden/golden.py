@@ -24,7 +24,9 @@
 #                 phases and steps, the usage totals of config.json and
 #                 summary.json); the clock, not the code, decides them.
 #                 "timestamp": the wall clock at which a usage row or
-#                 config.json was written.
+#                 config.json was written.  "time_ms" (ReAct's and LATS's
+#                 time per request), "start_ms" and "wall_ms" (Atom of
+#                 Thought's atoms and plan): wall times too.
 #   config.json   "data_path" (anot.data_path) and "out" (anot.out):
 #                 absolute paths of the checkout and of the temporary
 #                 results directory.  "version" (anot.version): the release
@@ -71,7 +73,7 @@ LLM_SEED = 42
 DIFF_LINES = 200
 
 WALL_TIME_KEYS = ('latency_ms', 'total_latency_ms', 'avg_latency_ms',
-                  'mean_latency_per_run_ms', 'timestamp')
+                  'mean_latency_per_run_ms', 'timestamp', 'time_ms', 'start_ms', 'wall_ms')
 CONFIG_KEYS = {'data_path': '<data-path>', 'out': '<out>',
                'version': '<version>', 'base-url': '<fake-llm-url>'}
 
@@ -126,9 +128,26 @@ def tree_files(root):
 
 
 class Case:
-    def __init__(self, name, method, data, seed, store, llm=False):
+    def __init__(self, name, method, data, seed, store, llm=False, args=()):
         self.name, self.method, self.data, self.seed = name, method, data, seed
         self.store, self.llm = store, llm  # store: 'files' or 'sha256'
+        self.args = list(args)  # more anot-run options
+
+
+# The LLM cases: every LLM method with its default prompts, then the
+# formatter's other styles and options and attacked reviews through cot,
+# so that a change of one byte in any prompt changes a request digest.
+LLM_CASES = [(m, m, ()) for m in ('cot', 'listwise', 'anot', 'ps', 'plan_act', 'react',
+                                  'lats', 'weaver', 'aot', 'general_anot')] + [
+    ('cot-python', 'cot', ('-O', 'format.style=python')),
+    ('cot-text', 'cot', ('-O', 'format.style=text', '-O', 'format.max-reviews=2',
+                         '-O', 'format.review-chars=80')),
+    ('cot-budget', 'cot', ('-O', 'format.item-chars=1500',
+                           '-O', 'format.exclude=hours,attributes.Ambience,reviews.user.friends',
+                           '-O', 'format.ensure-ascii=false', '-O', 'format.truncation-mark=[cut]',
+                           '-O', 'format.first-index=0')),
+    ('cot-attacked', 'cot', ('--attack', 'inject_override,sarcastic_noise,typo_10,fake_positive')),
+]
 
 
 def all_cases():
@@ -137,9 +156,9 @@ def all_cases():
         for method in ('bm25', 'random', 'oracle'):
             for seed in SEEDS:
                 cases.append(Case('%s/%s-seed%d' % (data, method, seed), method, data, seed, store))
-    for method in ('cot', 'listwise', 'anot'):
-        cases.append(Case('llm/%s-seed%d' % (method, LLM_SEED), method, 'demo', LLM_SEED,
-                          'files', llm=True))
+    for name, method, args in LLM_CASES:
+        cases.append(Case('llm/%s-seed%d' % (name, LLM_SEED), method, 'demo', LLM_SEED,
+                          'files', llm=True, args=args))
     return cases
 
 
@@ -178,7 +197,7 @@ class FakeLlm:
 def run_case(case, tmp, philly):
     out = os.path.join(tmp, 'out')
     args = [os.environ['ANOT_RUN'], '--method', case.method, '--scaling',
-            '--seed', str(case.seed), '--out', out]
+            '--seed', str(case.seed), '--out', out] + case.args
     if case.data == 'philly':
         args += ['--data', philly]
     server = None

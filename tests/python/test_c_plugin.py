@@ -79,3 +79,87 @@ def test_run_by_anot_run(demo, demo_dir, plugin_dir, tmp_path):
         pool = Anot.Pool.new(demo, demo.requests[row["request_id"]], 10)
         assert row["shuffled_preds"] == [i + 1 for i in expected_order(pool.shuffled, 3)[:5]]
         assert "error" not in row
+
+
+LISTWISE = "example-listwise"
+
+
+@pytest.fixture
+def fake_llm(tmp_path):
+    """The fake LLM server answering every prompt with "3, 1, 2"; its log
+    keeps the request bodies, so a test reads the prompts the method wrote."""
+    path = os.environ.get("ANOT_FAKE_LLM")
+    if not path:
+        pytest.skip("ANOT_FAKE_LLM is not set")
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps({"rules": [{"match": "Candidates:", "reply": "3, 1, 2"}]}))
+    log = tmp_path / "requests.jsonl"
+    process = subprocess.Popen([path, "--rules", str(rules), "--log", str(log)],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        yield process.stdout.readline().strip(), log
+    finally:
+        process.terminate()
+        process.wait()
+
+
+def prompts(log):
+    bodies = [json.loads(line)["body"] for line in log.read_text().splitlines()]
+    return {m["content"].split(":", 1)[0]: m["content"]
+            for body in bodies for m in body["messages"] if m["role"] == "user"}
+
+
+def run_listwise(demo, url, out, reviews):
+    exp = Anot.Experiment(demo, LISTWISE, backend="openai", base_url=url + "/v1", model="fake",
+                          candidates=6, limit=4, out=str(out),
+                          method_options={f"{LISTWISE}.reviews": reviews})
+    exp.run_blocking()
+    return exp
+
+
+def test_listwise_reads_every_field(demo, plugin_dir, fake_llm, tmp_path):
+    url, log = fake_llm
+    exp = run_listwise(demo, url, tmp_path / "a", 2)
+    rows = exp.result_rows(n_candidates=6)
+    assert len(rows) == 4
+    seen = prompts(log)
+    assert len(seen) == 4
+    for row in rows:
+        assert not row.get("error"), row["error"]
+        assert row["raw_response"] == "3, 1, 2"
+        assert row["shuffled_preds"][:3] == [3, 1, 2]
+        request = demo.requests[row["request_id"]]
+        prompt = seen[f"Request {request.get_id()} ({request.get_group() or 'no group'})"]
+        assert request.get_text() in prompt
+        pool = Anot.Pool.new(demo, request, 6)
+        blocks = prompt.split("\n[")[1:]
+        assert len(blocks) == 6
+        for number, (item, block) in enumerate(zip(pool.shuffled, blocks), 1):
+            head = f"{number}] {item.get_name()} ({item.get_stars():.1f} stars; "
+            assert block.startswith(head + ", ".join(item.get_categories()) + ")"), block
+            assert f"Sunday: {item.get_hours('Sunday') or 'closed'};" in block
+            assert f"{len(item.attributes)} attributes in all" in block
+            shown = [line[4:] for line in block.splitlines() if line.startswith("    ")]
+            assert len(shown) == min(2, item.get_n_reviews())
+            texts = [review.get_text() for review in item.reviews]
+            assert all(text in texts for text in shown)
+            for review in item.reviews:
+                if review.get_text() in shown:
+                    friends = demo.get_friends(review.get_reviewer_name()) or []
+                    assert (f"by {review.get_reviewer_name() or 'someone'} ({len(friends)} friends); "
+                            f"votes: {review.get_useful()} useful, {review.get_funny()} funny, "
+                            f"{review.get_cool()} cool") in block
+
+
+def test_listwise_is_seeded_and_reads_its_option(demo, plugin_dir, fake_llm, tmp_path):
+    url, log = fake_llm
+    run_listwise(demo, url, tmp_path / "a", 1)
+    first = prompts(log)
+    log.write_text("")
+    run_listwise(demo, url, tmp_path / "b", 1)
+    assert prompts(log) == first      # the same reviews, chosen with the request's seed
+    for prompt in first.values():
+        assert prompt.count("\n  - ") <= 6 and "\n  - " in prompt
+    log.write_text("")
+    run_listwise(demo, url, tmp_path / "c", 0)
+    assert all("\n  - " not in prompt for prompt in prompts(log).values())

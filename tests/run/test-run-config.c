@@ -21,6 +21,7 @@ static const struct
   { "max-tokens", "100" }, { "role", "planner=openai:x" }, { "cache", "/tmp/c.sqlite" },
   { "offline", "true" }, { "debug", "2" }, { "shard", "2/4" }, { "batch", "true" }, { "batch-max-size", "500" },
   { "batch-window", "60" }, { "batch-retry", "direct" }, { "context-tokens", "8000" },
+  { "request-timeout", "90" },
   { "max-cost", "2.5" }, { "max-cost-role", "planner=1,default=0.5" },
 };
 

@@ -8,7 +8,8 @@
  * then returns a permutation drawn from the request's seed.  The wait makes
  * killing or interrupting `anot-run` mid-run deterministic enough for tests
  * on any machine; the seeded order makes rows differ between requests, so a
- * resumed run that re-used a wrong seed would be caught. */
+ * resumed run that re-used a wrong seed would be caught.  The requests of
+ * `test-slow.hang` never finish. */
 
 #define ANOT_TYPE_TEST_SLOW_METHOD (anot_test_slow_method_get_type ())
 G_DECLARE_FINAL_TYPE (AnotTestSlowMethod, anot_test_slow_method, ANOT, TEST_SLOW_METHOD, GObject)
@@ -61,6 +62,18 @@ slow_rank_done (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* `test-slow.hang`: comma-separated request ids the method never
+ * finishes, for the request deadline's tests. */
+static gboolean
+hangs (AnotMethodContext *context,
+       const char        *request_id)
+{
+  const char *hang = anot_method_context_get_option (context, "test-slow.hang");
+  g_auto(GStrv) ids = hang ? g_strsplit (hang, ",", -1) : NULL;
+
+  return ids != NULL && g_strv_contains ((const char * const *) ids, request_id);
+}
+
 static void
 rank_async (AnotMethod          *method,
             AnotQuery           *request,
@@ -79,6 +92,18 @@ rank_async (AnotMethod          *method,
   state->n_candidates = candidates->len;
   state->seed = anot_method_context_get_seed (context);
   g_task_set_task_data (task, state, g_free);
+
+  if (hangs (context, anot_query_get_id (request)))
+    {
+      static GPtrArray *never_finished;
+
+      /* Never returned, cancelled or not: a method that does not honour
+       * cancellation.  Kept, as such a method's state would be. */
+      if (never_finished == NULL)
+        never_finished = g_ptr_array_new ();
+      g_ptr_array_add (never_finished, task);
+      return;
+    }
 
   source = g_timeout_source_new (delay ? (guint) g_ascii_strtoull (delay, NULL, 10) : 60);
   g_task_attach_source (task, source, slow_rank_done);

@@ -10,6 +10,7 @@
 #include "anot-formula-seed-private.h"
 
 #include "anot-json-private.h"
+#include "anot-text-private.h"
 
 #include <string.h>
 
@@ -824,7 +825,7 @@ anot_formula_seed_load (const char  *path,
                         GError     **error)
 {
   g_autofree char *contents = NULL;
-  gsize length;
+  gsize length, bom;
   g_autoptr(GError) local = NULL;
   AnotFormulaSeed *self;
 
@@ -836,7 +837,8 @@ anot_formula_seed_load (const char  *path,
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_IO, "%s: %s", path, local->message);
       return NULL;
     }
-  self = anot_formula_seed_new_from_data (contents, length, allow_unresolved, &local);
+  bom = anot_utf8_bom_length (contents, length);
+  self = anot_formula_seed_new_from_data (contents + bom, length - bom, allow_unresolved, &local);
   if (self == NULL)
     g_set_error (error, ANOT_ERROR, local->code, "%s: %s", path, local->message);
   return self;

@@ -31,6 +31,27 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (ExampleMethod, example_method, G_TYPE_OBJECT,
                                 G_IMPLEMENT_INTERFACE_DYNAMIC (ANOT_TYPE_METHOD,
                                                                example_method_iface_init))
 
+/* The contract: the two functions of AnotMethodInterface. */
+
+static void         example_method_rank_async  (AnotMethod          *method,
+                                                AnotQuery           *query,
+                                                GPtrArray           *candidates,   /* AnotItem */
+                                                guint                k,
+                                                AnotMethodContext   *context,
+                                                GCancellable        *cancellable,
+                                                GAsyncReadyCallback  callback,
+                                                gpointer             user_data);
+static AnotRanking *example_method_rank_finish (AnotMethod          *method,
+                                                GAsyncResult        *result,
+                                                GError             **error);
+
+static void
+example_method_iface_init (AnotMethodInterface *iface)
+{
+  iface->rank_async = example_method_rank_async;
+  iface->rank_finish = example_method_rank_finish;
+}
+
 /* 2. Ranking.  The experiment may call rank_async() for many requests at
  *    once on one main context, so everything a request needs lives in its
  *    GTask, never in the instance. */
@@ -55,7 +76,7 @@ read_min_reviews (AnotMethodContext  *context,
 
 static void
 example_method_rank_async (AnotMethod          *method,
-                           AnotQuery           *request,
+                           AnotQuery           *query,
                            GPtrArray           *candidates,
                            guint                k,
                            AnotMethodContext   *context,
@@ -106,13 +127,6 @@ example_method_rank_finish (AnotMethod    *method,
   g_return_val_if_fail (g_task_is_valid (result, method), NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static void
-example_method_iface_init (AnotMethodInterface *iface)
-{
-  iface->rank_async = example_method_rank_async;
-  iface->rank_finish = example_method_rank_finish;
 }
 
 static void

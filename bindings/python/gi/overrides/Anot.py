@@ -16,7 +16,9 @@ import json
 import logging
 import os
 import signal
+import sys
 import threading
+import time
 import traceback
 
 from gi.repository import GLib, GObject, Gio, Json
@@ -703,7 +705,7 @@ class Experiment(Anot.Experiment):
         """
         return _json_to_py(Anot.Experiment.estimate(self, completion_tokens))
 
-    def run_blocking(self, cancellable=None):
+    def run_blocking(self, cancellable=None, progress=None):
         """Runs the experiment; Ctrl-C (or a notebook's interrupt) cancels it.
 
         On the first Ctrl-C no new request starts, the requests in flight
@@ -711,11 +713,22 @@ class Experiment(Anot.Experiment):
         `"interrupted"`) and then KeyboardInterrupt is raised; a second
         Ctrl-C stops waiting at once.  Errors arrive as GLib.Error, also
         G_IO_ERROR_CANCELLED when `cancellable` was cancelled by the caller.
-        Returns True.
+
+        While it runs it shows what `anot-run` shows on a terminal: for each
+        attack, run and N, the requests done, Hits@1 so far and the time
+        left, as a tqdm progress bar (`tqdm.auto`: a widget in a notebook;
+        Debian's python3-tqdm) or, without tqdm, a text line on stderr.
+        `progress=None` shows it in a notebook or when stderr is a
+        terminal, `True` always, `False` never.  Returns True.
         """
-        with _interrupt_scope(cancellable, False) as interrupt:
-            return _wait_for(lambda cb: self.run_async(interrupt.cancellable, cb),
-                             self.run_finish, interrupt)
+        if progress is None:
+            progress = _interactive()
+        with contextlib.ExitStack() as stack:
+            if progress:
+                stack.enter_context(_Progress(self))
+            with _interrupt_scope(cancellable, False) as interrupt:
+                return _wait_for(lambda cb: self.run_async(interrupt.cancellable, cb),
+                                 self.run_finish, interrupt)
 
     @contextlib.contextmanager
     def connected(self, signal_name, callback, *args):
@@ -767,6 +780,108 @@ class Experiment(Anot.Experiment):
 
     def _ns(self, n_candidates):
         return [n_candidates] if n_candidates is not None else self.candidate_counts
+
+
+def _interactive():
+    """True in a Jupyter kernel or when stderr is a terminal."""
+    if "ipykernel" in sys.modules:
+        return True
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class _Progress:
+    """run_blocking()'s progress: one bar (or text line) per attack, run and
+    N, with Hits@1 so far, from the experiment's signals."""
+
+    def __init__(self, experiment):
+        self._experiment = experiment
+        self._handlers = []
+        self._cell = None
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            tqdm = None
+        self._tqdm = tqdm
+        self._bar = None
+        self._shown = 0.0
+
+    def __enter__(self):
+        connect = self._experiment.connect
+        self._handlers = [connect("n-started", self._on_started),
+                          connect("result", self._on_result),
+                          connect("n-finished", self._on_finished)]
+        return self
+
+    def __exit__(self, *exc):
+        for handler in self._handlers:
+            self._experiment.disconnect(handler)
+        self._close()
+        return False
+
+    def _label(self):
+        attack, run, n = self._cell[:3]
+        prefix = f"{attack} " if attack and attack != "clean" else ""
+        return f"{prefix}N={n} run {run}"
+
+    def _hits_at_1(self):
+        attack, run, n = self._cell[:3]
+        experiment = self._experiment
+        metrics = (experiment.get_attack_metrics(attack, n, run) if attack
+                   else experiment.get_metrics(n, run))
+        return metrics.get_hits_at(1) if metrics is not None else 0.0
+
+    def _on_started(self, experiment, run, n, total, done):
+        self._close()
+        self._cell = [experiment.get_current_attack(), run, n, total, done, done, time.monotonic()]
+        if self._tqdm is not None:
+            self._bar = self._tqdm(total=total, initial=done, desc=self._label(),
+                                   unit="request", leave=True)
+        self._show(force=True)
+
+    def _on_result(self, experiment, result):
+        # Batch mode opens several cells at once: only the last one opened
+        # is shown.
+        if self._cell is None or (result.get_run(), result.get_n_candidates()) != tuple(self._cell[1:3]):
+            return
+        self._cell[4] += 1
+        if self._bar is not None:
+            self._bar.set_postfix_str(f"Hits@1 {self._hits_at_1():.2f}", refresh=False)
+            self._bar.update(1)
+        else:
+            self._show(force=self._cell[4] >= self._cell[3])
+
+    def _on_finished(self, experiment, run, n):
+        self._close()
+
+    def _show(self, force=False):
+        """The text line of anot-run: [N=10 run 1] 12/30 requests  Hits@1 0.50  ETA 0:03"""
+        if self._bar is not None or self._cell is None:
+            return
+        now = time.monotonic()
+        if not force and now - self._shown < 0.2:
+            return
+        self._shown = now
+        _, _, _, total, done, done_at_start, started = self._cell
+        eta = "--:--"
+        if done > done_at_start and done < total:
+            seconds = int((now - started) / (done - done_at_start) * (total - done) + 0.5)
+            eta = f"{seconds // 60}:{seconds % 60:02d}"
+        sys.stderr.write(f"\r[{self._label()}] {done}/{total} requests  "
+                         f"Hits@1 {self._hits_at_1():.2f}  ETA {eta}")
+        sys.stderr.flush()
+
+    def _close(self):
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+        elif self._cell is not None:
+            self._show(force=True)
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+        self._cell = None
 
 
 def _metric_row(metrics, run, n, group):

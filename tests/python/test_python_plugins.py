@@ -1,0 +1,274 @@
+"""Python method files in anot-run: --plugin, ANOT_PLUGIN_PATH, --list,
+shards and merge, resume, the CLI's features, and the request deadline.
+
+anot-run embeds the interpreter through the Python loader plugin
+(plugins/loaders/python); these tests run the real anot-run on files
+written as docs/writing-a-method-in-python.md shows."""
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+from gi.repository import Anot
+
+SRC = os.environ["ANOT_TEST_SRCDIR"]
+PLUGIN_DIR = os.path.join(SRC, "python-plugin")
+MOST_REVIEWED = os.path.join(PLUGIN_DIR, "most_reviewed.py")
+LISTWISE = os.path.join(PLUGIN_DIR, "listwise.py")
+NEVER = os.path.join(SRC, "python-plugin-hang", "never.py")
+SLOW_PLUGIN = os.path.join(os.environ["ANOT_TEST_BUILDDIR"], "slow-plugin")
+
+
+def anot_run(*args, env=None, check=True, timeout=240):
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    process = subprocess.run([os.environ["ANOT_RUN"], *[str(a) for a in args]], env=full_env,
+                             capture_output=True, text=True, timeout=timeout)
+    if check:
+        assert process.returncode == 0, process.stdout + process.stderr
+    return process
+
+
+def rows(directory, n=10, run=1, attack="clean"):
+    path = os.path.join(directory, attack, f"run_{run}", f"results_{n}.jsonl")
+    with open(path) as f:
+        return [json.loads(line) for line in f]
+
+
+def config(directory, run=1, attack="clean"):
+    with open(os.path.join(directory, attack, f"run_{run}", "config.json")) as f:
+        return json.load(f)["anot"]
+
+
+def rankings(result_rows):
+    return {r["request_id"]: r["pred_indices"] for r in result_rows}
+
+
+@pytest.fixture(scope="module")
+def in_process():
+    """The same files, loaded into this process through the registry."""
+    registry = Anot.Registry.get_default()
+    assert registry.load_plugin(MOST_REVIEWED)
+    assert registry.load_plugin(LISTWISE)
+    return registry
+
+
+def test_list_marks_python_methods(tmp_path):
+    listing = anot_run("--list", "--plugin", MOST_REVIEWED).stdout
+    line = next(l for l in listing.splitlines() if "file-most-reviewed" in l)
+    assert f"[Python: {MOST_REVIEWED}]" in line
+    assert "Ranks by number of reviews" in line
+    # C methods are not marked.
+    assert "[Python" not in next(l for l in listing.splitlines() if l.strip().startswith("bm25"))
+
+
+def test_cli_rankings_equal_the_python_api(philly, philly_dir, in_process, tmp_path):
+    """Done when: a method file from the guide runs from anot-run --plugin on
+    philly with the same rankings as the Python API."""
+    for method in ("file-most-reviewed", "file-noisy-stars"):
+        anot_run("--plugin", MOST_REVIEWED, "-m", method, "--data", philly_dir, "-n", "10",
+                 "-o", tmp_path, "--name", "cli-" + method, "-O", f"{method}.noise=1.0")
+        experiment = Anot.Experiment(philly, method, candidates=10, out=str(tmp_path),
+                                     name="api-" + method,
+                                     method_options={f"{method}.noise": 1.0})
+        experiment.run_blocking()
+        cli = rows(tmp_path / ("cli-" + method))
+        assert len(cli) == len(philly.requests) == 100
+        assert all(r.get("error") is None for r in cli)
+        assert rankings(cli) == rankings(experiment.result_rows(n_candidates=10))
+
+
+def test_config_records_the_file_and_its_hash(tmp_path):
+    plugin = tmp_path / "mine.py"
+    shutil.copy(MOST_REVIEWED, plugin)
+    anot_run("--plugin", plugin, "-m", "file-most-reviewed", "--limit", "3", "-o", tmp_path,
+             "--name", "recorded")
+    record = config(tmp_path / "recorded")["method_plugin"]
+    import hashlib
+    assert record == {"file": str(plugin), "language": "Python",
+                      "sha256": hashlib.sha256(plugin.read_bytes()).hexdigest()}
+    # A C method records none.
+    anot_run("-m", "bm25", "--limit", "2", "-o", tmp_path, "--name", "c")
+    assert "method_plugin" not in config(tmp_path / "c")
+
+
+def test_plugin_path_directory_without_option(tmp_path):
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    shutil.copy(MOST_REVIEWED, plugins / "most_reviewed.py")
+    # A helper module beside it is imported by method files, not loaded.
+    (plugins / "_helper.py").write_text("raise RuntimeError('not a method file')\n")
+    env = {"ANOT_PLUGIN_PATH": os.environ["ANOT_PLUGIN_PATH"] + os.pathsep + str(plugins)}
+    listing = anot_run("--list", env=env)
+    assert f"[Python: {plugins / 'most_reviewed.py'}]" in listing.stdout
+    assert "_helper" not in listing.stderr
+    run = anot_run("-m", "file-most-reviewed", "--limit", "4", "-o", tmp_path, "--name", "path",
+                   env=env)
+    assert len(rows(tmp_path / "path")) == 4
+
+
+def test_plugin_directory_option_and_c_module(tmp_path):
+    """--plugin takes a directory of method files, and a C module."""
+    run = anot_run("--plugin", PLUGIN_DIR, "--plugin", SLOW_PLUGIN, "--list")
+    assert "file-listwise" in run.stdout and "file-noisy-stars" in run.stdout
+    assert "test-slow" in run.stdout
+
+
+def test_shards_merge_into_the_single_run(tmp_path):
+    """Two shards of a Python method, merged, are the single run's rows."""
+    common = ["--plugin", MOST_REVIEWED, "-m", "file-noisy-stars", "-n", "5,10", "--runs", "2",
+              "-o", tmp_path]
+    anot_run(*common, "--name", "single")
+    for i in range(2):
+        anot_run(*common, "--shard", f"{i}/2", "--name", f"shard{i}")
+    # Merging needs no --plugin: nothing is ranked again.
+    anot_run("merge", tmp_path / "merged", tmp_path / "shard0", tmp_path / "shard1")
+    for run in (1, 2):
+        for n in (5, 10):
+            strip = lambda rs: sorted((r["request_id"], r["pred_indices"]) for r in rs)
+            assert strip(rows(tmp_path / "merged", n, run)) == strip(rows(tmp_path / "single", n, run))
+    assert config(tmp_path / "merged")["method_plugin"] == config(tmp_path / "single")["method_plugin"]
+
+
+def test_merge_refuses_shards_of_another_file(tmp_path):
+    plugin = tmp_path / "mine.py"
+    shutil.copy(MOST_REVIEWED, plugin)
+    common = ["--plugin", plugin, "-m", "file-most-reviewed", "--limit", "4", "-o", tmp_path]
+    anot_run(*common, "--shard", "0/2", "--name", "s0")
+    plugin.write_text(plugin.read_text() + "\n# changed\n")
+    anot_run(*common, "--shard", "1/2", "--name", "s1")
+    merge = anot_run("merge", tmp_path / "m", tmp_path / "s0", tmp_path / "s1", check=False)
+    assert merge.returncode != 0
+    assert str(plugin) in merge.stderr and "different versions" in merge.stderr
+
+
+def test_resume_loads_the_file_and_refuses_a_changed_one(tmp_path):
+    plugin = tmp_path / "mine.py"
+    shutil.copy(MOST_REVIEWED, plugin)
+    anot_run("--plugin", plugin, "-m", "file-most-reviewed", "--limit", "6", "-o", tmp_path,
+             "--name", "r")
+    results = tmp_path / "r" / "clean" / "run_1" / "results_10.jsonl"
+    lines = results.read_text().splitlines(True)
+    results.write_text("".join(lines[:3]))          # as if killed after three rows
+    # The resume loads the recorded file by itself.
+    resumed = anot_run("--resume", tmp_path / "r")
+    assert "Ran 3 requests (3 already done)" in resumed.stdout
+    assert len(rows(tmp_path / "r")) == 6
+
+    results.write_text("".join(lines[:3]))
+    plugin.write_text(plugin.read_text() + "\n# edited\n")
+    refused = anot_run("--resume", tmp_path / "r", check=False)
+    assert refused.returncode == 2
+    assert f"the method file {plugin} changed since the run started" in refused.stderr
+
+
+def test_broken_file_names_file_and_line(tmp_path):
+    plugin = tmp_path / "broken.py"
+    plugin.write_text("import gi\n\nundefined_name\n")
+    run = anot_run("--plugin", plugin, "-m", "x", check=False)
+    assert run.returncode == 2
+    assert f"{plugin}: line 3: NameError" in run.stderr
+    empty = tmp_path / "empty.py"
+    empty.write_text("x = 1\n")
+    run = anot_run("--plugin", empty, "--list", check=False)
+    assert run.returncode == 2 and "registered no method" in run.stderr
+    missing = anot_run("--plugin", tmp_path / "nowhere.py", "--list", check=False)
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+def test_interpreter_without_pygobject_is_named(tmp_path):
+    """pyenv's Python (no PyGObject) as the embedded interpreter's home."""
+    homes = [os.path.join(root, v) for root in [os.path.expanduser("~/.pyenv/versions")]
+             if os.path.isdir(root) for v in sorted(os.listdir(root)) if v.startswith("3.11")]
+    if not homes:
+        pytest.skip("no Python 3.11 other than Debian's to point PYTHONHOME at")
+    run = anot_run("--plugin", MOST_REVIEWED, "--list", env={"PYTHONHOME": homes[0]},
+                   check=False)
+    assert run.returncode == 2
+    assert "cannot use PyGObject" in run.stderr and "python3-gi" in run.stderr
+    assert homes[0] in run.stderr
+
+
+def test_cli_features_reach_a_python_method(tmp_path):
+    """--scaling, robustness with attacks, and estimate."""
+    anot_run("--plugin", MOST_REVIEWED, "-m", "file-most-reviewed", "--scaling", "--limit", "2",
+             "-o", tmp_path, "--name", "scaling")
+    assert len(rows(tmp_path / "scaling", n=20)) == 2
+    robust = anot_run("robustness", "--plugin", MOST_REVIEWED, "-m", "file-most-reviewed",
+                      "--attack", "typo_10", "--limit", "2", "-o", tmp_path)
+    assert "typo_10" in robust.stdout
+    estimate = anot_run("estimate", "--plugin", MOST_REVIEWED, "-m", "file-most-reviewed",
+                        "--limit", "2", "--json")
+    assert json.loads(estimate.stdout)["method"] == "file-most-reviewed"
+
+
+@pytest.fixture
+def fake_llm(tmp_path):
+    path = os.environ.get("ANOT_FAKE_LLM")
+    if not path:
+        pytest.skip("ANOT_FAKE_LLM is not set")
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps({"rules": [{"match": "Answer with", "reply": "3, 1, 2, 5, 4"}]}))
+    process = subprocess.Popen([path, "--rules", str(rules), "--batch-delay", "100"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        yield process.stdout.readline().strip()
+    finally:
+        process.terminate()
+        process.wait()
+
+
+def test_llm_method_file_with_budget_and_batch(demo, fake_llm, in_process, tmp_path):
+    """An LLM method file: direct calls with --max-cost, and --batch."""
+    llm = ["--backend", "openai", "--base-url", fake_llm + "/v1", "--model", "gpt-4o-mini"]
+    anot_run("--plugin", LISTWISE, "-m", "file-listwise", *llm, "-n", "5", "--limit", "4",
+             "--max-cost", "10", "-o", tmp_path, "--name", "direct", "-j", "4")
+    direct = rows(tmp_path / "direct", n=5)
+    assert all(r["calls"] == 1 and r["pred_indices"][:3] == [3, 1, 2] or r.get("error") is None
+               for r in direct)
+    experiment = Anot.Experiment(demo, "file-listwise", backend="openai",
+                                 base_url=fake_llm + "/v1", model="gpt-4o-mini", candidates=5,
+                                 limit=4, out=str(tmp_path), name="api")
+    experiment.run_blocking()
+    assert rankings(direct) == rankings(experiment.result_rows(n_candidates=5))
+
+    anot_run("--plugin", LISTWISE, "-m", "file-listwise", *llm, "-n", "5", "--limit", "4",
+             "--batch", "-o", tmp_path, "--name", "batch", "-j", "4")
+    assert rankings(rows(tmp_path / "batch", n=5)) == rankings(direct)
+
+
+@pytest.mark.parametrize("plugin,method,option", [
+    (NEVER, "file-never", "never.hang"),
+    (SLOW_PLUGIN, "test-slow", "test-slow.hang"),
+])
+def test_a_method_that_never_finishes_costs_its_request(plugin, method, option, tmp_path):
+    """Python and C methods that never complete two requests, even when
+    cancelled: the run ends, those rows name the deadline, the rest ran."""
+    run = anot_run("--plugin", plugin, "-m", method, "-O", f"{option}=R01,R03",
+                   "-O", "test-slow.delay-ms=5", "--limit", "6", "-j", "2",
+                   "--request-timeout", "1", "-o", tmp_path, "--name", "hang", timeout=60)
+    result = {r["request_id"]: r for r in rows(tmp_path / "hang")}
+    assert len(result) == 6
+    for request_id in ("R01", "R03"):
+        assert result[request_id]["error"].startswith("ANOT_ERROR_METHOD_TIMEOUT: ")
+        assert "deadline of 1 s (--request-timeout)" in result[request_id]["error"]
+        assert result[request_id]["pred_indices"] == []
+    assert all(r.get("error") is None and len(r["pred_indices"]) == 5
+               for i, r in result.items() if i not in ("R01", "R03"))
+    assert "Ran 6 requests" in run.stdout
+
+
+def test_request_timeout_from_python(demo, tmp_path):
+    """The deadline from the Python API: Registry.load_plugin() and the
+    request_timeout keyword."""
+    assert Anot.Registry.get_default().load_plugin(NEVER)
+    experiment = Anot.Experiment(demo, "file-never", candidates=5, limit=3, request_timeout=1,
+                                 method_options={"never.hang": "R02"}, out=str(tmp_path))
+    experiment.run_blocking()
+    result = {r["request_id"]: r for r in experiment.result_rows()}
+    assert result["R02"]["error"].startswith("ANOT_ERROR_METHOD_TIMEOUT: ")
+    assert result["R01"].get("error") is None and result["R03"].get("error") is None
+    origin, language = Anot.Registry.get_default().get_origin(Anot.METHOD_EXTENSION_POINT_NAME,
+                                                             "file-never")
+    assert (origin, language) == (NEVER, "Python")
