@@ -345,11 +345,13 @@ anot_comparison_set_confidence (AnotComparison *self,
  * Also count, per method × attack × N and per request group, why the
  * first-ranked item was not the gold: the misses, the near misses (the
  * first item fails exactly one condition), the misses whose first item
- * fails no condition (only unknowns), and for each evidence kind the
+ * fails no condition (the conditions it does not satisfy are unknown, or
+ * it satisfies the request as well as the gold), and for each evidence kind the
  * misses whose first item fails a condition of that kind; each with the
  * share of the ranked rows and its bootstrap interval.  Read from the
- * rows' `top1_conditions` and `condition_kinds` (see
- * [method@Anot.Result.get_top1_conditions]); rows without them (failed
+ * rows' `top1_failed` (the conditions the first item fails, see
+ * [method@Anot.Result.get_top1_failed]) and `condition_kinds`; rows
+ * without `top1_conditions` (failed
  * requests, results written before anot recorded them) are not ranked
  * rows.  The default is %FALSE.
  *
@@ -1062,6 +1064,16 @@ collect_failure_kinds (AnotComparison *self)
     g_ptr_array_add (self->failure_kinds, g_strdup (g_ptr_array_index (others, i)));
 }
 
+static gboolean
+json_array_contains_string (JsonArray  *array,
+                            const char *text)
+{
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    if (g_strcmp0 (json_array_get_string_element (array, i), text) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static FailureCell *
 find_failure_cell (AnotComparison *self,
                    const char     *label,
@@ -1172,13 +1184,15 @@ compute_failures (AnotComparison *self)
           guint failed = 0;
 
           flags[FAIL_MISS] = TRUE;
+          /* The conditions it fails; rows without top1_failed: every -1. */
           json_object_iter_init (&iter, row->top1_conditions);
           while (json_object_iter_next (&iter, &key, &value))
             {
               const char *kind;
               guint k;
 
-              if (json_node_get_int (value) != -1)
+              if (row->top1_failed != NULL ? !json_array_contains_string (row->top1_failed, key)
+                                           : json_node_get_int (value) != -1)
                 continue;
               failed++;
               kind = row->condition_kinds != NULL
@@ -1732,7 +1746,7 @@ build_tables (AnotComparison *self)
 
       failure_title = g_strdup_printf ("Why the first item was not the gold: misses (first item not "
                                        "the gold), near misses (it fails exactly one condition), "
-                                       "none failed (it fails no condition, some unknown), and per "
+                                       "none failed (it fails no condition: unknowns, or another match), and per "
                                        "evidence kind the misses failing a condition of that kind; "
                                        "count, then share of the ranked rows with its %u%% interval",
                                        level);

@@ -912,8 +912,8 @@ build_data (AnotReportWriter *self,
   {
     static const char *const columns[] = {
       "run_index", "n", "request_id", "group", "gold_rank", "calls", "tokens", "cost_usd",
-      "latency_ms", "error", "trace", "top1_item", "top1_conditions", "gold_conditions",
-      "condition_kinds",
+      "latency_ms", "error", "trace", "top1_item", "top1_conditions", "top1_failed",
+      "gold_conditions", "condition_kinds",
     };
 
     for (guint c = 0; c < G_N_ELEMENTS (columns); c++)
@@ -947,6 +947,15 @@ build_data (AnotReportWriter *self,
       json_builder_add_int_value (builder, g_array_index (trace_state, gint, i));
       add_nullable_string (builder, row->top1_item);
       add_nullable_object (builder, row->top1_conditions);
+      if (row->top1_failed != NULL)
+        {
+          JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+
+          json_node_set_array (node, row->top1_failed);
+          json_builder_add_value (builder, node);
+        }
+      else
+        json_builder_add_null_value (builder);
       add_nullable_object (builder, row->gold_conditions);
       add_nullable_object (builder, row->condition_kinds);
       json_builder_end_array (builder);
@@ -1525,8 +1534,9 @@ anot_report_writer_write (AnotReportWriter  *self,
     {
       out_append (&out, "</div>\n<h3>Why the first item was not the gold</h3>"
                         "<p class=\"note\">Misses: the first item is not the gold. Near misses: it "
-                        "fails exactly one of the request's conditions; failing none: every condition "
-                        "it does not satisfy is unknown. Per evidence kind: misses whose first item "
+                        "fails exactly one of the request's conditions (a condition an alternative of an "
+                        "OR makes up for is not failed); failing none: the conditions it does not "
+                        "satisfy are unknown. Per evidence kind: misses whose first item "
                         "fails a condition of that kind. Decided by the validator on the clean items. "
                         "Shares of the ranked rows, whiskers: their interval.</p><div class=\"plots\">\n");
       write_failure_panels (&out, json_object_get_object_member (comparison_object, "by_condition"),

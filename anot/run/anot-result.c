@@ -51,6 +51,7 @@ struct _AnotResult
   JsonObject *top1_conditions;  /* key → 1, 0, -1; NULL when not known */
   JsonObject *gold_conditions;
   JsonObject *condition_kinds;  /* key → evidence kind */
+  JsonArray *top1_failed;       /* keys of the conditions the first item fails */
 };
 
 G_DEFINE_FINAL_TYPE (AnotResult, anot_result, G_TYPE_OBJECT)
@@ -92,6 +93,7 @@ anot_result_finalize (GObject *object)
   g_clear_pointer (&self->top1_conditions, json_object_unref);
   g_clear_pointer (&self->gold_conditions, json_object_unref);
   g_clear_pointer (&self->condition_kinds, json_object_unref);
+  g_clear_pointer (&self->top1_failed, json_array_unref);
 
   G_OBJECT_CLASS (anot_result_parent_class)->finalize (object);
 }
@@ -362,6 +364,58 @@ verdict_leaves (AnotVerdict *verdict,
   return object;
 }
 
+/* Collects the keys of the leaves whose verdict makes @node fail, and
+ * returns @node's truth.  A leaf fails when it is -1 (+1 under an odd
+ * number of NOTs), unless a satisfied alternative excuses it: the failures
+ * below an OR that holds (an AND under NOT that does not) are dropped, as
+ * they cost the item nothing. */
+static AnotTruth
+collect_failed (AnotCondition *node,
+                AnotVerdict   *verdict,
+                guint         *leaf,
+                int            polarity,
+                JsonArray     *failed)
+{
+  AnotConditionOp op = anot_condition_get_op (node);
+  guint mark = json_array_get_length (failed);
+  int truth;
+
+  if (op == ANOT_CONDITION_OP_LEAF)
+    {
+      truth = anot_verdict_get_leaf_truth (verdict, *leaf);
+      if (polarity * truth == -1)
+        {
+          g_autofree char *key = anot_verdict_get_leaf_key (verdict, *leaf);
+
+          json_array_add_string_element (failed, key);
+        }
+      (*leaf)++;
+      return truth;
+    }
+  if (op == ANOT_CONDITION_OP_NOT)
+    truth = anot_condition_get_n_children (node) > 0
+            ? -(int) collect_failed (anot_condition_get_child (node, 0), verdict, leaf, -polarity, failed)
+            : ANOT_TRUTH_UNKNOWN;
+  else
+    {
+      /* Kleene: AND is the minimum of -1 < 0 < 1, OR the maximum. */
+      truth = op == ANOT_CONDITION_OP_AND ? ANOT_TRUTH_TRUE : ANOT_TRUTH_FALSE;
+      for (guint i = 0; i < anot_condition_get_n_children (node); i++)
+        {
+          int child = collect_failed (anot_condition_get_child (node, i), verdict, leaf, polarity, failed);
+
+          truth = op == ANOT_CONDITION_OP_AND ? MIN (truth, child) : MAX (truth, child);
+        }
+      if (polarity * truth == 1 &&
+          ((op == ANOT_CONDITION_OP_OR) == (polarity > 0)))
+        {
+          while (json_array_get_length (failed) > mark)
+            json_array_remove_element (failed, json_array_get_length (failed) - 1);
+        }
+    }
+  return truth;
+}
+
 /* Decided on the clean items of the dataset, whatever an attack showed the
  * method: a miss is a miss against the truth, and the same item gets the
  * same verdicts under every attack (docs/reading-results.md). */
@@ -380,15 +434,19 @@ anot_result_explain (AnotResult    *self,
   g_clear_pointer (&self->top1_conditions, json_object_unref);
   g_clear_pointer (&self->gold_conditions, json_object_unref);
   g_clear_pointer (&self->condition_kinds, json_object_unref);
+  g_clear_pointer (&self->top1_failed, json_array_unref);
   if (anot_request_get_structure (request) == NULL)
     return;
   if (top1 != NULL)
     {
       g_autoptr(AnotVerdict) verdict = anot_validator_explain (validator, request, top1);
+      guint leaf = 0;
 
       self->top1_item = g_strdup (anot_item_get_id (top1));
       self->top1_conditions = verdict_leaves (verdict, FALSE);
       self->condition_kinds = verdict_leaves (verdict, TRUE);
+      self->top1_failed = json_array_new ();
+      collect_failed (anot_request_get_structure (request), verdict, &leaf, 1, self->top1_failed);
     }
   if (gold != NULL)
     {
@@ -735,6 +793,29 @@ anot_result_new_from_json (JsonObject  *row,
         }
       self->top1_item = g_strdup (member_string (row, "top1_item"));
     }
+  if (json_object_has_member (row, "top1_failed") &&
+      !JSON_NODE_HOLDS_NULL (json_object_get_member (row, "top1_failed")))
+    {
+      JsonNode *node = json_object_get_member (row, "top1_failed");
+      JsonArray *array = JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+
+      for (guint i = 0; array != NULL && i < json_array_get_length (array); i++)
+        {
+          JsonNode *element = json_array_get_element (array, i);
+
+          if (!JSON_NODE_HOLDS_VALUE (element) || json_node_get_value_type (element) != G_TYPE_STRING ||
+              self->top1_conditions == NULL ||
+              !json_object_has_member (self->top1_conditions, json_node_get_string (element)))
+            array = NULL;
+        }
+      if (array == NULL)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "field “top1_failed”: expected an array of keys of “top1_conditions”");
+          return NULL;
+        }
+      self->top1_failed = json_array_ref (array);
+    }
 
   result_update_gold_rank (self);
 
@@ -782,7 +863,9 @@ add_object (JsonBuilder *builder,
  * absent otherwise, so ordinary rows are unchanged), and what the first
  * item was: `top1_item`, `top1_conditions` (condition key → `1` satisfied,
  * `0` unknown, `-1` not satisfied, as [method@Anot.Validator.explain]
- * decides it on the clean item), `gold_conditions` (the same for the gold)
+ * decides it on the clean item), `top1_failed` (the keys of the conditions
+ * the first item fails: those at `-1`, less those a satisfied alternative
+ * of an `OR` excuses), `gold_conditions` (the same verdicts for the gold)
  * and `condition_kinds` (condition key → evidence kind); each is absent
  * when unknown.
  * Usage is the request's own, not a time window as in the original.
@@ -830,6 +913,14 @@ anot_result_to_json (AnotResult *self)
       json_builder_add_string_value (builder, self->top1_item);
     }
   add_object (builder, "top1_conditions", self->top1_conditions);
+  if (self->top1_failed != NULL)
+    {
+      JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+
+      json_node_set_array (node, self->top1_failed);
+      json_builder_set_member_name (builder, "top1_failed");
+      json_builder_add_value (builder, node);
+    }
   add_object (builder, "gold_conditions", self->gold_conditions);
   add_object (builder, "condition_kinds", self->condition_kinds);
   if (self->uses_truth)
@@ -1146,4 +1237,24 @@ anot_result_get_condition_kinds (AnotResult *self)
 {
   g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
   return self->condition_kinds;
+}
+
+/**
+ * anot_result_get_top1_failed:
+ * @self: an #AnotResult
+ *
+ * The conditions the item ranked first fails, by key, in document order:
+ * those the validator says are not satisfied (`-1` in
+ * [method@Anot.Result.get_top1_conditions]; `1` under a `NOT`), less those
+ * an `OR` the item satisfies by another alternative excuses.  One key is a
+ * near miss.
+ *
+ * Returns: (transfer none) (nullable): the keys, or
+ *   %NULL when unknown
+ */
+JsonArray *
+anot_result_get_top1_failed (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  return self->top1_failed;
 }

@@ -61,6 +61,8 @@ const char  *anot_result_get_top1_item          (AnotResult   *self);
 ANOT_AVAILABLE_IN_ALL
 JsonObject  *anot_result_get_top1_conditions    (AnotResult   *self);
 ANOT_AVAILABLE_IN_ALL
+JsonArray   *anot_result_get_top1_failed        (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
 JsonObject  *anot_result_get_gold_conditions    (AnotResult   *self);
 ANOT_AVAILABLE_IN_ALL
 JsonObject  *anot_result_get_condition_kinds    (AnotResult   *self);

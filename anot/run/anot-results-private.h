@@ -52,6 +52,7 @@ typedef struct
   char *error;            /* NULL unless the request failed */
   char *top1_item;        /* NULL: nothing ranked, or a row before the field */
   JsonObject *top1_conditions;  /* condition key → 1, 0, -1; or NULL */
+  JsonArray *top1_failed;       /* keys of the conditions it fails; or NULL */
   JsonObject *gold_conditions;
   JsonObject *condition_kinds;  /* condition key → evidence kind; or NULL */
 } AnotResultsRow;

@@ -34,7 +34,7 @@
  * `group`, `gold_rank` (1..k, 0 when the gold is not in the top k),
  * `hits_at_1`, `hits_at_3`, `hits_at_5` (0 or 1), `reciprocal_rank`,
  * `calls`, `tokens`, `cost_usd`, `latency_ms`, `error` (null unless the
- * request failed), `top1_item`, `top1_conditions`, `gold_conditions` and
+ * request failed), `top1_item`, `top1_conditions`, `top1_failed`, `gold_conditions` and
  * `condition_kinds` (what the results row says of the item ranked first
  * and of the gold; null in rows written before anot recorded them), `k`, `model`, `dataset_checksum`, `pool`, `seed` and
  * `directory` (the run directory).
@@ -90,6 +90,7 @@ results_row_clear (gpointer data)
   g_free (row->error);
   g_free (row->top1_item);
   g_clear_pointer (&row->top1_conditions, json_object_unref);
+  g_clear_pointer (&row->top1_failed, json_array_unref);
   g_clear_pointer (&row->gold_conditions, json_object_unref);
   g_clear_pointer (&row->condition_kinds, json_object_unref);
 }
@@ -398,6 +399,8 @@ read_run_dir (AnotResults  *self,
           row.top1_item = g_strdup (anot_result_get_top1_item (result));
           if (anot_result_get_top1_conditions (result) != NULL)
             row.top1_conditions = json_object_ref (anot_result_get_top1_conditions (result));
+          if (anot_result_get_top1_failed (result) != NULL)
+            row.top1_failed = json_array_ref (anot_result_get_top1_failed (result));
           if (anot_result_get_gold_conditions (result) != NULL)
             row.gold_conditions = json_object_ref (anot_result_get_gold_conditions (result));
           if (anot_result_get_condition_kinds (result) != NULL)
@@ -703,6 +706,10 @@ anot_results_get_rows (AnotResults *self)
       set_nullable_string (object, "error", row->error);
       set_nullable_string (object, "top1_item", row->top1_item);
       set_nullable_object (object, "top1_conditions", row->top1_conditions);
+      if (row->top1_failed != NULL)
+        json_object_set_array_member (object, "top1_failed", json_array_ref (row->top1_failed));
+      else
+        json_object_set_null_member (object, "top1_failed");
       set_nullable_object (object, "gold_conditions", row->gold_conditions);
       set_nullable_object (object, "condition_kinds", row->condition_kinds);
       json_object_set_int_member (object, "k", run->k);

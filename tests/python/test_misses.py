@@ -28,6 +28,32 @@ def kinds_of(request):
             for leaf in request.get_structure().collect_leaves()}
 
 
+def failed_conditions(request, verdict_by_key):
+    """The conditions an item fails, written afresh from the structure: a
+    leaf at -1 (+1 under NOT) counts unless an OR that holds (an AND under
+    NOT that fails) makes up for it."""
+    keys = iter(verdict_by_key)   # leaves in document order, as the rows key them
+
+    def walk(node, polarity):
+        op = node.get_op()
+        if op == Anot.ConditionOp.LEAF:
+            key = next(keys)
+            truth = verdict_by_key[key]
+            return truth, [key] if polarity * truth == -1 else []
+        if op == Anot.ConditionOp.NOT:
+            truth, failed = walk(node.get_child(0), -polarity)
+            return -truth, failed
+        results = [walk(node.get_child(i), polarity) for i in range(node.get_n_children())]
+        truths = [t for t, _ in results]
+        truth = min(truths) if op == Anot.ConditionOp.AND else max(truths)
+        disjunction = (op == Anot.ConditionOp.OR) == (polarity > 0)
+        if disjunction and polarity * truth == 1:
+            return truth, []
+        return truth, [k for _, f in results for k in f]
+
+    return walk(request.get_structure(), 1)[1]
+
+
 def recount(rows):
     """compare --by-condition's counts, from the rows, written afresh."""
     out = {}
@@ -41,7 +67,7 @@ def recount(rows):
             cell["ranked"] += 1
             if row["gold_rank"] == 1:
                 continue
-            failed = [k for k, v in row["top1_conditions"].items() if v == -1]
+            failed = row["top1_failed"]
             cell["misses"] += 1
             cell["near_misses"] += len(failed) == 1
             cell["no_failed_condition"] += not failed
@@ -84,13 +110,31 @@ def test_top1_conditions_are_the_validators_verdicts(philly, philly_bm25):
         assert row["top1_conditions"] == verdicts(validator, request, top1), row["request_id"]
         assert row["gold_conditions"] == verdicts(validator, request, gold), row["request_id"]
         assert row["condition_kinds"] == kinds_of(request)
+        assert row["top1_failed"] == failed_conditions(request, row["top1_conditions"]), row["request_id"]
         # The first item is the one the method ranked first: pred_indices[0]
         # is its place in the pool, and it is the gold exactly on a hit.
         assert (row["top1_item"] == row["gold_restaurant"]) == (row["gold_rank"] == 1)
-        near += list(row["top1_conditions"].values()).count(-1) == 1 and row["gold_rank"] != 1
-    # bm25 misses 57 of 100 at N=10, 9 of them by one condition.
+        near += len(row["top1_failed"]) == 1 and row["gold_rank"] != 1
+    # bm25 misses 57 of 100 at N=10, 11 of them by one condition (9 when
+    # the failing alternatives of an OR that holds were counted).
     assert sum(r["gold_rank"] != 1 for r in rows) == 57
-    assert near == 9
+    assert near == 11
+
+
+def test_an_or_that_holds_excuses_its_failing_alternatives(philly, philly_bm25):
+    """Requests G07 and G08 nest an OR under an AND: a first item that
+    satisfies the OR by one alternative does not fail the others."""
+    excused = []
+    for attack in ("clean", "fake_negative", "fake_positive"):
+        for row in read_rows(philly_bm25 / attack / "run_1" / "results_10.jsonl"):
+            minus = [k for k, v in row["top1_conditions"].items() if v == -1]
+            assert set(row["top1_failed"]) <= set(minus)
+            if row["top1_failed"] != minus and row["gold_rank"] != 1:
+                # A hit (the gold) may satisfy a top-level OR by one
+                # alternative; a miss can only satisfy a nested one.
+                excused.append(row["request_id"])
+                assert row["group"] in ("G07", "G08"), row["request_id"]
+    assert excused, "no missed first item satisfied an OR by one alternative: nothing was tested"
 
 
 def test_top1_is_the_first_prediction(philly, philly_bm25):
@@ -134,7 +178,7 @@ def test_by_condition_counts_match_a_recount(philly_bm25, tmp_path):
     got = counts_of(results.by_condition(resamples=200))
     assert got == want
     clean_all = got[("bm25", "clean", 10, None)]
-    assert clean_all["ranked"] == 100 and clean_all["misses"] == 57 and clean_all["near_misses"] == 9
+    assert clean_all["ranked"] == 100 and clean_all["misses"] == 57 and clean_all["near_misses"] == 11
     assert sum(1 for k in got if k[3] is not None and k[1] == "clean") == 10   # G01..G10
 
     # The command line gives the same in every format.
@@ -189,7 +233,7 @@ def test_old_rows_still_load(philly_bm25, tmp_path):
     rows = read_rows(run / "results_10.jsonl")
     with open(run / "results_10.jsonl", "w") as f:
         for row in rows:
-            for field in ("top1_item", "top1_conditions", "gold_conditions", "condition_kinds"):
+            for field in ("top1_item", "top1_conditions", "top1_failed", "gold_conditions", "condition_kinds"):
                 del row[field]
             f.write(json.dumps(row) + "\n")
     results = Anot.Results.load(tmp_path / "old")

@@ -75,7 +75,7 @@ def failure_counts(lines, kinds):
     for l in lines:
         if l.get("error") or l.get("top1_conditions") is None or l["gold_rank"] == 1:
             continue
-        failed = [k for k, v in l["top1_conditions"].items() if v == -1]
+        failed = l["top1_failed"]
         counts["misses"] += 1
         counts["near_misses"] += len(failed) == 1
         counts["no_failed_condition"] += not failed

@@ -52,6 +52,7 @@
       error: r[col.error], trace: r[col.trace], runInfo: run, k: run.k,
       top1: col.top1_item === undefined ? null : r[col.top1_item],
       top1Conditions: col.top1_conditions === undefined ? null : r[col.top1_conditions],
+      top1Failed: col.top1_failed === undefined ? null : r[col.top1_failed],
       goldConditions: col.gold_conditions === undefined ? null : r[col.gold_conditions],
       conditionKinds: col.condition_kinds === undefined ? null : r[col.condition_kinds]
     };
@@ -378,7 +379,8 @@
     var keys = Object.keys(row.goldConditions || row.top1Conditions || {});
     if (!keys.length) return null;
     var isGold = row.rank === 1;
-    var failed = row.top1Conditions ? keys.filter(function (k) { return row.top1Conditions[k] === -1; }).length : 0;
+    var failedKeys = row.top1Failed || (row.top1Conditions ? keys.filter(function (k) { return row.top1Conditions[k] === -1; }) : []);
+    var failed = failedKeys.length;
     var caption = !row.top1 ? "nothing ranked first" :
       isGold ? "first: the gold" :
       "first: " + row.top1 + (failed === 0 ? " — fails no condition" : " — fails " + failed + " condition" + (failed === 1 ? " (near miss)" : "s"));
@@ -394,7 +396,9 @@
       el("table", null, [
         el("thead", null, [el("tr", null, ["condition", "kind", "first item", "gold"].map(function (h) { return el("th", { text: h }); }))]),
         el("tbody", null, keys.map(function (k) {
-          return el("tr", { "data-condition": k }, [
+          var excused = row.top1Conditions && row.top1Conditions[k] === -1 && failedKeys.indexOf(k) < 0;
+          return el("tr", { "data-condition": k, class: failedKeys.indexOf(k) >= 0 ? "failed" : null,
+                            title: excused ? "not failed: another alternative of its OR holds" : null }, [
             el("td", { class: "mono", text: k }),
             el("td", { text: row.conditionKinds && row.conditionKinds[k] ? row.conditionKinds[k] : "" }),
             cell(row.top1Conditions, k, "top1"), cell(row.goldConditions, k, "gold")]);
