@@ -18,6 +18,7 @@ typedef struct
   char *data;
   char *candidates;
   gboolean scaling;
+  char *compat;
   char *pool;
   char *shuffle;
   char *k;
@@ -52,6 +53,7 @@ run_options_clear (RunOptions *o)
   g_free (o->method);
   g_free (o->data);
   g_free (o->candidates);
+  g_free (o->compat);
   g_free (o->pool);
   g_free (o->shuffle);
   g_free (o->k);
@@ -448,6 +450,7 @@ config_from_options (AnotRunConfig  *config,
 {
   return config_set (config, "candidates", o->candidates, error) &&
          config_set (config, "scaling", o->scaling ? "true" : NULL, error) &&
+         config_set (config, "compat", o->compat, error) &&
          config_set (config, "pool", o->pool, error) &&
          config_set (config, "shuffle", o->shuffle, error) &&
          config_set (config, "k", o->k, error) &&
@@ -516,6 +519,10 @@ anot_run_run_experiment (int           argc,
       "Candidate pool size N (default 10)", "N" },
     { "scaling", 0, 0, G_OPTION_ARG_NONE, &o.scaling,
       "Sweep N over 10,20,30,40,50 (an N larger than the dataset is skipped)", NULL },
+    { "compat", 0, 0, G_OPTION_ARG_STRING, &o.compat,
+      "Like for like with the original framework's published runs: none (default) or original "
+      "(its pools and attack reviews, its prompt wording where recorded, its answer parser, "
+      "listwise in one call, anot as ANoT-HEAD; see docs/fidelity.md)", "MODE" },
     { "pool", 0, 0, G_OPTION_ARG_STRING, &o.pool,
       "Pool selection: sampled (gold + N-1 seeded random items, default) or original "
       "(the original framework's top-N by gold frequency; drops requests whose gold is outside)",
@@ -814,6 +821,14 @@ anot_run_run_experiment (int           argc,
              anot_experiment_get_n_runs (experiment) == 1 ? "" : "s",
              anot_experiment_get_n_planned (experiment));
     g_print ("Results directory: %s\n", anot_experiment_get_directory (experiment));
+    {
+      AnotCompatMode compat;
+
+      g_object_get (experiment, "compat", &compat, NULL);
+      if (compat == ANOT_COMPAT_MODE_ORIGINAL)
+        g_print ("Compat: original (the original framework's pools, attack reviews, prompts "
+                 "where recorded and parser; see docs/fidelity.md)\n");
+    }
     {
       g_auto(GStrv) attacks = anot_experiment_list_attacks (experiment);
 

@@ -13,6 +13,7 @@
 
 #include "anot-enum-types.h"
 #include "anot-error.h"
+#include "anot-dataset-private.h"
 #include "anot-pyliteral-private.h"
 #include "anot-review.h"
 
@@ -667,8 +668,46 @@ anot_formatter_set_exclude (AnotFormatter      *self,
 }
 
 /* ------------------------------------------------------------------------ *
- * json.dumps and repr of Python values
+ * Writing values as json.dumps and repr() write them
+ *
+ * Everything on the prompt path is written straight to text from what the
+ * dataset holds (the item's record, the review's fields): no value is
+ * copied into another representation first.  The only values built are the
+ * decoded attribute strings, which must be parsed as Python literals.
  * ------------------------------------------------------------------------ */
+
+/* g_utf8_strlen() of valid UTF-8 (all the formatter writes: the dataset's
+ * strings are validated when loaded): the bytes that do not continue a
+ * character, eight at a time. */
+static glong
+count_chars (const char *text,
+             gsize       len)
+{
+  const guchar *p = (const guchar *) text;
+  const guchar *end = p + len;
+  glong n = 0;
+
+  for (; p + 8 <= end; p += 8)
+    {
+      guint64 w;
+
+      memcpy (&w, p, 8);
+      /* A continuation byte is 10xxxxxx: bit 7 set and bit 6 clear. */
+      w = ((w & ~(w << 1)) >> 7) & G_GUINT64_CONSTANT (0x0101010101010101);
+      n += 8 - (glong) ((w * G_GUINT64_CONSTANT (0x0101010101010101)) >> 56);
+    }
+  for (; p < end; p++)
+    n += (*p & 0xc0) != 0x80;
+  return n;
+}
+
+#define BYTES(b) (G_GUINT64_CONSTANT (0x0101010101010101) * (b))
+#define HIGH_BITS BYTES (0x80)
+
+/* Whether one of the eight bytes of @w is below @n (n <= 128), or equal to
+ * @c: the usual bit tricks, exact for these arguments. */
+#define HAS_LESS(w, n) (((w) - BYTES (n)) & ~(w) & HIGH_BITS)
+#define HAS_BYTE(w, c) HAS_LESS ((w) ^ BYTES (c), 1)
 
 /* json.encoder's py_encode_basestring(_ascii). */
 static void
@@ -683,9 +722,30 @@ append_json_string (GString    *out,
   g_string_append_c (out, '"');
   while (p < end)
     {
-      guchar b = (guchar) *p;
+      const char *run = p;
+      guchar b;
       gunichar c;
 
+      /* Most of a review is printable ASCII: find the end of the run
+       * eight bytes at a time, then copy it at once. */
+      while (p + 8 <= end)
+        {
+          guint64 w;
+
+          memcpy (&w, p, 8);
+          if ((HAS_LESS (w, 0x20) | HAS_BYTE (w, '"') | HAS_BYTE (w, '\\') |
+               HAS_BYTE (w, 0x7f) | (w & HIGH_BITS)) != 0)
+            break;
+          p += 8;
+        }
+      while (p < end && (guchar) *p >= 0x20 && (guchar) *p < 0x7f && *p != '"' && *p != '\\')
+        p++;
+      if (p > run)
+        g_string_append_len (out, run, p - run);
+      if (p >= end)
+        break;
+
+      b = (guchar) *p;
       if (b < 0x80)
         {
           p++;
@@ -716,44 +776,72 @@ append_json_string (GString    *out,
           p++;
           continue;
         }
-      p = g_utf8_next_char (p);
 
       if (!ensure_ascii)
-        g_string_append_unichar (out, c);
-      else if (c < 0x10000)
-        g_string_append_printf (out, "\\u%04x", c);
+        {
+          const char *next = g_utf8_next_char (p);
+
+          g_string_append_len (out, p, next - p);
+          p = next;
+        }
       else
         {
-          gunichar v = c - 0x10000;
+          p = g_utf8_next_char (p);
+          if (c < 0x10000)
+            g_string_append_printf (out, "\\u%04x", c);
+          else
+            {
+              gunichar v = c - 0x10000;
 
-          g_string_append_printf (out, "\\u%04x\\u%04x",
-                                  0xd800 | ((v >> 10) & 0x3ff),
-                                  0xdc00 | (v & 0x3ff));
+              g_string_append_printf (out, "\\u%04x\\u%04x",
+                                      0xd800 | ((v >> 10) & 0x3ff),
+                                      0xdc00 | (v & 0x3ff));
+            }
         }
     }
   g_string_append_c (out, '"');
 }
 
 static void
+append_json_cstring (GString    *out,
+                     const char *str,
+                     gboolean    ensure_ascii)
+{
+  if (str == NULL)
+    g_string_append (out, "null");
+  else
+    append_json_string (out, str, strlen (str), ensure_ascii);
+}
+
+static void
 append_json_float (GString *out,
                    double   x)
 {
-  g_autoptr(AnotPyValue) v = NULL;
-  g_autofree char *repr = NULL;
-
   if (isnan (x))
+    g_string_append (out, "NaN");
+  else if (isinf (x))
+    g_string_append (out, x > 0 ? "Infinity" : "-Infinity");
+  else
+    anot_py_append_float_repr (out, x);
+}
+
+static void
+append_int (GString *out,
+            gint64   i)
+{
+  char text[24];
+  int at = sizeof text;
+  guint64 u = i < 0 ? -(guint64) i : (guint64) i;
+
+  do
     {
-      g_string_append (out, "NaN");
-      return;
+      text[--at] = '0' + (char) (u % 10);
+      u /= 10;
     }
-  if (isinf (x))
-    {
-      g_string_append (out, x > 0 ? "Infinity" : "-Infinity");
-      return;
-    }
-  v = anot_py_value_new_float (x);
-  repr = anot_py_value_repr (v);
-  g_string_append (out, repr);
+  while (u > 0);
+  if (i < 0)
+    text[--at] = '-';
+  g_string_append_len (out, text + at, sizeof text - at);
 }
 
 static void
@@ -761,9 +849,40 @@ append_indent (GString *out,
                int      indent,
                int      depth)
 {
-  g_string_append_c (out, '\n');
-  for (int i = 0; i < indent * depth; i++)
+  gsize n = (gsize) indent * depth;
+  gsize at = out->len;
+
+  g_string_set_size (out, at + 1 + n);
+  out->str[at] = '\n';
+  memset (out->str + at + 1, ' ', n);
+}
+
+/* The separator before a member or element of a JSON container written at
+ * @depth; @indent < 0: one line, as json.dumps(indent=None). */
+static void
+append_json_separator (GString *out,
+                       gboolean first,
+                       int      indent,
+                       int      depth)
+{
+  if (!first)
+    g_string_append_c (out, ',');
+  if (indent >= 0)
+    append_indent (out, indent, depth + 1);
+  else if (!first)
     g_string_append_c (out, ' ');
+}
+
+static void
+append_json_close (GString *out,
+                   gboolean empty,
+                   int      indent,
+                   int      depth,
+                   char     bracket)
+{
+  if (!empty && indent >= 0)
+    append_indent (out, indent, depth);
+  g_string_append_c (out, bracket);
 }
 
 /* A dict key as json.dumps converts it. */
@@ -775,12 +894,8 @@ append_json_key (GString           *out,
   switch (anot_py_value_get_kind (key))
     {
     case ANOT_PY_STR:
-      {
-        const char *s = anot_py_value_get_string (key);
-
-        append_json_string (out, s, strlen (s), ensure_ascii);
-        return;
-      }
+      append_json_cstring (out, anot_py_value_get_string (key), ensure_ascii);
+      return;
     case ANOT_PY_BOOL:
       g_string_append (out, anot_py_value_get_bool (key) ? "\"true\"" : "\"false\"");
       return;
@@ -801,52 +916,20 @@ append_json_key (GString           *out,
          * or from the attribute strings of a dataset. */
         g_autofree char *repr = anot_py_value_repr (key);
 
-        append_json_string (out, repr, strlen (repr), ensure_ascii);
+        append_json_cstring (out, repr, ensure_ascii);
       }
     }
 }
 
-typedef struct
-{
-  int indent;             /* < 0: no newlines (json.dumps(indent=None)) */
-  gboolean ensure_ascii;
-  /* The value whose text is given pre-rendered (the reviews of an item, so
-   * a budget can be met without rendering every review again). */
-  const AnotPyValue *hook;
-  GPtrArray *hook_texts;  /* of char *, each at depth + 1 */
-} DumpOptions;
-
+/* json.dumps of a Python value (a decoded attribute). */
 static void
-append_json (GString           *out,
-             const AnotPyValue *v,
-             int                depth,
-             const DumpOptions *o)
+append_json_py (GString           *out,
+                const AnotPyValue *v,
+                int                depth,
+                int                indent,
+                gboolean           ensure_ascii)
 {
   guint n;
-
-  if (v == o->hook && o->hook_texts != NULL)
-    {
-      if (o->hook_texts->len == 0)
-        {
-          g_string_append (out, "[]");
-          return;
-        }
-      g_string_append_c (out, '[');
-      for (guint i = 0; i < o->hook_texts->len; i++)
-        {
-          if (i > 0)
-            g_string_append_c (out, ',');
-          if (o->indent >= 0)
-            append_indent (out, o->indent, depth + 1);
-          else if (i > 0)
-            g_string_append_c (out, ' ');
-          g_string_append (out, g_ptr_array_index (o->hook_texts, i));
-        }
-      if (o->indent >= 0)
-        append_indent (out, o->indent, depth);
-      g_string_append_c (out, ']');
-      return;
-    }
 
   switch (anot_py_value_get_kind (v))
     {
@@ -857,128 +940,233 @@ append_json (GString           *out,
       g_string_append (out, anot_py_value_get_bool (v) ? "true" : "false");
       break;
     case ANOT_PY_INT:
-      g_string_append_printf (out, "%" G_GINT64_FORMAT, anot_py_value_get_int (v));
+      append_int (out, anot_py_value_get_int (v));
       break;
     case ANOT_PY_FLOAT:
       append_json_float (out, anot_py_value_get_float (v));
       break;
     case ANOT_PY_STR:
-      {
-        const char *s = anot_py_value_get_string (v);
-
-        append_json_string (out, s, strlen (s), o->ensure_ascii);
-      }
+      append_json_cstring (out, anot_py_value_get_string (v), ensure_ascii);
       break;
     case ANOT_PY_LIST:
     case ANOT_PY_TUPLE:
       n = anot_py_value_get_length (v);
-      if (n == 0)
-        {
-          g_string_append (out, "[]");
-          break;
-        }
       g_string_append_c (out, '[');
       for (guint i = 0; i < n; i++)
         {
-          if (i > 0)
-            g_string_append_c (out, ',');
-          if (o->indent >= 0)
-            append_indent (out, o->indent, depth + 1);
-          else if (i > 0)
-            g_string_append_c (out, ' ');
-          append_json (out, anot_py_value_get_item (v, i), depth + 1, o);
+          append_json_separator (out, i == 0, indent, depth);
+          append_json_py (out, anot_py_value_get_item (v, i), depth + 1, indent, ensure_ascii);
         }
-      if (o->indent >= 0)
-        append_indent (out, o->indent, depth);
-      g_string_append_c (out, ']');
+      append_json_close (out, n == 0, indent, depth, ']');
       break;
     case ANOT_PY_DICT:
       n = anot_py_value_get_length (v);
-      if (n == 0)
-        {
-          g_string_append (out, "{}");
-          break;
-        }
       g_string_append_c (out, '{');
       for (guint i = 0; i < n; i++)
         {
-          if (i > 0)
-            g_string_append_c (out, ',');
-          if (o->indent >= 0)
-            append_indent (out, o->indent, depth + 1);
-          else if (i > 0)
-            g_string_append_c (out, ' ');
-          append_json_key (out, anot_py_value_dict_get_key (v, i), o->ensure_ascii);
+          append_json_separator (out, i == 0, indent, depth);
+          append_json_key (out, anot_py_value_dict_get_key (v, i), ensure_ascii);
           g_string_append (out, ": ");
-          append_json (out, anot_py_value_get_item (v, i), depth + 1, o);
+          append_json_py (out, anot_py_value_get_item (v, i), depth + 1, indent, ensure_ascii);
         }
-      if (o->indent >= 0)
-        append_indent (out, o->indent, depth);
-      g_string_append_c (out, '}');
+      append_json_close (out, n == 0, indent, depth, '}');
       break;
     }
 }
 
-/* repr() with a pre-rendered value, as append_json. */
+/* str() of a Python value. */
 static void
-append_repr (GString           *out,
-             const AnotPyValue *v,
-             const DumpOptions *o)
+append_str_py (GString           *out,
+               const AnotPyValue *v)
 {
-  AnotPyType kind = anot_py_value_get_kind (v);
-  guint n;
-
-  if (v == o->hook && o->hook_texts != NULL)
-    {
-      g_string_append_c (out, '[');
-      for (guint i = 0; i < o->hook_texts->len; i++)
-        {
-          if (i > 0)
-            g_string_append (out, ", ");
-          g_string_append (out, g_ptr_array_index (o->hook_texts, i));
-        }
-      g_string_append_c (out, ']');
-      return;
-    }
-
-  if (kind == ANOT_PY_DICT)
-    {
-      n = anot_py_value_get_length (v);
-      g_string_append_c (out, '{');
-      for (guint i = 0; i < n; i++)
-        {
-          if (i > 0)
-            g_string_append (out, ", ");
-          append_repr (out, anot_py_value_dict_get_key (v, i), o);
-          g_string_append (out, ": ");
-          append_repr (out, anot_py_value_get_item (v, i), o);
-        }
-      g_string_append_c (out, '}');
-    }
-  else if (kind == ANOT_PY_LIST)
-    {
-      n = anot_py_value_get_length (v);
-      g_string_append_c (out, '[');
-      for (guint i = 0; i < n; i++)
-        {
-          if (i > 0)
-            g_string_append (out, ", ");
-          append_repr (out, anot_py_value_get_item (v, i), o);
-        }
-      g_string_append_c (out, ']');
-    }
+  if (anot_py_value_get_kind (v) == ANOT_PY_STR)
+    g_string_append (out, anot_py_value_get_string (v));
   else
-    {
-      g_autofree char *repr = anot_py_value_repr (v);
+    anot_py_append_repr (out, v);
+}
 
-      g_string_append (out, repr);
+static gboolean is_excluded (AnotFormatter *self, const char *prefix, const char *name);
+static gboolean has_exclusions_under (AnotFormatter *self, const char *prefix);
+
+/* The exclusion prefix of the members of @name's object under @prefix, or
+ * NULL when nothing under it is excluded (the object is written whole). */
+static char *
+nested_prefix (AnotFormatter *self,
+               const char    *prefix,
+               const char    *name)
+{
+  g_autofree char *path = NULL;
+
+  if (self == NULL || prefix == NULL)
+    return NULL;
+  path = g_strconcat (prefix, ".", name, NULL);
+  return has_exclusions_under (self, path) ? g_steal_pointer (&path) : NULL;
+}
+
+/* json.dumps of the value json.loads() gives for @node.  With @self and a
+ * @prefix, the members of objects excluded under @prefix are left out, at
+ * every depth of nested objects (not inside arrays). */
+static void
+append_json_node (GString       *out,
+                  JsonNode      *node,
+                  int            depth,
+                  int            indent,
+                  gboolean       ensure_ascii,
+                  AnotFormatter *self,
+                  const char    *prefix)
+{
+  switch (node != NULL ? json_node_get_node_type (node) : JSON_NODE_NULL)
+    {
+    case JSON_NODE_VALUE:
+      {
+        GType type = json_node_get_value_type (node);
+
+        if (type == G_TYPE_BOOLEAN)
+          g_string_append (out, json_node_get_boolean (node) ? "true" : "false");
+        else if (type == G_TYPE_INT64)
+          append_int (out, json_node_get_int (node));
+        else if (type == G_TYPE_DOUBLE)
+          append_json_float (out, json_node_get_double (node));
+        else if (type == G_TYPE_STRING)
+          append_json_cstring (out, json_node_get_string (node), ensure_ascii);
+        else
+          g_string_append (out, "null");
+      }
+      break;
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        guint n = json_array_get_length (array);
+
+        g_string_append_c (out, '[');
+        for (guint i = 0; i < n; i++)
+          {
+            append_json_separator (out, i == 0, indent, depth);
+            append_json_node (out, json_array_get_element (array, i), depth + 1, indent,
+                              ensure_ascii, NULL, NULL);
+          }
+        append_json_close (out, n == 0, indent, depth, ']');
+      }
+      break;
+    case JSON_NODE_OBJECT:
+      {
+        JsonObjectIter iter;
+        const char *name;
+        JsonNode *member;
+        gboolean first = TRUE;
+
+        g_string_append_c (out, '{');
+        json_object_iter_init_ordered (&iter, json_node_get_object (node));
+        while (json_object_iter_next_ordered (&iter, &name, &member))
+          {
+            g_autofree char *inner = NULL;
+
+            if (prefix != NULL && is_excluded (self, prefix, name))
+              continue;
+            append_json_separator (out, first, indent, depth);
+            first = FALSE;
+            append_json_cstring (out, name, ensure_ascii);
+            g_string_append (out, ": ");
+            inner = nested_prefix (self, prefix, name);
+            append_json_node (out, member, depth + 1, indent, ensure_ascii, self, inner);
+          }
+        append_json_close (out, first, indent, depth, '}');
+      }
+      break;
+    case JSON_NODE_NULL:
+    default:
+      g_string_append (out, "null");
     }
 }
 
-static AnotPyValue *
-py_from_json (JsonNode *node)
+/* repr() of the value json.loads() gives for @node, filtered as
+ * append_json_node(). */
+static void
+append_repr_node (GString       *out,
+                  JsonNode      *node,
+                  AnotFormatter *self,
+                  const char    *prefix)
 {
-  return anot_py_value_new_from_json (node);
+  switch (node != NULL ? json_node_get_node_type (node) : JSON_NODE_NULL)
+    {
+    case JSON_NODE_VALUE:
+      {
+        GType type = json_node_get_value_type (node);
+
+        if (type == G_TYPE_BOOLEAN)
+          g_string_append (out, json_node_get_boolean (node) ? "True" : "False");
+        else if (type == G_TYPE_INT64)
+          append_int (out, json_node_get_int (node));
+        else if (type == G_TYPE_DOUBLE)
+          anot_py_append_float_repr (out, json_node_get_double (node));
+        else if (type == G_TYPE_STRING)
+          {
+            const char *s = json_node_get_string (node);
+
+            anot_py_append_str_repr (out, s, strlen (s));
+          }
+        else
+          g_string_append (out, "None");
+      }
+      break;
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        guint n = json_array_get_length (array);
+
+        g_string_append_c (out, '[');
+        for (guint i = 0; i < n; i++)
+          {
+            if (i > 0)
+              g_string_append (out, ", ");
+            append_repr_node (out, json_array_get_element (array, i), NULL, NULL);
+          }
+        g_string_append_c (out, ']');
+      }
+      break;
+    case JSON_NODE_OBJECT:
+      {
+        JsonObjectIter iter;
+        const char *name;
+        JsonNode *member;
+        gboolean first = TRUE;
+
+        g_string_append_c (out, '{');
+        json_object_iter_init_ordered (&iter, json_node_get_object (node));
+        while (json_object_iter_next_ordered (&iter, &name, &member))
+          {
+            g_autofree char *inner = NULL;
+
+            if (prefix != NULL && is_excluded (self, prefix, name))
+              continue;
+            if (!first)
+              g_string_append (out, ", ");
+            first = FALSE;
+            anot_py_append_str_repr (out, name, strlen (name));
+            g_string_append (out, ": ");
+            inner = nested_prefix (self, prefix, name);
+            append_repr_node (out, member, self, inner);
+          }
+        g_string_append_c (out, '}');
+      }
+      break;
+    case JSON_NODE_NULL:
+    default:
+      g_string_append (out, "None");
+    }
+}
+
+/* str() of the value json.loads() gives for @node. */
+static void
+append_str_node (GString       *out,
+                 JsonNode      *node,
+                 AnotFormatter *self,
+                 const char    *prefix)
+{
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    g_string_append (out, json_node_get_string (node));
+  else
+    append_repr_node (out, node, self, prefix);
 }
 
 /**
@@ -1000,14 +1188,12 @@ anot_json_dumps (JsonNode *node,
                  int       indent,
                  gboolean  ensure_ascii)
 {
-  g_autoptr(AnotPyValue) v = NULL;
-  GString *out = g_string_new (NULL);
-  DumpOptions o = { indent, ensure_ascii, NULL, NULL };
+  GString *out;
 
   g_return_val_if_fail (node != NULL, NULL);
 
-  v = py_from_json (node);
-  append_json (out, v, 0, &o);
+  out = g_string_new (NULL);
+  append_json_node (out, node, 0, indent, ensure_ascii, NULL, NULL);
   return g_string_free (out, FALSE);
 }
 
@@ -1025,16 +1211,17 @@ anot_json_dumps (JsonNode *node,
 char *
 anot_json_to_python_repr (JsonNode *node)
 {
-  g_autoptr(AnotPyValue) v = NULL;
+  GString *out;
 
   g_return_val_if_fail (node != NULL, NULL);
 
-  v = py_from_json (node);
-  return anot_py_value_repr (v);
+  out = g_string_new (NULL);
+  append_repr_node (out, node, NULL, NULL);
+  return g_string_free (out, FALSE);
 }
 
 /* ------------------------------------------------------------------------ *
- * Building an item
+ * Exclusions
  * ------------------------------------------------------------------------ */
 
 static gboolean
@@ -1070,8 +1257,20 @@ is_excluded (AnotFormatter *self,
   return FALSE;
 }
 
-/* A copy of @dict without the keys excluded under @prefix; recurses into
- * nested dicts. */
+static gboolean
+has_exclusions_under (AnotFormatter *self,
+                      const char    *prefix)
+{
+  gsize plen = strlen (prefix);
+
+  for (guint i = 0; self->exclude[i] != NULL; i++)
+    if (strncmp (self->exclude[i], prefix, plen) == 0 && self->exclude[i][plen] == '.')
+      return TRUE;
+  return FALSE;
+}
+
+/* A copy of the decoded attribute @dict without the keys excluded under
+ * @prefix; recurses into nested dicts. */
 static AnotPyValue *
 filter_dict (AnotFormatter     *self,
              const AnotPyValue *dict,
@@ -1095,7 +1294,7 @@ filter_dict (AnotFormatter     *self,
       name = anot_py_value_get_string (key);
       if (is_excluded (self, prefix, name))
         continue;
-      path = prefix != NULL ? g_strconcat (prefix, ".", name, NULL) : g_strdup (name);
+      path = g_strconcat (prefix, ".", name, NULL);
       if (anot_py_value_get_kind (value) == ANOT_PY_DICT)
         anot_py_value_dict_set (out, anot_py_value_ref (key), filter_dict (self, value, path));
       else
@@ -1104,17 +1303,102 @@ filter_dict (AnotFormatter     *self,
   return out;
 }
 
-static gboolean
-has_exclusions_under (AnotFormatter *self,
-                      const char    *prefix)
-{
-  gsize plen = strlen (prefix);
+/* ------------------------------------------------------------------------ *
+ * Writing an object member by member, in the JSON or the Python style
+ * ------------------------------------------------------------------------ */
 
-  for (guint i = 0; self->exclude[i] != NULL; i++)
-    if (strncmp (self->exclude[i], prefix, plen) == 0 && self->exclude[i][plen] == '.')
-      return TRUE;
-  return FALSE;
+typedef struct
+{
+  GString *out;
+  gboolean json;          /* else repr() */
+  gboolean ensure_ascii;
+  int depth;              /* of the object (JSON, indent 2) */
+  gboolean first;
+} ObjectWriter;
+
+#define INDENT 2
+
+static void
+object_begin (ObjectWriter *w,
+              GString      *out,
+              gboolean      json,
+              gboolean      ensure_ascii,
+              int           depth)
+{
+  w->out = out;
+  w->json = json;
+  w->ensure_ascii = ensure_ascii;
+  w->depth = depth;
+  w->first = TRUE;
+  g_string_append_c (out, '{');
 }
+
+static void
+object_key (ObjectWriter *w,
+            const char   *key)
+{
+  if (w->json)
+    {
+      append_json_separator (w->out, w->first, INDENT, w->depth);
+      append_json_cstring (w->out, key, w->ensure_ascii);
+    }
+  else
+    {
+      if (!w->first)
+        g_string_append (w->out, ", ");
+      anot_py_append_str_repr (w->out, key, strlen (key));
+    }
+  g_string_append (w->out, ": ");
+  w->first = FALSE;
+}
+
+static void
+object_end (ObjectWriter *w)
+{
+  if (w->json)
+    append_json_close (w->out, w->first, INDENT, w->depth, '}');
+  else
+    g_string_append_c (w->out, '}');
+}
+
+static void
+object_string (ObjectWriter *w,
+               const char   *key,
+               const char   *value)
+{
+  object_key (w, key);
+  if (value == NULL)
+    g_string_append (w->out, w->json ? "null" : "None");
+  else if (w->json)
+    append_json_string (w->out, value, strlen (value), w->ensure_ascii);
+  else
+    anot_py_append_str_repr (w->out, value, strlen (value));
+}
+
+static void
+object_double (ObjectWriter *w,
+               const char   *key,
+               double        value)
+{
+  object_key (w, key);
+  if (w->json)
+    append_json_float (w->out, value);
+  else
+    anot_py_append_float_repr (w->out, value);
+}
+
+static void
+object_int (ObjectWriter *w,
+            const char   *key,
+            gint64        value)
+{
+  object_key (w, key);
+  append_int (w->out, value);
+}
+
+/* ------------------------------------------------------------------------ *
+ * Reviews
+ * ------------------------------------------------------------------------ */
 
 /* The text of @text cut to @n characters plus the mark. */
 static char *
@@ -1129,350 +1413,630 @@ cut_text (const char *text,
   return g_string_free (out, FALSE);
 }
 
-/* A review as the original loader shows it, with its text cut to @chars
- * characters (-1: whole). *cut is set if it was cut. */
-static AnotPyValue *
-build_review (AnotFormatter *self,
-              AnotReview    *review,
-              glong          chars,
-              gboolean      *cut)
+/* Which fields of a review are shown: the record as the original loader
+ * shows it (anot_review_to_json()'s fields and order) less the excluded
+ * ones. */
+typedef struct
 {
-  g_autoptr(JsonObject) obj = anot_review_to_json (review);
-  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
-  g_autoptr(AnotPyValue) raw = NULL;
-  AnotPyValue *out;
+  gboolean filter;        /* some reviews.* path is excluded */
+  gboolean user_filter;   /* some reviews.user.* path is excluded */
+} ReviewFilter;
+
+#define REVIEW_SHOWS(self, rf, key) (!(rf)->filter || !is_excluded ((self), "reviews", (key)))
+#define USER_SHOWS(self, rf, key) (!(rf)->user_filter || !is_excluded ((self), "reviews.user", (key)))
+
+/* A review in the JSON (at depth 2) or the Python style. */
+static void
+append_review_object (AnotFormatter      *self,
+                      GString            *out,
+                      AnotReview         *review,
+                      const char         *text,
+                      const ReviewFilter *rf)
+{
+  guint flags = _anot_review_get_flags (review);
+  gboolean json = self->style == ANOT_FORMAT_STYLE_JSON;
+  ObjectWriter w;
+
+  object_begin (&w, out, json, self->ensure_ascii, 2);
+  if (REVIEW_SHOWS (self, rf, "review_id"))
+    object_string (&w, "review_id", anot_review_get_id (review));
+  if (!(flags & ANOT_REVIEW_NO_ITEM_ID) && REVIEW_SHOWS (self, rf, "business_id"))
+    object_string (&w, "business_id", anot_review_get_item_id (review));
+  if (anot_review_get_user_id (review) != NULL && REVIEW_SHOWS (self, rf, "user_id"))
+    object_string (&w, "user_id", anot_review_get_user_id (review));
+  if (REVIEW_SHOWS (self, rf, "stars"))
+    object_double (&w, "stars", anot_review_get_stars (review));
+  if (REVIEW_SHOWS (self, rf, "text"))
+    object_string (&w, "text", text);
+  if (anot_review_get_date (review) != NULL && REVIEW_SHOWS (self, rf, "date"))
+    object_string (&w, "date", anot_review_get_date (review));
+  if ((flags & ANOT_REVIEW_HAS_USEFUL) && REVIEW_SHOWS (self, rf, "useful"))
+    object_int (&w, "useful", anot_review_get_useful (review));
+  if ((flags & ANOT_REVIEW_HAS_FUNNY) && REVIEW_SHOWS (self, rf, "funny"))
+    object_int (&w, "funny", anot_review_get_funny (review));
+  if ((flags & ANOT_REVIEW_HAS_COOL) && REVIEW_SHOWS (self, rf, "cool"))
+    object_int (&w, "cool", anot_review_get_cool (review));
+
+  if ((flags & (ANOT_REVIEW_HAS_USER | ANOT_REVIEW_HAS_ASSIGNMENT)) && REVIEW_SHOWS (self, rf, "user"))
+    {
+      ObjectWriter u;
+
+      object_key (&w, "user");
+      object_begin (&u, out, json, self->ensure_ascii, 3);
+      if ((flags & ANOT_REVIEW_HAS_USER_REVIEW_COUNT) && USER_SHOWS (self, rf, "review_count"))
+        object_int (&u, "review_count", anot_review_get_user_review_count (review));
+      if ((flags & ANOT_REVIEW_HAS_USER_AVERAGE_STARS) && USER_SHOWS (self, rf, "average_stars"))
+        object_double (&u, "average_stars", anot_review_get_user_average_stars (review));
+      if (anot_review_get_user_yelping_since (review) != NULL && USER_SHOWS (self, rf, "yelping_since"))
+        object_string (&u, "yelping_since", anot_review_get_user_yelping_since (review));
+      if (flags & ANOT_REVIEW_HAS_ASSIGNMENT)
+        {
+          const char * const *friends = _anot_review_get_assigned_friends (review);
+
+          if (USER_SHOWS (self, rf, "name"))
+            object_string (&u, "name", anot_review_get_reviewer_name (review));
+          if (USER_SHOWS (self, rf, "friends"))
+            {
+              guint n = friends != NULL ? g_strv_length ((char **) friends) : 0;
+
+              object_key (&u, "friends");
+              g_string_append_c (out, '[');
+              for (guint i = 0; i < n; i++)
+                {
+                  if (json)
+                    {
+                      append_json_separator (out, i == 0, INDENT, 4);
+                      append_json_string (out, friends[i], strlen (friends[i]), self->ensure_ascii);
+                    }
+                  else
+                    {
+                      if (i > 0)
+                        g_string_append (out, ", ");
+                      anot_py_append_str_repr (out, friends[i], strlen (friends[i]));
+                    }
+                }
+              if (json)
+                append_json_close (out, n == 0, INDENT, 4, ']');
+              else
+                g_string_append_c (out, ']');
+            }
+        }
+      object_end (&u);
+    }
+  object_end (&w);
+}
+
+/* The text style of one review: stars, reviewer, date and text first, then
+ * every other field shown, so excluding is the only way to hide one. */
+static void
+append_review_text (AnotFormatter      *self,
+                    GString            *out,
+                    AnotReview         *review,
+                    const char         *text,
+                    const ReviewFilter *rf)
+{
+  guint flags = _anot_review_get_flags (review);
+  gboolean has_user = (flags & (ANOT_REVIEW_HAS_USER | ANOT_REVIEW_HAS_ASSIGNMENT)) &&
+                      REVIEW_SHOWS (self, rf, "user");
+  gboolean has_name = has_user && (flags & ANOT_REVIEW_HAS_ASSIGNMENT) && USER_SHOWS (self, rf, "name");
+  gboolean has_date = anot_review_get_date (review) != NULL && REVIEW_SHOWS (self, rf, "date");
+  const char *name = anot_review_get_reviewer_name (review);
+
+  g_string_append (out, "- ");
+  if (REVIEW_SHOWS (self, rf, "stars"))
+    {
+      g_string_append_c (out, '[');
+      anot_py_append_float_repr (out, anot_review_get_stars (review));
+      g_string_append (out, " stars] ");
+    }
+  if (has_name)
+    {
+      g_string_append (out, name != NULL ? name : "None");
+      if (has_date)
+        g_string_append (out, ", ");
+    }
+  if (has_date)
+    g_string_append (out, anot_review_get_date (review));
+  if (has_name || has_date)
+    g_string_append (out, ": ");
+  if (REVIEW_SHOWS (self, rf, "text"))
+    g_string_append (out, text != NULL ? text : "None");
+
+  if ((flags & ANOT_REVIEW_HAS_USEFUL) && REVIEW_SHOWS (self, rf, "useful"))
+    g_string_append_printf (out, "\n    useful: %" G_GINT64_FORMAT, anot_review_get_useful (review));
+  if ((flags & ANOT_REVIEW_HAS_FUNNY) && REVIEW_SHOWS (self, rf, "funny"))
+    g_string_append_printf (out, "\n    funny: %" G_GINT64_FORMAT, anot_review_get_funny (review));
+  if ((flags & ANOT_REVIEW_HAS_COOL) && REVIEW_SHOWS (self, rf, "cool"))
+    g_string_append_printf (out, "\n    cool: %" G_GINT64_FORMAT, anot_review_get_cool (review));
+  if (has_user)
+    {
+      if ((flags & ANOT_REVIEW_HAS_USER_REVIEW_COUNT) && USER_SHOWS (self, rf, "review_count"))
+        g_string_append_printf (out, "\n    user review_count: %" G_GINT64_FORMAT,
+                                anot_review_get_user_review_count (review));
+      if ((flags & ANOT_REVIEW_HAS_USER_AVERAGE_STARS) && USER_SHOWS (self, rf, "average_stars"))
+        {
+          g_string_append (out, "\n    user average_stars: ");
+          anot_py_append_float_repr (out, anot_review_get_user_average_stars (review));
+        }
+      if (anot_review_get_user_yelping_since (review) != NULL && USER_SHOWS (self, rf, "yelping_since"))
+        {
+          g_string_append (out, "\n    user yelping_since: ");
+          g_string_append (out, anot_review_get_user_yelping_since (review));
+        }
+      if ((flags & ANOT_REVIEW_HAS_ASSIGNMENT) && USER_SHOWS (self, rf, "friends"))
+        {
+          const char * const *friends = _anot_review_get_assigned_friends (review);
+
+          g_string_append (out, "\n    user friends: [");
+          for (guint i = 0; friends != NULL && friends[i] != NULL; i++)
+            {
+              if (i > 0)
+                g_string_append (out, ", ");
+              anot_py_append_str_repr (out, friends[i], strlen (friends[i]));
+            }
+          g_string_append_c (out, ']');
+        }
+    }
+}
+
+/* One review in the current style, at the depth of a review in an item,
+ * with its text cut to @chars characters (-1: whole), appended to @out;
+ * *cut is set if it was cut. */
+static void
+append_review (AnotFormatter      *self,
+               GString            *out,
+               AnotReview         *review,
+               glong               chars,
+               const ReviewFilter *rf,
+               gboolean           *cut)
+{
   const char *text = anot_review_get_text (review);
+  g_autofree char *short_text = NULL;
 
   *cut = FALSE;
   if (chars >= 0 && text != NULL && g_utf8_strlen (text, -1) > chars)
     {
-      g_autofree char *short_text = cut_text (text, (gsize) chars, self->truncation_mark);
-
-      json_object_set_string_member (obj, "text", short_text);
+      short_text = cut_text (text, (gsize) chars, self->truncation_mark);
+      text = short_text;
       *cut = TRUE;
     }
 
-  json_node_set_object (node, obj);
-  raw = py_from_json (node);
-  if (has_exclusions_under (self, "reviews"))
-    out = filter_dict (self, raw, "reviews");
+  if (self->style == ANOT_FORMAT_STYLE_TEXT)
+    append_review_text (self, out, review, text, rf);
   else
-    out = anot_py_value_ref (raw);
-  return out;
+    append_review_object (self, out, review, text, rf);
 }
 
-/* The item without reviews: record fields in file order, decoded as the
- * original loader decodes them, "reviews" as an empty list placeholder
- * (returned in *reviews_slot, borrowed) and "index". */
-static AnotPyValue *
-build_item_base (AnotFormatter  *self,
-                 AnotItem       *item,
-                 guint           number,
-                 AnotPyValue   **reviews_slot)
+static char *
+render_review (AnotFormatter      *self,
+               AnotReview         *review,
+               glong               chars,
+               const ReviewFilter *rf,
+               gboolean           *cut)
 {
-  JsonObject *record = anot_item_get_record (item);
-  AnotPyValue *dict = anot_py_value_new_dict ();
-  AnotPyValue *reviews = anot_py_value_new_list ();
-  JsonObjectIter iter;
-  const char *name;
-  JsonNode *member;
+  const char *text = anot_review_get_text (review);
+  GString *out = g_string_sized_new (text != NULL ? strlen (text) + 512 : 512);
 
-  json_object_iter_init_ordered (&iter, record);
-  while (json_object_iter_next_ordered (&iter, &name, &member))
-    {
-      AnotPyValue *value;
-
-      if (is_blocked (name) || is_excluded (self, NULL, name))
-        continue;
-
-      if (g_str_equal (name, "attributes") && JSON_NODE_HOLDS_OBJECT (member))
-        {
-          JsonObjectIter aiter;
-          const char *aname;
-          JsonNode *amember;
-
-          value = anot_py_value_new_dict ();
-          json_object_iter_init_ordered (&aiter, json_node_get_object (member));
-          while (json_object_iter_next_ordered (&aiter, &aname, &amember))
-            {
-              g_autoptr(AnotPyValue) raw = py_from_json (amember);
-              AnotPyValue *decoded;
-
-              if (is_excluded (self, "attributes", aname))
-                continue;
-              decoded = anot_py_normalise_pass_a (raw);
-              if (anot_py_value_get_kind (decoded) == ANOT_PY_DICT)
-                {
-                  g_autofree char *path = g_strconcat ("attributes.", aname, NULL);
-
-                  if (has_exclusions_under (self, path))
-                    {
-                      AnotPyValue *filtered = filter_dict (self, decoded, path);
-
-                      anot_py_value_unref (decoded);
-                      decoded = filtered;
-                    }
-                }
-              anot_py_value_dict_set (value, anot_py_value_new_string (aname, -1), decoded);
-            }
-        }
-      else if (g_str_equal (name, "categories") && JSON_NODE_HOLDS_VALUE (member) &&
-               json_node_get_value_type (member) == G_TYPE_STRING)
-        {
-          g_auto(GStrv) parts = g_strsplit (json_node_get_string (member), ",", -1);
-
-          value = anot_py_value_new_list ();
-          for (guint i = 0; parts[i] != NULL; i++)
-            {
-              g_autofree char *piece = anot_py_strip (parts[i], strlen (parts[i]));
-
-              if (piece[0] != '\0')
-                anot_py_value_append (value, anot_py_value_new_string (piece, -1));
-            }
-        }
-      else if (g_str_equal (name, "reviews"))
-        continue; /* replaced below, as the loader does */
-      else
-        {
-          value = py_from_json (member);
-          if (anot_py_value_get_kind (value) == ANOT_PY_DICT && has_exclusions_under (self, name))
-            {
-              AnotPyValue *filtered = filter_dict (self, value, name);
-
-              anot_py_value_unref (value);
-              value = filtered;
-            }
-        }
-
-      anot_py_value_dict_set (dict, anot_py_value_new_string (name, -1), value);
-    }
-
-  if (!is_excluded (self, NULL, "reviews"))
-    {
-      anot_py_value_dict_set (dict, anot_py_value_new_string ("reviews", -1), reviews);
-      *reviews_slot = reviews;
-    }
-  else
-    {
-      anot_py_value_unref (reviews);
-      *reviews_slot = NULL;
-    }
-  if (!is_excluded (self, NULL, "index"))
-    anot_py_value_dict_set (dict, anot_py_value_new_string ("index", -1),
-                            anot_py_value_new_int (number));
-  return dict;
+  append_review (self, out, review, chars, rf, cut);
+  return g_string_free (out, FALSE);
 }
 
 /* ------------------------------------------------------------------------ *
- * Rendering
+ * Items
  * ------------------------------------------------------------------------ */
 
-static void
-append_text_value (GString           *out,
-                   const AnotPyValue *v)
+/* An item's text without its reviews: what comes before the list of
+ * reviews and what comes after it, so that any prefix of the rendered
+ * reviews makes the item's text by concatenation (and its length by
+ * addition) without writing the item again. */
+typedef struct
 {
-  g_autofree char *s = anot_py_value_str (v);
-
-  g_string_append (out, s);
-}
-
-/* The text style of one review. */
-static char *
-render_review_text (const AnotPyValue *review)
-{
-  GString *out = g_string_new ("- ");
-  AnotPyValue *stars = anot_py_value_dict_lookup_string (review, "stars");
-  AnotPyValue *date = anot_py_value_dict_lookup_string (review, "date");
-  AnotPyValue *user = anot_py_value_dict_lookup_string (review, "user");
-  AnotPyValue *name = user != NULL ? anot_py_value_dict_lookup_string (user, "name") : NULL;
-  AnotPyValue *text = anot_py_value_dict_lookup_string (review, "text");
-  guint n = anot_py_value_get_length (review);
-
-  if (stars != NULL)
-    {
-      g_string_append_c (out, '[');
-      append_text_value (out, stars);
-      g_string_append (out, " stars] ");
-    }
-  if (name != NULL)
-    {
-      append_text_value (out, name);
-      if (date != NULL)
-        g_string_append (out, ", ");
-    }
-  if (date != NULL)
-    append_text_value (out, date);
-  if (name != NULL || date != NULL)
-    g_string_append (out, ": ");
-  if (text != NULL)
-    append_text_value (out, text);
-
-  /* Every other field, so excluding is the only way to hide one. */
-  for (guint i = 0; i < n; i++)
-    {
-      AnotPyValue *key = anot_py_value_dict_get_key (review, i);
-      const char *k = anot_py_value_get_kind (key) == ANOT_PY_STR ? anot_py_value_get_string (key) : "";
-
-      if (g_str_equal (k, "stars") || g_str_equal (k, "date") || g_str_equal (k, "text") ||
-          g_str_equal (k, "review_id") || g_str_equal (k, "business_id") || g_str_equal (k, "user_id"))
-        continue;
-      if (g_str_equal (k, "user"))
-        {
-          AnotPyValue *u = anot_py_value_get_item (review, i);
-          guint m = anot_py_value_get_length (u);
-
-          for (guint j = 0; j < m; j++)
-            {
-              AnotPyValue *uk = anot_py_value_dict_get_key (u, j);
-
-              if (anot_py_value_get_kind (uk) == ANOT_PY_STR &&
-                  g_str_equal (anot_py_value_get_string (uk), "name"))
-                continue;
-              g_string_append (out, "\n    user ");
-              append_text_value (out, uk);
-              g_string_append (out, ": ");
-              append_text_value (out, anot_py_value_get_item (u, j));
-            }
-          continue;
-        }
-      g_string_append (out, "\n    ");
-      append_text_value (out, key);
-      g_string_append (out, ": ");
-      append_text_value (out, anot_py_value_get_item (review, i));
-    }
-  return g_string_free (out, FALSE);
-}
+  GString *head;
+  GString *tail;
+  gboolean has_reviews;   /* the item shows a list of reviews */
+  glong head_chars;
+  glong tail_chars;
+} ItemFrame;
 
 static void
-render_item_text (GString           *out,
-                  const AnotPyValue *item,
-                  const AnotPyValue *reviews,
-                  GPtrArray         *review_texts,
-                  guint              n_reviews_total)
+item_frame_clear (ItemFrame *frame)
 {
-  AnotPyValue *index = anot_py_value_dict_lookup_string (item, "index");
-  AnotPyValue *name = anot_py_value_dict_lookup_string (item, "name");
-  guint n = anot_py_value_get_length (item);
+  if (frame->head != NULL)
+    g_string_free (frame->head, TRUE);
+  if (frame->tail != NULL)
+    g_string_free (frame->tail, TRUE);
+}
 
-  g_string_append (out, "Restaurant");
-  if (index != NULL)
+/* The attribute @member decoded as the original loader decodes it, less
+ * the excluded keys; NULL when the attribute itself is excluded. */
+static AnotPyValue *
+decode_attribute (AnotFormatter *self,
+                  const char    *name,
+                  JsonNode      *member)
+{
+  g_autoptr(AnotPyValue) raw = NULL;
+  AnotPyValue *decoded;
+
+  if (is_excluded (self, "attributes", name))
+    return NULL;
+  raw = anot_py_value_new_from_json (member);
+  decoded = anot_py_normalise_pass_a (raw);
+  if (anot_py_value_get_kind (decoded) == ANOT_PY_DICT)
     {
-      g_string_append_c (out, ' ');
-      append_text_value (out, index);
+      g_autofree char *path = g_strconcat ("attributes.", name, NULL);
+
+      if (has_exclusions_under (self, path))
+        {
+          AnotPyValue *filtered = filter_dict (self, decoded, path);
+
+          anot_py_value_unref (decoded);
+          decoded = filtered;
+        }
     }
-  g_string_append (out, ":");
-  if (name != NULL)
+  return decoded;
+}
+
+/* The `categories` string as the loader splits it: pieces stripped, empty
+ * ones dropped.  Calls @piece for each. */
+static GPtrArray *
+split_categories (const char *text)
+{
+  g_auto(GStrv) parts = g_strsplit (text, ",", -1);
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; parts[i] != NULL; i++)
     {
-      g_string_append_c (out, ' ');
-      append_text_value (out, name);
-    }
-  g_string_append_c (out, '\n');
+      char *piece = anot_py_strip (parts[i], strlen (parts[i]));
 
-  for (guint i = 0; i < n; i++)
-    {
-      AnotPyValue *key = anot_py_value_dict_get_key (item, i);
-      AnotPyValue *value = anot_py_value_get_item (item, i);
-      const char *k = anot_py_value_get_kind (key) == ANOT_PY_STR ? anot_py_value_get_string (key) : "";
-
-      if (g_str_equal (k, "name") || g_str_equal (k, "index"))
-        continue;
-
-      if (value == reviews)
-        {
-          g_string_append_printf (out, "reviews (%u of %u):\n",
-                                  review_texts != NULL ? review_texts->len : 0, n_reviews_total);
-          for (guint j = 0; review_texts != NULL && j < review_texts->len; j++)
-            {
-              g_string_append (out, "  ");
-              g_string_append (out, g_ptr_array_index (review_texts, j));
-              g_string_append_c (out, '\n');
-            }
-          continue;
-        }
-
-      append_text_value (out, key);
-      g_string_append (out, ": ");
-      if (anot_py_value_get_kind (value) == ANOT_PY_LIST)
-        {
-          guint m = anot_py_value_get_length (value);
-
-          for (guint j = 0; j < m; j++)
-            {
-              if (j > 0)
-                g_string_append (out, ", ");
-              append_text_value (out, anot_py_value_get_item (value, j));
-            }
-        }
-      else if (anot_py_value_get_kind (value) == ANOT_PY_DICT)
-        {
-          guint m = anot_py_value_get_length (value);
-
-          for (guint j = 0; j < m; j++)
-            {
-              if (j > 0)
-                g_string_append (out, "; ");
-              append_text_value (out, anot_py_value_dict_get_key (value, j));
-              g_string_append_c (out, '=');
-              append_text_value (out, anot_py_value_get_item (value, j));
-            }
-        }
+      if (piece[0] != '\0')
+        g_ptr_array_add (out, piece);
       else
-        append_text_value (out, value);
-      g_string_append_c (out, '\n');
+        g_free (piece);
+    }
+  return out;
+}
+
+static gboolean
+is_categories_string (const char *name,
+                      JsonNode   *member)
+{
+  return g_str_equal (name, "categories") && JSON_NODE_HOLDS_VALUE (member) &&
+         json_node_get_value_type (member) == G_TYPE_STRING;
+}
+
+static gboolean
+is_attributes_object (const char *name,
+                      JsonNode   *member)
+{
+  return g_str_equal (name, "attributes") && JSON_NODE_HOLDS_OBJECT (member);
+}
+
+/* A record member's value in the JSON (at depth 1) or the Python style:
+ * attributes decoded, categories split, nested objects filtered. */
+static void
+append_member_value (AnotFormatter *self,
+                     GString       *out,
+                     const char    *name,
+                     JsonNode      *member)
+{
+  gboolean json = self->style == ANOT_FORMAT_STYLE_JSON;
+
+  if (is_attributes_object (name, member))
+    {
+      ObjectWriter w;
+      JsonObjectIter iter;
+      const char *aname;
+      JsonNode *amember;
+
+      object_begin (&w, out, json, self->ensure_ascii, 1);
+      json_object_iter_init_ordered (&iter, json_node_get_object (member));
+      while (json_object_iter_next_ordered (&iter, &aname, &amember))
+        {
+          g_autoptr(AnotPyValue) decoded = decode_attribute (self, aname, amember);
+
+          if (decoded == NULL)
+            continue;
+          object_key (&w, aname);
+          if (json)
+            append_json_py (out, decoded, 2, INDENT, self->ensure_ascii);
+          else
+            anot_py_append_repr (out, decoded);
+        }
+      object_end (&w);
+    }
+  else if (is_categories_string (name, member))
+    {
+      g_autoptr(GPtrArray) pieces = split_categories (json_node_get_string (member));
+
+      g_string_append_c (out, '[');
+      for (guint i = 0; i < pieces->len; i++)
+        {
+          const char *piece = g_ptr_array_index (pieces, i);
+
+          if (json)
+            {
+              append_json_separator (out, i == 0, INDENT, 1);
+              append_json_string (out, piece, strlen (piece), self->ensure_ascii);
+            }
+          else
+            {
+              if (i > 0)
+                g_string_append (out, ", ");
+              anot_py_append_str_repr (out, piece, strlen (piece));
+            }
+        }
+      if (json)
+        append_json_close (out, pieces->len == 0, INDENT, 1, ']');
+      else
+        g_string_append_c (out, ']');
+    }
+  else
+    {
+      g_autofree char *prefix = has_exclusions_under (self, name) ? g_strdup (name) : NULL;
+
+      if (json)
+        append_json_node (out, member, 1, INDENT, self->ensure_ascii, self, prefix);
+      else
+        append_repr_node (out, member, self, prefix);
     }
 }
 
-/* One review in the current style, at the depth of a review in an item. */
-static char *
-render_review (AnotFormatter     *self,
-               const AnotPyValue *review)
+/* A record member's line in the text style: lists joined by ", ", objects
+ * as `key=value` joined by "; ", anything else as str(). */
+static void
+append_member_text (AnotFormatter *self,
+                    GString       *out,
+                    const char    *name,
+                    JsonNode      *member)
 {
-  GString *out;
-  DumpOptions o = { 2, self->ensure_ascii, NULL, NULL };
+  g_string_append (out, name);
+  g_string_append (out, ": ");
+
+  if (is_attributes_object (name, member))
+    {
+      JsonObjectIter iter;
+      const char *aname;
+      JsonNode *amember;
+      gboolean first = TRUE;
+
+      json_object_iter_init_ordered (&iter, json_node_get_object (member));
+      while (json_object_iter_next_ordered (&iter, &aname, &amember))
+        {
+          g_autoptr(AnotPyValue) decoded = decode_attribute (self, aname, amember);
+
+          if (decoded == NULL)
+            continue;
+          if (!first)
+            g_string_append (out, "; ");
+          first = FALSE;
+          g_string_append (out, aname);
+          g_string_append_c (out, '=');
+          append_str_py (out, decoded);
+        }
+    }
+  else if (is_categories_string (name, member))
+    {
+      g_autoptr(GPtrArray) pieces = split_categories (json_node_get_string (member));
+
+      for (guint i = 0; i < pieces->len; i++)
+        {
+          if (i > 0)
+            g_string_append (out, ", ");
+          g_string_append (out, g_ptr_array_index (pieces, i));
+        }
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (member))
+    {
+      JsonArray *array = json_node_get_array (member);
+
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        {
+          if (i > 0)
+            g_string_append (out, ", ");
+          append_str_node (out, json_array_get_element (array, i), NULL, NULL);
+        }
+    }
+  else if (JSON_NODE_HOLDS_OBJECT (member))
+    {
+      g_autofree char *prefix = has_exclusions_under (self, name) ? g_strdup (name) : NULL;
+      JsonObjectIter iter;
+      const char *key;
+      JsonNode *value;
+      gboolean first = TRUE;
+
+      json_object_iter_init_ordered (&iter, json_node_get_object (member));
+      while (json_object_iter_next_ordered (&iter, &key, &value))
+        {
+          g_autofree char *inner = NULL;
+
+          if (prefix != NULL && is_excluded (self, prefix, key))
+            continue;
+          if (!first)
+            g_string_append (out, "; ");
+          first = FALSE;
+          g_string_append (out, key);
+          g_string_append_c (out, '=');
+          inner = nested_prefix (self, prefix, key);
+          append_str_node (out, value, self, inner);
+        }
+    }
+  else
+    append_str_node (out, member, NULL, NULL);
+  g_string_append_c (out, '\n');
+}
+
+static gboolean
+shows_member (AnotFormatter *self,
+              const char    *name)
+{
+  return !is_blocked (name) && !is_excluded (self, NULL, name) && !g_str_equal (name, "reviews");
+}
+
+/* The item's text around its reviews: its record fields in file order
+ * (without the blocked and excluded ones, and without the record's own
+ * `reviews`, replaced as the loader replaces it), the reviews, `index`. */
+static void
+build_frame (AnotFormatter *self,
+             AnotItem      *item,
+             guint          number,
+             ItemFrame     *frame)
+{
+  JsonObject *record = anot_item_get_record (item);
+  gboolean show_index = !is_excluded (self, NULL, "index");
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+  GString *out = g_string_sized_new (4096);
+
+  frame->head = out;
+  frame->tail = NULL;
+  frame->has_reviews = !is_excluded (self, NULL, "reviews");
+
+  if (self->style == ANOT_FORMAT_STYLE_TEXT)
+    {
+      JsonNode *name_node = json_object_get_member (record, "name");
+
+      g_string_append (out, "Restaurant");
+      if (show_index)
+        g_string_append_printf (out, " %u", number);
+      g_string_append_c (out, ':');
+      if (name_node != NULL && shows_member (self, "name"))
+        {
+          g_string_append_c (out, ' ');
+          append_str_node (out, name_node, NULL, NULL);
+        }
+      g_string_append_c (out, '\n');
+
+      json_object_iter_init_ordered (&iter, record);
+      while (json_object_iter_next_ordered (&iter, &name, &member))
+        if (shows_member (self, name) && !g_str_equal (name, "name") && !g_str_equal (name, "index"))
+          append_member_text (self, out, name, member);
+      frame->tail = g_string_new (NULL);
+    }
+  else
+    {
+      ObjectWriter w;
+
+      gboolean index_written = FALSE;
+
+      object_begin (&w, out, self->style == ANOT_FORMAT_STYLE_JSON, self->ensure_ascii, 0);
+      json_object_iter_init_ordered (&iter, record);
+      while (json_object_iter_next_ordered (&iter, &name, &member))
+        {
+          if (!shows_member (self, name))
+            continue;
+          if (g_str_equal (name, "index"))
+            {
+              /* A record's own "index" takes the candidate's number where
+               * it stands, as a dict assignment does. */
+              object_int (&w, "index", number);
+              index_written = TRUE;
+              continue;
+            }
+          object_key (&w, name);
+          append_member_value (self, out, name, member);
+        }
+      if (frame->has_reviews)
+        {
+          object_key (&w, "reviews");
+          frame->tail = g_string_new (NULL);
+          w.out = frame->tail;
+        }
+      if (show_index && !index_written)
+        object_int (&w, "index", number);
+      object_end (&w);
+      if (frame->tail == NULL)
+        frame->tail = g_string_new (NULL);
+    }
+
+  if (self->item_chars >= 0)
+    {
+      frame->head_chars = count_chars (frame->head->str, frame->head->len);
+      frame->tail_chars = count_chars (frame->tail->str, frame->tail->len);
+    }
+}
+
+/* The list of the first @m of @texts as it stands in the item. */
+static void
+append_reviews (AnotFormatter *self,
+                GString       *out,
+                GPtrArray     *texts,
+                guint          m,
+                guint          n_total)
+{
+  switch (self->style)
+    {
+    case ANOT_FORMAT_STYLE_JSON:
+      g_string_append_c (out, '[');
+      for (guint i = 0; i < m; i++)
+        {
+          append_json_separator (out, i == 0, INDENT, 1);
+          g_string_append (out, g_ptr_array_index (texts, i));
+        }
+      append_json_close (out, m == 0, INDENT, 1, ']');
+      break;
+    case ANOT_FORMAT_STYLE_PYTHON:
+      g_string_append_c (out, '[');
+      for (guint i = 0; i < m; i++)
+        {
+          if (i > 0)
+            g_string_append (out, ", ");
+          g_string_append (out, g_ptr_array_index (texts, i));
+        }
+      g_string_append_c (out, ']');
+      break;
+    case ANOT_FORMAT_STYLE_TEXT:
+      g_string_append_printf (out, "reviews (%u of %u):\n", m, n_total);
+      for (guint i = 0; i < m; i++)
+        {
+          g_string_append (out, "  ");
+          g_string_append (out, g_ptr_array_index (texts, i));
+          g_string_append_c (out, '\n');
+        }
+      break;
+    }
+}
+
+/* The characters append_reviews() writes, from the characters of each
+ * review's text. */
+static glong
+reviews_chars (AnotFormatter *self,
+               const glong   *chars,
+               guint          m,
+               guint          n_total)
+{
+  glong sum = 0;
+
+  for (guint i = 0; i < m; i++)
+    sum += chars[i];
 
   switch (self->style)
     {
     case ANOT_FORMAT_STYLE_JSON:
-      out = g_string_new (NULL);
-      append_json (out, review, 2, &o);
-      return g_string_free (out, FALSE);
+      /* "[", then per review ",\n    " (no comma for the first), "\n  ]" */
+      return m == 0 ? 2 : 1 + sum + m * (1 + INDENT * 2) + (m - 1) + 1 + INDENT + 1;
     case ANOT_FORMAT_STYLE_PYTHON:
-      return anot_py_value_repr (review);
+      return 2 + sum + (m > 0 ? 2 * (glong) (m - 1) : 0);
     case ANOT_FORMAT_STYLE_TEXT:
     default:
-      return render_review_text (review);
-    }
-}
+      {
+        char header[64];
 
-static char *
-render_item (AnotFormatter     *self,
-             const AnotPyValue *item,
-             const AnotPyValue *reviews,
-             GPtrArray         *review_texts,
-             guint              n_reviews_total)
-{
-  GString *out = g_string_new (NULL);
-  DumpOptions o = { 2, self->ensure_ascii, reviews, review_texts };
-
-  switch (self->style)
-    {
-    case ANOT_FORMAT_STYLE_JSON:
-      append_json (out, item, 0, &o);
-      break;
-    case ANOT_FORMAT_STYLE_PYTHON:
-      append_repr (out, item, &o);
-      break;
-    case ANOT_FORMAT_STYLE_TEXT:
-      render_item_text (out, item, reviews, review_texts, n_reviews_total);
-      break;
+        return g_snprintf (header, sizeof header, "reviews (%u of %u):\n", m, n_total) +
+               sum + 3 * (glong) m;
+      }
     }
-  return g_string_free (out, FALSE);
 }
 
 static glong
-text_chars (const char *text)
+item_chars (AnotFormatter   *self,
+            const ItemFrame *frame,
+            const glong     *chars,
+            guint            m,
+            guint            n_total)
 {
-  return g_utf8_strlen (text, -1);
+  return frame->head_chars + frame->tail_chars +
+         (frame->has_reviews ? reviews_chars (self, chars, m, n_total) : 0);
 }
 
 typedef struct
@@ -1483,106 +2047,131 @@ typedef struct
   gboolean over_budget;
 } ItemStats;
 
-/* Renders @item; fills @stats; returns the text and, in *out_value, the
- * item with the reviews that were kept. */
-static char *
+/* Renders @item into @out; fills @stats and, if not NULL, @limits with the
+ * characters each review shown was cut to (-1: whole). */
+static void
 format_item_full (AnotFormatter  *self,
                   AnotItem       *item,
                   guint           number,
                   ItemStats      *stats,
-                  AnotPyValue   **out_value)
+                  GString        *out,
+                  GArray         *limits)
 {
-  g_autoptr(AnotPyValue) base = NULL;
-  g_autoptr(GPtrArray) reviews = g_ptr_array_new_with_free_func ((GDestroyNotify) anot_py_value_unref);
+  ItemFrame frame = { 0 };
   g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GArray) chars = g_array_new (FALSE, FALSE, sizeof (glong));
   g_autoptr(GArray) cut_flags = g_array_new (FALSE, FALSE, sizeof (gboolean));
-  AnotPyValue *slot = NULL;
+  g_autoptr(GArray) kept = g_array_new (FALSE, FALSE, sizeof (glong));
   guint n_reviews = anot_item_get_n_reviews (item);
+  ReviewFilter rf;
   guint n_shown;
-  char *text;
 
   memset (stats, 0, sizeof *stats);
-  base = build_item_base (self, item, number, &slot);
   stats->reviews_total = n_reviews;
+  build_frame (self, item, number, &frame);
 
-  n_shown = slot == NULL ? 0 : n_reviews;
+  rf.filter = has_exclusions_under (self, "reviews");
+  rf.user_filter = rf.filter && has_exclusions_under (self, "reviews.user");
+
+  n_shown = frame.has_reviews ? n_reviews : 0;
   if (self->max_reviews >= 0 && (guint) self->max_reviews < n_shown)
     n_shown = (guint) self->max_reviews;
+
+  if (self->item_chars < 0 && limits == NULL)
+    {
+      /* No budget: every review is written where it stands, once. */
+      g_string_append_len (out, frame.head->str, frame.head->len);
+      if (frame.has_reviews)
+        {
+          if (self->style == ANOT_FORMAT_STYLE_TEXT)
+            g_string_append_printf (out, "reviews (%u of %u):\n", n_shown, n_reviews);
+          else
+            g_string_append_c (out, '[');
+          for (guint i = 0; i < n_shown; i++)
+            {
+              gboolean cut;
+
+              if (self->style == ANOT_FORMAT_STYLE_JSON)
+                append_json_separator (out, i == 0, INDENT, 1);
+              else if (self->style == ANOT_FORMAT_STYLE_PYTHON && i > 0)
+                g_string_append (out, ", ");
+              else if (self->style == ANOT_FORMAT_STYLE_TEXT)
+                g_string_append (out, "  ");
+              append_review (self, out, anot_item_get_review (item, i), self->review_chars, &rf, &cut);
+              if (self->style == ANOT_FORMAT_STYLE_TEXT)
+                g_string_append_c (out, '\n');
+              if (cut)
+                stats->reviews_cut++;
+            }
+          if (self->style == ANOT_FORMAT_STYLE_JSON)
+            append_json_close (out, n_shown == 0, INDENT, 1, ']');
+          else if (self->style == ANOT_FORMAT_STYLE_PYTHON)
+            g_string_append_c (out, ']');
+        }
+      g_string_append_len (out, frame.tail->str, frame.tail->len);
+      stats->reviews_included = n_shown;
+      item_frame_clear (&frame);
+      return;
+    }
 
   for (guint i = 0; i < n_shown; i++)
     {
       gboolean cut;
-      AnotPyValue *r = build_review (self, anot_item_get_review (item, i), self->review_chars, &cut);
+      glong limit = self->review_chars;
+      char *text = render_review (self, anot_item_get_review (item, i), limit, &rf, &cut);
+      /* Lengths matter only to a budget. */
+      glong c = self->item_chars >= 0 ? count_chars (text, strlen (text)) : 0;
 
+      g_ptr_array_add (texts, text);
+      g_array_append_val (chars, c);
       g_array_append_val (cut_flags, cut);
-      g_ptr_array_add (reviews, r);
-      g_ptr_array_add (texts, render_review (self, r));
+      g_array_append_val (kept, limit);
     }
 
-  text = render_item (self, base, slot, texts, n_reviews);
-
-  if (self->item_chars >= 0 && text_chars (text) > self->item_chars)
+  if (self->item_chars >= 0 &&
+      item_chars (self, &frame, (glong *) chars->data, texts->len, n_reviews) > self->item_chars)
     {
-      /* Binary search for the most whole reviews that fit. */
+      /* The most whole reviews that fit: lengths add up, so no text is
+       * written while searching. */
       guint lo = 0, hi = texts->len;
-      g_autoptr(GPtrArray) prefix = g_ptr_array_new ();
+      glong *c = (glong *) chars->data;
 
       while (lo < hi)
         {
           guint mid = (lo + hi + 1) / 2;
-          g_autofree char *t = NULL;
 
-          g_ptr_array_set_size (prefix, 0);
-          for (guint i = 0; i < mid; i++)
-            g_ptr_array_add (prefix, g_ptr_array_index (texts, i));
-          t = render_item (self, base, slot, prefix, n_reviews);
-          if (text_chars (t) <= self->item_chars)
+          if (item_chars (self, &frame, c, mid, n_reviews) <= self->item_chars)
             lo = mid;
           else
             hi = mid - 1;
         }
 
-      g_free (text);
-      g_ptr_array_set_size (prefix, 0);
-      for (guint i = 0; i < lo; i++)
-        g_ptr_array_add (prefix, g_ptr_array_index (texts, i));
-      text = render_item (self, base, slot, prefix, n_reviews);
-
-      if (text_chars (text) > self->item_chars)
+      if (item_chars (self, &frame, c, lo, n_reviews) > self->item_chars)
         stats->over_budget = TRUE;
       else if (lo < texts->len)
         {
           /* Cut the next review's text to the room left. */
           AnotReview *review = anot_item_get_review (item, lo);
           const char *rtext = anot_review_get_text (review);
-          glong full = rtext != NULL ? text_chars (rtext) : 0;
-          glong room = self->item_chars - text_chars (text);
+          glong full = rtext != NULL ? g_utf8_strlen (rtext, -1) : 0;
+          glong room = self->item_chars - item_chars (self, &frame, c, lo, n_reviews);
           glong keep = MIN (full, room);
 
           for (guint attempt = 0; attempt < 8 && keep >= MIN_CUT_CHARS; attempt++)
             {
               gboolean cut;
-              g_autoptr(AnotPyValue) r = build_review (self, review, keep, &cut);
-              char *rt = render_review (self, r);
-              g_autofree char *t = NULL;
+              char *rt = render_review (self, review, keep, &rf, &cut);
               glong over;
 
-              g_ptr_array_add (prefix, rt);
-              t = render_item (self, base, slot, prefix, n_reviews);
-              over = text_chars (t) - self->item_chars;
-              g_ptr_array_remove_index (prefix, prefix->len - 1);
-
+              c[lo] = count_chars (rt, strlen (rt));
+              over = item_chars (self, &frame, c, lo + 1, n_reviews) - self->item_chars;
               if (over <= 0)
                 {
-                  /* Keep the cut version in place of the whole one. */
-                  g_ptr_array_set_size (texts, lo);
-                  g_ptr_array_set_size (reviews, lo);
-                  g_array_set_size (cut_flags, lo);
-                  g_ptr_array_add (texts, rt);
-                  g_ptr_array_add (reviews, g_steal_pointer (&r));
-                  g_array_append_val (cut_flags, cut);
-                  g_free (text);
-                  text = g_steal_pointer (&t);
+                  /* The cut version in place of the whole one. */
+                  g_free (g_ptr_array_index (texts, lo));
+                  g_ptr_array_index (texts, lo) = rt;
+                  g_array_index (cut_flags, gboolean, lo) = cut;
+                  g_array_index (kept, glong, lo) = keep;
                   lo++;
                   break;
                 }
@@ -1591,31 +2180,23 @@ format_item_full (AnotFormatter  *self,
             }
         }
 
-      if (texts->len > lo)
-        {
-          g_ptr_array_set_size (texts, lo);
-          g_ptr_array_set_size (reviews, lo);
-          g_array_set_size (cut_flags, lo);
-        }
+      g_ptr_array_set_size (texts, lo);
+      g_array_set_size (cut_flags, lo);
+      g_array_set_size (kept, lo);
     }
 
-  stats->reviews_included = reviews->len;
+  stats->reviews_included = texts->len;
   for (guint i = 0; i < cut_flags->len; i++)
     if (g_array_index (cut_flags, gboolean, i))
       stats->reviews_cut++;
+  if (limits != NULL)
+    g_array_append_vals (limits, kept->data, kept->len);
 
-  if (out_value != NULL)
-    {
-      if (slot != NULL)
-        {
-          /* The kept reviews go into the (still private) placeholder. */
-          for (guint i = 0; i < reviews->len; i++)
-            anot_py_value_append (slot, anot_py_value_ref (g_ptr_array_index (reviews, i)));
-        }
-      *out_value = g_steal_pointer (&base);
-    }
-
-  return text;
+  g_string_append_len (out, frame.head->str, frame.head->len);
+  if (frame.has_reviews)
+    append_reviews (self, out, texts, texts->len, n_reviews);
+  g_string_append_len (out, frame.tail->str, frame.tail->len);
+  item_frame_clear (&frame);
 }
 
 /**
@@ -1635,11 +2216,14 @@ anot_formatter_format_item (AnotFormatter *self,
                             guint          number)
 {
   ItemStats stats;
+  GString *out;
 
   g_return_val_if_fail (ANOT_IS_FORMATTER (self), NULL);
   g_return_val_if_fail (ANOT_IS_ITEM (item), NULL);
 
-  return format_item_full (self, item, number, &stats, NULL);
+  out = g_string_new (NULL);
+  format_item_full (self, item, number, &stats, out, NULL);
+  return g_string_free (out, FALSE);
 }
 
 /**
@@ -1659,15 +2243,53 @@ anot_formatter_build_item (AnotFormatter *self,
                            AnotItem      *item,
                            guint          number)
 {
-  g_autoptr(AnotPyValue) value = NULL;
-  g_autofree char *text = NULL;
+  g_autoptr(GString) text = NULL;
+  g_autoptr(GArray) limits = NULL;
+  g_autoptr(GPtrArray) texts = NULL;
+  g_autoptr(AnotFormatter) json = NULL;
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(GError) error = NULL;
+  ItemFrame frame = { 0 };
+  ReviewFilter rf;
   ItemStats stats;
 
   g_return_val_if_fail (ANOT_IS_FORMATTER (self), NULL);
   g_return_val_if_fail (ANOT_IS_ITEM (item), NULL);
 
-  text = format_item_full (self, item, number, &stats, &value);
-  return anot_py_value_to_json (value);
+  /* Which reviews are kept, and how far each is cut, depends on the text
+   * of the formatter's style; the value is that selection written as JSON
+   * and read back, so the value and the text cannot disagree. */
+  text = g_string_new (NULL);
+  limits = g_array_new (FALSE, FALSE, sizeof (glong));
+  format_item_full (self, item, number, &stats, text, limits);
+
+  json = anot_formatter_new ();
+  anot_formatter_set_exclude (json, (const char * const *) self->exclude);
+  anot_formatter_set_truncation_mark (json, self->truncation_mark);
+  rf.filter = has_exclusions_under (json, "reviews");
+  rf.user_filter = rf.filter && has_exclusions_under (json, "reviews.user");
+
+  texts = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < limits->len; i++)
+    {
+      gboolean cut;
+
+      g_ptr_array_add (texts, render_review (json, anot_item_get_review (item, i),
+                                             g_array_index (limits, glong, i), &rf, &cut));
+    }
+  build_frame (json, item, number, &frame);
+  g_string_truncate (text, 0);
+  g_string_append_len (text, frame.head->str, frame.head->len);
+  if (frame.has_reviews)
+    append_reviews (json, text, texts, texts->len, stats.reviews_total);
+  g_string_append_len (text, frame.tail->str, frame.tail->len);
+  item_frame_clear (&frame);
+
+  parser = json_parser_new_immutable ();
+  if (!json_parser_load_from_data (parser, text->str, text->len, &error))
+    g_error ("anot_formatter_build_item: item %s does not read back: %s",
+             anot_item_get_id (item), error->message);
+  return json_node_copy (json_parser_get_root (parser));
 }
 
 /**
@@ -1742,36 +2364,26 @@ anot_formatter_format (AnotFormatter  *self,
   g_return_val_if_fail (ANOT_IS_FORMATTER (self), NULL);
   g_return_val_if_fail (candidates != NULL, NULL);
 
-  if (self->style == ANOT_FORMAT_STYLE_PYTHON)
-    out = g_string_new ("{'items': {");
-  else
-    out = g_string_new ("Restaurants:\n\n");
+  out = g_string_sized_new (16384 * (candidates->len + 1));
+  g_string_append (out, self->style == ANOT_FORMAT_STYLE_PYTHON ? "{'items': {" : "Restaurants:\n\n");
 
   for (guint i = 0; i < candidates->len; i++)
     {
       guint number = self->first_index + i;
       ItemStats s;
-      g_autofree char *text = format_item_full (self, g_ptr_array_index (candidates, i), number, &s, NULL);
+
+      if (self->style == ANOT_FORMAT_STYLE_PYTHON)
+        g_string_append_printf (out, "%s'%u': ", i > 0 ? ", " : "", number);
+      format_item_full (self, g_ptr_array_index (candidates, i), number, &s, out, NULL);
+      if (self->style == ANOT_FORMAT_STYLE_JSON)
+        g_string_append (out, i + 1 < candidates->len ? "\n\n" : "\n");
+      else if (self->style == ANOT_FORMAT_STYLE_TEXT)
+        g_string_append_c (out, '\n');
 
       total += s.reviews_total;
       included += s.reviews_included;
       cut += s.reviews_cut;
       over += s.over_budget ? 1 : 0;
-
-      switch (self->style)
-        {
-        case ANOT_FORMAT_STYLE_JSON:
-          g_string_append (out, text);
-          g_string_append (out, i + 1 < candidates->len ? "\n\n" : "\n");
-          break;
-        case ANOT_FORMAT_STYLE_PYTHON:
-          g_string_append_printf (out, "%s'%u': %s", i > 0 ? ", " : "", number, text);
-          break;
-        case ANOT_FORMAT_STYLE_TEXT:
-          g_string_append (out, text);
-          g_string_append_c (out, '\n');
-          break;
-        }
     }
 
   if (self->style == ANOT_FORMAT_STYLE_PYTHON)
@@ -1791,7 +2403,7 @@ anot_formatter_format (AnotFormatter  *self,
         json_object_set_null_member (o, "max_reviews_per_item");
       json_object_set_int_member (o, "reviews_cut", cut);
       json_object_set_int_member (o, "items_over_budget", over);
-      json_object_set_int_member (o, "chars", g_utf8_strlen (out->str, out->len));
+      json_object_set_int_member (o, "chars", count_chars (out->str, out->len));
       *stats = json_node_new (JSON_NODE_OBJECT);
       json_node_take_object (*stats, o);
     }

@@ -9,6 +9,7 @@
 #include "anot-defense-prompt-private.h"
 #include "anot-method-context-private.h"
 #include "anot-backend-router-private.h"
+#include "anot-enum-types.h"
 #include "anot-error.h"
 
 #include <stdlib.h>
@@ -55,6 +56,7 @@ struct _AnotMethodContext
   AnotBackendRouter *router;
   AnotDebugLog *debug_log;
   gboolean defense;
+  AnotCompatMode compat;
   const char *defense_prompt;   /* interned, nullable: set by the experiment */
   gboolean has_config_file;     /* set by the experiment... */
   AnotIniReader *config_file;   /* ...nullable: the run had no config.ini */
@@ -71,6 +73,7 @@ enum {
   PROP_ROUTER,
   PROP_DEBUG_LOG,
   PROP_DEFENSE,
+  PROP_COMPAT,
   N_PROPS
 };
 
@@ -122,6 +125,9 @@ anot_method_context_get_property (GObject    *object,
     case PROP_DEFENSE:
       g_value_set_boolean (value, self->defense);
       break;
+    case PROP_COMPAT:
+      g_value_set_enum (value, self->compat);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -154,6 +160,9 @@ anot_method_context_set_property (GObject      *object,
       break;
     case PROP_DEFENSE:
       anot_method_context_set_defense (self, g_value_get_boolean (value));
+      break;
+    case PROP_COMPAT:
+      anot_method_context_set_compat (self, g_value_get_enum (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -232,6 +241,18 @@ anot_method_context_class_init (AnotMethodContextClass *klass)
   properties[PROP_DEFENSE] =
     g_param_spec_boolean ("defense", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotMethodContext:compat:
+   *
+   * Whether the run compares like for like with the original framework's
+   * published runs (`anot-run --compat original`): a method then uses the
+   * original's prompt wording where it is recorded, reads answers with
+   * %ANOT_PARSE_ORIGINAL and runs the original's variant of itself (see
+   * `docs/fidelity.md`).
+   */
+  properties[PROP_COMPAT] =
+    g_param_spec_enum ("compat", NULL, NULL, ANOT_TYPE_COMPAT_MODE, ANOT_COMPAT_MODE_NONE,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -843,6 +864,41 @@ anot_method_context_get_defense_prompt (AnotMethodContext *self)
   if (!self->defense)
     return NULL;
   return self->defense_prompt != NULL ? self->defense_prompt : anot_defense_prompt_get ();
+}
+
+/**
+ * anot_method_context_get_compat:
+ * @self: an #AnotMethodContext
+ *
+ * Returns: how closely the method follows the original framework (see
+ *   [property@Anot.MethodContext:compat])
+ */
+AnotCompatMode
+anot_method_context_get_compat (AnotMethodContext *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), ANOT_COMPAT_MODE_NONE);
+
+  return self->compat;
+}
+
+/**
+ * anot_method_context_set_compat:
+ * @self: an #AnotMethodContext
+ * @compat: the compatibility mode
+ *
+ * Sets [property@Anot.MethodContext:compat].
+ */
+void
+anot_method_context_set_compat (AnotMethodContext *self,
+                                AnotCompatMode     compat)
+{
+  g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
+  g_return_if_fail (compat == ANOT_COMPAT_MODE_NONE || compat == ANOT_COMPAT_MODE_ORIGINAL);
+
+  if (self->compat == compat)
+    return;
+  self->compat = compat;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPAT]);
 }
 
 void

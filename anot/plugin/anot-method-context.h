@@ -20,6 +20,24 @@
 
 G_BEGIN_DECLS
 
+/**
+ * AnotCompatMode:
+ * @ANOT_COMPAT_MODE_NONE: anot's own behaviour: the fixes of the original
+ *   framework's recorded defects and the deliberate changes listed in
+ *   `docs/fidelity.md`
+ * @ANOT_COMPAT_MODE_ORIGINAL: like for like with the original framework's
+ *   published runs (`anot-run --compat original`): its candidate pools,
+ *   the labelled reviews its attacks added, its prompt wording where it is
+ *   recorded, its answer parser, Listwise as one call and ANoT as
+ *   ANoT-HEAD (see `docs/fidelity.md`)
+ *
+ * How closely a run follows the original framework.
+ */
+typedef enum {
+  ANOT_COMPAT_MODE_NONE,
+  ANOT_COMPAT_MODE_ORIGINAL,
+} AnotCompatMode;
+
 #define ANOT_TYPE_METHOD_CONTEXT (anot_method_context_get_type ())
 ANOT_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (AnotMethodContext, anot_method_context, ANOT, METHOD_CONTEXT, GObject)
@@ -63,6 +81,11 @@ void               anot_method_context_set_defense    (AnotMethodContext *self,
                                                        gboolean           defense);
 ANOT_AVAILABLE_IN_ALL
 const char        *anot_method_context_get_defense_prompt (AnotMethodContext *self);
+ANOT_AVAILABLE_IN_ALL
+AnotCompatMode     anot_method_context_get_compat     (AnotMethodContext *self);
+ANOT_AVAILABLE_IN_ALL
+void               anot_method_context_set_compat     (AnotMethodContext *self,
+                                                       AnotCompatMode     compat);
 
 ANOT_AVAILABLE_IN_ALL
 AnotBackendRouter *anot_method_context_get_router     (AnotMethodContext *self);

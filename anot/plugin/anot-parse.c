@@ -1288,6 +1288,37 @@ rank_region (RankBuilder *rb,
   return NULL;
 }
 
+/* ANOT_PARSE_ORIGINAL: the original harness's parse_indices over the
+ * whole text, nothing stripped, nothing appended (the original ranked
+ * only what the text named). */
+static AnotParseResult *
+ranking_original (AnotParseResult *self,
+                  guint            n_candidates,
+                  AnotParseFlags   flags)
+{
+  g_autofree guint *indices = NULL;
+  guint n = 0;
+
+  indices = anot_parse_indices_compat (self->text, n_candidates, G_MAXUINT,
+                                       flags & ANOT_PARSE_ZERO_BASED, &n);
+  self->rule = g_strdup ("original");
+  for (guint i = 0; i < n; i++)
+    {
+      guint position = indices[i] - 1;
+
+      g_array_append_val (self->indices, position);
+    }
+  self->n_parsed = n;
+  if (n == 0)
+    {
+      if (self->text == NULL || self->text[0] == '\0')
+        return result_fail (self, ANOT_PARSE_FAILURE_EMPTY, "The reply is empty");
+      return result_fail (self, ANOT_PARSE_FAILURE_NOT_FOUND,
+                          "The reply has no number between 1 and %u", n_candidates);
+    }
+  return self;
+}
+
 /**
  * anot_parse_ranking:
  * @text: (nullable): the model's text
@@ -1316,6 +1347,9 @@ anot_parse_ranking (const char     *text,
   RankBuilder rb;
 
   g_return_val_if_fail (candidates == NULL || candidates->len == n_candidates, self);
+
+  if (flags & ANOT_PARSE_ORIGINAL)
+    return ranking_original (self, n_candidates, flags);
 
   t = strip_reasoning (self->text);
   if (t[0] == '\0')
@@ -1876,6 +1910,125 @@ anot_parse_indices_compat (const char     *text,
       if (!dup)
         g_array_append_val (out, v);
     }
+
+  *n_indices = out->len;
+  return (guint *) g_array_free (out, FALSE);
+}
+
+REGEX (c_bracket_number, "\\[(\\d+)\\]", 0)
+REGEX (c_first_number, "\\d+", 0)
+REGEX (c_numbered_line, "^\\s*\\d+[.)]\\s*\\[?(\\d+)\\]?", G_REGEX_MULTILINE)
+
+/* Appends @value unless it is 0 or already there. */
+static void
+listwise_add (GArray  *out,
+              guint64  value)
+{
+  guint v;
+
+  if (value == 0 || value > G_MAXUINT)
+    return;
+  v = (guint) value;
+  for (guint i = 0; i < out->len; i++)
+    if (g_array_index (out, guint, i) == v)
+      return;
+  g_array_append_val (out, v);
+}
+
+/* Every match of @re (group @group) in @text. */
+static void
+listwise_collect (GArray     *out,
+                  GRegex     *re,
+                  int         group,
+                  const char *text)
+{
+  g_autoptr(GMatchInfo) info = NULL;
+
+  g_regex_match (re, text, 0, &info);
+  while (g_match_info_matches (info))
+    {
+      g_autofree char *digits = g_match_info_fetch (info, group);
+
+      listwise_add (out, g_ascii_strtoull (digits, NULL, 10));
+      g_match_info_next (info, NULL);
+    }
+}
+
+/* The first number of each piece of @text split on @separator. */
+static void
+listwise_split (GArray     *out,
+                const char *text,
+                const char *separator)
+{
+  g_auto(GStrv) pieces = g_strsplit (text, separator, -1);
+
+  for (guint i = 0; pieces[i] != NULL; i++)
+    {
+      g_autoptr(GMatchInfo) info = NULL;
+
+      if (g_regex_match (re_c_first_number (), pieces[i], 0, &info))
+        {
+          g_autofree char *digits = g_match_info_fetch (info, 0);
+
+          listwise_add (out, g_ascii_strtoull (digits, NULL, 10));
+        }
+    }
+}
+
+/**
+ * anot_parse_listwise_compat:
+ * @text: (nullable): the text
+ * @k: keep this many numbers
+ * @n_indices: (out): return location for the number of values
+ *
+ * The original Listwise method's own parser: the first of these rules
+ * that yields a number — every `[n]`; when the text has `>`, the first
+ * number of each piece between them; when it has `,`, the same between
+ * commas; numbered-list lines `1. [n]` or `1) n`; every number from 1 to
+ * 50 — each list without zeros and repeats, cut to @k; nothing gives `1`.
+ * The numbers are not checked against N: the original's harness then
+ * dropped those above N ([func@Anot.parse_indices_compat]).  The
+ * original's sixth rule, `[n]` found in the candidates' text, is left
+ * out: the JSON records it searched hold no bracketed numbers.
+ *
+ * Returns: (transfer full) (array length=n_indices): the 1-based numbers
+ */
+guint *
+anot_parse_listwise_compat (const char *text,
+                            guint       k,
+                            guint      *n_indices)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (guint));
+  const char *t = text != NULL ? text : "";
+
+  g_return_val_if_fail (n_indices != NULL, NULL);
+
+  listwise_collect (out, re_c_bracket_number (), 1, t);
+  if (out->len == 0 && strchr (t, '>') != NULL)
+    listwise_split (out, t, ">");
+  if (out->len == 0 && strchr (t, ',') != NULL)
+    listwise_split (out, t, ",");
+  if (out->len == 0)
+    listwise_collect (out, re_c_numbered_line (), 1, t);
+  if (out->len == 0)
+    {
+      g_autoptr(GMatchInfo) info = NULL;
+
+      g_regex_match (re_c_first_number (), t, 0, &info);
+      while (g_match_info_matches (info))
+        {
+          g_autofree char *digits = g_match_info_fetch (info, 0);
+          guint64 value = g_ascii_strtoull (digits, NULL, 10);
+
+          if (value >= 1 && value <= 50)
+            listwise_add (out, value);
+          g_match_info_next (info, NULL);
+        }
+    }
+  if (out->len == 0)
+    listwise_add (out, 1);
+  if (out->len > k)
+    g_array_set_size (out, MAX (k, 1));
 
   *n_indices = out->len;
   return (guint *) g_array_free (out, FALSE);

@@ -70,6 +70,11 @@ typedef enum {
  * @ANOT_PARSE_APPEND_MISSING: after the candidates the answer names, append
  *   every other candidate in ascending position, so the ranking is complete
  *   (the number appended is recorded)
+ * @ANOT_PARSE_ORIGINAL: read the answer as the original framework's
+ *   harness did ([func@Anot.parse_indices_compat]: every number of the
+ *   text in range, in order, whatever surrounds it) instead of with the
+ *   rules above; for `--compat original` (see
+ *   [property@Anot.MethodContext:compat])
  *
  * Options of [func@Anot.parse_ranking].
  */
@@ -77,6 +82,7 @@ typedef enum /*< flags >*/ {
   ANOT_PARSE_FLAGS_NONE = 0,
   ANOT_PARSE_ZERO_BASED = 1 << 0,
   ANOT_PARSE_APPEND_MISSING = 1 << 1,
+  ANOT_PARSE_ORIGINAL = 1 << 2,
 } AnotParseFlags;
 
 #define ANOT_TYPE_PARSE_RESULT (anot_parse_result_get_type ())
@@ -139,6 +145,10 @@ guint              *anot_parse_indices_compat          (const char      *text,
                                                         guint            max_index,
                                                         guint            k,
                                                         AnotParseFlags   flags,
+                                                        guint           *n_indices);
+ANOT_AVAILABLE_IN_ALL
+guint              *anot_parse_listwise_compat         (const char      *text,
+                                                        guint            k,
                                                         guint           *n_indices);
 ANOT_AVAILABLE_IN_ALL
 int                 anot_parse_score_compat            (const char      *text);

@@ -49,9 +49,13 @@
  * equally good (binomial with p = ½).  Cells of different runs of one
  * request are counted as separate pairs.
  *
- * Pairing is refused (%ANOT_ERROR_NOT_COMPARABLE) when the two sides of a
- * run were not drawn from the same candidate pools: another dataset
- * checksum, pool mode or run seed, or another set of requests.
+ * When the two sides ran different subsets of the requests (an expensive
+ * method run on 20 of 100), each side's own table is over its own
+ * requests, and the pairing over the requests both ran; the cells only one
+ * side ran are counted (`unpaired` in the JSON, a note under the tables).
+ * Pairing is refused (%ANOT_ERROR_NOT_COMPARABLE) only when the two sides
+ * of a run were not drawn from the same candidate pools: another dataset
+ * checksum, pool mode or run seed.
  *
  * Since: 0.1
  */
@@ -110,6 +114,10 @@ typedef struct
   guint runs;
   guint method_only;      /* Hits@1 by the method, not by the baseline */
   guint baseline_only;
+  /* (request, run) cells only one side ran: left out of the pairing. */
+  guint method_unpaired;
+  guint baseline_unpaired;
+  const AnotResultsRun *unfinished;   /* a run of either side not complete, or NULL */
   double p_value;
   gboolean available[N_METRICS];
   Estimate method_mean[N_METRICS];
@@ -796,21 +804,19 @@ compare_uints (gconstpointer a,
   return (x > y) - (x < y);
 }
 
-static const char *
-first_missing (GHashTable *from,
+/* The keys of @from that @in lacks. */
+static guint
+count_missing (GHashTable *from,
                GHashTable *in)
 {
-  g_autoptr(GPtrArray) keys = hash_table_keys (from);
-  const char *missing = NULL;
+  GHashTableIter iter;
+  gpointer key;
+  guint n = 0;
 
-  for (guint i = 0; i < keys->len; i++)
-    {
-      const char *key = g_ptr_array_index (keys, i);
-
-      if (!g_hash_table_contains (in, key) && (missing == NULL || strcmp (key, missing) < 0))
-        missing = key;
-    }
-  return missing;
+  g_hash_table_iter_init (&iter, from);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    n += !g_hash_table_contains (in, key);
+  return n;
 }
 
 static gboolean
@@ -885,44 +891,32 @@ pair_cells (AnotComparison  *self,
       guint run = GPOINTER_TO_UINT (g_ptr_array_index (runs, r));
       GHashTable *rows_a = g_hash_table_lookup (method->by_run, GUINT_TO_POINTER (run));
       GHashTable *rows_b = g_hash_table_lookup (baseline->by_run, GUINT_TO_POINTER (run));
+      const AnotResultsRun *info_a = g_hash_table_lookup (method->run_info, GUINT_TO_POINTER (run));
+      const AnotResultsRun *info_b = g_hash_table_lookup (baseline->run_info, GUINT_TO_POINTER (run));
       GHashTableIter iter;
       gpointer k, v;
-      const char *missing;
+      guint missing;
 
       if (rows_b == NULL)
         continue;
-      if (!check_same_pools (method, baseline, run,
-                             g_hash_table_lookup (method->run_info, GUINT_TO_POINTER (run)),
-                             g_hash_table_lookup (baseline->run_info, GUINT_TO_POINTER (run)),
-                             error))
+      if (!check_same_pools (method, baseline, run, info_a, info_b, error))
         return FALSE;
-      if ((missing = first_missing (rows_a, rows_b)) != NULL ||
-          (missing = first_missing (rows_b, rows_a)) != NULL)
-        {
-          const AnotResultsRun *info_a = g_hash_table_lookup (method->run_info, GUINT_TO_POINTER (run));
-          const AnotResultsRun *info_b = g_hash_table_lookup (baseline->run_info, GUINT_TO_POINTER (run));
-          g_autofree char *unfinished = NULL;
 
-          /* The usual cause: a run that did not finish. */
-          for (guint side = 0; side < 2 && unfinished == NULL; side++)
+      /* Different request subsets are a normal workflow (an expensive
+       * method on 20 requests): the pairing is over the requests both
+       * ran, and the unpaired ones are counted for the tables to say. */
+      missing = count_missing (rows_a, rows_b) + count_missing (rows_b, rows_a);
+      pair->baseline_unpaired += count_missing (rows_b, rows_a);
+      if (missing > 0 && pair->unfinished == NULL)
+        {
+          /* The usual cause of a subset nobody chose: a run that did not finish. */
+          for (guint side = 0; side < 2 && pair->unfinished == NULL; side++)
             {
               const AnotResultsRun *info = side == 0 ? info_a : info_b;
 
               if (info->status != NULL && strcmp (info->status, "complete") != 0)
-                {
-                  g_autofree char *attack_dir = g_path_get_dirname (info->directory);
-
-                  unfinished = g_strdup_printf ("; %s is “%s”: finish it with anot-run --resume %s",
-                                                info->directory, info->status, attack_dir);
-                }
+                pair->unfinished = info;
             }
-          g_set_error (error, ANOT_ERROR, ANOT_ERROR_NOT_COMPARABLE,
-                       "cannot pair %s (%s) with %s (%s) at N=%u, run %u: not the same requests "
-                       "(%u and %u requests; %s is in only one of them)%s",
-                       method->label, method->attack, baseline->label, baseline->attack,
-                       method->n, run, g_hash_table_size (rows_a), g_hash_table_size (rows_b),
-                       missing, unfinished != NULL ? unfinished : "");
-          return FALSE;
         }
 
       pair->runs++;
@@ -931,8 +925,17 @@ pair_cells (AnotComparison  *self,
         {
           const AnotResultsRow *a = v;
           const AnotResultsRow *b = g_hash_table_lookup (rows_b, k);
-          RequestAcc *acc = g_hash_table_lookup (diffs, k);
-          gboolean hit_a = a->gold_rank == 1, hit_b = b->gold_rank == 1;
+          RequestAcc *acc;
+          gboolean hit_a, hit_b;
+
+          if (b == NULL)
+            {
+              pair->method_unpaired++;
+              continue;
+            }
+          acc = g_hash_table_lookup (diffs, k);
+          hit_a = a->gold_rank == 1;
+          hit_b = b->gold_rank == 1;
 
           if (acc == NULL)
             {
@@ -1251,8 +1254,8 @@ compute_failures (AnotComparison *self)
  *
  * Computes every interval, paired difference and p-value.  Fails with
  * %ANOT_ERROR_NOT_COMPARABLE, naming what differs, when runs pooled in one
- * cell rank different datasets or when cells to be paired were not made on
- * the same requests and pools, and with %ANOT_ERROR_INVALID_ARGUMENT when the
+ * cell rank different datasets or when cells to be paired were not drawn
+ * from the same pools (dataset, pool mode, seed), and with %ANOT_ERROR_INVALID_ARGUMENT when the
  * baseline is not among the methods.
  *
  * Returns: %TRUE on success
@@ -1395,6 +1398,13 @@ add_pairs (JsonBuilder *builder,
       json_builder_add_int_value (builder, pair->runs);
       json_builder_set_member_name (builder, "pairs");
       json_builder_add_int_value (builder, pair->pairs);
+      json_builder_set_member_name (builder, "unpaired");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, robustness ? "attacked" : "method");
+      json_builder_add_int_value (builder, pair->method_unpaired);
+      json_builder_set_member_name (builder, robustness ? "clean" : "baseline");
+      json_builder_add_int_value (builder, pair->baseline_unpaired);
+      json_builder_end_object (builder);
       for (guint m = 0; m < N_METRICS; m++)
         {
           json_builder_set_member_name (builder, metric_keys[m]);
@@ -1510,12 +1520,35 @@ add_failures (AnotComparison *self,
   json_builder_end_object (builder);
 }
 
+/* The labels of the methods whose runs compare like for like with the
+ * original framework (`--compat original`), each once, in run order. */
+static GPtrArray *
+compat_original_labels (AnotComparison *self)
+{
+  JsonArray *runs = anot_results_get_runs (self->results);
+  GPtrArray *labels = g_ptr_array_new ();
+
+  for (guint i = 0; i < json_array_get_length (runs); i++)
+    {
+      JsonObject *run = json_array_get_object_element (runs, i);
+      const char *label = json_object_get_string_member (run, "method");
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (run, "compat", NULL),
+                     "original") != 0)
+        continue;
+      if (!g_ptr_array_find_with_equal_func (labels, label, g_str_equal, NULL))
+        g_ptr_array_add (labels, (gpointer) label);
+    }
+  return labels;
+}
+
 /**
  * anot_comparison_to_json:
  * @self: an #AnotComparison, computed
  *
  * The comparison as one object: `confidence`, `resamples`, `seed`,
- * `baseline`, `cells` (one per method × attack × N: `method`, `attack`,
+ * `baseline`, `compat_original` (the methods whose runs were made with
+ * `--compat original`), `cells` (one per method × attack × N: `method`, `attack`,
  * `n_candidates`, `requests`, `runs`, `rows`, `failed`, and `hits_at_1`,
  * `hits_at_3`, `hits_at_5`, `mrr` as `{mean, lower, upper}` or null when k
  * is too small), `paired` (every method against the baseline: the means,
@@ -1552,6 +1585,15 @@ anot_comparison_to_json (AnotComparison *self)
   json_builder_add_string_value (builder, seed);
   json_builder_set_member_name (builder, "baseline");
   json_builder_add_string_value (builder, self->used_baseline);
+  json_builder_set_member_name (builder, "compat_original");
+  json_builder_begin_array (builder);
+  {
+    g_autoptr(GPtrArray) labels = compat_original_labels (self);
+
+    for (guint i = 0; i < labels->len; i++)
+      json_builder_add_string_value (builder, labels->pdata[i]);
+  }
+  json_builder_end_array (builder);
 
   json_builder_set_member_name (builder, "cells");
   json_builder_begin_array (builder);
@@ -1653,6 +1695,47 @@ format_p (double p)
   return g_strdup_printf ("%.3f", p);
 }
 
+
+/* Pairs over a subset say so under their table: how many (request, run)
+ * cells each side ran that the other did not, and a run that did not
+ * finish, the usual cause of a subset nobody chose. */
+static void
+unpaired_note (Table    *table,
+               GArray   *pairs,
+               gboolean  robustness)
+{
+  g_autoptr(GString) note = g_string_new (NULL);
+
+  for (guint i = 0; i < pairs->len; i++)
+    {
+      const Pair *pair = &g_array_index (pairs, Pair, i);
+      const char *a = robustness ? pair->method->attack : pair->method->label;
+      const char *b = robustness ? pair->baseline->attack : pair->baseline->label;
+
+      if (pair->method_unpaired == 0 && pair->baseline_unpaired == 0)
+        continue;
+      g_string_append_printf (note, "\n%s%s%s against %s at N=%u: paired on the %u (request, run) cells "
+                              "both ran; %u only %s ran, %u only %s",
+                              pair->method->label, robustness ? " " : "", robustness ? a : "",
+                              b, pair->method->n, pair->pairs, pair->method_unpaired, a,
+                              pair->baseline_unpaired, b);
+      if (pair->unfinished != NULL)
+        {
+          g_autofree char *attack_dir = g_path_get_dirname (pair->unfinished->directory);
+
+          g_string_append_printf (note, " (%s is “%s”: finish it with anot-run --resume %s)",
+                                  pair->unfinished->directory, pair->unfinished->status, attack_dir);
+        }
+    }
+  if (note->len > 0)
+    {
+      char *title = g_strconcat (table->title, note->str, NULL);
+
+      g_free (table->title);
+      table->title = title;
+    }
+}
+
 static GPtrArray *
 build_tables (AnotComparison *self)
 {
@@ -1737,6 +1820,7 @@ build_tables (AnotComparison *self)
           g_ptr_array_add (row, g_strdup_printf ("%u/%u", pair->method_only, pair->baseline_only));
           g_ptr_array_add (row, format_p (pair->p_value));
         }
+      unpaired_note (table, pairs, t == 1);
       g_ptr_array_add (tables, table);
     }
 
@@ -1903,7 +1987,9 @@ static void
 format_latex (GString *out,
               Table   *table)
 {
-  g_autofree char *title = latex_escape (table->title);
+  g_autofree char *escaped = latex_escape (table->title);
+  g_auto(GStrv) lines = g_strsplit (escaped, "\n", -1);
+  g_autofree char *title = g_strjoinv ("\n% ", lines);   /* a note's lines stay comments */
 
   g_string_append_printf (out, "%% %s\n\\begin{tabular}{", title);
   for (guint c = 0; c < table->header->len; c++)
@@ -2076,7 +2162,8 @@ format_csv (AnotComparison *self,
  *
  * Writes the comparison as tables: the intervals of every method × attack ×
  * N, then the paired differences against the baseline, then attacked
- * against clean.  `csv` is one long table (a row per cell and metric) with
+ * against clean, and a last line naming the methods whose runs were made
+ * with `--compat original`, if any.  `csv` is one long table (a row per cell and metric) with
  * the columns `table`, `method`, `baseline`, `attack`, `n_candidates`,
  * `requests`, `runs`, `metric`, `estimate`, `lower`, `upper`, `p_value`,
  * `method_only`, `baseline_only`; with
@@ -2134,5 +2221,19 @@ anot_comparison_format (AnotComparison  *self,
       else
         format_latex (out, table);
     }
+  {
+    g_autoptr(GPtrArray) labels = compat_original_labels (self);
+
+    /* Not anot's own behaviour: the reader of a table must know. */
+    if (labels->len > 0)
+      {
+        g_string_append_printf (out, "\n%sLike for like with the original framework "
+                                "(--compat original, see docs/fidelity.md): ",
+                                strcmp (format, "latex") == 0 ? "% " : "");
+        for (guint i = 0; i < labels->len; i++)
+          g_string_append_printf (out, "%s%s", i ? ", " : "", (char *) labels->pdata[i]);
+        g_string_append_c (out, '\n');
+      }
+  }
   return g_string_free (out, FALSE);
 }

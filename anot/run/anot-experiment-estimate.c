@@ -142,12 +142,56 @@ typedef struct
   double batch_cost;
 } Row;
 
+/* One method call of the estimate, shared with its callback: a call past
+ * its deadline is abandoned (the estimate goes on), and its callback, if
+ * it ever comes, frees what is left. */
+typedef struct
+{
+  gatomicrefcount ref_count;
+  GAsyncResult *result;
+  gboolean timed_out;
+  GCancellable *cancellable;
+} Call;
+
+static Call *
+call_ref (Call *call)
+{
+  g_atomic_ref_count_inc (&call->ref_count);
+  return call;
+}
+
+static void
+call_unref (Call *call)
+{
+  if (g_atomic_ref_count_dec (&call->ref_count))
+    {
+      g_clear_object (&call->result);
+      g_clear_object (&call->cancellable);
+      g_free (call);
+    }
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Call, call_unref)
+
 static void
 on_ranked (GObject      *source,
            GAsyncResult *result,
            gpointer      user_data)
 {
-  *(GAsyncResult **) user_data = g_object_ref (result);
+  Call *call = user_data;
+
+  call->result = g_object_ref (result);
+  call_unref (call);
+}
+
+static gboolean
+on_call_deadline (gpointer user_data)
+{
+  Call *call = user_data;
+
+  call->timed_out = TRUE;
+  g_cancellable_cancel (call->cancellable);
+  return G_SOURCE_REMOVE;
 }
 
 /* The batch price of what @usage used, model by model. */
@@ -324,7 +368,8 @@ anot_experiment_estimate (AnotExperiment  *self,
           AnotRequest *request = g_ptr_array_index (kept, i);
           g_autoptr(AnotTrial) trial = NULL;
           g_autoptr(AnotMethodContext) context = NULL;
-          g_autoptr(GAsyncResult) result = NULL;
+          g_autoptr(Call) call = NULL;
+          g_autoptr(GSource) deadline = NULL;
           g_autoptr(AnotRanking) ranking = NULL;
           g_autoptr(GError) local_error = NULL;
           AnotUsage *usage;
@@ -338,11 +383,27 @@ anot_experiment_estimate (AnotExperiment  *self,
           if (trial == NULL)
             continue;
           context = anot_experiment_new_method_context (self, trial);
+          call = g_new0 (Call, 1);
+          g_atomic_ref_count_init (&call->ref_count);
+          call->cancellable = g_cancellable_new ();
+          /* The run's deadline: a method that never finishes a request
+           * must not hang the estimate either. */
+          if (self->settings->request_timeout > 0)
+            {
+              deadline = g_timeout_source_new_seconds ((guint) MIN (self->settings->request_timeout, G_MAXUINT));
+              g_source_set_callback (deadline, on_call_deadline, call_ref (call),
+                                     (GDestroyNotify) call_unref);
+              g_source_attach (deadline, g_main_context_get_thread_default ());
+            }
           anot_method_rank_async (self->method, anot_trial_get_query (trial), anot_trial_get_candidates (trial),
-                                  (guint) self->settings->k, context, NULL, on_ranked, &result);
-          while (result == NULL)
+                                  (guint) self->settings->k, context, call->cancellable, on_ranked,
+                                  call_ref (call));
+          while (call->result == NULL && !call->timed_out)
             g_main_context_iteration (g_main_context_get_thread_default (), TRUE);
-          ranking = anot_method_rank_finish (self->method, result, &local_error);
+          if (deadline != NULL)
+            g_source_destroy (deadline);
+          if (call->result != NULL)
+            ranking = anot_method_rank_finish (self->method, call->result, &local_error);
           usage = anot_method_context_get_usage (context);
           row_add (row, usage, batch_cost (router, usage), ranking == NULL);
         }

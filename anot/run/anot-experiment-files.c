@@ -157,6 +157,17 @@ add_attack_config (JsonBuilder *builder,
   json_builder_end_object (builder);
 }
 
+/* Whether the method called an LLM: a call is counted in the rows of this
+ * run (perhaps by an earlier process, before a resume).  A failed call is
+ * not counted, so a run with failed requests keeps its configured LLM: it
+ * may be what failed. */
+static gboolean
+used_an_llm (AnotUsage *usage,
+             guint      n_failed)
+{
+  return anot_usage_get_calls (usage) > 0 || n_failed > 0;
+}
+
 gboolean
 anot_experiment_write_config (AnotExperiment  *self,
               AttackEntry     *attack,
@@ -170,7 +181,7 @@ anot_experiment_write_config (AnotExperiment  *self,
   g_autofree char *dir = anot_experiment_run_dir_path (attack, run);
   g_autofree char *path = g_build_filename (dir, "config.json", NULL);
   g_autofree char *timestamp = anot_results_timestamp_now ();
-  guint n_cells_with_rows = 0;
+  guint n_cells_with_rows = 0, n_failed = 0;
 
   for (guint i = 0; i < self->cells->len; i++)
     {
@@ -184,7 +195,11 @@ anot_experiment_write_config (AnotExperiment  *self,
         n_cells_with_rows++;
       g_hash_table_iter_init (&iter, cell->rows);
       while (g_hash_table_iter_next (&iter, NULL, &value))
-        anot_usage_merge (usage, anot_result_get_usage (value));
+        {
+          anot_usage_merge (usage, anot_result_get_usage (value));
+          if (anot_result_get_error_message (value) != NULL)
+            n_failed++;
+        }
     }
 
   json_builder_begin_object (builder);
@@ -199,7 +214,19 @@ anot_experiment_write_config (AnotExperiment  *self,
   json_builder_set_member_name (builder, "parallel");
   json_builder_add_boolean_value (builder, self->settings->concurrency > 1);
   json_builder_set_member_name (builder, "llm_config");
-  json_builder_add_value (builder, anot_llm_config_to_json (self->llm_config, self->router));
+  if (used_an_llm (usage, n_failed))
+    json_builder_add_value (builder, anot_llm_config_to_json (self->llm_config, self->router));
+  else
+    {
+      /* The configuration's default model is not a fact about a run that
+       * called none (bm25, random, ...): readers would report it. */
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "provider");
+      json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "model");
+      json_builder_add_null_value (builder);
+      json_builder_end_object (builder);
+    }
   json_builder_set_member_name (builder, "attack_config");
   add_attack_config (builder, attack, self->settings->seed + run);
 

@@ -878,7 +878,8 @@ anot_experiment_plan (AnotExperiment  *self,
                       GError         **error)
 {
   self->settings = anot_run_config_copy (self->config);
-  return plan_candidate_counts (self, error) &&
+  return anot_run_config_apply_compat (self->settings, error) &&
+         plan_candidate_counts (self, error) &&
          plan_requests (self, error) &&
          prepare_attacks (self, error) &&
          plan_cells (self, error) &&

@@ -17,7 +17,9 @@
  * cancelled and its slot is given to the next request: the job is
  * abandoned, so a method that never finishes, even cancelled, costs its
  * request and not the run.  If it calls back after all, the call is only
- * freed.
+ * freed.  When the run is cancelled (Ctrl-C), each request in flight gets
+ * CANCEL_GRACE_MS to honour it; one that does not is abandoned without a
+ * row (a resume runs it again), so the run still stops.
  */
 #include "config.h"
 
@@ -32,6 +34,10 @@
 #include "anot-trial.h"
 
 #include <string.h>
+
+/* How long a cancelled run waits for a method to honour the cancellation
+ * of a request before it abandons it. */
+#define CANCEL_GRACE_MS 5000
 
 typedef struct
 {
@@ -317,18 +323,35 @@ on_deadline (gpointer user_data)
   Job *job = user_data;
   g_autoptr(AnotExperiment) self = g_object_ref (job->self);
   g_autoptr(GCancellable) cancellable = g_object_ref (job->cancellable);
-  g_autoptr(AnotResult) result = NULL;
-  g_autoptr(GError) error = NULL;
 
-  g_set_error (&error, ANOT_ERROR, ANOT_ERROR_METHOD_TIMEOUT,
-               "the method did not finish the request within its deadline of %u s "
-               "(--request-timeout); it was cancelled", job->timeout);
-  result = result_from_ranking (self, job, NULL, error);
-  record_result (self, job->cell, result);
-  debug_result (self, job, result);
+  if (g_cancellable_is_cancelled (self->cancellable))
+    {
+      /* The run was cancelled and the method ignored it: no row, a
+       * resume runs the request again. */
+      anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, "RUN",
+                                 "N=%u: the method did not stop %u ms after the run was "
+                                 "cancelled; abandoned", job->cell->n, CANCEL_GRACE_MS);
+    }
+  else
+    {
+      g_autoptr(AnotResult) result = NULL;
+      g_autoptr(GError) error = NULL;
+
+      g_set_error (&error, ANOT_ERROR, ANOT_ERROR_METHOD_TIMEOUT,
+                   "the method did not finish the request within its deadline of %u s "
+                   "(--request-timeout); it was cancelled", job->timeout);
+      result = result_from_ranking (self, job, NULL, error);
+      record_result (self, job->cell, result);
+      debug_result (self, job, result);
+    }
 
   job->abandoned = TRUE;
   g_clear_pointer (&job->deadline, g_source_unref);
+  /* Nothing more to cancel: the run may be cancelled, or end, while the
+   * method still holds the call. */
+  if (job->run_cancelled_id != 0)
+    g_signal_handler_disconnect (job->run_cancellable, job->run_cancelled_id);
+  job->run_cancelled_id = 0;
   self->in_flight--;
   job->cell->in_flight--;
   anot_experiment_budget_finish (self, anot_method_context_get_usage (job->context));
@@ -340,10 +363,30 @@ on_deadline (gpointer user_data)
 }
 
 static void
-forward_cancel (GCancellable *run_cancellable,
-                GCancellable *request_cancellable)
+set_deadline (Job  *job,
+              guint ms)
 {
-  g_cancellable_cancel (request_cancellable);
+  if (job->deadline != NULL)
+    g_source_destroy (job->deadline);
+  g_clear_pointer (&job->deadline, g_source_unref);
+  job->deadline = g_timeout_source_new (ms);
+  g_source_set_callback (job->deadline, on_deadline, job, NULL);
+  g_source_set_static_name (job->deadline, "[anot] request deadline");
+  g_source_attach (job->deadline, g_task_get_context (job->self->task));
+}
+
+/* The run was cancelled (on the thread that runs it: anot-run's SIGINT
+ * source, Python's interrupt handler): so is each request, with a grace
+ * period for the method to honour it. */
+static void
+forward_cancel (GCancellable *run_cancellable,
+                Job          *job)
+{
+  g_autoptr(GCancellable) cancellable = g_object_ref (job->cancellable);
+
+  set_deadline (job, CANCEL_GRACE_MS);
+  /* Last: a method that honours it may call back at once, freeing @job. */
+  g_cancellable_cancel (cancellable);
 }
 
 /* Seconds; 0 for none.  Batch mode waits for provider batches, which may
@@ -378,6 +421,7 @@ anot_experiment_new_method_context (AnotExperiment *self,
   while (g_hash_table_iter_next (&iter, &key, &value))
     anot_method_context_set_option (context, key, value);
   anot_method_context_set_defense (context, self->settings->defense);
+  anot_method_context_set_compat (context, (AnotCompatMode) self->settings->compat);
   if (self->defense_prompt != NULL)
     anot_method_context_set_defense_prompt_text (context, self->defense_prompt);
   if (self->config_file_read)
@@ -437,16 +481,14 @@ start_job (AnotExperiment *self,
 
   job->cancellable = g_cancellable_new ();
   job->run_cancellable = g_object_ref (self->cancellable);
-  job->run_cancelled_id = g_cancellable_connect (self->cancellable, G_CALLBACK (forward_cancel),
-                                                 g_object_ref (job->cancellable), g_object_unref);
   job->timeout = request_timeout (self);
   if (job->timeout > 0)
-    {
-      job->deadline = g_timeout_source_new ((guint) MIN ((guint64) job->timeout * 1000, G_MAXUINT));
-      g_source_set_callback (job->deadline, on_deadline, job, NULL);
-      g_source_set_static_name (job->deadline, "[anot] request deadline");
-      g_source_attach (job->deadline, g_task_get_context (self->task));
-    }
+    set_deadline (job, (guint) MIN ((guint64) job->timeout * 1000, G_MAXUINT));
+  if (g_cancellable_is_cancelled (self->cancellable))
+    g_cancellable_cancel (job->cancellable);
+  else
+    job->run_cancelled_id = g_signal_connect (self->cancellable, "cancelled",
+                                              G_CALLBACK (forward_cancel), job);
   anot_method_rank_async (self->method, anot_trial_get_query (job->trial),
                           anot_trial_get_candidates (job->trial),
                           (guint) settings->k, job->context, job->cancellable, on_rank_done, job);

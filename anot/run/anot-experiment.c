@@ -58,6 +58,7 @@ enum {
   PROP_DIRECTORY,
   PROP_N_PLANNED,
   PROP_POOL_MODE,
+  PROP_COMPAT,
   N_PROPS
 };
 
@@ -126,6 +127,9 @@ anot_experiment_get_property (GObject    *object,
       break;
     case PROP_POOL_MODE:
       g_value_set_enum (value, (self->settings ? self->settings : self->config)->pool);
+      break;
+    case PROP_COMPAT:
+      g_value_set_enum (value, (self->settings ? self->settings : self->config)->compat);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -205,6 +209,16 @@ anot_experiment_class_init (AnotExperimentClass *klass)
    */
   properties[PROP_POOL_MODE] =
     g_param_spec_enum ("pool-mode", NULL, NULL, ANOT_TYPE_POOL_MODE, ANOT_POOL_MODE_SAMPLED,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotExperiment:compat:
+   *
+   * Whether the experiment compares like for like with the original
+   * framework's published runs (the `compat` option, recorded in
+   * `config.json`).
+   */
+  properties[PROP_COMPAT] =
+    g_param_spec_enum ("compat", NULL, NULL, ANOT_TYPE_COMPAT_MODE, ANOT_COMPAT_MODE_NONE,
                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);

@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "anot-dataset.h"
+#include "anot-enum-types.h"
 #include "anot-error.h"
 #include "anot-item.h"
+#include "anot-pool.h"
 #include "anot-request.h"
 #include "anot-results-private.h"
 #include "anot-version.h"
@@ -740,6 +742,7 @@ write_usage_plots (AnotReportWriter *self,
   static const char *const what[3] = { "calls", "tokens", "cost" };
   static const char *const titles[3] = { "LLM calls per request", "tokens per request",
                                          "cost per request (USD)" };
+  double name_width = 0;
 
   for (guint i = 0; i < anot_results_get_n_rows (self->results); i++)
     {
@@ -759,9 +762,16 @@ write_usage_plots (AnotReportWriter *self,
       counts[m]++;
     }
 
+  /* The names sit left of the bars, right-aligned: the bars start after
+   * the longest (11px text, 7px a character at most for the names people
+   * give methods), so a long name is never cut at the left edge. */
+  for (guint m = 0; m < n_methods; m++)
+    name_width = MAX (name_width, 7.0 * g_utf8_strlen (methods[m], -1));
+
   for (guint w = 0; w < 3; w++)
     {
-      double top = 0, height = 40 + n_methods * 20.0, x0 = 90, x1 = 270;
+      double top = 0, height = 40 + n_methods * 20.0, x0 = MAX (90, 16 + name_width), x1 = x0 + 180;
+      double width = x1 + 70;
 
       for (guint m = 0; m < n_methods; m++)
         if (counts[m] > 0)
@@ -769,9 +779,9 @@ write_usage_plots (AnotReportWriter *self,
       if (top <= 0)
         top = 1;
       out_printf (out, "<figure class=\"plot\"><svg class=\"usage-plot\" data-what=\"%s\" "
-                  "viewBox=\"0 0 340 %.0f\" width=\"340\" height=\"%.0f\" role=\"img\" "
+                  "viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" "
                   "aria-label=\"%s\"><text class=\"title\" x=\"10\" y=\"16\">%s (clean runs)</text>",
-                  what[w], height, height, titles[w], titles[w]);
+                  what[w], width, height, width, height, titles[w], titles[w]);
       for (guint m = 0; m < n_methods; m++)
         {
           double mean = counts[m] > 0 ? sums[m * 3 + w] / counts[m] : 0.0;
@@ -797,10 +807,19 @@ write_usage_plots (AnotReportWriter *self,
  * Data
  * --------------------------------------------------------------------- */
 
+static char *
+dataset_key (const AnotResultsRun *run)
+{
+  return g_strconcat (run->data_path, "\n", run->checksum, NULL);
+}
+
 /* Request texts, from the benchmark each run names when it is still the
- * same (same checksum); otherwise the page says the text is unknown. */
+ * same (same checksum); otherwise the page says the text is unknown.
+ * The benchmarks found are kept in @datasets (dataset_key() → AnotDataset)
+ * for the answers of trace-less rows. */
 static JsonNode *
-build_requests (AnotReportWriter *self)
+build_requests (AnotReportWriter *self,
+                GHashTable       *datasets)
 {
   g_autoptr(JsonObject) requests = json_object_new ();
   g_autoptr(GHashTable) loaded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -814,13 +833,14 @@ build_requests (AnotReportWriter *self)
 
       if (run->data_path == NULL || run->checksum == NULL)
         continue;
-      key = g_strconcat (run->data_path, "\n", run->checksum, NULL);
+      key = dataset_key (run);
       if (g_hash_table_contains (loaded, key))
         continue;
-      g_hash_table_add (loaded, g_steal_pointer (&key));
+      g_hash_table_add (loaded, g_strdup (key));
       dataset = anot_dataset_load (run->data_path, NULL, NULL);
       if (dataset == NULL || g_strcmp0 (anot_dataset_get_checksum (dataset), run->checksum) != 0)
         continue;
+      g_hash_table_insert (datasets, g_steal_pointer (&key), g_object_ref (dataset));
       for (guint i = 0; i < anot_dataset_get_n_requests (dataset); i++)
         {
           AnotRequest *request = anot_dataset_get_request (dataset, i);
@@ -869,6 +889,52 @@ add_nullable_object (JsonBuilder *builder,
   json_builder_add_value (builder, node);
 }
 
+/* What a row without a trace ranked: the names of its kept items, best
+ * first, from the run's pool rebuilt on its benchmark (when the report
+ * found it unchanged), else their pool positions. */
+static void
+add_top_items (JsonBuilder          *builder,
+               GHashTable           *datasets,
+               const AnotResultsRun *run,
+               const AnotResultsRow *row)
+{
+  g_autoptr(AnotPool) pool = NULL;
+  AnotDataset *dataset = NULL;
+
+  if (run->data_path != NULL && run->checksum != NULL)
+    {
+      g_autofree char *key = dataset_key (run);
+
+      dataset = g_hash_table_lookup (datasets, key);
+    }
+  if (dataset != NULL)
+    {
+      AnotRequest *request = anot_dataset_lookup_request (dataset, row->request_id);
+      g_autoptr(GEnumClass) modes = g_type_class_ref (ANOT_TYPE_POOL_MODE);
+      GEnumValue *mode = g_enum_get_value_by_nick (modes, run->pool != NULL ? run->pool : "sampled");
+
+      if (request != NULL && mode != NULL)
+        pool = anot_pool_new (dataset, request, row->n, mode->value, ANOT_SHUFFLE_MODE_NONE,
+                              run->run_seed, NULL);
+    }
+
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < row->n_preds; i++)
+    {
+      guint position = row->preds[i];
+
+      if (pool != NULL && position >= 1 && position <= anot_pool_get_size (pool))
+        json_builder_add_string_value (builder, anot_item_get_name (anot_pool_get_item (pool, position - 1)));
+      else
+        {
+          g_autofree char *text = g_strdup_printf ("#%u in the pool", position);
+
+          json_builder_add_string_value (builder, text);
+        }
+    }
+  json_builder_end_array (builder);
+}
+
 static JsonNode *
 build_data (AnotReportWriter *self,
             char            **methods,
@@ -877,7 +943,8 @@ build_data (AnotReportWriter *self,
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   JsonArray *runs = anot_results_get_runs (self->results);
-  g_autoptr(JsonNode) requests = build_requests (self);
+  g_autoptr(GHashTable) datasets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  g_autoptr(JsonNode) requests = build_requests (self, datasets);
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "title");
@@ -912,7 +979,7 @@ build_data (AnotReportWriter *self,
   {
     static const char *const columns[] = {
       "run_index", "n", "request_id", "group", "gold_rank", "calls", "tokens", "cost_usd",
-      "latency_ms", "error", "trace", "top1_item", "top1_conditions", "top1_failed",
+      "latency_ms", "error", "trace", "answer", "top1_item", "top1_conditions", "top1_failed",
       "gold_conditions", "condition_kinds",
     };
 
@@ -945,6 +1012,20 @@ build_data (AnotReportWriter *self,
         json_builder_add_null_value (builder);
       /* 1: embedded as #tr-<row>, 0: no trace, -1: left out (budget). */
       json_builder_add_int_value (builder, g_array_index (trace_state, gint, i));
+      /* Without a trace, what the method answered and ranked is all the
+       * report can show of it: [raw answer, [top item names]]. */
+      if (g_array_index (trace_state, gint, i) == 0)
+        {
+          json_builder_begin_array (builder);
+          if (row->raw_response != NULL)
+            json_builder_add_string_value (builder, row->raw_response);
+          else
+            json_builder_add_null_value (builder);
+          add_top_items (builder, datasets, anot_results_peek_run (self->results, row->run_index), row);
+          json_builder_end_array (builder);
+        }
+      else
+        json_builder_add_null_value (builder);
       add_nullable_string (builder, row->top1_item);
       add_nullable_object (builder, row->top1_conditions);
       if (row->top1_failed != NULL)
@@ -1354,7 +1435,7 @@ write_provenance (AnotReportWriter *self,
 {
   static const char *const columns[][2] = {
     { "method", "method" }, { "attack", "attack" }, { "run", "run" }, { "data", "data" },
-    { "dataset_checksum", "dataset checksum" }, { "pool", "pool" }, { "shuffle", "shuffle" },
+    { "dataset_checksum", "dataset checksum" }, { "pool", "pool" }, { "compat", "compat" }, { "shuffle", "shuffle" },
     { "seed", "seed" }, { "run_seed", "run seed" }, { "k", "k" }, { "provider", "backend" },
     { "model", "model" }, { "cache", "cache" }, { "offline", "offline" },
     { "defense", "defense" }, { "anot_version", "anot" }, { "status", "status" },

@@ -22,6 +22,7 @@ typedef struct
   char *data_path;
   char *checksum;
   char *pool;
+  char *compat;           /* config.json's compat; NULL before it existed */
   char *shuffle;
   char *model;
   char *provider;
@@ -55,6 +56,9 @@ typedef struct
   JsonArray *top1_failed;       /* keys of the conditions it fails; or NULL */
   JsonObject *gold_conditions;
   JsonObject *condition_kinds;  /* condition key → evidence kind; or NULL */
+  char *raw_response;     /* the method's answer, or NULL */
+  guint *preds;           /* the kept 1-based pool positions, best first */
+  guint n_preds;
 } AnotResultsRow;
 
 const AnotResultsRun *anot_results_peek_run (AnotResults *self,

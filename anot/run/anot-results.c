@@ -70,6 +70,7 @@ results_run_free (gpointer data)
   g_free (run->data_path);
   g_free (run->checksum);
   g_free (run->pool);
+  g_free (run->compat);
   g_free (run->shuffle);
   g_free (run->model);
   g_free (run->provider);
@@ -93,6 +94,8 @@ results_row_clear (gpointer data)
   g_clear_pointer (&row->top1_failed, json_array_unref);
   g_clear_pointer (&row->gold_conditions, json_object_unref);
   g_clear_pointer (&row->condition_kinds, json_object_unref);
+  g_free (row->raw_response);
+  g_free (row->preds);
 }
 
 static void
@@ -322,6 +325,7 @@ run_from_config (const char  *run_dir,
   run->data_path = g_strdup (object_string (anot, "data_path"));
   run->checksum = g_strdup (object_string (anot, "dataset_checksum"));
   run->pool = g_strdup (object_string (anot, "pool"));
+  run->compat = g_strdup (object_string (anot, "compat"));
   run->shuffle = g_strdup (object_string (anot, "shuffle"));
   run->model = g_strdup (object_string (llm, "model"));
   run->provider = g_strdup (object_string (llm, "provider"));
@@ -384,6 +388,7 @@ read_run_dir (AnotResults  *self,
           AnotResult *result = g_ptr_array_index (results, j);
           AnotUsage *usage = anot_result_get_usage (result);
           AnotResultsRow row = { 0 };
+          const guint *preds;
 
           row.run_index = run_index;
           row.n = n;
@@ -405,6 +410,9 @@ read_run_dir (AnotResults  *self,
             row.gold_conditions = json_object_ref (anot_result_get_gold_conditions (result));
           if (anot_result_get_condition_kinds (result) != NULL)
             row.condition_kinds = json_object_ref (anot_result_get_condition_kinds (result));
+          row.raw_response = g_strdup (anot_result_get_raw_response (result));
+          preds = anot_result_get_pred_indices (result, &row.n_preds);
+          row.preds = row.n_preds > 0 ? g_memdup2 (preds, row.n_preds * sizeof (guint)) : NULL;
           g_array_append_val (self->rows, row);
         }
     }
@@ -736,7 +744,8 @@ anot_results_get_rows (AnotResults *self)
  *
  * One object per run directory read: `directory`, `experiment`, `method`
  * (the label rows use), `method_name`, `run_name`, `attack`, `run`, `data`,
- * `data_path`, `dataset_checksum`, `pool`, `shuffle`, `seed`, `run_seed`,
+ * `data_path`, `dataset_checksum`, `pool`, `compat` (null for runs made
+ * before the option existed), `shuffle`, `seed`, `run_seed`,
  * `k`, `model`, `provider`, `anot_version`, `status`, `timestamp`, `cache`,
  * `offline`, `defense`: the provenance of the rows.
  *
@@ -769,6 +778,7 @@ anot_results_get_runs (AnotResults *self)
       set_nullable_string (object, "data_path", run->data_path);
       set_nullable_string (object, "dataset_checksum", run->checksum);
       set_nullable_string (object, "pool", run->pool);
+      set_nullable_string (object, "compat", run->compat);
       set_nullable_string (object, "shuffle", run->shuffle);
       /* As strings: a JSON number loses seeds above 2^53 in JavaScript. */
       json_object_set_string_member (object, "seed", seed);

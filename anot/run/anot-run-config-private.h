@@ -16,6 +16,7 @@ struct _AnotRunConfig
   guint64 given;                /* bit i: keys[i] was set */
   GArray *candidates;           /* guint, in the order given */
   gboolean scaling;
+  int compat;                   /* AnotCompatMode */
   int pool;                     /* AnotPoolMode */
   int shuffle;                  /* AnotShuffleMode */
   guint64 k;
@@ -78,6 +79,11 @@ void        anot_run_config_write_resume_options (const AnotRunConfig *self,
 gboolean    anot_run_config_merge_resume_options (AnotRunConfig *self,
                                              JsonObject          *options,
                                              GError             **error);
+/* Applies `compat original` to the settings it implies (pool,
+ * attack-compat), or fails when one of them was given another value. */
+gboolean    anot_run_config_apply_compat    (AnotRunConfig       *self,
+                                             GError             **error);
+
 /* Whether shards of one experiment must agree on @key: FALSE for the keys
  * that say where calls go and what they may cost (base-url, batch*,
  * max-cost*), not what they answer. */

@@ -29,6 +29,11 @@
  * - `candidates`: N, or a comma-separated list of N (default `10`)
  * - `scaling`: `true` for N in 10, 20, 30, 40, 50; an N larger than the
  *   dataset is skipped
+ * - `compat`: `none` (default) or `original`: like for like with the
+ *   original framework's published runs (see [enum@Anot.CompatMode] and
+ *   `docs/fidelity.md`); `original` implies `pool` `original` and
+ *   `attack-compat` `original`, and giving either another value is an
+ *   error; methods see it as [property@Anot.MethodContext:compat]
  * - `pool`: `sampled` (default) or `original` (see [enum@Anot.PoolMode])
  * - `shuffle`: `none`, `middle` or `random` (default)
  * - `k`: predictions kept per request, Hits@1..k (default 5)
@@ -169,6 +174,8 @@ static const KeyInfo keys[] = {
   { "candidates", KIND_UINT_LIST, FLAG_RECORD | FLAG_RESUME | FLAG_EFFECTIVE, FIELD (candidates),
     1, G_MAXUINT, 0, "10", NULL, "e.g. 10 or 10,20" },
   { "scaling", KIND_BOOL, FLAG_RECORD | FLAG_RESUME | FLAG_TRUE_ONLY, FIELD (scaling) },
+  { "compat", KIND_ENUM, FLAG_RECORD | FLAG_RESUME | FLAG_EFFECTIVE, FIELD (compat),
+    0, 0, ANOT_COMPAT_MODE_NONE, NULL, anot_compat_mode_get_type },
   { "pool", KIND_ENUM, FLAG_RECORD | FLAG_RESUME | FLAG_EFFECTIVE, FIELD (pool),
     0, 0, ANOT_POOL_MODE_SAMPLED, NULL, anot_pool_mode_get_type },
   { "shuffle", KIND_ENUM, FLAG_RECORD | FLAG_RESUME | FLAG_EFFECTIVE, FIELD (shuffle),
@@ -1369,6 +1376,56 @@ anot_run_config_get_attack_compat (const AnotRunConfig *self)
 {
   g_return_val_if_fail (self != NULL, ANOT_ATTACK_COMPAT_REALISTIC);
   return (AnotAttackCompat) self->attack_compat;
+}
+
+/**
+ * anot_run_config_get_compat:
+ * @self: an #AnotRunConfig
+ *
+ * Returns: how closely the run follows the original framework (`compat`)
+ */
+AnotCompatMode
+anot_run_config_get_compat (const AnotRunConfig *self)
+{
+  g_return_val_if_fail (self != NULL, ANOT_COMPAT_MODE_NONE);
+  return (AnotCompatMode) self->compat;
+}
+
+/* `compat original` stands for the settings it implies; one given
+ * against it is an error rather than a run that is half like for like. */
+gboolean
+anot_run_config_apply_compat (AnotRunConfig  *self,
+                              GError        **error)
+{
+  static const struct {
+    const char *key;
+    gsize offset;
+    int value;
+  } implied[] = {
+    { "pool", FIELD (pool), ANOT_POOL_MODE_ORIGINAL },
+    { "attack-compat", FIELD (attack_compat), ANOT_ATTACK_COMPAT_ORIGINAL },
+  };
+
+  if (self->compat != ANOT_COMPAT_MODE_ORIGINAL)
+    return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (implied); i++)
+    {
+      guint index;
+      const KeyInfo *info = lookup_key (implied[i].key, &index);
+      int *field = MEMBER (self, info, int);
+
+      if ((self->given & (G_GUINT64_CONSTANT (1) << index)) && *field != implied[i].value)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                       "compat original uses %s %s; %s %s contradicts it",
+                       implied[i].key, enum_nick (info->enum_type (), implied[i].value),
+                       implied[i].key, enum_nick (info->enum_type (), *field));
+          return FALSE;
+        }
+      *field = implied[i].value;
+      self->given |= G_GUINT64_CONSTANT (1) << index;
+    }
+  return TRUE;
 }
 
 /**

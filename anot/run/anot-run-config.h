@@ -12,6 +12,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "anot-method-context.h"
 #include "anot-pool.h"
 #include "anot-review-forge.h"
 
@@ -81,6 +82,8 @@ ANOT_AVAILABLE_IN_ALL
 guint           anot_run_config_get_concurrency (const AnotRunConfig  *self);
 ANOT_AVAILABLE_IN_ALL
 guint           anot_run_config_get_limit       (const AnotRunConfig  *self);
+ANOT_AVAILABLE_IN_ALL
+AnotCompatMode   anot_run_config_get_compat     (const AnotRunConfig *self);
 ANOT_AVAILABLE_IN_ALL
 AnotAttackCompat anot_run_config_get_attack_compat (const AnotRunConfig *self);
 ANOT_AVAILABLE_IN_ALL

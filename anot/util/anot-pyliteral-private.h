@@ -94,6 +94,15 @@ gboolean     anot_py_value_equal        (const AnotPyValue *a,
 char        *anot_py_value_str          (const AnotPyValue *value);
 JsonNode    *anot_py_value_to_json      (const AnotPyValue *value);
 char        *anot_py_value_repr         (const AnotPyValue *value);
+/* repr() of a value, of a float and of a string, appended to @out: the
+ * pieces a writer of Python text needs without building values. */
+void         anot_py_append_repr        (GString           *out,
+                                         const AnotPyValue *value);
+void         anot_py_append_float_repr  (GString           *out,
+                                         double             x);
+void         anot_py_append_str_repr    (GString           *out,
+                                         const char        *str,
+                                         gsize              len);
 /* str(value).lower(), computed once and cached in @value (thread-safe).
  * Borrowed: valid as long as @value is. */
 const char  *anot_py_value_get_lower_str (AnotPyValue *value);

@@ -44,7 +44,7 @@ def main():
         print('1..0 # SKIP not installed: %s (Debian: apt-get install slurm-wlm munge)'
               % ', '.join(missing))
         return 0
-    print('1..4', flush=True)
+    print('1..5', flush=True)
 
     tmp = tempfile.mkdtemp(prefix='anot-slurm-')
     # Slurm's state, sockets and logs; a short path, sockets have a limit.
@@ -62,6 +62,16 @@ def main():
                               timeout=300)
         assert proc.returncode == 0, proc.stdout
 
+        # A method of one's own, in Python, through the same scripts: the
+        # file is named in ANOT_ARGS; each task loads it, the merge job
+        # loads the file config.json records.
+        py_options = ['--plugin', os.path.join(os.environ['ANOT_TEST_SRCDIR'], 'python-plugin',
+                                               'most_reviewed.py'),
+                      '--method', 'file-noisy-stars', '--scaling', '--runs', '2']
+        proc = subprocess.run([os.environ['ANOT_RUN']] + py_options + ['--out', single, '--name', 'py'],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=300)
+        assert proc.returncode == 0, proc.stdout
         with SlurmCluster(cluster_dir) as cluster:
             print('ok 1 - munged, slurmctld and slurmd up in %.1f s'
                   % (time.monotonic() - started), flush=True)
@@ -97,6 +107,23 @@ def main():
             print('ok 2 - %d array tasks and the dependent merge job completed (%.1f s)'
                   % (SHARDS, time.monotonic() - started), flush=True)
 
+            py_results = os.path.join(tmp, 'py-results')
+            job_env = dict(env)
+            job_env.update(cluster.env)
+            job_env.update({
+                'ANOT_RUN': os.environ['ANOT_RUN'],
+                'ANOT_ARGS': ' '.join(shlex.quote(o) for o in py_options),
+                'ANOT_OUT': py_results,
+                'ANOT_NAME': 'py',
+                'SBATCH_ARGS': '--cpus-per-task=1',
+            })
+            proc = subprocess.run(['bash', submit, str(SHARDS)], env=job_env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                  timeout=60)
+            assert proc.returncode == 0, 'submit.sh: %s' % proc.stdout
+            py_array, py_merge = proc.stdout.split()
+            py_states = cluster.wait([py_array, py_merge], timeout=180)
+
         expected = normalised_tree(os.path.join(single, 'exp'))
         actual = normalised_tree(os.path.join(results, 'exp'))
         if expected == actual:
@@ -116,6 +143,25 @@ def main():
         else:
             failed = True
             print('not ok 4 - the response caches: %s' % os.listdir(results))
+
+        expected = normalised_tree(os.path.join(single, 'py'))
+        actual = normalised_tree(os.path.join(py_results, 'py')) \
+            if os.path.isdir(os.path.join(py_results, 'py')) else {}
+        if (set(py_states[py_array].values()) == {'COMPLETED'} and
+                set(py_states[py_merge].values()) == {'COMPLETED'} and expected == actual):
+            print('ok 5 - a Python method file on Slurm: the merge is the single run (%d files)'
+                  % len(expected), flush=True)
+        else:
+            failed = True
+            print('not ok 5 - a Python method file on Slurm: %r' % py_states)
+            for rel in sorted(set(expected) | set(actual)):
+                if expected.get(rel) != actual.get(rel):
+                    print('# differs: %s' % rel)
+            for name in sorted(os.listdir(py_results)) if os.path.isdir(py_results) else []:
+                if name.endswith('.out'):
+                    with open(os.path.join(py_results, name), errors='replace') as f:
+                        for line in f.read().splitlines():
+                            print('# %s: %s' % (name, line))
     finally:
         server.stop()
         if not failed:

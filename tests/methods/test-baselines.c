@@ -66,6 +66,8 @@ first_items (AnotDataset *ds,
   return items;
 }
 
+static AnotCompatMode compat_mode = ANOT_COMPAT_MODE_NONE;
+
 static AnotRanking *
 rank_full (Llm          *llm,
            const char   *method_name,
@@ -85,6 +87,7 @@ rank_full (Llm          *llm,
   ctx = anot_method_context_new (ds, anot_request_get_id (request), 1);
   anot_method_context_set_router (ctx, llm->router);
   anot_method_context_set_defense (ctx, defense);
+  anot_method_context_set_compat (ctx, compat_mode);
   for (guint i = 0; options != NULL && options[i] != NULL; i += 2)
     anot_method_context_set_option (ctx, options[i], options[i + 1]);
 
@@ -516,6 +519,77 @@ test_context_overflow (gconstpointer data)
  * --------------------------------------------------------------------- */
 
 static const MethodCase listwise_case = { "listwise", "Your ranking:", 1, 4, FALSE, NULL };
+
+/* --compat original: the answer is read by the original harness's
+ * parse_indices (every number in range, in order), not the robust rules;
+ * cot also sends the original's system prompt. */
+static void
+test_compat_original (gconstpointer data)
+{
+  const MethodCase *mc = data;
+  g_auto(Llm) llm = { 0 };
+  g_autofree char *rules = rules_answer (mc, "Restaurant 4 is loud.\\nANSWER: 3, 1", mc->extra);
+  g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 10);
+  g_autoptr(AnotRanking) robust = NULL;
+  g_autoptr(AnotRanking) original = NULL;
+  g_autoptr(GError) error = NULL;
+  const guint expected_robust[] = { 2, 0 };
+  const guint expected_original[] = { 3, 2, 0 };
+  guint n_robust;
+
+  llm_start (&llm, rules);
+  robust = rank (&llm, mc->method, anot_test_get_demo (), c, 5, &error);
+  g_assert_no_error (error);
+  assert_ranking (robust, expected_robust, 2);
+  n_robust = anot_fake_llm_get_n_requests (llm.server);
+
+  compat_mode = ANOT_COMPAT_MODE_ORIGINAL;
+  original = rank (&llm, mc->method, anot_test_get_demo (), c, 5, &error);
+  compat_mode = ANOT_COMPAT_MODE_NONE;
+  g_assert_no_error (error);
+  assert_ranking (original, expected_original, 3);
+  g_assert_cmpstr (json_object_get_string_member (
+                     json_object_get_object_member (trace_of (original), "result"), "rule"), ==,
+                   "original");
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 2 * n_robust);
+
+  if (strcmp (mc->method, "cot") == 0)
+    {
+      /* The original asked for only the answer; anot's own prompt asks to
+       * reason step by step.  The user prompt is the same. */
+      g_assert_null (strstr (call_system (&llm, 0), "Reply with only ANSWER"));
+      g_assert_nonnull (strstr (call_system (&llm, 1), "Reply with only ANSWER: <number>."));
+      g_assert_cmpstr (call_user (&llm, 0), ==, call_user (&llm, 1));
+    }
+}
+
+/* --compat original: Listwise as the original ran it, one call over all N
+ * read with its own parser: only what the answer named, no window. */
+static void
+test_listwise_compat (void)
+{
+  g_auto(Llm) llm = { 0 };
+  g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 20);
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GError) error = NULL;
+  const guint expected[] = { 2, 0, 11 };
+  const char *options[] = { "listwise.window", "10", NULL };
+  JsonObject *parse;
+
+  llm_start (&llm, "{\"rules\": [{\"match\": \"\", \"reply\": \"[3] > [1] > [0] > [12] > [3] > [21]\"}]}");
+  compat_mode = ANOT_COMPAT_MODE_ORIGINAL;
+  ranking = rank_full (&llm, "listwise", anot_test_get_demo (), c, 5, options, FALSE, &error);
+  compat_mode = ANOT_COMPAT_MODE_NONE;
+  g_assert_no_error (error);
+  /* A window of 10 would have made 2 calls at N = 20. */
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 1);
+  g_assert_nonnull (strstr (call_user (&llm, 0), "\"index\": 20\n}"));
+  /* [0] and the repeat dropped by its parser, 21 (> N) by the harness's. */
+  assert_ranking (ranking, expected, 3);
+  parse = json_object_get_object_member (trace_of (ranking), "result");
+  g_assert_cmpstr (json_object_get_string_member (parse, "rule"), ==, "original");
+  g_assert_cmpstr (anot_ranking_get_raw_response (ranking), ==, "[3] > [1] > [0] > [12] > [3] > [21]");
+}
 
 static void
 test_listwise_single (void)
@@ -1074,6 +1148,11 @@ main (int argc, char **argv)
       g_test_add_data_func (p4, &cases[i], test_faults);
       g_test_add_data_func (p5, &cases[i], test_calls);
       {
+        g_autofree char *p8 = g_strdup_printf ("/baselines/%s/compat-original", cases[i].method);
+
+        g_test_add_data_func (p8, &cases[i], test_compat_original);
+      }
+      {
         g_autofree char *p7 = g_strdup_printf ("/baselines/%s/context-overflow", cases[i].method);
 
         g_test_add_data_func (p7, &cases[i], test_context_overflow);
@@ -1087,6 +1166,7 @@ main (int argc, char **argv)
     }
 
   g_test_add_func ("/baselines/listwise/single-window", test_listwise_single);
+  g_test_add_func ("/baselines/listwise/compat-original", test_listwise_compat);
   g_test_add_func ("/baselines/listwise/sliding-window", test_listwise_sliding);
   g_test_add_func ("/baselines/listwise/failures", test_listwise_failures);
   g_test_add_func ("/baselines/listwise/defense", test_listwise_defense);

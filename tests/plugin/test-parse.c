@@ -445,6 +445,84 @@ test_compat (void)
   g_assert_cmpint (anot_parse_tri_state_compat ("recommend? not sure"), ==, 0);
 }
 
+/* ANOT_PARSE_ORIGINAL: anot_parse_ranking() as the original harness read
+ * answers, where the robust rules read them otherwise. */
+static void
+test_ranking_original (void)
+{
+  g_autoptr(AnotParseResult) robust = NULL;
+  g_autoptr(AnotParseResult) original = NULL;
+  g_autoptr(AnotParseResult) none = NULL;
+  g_autoptr(AnotParseResult) zero = NULL;
+  const guint *positions;
+  guint n;
+  const char *text = "Restaurant 4 has 3 stars.\nANSWER: 2, 7";
+
+  robust = anot_parse_ranking (text, 10, NULL, ANOT_PARSE_FLAGS_NONE);
+  positions = anot_parse_result_get_indices (robust, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpuint (positions[0], ==, 1);
+
+  /* Every number in range, in order: 4, 3, 2, 7 (0-based 3, 2, 1, 6). */
+  original = anot_parse_ranking (text, 10, NULL, ANOT_PARSE_ORIGINAL | ANOT_PARSE_APPEND_MISSING);
+  g_assert_true (anot_parse_result_get_ok (original));
+  g_assert_cmpstr (anot_parse_result_get_rule (original), ==, "original");
+  positions = anot_parse_result_get_indices (original, &n);
+  g_assert_cmpuint (n, ==, 4);
+  g_assert_cmpuint (positions[0], ==, 3);
+  g_assert_cmpuint (positions[1], ==, 2);
+  g_assert_cmpuint (positions[2], ==, 1);
+  g_assert_cmpuint (positions[3], ==, 6);
+  /* Nothing appended: the original ranked only what the text named. */
+  g_assert_cmpuint (anot_parse_result_get_n_appended (original), ==, 0);
+
+  none = anot_parse_ranking ("I cannot tell.", 10, NULL, ANOT_PARSE_ORIGINAL);
+  g_assert_false (anot_parse_result_get_ok (none));
+  g_assert_cmpint (anot_parse_result_get_failure (none), ==, ANOT_PARSE_FAILURE_NOT_FOUND);
+
+  zero = anot_parse_ranking ("0, 9", 10, NULL, ANOT_PARSE_ORIGINAL | ANOT_PARSE_ZERO_BASED);
+  positions = anot_parse_result_get_indices (zero, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpuint (positions[0], ==, 0);
+  g_assert_cmpuint (positions[1], ==, 9);
+}
+
+/* The original Listwise's own parser, rule by rule (methods.md §4). */
+static void
+test_listwise_compat (void)
+{
+  static const struct {
+    const char *text;
+    guint k;
+    guint expected[6];
+    guint n;
+  } cases[] = {
+    /* 1: every [n], zeros and repeats dropped. */
+    { "[3] > [0] > [1] > [3] > [12]", 5, { 3, 1, 12 }, 3 },
+    /* ...even where a numbered list would read otherwise. */
+    { "1. [4]\n2. [2]", 5, { 4, 2 }, 2 },
+    /* 2: the first number of each piece between ">". */
+    { "5 > item 2 > 9", 2, { 5, 2 }, 2 },
+    /* 3: between commas. */
+    { "ANSWER: 6, 1, 1, 8", 5, { 6, 1, 8 }, 3 },
+    /* 4: numbered-list lines. */
+    { "1. 7\n2) 3\n", 5, { 7, 3 }, 2 },
+    /* 5: any number from 1 to 50. */
+    { "maybe 60 or 17 then 4", 5, { 17, 4 }, 2 },
+    /* 7: nothing at all ranks item 1 first. */
+    { "no idea", 5, { 1 }, 1 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      guint n = 0;
+      g_autofree guint *got = anot_parse_listwise_compat (cases[i].text, cases[i].k, &n);
+
+      g_test_message ("%s", cases[i].text);
+      g_assert_cmpmem (got, n * sizeof (guint), cases[i].expected, cases[i].n * sizeof (guint));
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 
 static JsonNode *
@@ -688,6 +766,8 @@ main (int argc, char **argv)
   g_test_add_func ("/parse/ranking/failures", test_ranking_failures);
   g_test_add_func ("/parse/ranking/names", test_ranking_names);
   g_test_add_func ("/parse/json", test_json);
+  g_test_add_func ("/parse/ranking/original", test_ranking_original);
+  g_test_add_func ("/parse/listwise-compat", test_listwise_compat);
   g_test_add_func ("/parse/steps", test_steps);
   g_test_add_func ("/parse/compat", test_compat);
   g_test_add_func ("/parse/corpus", test_corpus);

@@ -158,3 +158,25 @@ def test_attack_compat_option_from_python(demo, tmp_path):
     # A typo in the mode is refused when it is set, naming the key.
     with pytest.raises(Exception, match="attack-compat"):
         Anot.Experiment(demo, "bm25", out=str(tmp_path), attack="clean", attack_compat="labelled")
+
+
+def test_compat_original_from_python(demo, tmp_path):
+    """The one switch: the attacks' labelled reviews and the original pools
+    follow from it, and config.json records it."""
+    exp = Anot.Experiment(demo, "bm25", out=str(tmp_path), attack="fake_positive",
+                          compat=Anot.CompatMode.ORIGINAL, candidates=10)
+    exp.run()
+    assert exp.props.compat == Anot.CompatMode.ORIGINAL
+    assert exp.props.pool_mode == Anot.PoolMode.ORIGINAL
+    config = os.path.join(exp.get_directory(), "fake_positive", "run_1", "config.json")
+    with open(config) as f:
+        config = json.load(f)
+    assert config["anot"]["compat"] == "original"
+    assert config["anot"]["pool"] == "original"
+    assert config["attack_config"]["compat"] == "original"
+
+    # Half like for like is refused before anything runs.
+    contradicted = Anot.Experiment(demo, "bm25", out=str(tmp_path), name="x", compat="original",
+                                   pool="sampled")
+    with pytest.raises(Exception, match="pool sampled"):
+        contradicted.prepare()

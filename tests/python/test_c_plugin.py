@@ -124,6 +124,10 @@ def test_listwise_reads_every_field(demo, plugin_dir, fake_llm, tmp_path):
     assert len(rows) == 4
     seen = prompts(log)
     assert len(seen) == 4
+    # A method that made calls names its LLM; one that made none does not
+    # (tests/python/test_results.py).
+    run = Anot.Results.load(str(tmp_path / "a")).runs()[0]
+    assert (run["provider"], run["model"]) == ("openai", "fake")
     for row in rows:
         assert not row.get("error"), row["error"]
         assert row["raw_response"] == "3, 1, 2"

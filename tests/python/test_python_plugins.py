@@ -272,3 +272,34 @@ def test_request_timeout_from_python(demo, tmp_path):
     origin, language = Anot.Registry.get_default().get_origin(Anot.METHOD_EXTENSION_POINT_NAME,
                                                              "file-never")
     assert (origin, language) == (NEVER, "Python")
+
+
+def test_ctrl_c_abandons_a_method_that_ignores_it(tmp_path):
+    """Interrupted, a run waits a few seconds for a method that ignores the
+    cancellation, then stops without a row for its request (a resume runs
+    it again)."""
+    import signal
+    import time
+    process = subprocess.Popen([os.environ["ANOT_RUN"], "--plugin", NEVER, "-m", "file-never",
+                                "-O", "never.hang=R01", "--limit", "4", "--request-timeout", "0",
+                                "-o", str(tmp_path), "--name", "int"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    results = tmp_path / "int" / "clean" / "run_1" / "results_10.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if results.exists() and len(results.read_text().splitlines()) == 3:
+            break
+        time.sleep(0.1)
+    assert len(results.read_text().splitlines()) == 3, "the other requests did not finish"
+    process.send_signal(signal.SIGINT)
+    start = time.monotonic()
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stdout + stderr
+    assert time.monotonic() - start < 30
+    assert sorted(r["request_id"] for r in rows(tmp_path / "int")) == ["R02", "R03", "R04"]
+
+
+def test_estimate_does_not_hang_on_a_method_that_never_finishes():
+    run = anot_run("estimate", "--plugin", NEVER, "-m", "file-never", "-O", "never.hang=R02",
+                   "--limit", "3", "--request-timeout", "1", "--json", timeout=60)
+    assert json.loads(run.stdout)["total"]["incomplete"] == 1

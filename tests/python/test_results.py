@@ -2,6 +2,7 @@
 
 import json
 import os
+import subprocess
 
 import pytest
 from gi.repository import Anot, GLib
@@ -85,6 +86,29 @@ def test_compare_refuses_other_seeds(demo, experiments, tmp_path):
     assert "seed differs" in error.value.message
 
 
+def test_compare_and_report_over_request_subsets(demo, experiments, tmp_path):
+    """An expensive method on 5 of the 30 requests: compare and report work,
+    each table over its own requests, the pairs over the 5, counted."""
+    exp = Anot.Experiment(demo, "random", candidates=10, limit=5, out=str(tmp_path), name="random_5")
+    assert exp.run()
+    dirs = [experiments / "bm25_demo", tmp_path / "random_5"]
+    comparison = Anot.compare(dirs, baseline="bm25", resamples=200)
+    requests = {(c["method"], c["n_candidates"]): c["requests"] for c in comparison["cells"]}
+    assert requests == {("bm25", 10): 30, ("bm25", 20): 30, ("random", 10): 5}
+    (pair,) = comparison["paired"]
+    assert (pair["method"], pair["n_candidates"], pair["pairs"], pair["requests"]) == ("random", 10, 5, 5)
+    assert pair["unpaired"] == {"method": 0, "baseline": 25}
+    run = subprocess.run([os.environ["ANOT_RUN"], "compare", *map(str, dirs), "--baseline", "bm25",
+                          "--resamples", "200"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert ("random against bm25 at N=10: paired on the 5 (request, run) cells both ran; "
+            "0 only random ran, 25 only bm25") in run.stdout
+    report = subprocess.run([os.environ["ANOT_RUN"], "report", *map(str, dirs), "-o",
+                             str(tmp_path / "report.html"), "--resamples", "200"],
+                            capture_output=True, text=True)
+    assert report.returncode == 0, report.stderr
+
+
 def test_write_report(experiments, tmp_path):
     path = Anot.write_report(experiments, tmp_path / "report.html", baseline="bm25", title="T & <b>",
                              resamples=200)
@@ -104,3 +128,16 @@ def test_statistics_from_python():
     # Exact binomial: 2 * (1 + 10 + 45) / 1024
     assert Anot.Comparison.mcnemar_p(2, 8) == pytest.approx(0.109375, abs=1e-15)
     assert Anot.Comparison.cell_seed(42, "a") != Anot.Comparison.cell_seed(42, "b")
+
+
+def test_no_llm_named_for_runs_without_calls(experiments):
+    """bm25 and random call no LLM: neither config.json nor Results name the
+    configured default model (tests/python/test_c_plugin.py checks that an
+    LLM method's runs do)."""
+    with open(experiments / "bm25_demo" / "clean" / "run_1" / "config.json") as f:
+        assert json.load(f)["llm_config"] == {"provider": None, "model": None}
+    runs = Anot.Results.load(experiments).runs()
+    assert len(runs) == 3
+    assert all(run["provider"] is None and run["model"] is None for run in runs)
+    with open(experiments / "random_demo" / "clean" / "summary.json") as f:
+        assert json.load(f)["model"] is None

@@ -333,6 +333,79 @@ def main():
                 .map(td => td.textContent)]""")
             check(sql[0].startswith("SELECT name FROM items") and sql[1] == ["Heron Hall", "Lantern & Ladle"],
                   "SQL as code and its result as a table (%s)" % sql)
+
+            # Request ids as people count them (R2 before R10), a long
+            # method name left of the cost bars, uncut, and methods without
+            # a trace: bm25's rows, once under a long name with ids that
+            # lost their zero padding, once as they are.
+            long_name = "a-method-whose-name-is-rather-long-for-the-cost-panels"
+            plain_root = os.path.join(work, "plain")
+            source = os.path.join(out, "bm25_demo", "clean", "run_1")
+
+            def untraced_run(method, rename, page=None, keep=None):
+                target = os.path.join(plain_root, page or method, method + "_demo", "clean", "run_1")
+                os.makedirs(target)
+                with open(os.path.join(source, "config.json")) as f:
+                    config = json.load(f)
+                config["method"] = config["anot"]["method"] = method
+                config["run_name"] = config["anot"]["name"] = method + "_demo"
+                with open(os.path.join(target, "config.json"), "w") as f:
+                    json.dump(config, f)
+                lines = read_jsonl(os.path.join(source, "results_10.jsonl"))
+                for row in lines:
+                    row["request_id"] = rename(row["request_id"])
+                lines.sort(key=lambda row: row["request_id"])    # byte order, as anot-run writes them
+                lines = lines[:keep]
+                with open(os.path.join(target, "results_10.jsonl"), "w") as f:
+                    f.writelines(json.dumps(row) + "\n" for row in lines)
+                return lines
+
+            unpadded = untraced_run(long_name, lambda rid: "R%d" % int(rid[1:]))
+            untraced = untraced_run("untraced", lambda rid: rid)
+            # An expensive method run on 5 of the 30 requests, beside it.
+            untraced_run("expensive", lambda rid: rid, page="untraced", keep=5)
+            plain_page = os.path.join(work, "plain.html")
+            run([anot_run, "report", os.path.join(plain_root, long_name), "-o", plain_page,
+                 "--resamples", "100"])
+            b.get("file://" + plain_page)
+            b.click("#f-method option[value='%s']" % long_name)
+            ids = b.run("""return Array.from(document.querySelectorAll('#rows tbody tr')).map(
+                tr => tr.children[0].textContent);""")
+            check(ids == ["R%d" % i for i in range(1, 31)], "requests in natural order (%s)" % ids[:12])
+            left = b.run("""return Array.from(document.querySelectorAll('svg.usage-plot text.tick')).filter(
+                t => t.textContent === '%s').map(t => t.getBBox().x);""" % long_name)
+            check(len(left) == 3 and min(left) >= 0, "a long method name is not cut in the cost panels (%s)" % left)
+            b.click("#rows tbody tr")
+            top = b.run("""return Array.from(document.querySelectorAll(
+                '#detail .trace ol.top-items li')).map(li => li.textContent);""")
+            check(top == ["#%d in the pool" % p for p in unpadded[0]["pred_indices"]],
+                  "a request the benchmark does not hold: pool positions instead of names (%s)" % top)
+
+            untraced_page = os.path.join(work, "untraced.html")
+            run([anot_run, "report", os.path.join(plain_root, "untraced"), "-o", untraced_page,
+                 "--resamples", "100"])
+            b.get("file://" + untraced_page + "#request=R07&n=10&run=1&attack=clean")
+            row = [r for r in untraced if r["request_id"] == "R07"][0]
+            items = read_jsonl(os.path.join(os.environ["ANOT_DATA_DIR"], "demo", "restaurants.jsonl"))
+            names = {i["business_id"]: i["name"] for i in items}
+            top = b.run("""return Array.from(document.querySelectorAll(
+                '#detail .trace[data-method=untraced] ol.top-items li')).map(li => li.textContent);""")
+            gold_name = names[row["gold_restaurant"]]
+            check(len(top) == len(row["pred_indices"]) and all(n in names.values() for n in top)
+                  and all((name == gold_name) == (pos == row["gold_idx"] + 1)
+                          for name, pos in zip(top, row["pred_indices"])),
+                  "a method without a trace: its top items by name, the gold where it ranked it (%s)" % top)
+            raw = b.run("""return document.querySelector(
+                '#detail .trace[data-method=untraced] pre.raw-response').textContent""")
+            check(raw == row["raw_response"], "and its raw answer (%r)" % raw)
+            counts = b.run("""return Array.from(document.querySelectorAll('#comparison-tables table')[0]
+                .querySelectorAll('tbody tr')).map(tr => [tr.children[0].textContent, tr.children[2].textContent]);""")
+            check(sorted(counts) == [["expensive", "5"], ["untraced", "30"]],
+                  "runs over different requests: each method's table over its own (%s)" % counts)
+            note = b.run("return Array.from(document.querySelectorAll('p.unpaired')).map(p => p.textContent)")
+            check(note == ["untraced against expensive at N=10: paired on the 5 (request, run) cells both ran; "
+                           "25 only untraced ran, 0 only expensive."],
+                  "the pairing over the requests both ran, the count stated (%s)" % note)
     finally:
         if fake is not None:
             fake.terminate()

@@ -524,15 +524,90 @@ test_refusals (void)
   other = m;
   other.checksum = "def";
   refused (&other, "the dataset checksum differs: def");
+}
+
+/* Different request subsets are no refusal: each side's table is over its
+ * own requests, the pairing over the requests both ran, and the tables
+ * say how many were left out of it. */
+static void
+paired_on_subset (const FakeRun *other,
+                  guint          pairs,
+                  guint          method_unpaired,
+                  guint          baseline_unpaired,
+                  const char    *note)
+{
+  g_autofree char *root = make_root ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotResults) results = NULL;
+  g_autoptr(AnotComparison) comparison = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *latex = NULL;
+  g_auto(GStrv) lines = NULL;
+  FakeRun base = { "base", "base_fake", "clean", 1, 42, "sampled", "abc", 10, BASE_RANKS };
+  JsonObject *pair, *unpaired;
+  JsonArray *cells;
+
+  write_fake_run (root, &base);
+  write_fake_run (root, other);
+  results = anot_results_load (root, &error);
+  g_assert_no_error (error);
+  comparison = anot_comparison_new (results);
+  anot_comparison_set_baseline (comparison, "base");
+  anot_comparison_set_resamples (comparison, 10);
+  g_assert_true (anot_comparison_compute (comparison, &error));
+  g_assert_no_error (error);
+
+  json = anot_comparison_to_json (comparison);
+  cells = json_object_get_array_member (json_node_get_object (json), "cells");
+  g_assert_cmpuint (json_array_get_length (cells), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *cell = json_array_get_object_element (cells, i);
+      gboolean is_base = strcmp (json_object_get_string_member (cell, "method"), "base") == 0;
+
+      g_assert_cmpint (json_object_get_int_member (cell, "requests"), ==,
+                       is_base ? 10 : pairs + method_unpaired);
+    }
+  pair = json_array_get_object_element (json_object_get_array_member (json_node_get_object (json),
+                                                                      "paired"), 0);
+  g_assert_cmpint (json_object_get_int_member (pair, "pairs"), ==, pairs);
+  g_assert_cmpint (json_object_get_int_member (pair, "requests"), ==, pairs);
+  unpaired = json_object_get_object_member (pair, "unpaired");
+  g_assert_cmpint (json_object_get_int_member (unpaired, "method"), ==, method_unpaired);
+  g_assert_cmpint (json_object_get_int_member (unpaired, "baseline"), ==, baseline_unpaired);
+
+  text = anot_comparison_format (comparison, "text", &error);
+  g_assert_no_error (error);
+  g_test_message ("%s", text);
+  g_assert_nonnull (strstr (text, note));
+  latex = anot_comparison_format (comparison, "latex", &error);
+  g_assert_no_error (error);
+  lines = g_strsplit (latex, "\n", -1);
+  g_assert_nonnull (strstr (latex, "\n% m against base at N=10: paired on the "));
+  for (guint i = 0; lines[i] != NULL; i++)
+    g_assert_false (g_str_has_prefix (lines[i], "m against"));   /* the note's lines stay LaTeX comments */
+  remove_tree (root);
+}
+
+static void
+test_subsets (void)
+{
+  FakeRun m = { "m", "m_fake", "clean", 1, 42, "sampled", "abc", 10, M_RANKS };
+  FakeRun other;
+
   other = m;
   other.requests = "R01:1 R02:1 R03:1 R04:2 R05:0 R06:1 R07:1 R08:1 R09:1 R11:0";
-  refused (&other, "not the same requests (10 and 10 requests; R11 is in only one of them)");
-  /* A run killed before its end says so, and how to finish it. */
+  paired_on_subset (&other, 9, 1, 1,
+                    "m against base at N=10: paired on the 9 (request, run) cells both ran; "
+                    "1 only m ran, 1 only base");
+  /* An expensive method on 3 requests. */
   other = m;
   other.requests = "R01:1 R02:1 R03:1";
+  paired_on_subset (&other, 3, 0, 7, "paired on the 3 (request, run) cells both ran; 0 only m ran, 7 only base");
+  /* A run killed before its end: the note says how to finish it. */
   other.status = "running";
-  refused (&other, "not the same requests (3 and 10 requests; R04 is in only one of them); ");
-  refused (&other, "clean/run_1 is “running”: finish it with anot-run --resume ");
+  paired_on_subset (&other, 3, 0, 7, "clean/run_1 is “running”: finish it with anot-run --resume ");
 }
 
 static void
@@ -699,6 +774,7 @@ main (int    argc,
   g_test_add_func ("/comparison/mcnemar/calibration", test_mcnemar_calibration);
   g_test_add_func ("/comparison/results-and-pairing", test_results_and_pairing);
   g_test_add_func ("/comparison/refusals", test_refusals);
+  g_test_add_func ("/comparison/subsets", test_subsets);
   g_test_add_func ("/comparison/robustness", test_robustness_pairs);
   g_test_add_func ("/comparison/cli", test_cli);
 

@@ -60,6 +60,18 @@ test_method_finish_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* The calls of `hang-group` with `hang-mode` ignore: never returned, even
+ * cancelled, as a method that forgot its task would. */
+static GPtrArray *test_never_returned;
+
+/* `hang-mode` honour: returns only once cancelled. */
+static gboolean
+test_method_poll_cancelled (gpointer user_data)
+{
+  return g_task_return_error_if_cancelled (G_TASK (user_data)) ? G_SOURCE_REMOVE
+                                                               : G_SOURCE_CONTINUE;
+}
+
 static void
 test_method_rank_async (AnotMethod          *method,
                         AnotQuery           *request,
@@ -121,6 +133,23 @@ test_method_rank_async (AnotMethod          *method,
                               g_error_new_literal (ANOT_ERROR, ANOT_ERROR_METHOD_FAILED,
                                                    message->str),
                               (GDestroyNotify) g_error_free);
+    }
+
+  if (g_strcmp0 (anot_method_context_get_option (context, "hang-group"),
+                 anot_query_get_group (request)) == 0)
+    {
+      if (g_strcmp0 (anot_method_context_get_option (context, "hang-mode"), "honour") == 0)
+        {
+          source = g_timeout_source_new (20);
+          g_task_attach_source (task, source, test_method_poll_cancelled);
+          g_source_unref (source);
+          g_object_unref (task);
+          return;
+        }
+      if (test_never_returned == NULL)
+        test_never_returned = g_ptr_array_new_with_free_func (g_object_unref);
+      g_ptr_array_add (test_never_returned, task);
+      return;
     }
 
   test_in_flight++;
@@ -357,6 +386,7 @@ test_demo_layout (Fixture       *f,
   anot = json_object_get_object_member (config, "anot");
   g_assert_cmpstr (json_object_get_string_member (anot, "status"), ==, "complete");
   g_assert_cmpstr (json_object_get_string_member (anot, "pool"), ==, "sampled");
+  g_assert_cmpstr (json_object_get_string_member (anot, "compat"), ==, "none");
   g_assert_cmpstr (json_object_get_string_member (anot, "shuffle"), ==, "random");
   g_assert_cmpint (json_object_get_int_member (anot, "seed"), ==, 42);
   g_assert_cmpint (json_object_get_int_member (anot, "run_seed"), ==, 43);
@@ -602,6 +632,62 @@ test_original_pool_philly (Fixture       *f,
                                                "10"), ==, 66);
 }
 
+/* --compat original is one switch: the original pools and attack
+ * reviews follow from it, are recorded, and cannot be contradicted. */
+static void
+test_compat_original (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(AnotDataset) dataset = anot_test_load_philly ();
+  g_autoptr(AnotExperiment) experiment = NULL;
+  g_autoptr(AnotExperiment) contradicted = NULL;
+  g_autoptr(AnotMetrics) metrics = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *config_path = NULL;
+  JsonObject *anot, *options;
+  AnotCompatMode compat;
+  AnotPoolMode pool;
+
+  if (dataset == NULL)
+    {
+      g_test_skip ("philly_cafes data not found (ANOT_PHILLY_DATA)");
+      return;
+    }
+
+  experiment = new_experiment (dataset, "oracle", f->root, "compat", "compat", "original",
+                               "candidates", "10", NULL);
+  metrics = run_ok (experiment, 10, 1);
+  /* The original's top-10 pool by gold frequency keeps 66 requests. */
+  g_assert_cmpuint (anot_metrics_get_total (metrics), ==, 66);
+  g_assert_cmpuint (anot_experiment_get_n_dropped (experiment, 10), ==, 34);
+  g_object_get (experiment, "compat", &compat, "pool-mode", &pool, NULL);
+  g_assert_cmpint (compat, ==, ANOT_COMPAT_MODE_ORIGINAL);
+  g_assert_cmpint (pool, ==, ANOT_POOL_MODE_ORIGINAL);
+
+  config_path = path_in (f->root, "compat", "clean", "run_1", "config.json", NULL);
+  anot = json_object_get_object_member (read_json_object (config_path, parser), "anot");
+  g_assert_cmpstr (json_object_get_string_member (anot, "compat"), ==, "original");
+  g_assert_cmpstr (json_object_get_string_member (anot, "pool"), ==, "original");
+  options = json_object_get_object_member (anot, "options");
+  g_assert_cmpstr (json_object_get_string_member (options, "compat"), ==, "original");
+  g_assert_cmpstr (json_object_get_string_member (options, "attack-compat"), ==, "original");
+
+  /* Half like for like is refused before anything runs. */
+  contradicted = new_experiment (dataset, "oracle", f->root, "contradicted", "compat", "original",
+                                 "pool", "sampled", NULL);
+  g_assert_false (anot_experiment_prepare (contradicted, &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "pool sampled"));
+  g_clear_object (&contradicted);
+  g_clear_error (&error);
+  contradicted = new_experiment (dataset, "oracle", f->root, "contradicted", "compat", "original",
+                                 "attack-compat", "realistic", NULL);
+  g_assert_false (anot_experiment_prepare (contradicted, &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "attack-compat realistic"));
+}
+
 static void
 test_scaling_demo (Fixture       *f,
                    gconstpointer  data)
@@ -782,6 +868,135 @@ test_method_errors (Fixture       *f,
     g_autoptr(GPtrArray) rows = read_rows_for_comparison (all_results);
     g_assert_cmpuint (rows->len, ==, anot_dataset_get_n_requests (dataset));
   }
+}
+
+static void
+store_result_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static gboolean
+set_flag_cb (gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+cancel_cb (gpointer user_data)
+{
+  g_cancellable_cancel (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs @experiment on a main context of the test's own, cancelling it
+ * after @cancel_ms (0: never); then iterates the context for 200 ms more,
+ * so the calls abandoned at their deadline that do come back are freed. */
+static gboolean
+run_and_drain (AnotExperiment  *experiment,
+               guint            cancel_ms,
+               GError         **error)
+{
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  gboolean drained = FALSE;
+  gboolean ok;
+
+  g_main_context_push_thread_default (context);
+  if (cancel_ms > 0)
+    {
+      g_autoptr(GSource) source = g_timeout_source_new (cancel_ms);
+
+      g_source_set_callback (source, cancel_cb, cancellable, NULL);
+      g_source_attach (source, context);
+    }
+  anot_experiment_run_async (experiment, cancellable, store_result_cb, &result);
+  while (result == NULL)
+    g_main_context_iteration (context, TRUE);
+  ok = anot_experiment_run_finish (experiment, result, error);
+  {
+    g_autoptr(GSource) source = g_timeout_source_new (200);
+
+    g_source_set_callback (source, set_flag_cb, &drained, NULL);
+    g_source_attach (source, context);
+  }
+  while (!drained)
+    g_main_context_iteration (context, TRUE);
+  g_main_context_pop_thread_default (context);
+  return ok;
+}
+
+/* A method that does not finish a request by its deadline: the row says
+ * so, the run goes on and ends, whether the method honours the
+ * cancellation (its late call is freed) or never calls back. */
+static void
+test_request_deadline (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
+  const char *modes[] = { "ignore", "honour" };
+
+  register_test_method ();
+  for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
+    {
+      g_autoptr(AnotExperiment) experiment = NULL;
+      g_autoptr(GPtrArray) results = NULL;
+      g_autoptr(GError) error = NULL;
+      gint64 start = g_get_monotonic_time ();
+      guint timed_out = 0;
+
+      experiment = new_experiment (dataset, "test-method", f->root, modes[m],
+                                   "method.hang-group", "G01", "method.hang-mode", modes[m],
+                                   "request-timeout", "1", "concurrency", "4", NULL);
+      g_assert_true (run_and_drain (experiment, 0, &error));
+      g_assert_no_error (error);
+      /* The deadlines run side by side: about a second, not one a request. */
+      g_assert_cmpint (g_get_monotonic_time () - start, <, 30 * G_USEC_PER_SEC);
+
+      results = anot_experiment_get_results (experiment, 10, 1);
+      g_assert_cmpuint (results->len, ==, anot_dataset_get_n_requests (dataset));
+      for (guint i = 0; i < results->len; i++)
+        {
+          AnotResult *result = g_ptr_array_index (results, i);
+          const char *message = anot_result_get_error_message (result);
+
+          if (g_strcmp0 (anot_result_get_group (result), "G01") == 0)
+            {
+              g_assert_true (g_str_has_prefix (message, "ANOT_ERROR_METHOD_TIMEOUT: the method did "
+                                               "not finish the request within its deadline of 1 s"));
+              timed_out++;
+            }
+          else
+            g_assert_null (message);
+        }
+      g_assert_cmpuint (timed_out, >, 0);
+    }
+}
+
+/* Cancelled, a run stops even though a method never honours it: after the
+ * grace period, without a row for that request. */
+static void
+test_cancel_abandons_hung_request (Fixture       *f,
+                                   gconstpointer  data)
+{
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
+  g_autoptr(AnotExperiment) experiment = NULL;
+  g_autoptr(GPtrArray) results = NULL;
+  g_autoptr(GError) error = NULL;
+
+  register_test_method ();
+  experiment = new_experiment (dataset, "test-method", f->root, "cancelled",
+                               "method.hang-group", "G01", "request-timeout", "0",
+                               "method.delay-ms", "50", "concurrency", "2", NULL);
+  g_assert_false (run_and_drain (experiment, 300, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  results = anot_experiment_get_results (experiment, 10, 1);
+  for (guint i = 0; i < results->len; i++)
+    g_assert_cmpstr (anot_result_get_group (g_ptr_array_index (results, i)), !=, "G01");
 }
 
 static void
@@ -1191,9 +1406,12 @@ main (int    argc,
   ADD ("/experiment/oracle", test_oracle);
   ADD ("/experiment/concurrency-invariant", test_concurrency_invariant);
   ADD ("/experiment/original-pool-philly", test_original_pool_philly);
+  ADD ("/experiment/compat-original", test_compat_original);
   ADD ("/experiment/scaling-demo", test_scaling_demo);
   ADD ("/experiment/runs-and-summary", test_runs_and_summary);
   ADD ("/experiment/method-errors", test_method_errors);
+  ADD ("/experiment/request-deadline", test_request_deadline);
+  ADD ("/experiment/cancel-abandons-hung-request", test_cancel_abandons_hung_request);
   ADD ("/experiment/predictions-mapping", test_predictions_mapping);
   ADD ("/experiment/usage-and-concurrency", test_usage_and_concurrency);
   ADD ("/experiment/cancel-and-resume", test_cancel_and_resume);

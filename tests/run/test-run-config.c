@@ -12,7 +12,7 @@ static const struct
   const char *key;
   const char *value;
 } samples[] = {
-  { "candidates", "10,20" }, { "scaling", "true" }, { "pool", "original" },
+  { "candidates", "10,20" }, { "scaling", "true" }, { "compat", "original" }, { "pool", "original" },
   { "shuffle", "middle" }, { "seed", "18446744073709551615" }, { "runs", "3" },
   { "k", "4" }, { "concurrency", "2" }, { "limit", "7" }, { "requests", "R01,R05" },
   { "groups", "G01,1-3" }, { "out", "/tmp/out" }, { "name", "exp" }, { "force", "true" },

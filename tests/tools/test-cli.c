@@ -158,7 +158,7 @@ test_help (Fixture       *f,
 {
   g_autofree char *out = NULL;
   const char * const options[] = {
-    "--method", "--data", "--candidates", "--scaling", "--pool", "--shuffle", "--k",
+    "--method", "--data", "--candidates", "--scaling", "--compat", "--pool", "--shuffle", "--k",
     "--seed", "--runs", "--concurrency", "--limit", "--requests", "--groups",
     "--method-option", "--out", "--name", "--force", "--resume", "--list", "--version",
     "validate",
@@ -195,6 +195,7 @@ test_usage_errors (Fixture       *f,
     { "-m", "bm25", "--candidates", "0" },
     { "-m", "bm25", "--candidates", "500" },          /* larger than the demo */
     { "-m", "bm25", "--pool", "top" },
+    { "-m", "bm25", "--compat", "exact" },
     { "-m", "bm25", "--shuffle", "sideways" },
     { "-m", "bm25", "--groups", "G42" },
     { "-m", "bm25", "--requests", "R999" },

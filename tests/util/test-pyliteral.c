@@ -419,6 +419,30 @@ test_str_helpers (void)
   g_assert_false (anot_py_parse_float ("1e", NULL));
 }
 
+/* float repr: the fast path for few decimals and the general one agree with
+ * CPython's repr() (values printed by CPython 3.11). */
+static void
+test_float_repr_decimals (void)
+{
+  static const struct { double x; const char *repr; } cases[] = {
+    { 4.0, "4.0" }, { 3.77, "3.77" }, { 0.1, "0.1" }, { 2.675, "2.675" },
+    { 1e15, "1000000000000000.0" }, { 1e16, "1e+16" }, { 123456.789, "123456.789" },
+    { -0.0, "-0.0" }, { 0.0, "0.0" }, { 0.001, "0.001" }, { 0.0001, "0.0001" },
+    { 1e-05, "1e-05" }, { 0.3, "0.3" }, { 1.0 / 3, "0.3333333333333333" }, { 4.5, "4.5" },
+    { 0.5, "0.5" }, { 1.005, "1.005" }, { 99999999999999.99, "99999999999999.98" },
+    { -2.25, "-2.25" }, { 5e-324, "5e-324" }, { 1.7976931348623157e308, "1.7976931348623157e+308" },
+    { 0.07, "0.07" }, { 1234.5678, "1234.5678" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GString) out = g_string_new (NULL);
+
+      anot_py_append_float_repr (out, cases[i].x);
+      g_assert_cmpstr (out->str, ==, cases[i].repr);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -436,6 +460,7 @@ main (int    argc,
   g_test_add_func ("/pyliteral/json", test_json);
   g_test_add_func ("/pyliteral/large-dict-index", test_large_dict_index);
   g_test_add_func ("/pyliteral/str-helpers", test_str_helpers);
+  g_test_add_func ("/pyliteral/float-repr-decimals", test_float_repr_decimals);
 
   return g_test_run ();
 }

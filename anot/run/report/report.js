@@ -38,6 +38,8 @@
     return f(sign ? e.diff : e.mean) + " [" + f(e.lower) + ", " + f(e.upper) + "]";
   }
   function pvalue(p) { return p < 0.001 ? "<0.001" : fmt(p); }
+  /* Ids in the order people count them: R2 before R10 before R100. */
+  function natural(a, b) { return String(a).localeCompare(String(b), "en", { numeric: true }); }
 
   /* ---------------------------------------------------------------- rows */
 
@@ -46,16 +48,21 @@
     var rank = r[col.gold_rank];
     var outcome = r[col.error] !== null ? "error" : rank === 1 ? "hit" : rank > 0 ? "top-k" : "miss";
     return {
-      index: index, method: run.method, attack: run.attack, run: run.run, n: r[col.n],
+      index: index, runIndex: r[col.run_index], method: run.method, attack: run.attack, run: run.run, n: r[col.n],
       request: r[col.request_id], group: r[col.group] || "", rank: rank, outcome: outcome,
       calls: r[col.calls], tokens: r[col.tokens], cost: r[col.cost_usd], latency: r[col.latency_ms],
-      error: r[col.error], trace: r[col.trace], runInfo: run, k: run.k,
+      error: r[col.error], trace: r[col.trace], answer: r[col.answer], runInfo: run, k: run.k,
       top1: col.top1_item === undefined ? null : r[col.top1_item],
       top1Conditions: col.top1_conditions === undefined ? null : r[col.top1_conditions],
       top1Failed: col.top1_failed === undefined ? null : r[col.top1_failed],
       goldConditions: col.gold_conditions === undefined ? null : r[col.gold_conditions],
       conditionKinds: col.condition_kinds === undefined ? null : r[col.condition_kinds]
     };
+  });
+  /* Results files list requests in byte order (R1, R10, R100, R11), as
+   * the original framework wrote them; the page counts. */
+  rows.sort(function (a, b) {
+    return a.runIndex - b.runIndex || a.n - b.n || natural(a.request, b.request) || a.index - b.index;
   });
 
   /* ------------------------------------------------------ comparison */
@@ -67,6 +74,18 @@
     return el("table", null, [el("thead", null, [head]), el("tbody", null, body.map(function (cells) {
       return el("tr", null, cells.map(function (c, i) { return el("td", { text: c, class: numeric(i) ? "num" : "" }); }));
     }))]);
+  }
+
+  /* Pairs over a subset of the requests (one side ran fewer) say so. */
+  function unpairedNote(box, pairs, a, b) {
+    pairs.forEach(function (x) {
+      var u = x.unpaired || {};
+      if (!u[a] && !u[b]) return;
+      var left = a === "method" ? x.method : x.attack, right = b === "baseline" ? x.baseline : x.clean;
+      box.appendChild(el("p", { class: "note unpaired", text: x.method + (a === "method" ? "" : " " + x.attack) +
+        " against " + right + " at N=" + x.n_candidates + ": paired on the " + x.pairs +
+        " (request, run) cells both ran; " + u[a] + " only " + left + " ran, " + u[b] + " only " + right + "." }));
+    });
   }
 
   function renderComparison() {
@@ -92,6 +111,7 @@
             interval(x.mrr, true), x.mcnemar.method_only + "/" + x.mcnemar.baseline_only, pvalue(x.mcnemar.p_value)];
         }),
         function (i) { return i >= 3; }));
+      unpairedNote(box, c.paired, "method", "baseline");
     }
     if (c.robustness.length) {
       box.appendChild(el("p", { class: "caption", text: "Attacked against clean, paired the same way." }));
@@ -103,6 +123,7 @@
             interval(x.mrr, true), x.mcnemar.attacked_only + "/" + x.mcnemar.clean_only, pvalue(x.mcnemar.p_value)];
         }),
         function (i) { return i >= 2; }));
+      unpairedNote(box, c.robustness, "attacked", "clean");
     }
   }
 
@@ -113,7 +134,7 @@
   function distinct(key) {
     var seen = {}, out = [];
     rows.forEach(function (r) { var v = String(r[key]); if (!seen[v]) { seen[v] = true; out.push(v); } });
-    return out.sort(function (a, b) { return isNaN(a) || isNaN(b) ? a.localeCompare(b) : a - b; });
+    return out.sort(natural);
   }
 
   function select(id, label, key, values) {
@@ -146,7 +167,7 @@
       var dir = state.sort === "rank-asc" ? 1 : -1;
       out.sort(function (a, b) {
         var x = a.rank || Infinity, y = b.rank || Infinity;
-        return x === y ? a.index - b.index : (x < y ? -dir : dir);
+        return x === y ? 0 : (x < y ? -dir : dir);
       });
     }
     return out;
@@ -419,7 +440,12 @@
     }
     var trace = loadTrace(row);
     if (!trace) {
-      box.appendChild(el("p", { class: "note", text: "No trace recorded." }));
+      /* No trace: what the method ranked and answered is what there is. */
+      var answer = row.answer || [null, []];
+      box.appendChild(el("p", { class: "note", text: "No trace recorded; the method ranked:" }));
+      box.appendChild(el("ol", { class: "top-items" }, answer[1].map(function (name) { return el("li", { text: name }); })));
+      box.appendChild(el("div", { text: "answer" }));
+      box.appendChild(el("pre", { class: "output raw-response", text: answer[0] !== null ? answer[0] : "(none)" }));
       return box;
     }
     var lwt = findKey(trace, "expanded_lwt", 2);

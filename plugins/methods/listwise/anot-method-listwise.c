@@ -128,6 +128,41 @@ next_window (GTask *task)
   rank_window (task);
 }
 
+static gboolean
+is_compat_original (AnotLlmJob *job)
+{
+  return anot_method_context_get_compat (anot_llm_job_get_context (job)) == ANOT_COMPAT_MODE_ORIGINAL;
+}
+
+/* --compat original: the original's one call over all N, read with its
+ * own parser and then its harness's (numbers above N dropped, the first k
+ * kept); the ranking holds only what that left, as the original's did. */
+static void
+finish_original (GTask      *task,
+                 JsonObject *record,
+                 const char *text)
+{
+  Listwise *lw = g_task_get_task_data (task);
+  AnotLlmJob *job = lw->job;
+  guint n = anot_llm_job_get_candidates (job)->len;
+  guint n_numbers = 0;
+  g_autofree guint *numbers = anot_parse_listwise_compat (text, anot_llm_job_get_k (job), &n_numbers);
+  g_autoptr(GString) answer = g_string_new (NULL);
+  g_autoptr(AnotParseResult) parse = NULL;
+  AnotRanking *ranking;
+
+  /* What the original method returned to its harness: "3, 1, 5". */
+  for (guint i = 0; i < n_numbers; i++)
+    g_string_append_printf (answer, "%s%u", i ? ", " : "", numbers[i]);
+  parse = anot_parse_ranking (answer->str, n, NULL, ANOT_PARSE_ORIGINAL);
+  anot_llm_job_record_parse (job, record, parse);
+  anot_llm_job_set_trace_member (job, "windows",
+                                 json_node_init_array (json_node_alloc (), lw->windows));
+  ranking = anot_llm_job_ranking_from_parse (job, parse, text);
+  g_task_return_pointer (task, ranking, g_object_unref);
+  g_object_unref (task);
+}
+
 static void
 on_window (GObject      *source,
            GAsyncResult *result,
@@ -168,6 +203,14 @@ on_window (GObject      *source,
   if (lw->raw->len > 0)
     g_string_append (lw->raw, "\n\n---\n\n");
   g_string_append (lw->raw, text);
+  if (is_compat_original (job))
+    {
+      json_object_set_int_member (w, "start", lw->start);
+      json_object_set_int_member (w, "end", lw->end);
+      json_array_add_object_element (lw->windows, w);
+      finish_original (g_steal_pointer (&task), record, text);
+      return;
+    }
   /* RankGPT completes a partial permutation with the missing candidates
    * in their current order. */
   parse = anot_parse_ranking (text, m, items, ANOT_PARSE_APPEND_MISSING);
@@ -290,6 +333,9 @@ anot_method_listwise_rank_async (AnotMethod          *method,
       return;
     }
 
+  /* The original ranked all N in one call. */
+  if (is_compat_original (lw->job))
+    window = 0;
   lw->window = window == 0 || window > n ? n : window;
   lw->step = step;
   {

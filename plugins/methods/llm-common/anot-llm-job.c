@@ -336,6 +336,7 @@ anot_llm_job_complete_async (AnotLlmJob          *job,
 {
   GTask *task = g_task_new (job->context, job->cancellable, callback, user_data);
   CallData *data = g_new0 (CallData, 1);
+  glong prompt_chars = g_utf8_strlen (prompt, -1);
 
   data->job = job;
   data->record = json_object_new ();
@@ -344,7 +345,7 @@ anot_llm_job_complete_async (AnotLlmJob          *job,
   json_object_set_string_member (data->record, "role", role);
   json_object_set_int_member (data->record, "system_chars",
                               system_prompt != NULL ? g_utf8_strlen (system_prompt, -1) : 0);
-  json_object_set_int_member (data->record, "prompt_chars", g_utf8_strlen (prompt, -1));
+  json_object_set_int_member (data->record, "prompt_chars", prompt_chars);
   json_array_add_object_element (job->calls, json_object_ref (data->record));
   job->n_calls++;
   g_task_set_task_data (task, data, (GDestroyNotify) call_data_free);
@@ -352,7 +353,7 @@ anot_llm_job_complete_async (AnotLlmJob          *job,
 
   anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, job->method,
                              "%s: %s call (%ld prompt chars)", anot_method_context_get_request_id (job->context),
-                             phase, (long) g_utf8_strlen (prompt, -1));
+                             phase, (long) prompt_chars);
   anot_method_context_complete_async (job->context, role, system_prompt, prompt,
                                       job->cancellable, on_completed, task);
 }
@@ -468,6 +469,13 @@ anot_llm_job_ranking_from_parse (AnotLlmJob      *job,
   return ranking;
 }
 
+AnotParseFlags
+anot_llm_job_parse_flags (AnotLlmJob *job)
+{
+  return anot_method_context_get_compat (job->context) == ANOT_COMPAT_MODE_ORIGINAL
+         ? ANOT_PARSE_ORIGINAL : ANOT_PARSE_FLAGS_NONE;
+}
+
 AnotRanking *
 anot_llm_job_rank_answer (AnotLlmJob     *job,
                           JsonObject     *record,
@@ -475,7 +483,7 @@ anot_llm_job_rank_answer (AnotLlmJob     *job,
 {
   const char *text = anot_completion_get_text (completion);
   g_autoptr(AnotParseResult) parse = anot_parse_ranking (text, job->candidates->len, job->candidates,
-                                                         ANOT_PARSE_FLAGS_NONE);
+                                                         anot_llm_job_parse_flags (job));
 
   anot_llm_job_record_parse (job, record, parse);
   return anot_llm_job_ranking_from_parse (job, parse, text);

@@ -101,6 +101,9 @@ JsonNode    *anot_llm_job_build_trace         (AnotLlmJob          *job);
 AnotRanking *anot_llm_job_ranking_from_parse  (AnotLlmJob          *job,
                                                AnotParseResult     *parse,
                                                const char          *raw_text);
+/* How a final answer is read: ANOT_PARSE_ORIGINAL under --compat
+ * original (the original harness's parse_indices), else the robust rules. */
+AnotParseFlags anot_llm_job_parse_flags       (AnotLlmJob          *job);
 /* The ranking of @completion, a final answer naming candidates: parsed,
  * the parse recorded in the call's @record, then as
  * anot_llm_job_ranking_from_parse(). */

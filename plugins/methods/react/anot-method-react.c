@@ -151,7 +151,7 @@ on_forced_finish (GObject      *source,
     }
 
   text = anot_completion_get_text (completion);
-  parse = anot_parse_ranking (text, candidates->len, candidates, ANOT_PARSE_FLAGS_NONE);
+  parse = anot_parse_ranking (text, candidates->len, candidates, anot_llm_job_parse_flags (job->llm));
   anot_llm_job_record_parse (job->llm, record, parse);
   if (anot_parse_result_get_ok (parse))
     return_ranking (task, parse, text, "forced");
@@ -238,6 +238,17 @@ on_step (GObject      *source,
                              anot_method_context_get_request_id (context), job->step,
                              action_text != NULL ? action_text : "(no action)", stored);
 
+  /* --compat original: finish()'s argument read by the original's
+   * parse_indices. */
+  if (answer != NULL && anot_llm_job_parse_flags (job->llm) == ANOT_PARSE_ORIGINAL)
+    {
+      AnotParseResult *original = anot_parse_ranking (anot_parse_result_get_text (answer),
+                                                      anot_llm_job_get_candidates (job->llm)->len,
+                                                      NULL, ANOT_PARSE_ORIGINAL);
+
+      g_object_unref (answer);
+      answer = original;
+    }
   if (answer != NULL && anot_parse_result_get_ok (answer))
     {
       return_ranking (task, answer, reply, "finish");
