@@ -251,3 +251,40 @@ def test_bad_conditions_are_refused(tmp_path):
     parser.load_from_data(json.dumps(row), -1)
     with pytest.raises(GLib.Error, match="top1_conditions.*wifi.*not 1, 0 or -1"):
         Anot.Result.new_from_json(parser.get_root().get_object())
+
+
+def test_not_and_nested_or(demo_dir, tmp_path):
+    """top1_failed under NOT and nested ORs, on the demo benchmark with its
+    requests rewritten: each request's leaves regrouped as
+    AND(NOT(first), rest...), OR(NOT(AND(all)), first), ... shapes."""
+    import shutil
+
+    data = tmp_path / "demo_not"
+    shutil.copytree(demo_dir, data)
+    requests = read_rows(data / "requests.jsonl")
+
+    def leaves(node):
+        return [node] if "aspect" in node else [l for a in node["args"] for l in leaves(a)]
+
+    shapes = [
+        lambda ls: {"op": "AND", "args": [{"op": "NOT", "args": [ls[0]]}] + ls[1:]},
+        lambda ls: {"op": "OR", "args": [{"op": "NOT", "args": [{"op": "AND", "args": ls}]}, ls[0]]},
+        lambda ls: {"op": "AND", "args": [ls[0], {"op": "OR", "args": [{"op": "NOT", "args": [ls[-1]]}] + ls[1:]}]},
+        lambda ls: {"op": "NOT", "args": [{"op": "OR", "args": ls}]},
+    ]
+    with open(data / "requests.jsonl", "w") as f:
+        for i, request in enumerate(requests):
+            request["structure"] = shapes[i % len(shapes)](leaves(request["structure"]))
+            f.write(json.dumps(request) + "\n")
+    dataset = Anot.Dataset.load(str(data))
+    out = tmp_path / "results"
+    assert Anot.Experiment(dataset, "bm25", candidates=[10], out=str(out)).run()
+    rows = read_rows(out / "bm25_demo_not" / "clean" / "run_1" / "results_10.jsonl")
+    assert len(rows) == len(requests)
+    validator = Anot.Validator.new(dataset)
+    for row in rows:
+        request = dataset.lookup_request(row["request_id"])
+        assert row["top1_conditions"] == verdicts(validator, request, dataset.lookup_item(row["top1_item"]))
+        assert row["top1_failed"] == failed_conditions(request, row["top1_conditions"]), row["request_id"]
+    # Under a NOT a satisfied leaf is the failure: some rows show it.
+    assert any(row["top1_conditions"][k] == 1 for row in rows for k in row["top1_failed"])
