@@ -1448,26 +1448,38 @@ add_failure_count (JsonBuilder       *builder,
                    const FailureCell *cell,
                    guint              column)
 {
+  const double values[3] = { cell->shares[column].mean, cell->shares[column].lower,
+                             cell->shares[column].upper };
+  static const char *const names[3] = { "mean", "lower", "upper" };
+
   json_builder_set_member_name (builder, name);
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "count");
   json_builder_add_int_value (builder, cell->counts[column]);
-  json_builder_set_member_name (builder, "mean");
-  if (cell->ranked > 0)
-    json_builder_add_double_value (builder, cell->shares[column].mean);
-  else
-    json_builder_add_null_value (builder);
-  json_builder_set_member_name (builder, "lower");
-  if (cell->ranked > 0)
-    json_builder_add_double_value (builder, cell->shares[column].lower);
-  else
-    json_builder_add_null_value (builder);
-  json_builder_set_member_name (builder, "upper");
-  if (cell->ranked > 0)
-    json_builder_add_double_value (builder, cell->shares[column].upper);
-  else
-    json_builder_add_null_value (builder);
+  for (guint v = 0; v < G_N_ELEMENTS (values); v++)
+    {
+      json_builder_set_member_name (builder, names[v]);
+      if (cell->ranked > 0)
+        json_builder_add_double_value (builder, values[v]);
+      else
+        json_builder_add_null_value (builder);
+    }
   json_builder_end_object (builder);
+}
+
+/* The members naming a cell: `method`, `attack`, `n_candidates`. */
+static void
+add_cell_names (JsonBuilder *builder,
+                const char  *label,
+                const char  *attack,
+                guint        n)
+{
+  json_builder_set_member_name (builder, "method");
+  json_builder_add_string_value (builder, label);
+  json_builder_set_member_name (builder, "attack");
+  json_builder_add_string_value (builder, attack);
+  json_builder_set_member_name (builder, "n_candidates");
+  json_builder_add_int_value (builder, n);
 }
 
 static void
@@ -1488,12 +1500,7 @@ add_failures (AnotComparison *self,
       const FailureCell *cell = g_ptr_array_index (self->failures, i);
 
       json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "method");
-      json_builder_add_string_value (builder, cell->label);
-      json_builder_set_member_name (builder, "attack");
-      json_builder_add_string_value (builder, cell->attack);
-      json_builder_set_member_name (builder, "n_candidates");
-      json_builder_add_int_value (builder, cell->n);
+      add_cell_names (builder, cell->label, cell->attack, cell->n);
       json_builder_set_member_name (builder, "group");
       if (cell->group != NULL)
         json_builder_add_string_value (builder, cell->group);
@@ -1602,12 +1609,7 @@ anot_comparison_to_json (AnotComparison *self)
       const Cell *cell = g_ptr_array_index (self->cells, i);
 
       json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "method");
-      json_builder_add_string_value (builder, cell->label);
-      json_builder_set_member_name (builder, "attack");
-      json_builder_add_string_value (builder, cell->attack);
-      json_builder_set_member_name (builder, "n_candidates");
-      json_builder_add_int_value (builder, cell->n);
+      add_cell_names (builder, cell->label, cell->attack, cell->n);
       json_builder_set_member_name (builder, "requests");
       json_builder_add_int_value (builder, g_hash_table_size (cell->requests));
       json_builder_set_member_name (builder, "runs");

@@ -288,3 +288,28 @@ def test_not_and_nested_or(demo_dir, tmp_path):
         assert row["top1_failed"] == failed_conditions(request, row["top1_conditions"]), row["request_id"]
     # Under a NOT a satisfied leaf is the failure: some rows show it.
     assert any(row["top1_conditions"][k] == 1 for row in rows for k in row["top1_failed"])
+
+
+def test_resume_and_merge_carry_the_fields(demo, tmp_path):
+    """A run cut short and resumed, and three shards merged, write the same
+    rows (first item and verdicts included) as one uninterrupted run."""
+    single = Anot.Experiment(demo, "bm25", candidates=[10], out=str(tmp_path / "single"))
+    assert single.run()
+    want = read_rows(tmp_path / "single" / "bm25_demo" / "clean" / "run_1" / "results_10.jsonl")
+    assert all(r["top1_item"] and r["top1_conditions"] and "top1_failed" in r for r in want)
+
+    cut = Anot.Experiment(demo, "bm25", candidates=[10], out=str(tmp_path / "cut"))
+    assert cut.run()
+    path = tmp_path / "cut" / "bm25_demo" / "clean" / "run_1" / "results_10.jsonl"
+    lines = path.read_text().splitlines(True)
+    path.write_text("".join(lines[:len(lines) // 2]))   # killed half way
+    resumed = Anot.Experiment.new_for_resume(cut.get_directory(), demo)
+    assert resumed.run_blocking()
+    assert read_rows(path) == want
+
+    for i in range(3):
+        assert Anot.Experiment(demo, "bm25", candidates=[10], out=str(tmp_path / ("s%d" % i)),
+                               name="exp", shard=(i, 3)).run()
+    assert Anot.merge_shards(tmp_path / "merged" / "exp",
+                             [tmp_path / ("s%d" % i) / "exp" for i in range(3)])
+    assert read_rows(tmp_path / "merged" / "exp" / "clean" / "run_1" / "results_10.jsonl") == want
