@@ -22,6 +22,7 @@
 #include "anot-data-path.h"
 #include "anot-data-tool.h"
 #include "anot-dataset.h"
+#include "anot-domain.h"
 #include "anot-debug-log.h"
 #include "anot-enum-types.h"
 #include "anot-error.h"

@@ -13,7 +13,9 @@ G_BEGIN_DECLS
 #define ANOT_RUN_EXIT_FAILED 1
 #define ANOT_RUN_EXIT_USAGE 2
 #define ANOT_RUN_EXIT_BUDGET 3
+#define ANOT_RUN_EXIT_INCOMPLETE 4
 #define ANOT_RUN_EXIT_INTERRUPTED 130
+#define ANOT_RUN_EXIT_TERMINATED 143
 
 /* The LLM options every subcommand that calls an LLM takes
  * (anot-run-llm.c): --backend, --model, --base-url, --role, --temperature,

@@ -21,7 +21,10 @@ static const char compare_summary[] =
   "method, attack, N and request group, with intervals.\n"
   "\n"
   "Cells made on different datasets, pool modes, seeds or request sets are\n"
-  "not paired: the command fails (exit 1) and says what differs.\n"
+  "not paired: the command fails (exit 1) and says what differs.  Requests\n"
+  "the infrastructure failed (unscored) are in no figure and pairs are made\n"
+  "only of cells both sides scored; such cells, and cells whose prompts were\n"
+  "shrunk to the model's context window, are named in warnings on stderr.\n"
   "See docs/reading-results.md for what the numbers mean.";
 
 void
@@ -119,6 +122,13 @@ anot_run_compare_options_run (const AnotRunCompareOptions  *o,
                 ? ANOT_RUN_EXIT_USAGE : ANOT_RUN_EXIT_FAILED;
       return NULL;
     }
+
+  {
+    g_auto(GStrv) warnings = anot_comparison_list_warnings (comparison);
+
+    for (guint i = 0; warnings[i] != NULL; i++)
+      g_printerr ("anot-run %s: warning: %s\n", command, warnings[i]);
+  }
 
   *status = ANOT_RUN_EXIT_OK;
   if (out_results)

@@ -63,6 +63,7 @@ typedef struct
   AnotUsage *usage;
   GError *write_error;
   guint sigint_count;
+  gboolean terminated;        /* the stop was SIGTERM's */
 } FormulaRun;
 
 typedef struct
@@ -312,11 +313,22 @@ on_sigint (gpointer user_data)
   if (++run->sigint_count > 1)
     {
       g_printerr ("anot-run formula: interrupted again, exiting without waiting\n");
-      exit (ANOT_RUN_EXIT_INTERRUPTED);
+      exit (run->terminated ? ANOT_RUN_EXIT_TERMINATED : ANOT_RUN_EXIT_INTERRUPTED);
     }
   g_printerr ("anot-run formula: interrupted; stopping (Ctrl-C again to quit at once)\n");
   g_cancellable_cancel (run->cancellable);
   return G_SOURCE_CONTINUE;
+}
+
+/* SIGTERM (Slurm at a job's time limit, kill): the same stop as Ctrl-C. */
+static gboolean
+on_sigterm (gpointer user_data)
+{
+  FormulaRun *run = user_data;
+
+  if (run->sigint_count == 0)
+    run->terminated = TRUE;
+  return on_sigint (user_data);
 }
 
 typedef struct
@@ -409,7 +421,7 @@ anot_run_cmd_formula (int    argc,
   g_autofree char *seed_dir = NULL;
   const char *data;
   guint limit = G_MAXUINT, concurrency = DEFAULT_CONCURRENCY;
-  guint sigint_source;
+  guint sigint_source, sigterm_source;
   int status = ANOT_RUN_EXIT_OK;
   const GOptionEntry entries[] = {
     { "formula", 'F', 0, G_OPTION_ARG_FILENAME, &o.formula,
@@ -462,7 +474,8 @@ anot_run_cmd_formula (int    argc,
     "  1    failed: the seed does not load (the message names the key), Phase 1\n"
     "       failed, the benchmark or the output failed, or every item failed\n"
     "  2    usage error: bad option or value\n"
-    "  130  interrupted (Ctrl-C): the lines written so far are complete",
+    "  130  interrupted (Ctrl-C): the lines written so far are complete\n"
+    "  143  terminated (SIGTERM): the same stop",
     default_data);
   g_option_context_set_description (context, description);
 
@@ -567,10 +580,12 @@ anot_run_cmd_formula (int    argc,
   run.usage = usage;
 
   sigint_source = g_unix_signal_add (SIGINT, on_sigint, &run);
+  sigterm_source = g_unix_signal_add (SIGTERM, on_sigterm, &run);
   start_items (&run);
   if (run.in_flight > 0)
     g_main_loop_run (run.loop);
   g_source_remove (sigint_source);
+  g_source_remove (sigterm_source);
 
   if (run.out != stdout && fclose (run.out) != 0 && run.write_error == NULL)
     g_set_error (&run.write_error, ANOT_ERROR, ANOT_ERROR_IO,
@@ -590,7 +605,7 @@ anot_run_cmd_formula (int    argc,
       status = ANOT_RUN_EXIT_FAILED;
     }
   else if (g_cancellable_is_cancelled (run.cancellable))
-    status = ANOT_RUN_EXIT_INTERRUPTED;
+    status = run.terminated ? ANOT_RUN_EXIT_TERMINATED : ANOT_RUN_EXIT_INTERRUPTED;
   else if (run.n_items > 0 && run.n_failed == run.n_items)
     {
       g_printerr ("anot-run formula: every item failed\n");

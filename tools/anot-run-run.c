@@ -87,6 +87,7 @@ typedef struct
   GError *error;
   gboolean tty;
   guint sigint_count;
+  int stop_signal;              /* the first SIGINT or SIGTERM, 0 before */
 
   /* totals */
   guint n_ran;
@@ -216,26 +217,47 @@ on_n_finished (AnotExperiment *experiment,
   clear_progress_line (state);
 }
 
+/* SIGINT (Ctrl-C) and SIGTERM (Slurm at a job's time limit or on
+ * scancel, systemd, kill) stop the run the same way: no new request, the
+ * ones in flight cancelled, everything written with "status":
+ * "interrupted".  That takes well under Slurm's 30 s between SIGTERM and
+ * SIGKILL: cancelled HTTP calls end at once and only files are written. */
 static gboolean
-on_sigint (gpointer user_data)
+on_stop_signal (RunState *state,
+                int       signum)
 {
-  RunState *state = user_data;
-
   state->sigint_count++;
   if (state->sigint_count > 1)
     {
-      /* A second Ctrl-C: the user does not want to wait for requests in
+      /* A second signal: the user does not want to wait for requests in
        * flight.  Rows already written stay valid for --resume. */
       clear_progress_line (state);
       g_printerr ("anot-run: interrupted again, exiting without waiting\n");
-      exit (ANOT_RUN_EXIT_INTERRUPTED);
+      exit (state->stop_signal == SIGTERM ? ANOT_RUN_EXIT_TERMINATED : ANOT_RUN_EXIT_INTERRUPTED);
     }
 
+  state->stop_signal = signum;
   clear_progress_line (state);
-  g_printerr ("anot-run: interrupted; finishing the requests in flight and writing "
-              "the results (Ctrl-C again to quit at once)\n");
+  if (signum == SIGTERM)
+    g_printerr ("anot-run: terminated (SIGTERM); cancelling the requests in flight and writing "
+                "the results\n");
+  else
+    g_printerr ("anot-run: interrupted; cancelling the requests in flight and writing "
+                "the results (Ctrl-C again to quit at once)\n");
   g_cancellable_cancel (state->cancellable);
   return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_sigint (gpointer user_data)
+{
+  return on_stop_signal (user_data, SIGINT);
+}
+
+static gboolean
+on_sigterm (gpointer user_data)
+{
+  return on_stop_signal (user_data, SIGTERM);
 }
 
 static void
@@ -282,18 +304,35 @@ print_table (AnotExperiment *experiment,
   guint runs = anot_experiment_get_n_runs (experiment);
   static const guint hits_levels[] = { 1, 3, 5 };
 
+  gboolean any_unscored = FALSE, any_shrunk = FALSE;
+
   ns = anot_experiment_get_candidate_counts (experiment, &n_ns);
   if (ns == NULL)
     return;
+
+  /* Columns only a run that has them shows: requests the infrastructure
+   * failed (not in the metrics), prompts shrunk to the context window. */
+  for (guint i = 0; i < n_ns; i++)
+    for (guint r = 1; r <= runs; r++)
+      {
+        g_autoptr(AnotMetrics) m = anot_experiment_get_attack_metrics (experiment, attack, ns[i], r);
+
+        any_unscored |= m != NULL && anot_metrics_get_unscored (m) > 0;
+        any_shrunk |= m != NULL && anot_metrics_get_shrunk_share (m) > 0;
+      }
 
   {
     g_autoptr(GString) header = g_string_new (NULL);
 
     g_string_append_printf (header, "%-4s  %-8s", "N", "requests");
+    if (any_unscored)
+      g_string_append_printf (header, "  %-8s", "unscored");
     if (original_pool)
       g_string_append_printf (header, "  %-7s", "dropped");
     g_string_append_printf (header, "  %-13s  %-13s  %-13s  %-13s",
                             "Hits@1", "Hits@3", "Hits@5", "MRR");
+    if (any_shrunk)
+      g_string_append_printf (header, "  %-7s  %s", "shrunk", "reviews dropped");
     g_print ("\n%s\n", header->str);
   }
 
@@ -302,7 +341,8 @@ print_table (AnotExperiment *experiment,
       g_autoptr(GString) row = g_string_new (NULL);
       g_autoptr(GPtrArray) per_run = g_ptr_array_new_with_free_func (g_object_unref);
       g_autofree double *values = g_new0 (double, runs + 1);
-      guint n_requests = 0;
+      guint n_requests = 0, n_unscored = 0;
+      double shrunk = 0.0, dropped = 0.0;
 
       if (anot_experiment_is_skipped (experiment, ns[i]))
         {
@@ -314,9 +354,13 @@ print_table (AnotExperiment *experiment,
         {
           AnotMetrics *m = anot_experiment_get_attack_metrics (experiment, attack, ns[i], r);
 
+          if (m != NULL)
+            n_unscored += anot_metrics_get_unscored (m);
           if (m != NULL && anot_metrics_get_total (m) > 0)
             {
               n_requests = MAX (n_requests, anot_metrics_get_total (m));
+              shrunk += anot_metrics_get_shrunk_share (m);
+              dropped += anot_metrics_get_dropped_share (m);
               g_ptr_array_add (per_run, m);
             }
           else
@@ -324,6 +368,8 @@ print_table (AnotExperiment *experiment,
         }
 
       g_string_append_printf (row, "%-4u  %-8u", ns[i], n_requests);
+      if (any_unscored)
+        g_string_append_printf (row, "  %-8u", n_unscored);
       if (original_pool)
         g_string_append_printf (row, "  %-7u", anot_experiment_get_n_dropped (experiment, ns[i]));
 
@@ -343,11 +389,20 @@ print_table (AnotExperiment *experiment,
       for (guint r = 0; r < per_run->len; r++)
         values[r] = anot_metrics_get_mrr (g_ptr_array_index (per_run, r));
       format_metric (row, values, per_run->len);
+      if (any_shrunk && per_run->len > 0)
+        g_string_append_printf (row, "  %5.1f%%   %5.1f%%", 100.0 * shrunk / per_run->len,
+                                100.0 * dropped / per_run->len);
 
       g_print ("%s\n", row->str);
     }
   if (runs > 1)
     g_print ("(mean±std over %u runs)\n", runs);
+  if (any_unscored)
+    g_print ("(unscored: requests the infrastructure failed, left out of the metrics; "
+             "anot-run --resume runs them again)\n");
+  if (any_shrunk)
+    g_print ("(shrunk: requests whose prompts were cut to the model's context window; "
+             "reviews dropped: the mean share of reviews they left out)\n");
 }
 
 /* One table per attack; the heading only when there is an attack. */
@@ -509,6 +564,7 @@ anot_run_run_experiment (int           argc,
   g_autofree char *description = NULL;
   gboolean original_pool = FALSE;
   guint sigint_source = 0;
+  guint sigterm_source = 0;
   int status = ANOT_RUN_EXIT_OK;
   const GOptionEntry entries[] = {
     { "method", 'm', 0, G_OPTION_ARG_STRING, &o.method,
@@ -637,14 +693,23 @@ anot_run_run_experiment (int           argc,
     "Exit status:\n"
     "  0    the run completed\n"
     "  1    the run failed: the dataset could not be loaded, results could not be\n"
-    "       written, or every request failed\n"
+    "       written, every request failed, or the LLM server refused the key\n"
+    "       (401/403) or the model (404): the run stops at the first, resumable\n"
     "  2    usage error: bad option or value, unknown method, empty selection,\n"
-    "       or an existing results directory without --resume or --force\n"
+    "       an existing results directory without --resume or --force, or an\n"
+    "       LLM configuration error such as no API key for a provider's own\n"
+    "       endpoint (the run stops before sending anything)\n"
     "  3    stopped by the budget (--max-cost, --max-cost-role): the requests in\n"
     "       flight finished, the results so far are written; continue with\n"
     "       anot-run --resume DIR --max-cost HIGHER\n"
-    "  130  interrupted (Ctrl-C): the results so far are written; continue with\n"
-    "       anot-run --resume DIR\n");
+    "  4    incomplete: every request ran, but the infrastructure (network, LLM\n"
+    "       server, provider batch, cache) failed some; their rows keep the error,\n"
+    "       the metrics leave them out (\"unscored\"); anot-run --resume DIR runs\n"
+    "       them again\n"
+    "  130  interrupted (Ctrl-C, SIGINT): the requests in flight are cancelled, the\n"
+    "       results so far are written; continue with anot-run --resume DIR\n"
+    "  143  terminated (SIGTERM, as Slurm sends at a job's time limit): the same\n"
+    "       graceful stop as Ctrl-C; continue with anot-run --resume DIR\n");
   g_option_context_set_description (context, description);
 
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -870,11 +935,13 @@ anot_run_run_experiment (int           argc,
   g_signal_connect (experiment, "result", G_CALLBACK (on_result), &state);
   g_signal_connect (experiment, "n-finished", G_CALLBACK (on_n_finished), &state);
   sigint_source = g_unix_signal_add (SIGINT, on_sigint, &state);
+  sigterm_source = g_unix_signal_add (SIGTERM, on_sigterm, &state);
 
   anot_experiment_run_async (experiment, state.cancellable, on_run_done, &state);
   g_main_loop_run (state.loop);
 
   g_source_remove (sigint_source);
+  g_source_remove (sigterm_source);
   g_signal_handlers_disconnect_by_data (experiment, &state);
   clear_progress_line (&state);
 
@@ -901,7 +968,13 @@ anot_run_run_experiment (int           argc,
     {
       print_tables (experiment, original_pool);
       g_printerr ("\nanot-run: %s\n", state.error->message);
-      status = ANOT_RUN_EXIT_INTERRUPTED;
+      status = state.stop_signal == SIGTERM ? ANOT_RUN_EXIT_TERMINATED : ANOT_RUN_EXIT_INTERRUPTED;
+    }
+  else if (g_error_matches (state.error, ANOT_ERROR, ANOT_ERROR_INCOMPLETE))
+    {
+      print_tables (experiment, original_pool);
+      g_printerr ("\nanot-run: %s\n", state.error->message);
+      status = ANOT_RUN_EXIT_INCOMPLETE;
     }
   else if (g_error_matches (state.error, ANOT_ERROR, ANOT_ERROR_BUDGET))
     {

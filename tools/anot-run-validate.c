@@ -107,6 +107,7 @@ anot_run_cmd_validate (int    argc,
   g_autofree char *data = NULL;
   g_autofree char *request_list = NULL;
   gboolean json = FALSE;
+  gboolean write_groundtruth = FALSE;
   guint n_ok = 0;
   const GOptionEntry entries[] = {
     { "data", 'd', 0, G_OPTION_ARG_FILENAME, &data,
@@ -115,6 +116,8 @@ anot_run_cmd_validate (int    argc,
       "Print the truth matrix (every request on every item, leaf by leaf) as JSON", NULL },
     { "request", 'r', 0, G_OPTION_ARG_STRING, &request_list,
       "Only these requests (comma-separated ids)", "R01,R02,..." },
+    { "write-groundtruth", 0, 0, G_OPTION_ARG_NONE, &write_groundtruth,
+      "Write DIR/groundtruth.jsonl from the validator's findings (every request)", NULL },
     G_OPTION_ENTRY_NULL
   };
 
@@ -125,6 +128,10 @@ anot_run_cmd_validate (int    argc,
                                 "Check the gold labels of a benchmark: evaluate every request on every\n"
                                 "item with the three-valued validator and report, per request, how many\n"
                                 "items satisfy it and whether the only one is the gold item.\n\n"
+                                "Records the loader ignored (see the dataset format guide) are\n"
+                                "printed as warnings first.  --write-groundtruth writes the benchmark's\n"
+                                "groundtruth.jsonl (the gold of every request, its index and the status\n"
+                                "found), replacing the file.\n\n"
                                 "Exit status: 0 if every label is confirmed, 1 if one is not or the\n"
                                 "data cannot be loaded, 2 on usage errors.");
   g_option_context_add_main_entries (context, entries, NULL);
@@ -149,6 +156,31 @@ anot_run_cmd_validate (int    argc,
       return ANOT_RUN_EXIT_FAILED;
     }
   validator = anot_validator_new (dataset);
+
+  {
+    const char * const *warnings = anot_dataset_get_warnings (dataset);
+
+    for (guint i = 0; warnings[i] != NULL; i++)
+      g_printerr ("warning: %s\n", warnings[i]);
+  }
+
+  if (write_groundtruth)
+    {
+      g_autofree char *path = NULL;
+
+      if (request_list != NULL || json)
+        {
+          g_printerr ("anot-run validate: --write-groundtruth covers every request and prints "
+                      "the usual report; it does not go with --request or --json\n");
+          return ANOT_RUN_EXIT_USAGE;
+        }
+      path = g_build_filename (anot_dataset_get_path (dataset), "groundtruth.jsonl", NULL);
+      if (!anot_validator_write_groundtruth (validator, path, NULL, &error))
+        {
+          g_printerr ("anot-run validate: %s\n", error->message);
+          return ANOT_RUN_EXIT_FAILED;
+        }
+    }
 
   if (request_list != NULL)
     {
@@ -242,6 +274,8 @@ anot_run_cmd_validate (int    argc,
     }
 
   g_print ("%u/%u requests ok\n", n_ok, selected->len);
+  if (write_groundtruth)
+    g_print ("Wrote %s/groundtruth.jsonl (%u requests)\n", anot_dataset_get_path (dataset), selected->len);
 
   return n_ok == selected->len ? ANOT_RUN_EXIT_OK : ANOT_RUN_EXIT_FAILED;
 }

@@ -877,6 +877,13 @@ on_polled (GObject      *source,
           guint n = anot_batch_get_n_lines (sub->batch);
 
           g_prefix_error (&error, "Polling batch %s: ", batch_id);
+          /* Whatever the provider answered, the lines got no answer: a
+           * failure of the batch API, not of the calls. */
+          if (!anot_error_is_infrastructure (error))
+            {
+              error->domain = ANOT_ERROR;
+              error->code = ANOT_ERROR_LLM_BATCH;
+            }
           for (guint i = 0; i < n; i++)
             {
               Line *line = g_hash_table_lookup (self->lines,
@@ -956,7 +963,14 @@ on_submitted (GObject      *source,
         error = g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_PROTOCOL,
                              "The provider did not name the batch it created");
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_prefix_error (&error, "Submitting a batch of %u calls: ", n);
+        {
+          g_prefix_error (&error, "Submitting a batch of %u calls: ", n);
+          if (!anot_error_is_infrastructure (error))
+            {
+              error->domain = ANOT_ERROR;
+              error->code = ANOT_ERROR_LLM_BATCH;
+            }
+        }
       for (guint i = 0; i < n; i++)
         {
           Line *line = g_hash_table_lookup (self->lines, anot_batch_get_line_custom_id (sub->batch, i));

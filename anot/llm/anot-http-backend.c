@@ -946,7 +946,7 @@ attempt_done (Call   *call,
                           FALSE, -1);
     else if (status == 404)
       call_retry_or_fail (call,
-                          g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST,
+                          g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_NOT_FOUND,
                                        "HTTP 404 from %s: %s (check the base URL and the "
                                        "model “%s”)", WHERE, server_message, call->model),
                           FALSE, -1);
@@ -1390,6 +1390,20 @@ anot_http_backend_complete_async (AnotBackend         *backend,
                                "No model given for the %s backend: use --model or "
                                "model in the configuration file",
                                klass->name ? klass->name : "HTTP");
+      return;
+    }
+
+  if (klass->api_key_variable != NULL && priv->api_key == NULL && priv->endpoints == NULL &&
+      g_strcmp0 (anot_http_backend_get_base_url (self), klass->default_base_url) == 0)
+    {
+      g_autofree char *hint = anot_http_backend_dup_key_hint (self);
+
+      /* The provider's own endpoint refuses every call without a key:
+       * nothing is sent, and the run stops before a request fails. */
+      g_task_return_new_error (task, ANOT_ERROR, ANOT_ERROR_CONFIG,
+                               "No API key for the %s backend at %s. %s; or give --base-url "
+                               "for a server that needs none",
+                               klass->name ? klass->name : "HTTP", klass->default_base_url, hint);
       return;
     }
 

@@ -277,6 +277,48 @@ check_evidence (JsonObject        *evidence,
   JsonArray *array;
   guint len;
 
+  /* The parameter a review leaf cannot do without: without it the leaf
+   * is false for every item, which looks like a gold that matches nothing. */
+  if (kind == ANOT_EVIDENCE_REVIEW_TEXT || kind == ANOT_EVIDENCE_REVIEW_SENTIMENT)
+    {
+      const char *name = kind == ANOT_EVIDENCE_REVIEW_TEXT ? "pattern" : "topic";
+
+      /* An empty one is allowed: the rules define it (false everywhere). */
+      if (get_string_member (evidence, name, TRUE, path, error) == NULL)
+        return FALSE;
+    }
+
+  node = json_object_get_member (evidence, "social_filter");
+  if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+    {
+      JsonNode *friends;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        {
+          set_field_error (error, ANOT_ERROR_INVALID_FIELD, path, "social_filter",
+                           "expected an object");
+          return FALSE;
+        }
+      friends = json_object_get_member (json_node_get_object (node), "friends");
+      if (friends != NULL && !JSON_NODE_HOLDS_NULL (friends))
+        {
+          gboolean ok = JSON_NODE_HOLDS_ARRAY (friends);
+
+          for (guint i = 0; ok && i < json_array_get_length (json_node_get_array (friends)); i++)
+            {
+              JsonNode *e = json_array_get_element (json_node_get_array (friends), i);
+
+              ok = JSON_NODE_HOLDS_VALUE (e) && json_node_get_value_type (e) == G_TYPE_STRING;
+            }
+          if (!ok)
+            {
+              set_field_error (error, ANOT_ERROR_INVALID_FIELD, path, "social_filter.friends",
+                               "expected an array of names");
+              return FALSE;
+            }
+        }
+    }
+
   if (kind != ANOT_EVIDENCE_ITEM_META && kind != ANOT_EVIDENCE_ITEM_META_HOURS)
     return TRUE;
 
@@ -319,8 +361,25 @@ check_evidence (JsonObject        *evidence,
           return FALSE;
         }
 
-      if (get_string_member (evidence, "true", TRUE, path, error) == NULL)
-        return FALSE;
+      {
+        const char *day = json_array_get_string_element (array, 1);
+        const char *range = get_string_member (evidence, "true", TRUE, path, error);
+
+        if (range == NULL)
+          return FALSE;
+        if (!_anot_day_name_is_valid (day))
+          {
+            set_field_error (error, ANOT_ERROR_INVALID_FIELD, path, "path[1]",
+                             "unknown day “%s” (expected Monday, Tuesday, …, Sunday)", day);
+            return FALSE;
+          }
+        if (!_anot_hours_range_is_valid (range))
+          {
+            set_field_error (error, ANOT_ERROR_INVALID_FIELD, path, "true",
+                             "“%s” is not a range \"H:M-H:M\" in 24-hour time", range);
+            return FALSE;
+          }
+      }
     }
 
   return TRUE;

@@ -171,6 +171,14 @@ AnotStore          *_anot_review_get_store          (AnotReview             *sel
  * AnotItem
  * ------------------------------------------------------------------------ */
 
+/* Opening hours as the format spells them (anot-item.c). */
+gboolean            _anot_hours_range_is_valid      (const char             *str);
+gboolean            _anot_day_name_is_valid         (const char             *day);
+
+/* The `domain` member of meta.json (the caller names the file). */
+AnotDomain         *_anot_domain_new_from_node      (JsonNode               *node,
+                                                     GError                **error);
+
 /* Builds an item from its restaurants.jsonl record.  Checks `business_id`
  * and `name` and the types of the fields the item exposes; on error the
  * message is `field “x”: ...` so the loader can prefix the file and line.

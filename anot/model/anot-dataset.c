@@ -71,6 +71,9 @@ struct _AnotDataset
   GHashTable *requests_by_id;   /* request id -> AnotRequest */
   GHashTable *friend_graph;     /* name -> NULL-terminated names, in the store */
   GHashTable *judgements;       /* "<review_id>:<aspect>" -> AnotJudgement */
+  AnotDomain *domain;
+  char       *items_file;       /* "restaurants.jsonl" or "items.jsonl" */
+  GPtrArray  *warnings;         /* NULL-terminated messages */
 };
 
 G_DEFINE_FINAL_TYPE (AnotDataset, anot_dataset, G_TYPE_OBJECT)
@@ -83,6 +86,8 @@ enum {
   PROP_N_ITEMS,
   PROP_N_REVIEWS,
   PROP_N_REQUESTS,
+  PROP_DOMAIN,
+  PROP_ITEMS_FILE,
   N_PROPS
 };
 
@@ -108,6 +113,9 @@ anot_dataset_finalize (GObject *object)
   g_clear_pointer (&self->requests, g_ptr_array_unref);
   g_clear_pointer (&self->store, _anot_store_unref);
   g_clear_pointer (&self->link, _anot_dataset_link_unref);
+  g_clear_object (&self->domain);
+  g_clear_pointer (&self->items_file, g_free);
+  g_clear_pointer (&self->warnings, g_ptr_array_unref);
 
   G_OBJECT_CLASS (anot_dataset_parent_class)->finalize (object);
 }
@@ -139,6 +147,12 @@ anot_dataset_get_property (GObject    *object,
       break;
     case PROP_N_REQUESTS:
       g_value_set_uint (value, self->requests->len);
+      break;
+    case PROP_DOMAIN:
+      g_value_set_object (value, self->domain);
+      break;
+    case PROP_ITEMS_FILE:
+      g_value_set_string (value, self->items_file);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -194,6 +208,21 @@ anot_dataset_class_init (AnotDatasetClass *klass)
    */
   properties[PROP_N_REQUESTS] = g_param_spec_uint ("n-requests", NULL, NULL,
                                                    0, G_MAXUINT, 0, flags);
+  /**
+   * AnotDataset:domain:
+   *
+   * What the items are (`meta.json`'s `domain`); a benchmark that declares
+   * none is about restaurants (#AnotDomain:is-default).
+   */
+  properties[PROP_DOMAIN] = g_param_spec_object ("domain", NULL, NULL,
+                                                 ANOT_TYPE_DOMAIN, flags);
+  /**
+   * AnotDataset:items-file:
+   *
+   * The file the items were read from: `restaurants.jsonl` (the original
+   * name) or `items.jsonl`.
+   */
+  properties[PROP_ITEMS_FILE] = g_param_spec_string ("items-file", NULL, NULL, NULL, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -212,6 +241,24 @@ anot_dataset_init (AnotDataset *self)
   self->requests_by_id = g_hash_table_new (g_str_hash, g_str_equal);
   self->friend_graph = g_hash_table_new (g_str_hash, g_str_equal);
   self->judgements = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->domain = anot_domain_new_default ();
+  self->items_file = g_strdup ("restaurants.jsonl");
+  self->warnings = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (self->warnings, NULL);
+}
+
+G_GNUC_PRINTF (2, 3)
+static void
+add_warning (AnotDataset *self,
+             const char  *format,
+             ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_ptr_array_index (self->warnings, self->warnings->len - 1) = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_ptr_array_add (self->warnings, NULL);
 }
 
 /* ------------------------------------------------------------------------ *
@@ -459,6 +506,7 @@ typedef struct {
   AnotJsonDocument *doc;       /* the small files', one at a time */
   AnotItem     *last_item;      /* reviews of one item are usually contiguous */
   GHashTable   *gt_seen;        /* requests with a groundtruth.jsonl line */
+  GHashTable   *graph_names;    /* everyone in the friend graph, borrowed */
   GAsyncQueue  *spares;         /* read buffers to read into again */
 } Loader;
 
@@ -1129,6 +1177,7 @@ typedef struct {
 
 typedef struct {
   const RecordKind *kind;
+  const char       *basename;  /* the file read: kind->basename or another name of it */
   AnotStore        *owner;     /* the dataset's store */
   GThreadPool      *pool;
   GMutex            lock;
@@ -1188,7 +1237,7 @@ parse_batch (gpointer data,
           if (is_blank (line, len))
             continue;
 
-          if (!parse_line (doc, kind->basename, line_no, line, len, &batch->error))
+          if (!parse_line (doc, pr->basename, line_no, line, len, &batch->error))
             break;
 
           memset (parsed, 0, kind->parsed_size);
@@ -1198,7 +1247,7 @@ parse_batch (gpointer data,
               if (kind->clear != NULL)
                 kind->clear (parsed);
               g_propagate_prefixed_error (&batch->error, local_error, "%s:%u: ",
-                                          kind->basename, line_no);
+                                          pr->basename, line_no);
               break;
             }
 
@@ -1261,7 +1310,7 @@ commit_next_batch (Loader          *loader,
       if (!kind->commit (loader, parsed, &local_error))
         {
           g_propagate_prefixed_error (error, local_error, "%s:%u: ",
-                                      kind->basename, parsed->line_no);
+                                      pr->basename, parsed->line_no);
           ok = FALSE;
         }
     }
@@ -1313,9 +1362,11 @@ find_last_newline (const char *data,
   return NULL;
 }
 
+/* Reads @basename (NULL: the kind's own file name) record by record. */
 static gboolean
 load_jsonl_parallel (Loader            *loader,
                      const RecordKind  *kind,
+                     const char        *basename,
                      GError           **error)
 {
   ParallelReader pr = { 0, };
@@ -1327,8 +1378,9 @@ load_jsonl_parallel (Loader            *loader,
   GError *local_error = NULL;
 
   pr.kind = kind;
+  pr.basename = basename != NULL ? basename : kind->basename;
   pr.owner = loader->ds->store;
-  stream = open_file (loader, kind->basename, FALSE, error);
+  stream = open_file (loader, pr.basename, FALSE, error);
   if (stream == NULL)
     return FALSE;
 
@@ -1366,7 +1418,7 @@ load_jsonl_parallel (Loader            *loader,
       n = g_input_stream_read (stream, buf + end, cap - end, loader->cancellable, &local_error);
       if (n < 0)
         {
-          ok = read_failed (kind->basename, local_error, error);
+          ok = read_failed (pr.basename, local_error, error);
           break;
         }
 
@@ -1577,10 +1629,17 @@ load_review_assignments (AnotDataset       *ds,
             return FALSE;
           name = anot_json_document_dup_string (doc, name_value);
 
-          /* Records past the item's reviews are expected: 19-review items
-           * have a record for review 19. */
+          /* Records past the item's reviews are ignored, as the original
+           * did (philly_cafes' 19-review items have a record for review
+           * 19), but said: in a new benchmark it is a mistake. */
           if (review_idx < 0 || review_idx >= anot_item_get_n_reviews (item))
-            continue;
+            {
+              add_warning (ds, "user_mapping.json: field “%s.review_idx”: item %s has %u reviews, "
+                           "so there is no review %" G_GINT64_FORMAT "; the record is ignored",
+                           display, anot_item_get_id (item), anot_item_get_n_reviews (item),
+                           review_idx);
+              continue;
+            }
 
           friends_value = member (doc, record, "friends");
           if (friends_value >= 0 && anot_json_document_get_kind (doc, friends_value) != ANOT_JSON_KIND_NULL)
@@ -1668,6 +1727,137 @@ load_user_mapping (Loader  *loader,
   return TRUE;
 }
 
+/* The gold item's id: `gold_item`, or `gold_restaurant` as the original
+ * framework names it.  Both may be given (a file kept readable by the
+ * original's tools) when they agree.  *@display is the name used. */
+static gboolean
+read_gold (AnotJsonDocument  *doc,
+           int               *out,
+           const char       **display,
+           GError           **error)
+{
+  int item_value, restaurant_value;
+
+  if (!read_string (doc, member (doc, 0, "gold_item"), "gold_item", FALSE, &item_value, error) ||
+      !read_string (doc, member (doc, 0, "gold_restaurant"), "gold_restaurant", FALSE, &restaurant_value, error))
+    return FALSE;
+
+  if (item_value >= 0 && restaurant_value >= 0)
+    {
+      g_autofree char *a = anot_json_document_dup_string (doc, item_value);
+      g_autofree char *b = anot_json_document_dup_string (doc, restaurant_value);
+
+      if (strcmp (a, b) != 0)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "field “gold_item”: “%s” disagrees with “gold_restaurant” (“%s”); give one of them",
+                       a, b);
+          return FALSE;
+        }
+    }
+  if (item_value < 0 && restaurant_value < 0)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_MISSING_FIELD,
+                   "field “gold_item”: missing (or “gold_restaurant”, its original name)");
+      return FALSE;
+    }
+
+  *out = item_value >= 0 ? item_value : restaurant_value;
+  *display = item_value >= 0 ? "gold_item" : "gold_restaurant";
+  return TRUE;
+}
+
+/* Whether @name is a person of the friend graph: a key, or a friend of
+ * someone.  Built on the first social leaf. */
+static gboolean
+graph_has_name (Loader     *loader,
+                const char *name)
+{
+  AnotDataset *ds = loader->ds;
+
+  if (loader->graph_names == NULL)
+    {
+      GHashTableIter iter;
+      gpointer key, value;
+
+      loader->graph_names = g_hash_table_new (g_str_hash, g_str_equal);
+      g_hash_table_iter_init (&iter, ds->friend_graph);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        {
+          const char * const *friends = value;
+
+          g_hash_table_add (loader->graph_names, key);
+          for (guint i = 0; friends[i] != NULL; i++)
+            g_hash_table_add (loader->graph_names, (gpointer) friends[i]);
+        }
+    }
+  return g_hash_table_contains (loader->graph_names, name);
+}
+
+/* What the grammar allows but the format forbids: an aspect label used
+ * twice in one request (results and traces identify leaves by it), and a
+ * social anchor nobody in the friend graph has heard of (every social
+ * test of it is false, so the gold can only come out as no_match). */
+static gboolean
+check_structure (Loader         *loader,
+                 AnotCondition  *condition,
+                 GString        *path,
+                 GHashTable     *aspects,
+                 GError        **error)
+{
+  JsonObject *evidence;
+  JsonNode *filter, *friends;
+  const char *aspect, *other;
+
+  if (anot_condition_get_op (condition) != ANOT_CONDITION_OP_LEAF)
+    {
+      gsize len = path->len;
+
+      for (guint i = 0; i < anot_condition_get_n_children (condition); i++)
+        {
+          g_string_append_printf (path, ".args[%u]", i);
+          if (!check_structure (loader, anot_condition_get_child (condition, i), path, aspects, error))
+            return FALSE;
+          g_string_truncate (path, len);
+        }
+      return TRUE;
+    }
+
+  aspect = anot_condition_get_aspect (condition);
+  other = g_hash_table_lookup (aspects, aspect);
+  if (other != NULL)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_DUPLICATE_ID,
+                   "field “%s.aspect”: duplicate aspect “%s” (also at %s); "
+                   "aspects must be unique within a request",
+                   path->str, aspect, other);
+      return FALSE;
+    }
+  g_hash_table_insert (aspects, (gpointer) aspect, g_strdup (path->str));
+
+  evidence = anot_condition_get_evidence (condition);
+  filter = evidence != NULL ? json_object_get_member (evidence, "social_filter") : NULL;
+  if (filter == NULL || !JSON_NODE_HOLDS_OBJECT (filter))
+    return TRUE;
+  friends = json_object_get_member (json_node_get_object (filter), "friends");
+  if (friends == NULL || !JSON_NODE_HOLDS_ARRAY (friends))
+    return TRUE;
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (friends)); i++)
+    {
+      const char *name = json_array_get_string_element (json_node_get_array (friends), i);
+
+      if (!graph_has_name (loader, name))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_UNKNOWN_REFERENCE,
+                       "field “%s.evidence.social_filter.friends[%u]”: “%s” is not in the friend "
+                       "graph (user_mapping.json “friend_graph”)",
+                       path->str, i, name);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 /* ------------------------------------------------------------------------ *
  * requests.jsonl
  * ------------------------------------------------------------------------ */
@@ -1685,6 +1875,7 @@ handle_request (Loader            *loader,
   AnotRequest *request;
   AnotItem *gold;
   int id_value, group_value, scenario_value, text_value, shorthand_value, gold_value, structure_value;
+  const char *gold_display;
 
   if (!read_id (doc, member (doc, 0, "id"), "id", &id_value, error) ||
       !read_string (doc, member (doc, 0, "group"), "group", TRUE, &group_value, error) ||
@@ -1695,7 +1886,7 @@ handle_request (Loader            *loader,
   if (structure_value < 0)
     return field_missing ("structure", error);
 
-  if (!read_string (doc, member (doc, 0, "gold_restaurant"), "gold_restaurant", TRUE, &gold_value, error) ||
+  if (!read_gold (doc, &gold_value, &gold_display, error) ||
       !read_string (doc, member (doc, 0, "scenario"), "scenario", FALSE, &scenario_value, error) ||
       !read_string (doc, member (doc, 0, "shorthand"), "shorthand", FALSE, &shorthand_value, error))
     return FALSE;
@@ -1714,12 +1905,19 @@ handle_request (Loader            *loader,
   structure = _anot_condition_new_from_json_at (node, "structure", error);
   if (structure == NULL)
     return FALSE;
+  {
+    g_autoptr(GString) path = g_string_new ("structure");
+    g_autoptr(GHashTable) aspects = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+
+    if (!check_structure (loader, structure, path, aspects, error))
+      return FALSE;
+  }
 
   gold = g_hash_table_lookup (ds->items_by_id, gold_id);
   if (gold == NULL)
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_UNKNOWN_REFERENCE,
-                   "field “gold_restaurant”: unknown item “%s”", gold_id);
+                   "field “%s”: unknown item “%s”", gold_display, gold_id);
       return FALSE;
     }
 
@@ -1756,9 +1954,10 @@ handle_groundtruth (Loader            *loader,
   gint64 gold_idx;
   gboolean present;
   int request_value, gold_value, status_value;
+  const char *gold_display;
 
   if (!read_string (doc, member (doc, 0, "request_id"), "request_id", TRUE, &request_value, error) ||
-      !read_string (doc, member (doc, 0, "gold_restaurant"), "gold_restaurant", TRUE, &gold_value, error) ||
+      !read_gold (doc, &gold_value, &gold_display, error) ||
       !read_int (doc, member (doc, 0, "gold_idx"), "gold_idx", TRUE, &gold_idx, &present, error) ||
       !read_string (doc, member (doc, 0, "status"), "status", FALSE, &status_value, error))
     return FALSE;
@@ -1786,16 +1985,16 @@ handle_groundtruth (Loader            *loader,
   if (gold == NULL)
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_UNKNOWN_REFERENCE,
-                   "field “gold_restaurant”: unknown item “%s”", gold_id);
+                   "field “%s”: unknown item “%s”", gold_display, gold_id);
       return FALSE;
     }
 
   if (strcmp (gold_id, anot_request_get_gold_item_id (request)) != 0)
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
-                   "field “gold_restaurant”: “%s” disagrees with requests.jsonl, "
+                   "field “%s”: “%s” disagrees with requests.jsonl, "
                    "which has “%s” for request “%s”",
-                   gold_id, anot_request_get_gold_item_id (request), request_id);
+                   gold_display, gold_id, anot_request_get_gold_item_id (request), request_id);
       return FALSE;
     }
 
@@ -1946,6 +2145,94 @@ load_judgements (Loader  *loader,
 }
 
 /* ------------------------------------------------------------------------ *
+ * meta.json and the items' file name
+ * ------------------------------------------------------------------------ */
+
+/* The items are in `restaurants.jsonl` (the original framework's name) or
+ * in `items.jsonl`; both at once would leave it to chance which one a
+ * reader of the directory takes for the benchmark. */
+static gboolean
+choose_items_file (Loader  *loader,
+                   GError **error)
+{
+  g_autoptr(GFile) restaurants = g_file_get_child (loader->dir, "restaurants.jsonl");
+  g_autoptr(GFile) items = g_file_get_child (loader->dir, "items.jsonl");
+  gboolean has_restaurants = g_file_query_exists (restaurants, loader->cancellable);
+  gboolean has_items = g_file_query_exists (items, loader->cancellable);
+
+  if (has_restaurants && has_items)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                   "both items.jsonl and restaurants.jsonl are present: "
+                   "keep the items in one of them");
+      return FALSE;
+    }
+  if (has_items)
+    {
+      g_free (loader->ds->items_file);
+      loader->ds->items_file = g_strdup ("items.jsonl");
+    }
+  /* Otherwise restaurants.jsonl, whose absence the reader reports. */
+  return TRUE;
+}
+
+/* meta.json is free-form but for its `domain`.  It counts towards the
+ * checksum only when it declares one, since only then does it change what
+ * a method is shown: the original's meta.json (a description of how the
+ * data was built) leaves philly_cafes' checksum as it always was. */
+static gboolean
+load_meta (Loader  *loader,
+           GError **error)
+{
+  g_autoptr(GFile) file = g_file_get_child (loader->dir, "meta.json");
+  g_autofree char *contents = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(AnotDomain) domain = NULL;
+  GError *local_error = NULL;
+  gsize length, offset = 0, bom;
+  int value;
+
+  if (!g_file_load_contents (file, loader->cancellable, &contents, &length, NULL, &local_error))
+    {
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        {
+          g_error_free (local_error);
+          return TRUE;
+        }
+      return read_failed ("meta.json", local_error, error);
+    }
+
+  bom = anot_utf8_bom_length (contents, length);
+  if (!_anot_json_document_reparse (loader->doc, contents + bom, length - bom, &offset, &local_error))
+    {
+      set_parse_error (error, "meta.json", 0, TRUE, contents + bom, offset, local_error);
+      g_error_free (local_error);
+      return FALSE;
+    }
+  if (anot_json_document_get_kind (loader->doc, 0) != ANOT_JSON_KIND_OBJECT)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE, "meta.json: expected a JSON object");
+      return FALSE;
+    }
+
+  value = member (loader->doc, 0, "domain");
+  if (value < 0 || anot_json_document_get_kind (loader->doc, value) == ANOT_JSON_KIND_NULL)
+    return TRUE;
+
+  node = anot_json_document_dup_node (loader->doc, value);
+  domain = _anot_domain_new_from_node (node, &local_error);
+  if (domain == NULL)
+    {
+      g_propagate_prefixed_error (error, local_error, "meta.json: ");
+      return FALSE;
+    }
+
+  hasher_push (&loader->hasher, g_bytes_new_take (g_steal_pointer (&contents), length));
+  g_set_object (&loader->ds->domain, domain);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ *
  * Loading
  * ------------------------------------------------------------------------ */
 
@@ -2020,18 +2307,21 @@ anot_dataset_load (const char    *path,
 
   /* The order is part of the checksum's definition. */
   t0 = g_get_monotonic_time ();
-  ok = load_jsonl_parallel (&loader, &item_kind, error);
+  ok = choose_items_file (&loader, error) &&
+       load_jsonl_parallel (&loader, &item_kind, self->items_file, error);
   t1 = g_get_monotonic_time ();
-  ok = ok && load_jsonl_parallel (&loader, &review_kind, error);
+  ok = ok && load_jsonl_parallel (&loader, &review_kind, NULL, error);
   t2 = g_get_monotonic_time ();
   ok = (ok &&
         load_user_mapping (&loader, error) &&
         load_jsonl (&loader, "requests.jsonl", FALSE, NULL, handle_request, error) &&
         load_groundtruth (&loader, error) &&
-        load_judgements (&loader, error));
+        load_judgements (&loader, error) &&
+        load_meta (&loader, error));
   t3 = g_get_monotonic_time ();
 
   digest = hasher_finish (&loader.hasher);
+  g_clear_pointer (&loader.graph_names, g_hash_table_unref);
   /* Buffers still out (none once the hasher is done) free themselves. */
   g_async_queue_unref (loader.spares);
   if (!ok)
@@ -2170,6 +2460,55 @@ anot_dataset_get_checksum (AnotDataset *self)
   g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
 
   return self->checksum;
+}
+
+/**
+ * anot_dataset_get_domain:
+ * @self: an #AnotDataset
+ *
+ * Gets what the benchmark's items are (see #AnotDomain).
+ *
+ * Returns: (transfer none): the domain; the restaurant domain when
+ *   `meta.json` declares none
+ */
+AnotDomain *
+anot_dataset_get_domain (AnotDataset *self)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
+  return self->domain;
+}
+
+/**
+ * anot_dataset_get_warnings:
+ * @self: an #AnotDataset
+ *
+ * Gets what the loader accepted but a benchmark author would want to
+ * know: records it ignored, each message naming the file and the field
+ * (e.g. a `review_assignments` record for a review the item does not
+ * have).  `anot-run validate` prints them.
+ *
+ * Returns: (transfer none) (array zero-terminated=1): the messages, empty
+ *   when there are none
+ */
+const char * const *
+anot_dataset_get_warnings (AnotDataset *self)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
+  return (const char * const *) self->warnings->pdata;
+}
+
+/**
+ * anot_dataset_get_items_file:
+ * @self: an #AnotDataset
+ *
+ * Returns: the name of the file the items were read from:
+ *   `restaurants.jsonl` or `items.jsonl`
+ */
+const char *
+anot_dataset_get_items_file (AnotDataset *self)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
+  return self->items_file;
 }
 
 /**

@@ -9,6 +9,7 @@
 #endif
 
 #include "anot-visibility.h"
+#include "anot-domain.h"
 
 #include <gio/gio.h>
 
@@ -41,6 +42,12 @@ ANOT_AVAILABLE_IN_ALL
 const char         *anot_dataset_get_path          (AnotDataset         *self);
 ANOT_AVAILABLE_IN_ALL
 const char         *anot_dataset_get_checksum      (AnotDataset         *self);
+ANOT_AVAILABLE_IN_ALL
+AnotDomain         *anot_dataset_get_domain        (AnotDataset         *self);
+ANOT_AVAILABLE_IN_ALL
+const char         *anot_dataset_get_items_file    (AnotDataset         *self);
+ANOT_AVAILABLE_IN_ALL
+const char * const *anot_dataset_get_warnings      (AnotDataset         *self);
 ANOT_AVAILABLE_IN_ALL
 guint               anot_dataset_get_n_items       (AnotDataset         *self);
 ANOT_AVAILABLE_IN_ALL

@@ -362,6 +362,97 @@ lookup_pair (const Pair *pairs,
   return NULL;
 }
 
+/* One "H:M" of an opening-hours range: 0 <= H <= 24, 0 <= M <= 59, 24
+ * only as 24:0 (the end of a day open around the clock). */
+static gboolean
+parse_clock (const char  *p,
+             const char  *end,
+             guint       *minutes)
+{
+  guint h = 0, m = 0, n = 0;
+
+  for (; p < end && g_ascii_isdigit (*p) && n < 2; p++, n++)
+    h = h * 10 + (*p - '0');
+  if (n == 0 || p == end || *p++ != ':')
+    return FALSE;
+  for (n = 0; p < end && g_ascii_isdigit (*p) && n < 2; p++, n++)
+    m = m * 10 + (*p - '0');
+  if (n == 0 || p != end || m > 59 || h > 24 || (h == 24 && m != 0))
+    return FALSE;
+  *minutes = h * 60 + m;
+  return TRUE;
+}
+
+/* Whether @str is an opening-hours range the rules read as the benchmark
+ * means it: `"H:M-H:M"` in 24-hour time (zero padding allowed), a start
+ * before 24:00.  The validator reads other spellings as "not open", so a
+ * `"5am-11pm"` would silently fail every hours condition. */
+gboolean
+_anot_hours_range_is_valid (const char *str)
+{
+  const char *dash;
+  guint start, end;
+
+  if (str == NULL)
+    return FALSE;
+  dash = strchr (str, '-');
+  if (dash == NULL || strchr (dash + 1, '-') != NULL)
+    return FALSE;
+  return parse_clock (str, dash, &start) && start < 24 * 60 &&
+         parse_clock (dash + 1, dash + 1 + strlen (dash + 1), &end);
+}
+
+static const char * const day_names[] = {
+  "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", NULL,
+};
+
+gboolean
+_anot_day_name_is_valid (const char *day)
+{
+  return g_strv_contains (day_names, day);
+}
+
+/* Every member of `hours` is a day name and an empty string (closed) or a
+ * range. */
+static gboolean
+check_hours (AnotJsonDocument  *doc,
+             int                object,
+             GError           **error)
+{
+  guint size = anot_json_document_get_size (doc, object);
+  int key = object + 1;
+
+  for (guint i = 0; i < size; i++, key = _anot_json_document_get_next (doc, key + 1))
+    {
+      g_autofree char *day = anot_json_document_dup_string (doc, key);
+      g_autofree char *range = NULL;
+
+      if (!_anot_day_name_is_valid (day))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "field “hours.%s”: unknown day (expected Monday, Tuesday, …, Sunday)", day);
+          return FALSE;
+        }
+      if (anot_json_document_get_kind (doc, key + 1) == ANOT_JSON_KIND_NULL)
+        continue;
+      if (anot_json_document_get_kind (doc, key + 1) != ANOT_JSON_KIND_STRING)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "field “hours.%s”: expected a string \"H:M-H:M\"", day);
+          return FALSE;
+        }
+      range = anot_json_document_dup_string (doc, key + 1);
+      if (range[0] != '\0' && !_anot_hours_range_is_valid (range))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "field “hours.%s”: “%s” is not a range \"H:M-H:M\" in 24-hour time "
+                       "(e.g. \"7:30-16:0\"; \"0:0-24:0\" for open all day)", day, range);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 /* Builds an item from the object @object of @doc (the text of its
  * line).  The record stays as text; see anot_item_get_record(). */
 AnotItem *
@@ -426,7 +517,11 @@ _anot_item_new_from_document (AnotStore         *store,
   if (!MEMBER ("hours", ANOT_JSON_KIND_OBJECT, TRUE))
     goto fail;
   if (value >= 0)
-    self->hours = store_pairs (store, doc, value, &self->n_hours);
+    {
+      if (!check_hours (doc, value, &local_error))
+        goto fail;
+      self->hours = store_pairs (store, doc, value, &self->n_hours);
+    }
 
 #undef MEMBER
 

@@ -50,5 +50,10 @@ GArray         *anot_validator_check_requests      (AnotValidator  *self,
                                                     GArray        **out_n_matches);
 ANOT_AVAILABLE_IN_ALL
 JsonNode       *anot_validator_truth_matrix        (AnotValidator  *self);
+ANOT_AVAILABLE_IN_ALL
+gboolean        anot_validator_write_groundtruth   (AnotValidator  *self,
+                                                    const char     *path,
+                                                    guint          *out_n_ok,
+                                                    GError        **error);
 
 G_END_DECLS

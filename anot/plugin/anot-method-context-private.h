@@ -26,4 +26,7 @@ G_GNUC_INTERNAL
 gboolean anot_method_context_get_config_file (AnotMethodContext *self,
                                               AnotIniReader    **out_reader);
 
+G_GNUC_INTERNAL
+const GError *anot_method_context_get_infrastructure_error (AnotMethodContext *self);
+
 G_END_DECLS

@@ -60,6 +60,7 @@ struct _AnotMethodContext
   const char *defense_prompt;   /* interned, nullable: set by the experiment */
   gboolean has_config_file;     /* set by the experiment... */
   AnotIniReader *config_file;   /* ...nullable: the run had no config.ini */
+  GError *infrastructure_error; /* the first call that failed for the infrastructure */
 };
 
 G_DEFINE_FINAL_TYPE (AnotMethodContext, anot_method_context, G_TYPE_OBJECT)
@@ -93,6 +94,7 @@ anot_method_context_finalize (GObject *object)
   g_free (self->request_id);
   g_hash_table_unref (self->options);
   g_clear_pointer (&self->config_file, anot_ini_reader_unref);
+  g_clear_error (&self->infrastructure_error);
 
   G_OBJECT_CLASS (anot_method_context_parent_class)->finalize (object);
 }
@@ -657,6 +659,10 @@ on_routed_complete (GObject      *source,
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         anot_method_context_debug (self, ANOT_DEBUG_LEVEL_SUMMARY, "LLM", "%s failed: %s",
                                    role, error->message);
+      /* Kept even when the method gets over it (a window left out, a
+       * fallback ranking): what it ranked then is not its own result. */
+      if (self->infrastructure_error == NULL && anot_error_is_infrastructure (error))
+        self->infrastructure_error = g_error_copy (error);
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
@@ -928,4 +934,13 @@ anot_method_context_get_config_file (AnotMethodContext *self,
 
   *out_reader = self->config_file;
   return self->has_config_file;
+}
+
+/* The first of this request's LLM calls that failed for the
+ * infrastructure (anot_error_is_infrastructure()), or NULL. */
+const GError *
+anot_method_context_get_infrastructure_error (AnotMethodContext *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), NULL);
+  return self->infrastructure_error;
 }

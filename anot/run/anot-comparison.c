@@ -41,6 +41,11 @@
  *
  * ## Paired differences
  *
+ * Requests the infrastructure failed ([method@Anot.Result.is_scored]) are
+ * in no figure: a cell's estimates are over its scored requests, and two
+ * methods are paired only on the cells both scored (the others are counted
+ * as `excluded` and named in [method@Anot.Comparison.list_warnings]).
+ *
  * Two methods are paired on the (request, N, run) cells both ranked.  Each
  * request's value is the mean over its runs of the difference, bootstrapped
  * as above.  The p-value is the exact two-sided McNemar test of Hits@1 over
@@ -100,6 +105,9 @@ typedef struct
   guint k;                /* smallest k of its runs */
   guint rows;
   guint failed;
+  guint unscored;         /* rows the infrastructure failed: in no metric */
+  guint shrunk;           /* scored rows whose prompts were cut to the window */
+  double dropped_sum;     /* their shares of reviews left out */
   gboolean available[N_METRICS];
   Estimate estimate[N_METRICS];
 } Cell;
@@ -112,6 +120,7 @@ typedef struct
   guint requests;
   guint pairs;
   guint runs;
+  guint excluded;         /* cells of both runs left out: unscored on a side */
   guint method_only;      /* Hits@1 by the method, not by the baseline */
   guint baseline_only;
   /* (request, run) cells only one side ran: left out of the pairing. */
@@ -704,6 +713,20 @@ collect_cells (AnotComparison  *self,
           g_hash_table_insert (cell->by_run, GUINT_TO_POINTER (run->run), run_rows);
         }
       g_hash_table_insert (run_rows, row->request_id, (gpointer) row);
+      cell->rows++;
+      if (row->error != NULL)
+        cell->failed++;
+      /* Kept for pairing (both sides ran it), left out of every figure. */
+      if (row->unscored)
+        {
+          cell->unscored++;
+          continue;
+        }
+      if (row->shrunk)
+        {
+          cell->shrunk++;
+          cell->dropped_sum += row->dropped_share;
+        }
 
       acc = g_hash_table_lookup (cell->requests, row->request_id);
       if (acc == NULL)
@@ -716,9 +739,6 @@ collect_cells (AnotComparison  *self,
         acc->sum[m] += metric_value (row, m);
       acc->runs++;
       cell->k = MIN (cell->k, run->k);
-      cell->rows++;
-      if (row->error != NULL)
-        cell->failed++;
     }
 
   g_ptr_array_sort (self->cells, compare_cells);
@@ -777,6 +797,13 @@ estimate_cell (AnotComparison *self,
   const double *columns[N_METRICS];
   g_autofree char *key = cell_key ("cell", cell, NULL);
 
+  if (accs->len == 0)
+    {
+      /* Every row unscored: no figure at all. */
+      for (guint m = 0; m < N_METRICS; m++)
+        cell->available[m] = FALSE;
+      return;
+    }
   /* Request order fixes which value an index draws: sort by id. */
   g_ptr_array_sort (accs, compare_request_accs);
   for (guint m = 0; m < N_METRICS; m++)
@@ -937,6 +964,12 @@ pair_cells (AnotComparison  *self,
           hit_a = a->gold_rank == 1;
           hit_b = b->gold_rank == 1;
 
+          /* Only what both sides scored is a comparison of methods. */
+          if (a->unscored || b->unscored)
+            {
+              pair->excluded++;
+              continue;
+            }
           if (acc == NULL)
             {
               /* sum[] of the method, then of the baseline, then the differences. */
@@ -1347,6 +1380,107 @@ anot_comparison_compute (AnotComparison  *self,
  * JSON
  * --------------------------------------------------------------------- */
 
+/* Of the scored rows: the share whose prompts were cut to the context
+ * window, and the mean share of reviews that left out. */
+static double
+cell_shrunk_share (const Cell *cell)
+{
+  guint scored = cell->rows - cell->unscored;
+
+  return scored > 0 ? (double) cell->shrunk / scored : 0.0;
+}
+
+static double
+cell_dropped_share (const Cell *cell)
+{
+  guint scored = cell->rows - cell->unscored;
+
+  return scored > 0 ? cell->dropped_sum / scored : 0.0;
+}
+
+static gboolean
+any_unscored (AnotComparison *self)
+{
+  for (guint i = 0; i < self->cells->len; i++)
+    if (((Cell *) g_ptr_array_index (self->cells, i))->unscored > 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+any_shrunk (AnotComparison *self)
+{
+  for (guint i = 0; i < self->cells->len; i++)
+    if (((Cell *) g_ptr_array_index (self->cells, i))->shrunk > 0)
+      return TRUE;
+  return FALSE;
+}
+
+/**
+ * anot_comparison_list_warnings:
+ * @self: an #AnotComparison, computed
+ *
+ * What makes the comparison incomplete, in sentences: every cell with
+ * requests the infrastructure failed (unscored: its figures are over the
+ * others, see [method@Anot.Result.is_scored]), every pair that left out
+ * (request, N, run) cells one side did not score (pairs are made only of
+ * cells both sides scored), and every cell whose prompts were shrunk to
+ * the model's context window.  `anot-run compare` prints them on stderr;
+ * the JSON has them as `warnings`.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the warnings, empty
+ *   when there is nothing to say or the comparison was not computed
+ */
+char **
+anot_comparison_list_warnings (AnotComparison *self)
+{
+  GPtrArray *warnings;
+
+  g_return_val_if_fail (ANOT_IS_COMPARISON (self), NULL);
+
+  warnings = g_ptr_array_new ();
+  for (guint i = 0; self->computed && i < self->cells->len; i++)
+    {
+      const Cell *cell = g_ptr_array_index (self->cells, i);
+
+      if (cell->unscored > 0)
+        g_ptr_array_add (warnings,
+                         g_strdup_printf ("%s (%s, N=%u): %u of %u rows unscored (the infrastructure "
+                                          "failed them), its figures are over the other %u; "
+                                          "anot-run --resume runs them again",
+                                          cell->label, cell->attack, cell->n, cell->unscored,
+                                          cell->rows, cell->rows - cell->unscored));
+      if (cell->shrunk > 0)
+        g_ptr_array_add (warnings,
+                         g_strdup_printf ("%s (%s, N=%u): the prompts of %.0f%% of the requests were "
+                                          "shrunk to the model's context window, leaving out %.0f%% "
+                                          "of the reviews on average",
+                                          cell->label, cell->attack, cell->n,
+                                          100.0 * cell_shrunk_share (cell),
+                                          100.0 * cell_dropped_share (cell)));
+    }
+  for (guint t = 0; self->computed && t < 2; t++)
+    {
+      GArray *pairs = t == 0 ? self->paired : self->robustness;
+
+      for (guint i = 0; i < pairs->len; i++)
+        {
+          const Pair *pair = &g_array_index (pairs, Pair, i);
+
+          if (pair->excluded > 0)
+            g_ptr_array_add (warnings,
+                             g_strdup_printf ("%s (%s) against %s (%s), N=%u: paired on the %u "
+                                              "(request, run) cells both scored; %u left out, "
+                                              "unscored on one side",
+                                              pair->method->label, pair->method->attack,
+                                              pair->baseline->label, pair->baseline->attack,
+                                              pair->method->n, pair->pairs, pair->excluded));
+        }
+    }
+  g_ptr_array_add (warnings, NULL);
+  return (char **) g_ptr_array_free (warnings, FALSE);
+}
+
 static void
 add_estimate (JsonBuilder    *builder,
               const char     *name,
@@ -1405,6 +1539,8 @@ add_pairs (JsonBuilder *builder,
       json_builder_set_member_name (builder, robustness ? "clean" : "baseline");
       json_builder_add_int_value (builder, pair->baseline_unpaired);
       json_builder_end_object (builder);
+      json_builder_set_member_name (builder, "excluded");
+      json_builder_add_int_value (builder, pair->excluded);
       for (guint m = 0; m < N_METRICS; m++)
         {
           json_builder_set_member_name (builder, metric_keys[m]);
@@ -1555,13 +1691,19 @@ compat_original_labels (AnotComparison *self)
  *
  * The comparison as one object: `confidence`, `resamples`, `seed`,
  * `baseline`, `compat_original` (the methods whose runs were made with
- * `--compat original`), `cells` (one per method × attack × N: `method`, `attack`,
- * `n_candidates`, `requests`, `runs`, `rows`, `failed`, and `hits_at_1`,
- * `hits_at_3`, `hits_at_5`, `mrr` as `{mean, lower, upper}` or null when k
- * is too small), `paired` (every method against the baseline: the means,
- * `diff`, `lower`, `upper` per metric and `mcnemar` `{method_only,
- * baseline_only, p_value}`) and `robustness` (every attack against clean,
- * the same with `attacked`/`clean`), and with
+ * `--compat original`), `cells` (one per method × attack × N: `method`,
+ * `attack`, `n_candidates`, `requests` (scored), `runs`, `rows`, `failed`,
+ * `unscored` (rows the infrastructure failed, in no figure), `shrunk` and
+ * `reviews_dropped` (the share of scored rows whose prompts were cut to the
+ * context window, and the mean share of reviews left out), and
+ * `hits_at_1`, `hits_at_3`, `hits_at_5`, `mrr` as `{mean, lower, upper}` or
+ * null when k is too small or nothing was scored), `paired` (every method
+ * against the baseline on the cells both ran and scored: `pairs`,
+ * `unpaired` (cells only one side ran), `excluded` (left out, unscored on
+ * a side), the means, `diff`, `lower`, `upper` per metric and `mcnemar`
+ * `{method_only, baseline_only, p_value}`), `robustness` (every attack
+ * against clean, the same with `attacked`/`clean`) and `warnings`
+ * ([method@Anot.Comparison.list_warnings]), and with
  * [method@Anot.Comparison.set_by_condition], `by_condition`: `kinds` (the
  * evidence kinds met) and `cells` (one per method × attack × N × group,
  * `group` null for all groups: `requests`, `runs`, `rows`, `ranked` (rows
@@ -1618,6 +1760,12 @@ anot_comparison_to_json (AnotComparison *self)
       json_builder_add_int_value (builder, cell->rows);
       json_builder_set_member_name (builder, "failed");
       json_builder_add_int_value (builder, cell->failed);
+      json_builder_set_member_name (builder, "unscored");
+      json_builder_add_int_value (builder, cell->unscored);
+      json_builder_set_member_name (builder, "shrunk");
+      json_builder_add_double_value (builder, cell_shrunk_share (cell));
+      json_builder_set_member_name (builder, "reviews_dropped");
+      json_builder_add_double_value (builder, cell_dropped_share (cell));
       for (guint m = 0; m < N_METRICS; m++)
         add_estimate (builder, metric_keys[m], &cell->estimate[m], cell->available[m], "mean");
       json_builder_end_object (builder);
@@ -1626,6 +1774,15 @@ anot_comparison_to_json (AnotComparison *self)
 
   add_pairs (builder, "paired", self->paired, FALSE);
   add_pairs (builder, "robustness", self->robustness, TRUE);
+  {
+    g_auto(GStrv) warnings = anot_comparison_list_warnings (self);
+
+    json_builder_set_member_name (builder, "warnings");
+    json_builder_begin_array (builder);
+    for (guint i = 0; warnings[i] != NULL; i++)
+      json_builder_add_string_value (builder, warnings[i]);
+    json_builder_end_array (builder);
+  }
   if (self->by_condition)
     add_failures (self, builder);
   json_builder_end_object (builder);
@@ -1743,6 +1900,7 @@ build_tables (AnotComparison *self)
 {
   GPtrArray *tables = g_ptr_array_new_with_free_func ((GDestroyNotify) table_free);
   guint level = (guint) round (self->level * 100);
+  gboolean unscored = any_unscored (self), shrunk = any_shrunk (self);
   g_autofree char *title = NULL;
   Table *table;
 
@@ -1755,9 +1913,17 @@ build_tables (AnotComparison *self)
     g_ptr_array_add (table->header, g_strdup ("attack"));
   g_ptr_array_add (table->header, g_strdup ("N"));
   g_ptr_array_add (table->header, g_strdup ("requests"));
+  /* Columns only when some cell has them. */
+  if (unscored)
+    g_ptr_array_add (table->header, g_strdup ("unscored"));
   g_ptr_array_add (table->header, g_strdup ("runs"));
   for (guint m = 0; m < N_METRICS; m++)
     g_ptr_array_add (table->header, g_strdup (metric_names[m]));
+  if (shrunk)
+    {
+      g_ptr_array_add (table->header, g_strdup ("shrunk"));
+      g_ptr_array_add (table->header, g_strdup ("reviews dropped"));
+    }
   for (guint i = 0; i < self->cells->len; i++)
     {
       const Cell *cell = g_ptr_array_index (self->cells, i);
@@ -1768,9 +1934,16 @@ build_tables (AnotComparison *self)
         g_ptr_array_add (row, g_strdup (cell->attack));
       g_ptr_array_add (row, g_strdup_printf ("%u", cell->n));
       g_ptr_array_add (row, g_strdup_printf ("%u", g_hash_table_size (cell->requests)));
+      if (unscored)
+        g_ptr_array_add (row, g_strdup_printf ("%u", cell->unscored));
       g_ptr_array_add (row, g_strdup_printf ("%u", g_hash_table_size (cell->by_run)));
       for (guint m = 0; m < N_METRICS; m++)
         g_ptr_array_add (row, format_interval (&cell->estimate[m], cell->available[m], FALSE));
+      if (shrunk)
+        {
+          g_ptr_array_add (row, g_strdup_printf ("%.0f%%", 100.0 * cell_shrunk_share (cell)));
+          g_ptr_array_add (row, g_strdup_printf ("%.0f%%", 100.0 * cell_dropped_share (cell)));
+        }
     }
   g_ptr_array_add (tables, table);
 
@@ -1782,13 +1955,13 @@ build_tables (AnotComparison *self)
       if (pairs->len == 0)
         continue;
       if (t == 0)
-        pair_title = g_strdup_printf ("Against %s on the same (request, N, run) cells: difference "
+        pair_title = g_strdup_printf ("Against %s on the same (request, N, run) cells%s: difference "
                                       "with its %u%% interval; p: exact McNemar test of Hits@1",
-                                      self->used_baseline, level);
+                                      self->used_baseline, unscored ? ", both scored" : "", level);
       else
-        pair_title = g_strdup_printf ("Attacked against clean on the same (request, N, run) cells: "
+        pair_title = g_strdup_printf ("Attacked against clean on the same (request, N, run) cells%s: "
                                       "difference with its %u%% interval; p: exact McNemar test of Hits@1",
-                                      level);
+                                      unscored ? ", both scored" : "", level);
       table = table_new (pair_title, 2);
       g_ptr_array_add (table->header, g_strdup ("method"));
       g_ptr_array_add (table->header, g_strdup (t == 0 ? "baseline" : "attack"));
@@ -1799,6 +1972,8 @@ build_tables (AnotComparison *self)
         }
       g_ptr_array_add (table->header, g_strdup ("N"));
       g_ptr_array_add (table->header, g_strdup ("pairs"));
+      if (unscored)
+        g_ptr_array_add (table->header, g_strdup ("left out"));
       g_ptr_array_add (table->header, g_strdup ("Hits@1"));
       g_ptr_array_add (table->header, g_strdup ("ΔHits@1"));
       g_ptr_array_add (table->header, g_strdup ("ΔMRR"));
@@ -1815,6 +1990,8 @@ build_tables (AnotComparison *self)
             g_ptr_array_add (row, g_strdup (pair->method->attack));
           g_ptr_array_add (row, g_strdup_printf ("%u", pair->method->n));
           g_ptr_array_add (row, g_strdup_printf ("%u", pair->pairs));
+          if (unscored)
+            g_ptr_array_add (row, g_strdup_printf ("%u", pair->excluded));
           g_ptr_array_add (row, g_strdup_printf ("%.3f → %.3f", pair->baseline_mean[METRIC_HITS_1].mean,
                                                  pair->method_mean[METRIC_HITS_1].mean));
           g_ptr_array_add (row, format_interval (&pair->diff[METRIC_HITS_1], TRUE, TRUE));
@@ -2053,7 +2230,8 @@ csv_line (GString        *out,
           guint           runs,
           guint           metric,
           const Estimate *estimate,
-          const Pair     *pair)
+          const Pair     *pair,
+          const Cell     *cell)
 {
   const char *fields[] = { table, method, baseline, attack };
 
@@ -2076,6 +2254,16 @@ csv_line (GString        *out,
     }
   else
     g_string_append (out, ",,");
+  if (cell != NULL)
+    {
+      g_string_append_printf (out, ",%u,", cell->unscored);
+      csv_number (out, cell_shrunk_share (cell));
+      g_string_append_c (out, ',');
+      csv_number (out, cell_dropped_share (cell));
+      g_string_append_c (out, ',');
+    }
+  else
+    g_string_append_printf (out, ",,,,%u", pair->excluded);
 }
 
 /* CSV is one long table with a header, for data frames rather than papers. */
@@ -2087,7 +2275,8 @@ format_csv (AnotComparison *self,
   const char *tail = self->by_condition ? ",,\n" : "\n";
 
   g_string_append (out, "table,method,baseline,attack,n_candidates,requests,runs,metric,"
-                        "estimate,lower,upper,p_value,method_only,baseline_only");
+                        "estimate,lower,upper,p_value,method_only,baseline_only,"
+                        "unscored,shrunk,reviews_dropped,excluded");
   g_string_append (out, self->by_condition ? ",group,count\n" : "\n");
   for (guint i = 0; i < self->cells->len; i++)
     {
@@ -2098,7 +2287,7 @@ format_csv (AnotComparison *self,
           {
             csv_line (out, "cells", cell->label, "", cell->attack, cell->n,
                       g_hash_table_size (cell->requests), g_hash_table_size (cell->by_run),
-                      m, &cell->estimate[m], NULL);
+                      m, &cell->estimate[m], NULL, cell);
             g_string_append (out, tail);
           }
     }
@@ -2115,7 +2304,7 @@ format_csv (AnotComparison *self,
               {
                 csv_line (out, t == 0 ? "paired" : "robustness", pair->method->label,
                           t == 0 ? pair->baseline->label : CLEAN_ATTACK, pair->method->attack,
-                          pair->method->n, pair->requests, pair->runs, m, &pair->diff[m], pair);
+                          pair->method->n, pair->requests, pair->runs, m, &pair->diff[m], pair, NULL);
                 g_string_append (out, tail);
               }
         }
@@ -2149,7 +2338,8 @@ format_csv (AnotComparison *self,
             }
           else
             g_string_append (out, ",,");
-          g_string_append (out, ",,,,");
+          /* p_value … excluded are empty. */
+          g_string_append (out, ",,,,,,,,");
           csv_field (out, cell->group != NULL ? cell->group : "all");
           g_string_append_printf (out, ",%u\n", c == 0 ? cell->ranked : cell->counts[c - 1]);
         }
@@ -2168,7 +2358,11 @@ format_csv (AnotComparison *self,
  * with `--compat original`, if any.  `csv` is one long table (a row per cell and metric) with
  * the columns `table`, `method`, `baseline`, `attack`, `n_candidates`,
  * `requests`, `runs`, `metric`, `estimate`, `lower`, `upper`, `p_value`,
- * `method_only`, `baseline_only`; with
+ * `method_only`, `baseline_only`, `unscored`, `shrunk`, `reviews_dropped`
+ * (cells) and `excluded` (pairs).  Cells with unscored requests (the
+ * infrastructure failed them) get an `unscored` column in the other
+ * formats, and the pairs a `left out` column; cells whose prompts were
+ * shrunk to the context window get `shrunk` and `reviews dropped`. With
  * [method@Anot.Comparison.set_by_condition] a table of the misses explained
  * follows (`csv`: two more columns, `group` and `count`, and lines of table
  * `by_condition` whose `metric` is `ranked`, `misses`, `near_misses`,

@@ -78,4 +78,7 @@ ANOT_AVAILABLE_IN_ALL
 guint64         anot_comparison_cell_seed          (guint64       seed,
                                                     const char   *key);
 
+ANOT_AVAILABLE_IN_ALL
+char          **anot_comparison_list_warnings (AnotComparison  *self);
+
 G_END_DECLS

@@ -69,12 +69,7 @@ anot_experiment_cell_metrics (AnotExperiment *self,
   AnotMetrics *metrics = anot_metrics_new (self->settings->k);
 
   for (guint i = 0; i < rows->len; i++)
-    {
-      AnotResult *result = g_ptr_array_index (rows, i);
-
-      anot_metrics_add (metrics, anot_result_get_group (result),
-                        anot_result_get_gold_rank (result));
-    }
+    anot_metrics_add_result (metrics, g_ptr_array_index (rows, i));
   return metrics;
 }
 
@@ -181,7 +176,7 @@ anot_experiment_write_config (AnotExperiment  *self,
   g_autofree char *dir = anot_experiment_run_dir_path (attack, run);
   g_autofree char *path = g_build_filename (dir, "config.json", NULL);
   g_autofree char *timestamp = anot_results_timestamp_now ();
-  guint n_cells_with_rows = 0, n_failed = 0;
+  guint n_cells_with_rows = 0, n_failed = 0, n_unscored = 0;
 
   for (guint i = 0; i < self->cells->len; i++)
     {
@@ -199,8 +194,14 @@ anot_experiment_write_config (AnotExperiment  *self,
           anot_usage_merge (usage, anot_result_get_usage (value));
           if (anot_result_get_error_message (value) != NULL)
             n_failed++;
+          if (!anot_result_is_scored (value))
+            n_unscored++;
         }
     }
+  /* Every request has a row, but not every row a score: the
+   * infrastructure failed some, which a resume runs again. */
+  if (n_unscored > 0 && g_strcmp0 (status, "complete") == 0)
+    status = "incomplete";
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "method");
@@ -605,7 +606,9 @@ anot_experiment_load_existing_rows (AnotExperiment  *self,
 
           for (guint j = 0; j < kept->len && !planned; j++)
             planned = strcmp (anot_request_get_id (g_ptr_array_index (kept, j)), id) == 0;
-          if (planned && anot_experiment_cell_plans (cell, id))
+          /* A request the infrastructure failed runs again: its row is
+           * replaced by the new one. */
+          if (planned && anot_experiment_cell_plans (cell, id) && anot_result_is_scored (result))
             g_hash_table_insert (cell->rows, g_strdup (id), g_object_ref (result));
         }
     }

@@ -99,6 +99,10 @@ struct _AnotExperiment
   /* State of a run in progress (anot-experiment-scheduler.c) */
   GTask *task;
   GCancellable *cancellable;
+  /* What the requests in flight get: cancelled with the run's
+   * cancellable, and on an error that stops the run (a refused key). */
+  GCancellable *jobs_cancellable;
+  gulong cancelled_handler;
   guint cell_index;             /* the first cell not finished */
   guint next_open;              /* the first cell not opened */
   guint in_flight;

@@ -106,11 +106,58 @@ format_error (const GError *error)
   return g_strdup_printf ("%s: %s", prefix, message);
 }
 
+/* How much the method shrank the request's prompts to fit the model's
+ * context window, as the LLM methods' traces record it (llm-common:
+ * "truncation_retries", and per prompt under "formatting" the reviews it
+ * would hold and those left out); nothing when no prompt was shrunk. */
+static void
+result_set_context_fit (AnotResult  *result,
+                        AnotRanking *ranking)
+{
+  JsonNode *trace = ranking ? anot_ranking_get_trace (ranking) : NULL;
+  JsonObject *object, *formatting;
+  JsonObjectIter iter;
+  const char *phase;
+  JsonNode *node;
+  gint64 dropped = 0, total = 0, calls = 0;
+
+  if (trace == NULL || !JSON_NODE_HOLDS_OBJECT (trace))
+    return;
+  object = json_node_get_object (trace);
+  if (json_object_get_int_member_with_default (object, "truncation_retries", 0) <= 0 ||
+      !json_object_has_member (object, "formatting") ||
+      !JSON_NODE_HOLDS_OBJECT (json_object_get_member (object, "formatting")))
+    return;
+  formatting = json_object_get_object_member (object, "formatting");
+  json_object_iter_init (&iter, formatting);
+  while (json_object_iter_next (&iter, &phase, &node))
+    {
+      JsonObject *stats = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      gint64 phase_dropped;
+
+      if (stats == NULL)
+        continue;
+      phase_dropped = json_object_get_int_member_with_default (stats, "reviews_dropped", 0);
+      total += json_object_get_int_member_with_default (stats, "reviews_total", 0);
+      dropped += phase_dropped;
+      if (phase_dropped > 0)
+        calls++;
+    }
+  if (calls > 0)
+    anot_result_set_context_fit (result, (guint) MIN (dropped, G_MAXUINT),
+                                 (guint) MIN (total, G_MAXUINT), (guint) MIN (calls, G_MAXUINT));
+}
+
+/* The row of a request: the ranking when there is one, the error when it
+ * failed (@infrastructure: for a reason that is not the method's, which
+ * leaves the row unscored even beside a ranking the method made without
+ * some of its calls). */
 static AnotResult *
 result_from_ranking (AnotExperiment    *self,
                      Job               *job,
                      AnotRanking       *ranking,
-                     const GError      *error)
+                     const GError      *error,
+                     gboolean           infrastructure)
 {
   AnotPool *pool = anot_trial_get_pool (job->trial);
   AnotRequest *request = anot_pool_get_request (pool);
@@ -154,7 +201,7 @@ result_from_ranking (AnotExperiment    *self,
           raw_response = g_string_free (text, FALSE);
         }
     }
-  else
+  if (error != NULL)
     error_message = format_error (error);
 
   result = anot_result_new_internal (anot_request_get_id (request),
@@ -172,6 +219,9 @@ result_from_ranking (AnotExperiment    *self,
   anot_result_explain (result, self->validator, request,
                        preds->len > 0 ? anot_pool_get_item (pool, g_array_index (preds, guint, 0) - 1) : NULL,
                        anot_dataset_lookup_item (self->dataset, anot_request_get_gold_item_id (request)));
+  if (error_message != NULL)
+    anot_result_set_error_class (result, infrastructure);
+  result_set_context_fit (result, ranking);
   return result;
 }
 
@@ -268,6 +318,32 @@ debug_result (AnotExperiment *self,
                                anot_usage_get_cost_usd (usage), anot_usage_get_retries (usage));
 }
 
+/* Errors every other request would get too, which no retry fixes: a
+ * refused API key, an unknown model, a missing key or another LLM
+ * configuration error.  They stop the run at once instead of failing
+ * each request in turn; the request gets no row, so a resume runs it
+ * once the cause is fixed. */
+static gboolean
+error_stops_run (const GError *error)
+{
+  return g_error_matches (error, ANOT_ERROR, ANOT_ERROR_LLM_AUTH) ||
+         g_error_matches (error, ANOT_ERROR, ANOT_ERROR_LLM_NOT_FOUND) ||
+         g_error_matches (error, ANOT_ERROR, ANOT_ERROR_CONFIG);
+}
+
+static void
+stop_run (AnotExperiment *self,
+          const GError   *error)
+{
+  if (self->fatal != NULL)
+    return;
+  self->fatal = g_error_new (error->domain, error->code,
+                             "%s\nThe run stopped at the first such error; once it is fixed, "
+                             "continue with: anot-run --resume %s",
+                             error->message, self->directory);
+  g_cancellable_cancel (self->jobs_cancellable);
+}
+
 static void
 on_rank_done (GObject      *source,
               GAsyncResult *res,
@@ -278,6 +354,8 @@ on_rank_done (GObject      *source,
   g_autoptr(GError) error = NULL;
   g_autoptr(AnotRanking) ranking = NULL;
 
+  const GError *infrastructure;
+
   ranking = anot_method_rank_finish (ANOT_METHOD (source), res, &error);
 
   if (job->abandoned)
@@ -287,9 +365,17 @@ on_rank_done (GObject      *source,
       return;
     }
 
-  if (ranking == NULL &&
-      (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
-       g_cancellable_is_cancelled (self->cancellable)))
+  /* The method's own error may wrap a call the infrastructure failed
+   * ("plan failed"), and a method may rank without a call that failed:
+   * the context saw every call. */
+  infrastructure = ranking == NULL && anot_error_is_infrastructure (error)
+                   ? error : anot_method_context_get_infrastructure_error (job->context);
+
+  if (infrastructure != NULL && error_stops_run (infrastructure))
+    stop_run (self, infrastructure);
+  else if (ranking == NULL &&
+           (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
+            g_cancellable_is_cancelled (self->jobs_cancellable)))
     {
       /* Not finished: no row, so a resume runs it again. */
     }
@@ -300,7 +386,9 @@ on_rank_done (GObject      *source,
       if (ranking == NULL && error == NULL)
         g_set_error (&error, ANOT_ERROR, ANOT_ERROR_METHOD_FAILED,
                      "The method returned no ranking and no error");
-      result = result_from_ranking (self, job, ranking, error);
+      if (infrastructure != NULL && error == NULL)
+        error = g_error_copy (infrastructure);
+      result = result_from_ranking (self, job, ranking, error, infrastructure != NULL);
       record_trace (self, job, ranking);
       record_result (self, job->cell, result);
       debug_result (self, job, result);
@@ -324,7 +412,7 @@ on_deadline (gpointer user_data)
   g_autoptr(AnotExperiment) self = g_object_ref (job->self);
   g_autoptr(GCancellable) cancellable = g_object_ref (job->cancellable);
 
-  if (g_cancellable_is_cancelled (self->cancellable))
+  if (g_cancellable_is_cancelled (self->jobs_cancellable))
     {
       /* The run was cancelled and the method ignored it: no row, a
        * resume runs the request again. */
@@ -340,7 +428,7 @@ on_deadline (gpointer user_data)
       g_set_error (&error, ANOT_ERROR, ANOT_ERROR_METHOD_TIMEOUT,
                    "the method did not finish the request within its deadline of %u s "
                    "(--request-timeout); it was cancelled", job->timeout);
-      result = result_from_ranking (self, job, NULL, error);
+      result = result_from_ranking (self, job, NULL, error, FALSE);
       record_result (self, job->cell, result);
       debug_result (self, job, result);
     }
@@ -458,7 +546,7 @@ start_job (AnotExperiment *self,
 
           job->context = anot_experiment_new_method_context (self, job->trial);
           anot_method_context_set_debug_log (job->context, cell->debug_log);
-          result = result_from_ranking (self, job, NULL, error);
+          result = result_from_ranking (self, job, NULL, error, FALSE);
           record_result (self, cell, result);
           job_free (job);
           return;
@@ -480,14 +568,16 @@ start_job (AnotExperiment *self,
   anot_experiment_budget_start (self, anot_method_context_get_usage (job->context));
 
   job->cancellable = g_cancellable_new ();
-  job->run_cancellable = g_object_ref (self->cancellable);
+  /* The run's jobs cancellable: cancelled by the run's, and by an error
+   * that stops the run. */
+  job->run_cancellable = g_object_ref (self->jobs_cancellable);
   job->timeout = request_timeout (self);
   if (job->timeout > 0)
     set_deadline (job, (guint) MIN ((guint64) job->timeout * 1000, G_MAXUINT));
-  if (g_cancellable_is_cancelled (self->cancellable))
+  if (g_cancellable_is_cancelled (self->jobs_cancellable))
     g_cancellable_cancel (job->cancellable);
   else
-    job->run_cancelled_id = g_signal_connect (self->cancellable, "cancelled",
+    job->run_cancelled_id = g_signal_connect (self->jobs_cancellable, "cancelled",
                                               G_CALLBACK (forward_cancel), job);
   anot_method_rank_async (self->method, anot_trial_get_query (job->trial),
                           anot_trial_get_candidates (job->trial),
@@ -515,11 +605,15 @@ experiment_stopping (AnotExperiment *self)
 static guint
 count_failed_rows (AnotExperiment *self,
                    guint          *out_total,
-                   const char    **out_first_error)
+                   guint          *out_unscored,
+                   const char    **out_first_error,
+                   const char    **out_first_unscored)
 {
   guint failed = 0, total = 0;
 
   *out_first_error = NULL;
+  *out_first_unscored = NULL;
+  *out_unscored = 0;
   for (guint i = 0; i < self->cells->len; i++)
     {
       Cell *cell = g_ptr_array_index (self->cells, i);
@@ -535,6 +629,12 @@ count_failed_rows (AnotExperiment *self,
               failed++;
               if (*out_first_error == NULL)
                 *out_first_error = anot_result_get_error_message (value);
+            }
+          if (!anot_result_is_scored (value))
+            {
+              (*out_unscored)++;
+              if (*out_first_unscored == NULL)
+                *out_first_unscored = anot_result_get_error_message (value);
             }
         }
     }
@@ -565,6 +665,9 @@ experiment_complete (AnotExperiment *self,
 
   for (guint i = self->cell_index; i < self->next_open && i < self->cells->len; i++)
     cell_close (g_ptr_array_index (self->cells, i));
+  g_cancellable_disconnect (self->cancellable, self->cancelled_handler);
+  self->cancelled_handler = 0;
+  g_clear_object (&self->jobs_cancellable);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->debug_log);
 
@@ -604,8 +707,8 @@ finish_cell (AnotExperiment *self,
 static void
 experiment_end (AnotExperiment *self)
 {
-  const char *first_error;
-  guint total, failed;
+  const char *first_error, *first_unscored;
+  guint total, failed, unscored;
 
   if (self->fatal != NULL)
     {
@@ -627,8 +730,17 @@ experiment_end (AnotExperiment *self)
       return;
     }
 
-  failed = count_failed_rows (self, &total, &first_error);
-  if (total > 0 && failed == total)
+  failed = count_failed_rows (self, &total, &unscored, &first_error, &first_unscored);
+  if (unscored > 0)
+    experiment_complete (self,
+                         g_error_new (ANOT_ERROR, ANOT_ERROR_INCOMPLETE,
+                                      "%u of %u requests could not be scored: the infrastructure "
+                                      "failed them (the first: %s). The metrics are over the "
+                                      "%u scored; run the others again with: "
+                                      "anot-run --resume %s",
+                                      unscored, total, first_unscored, total - unscored,
+                                      self->directory));
+  else if (total > 0 && failed == total)
     experiment_complete (self,
                          g_error_new (ANOT_ERROR, ANOT_ERROR_METHOD_FAILED,
                                       "Every request failed (%u); the first error was: %s",

@@ -445,6 +445,13 @@ anot_experiment_get_batch_queue (AnotExperiment *self)
   return self->batch_queue;
 }
 
+static void
+on_run_cancelled (GCancellable *cancellable,
+                  GCancellable *jobs_cancellable)
+{
+  g_cancellable_cancel (jobs_cancellable);
+}
+
 /**
  * anot_experiment_run_async:
  * @self: an #AnotExperiment
@@ -490,6 +497,10 @@ anot_experiment_run_async (AnotExperiment      *self,
 
   self->task = g_steal_pointer (&task);
   self->cancellable = cancellable ? g_object_ref (cancellable) : g_cancellable_new ();
+  self->jobs_cancellable = g_cancellable_new ();
+  self->cancelled_handler = g_cancellable_connect (self->cancellable,
+                                                   G_CALLBACK (on_run_cancelled),
+                                                   self->jobs_cancellable, NULL);
   self->cell_index = 0;
   self->in_flight = 0;
   g_clear_error (&self->fatal);
@@ -506,7 +517,14 @@ anot_experiment_run_async (AnotExperiment      *self,
  *
  * Finishes a run.  A cancelled run fails with %G_IO_ERROR_CANCELLED after
  * writing its results; a run in which every request failed fails with
- * %ANOT_ERROR_METHOD_FAILED (its rows are written).
+ * %ANOT_ERROR_METHOD_FAILED (its rows are written); a run that finished
+ * with requests the infrastructure failed (unscored, see
+ * [method@Anot.Result.is_scored]) fails with %ANOT_ERROR_INCOMPLETE after
+ * writing everything, and a resume runs those requests again; an error no
+ * retry fixes and every request would get (a refused API key, an unknown
+ * model, a missing key or another LLM configuration error) stops the run at
+ * its first occurrence with that error, leaving the requests it stopped
+ * without a row for a resume.
  *
  * Returns: %TRUE when the run completed
  */

@@ -6,6 +6,7 @@
 
 #include "anot-metrics.h"
 #include "anot-metrics-private.h"
+#include "anot-result.h"
 
 #include <math.h>
 #include <string.h>
@@ -23,7 +24,11 @@
  * effectively MRR@K, as in the original framework's published tables.
  *
  * [method@Anot.Metrics.to_json] writes the original framework's `stats`
- * object (`total`, `k`, `hits_at`) with `mrr` and `groups` added.
+ * object (`total`, `k`, `hits_at`) with `mrr` and `groups` added, and
+ * `unscored` (requests the infrastructure failed, left out of every
+ * metric) and `context_fit` (`shrunk`: the share of requests whose prompts
+ * were shrunk to the model's context window; `reviews_dropped`: the mean
+ * share of reviews left out) when there are any.
  */
 
 struct _AnotMetrics
@@ -35,6 +40,9 @@ struct _AnotMetrics
   guint *hits;            /* hits[j - 1] = requests with 1 <= rank <= j */
   double reciprocal_sum;
   GHashTable *groups;     /* group name -> AnotMetrics */
+  guint unscored;         /* requests the infrastructure failed, not in total */
+  guint shrunk;           /* scored requests whose prompts were shrunk */
+  double dropped_share_sum; /* of reviews_dropped / reviews over those */
 };
 
 G_DEFINE_FINAL_TYPE (AnotMetrics, anot_metrics, G_TYPE_OBJECT)
@@ -226,6 +234,115 @@ anot_metrics_add (AnotMetrics *self,
   g_object_thaw_notify (G_OBJECT (self));
 }
 
+static AnotMetrics *
+metrics_group (AnotMetrics *self,
+               const char  *group)
+{
+  AnotMetrics *sub;
+
+  if (group == NULL || *group == '\0')
+    return NULL;
+  sub = g_hash_table_lookup (self->groups, group);
+  if (sub == NULL)
+    {
+      sub = anot_metrics_new (self->k);
+      g_hash_table_insert (self->groups, g_strdup (group), sub);
+    }
+  return sub;
+}
+
+static void
+metrics_add_fit (AnotMetrics *self,
+                 AnotResult  *result)
+{
+  guint dropped, reviews;
+
+  if (self != NULL && anot_result_get_context_fit (result, &dropped, &reviews, NULL))
+    {
+      self->shrunk++;
+      self->dropped_share_sum += reviews > 0 ? (double) MIN (dropped, reviews) / reviews : 0.0;
+    }
+}
+
+/**
+ * anot_metrics_add_result:
+ * @self: an #AnotMetrics
+ * @result: a request's row
+ *
+ * Adds one request from its row: its gold rank and whether its prompts
+ * were shrunk to fit the model's context window when it is scored, or one
+ * more unscored request when the infrastructure failed it
+ * ([method@Anot.Result.is_scored]): those are left out of every metric and
+ * counted by [method@Anot.Metrics.get_unscored].
+ */
+void
+anot_metrics_add_result (AnotMetrics *self,
+                         AnotResult  *result)
+{
+  const char *group;
+
+  g_return_if_fail (ANOT_IS_METRICS (self));
+  g_return_if_fail (ANOT_IS_RESULT (result));
+
+  group = anot_result_get_group (result);
+  if (!anot_result_is_scored (result))
+    {
+      AnotMetrics *sub = metrics_group (self, group);
+
+      self->unscored++;
+      if (sub != NULL)
+        sub->unscored++;
+      return;
+    }
+  metrics_add_fit (self, result);
+  metrics_add_fit (metrics_group (self, group), result);
+  anot_metrics_add (self, group, anot_result_get_gold_rank (result));
+}
+
+/**
+ * anot_metrics_get_unscored:
+ * @self: an #AnotMetrics
+ *
+ * Returns: the requests left out of the metrics because the infrastructure
+ *   failed them (added with anot_metrics_add_result()); not in
+ *   [property@Anot.Metrics:total].  Metrics with any are incomplete.
+ */
+guint
+anot_metrics_get_unscored (AnotMetrics *self)
+{
+  g_return_val_if_fail (ANOT_IS_METRICS (self), 0);
+  return self->unscored;
+}
+
+/**
+ * anot_metrics_get_shrunk_share:
+ * @self: an #AnotMetrics
+ *
+ * Returns: the fraction of the scored requests whose prompts the method
+ *   shrank to fit the model's context window (0.0 when none were added)
+ */
+double
+anot_metrics_get_shrunk_share (AnotMetrics *self)
+{
+  g_return_val_if_fail (ANOT_IS_METRICS (self), 0.0);
+  return self->total > 0 ? (double) self->shrunk / self->total : 0.0;
+}
+
+/**
+ * anot_metrics_get_dropped_share:
+ * @self: an #AnotMetrics
+ *
+ * Returns: the mean over the scored requests of the share of reviews left
+ *   out of their prompts to fit the context window (0 for a request whose
+ *   prompts were not shrunk; 0.0 when none were added)
+ */
+double
+anot_metrics_get_dropped_share (AnotMetrics *self)
+{
+  g_return_val_if_fail (ANOT_IS_METRICS (self), 0.0);
+  return self->total > 0 ? self->dropped_share_sum / self->total : 0.0;
+}
+
 /**
  * anot_metrics_get_k:
  * @self: an #AnotMetrics
@@ -384,6 +501,23 @@ metrics_build_json (AnotMetrics *self,
   json_builder_end_object (builder);
   json_builder_set_member_name (builder, "mrr");
   json_builder_add_double_value (builder, anot_metrics_get_mrr (self));
+  /* Only when there is something to say, so complete runs' files keep
+   * the original's schema. */
+  if (self->unscored > 0)
+    {
+      json_builder_set_member_name (builder, "unscored");
+      json_builder_add_int_value (builder, self->unscored);
+    }
+  if (self->shrunk > 0)
+    {
+      json_builder_set_member_name (builder, "context_fit");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "shrunk");
+      json_builder_add_double_value (builder, anot_metrics_get_shrunk_share (self));
+      json_builder_set_member_name (builder, "reviews_dropped");
+      json_builder_add_double_value (builder, anot_metrics_get_dropped_share (self));
+      json_builder_end_object (builder);
+    }
 
   if (with_groups)
     {
@@ -550,6 +684,42 @@ summarize_level (JsonBuilder *builder,
     }
   json_builder_set_member_name (builder, "mrr");
   _anot_json_add_mean_std (builder, values);
+
+  {
+    guint unscored = 0, shrunk = 0;
+    double shrunk_sum = 0.0, dropped_sum = 0.0;
+    guint n_runs = 0;
+
+    for (guint r = 0; r < runs->len; r++)
+      {
+        AnotMetrics *m = g_ptr_array_index (runs, r);
+
+        if (group != NULL)
+          m = g_hash_table_lookup (m->groups, group);
+        if (m == NULL)
+          continue;
+        unscored += m->unscored;
+        shrunk += m->shrunk;
+        shrunk_sum += anot_metrics_get_shrunk_share (m);
+        dropped_sum += anot_metrics_get_dropped_share (m);
+        n_runs++;
+      }
+    if (unscored > 0)
+      {
+        json_builder_set_member_name (builder, "unscored");
+        json_builder_add_int_value (builder, unscored);
+      }
+    if (shrunk > 0)
+      {
+        json_builder_set_member_name (builder, "context_fit");
+        json_builder_begin_object (builder);
+        json_builder_set_member_name (builder, "shrunk");
+        json_builder_add_double_value (builder, shrunk_sum / n_runs);
+        json_builder_set_member_name (builder, "reviews_dropped");
+        json_builder_add_double_value (builder, dropped_sum / n_runs);
+        json_builder_end_object (builder);
+      }
+  }
 }
 
 /**

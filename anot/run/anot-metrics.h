@@ -13,6 +13,8 @@
 #include <glib-object.h>
 #include <json-glib/json-glib.h>
 
+#include "anot-result.h"
+
 G_BEGIN_DECLS
 
 #define ANOT_TYPE_METRICS (anot_metrics_get_type ())
@@ -25,6 +27,15 @@ ANOT_AVAILABLE_IN_ALL
 void         anot_metrics_add               (AnotMetrics  *self,
                                              const char   *group,
                                              guint         gold_rank);
+ANOT_AVAILABLE_IN_ALL
+void         anot_metrics_add_result        (AnotMetrics  *self,
+                                             AnotResult   *result);
+ANOT_AVAILABLE_IN_ALL
+guint        anot_metrics_get_unscored      (AnotMetrics  *self);
+ANOT_AVAILABLE_IN_ALL
+double       anot_metrics_get_shrunk_share  (AnotMetrics  *self);
+ANOT_AVAILABLE_IN_ALL
+double       anot_metrics_get_dropped_share (AnotMetrics  *self);
 ANOT_AVAILABLE_IN_ALL
 guint        anot_metrics_get_k             (AnotMetrics  *self);
 ANOT_AVAILABLE_IN_ALL

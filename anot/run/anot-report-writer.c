@@ -1593,6 +1593,23 @@ anot_report_writer_write (AnotReportWriter  *self,
 
   out_append (&out, "<nav><a href=\"#plots\">Plots</a><a href=\"#comparison\">Comparison</a>"
                     "<a href=\"#requests\">Requests</a><a href=\"#provenance\">Provenance</a></nav>\n");
+  {
+    /* Unscored requests and shrunk prompts, where nobody misses them (and
+     * without JavaScript). */
+    g_auto(GStrv) warnings = anot_comparison_list_warnings (self->comparison);
+
+    if (warnings[0] != NULL)
+      {
+        out_append (&out, "<section id=\"warnings\" class=\"warnings\"><h2>Warnings</h2><ul>\n");
+        for (guint i = 0; warnings[i] != NULL; i++)
+          {
+            out_append (&out, "<li>");
+            out_escaped (&out, warnings[i]);
+            out_append (&out, "</li>\n");
+          }
+        out_append (&out, "</ul></section>\n");
+      }
+  }
 
   out_append (&out, "<section id=\"plots\"><h2>Plots</h2><div class=\"legend\">");
   for (guint m = 0; methods[m] != NULL; m++)

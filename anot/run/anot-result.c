@@ -6,6 +6,7 @@
 
 #include "anot-result.h"
 
+#include "anot-enum-types.h"
 #include "anot-error.h"
 #include "anot-results-writer-private.h"
 #include "anot-usage-private.h"
@@ -26,7 +27,10 @@
  * `prompt_tokens`, `completion_tokens`, `tokens`, `cost_usd`, `latency_ms`,
  * `raw_response` and `error` — plus `group`, `gold_rank`, `calls`,
  * `retries`, `by_model` and `by_role`, and `uses_truth` (only on the rows of
- * a method that ranks by the truth, see %ANOT_PLUGIN_NEEDS_TRUTH).
+ * a method that ranks by the truth, see %ANOT_PLUGIN_NEEDS_TRUTH),
+ * `error_class` beside `error` (see [method@Anot.Result.get_error_class]) and
+ * `context_fit` when a prompt was shrunk to the model's context window (see
+ * [method@Anot.Result.get_context_fit]).
  */
 
 struct _AnotResult
@@ -46,12 +50,15 @@ struct _AnotResult
   AnotUsage *usage;
   char *raw_response;
   char *error_message;
+  const char *error_class;  /* static: "method", "infrastructure", or NULL */
   gboolean uses_truth;
   char *top1_item;              /* NULL when nothing was ranked first */
   JsonObject *top1_conditions;  /* key → 1, 0, -1; NULL when not known */
   JsonObject *gold_conditions;
   JsonObject *condition_kinds;  /* key → evidence kind */
   JsonArray *top1_failed;       /* keys of the conditions the first item fails */
+  gboolean has_context_fit;
+  guint reviews_dropped, reviews, calls_fitted;
 };
 
 G_DEFINE_FINAL_TYPE (AnotResult, anot_result, G_TYPE_OBJECT)
@@ -469,6 +476,56 @@ anot_result_set_location (AnotResult *self,
   self->n_candidates = n_candidates;
 }
 
+/* The class of a row's error: from its code, which the row's "error"
+ * starts with ("ANOT_ERROR_LLM_CONNECTION: ..."), for rows written before
+ * "error_class" was. */
+static const char *
+error_class_of_message (const char *message)
+{
+  g_autoptr(GEnumClass) klass = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *colon;
+  GEnumValue *value;
+
+  if (message == NULL)
+    return NULL;
+  colon = strchr (message, ':');
+  if (colon != NULL)
+    {
+      g_autofree char *name = g_strndup (message, colon - message);
+
+      klass = g_type_class_ref (ANOT_TYPE_ERROR);
+      value = g_enum_get_value_by_name (klass, name);
+      if (value != NULL)
+        error = g_error_new_literal (ANOT_ERROR, value->value, "");
+    }
+  return anot_error_is_infrastructure (error) ? ANOT_RESULT_ERROR_CLASS_INFRASTRUCTURE
+                                              : ANOT_RESULT_ERROR_CLASS_METHOD;
+}
+
+void
+anot_result_set_error_class (AnotResult *self,
+                             gboolean    infrastructure)
+{
+  g_return_if_fail (ANOT_IS_RESULT (self));
+  g_return_if_fail (self->error_message != NULL);
+  self->error_class = infrastructure ? ANOT_RESULT_ERROR_CLASS_INFRASTRUCTURE
+                                     : ANOT_RESULT_ERROR_CLASS_METHOD;
+}
+
+void
+anot_result_set_context_fit (AnotResult *self,
+                             guint       reviews_dropped,
+                             guint       reviews,
+                             guint       calls_fitted)
+{
+  g_return_if_fail (ANOT_IS_RESULT (self));
+  self->has_context_fit = TRUE;
+  self->reviews_dropped = reviews_dropped;
+  self->reviews = reviews;
+  self->calls_fitted = calls_fitted;
+}
+
 int
 anot_result_compare_by_id (gconstpointer a,
                            gconstpointer b)
@@ -762,6 +819,34 @@ anot_result_new_from_json (JsonObject  *row,
     self->gold_item_id = g_strdup (member_string (row, "gold_item_id"));
   self->raw_response = g_strdup (member_string (row, "raw_response"));
   self->error_message = g_strdup (member_string (row, "error"));
+  if (self->error_message != NULL)
+    {
+      const char *error_class = member_string (row, "error_class");
+
+      if (g_strcmp0 (error_class, ANOT_RESULT_ERROR_CLASS_INFRASTRUCTURE) == 0)
+        self->error_class = ANOT_RESULT_ERROR_CLASS_INFRASTRUCTURE;
+      else if (g_strcmp0 (error_class, ANOT_RESULT_ERROR_CLASS_METHOD) == 0)
+        self->error_class = ANOT_RESULT_ERROR_CLASS_METHOD;
+      else
+        self->error_class = error_class_of_message (self->error_message);
+    }
+  if (json_object_has_member (row, "context_fit"))
+    {
+      JsonNode *node = json_object_get_member (row, "context_fit");
+      JsonObject *fit = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+
+      if (fit == NULL || !member_is_number (fit, "reviews_dropped") ||
+          !member_is_number (fit, "reviews") || !member_is_number (fit, "calls_fitted"))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "field “context_fit”: expected an object with the numbers "
+                       "reviews_dropped, reviews and calls_fitted");
+          return NULL;
+        }
+      anot_result_set_context_fit (self, (guint) CLAMP (member_number (fit, "reviews_dropped"), 0, G_MAXUINT),
+                                   (guint) CLAMP (member_number (fit, "reviews"), 0, G_MAXUINT),
+                                   (guint) CLAMP (member_number (fit, "calls_fitted"), 0, G_MAXUINT));
+    }
   self->usage = usage_from_row (row);
   if (json_object_has_member (row, "uses_truth"))
     {
@@ -965,6 +1050,18 @@ anot_result_to_json (AnotResult *self)
           json_builder_add_value (builder, anot_usage_endpoints_to_json (self->usage));
         }
     }
+  if (self->has_context_fit)
+    {
+      json_builder_set_member_name (builder, "context_fit");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "reviews_dropped");
+      json_builder_add_int_value (builder, self->reviews_dropped);
+      json_builder_set_member_name (builder, "reviews");
+      json_builder_add_int_value (builder, self->reviews);
+      json_builder_set_member_name (builder, "calls_fitted");
+      json_builder_add_int_value (builder, self->calls_fitted);
+      json_builder_end_object (builder);
+    }
   if (self->raw_response != NULL)
     {
       json_builder_set_member_name (builder, "raw_response");
@@ -974,6 +1071,8 @@ anot_result_to_json (AnotResult *self)
     {
       json_builder_set_member_name (builder, "error");
       json_builder_add_string_value (builder, self->error_message);
+      json_builder_set_member_name (builder, "error_class");
+      json_builder_add_string_value (builder, anot_result_get_error_class (self));
     }
   json_builder_end_object (builder);
 
@@ -1257,4 +1356,78 @@ anot_result_get_top1_failed (AnotResult *self)
 {
   g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
   return self->top1_failed;
+}
+
+/**
+ * anot_result_get_error_class:
+ * @self: an #AnotResult
+ *
+ * Who failed, when the request failed: %ANOT_RESULT_ERROR_CLASS_METHOD
+ * (an answer the method could not parse, an error of the method, a
+ * refusal: a miss, as the original framework counts it) or
+ * %ANOT_RESULT_ERROR_CLASS_INFRASTRUCTURE (the LLM server, the network,
+ * the provider's batch, the cache: see anot_error_is_infrastructure()).
+ * Rows are `"error_class"`; rows written before it existed are classified
+ * by the error code their `error` starts with.
+ *
+ * Returns: (nullable): the class, or %NULL when the request did not fail
+ */
+const char *
+anot_result_get_error_class (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  if (self->error_message == NULL)
+    return NULL;
+  if (self->error_class == NULL)
+    self->error_class = error_class_of_message (self->error_message);
+  return self->error_class;
+}
+
+/**
+ * anot_result_is_scored:
+ * @self: an #AnotResult
+ *
+ * Whether the request counts in the metrics: every row except those of
+ * requests that failed for the infrastructure, which say nothing about the
+ * method (a resume runs them again).
+ *
+ * Returns: %FALSE for an infrastructure failure
+ */
+gboolean
+anot_result_is_scored (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), FALSE);
+  return g_strcmp0 (anot_result_get_error_class (self), ANOT_RESULT_ERROR_CLASS_INFRASTRUCTURE) != 0;
+}
+
+/**
+ * anot_result_get_context_fit:
+ * @self: an #AnotResult
+ * @out_reviews_dropped: (out) (optional): the reviews left out of the
+ *   prompts to fit the model's context window
+ * @out_reviews: (out) (optional): the reviews the prompts would have held
+ * @out_calls_fitted: (out) (optional): the prompts (LLM calls) shrunk
+ *
+ * Whether the method had to shrink a prompt of this request to fit the
+ * model's context window, and how much it dropped: the row's
+ * `"context_fit"`.  A model that saw a fifth of the reviews ranked a
+ * different task than one that saw them all.
+ *
+ * Returns: %TRUE when a prompt was shrunk (the out values are set), else
+ *   %FALSE (and zeros)
+ */
+gboolean
+anot_result_get_context_fit (AnotResult *self,
+                             guint      *out_reviews_dropped,
+                             guint      *out_reviews,
+                             guint      *out_calls_fitted)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), FALSE);
+  if (out_reviews_dropped)
+    *out_reviews_dropped = self->has_context_fit ? self->reviews_dropped : 0;
+  if (out_reviews)
+    *out_reviews = self->has_context_fit ? self->reviews : 0;
+  if (out_calls_fitted)
+    *out_calls_fitted = self->has_context_fit ? self->calls_fitted : 0;
+  return self->has_context_fit;
 }

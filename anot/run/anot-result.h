@@ -17,6 +17,23 @@
 
 G_BEGIN_DECLS
 
+/**
+ * ANOT_RESULT_ERROR_CLASS_METHOD:
+ *
+ * The [method@Anot.Result.get_error_class] of a request the method failed:
+ * scored, as a miss.
+ */
+#define ANOT_RESULT_ERROR_CLASS_METHOD "method"
+
+/**
+ * ANOT_RESULT_ERROR_CLASS_INFRASTRUCTURE:
+ *
+ * The [method@Anot.Result.get_error_class] of a request the infrastructure
+ * failed (see anot_error_is_infrastructure()): not scored, run again by a
+ * resume.
+ */
+#define ANOT_RESULT_ERROR_CLASS_INFRASTRUCTURE "infrastructure"
+
 #define ANOT_TYPE_RESULT (anot_result_get_type ())
 ANOT_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (AnotResult, anot_result, ANOT, RESULT, GObject)
@@ -66,5 +83,14 @@ ANOT_AVAILABLE_IN_ALL
 JsonObject  *anot_result_get_gold_conditions    (AnotResult   *self);
 ANOT_AVAILABLE_IN_ALL
 JsonObject  *anot_result_get_condition_kinds    (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
+const char  *anot_result_get_error_class        (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
+gboolean     anot_result_is_scored              (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
+gboolean     anot_result_get_context_fit        (AnotResult   *self,
+                                                 guint        *out_reviews_dropped,
+                                                 guint        *out_reviews,
+                                                 guint        *out_calls_fitted);
 
 G_END_DECLS

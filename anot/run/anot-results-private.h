@@ -56,6 +56,10 @@ typedef struct
   JsonArray *top1_failed;       /* keys of the conditions it fails; or NULL */
   JsonObject *gold_conditions;
   JsonObject *condition_kinds;  /* condition key → evidence kind; or NULL */
+  const char *error_class; /* static; NULL unless the request failed */
+  gboolean unscored;      /* the infrastructure failed it: in no metric */
+  gboolean shrunk;        /* its prompts were cut to the context window... */
+  double dropped_share;   /* ...leaving out this share of the reviews */
   char *raw_response;     /* the method's answer, or NULL */
   guint *preds;           /* the kept 1-based pool positions, best first */
   guint n_preds;

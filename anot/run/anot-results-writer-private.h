@@ -38,6 +38,12 @@ void        anot_result_explain           (AnotResult    *self,
                                            AnotRequest   *request,
                                            AnotItem      *top1,
                                            AnotItem      *gold);
+void        anot_result_set_error_class   (AnotResult  *self,
+                                           gboolean     infrastructure);
+void        anot_result_set_context_fit   (AnotResult  *self,
+                                           guint        reviews_dropped,
+                                           guint        reviews,
+                                           guint        calls_fitted);
 void        anot_result_set_location      (AnotResult  *self,
                                            guint        run,
                                            guint        n_candidates);

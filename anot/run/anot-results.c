@@ -32,12 +32,18 @@
  * method's name, or the experiment's name when two experiments ran the same
  * method differently), `attack`, `run`, `n_candidates`, `request_id`,
  * `group`, `gold_rank` (1..k, 0 when the gold is not in the top k),
- * `hits_at_1`, `hits_at_3`, `hits_at_5` (0 or 1), `reciprocal_rank`,
+ * `hits_at_1`, `hits_at_3`, `hits_at_5` (0 or 1), `reciprocal_rank` (these
+ * four null when the row is not scored), `scored` (false when the
+ * infrastructure failed the request: see [method@Anot.Result.is_scored]),
+ * `shrunk` (its prompts were cut to the model's context window) and
+ * `reviews_dropped_share` (the share of reviews that left out),
  * `calls`, `tokens`, `cost_usd`, `latency_ms`, `error` (null unless the
- * request failed), `top1_item`, `top1_conditions`, `top1_failed`, `gold_conditions` and
+ * request failed), `error_class` (`method`, `infrastructure` or null),
+ * `top1_item`, `top1_conditions`, `top1_failed`, `gold_conditions` and
  * `condition_kinds` (what the results row says of the item ranked first
- * and of the gold; null in rows written before anot recorded them), `k`, `model`, `dataset_checksum`, `pool`, `seed` and
- * `directory` (the run directory).
+ * and of the gold; null in rows written before anot recorded them), `k`,
+ * `model`, `dataset_checksum`, `pool`, `seed` and `directory` (the run
+ * directory).
  *
  * Since: 0.1
  */
@@ -410,6 +416,14 @@ read_run_dir (AnotResults  *self,
             row.gold_conditions = json_object_ref (anot_result_get_gold_conditions (result));
           if (anot_result_get_condition_kinds (result) != NULL)
             row.condition_kinds = json_object_ref (anot_result_get_condition_kinds (result));
+          row.error_class = g_intern_string (anot_result_get_error_class (result));
+          row.unscored = !anot_result_is_scored (result);
+          {
+            guint dropped, reviews;
+
+            row.shrunk = anot_result_get_context_fit (result, &dropped, &reviews, NULL);
+            row.dropped_share = row.shrunk && reviews > 0 ? (double) MIN (dropped, reviews) / reviews : 0.0;
+          }
           row.raw_response = g_strdup (anot_result_get_raw_response (result));
           preds = anot_result_get_pred_indices (result, &row.n_preds);
           row.preds = row.n_preds > 0 ? g_memdup2 (preds, row.n_preds * sizeof (guint)) : NULL;
@@ -702,11 +716,26 @@ anot_results_get_rows (AnotResults *self)
       json_object_set_string_member (object, "request_id", row->request_id);
       set_nullable_string (object, "group", row->group);
       json_object_set_int_member (object, "gold_rank", row->gold_rank);
-      json_object_set_int_member (object, "hits_at_1", row->gold_rank == 1);
-      json_object_set_int_member (object, "hits_at_3", row->gold_rank >= 1 && row->gold_rank <= 3);
-      json_object_set_int_member (object, "hits_at_5", row->gold_rank >= 1 && row->gold_rank <= 5);
-      json_object_set_double_member (object, "reciprocal_rank",
-                                     row->gold_rank > 0 ? 1.0 / row->gold_rank : 0.0);
+      /* An unscored row has no metric values (null): a mean over the rows
+       * (pandas skips them) is the metric over the scored requests. */
+      if (row->unscored)
+        {
+          json_object_set_null_member (object, "hits_at_1");
+          json_object_set_null_member (object, "hits_at_3");
+          json_object_set_null_member (object, "hits_at_5");
+          json_object_set_null_member (object, "reciprocal_rank");
+        }
+      else
+        {
+          json_object_set_int_member (object, "hits_at_1", row->gold_rank == 1);
+          json_object_set_int_member (object, "hits_at_3", row->gold_rank >= 1 && row->gold_rank <= 3);
+          json_object_set_int_member (object, "hits_at_5", row->gold_rank >= 1 && row->gold_rank <= 5);
+          json_object_set_double_member (object, "reciprocal_rank",
+                                         row->gold_rank > 0 ? 1.0 / row->gold_rank : 0.0);
+        }
+      json_object_set_boolean_member (object, "scored", !row->unscored);
+      json_object_set_boolean_member (object, "shrunk", row->shrunk);
+      json_object_set_double_member (object, "reviews_dropped_share", row->dropped_share);
       json_object_set_int_member (object, "calls", (gint64) row->calls);
       json_object_set_int_member (object, "tokens", (gint64) row->tokens);
       json_object_set_double_member (object, "cost_usd", row->cost_usd);
@@ -720,6 +749,7 @@ anot_results_get_rows (AnotResults *self)
         json_object_set_null_member (object, "top1_failed");
       set_nullable_object (object, "gold_conditions", row->gold_conditions);
       set_nullable_object (object, "condition_kinds", row->condition_kinds);
+      set_nullable_string (object, "error_class", row->error_class);
       json_object_set_int_member (object, "k", run->k);
       set_nullable_string (object, "model", run->model);
       set_nullable_string (object, "dataset_checksum", run->checksum);

@@ -184,8 +184,7 @@ read_experiment (const char  *directory,
 
               metrics = anot_metrics_new (MAX (k, 1));
               for (guint i = 0; i < rows->len; i++)
-                anot_metrics_add (metrics, anot_result_get_group (g_ptr_array_index (rows, i)),
-                                  anot_result_get_gold_rank (g_ptr_array_index (rows, i)));
+                anot_metrics_add_result (metrics, g_ptr_array_index (rows, i));
               cell = find_or_add_cell (cells, attack, (guint) n);
               {
                 double h1 = anot_metrics_get_hits_at (metrics, 1);

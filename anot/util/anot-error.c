@@ -7,3 +7,45 @@
 #include "anot-error.h"
 
 G_DEFINE_QUARK (anot-error-quark, anot_error)
+
+/**
+ * anot_error_is_infrastructure:
+ * @error: (nullable): an error a request failed with
+ *
+ * Whether @error is a failure of the infrastructure rather than of the
+ * method: the LLM server could not be reached, timed out, answered 429 or
+ * 5xx through every retry, broke the API's protocol, refused the key
+ * (401/403) or did not know the model (404); a batch line expired, was
+ * cancelled or its batch failed; the response cache failed or had no
+ * answer offline; the LLM configuration is wrong.  Such a request says
+ * nothing about the method: a run does not score it, and a resume runs it
+ * again.  Everything else — an answer the method cannot parse, an error in
+ * the method's code, a refusal, an empty answer, a prompt the server
+ * rejected as too long — is the method's failure, scored as a miss like the
+ * original framework does.
+ *
+ * Returns: %TRUE for an infrastructure failure
+ */
+gboolean
+anot_error_is_infrastructure (const GError *error)
+{
+  if (error == NULL || error->domain != ANOT_ERROR)
+    return FALSE;
+  switch ((AnotError) error->code)
+    {
+    case ANOT_ERROR_LLM_AUTH:
+    case ANOT_ERROR_LLM_NOT_FOUND:
+    case ANOT_ERROR_LLM_RATE_LIMITED:
+    case ANOT_ERROR_LLM_SERVER:
+    case ANOT_ERROR_LLM_TIMEOUT:
+    case ANOT_ERROR_LLM_CONNECTION:
+    case ANOT_ERROR_LLM_PROTOCOL:
+    case ANOT_ERROR_LLM_BATCH:
+    case ANOT_ERROR_CACHE_MISS:
+    case ANOT_ERROR_CACHE:
+    case ANOT_ERROR_CONFIG:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}

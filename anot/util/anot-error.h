@@ -35,8 +35,8 @@ G_BEGIN_DECLS
  * @ANOT_ERROR_RESUME: a run directory cannot be resumed (missing or
  *   inconsistent `config.json`)
  * @ANOT_ERROR_LLM_AUTH: the LLM server refused the API key (HTTP 401 or
- *   403); never retried.  The message names the environment variable and
- *   the configuration key that supply the key.
+ *   403); never retried, and it stops a run at once.  The message names the
+ *   environment variable and the configuration key that supply the key.
  * @ANOT_ERROR_LLM_BAD_REQUEST: the LLM server rejected the request (HTTP
  *   400, 404, 422 and other 4xx); never retried.  The message carries the
  *   server's own error message.
@@ -97,6 +97,13 @@ G_BEGIN_DECLS
  * @ANOT_ERROR_METHOD_TIMEOUT: a method did not finish a request within its
  *   deadline (`--request-timeout`); the request was cancelled and recorded
  *   as a failure of the method
+ * @ANOT_ERROR_LLM_NOT_FOUND: the LLM server answered a call with HTTP 404:
+ *   an unknown model or a wrong base URL; never retried, and it stops a run
+ *   at once (every other call would get it too)
+ * @ANOT_ERROR_INCOMPLETE: a run finished, but some requests could not be
+ *   scored because of an infrastructure failure (see
+ *   anot_error_is_infrastructure()); their rows keep the error, and a resume
+ *   runs them again
  *
  * Error codes in the %ANOT_ERROR domain.  Errors about input files carry the
  * file name, the 1-based line number and the field in their message, e.g.
@@ -145,6 +152,8 @@ typedef enum {
   ANOT_ERROR_BUDGET,
   ANOT_ERROR_PLUGIN_LOAD,
   ANOT_ERROR_METHOD_TIMEOUT,
+  ANOT_ERROR_LLM_NOT_FOUND,
+  ANOT_ERROR_INCOMPLETE,
 } AnotError;
 
 /**
@@ -156,5 +165,8 @@ typedef enum {
 
 ANOT_AVAILABLE_IN_ALL
 GQuark anot_error_quark (void);
+
+ANOT_AVAILABLE_IN_ALL
+gboolean anot_error_is_infrastructure (const GError *error);
 
 G_END_DECLS

@@ -605,11 +605,12 @@ test_cache_replay (void)
         g_assert_cmpstr (g_ptr_array_index (first, i), ==, again);
     }
 
-  /* New questions, offline: every request fails with a cache miss. */
+  /* New questions, offline: every request fails with a cache miss, which
+   * says nothing about the method: unscored, the run incomplete (4). */
   g_assert_cmpint (run_cli (&err, no_key_env, "--method", "test-llm", "--base-url", url,
                             "--model", "fake-model", "--limit", "2", "--candidates", "4",
                             "-O", "test-llm.tag=unseen", "--cache", cache, "--offline",
-                            "--out", out, "--force", NULL), ==, 1);
+                            "--out", out, "--force", NULL), ==, 4);
   g_assert_cmpuint (anot_fake_llm_get_n_requests (server), ==, n_calls);
   g_assert_nonnull (strstr (err, "ANOT_ERROR_CACHE_MISS"));
   g_assert_nonnull (strstr (err, "Offline: no answer for request R0"));
@@ -629,13 +630,17 @@ test_auth_failure (void)
   const char * const env[] = { "OPENAI_API_KEY", "sk-wrong-KEY-999", NULL };
 
   g_assert_cmpint (run_cli (&err, env, "--method", "test-llm", "--base-url", url,
-                            "--limit", "3", "--candidates", "3", "--out", out, NULL), ==, 1);
-  /* One 401 per request: never retried. */
-  g_assert_cmpuint (anot_fake_llm_get_n_requests (server), ==, 3);
+                            "--limit", "3", "--candidates", "3", "--concurrency", "1",
+                            "--out", out, NULL), ==, 1);
+  /* The first 401 stops the run: never retried, no other request sent,
+   * no row (a resume runs them all once the key is right). */
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (server), ==, 1);
+  g_assert_nonnull (strstr (err, "HTTP 401"));
   g_assert_nonnull (strstr (err, "OPENAI_API_KEY"));
+  g_assert_nonnull (strstr (err, "--resume"));
+  g_assert_null (strstr (err, "sk-wrong"));
   g_assert_true (g_file_get_contents (results, &rows, NULL, NULL));
-  g_assert_nonnull (strstr (rows, "ANOT_ERROR_LLM_AUTH"));
-  g_assert_null (strstr (rows, "sk-wrong"));
+  g_assert_cmpstr (rows, ==, "");
 }
 
 /* config.ini's [prices] decides what an experiment's calls cost: an

@@ -499,6 +499,7 @@ test_bad_options (void)
     { "anot.max_rounds", "many" },
     { "anot.aggregate", "perhaps" },
     { "anot.scores", "fuzzy" },
+    { "anot.variant", "tail" },
   };
 
   fixture_start (&fixture, "{}");
@@ -565,6 +566,184 @@ test_cancel (void)
   fixture_stop (&fixture);
 }
 
+/* ANoT-HEAD (methods.md §6.3): two conditions, one HARD (rule-out keeps
+ * 2, 4 and 5) and one SOFT (a skeleton of two steps), two refinement
+ * rounds (two tools, then done()), two script steps: 1 + C + [H > 0] +
+ * [SOFT and candidates] + R + S = 1 + 2 + 1 + 1 + 2 + 2 = 9 calls. */
+static const char *head_rules =
+  "{\"rules\": ["
+  "  {\"match\": \"^Break this restaurant request\","
+  "   \"reply\": \"[ATTR] has a drive-thru (DriveThru)\\nnot a condition\\n[REVIEW:POSITIVE] friendly staff\"},"
+  "  {\"match\": \"(?s)^Map this condition.*\\\\[ATTR\\\\]\","
+  "   \"reply\": \"path: DriveThru\\nEXPECTED: true\\nTYPE: HARD\"},"
+  "  {\"match\": \"(?s)^Map this condition.*REVIEW:positive\\\\] friendly staff\","
+  "   \"reply\": \"PATH: reviews\\nEXPECTED: 'friendly'\\nTYPE: REVIEW_SEARCH\"},"
+  "  {\"match\": \"^Rule out\","
+  "   \"reply\": \"===CANDIDATES===\\n[2, 4, 5]\\n===PRUNED===\\n1: no drive-thru\"},"
+  "  {\"match\": \"^Write an LWT script\","
+  "   \"reply\": \"===LWT_SKELETON===\\n(c1)=LLM(\\\"Is the staff of 2 friendly? {(context)}[2][reviews][0][text][0:200]\\\")\\n"
+  "(final)=LLM(\\\"Given {(c1)}, rank 2, 4, 5\\\")\\n===END===\"},"
+  "  {\"match\": \"(?s)^You are refining.*Observation:\", \"reply\": \"All good. DONE()\"},"
+  "  {\"match\": \"^You are refining\","
+  "   \"reply\": \"update_step(\\\"c1\\\", \\\"Is the staff of item 2 friendly? {(context)}[2][reviews][0][text][0:200] Answer yes or no.\\\")\\n"
+  "read(\\\"items.2.name\\\")\"},"
+  "  {\"match\": \"^Is the staff of item 2 friendly\", \"reply\": \"yes\"},"
+  "  {\"match\": \"^Given yes, rank\", \"reply\": \"top-3: 5, 2, 4\"}"
+  "]}";
+
+static void
+test_head (void)
+{
+  Fixture fixture = { 0 };
+  g_autoptr(AnotMethodContext) context = NULL;
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GError) error = NULL;
+  AnotItem *second;
+  JsonObject *trace, *phase1, *phase2, *phase3;
+  JsonArray *conditions;
+  const char *prompt;
+  /* The original read every number of the output in order: "top-3"
+   * counts, so 3, 5, 2, 4. */
+  const guint expected[] = { 2, 4, 1, 3 };
+  g_autofree char *defense = NULL;
+
+  fixture_start (&fixture, head_rules);
+  {
+    g_autoptr(AnotMethodContext) probe = new_context (&fixture, ANOT_DEBUG_LEVEL_OFF);
+    g_autoptr(JsonNode) node = NULL;
+    g_autofree char *quoted = NULL;
+
+    anot_method_context_set_defense (probe, TRUE);
+    /* As it appears inside the JSON body. */
+    node = json_node_init_string (json_node_alloc (), anot_method_context_get_defense_prompt (probe));
+    quoted = json_to_string (node, FALSE);
+    defense = g_strndup (quoted + 1, MIN (strlen (quoted) - 2, 60));
+  }
+  context = new_context (&fixture, ANOT_DEBUG_LEVEL_OFF);
+  anot_method_context_set_option (context, "anot.variant", "head");
+  anot_method_context_set_defense (context, TRUE);
+  ranking = rank (&fixture, context, 5, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (anot_ranking_get_length (ranking), ==, G_N_ELEMENTS (expected));
+  for (guint r = 0; r < G_N_ELEMENTS (expected); r++)
+    g_assert_cmpuint (anot_ranking_get_index (ranking, r), ==, expected[r]);
+  g_assert_cmpstr (anot_ranking_get_raw_response (ranking), ==, "top-3: 5, 2, 4");
+
+  /* The call formula, by role. */
+  g_assert_cmpuint (count_requests (fixture.server, "", NULL), ==, 9);
+  g_assert_cmpuint (count_requests (fixture.server, "Break this", "planner-model"), ==, 1);
+  g_assert_cmpuint (count_requests (fixture.server, "Map this condition", "planner-model"), ==, 2);
+  g_assert_cmpuint (count_requests (fixture.server, "Rule out", "planner-model"), ==, 1);
+  g_assert_cmpuint (count_requests (fixture.server, "Write an LWT script", "planner-model"), ==, 1);
+  g_assert_cmpuint (count_requests (fixture.server, "You are refining", "planner-model"), ==, 2);
+  g_assert_cmpuint (count_requests (fixture.server, "Is the staff of item 2", "scorer-model"), ==, 1);
+  g_assert_cmpuint (count_requests (fixture.server, "Given yes", "scorer-model"), ==, 1);
+
+  /* Defense mode reaches every call. */
+  for (guint i = 0; i < anot_fake_llm_get_n_requests (fixture.server); i++)
+    {
+      JsonObject *record = anot_fake_llm_get_request (fixture.server, i);
+      g_autofree char *body = json_to_string (json_object_get_member (record, "body"), FALSE);
+
+      g_assert_nonnull (strstr (body, "follow instructions precisely"));
+      g_assert_nonnull (strstr (body, defense));
+    }
+
+  /* The rule-out call saw the hard condition and each item's field. */
+  prompt = find_request (fixture.server, "Rule out");
+  g_assert_nonnull (strstr (prompt, "1. DriveThru = True\n"));
+  g_assert_nonnull (strstr (prompt, "Item 1: DriveThru="));
+  g_assert_nonnull (strstr (prompt, "Item 6: DriveThru="));
+  /* The skeleton is asked for the kept candidates and the soft condition. */
+  prompt = find_request (fixture.server, "Write an LWT script");
+  g_assert_nonnull (strstr (prompt, "CANDIDATES: [2, 4, 5]"));
+  g_assert_nonnull (strstr (prompt, "CHECK IN THE REVIEWS: friendly staff"));
+  /* The second refinement round saw both tools' results, named. */
+  second = g_ptr_array_index (fixture.candidates, 1);
+  {
+    g_autofree char *observation = g_strdup_printf ("Observation: update_step: Updated step c1\nread: %s\n",
+                                                    anot_item_get_name (second));
+    guint seen = 0;
+
+    for (guint i = 0; i < anot_fake_llm_get_n_requests (fixture.server); i++)
+      if (strstr (json_object_get_string_member_with_default (anot_fake_llm_get_request (fixture.server, i),
+                                                              "last_user", ""), observation) != NULL)
+        seen++;
+    g_assert_cmpuint (seen, ==, 1);
+  }
+  /* The refined step ran with item 2's review slice filled in. */
+  prompt = find_request (fixture.server, "Is the staff of item 2 friendly");
+  g_assert_nonnull (strstr (prompt, "Answer yes or no."));
+  if (anot_item_get_n_reviews (second) > 0)
+    {
+      g_autofree char *start = g_strndup (anot_review_get_text (anot_item_get_review (second, 0)), 40);
+
+      g_assert_nonnull (strstr (prompt, start));
+    }
+
+  trace = json_node_get_object (anot_ranking_get_trace (ranking));
+  g_assert_cmpstr (json_object_get_string_member (trace, "variant"), ==, "head");
+  phase1 = json_object_get_object_member (trace, "phase1");
+  conditions = json_object_get_array_member (phase1, "conditions");
+  g_assert_cmpuint (json_array_get_length (conditions), ==, 2);
+  g_assert_true (json_object_get_boolean_member (json_array_get_object_element (conditions, 0), "hard"));
+  g_assert_false (json_object_get_boolean_member (json_array_get_object_element (conditions, 1), "hard"));
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (conditions, 1), "sentiment"),
+                   ==, "positive");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (conditions, 1), "expected"),
+                   ==, "friendly");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (phase1, "candidates")), ==, 3);
+  g_assert_cmpint (json_object_get_int_member (phase1, "skeleton_steps"), ==, 2);
+  phase2 = json_object_get_object_member (trace, "phase2");
+  g_assert_cmpint (json_object_get_int_member (phase2, "react_iterations"), ==, 2);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (phase2, "expanded_lwt")), ==, 2);
+  phase3 = json_object_get_object_member (trace, "phase3");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (phase3, "top_k")), ==, 4);
+  g_assert_cmpstr (json_object_get_string_member (phase3, "final_output"), ==, "top-3: 5, 2, 4");
+
+  fixture_stop (&fixture);
+}
+
+/* No condition: one step ranks every item, and an output without numbers
+ * gives 1..k, as the original's fallback did.  --compat original selects
+ * ANoT-HEAD by itself and refuses anot.variant=explore. */
+static void
+test_head_fallbacks_and_compat (void)
+{
+  Fixture fixture = { 0 };
+  g_autoptr(AnotMethodContext) context = NULL;
+  g_autoptr(AnotMethodContext) contradicted = NULL;
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GError) error = NULL;
+
+  fixture_start (&fixture,
+                 "{\"rules\": ["
+                 "  {\"match\": \"^Break this\", \"reply\": \"No conditions here.\"},"
+                 "  {\"match\": \"^You are refining\", \"reply\": \"done()\"},"
+                 "  {\"match\": \"^Rank the items 1 to 6\", \"reply\": \"I cannot decide.\"}"
+                 "]}");
+  context = new_context (&fixture, ANOT_DEBUG_LEVEL_OFF);
+  anot_method_context_set_compat (context, ANOT_COMPAT_MODE_ORIGINAL);
+  ranking = rank (&fixture, context, 3, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (anot_ranking_get_length (ranking), ==, 3);
+  for (guint r = 0; r < 3; r++)
+    g_assert_cmpuint (anot_ranking_get_index (ranking, r), ==, r);
+  /* 1 + 0 conditions + 1 refinement + 1 step. */
+  g_assert_cmpuint (count_requests (fixture.server, "", NULL), ==, 3);
+  g_assert_cmpuint (count_requests (fixture.server, "Rank the items 1 to 6", "scorer-model"), ==, 1);
+
+  contradicted = new_context (&fixture, ANOT_DEBUG_LEVEL_OFF);
+  anot_method_context_set_compat (contradicted, ANOT_COMPAT_MODE_ORIGINAL);
+  anot_method_context_set_option (contradicted, "anot.variant", "explore");
+  g_clear_object (&ranking);
+  ranking = rank (&fixture, contradicted, 3, NULL, &error);
+  g_assert_null (ranking);
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "anot.variant"));
+  fixture_stop (&fixture);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -577,6 +756,8 @@ main (int   argc,
   g_test_add_func ("/method-anot/bad-options", test_bad_options);
   g_test_add_func ("/method-anot/planner-failure", test_planner_failure);
   g_test_add_func ("/method-anot/cancel", test_cancel);
+  g_test_add_func ("/method-anot/head", test_head);
+  g_test_add_func ("/method-anot/head-fallbacks-and-compat", test_head_fallbacks_and_compat);
 
   return g_test_run ();
 }

@@ -102,6 +102,7 @@ enum {
   F_GROUNDTRUTH,
   F_USER_MAPPING,
   F_JUDGEMENTS,
+  F_META,
   N_FILES
 };
 
@@ -112,6 +113,7 @@ static const char * const file_names[N_FILES] = {
   "groundtruth.jsonl",
   "user_mapping.json",
   "judgement_cache.json",
+  "meta.json",
 };
 
 #define LEAF_WIFI "{\"aspect\": \"wifi\", \"evidence\": {\"kind\": \"item_meta\", \"path\": [\"attributes\", \"WiFi\"], \"true\": \"u'free'\"}}"
@@ -172,7 +174,10 @@ make_dataset (int         file,
   for (int f = 0; f < N_FILES; f++)
     {
       if (f != file)
-        write_file (dir, file_names[f], base_files[f]);
+        {
+          if (base_files[f] != NULL)
+            write_file (dir, file_names[f], base_files[f]);
+        }
       else if (text == NULL)
         continue;
       else if (line == 0)
@@ -679,7 +684,7 @@ test_many_reviews (void)
 
   /* The checksum covers every block, in order (documented order of the
    * files; this dataset has all six). */
-  for (guint f = 0; f < N_FILES; f++)
+  for (guint f = 0; f < F_META; f++)
     {
       static const int order[] = { F_RESTAURANTS, F_REVIEWS, F_USER_MAPPING,
                                    F_REQUESTS, F_GROUNDTRUTH, F_JUDGEMENTS };
@@ -903,6 +908,58 @@ static const ErrorCase error_cases[] = {
     ANOT_ERROR_INVALID_FIELD, "judgement_cache.json: field “r1:tea”: expected an object" },
   { "judgements-not-object", F_JUDGEMENTS, 0, "[]",
     ANOT_ERROR_PARSE, NULL, { "judgement_cache.json" } },
+  /* Mistakes the grammar allows but the format forbids. */
+  { "duplicate-aspect", F_REQUESTS, 2,
+    "{\"id\": \"R2\", \"group\": \"G01\", \"text\": \"t\", \"structure\": {\"op\": \"AND\", \"args\": [" LEAF_TV ", {\"op\": \"OR\", \"args\": [" LEAF_WIFI ", " LEAF_TV "]}]}, \"gold_restaurant\": \"itemB\"}",
+    ANOT_ERROR_DUPLICATE_ID,
+    "requests.jsonl:2: field “structure.args[1].args[1].aspect”: duplicate aspect “tv” (also at structure.args[0]); aspects must be unique within a request" },
+  { "item-hours-malformed", F_RESTAURANTS, 2, "{\"business_id\": \"itemB\", \"name\": \"B\", \"hours\": {\"Monday\": \"5am-11pm\"}}",
+    ANOT_ERROR_INVALID_FIELD, NULL, { "restaurants.jsonl:2: field “hours.Monday”:", "5am-11pm", "H:M-H:M" } },
+  { "item-hours-past-midnight-minutes", F_RESTAURANTS, 2, "{\"business_id\": \"itemB\", \"name\": \"B\", \"hours\": {\"Monday\": \"8:0-24:30\"}}",
+    ANOT_ERROR_INVALID_FIELD, NULL, { "restaurants.jsonl:2: field “hours.Monday”:" } },
+  { "item-hours-unknown-day", F_RESTAURANTS, 2, "{\"business_id\": \"itemB\", \"name\": \"B\", \"hours\": {\"Mon\": \"8:0-9:0\"}}",
+    ANOT_ERROR_INVALID_FIELD, NULL, { "restaurants.jsonl:2: field “hours.Mon”:", "unknown day" } },
+  { "item-hours-not-string", F_RESTAURANTS, 2, "{\"business_id\": \"itemB\", \"name\": \"B\", \"hours\": {\"Monday\": 8}}",
+    ANOT_ERROR_INVALID_FIELD, NULL, { "restaurants.jsonl:2: field “hours.Monday”:" } },
+  { "hours-leaf-malformed-range", F_REQUESTS, 2,
+    "{\"id\": \"R2\", \"group\": \"G01\", \"text\": \"t\", \"structure\": {\"op\": \"AND\", \"args\": [{\"aspect\": \"x\", \"evidence\": {\"kind\": \"item_meta_hours\", \"path\": [\"hours\", \"Monday\"], \"true\": \"7am-8am\"}}]}, \"gold_restaurant\": \"itemB\"}",
+    ANOT_ERROR_INVALID_FIELD, NULL, { "requests.jsonl:2: field “structure.args[0].evidence.true”:", "7am-8am" } },
+  { "hours-leaf-unknown-day", F_REQUESTS, 2,
+    "{\"id\": \"R2\", \"group\": \"G01\", \"text\": \"t\", \"structure\": {\"op\": \"AND\", \"args\": [{\"aspect\": \"x\", \"evidence\": {\"kind\": \"item_meta_hours\", \"path\": [\"hours\", \"Funday\"], \"true\": \"7:0-8:0\"}}]}, \"gold_restaurant\": \"itemB\"}",
+    ANOT_ERROR_INVALID_FIELD, NULL, { "requests.jsonl:2: field “structure.args[0].evidence.path[1]”:", "Funday" } },
+  { "review-text-without-pattern", F_REQUESTS, 2,
+    "{\"id\": \"R2\", \"group\": \"G01\", \"text\": \"t\", \"structure\": {\"op\": \"AND\", \"args\": [{\"aspect\": \"x\", \"evidence\": {\"kind\": \"review_text\", \"text\": \"cozy\"}}]}, \"gold_restaurant\": \"itemB\"}",
+    ANOT_ERROR_MISSING_FIELD, "requests.jsonl:2: field “structure.args[0].evidence.pattern”: missing" },
+  { "review-sentiment-without-topic", F_REQUESTS, 2,
+    "{\"id\": \"R2\", \"group\": \"G01\", \"text\": \"t\", \"structure\": {\"op\": \"AND\", \"args\": [{\"aspect\": \"x\", \"evidence\": {\"kind\": \"review_sentiment\", \"sentiment\": \"positive\"}}]}, \"gold_restaurant\": \"itemB\"}",
+    ANOT_ERROR_MISSING_FIELD, "requests.jsonl:2: field “structure.args[0].evidence.topic”: missing" },
+  { "social-anchor-not-in-graph", F_REQUESTS, 2,
+    "{\"id\": \"R2\", \"group\": \"G01\", \"text\": \"t\", \"structure\": {\"op\": \"AND\", \"args\": [" LEAF_TV ", {\"aspect\": \"s\", \"evidence\": {\"kind\": \"social_rating\", \"min_stars\": 4, \"social_filter\": {\"friends\": [\"Cy\", \"Dora\"], \"hops\": 1}}}]}, \"gold_restaurant\": \"itemB\"}",
+    ANOT_ERROR_UNKNOWN_REFERENCE,
+    "requests.jsonl:2: field “structure.args[1].evidence.social_filter.friends[1]”: “Dora” is not in the friend graph (user_mapping.json “friend_graph”)" },
+  { "social-anchors-not-names", F_REQUESTS, 2,
+    "{\"id\": \"R2\", \"group\": \"G01\", \"text\": \"t\", \"structure\": {\"op\": \"AND\", \"args\": [{\"aspect\": \"s\", \"evidence\": {\"kind\": \"social_rating\", \"social_filter\": {\"friends\": \"Cy\"}}}]}, \"gold_restaurant\": \"itemB\"}",
+    ANOT_ERROR_INVALID_FIELD, NULL, { "requests.jsonl:2: field “structure.args[0].evidence.social_filter.friends”" } },
+  /* The gold under its domain-neutral name. */
+  { "gold-item-not-an-item", F_REQUESTS, 2,
+    "{\"id\": \"R2\", \"group\": \"G01\", \"text\": \"t\", \"structure\": " LEAF_TV ", \"gold_item\": \"itemZ\"}",
+    ANOT_ERROR_UNKNOWN_REFERENCE, "requests.jsonl:2: field “gold_item”: unknown item “itemZ”" },
+  { "gold-item-disagrees", F_REQUESTS, 2,
+    "{\"id\": \"R2\", \"group\": \"G01\", \"text\": \"t\", \"structure\": " LEAF_TV ", \"gold_item\": \"itemA\", \"gold_restaurant\": \"itemB\"}",
+    ANOT_ERROR_INVALID_FIELD, NULL, { "requests.jsonl:2: field “gold_item”:", "itemA", "itemB" } },
+  /* meta.json */
+  { "meta-not-json", F_META, 0, "{\"domain\": ",
+    ANOT_ERROR_PARSE, NULL, { "meta.json" } },
+  { "meta-not-object", F_META, 0, "[]",
+    ANOT_ERROR_PARSE, "meta.json: expected a JSON object" },
+  { "domain-without-item", F_META, 0, "{\"domain\": {\"items\": \"hotels\"}}",
+    ANOT_ERROR_MISSING_FIELD, "meta.json: field “domain.item”: missing" },
+  { "domain-unknown-member", F_META, 0, "{\"domain\": {\"item\": \"hotel\", \"noun\": \"hotels\"}}",
+    ANOT_ERROR_INVALID_FIELD, NULL, { "meta.json: field “domain.noun”: unknown member" } },
+  { "domain-blank-noun", F_META, 0, "{\"domain\": {\"item\": \" \"}}",
+    ANOT_ERROR_INVALID_FIELD, NULL, { "meta.json: field “domain.item”:" } },
+  { "domain-attribute-not-string", F_META, 0, "{\"domain\": {\"item\": \"hotel\", \"attributes\": {\"Pool\": true}}}",
+    ANOT_ERROR_INVALID_FIELD, NULL, { "meta.json: field “domain.attributes.Pool”:" } },
   { "missing-restaurants", F_RESTAURANTS, 0, NULL,
     ANOT_ERROR_IO, NULL, { "restaurants.jsonl" } },
   { "missing-reviews", F_REVIEWS, 0, NULL,
@@ -979,6 +1036,134 @@ test_cancelled (void)
   g_assert_null (anot_dataset_load (dir, cancellable, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 
+  remove_tree (dir);
+}
+
+
+/* ------------------------------------------------------------------------ *
+ * Domains: meta.json, items.jsonl, gold_item
+ * ------------------------------------------------------------------------ */
+
+static void
+test_domain_default (void)
+{
+  g_autofree char *dir = make_dataset (-1, 0, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotDataset) ds = anot_dataset_load (dir, NULL, &error);
+  g_autoptr(AnotDataset) with_meta = NULL;
+  AnotDomain *domain;
+
+  g_assert_no_error (error);
+  domain = anot_dataset_get_domain (ds);
+  g_assert_true (anot_domain_is_default (domain));
+  g_assert_cmpstr (anot_domain_get_item (domain), ==, "restaurant");
+  g_assert_cmpstr (anot_domain_get_items (domain), ==, "restaurants");
+  g_assert_null (anot_domain_get_attribute_names (domain)[0]);
+  g_assert_cmpstr (anot_dataset_get_items_file (ds), ==, "restaurants.jsonl");
+
+  /* A meta.json without a domain (the original's description of how the
+   * data was built) changes nothing, the checksum included. */
+  write_file (dir, "meta.json", "{\"name\": \"x\", \"restaurants\": {\"count\": 2}}");
+  with_meta = anot_dataset_load (dir, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (anot_domain_is_default (anot_dataset_get_domain (with_meta)));
+  g_assert_cmpstr (anot_dataset_get_checksum (with_meta), ==, anot_dataset_get_checksum (ds));
+
+  remove_tree (dir);
+}
+
+static void
+test_domain_hotels (void)
+{
+  static const char meta[] =
+    "{\"name\": \"hotels\", \"domain\": {\"item\": \"hotel\", \"items\": \"hotels\", "
+    "\"attributes\": {\"Pool\": \"has a swimming pool\", \"WiFi\": \"wireless internet\"}}}";
+  g_autofree char *dir = make_dataset (-1, 0, NULL);
+  g_autofree char *restaurants = g_build_filename (dir, "restaurants.jsonl", NULL);
+  g_autofree char *items = g_build_filename (dir, "items.jsonl", NULL);
+  g_autofree char *plain_checksum = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotDataset) plain = NULL;
+  g_autoptr(AnotDataset) ds = NULL;
+  g_autoptr(AnotDataset) no_plural = NULL;
+  g_autoptr(AnotDomain) parsed = NULL;
+  AnotDomain *domain;
+  const char * const *names;
+  g_autofree char *requests = NULL;
+  g_auto(GStrv) parts = NULL;
+
+  plain = anot_dataset_load (dir, NULL, &error);
+  g_assert_no_error (error);
+  plain_checksum = g_strdup (anot_dataset_get_checksum (plain));
+
+  /* Domain-neutral names: items.jsonl and gold_item. */
+  g_assert_cmpint (g_rename (restaurants, items), ==, 0);
+  parts = g_strsplit (base_files[F_REQUESTS], "\"gold_restaurant\"", -1);
+  requests = g_strjoinv ("\"gold_item\"", parts);
+  write_file (dir, "requests.jsonl", requests);
+  write_file (dir, "meta.json", meta);
+
+  ds = anot_dataset_load (dir, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (anot_dataset_get_items_file (ds), ==, "items.jsonl");
+  g_assert_cmpuint (anot_dataset_get_n_items (ds), ==, 2);
+  g_assert_cmpstr (anot_request_get_gold_item_id (anot_dataset_get_request (ds, 1)), ==, "itemB");
+
+  domain = anot_dataset_get_domain (ds);
+  g_assert_false (anot_domain_is_default (domain));
+  g_assert_cmpstr (anot_domain_get_item (domain), ==, "hotel");
+  g_assert_cmpstr (anot_domain_get_items (domain), ==, "hotels");
+  names = anot_domain_get_attribute_names (domain);
+  g_assert_cmpstr (names[0], ==, "Pool");
+  g_assert_cmpstr (names[1], ==, "WiFi");
+  g_assert_null (names[2]);
+  g_assert_cmpstr (anot_domain_get_attribute_description (domain, "Pool"), ==, "has a swimming pool");
+  g_assert_null (anot_domain_get_attribute_description (domain, "Spa"));
+
+  /* The domain changes what methods are shown, so it is in the checksum. */
+  g_assert_cmpstr (anot_dataset_get_checksum (ds), !=, plain_checksum);
+
+  /* "items" defaults to the singular with an s. */
+  write_file (dir, "meta.json", "{\"domain\": {\"item\": \"book\"}}");
+  no_plural = anot_dataset_load (dir, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (anot_domain_get_items (anot_dataset_get_domain (no_plural)), ==, "books");
+
+  parsed = anot_domain_new_from_json ("{\"item\": \"job\", \"items\": \"jobs\", \"attributes\": {\"Remote\": \"can be done from home\"}}", -1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (anot_domain_get_attribute_description (parsed, "Remote"), ==, "can be done from home");
+
+  /* Both files at once: which is the benchmark? */
+  write_file (dir, "restaurants.jsonl", base_files[F_RESTAURANTS]);
+  g_assert_null (anot_dataset_load (dir, NULL, &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD);
+  g_assert_nonnull (strstr (error->message, "items.jsonl"));
+  g_assert_nonnull (strstr (error->message, "restaurants.jsonl"));
+  g_clear_error (&error);
+
+  /* An items.jsonl error names items.jsonl. */
+  g_assert_cmpint (g_unlink (restaurants), ==, 0);
+  write_file (dir, "items.jsonl", "{\"business_id\": \"itemA\", \"name\": 3}\n");
+  g_assert_null (anot_dataset_load (dir, NULL, &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD);
+  g_assert_cmpstr (error->message, ==, "items.jsonl:1: field “name”: expected a string");
+
+  remove_tree (dir);
+}
+
+static void
+test_hours_all_day (void)
+{
+  /* "0:0-24:0" is open around the clock; "0:0-0:0" stays Yelp's empty
+   * range. */
+  g_autofree char *dir = make_dataset (F_RESTAURANTS, 2,
+                                       "{\"business_id\": \"itemB\", \"name\": \"B\", "
+                                       "\"hours\": {\"Monday\": \"0:0-24:0\", \"Tuesday\": \"07:30-16:00\", \"Sunday\": \"\"}}");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotDataset) ds = anot_dataset_load (dir, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (anot_item_get_hours (anot_dataset_get_item (ds, 1), "Monday"), ==, "0:0-24:0");
   remove_tree (dir);
 }
 
@@ -1534,6 +1719,9 @@ main (int   argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/dataset/small", test_small_dataset);
+  g_test_add_func ("/dataset/domain/default", test_domain_default);
+  g_test_add_func ("/dataset/domain/hotels", test_domain_hotels);
+  g_test_add_func ("/dataset/hours-all-day", test_hours_all_day);
   g_test_add_func ("/dataset/review-outlives-dataset", test_review_outlives_dataset);
   g_test_add_func ("/dataset/review-to-json", test_review_to_json);
   g_test_add_func ("/dataset/internal-constructors", test_internal_constructors);

@@ -36,3 +36,22 @@ def test_off(demo, tmp_path, capsys):
     run(demo, tmp_path / "auto")          # stderr is not a terminal here, nor a notebook
     assert capsys.readouterr().err == ""
 
+
+
+def test_old_ipywidgets_are_not_used(monkeypatch):
+    """Debian 12's ipywidgets 6 speaks a protocol nbconvert --execute
+    fails on: the bar is then drawn as text, and ipywidgets not imported."""
+    import importlib.metadata
+
+    from gi.overrides import Anot as overrides
+
+    def version_of(installed):
+        def version(name):
+            if name != "ipywidgets" or installed is None:
+                raise importlib.metadata.PackageNotFoundError(name)
+            return installed
+        return version
+
+    for installed, works in (("6.0.0", False), ("7.7.1", True), ("8.1.1", True), (None, False)):
+        monkeypatch.setattr(importlib.metadata, "version", version_of(installed))
+        assert overrides._widgets_work() is works

@@ -129,7 +129,16 @@ def test_experiment_with_python_method_and_backend(demo, tmp_path):
     exp = Anot.Experiment(demo, "py-listwise", candidates=8, out=tmp_path, limit=6,
                           backend="py-alphabet", model="alphabet-2",
                           method_options={"listwise.fail": failing_id})
-    assert exp.run_blocking()
+    # A backend that fails is the infrastructure's failure, not the
+    # method's: that request is unscored and the run incomplete.
+    with pytest.raises(GLib.Error) as info:
+        exp.run_blocking()
+    assert info.value.matches(Anot.error_quark(), Anot.Error.INCOMPLETE)
+    assert "1 of 6 requests could not be scored" in info.value.message
+    assert exp.get_metrics(8, 1).get_unscored() == 1
+    assert exp.get_metrics(8, 1).get_total() == 5
+    [metric_row] = exp.metric_rows()
+    assert (metric_row["requests"], metric_row["unscored"]) == (5, 1)
     with open(os.path.join(exp.get_directory(), "clean", "run_1", "results_8.jsonl")) as f:
         rows = {r["request_id"]: r for r in map(json.loads, f)}
     assert len(rows) == 6
@@ -138,6 +147,7 @@ def test_experiment_with_python_method_and_backend(demo, tmp_path):
             # The router names the backend, the model and the role.
             assert row["error"].startswith("ANOT_ERROR_LLM_SERVER: py-alphabet:alphabet-2 ")
             assert "RuntimeError: the model fell over" in row["error"]
+            assert row["error_class"] == "infrastructure"
             assert row["pred_indices"] == []
             continue
         pool = Anot.Pool.new(demo, demo.requests[rid], 8)

@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 
+import gi
 import pytest
 from gi.repository import Anot, GLib
 
@@ -141,3 +142,85 @@ def test_no_llm_named_for_runs_without_calls(experiments):
     assert all(run["provider"] is None and run["model"] is None for run in runs)
     with open(experiments / "random_demo" / "clean" / "summary.json") as f:
         assert json.load(f)["model"] is None
+
+
+@pytest.fixture(scope="module")
+def incomplete(experiments, tmp_path_factory):
+    """bm25's results with three requests the infrastructure failed (one
+    row from before "error_class" existed, classified by its error code)
+    and two whose prompts were shrunk to the context window."""
+    import shutil
+    out = tmp_path_factory.mktemp("incomplete")
+    shutil.copytree(experiments / "bm25_demo", out / "bm25_demo")
+    shutil.copytree(experiments / "random_demo", out / "random_demo")
+    path = out / "bm25_demo" / "clean" / "run_1" / "results_10.jsonl"
+    rows = read_rows(path)
+    for i, row in enumerate(rows[:3]):
+        row["error"] = "ANOT_ERROR_LLM_CONNECTION: Cannot reach the server"
+        if i > 0:
+            row["error_class"] = "infrastructure"
+    rows[3]["error"] = "ANOT_ERROR_METHOD_FAILED: the answer is not a ranking"
+    rows[3]["error_class"] = "method"
+    rows[4]["context_fit"] = {"reviews_dropped": 60, "reviews": 80, "calls_fitted": 1}
+    rows[5]["context_fit"] = {"reviews_dropped": 20, "reviews": 80, "calls_fitted": 2}
+    with open(path, "w") as f:
+        for row in rows:
+            f.write(json.dumps(row) + "\n")
+    return out, rows
+
+
+def test_unscored_rows(incomplete):
+    out, on_disk = incomplete
+    results = Anot.Results.load(out / "bm25_demo")
+    rows = [r for r in results.rows() if r["n_candidates"] == 10]
+    unscored = [r for r in rows if not r["scored"]]
+    assert [r["request_id"] for r in unscored] == [r["request_id"] for r in on_disk[:3]]
+    assert all(r["error_class"] == "infrastructure" and r["hits_at_1"] is None for r in unscored)
+    failed = [r for r in rows if r["error_class"] == "method"]
+    assert len(failed) == 1 and failed[0]["scored"] and failed[0]["hits_at_1"] is not None
+    shrunk = {r["request_id"]: r["reviews_dropped_share"] for r in rows if r["shrunk"]}
+    assert shrunk == {on_disk[4]["request_id"]: 0.75, on_disk[5]["request_id"]: 0.25}
+
+    # Every row as an Anot.Result, and the metrics of them all.
+    gi.require_version("Json", "1.0")
+    from gi.repository import Json
+    metrics = Anot.Metrics.new(5)
+    for row in on_disk:
+        parser = Json.Parser()
+        parser.load_from_data(json.dumps(row), -1)
+        result = Anot.Result.new_from_json(parser.get_root().get_object())
+        metrics.add_result(result)
+        if row is on_disk[0] or row is on_disk[1]:
+            assert result.get_error_class() == "infrastructure"
+            assert not result.is_scored()
+        if row is on_disk[4]:
+            assert result.get_context_fit() == (True, 60, 80, 1)
+    scored = on_disk[3:]
+    assert metrics.get_unscored() == 3
+    assert metrics.get_total() == len(scored)
+    assert metrics.get_hits_at(1) == pytest.approx(sum(r["gold_rank"] == 1 for r in scored) / len(scored))
+    assert metrics.get_shrunk_share() == pytest.approx(2 / len(scored))
+    assert metrics.get_dropped_share() == pytest.approx(1.0 / len(scored))
+    stats = metrics.to_dict()
+    assert stats["unscored"] == 3
+    assert stats["context_fit"]["shrunk"] == pytest.approx(2 / len(scored))
+
+
+def test_compare_unscored(incomplete):
+    out, on_disk = incomplete
+    comparison = Anot.compare(Anot.Results.load(out), baseline="random", resamples=100)
+    cell = next(c for c in comparison["cells"]
+                if c["method"] == "bm25" and c["n_candidates"] == 10)
+    assert cell["unscored"] == 3
+    assert cell["requests"] == len(on_disk) - 3
+    scored = on_disk[3:]
+    assert cell["hits_at_1"]["mean"] == pytest.approx(sum(r["gold_rank"] == 1 for r in scored) / len(scored))
+    assert cell["shrunk"] == pytest.approx(2 / len(scored))
+    pair = next(p for p in comparison["paired"]
+                if p["method"] == "bm25" and p["n_candidates"] == 10)
+    # random's run 1 is paired with bm25's only run, on the cells both scored.
+    assert pair["excluded"] == 3
+    assert pair["pairs"] == len(on_disk) - 3
+    assert any("3 of 30 rows unscored" in w for w in comparison["warnings"])
+    assert any("left out" in w for w in comparison["warnings"])
+    assert any("shrunk" in w for w in comparison["warnings"])

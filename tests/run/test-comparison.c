@@ -724,10 +724,11 @@ test_cli (void)
   g_assert_cmpint (run_cli (&out, &err, "compare", root, "--format", "csv", "--resamples", "100", NULL), ==, 0);
   lines = g_strsplit (out, "\n", -1);
   g_assert_cmpstr (lines[0], ==, "table,method,baseline,attack,n_candidates,requests,runs,metric,"
-                                 "estimate,lower,upper,p_value,method_only,baseline_only");
+                                 "estimate,lower,upper,p_value,method_only,baseline_only,"
+                                 "unscored,shrunk,reviews_dropped,excluded");
   g_assert_true (g_str_has_prefix (lines[1], "cells,base,,clean,10,10,1,hits_at_1,0.5,"));
   g_assert_true (g_str_has_prefix (lines[9], "paired,m,base,clean,10,10,1,hits_at_1,0.2,"));
-  g_assert_true (g_str_has_suffix (lines[9], ",0.6875,4,2"));
+  g_assert_true (g_str_has_suffix (lines[9], ",0.6875,4,2,,,,0"));
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
@@ -894,10 +895,11 @@ test_by_condition (void)
   g_assert_nonnull (strstr (latex, "review\\_text"));
   csv = anot_comparison_format (comparison, "csv", &error);
   g_assert_true (g_str_has_prefix (csv, "table,method,baseline,attack,n_candidates,requests,runs,metric,"
-                                        "estimate,lower,upper,p_value,method_only,baseline_only,group,count\n"));
-  g_assert_nonnull (strstr (csv, "\nby_condition,m,,clean,10,3,2,ranked,,,,,,,all,5\n"));
+                                        "estimate,lower,upper,p_value,method_only,baseline_only,unscored,shrunk,"
+                                        "reviews_dropped,excluded,group,count\n"));
+  g_assert_nonnull (strstr (csv, "\nby_condition,m,,clean,10,3,2,ranked,,,,,,,,,,,all,5\n"));
   g_assert_nonnull (strstr (csv, "\nby_condition,m,,clean,10,3,2,near_misses,0.166667,"));
-  g_assert_nonnull (strstr (csv, ",,,,all,1\n"));
+  g_assert_nonnull (strstr (csv, ",,,,,,,,all,1\n"));
 
   remove_tree (root);
 }

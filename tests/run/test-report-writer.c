@@ -141,6 +141,48 @@ test_budget (void)
   remove_run (root);
 }
 
+/* Requests the infrastructure failed and prompts shrunk to the context
+ * window are said at the top of the page, without JavaScript, and the
+ * comparison the page's tables are drawn from counts them. */
+static void
+test_unscored_and_shrunk (void)
+{
+  g_autofree char *root = write_run ();
+  g_autofree char *rows_path = g_build_filename (root, "big_fake", "clean", "run_1",
+                                                 "results_10.jsonl", NULL);
+  g_autofree char *page = g_build_filename (root, "report.html", NULL);
+  g_autoptr(AnotReportWriter) writer = NULL;
+  g_autoptr(GString) rows = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *html = NULL;
+
+  for (guint i = 0; i < N_REQUESTS; i++)
+    {
+      g_string_append_printf (rows, "{\"request_id\": \"R%02u\", \"pred_indices\": [1, 2], "
+                              "\"gold_idx\": %u", i + 1, i % 2);
+      if (i < 3)
+        g_string_append (rows, ", \"error\": \"ANOT_ERROR_LLM_TIMEOUT: no answer\", "
+                               "\"error_class\": \"infrastructure\"");
+      else if (i < 5)
+        g_string_append (rows, ", \"context_fit\": {\"reviews_dropped\": 3, \"reviews\": 4, "
+                               "\"calls_fitted\": 1}");
+      g_string_append (rows, "}\n");
+    }
+  g_assert_true (g_file_set_contents (rows_path, rows->str, -1, &error));
+  writer = writer_for (root);
+  anot_report_writer_set_trace_budget (writer, 0);
+  g_assert_true (anot_report_writer_write (writer, page, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (page, &html, NULL, &error));
+  g_assert_nonnull (strstr (html, "<section id=\"warnings\""));
+  g_assert_nonnull (strstr (html, "big (clean, N=10): 3 of 12 rows unscored"));
+  g_assert_nonnull (strstr (html, "the prompts of 22% of the requests were shrunk"));
+  g_assert_nonnull (strstr (html, "\"unscored\":3"));
+  g_assert_nonnull (strstr (html, "\"requests\":9"));
+  g_unlink (page);
+  remove_run (root);
+}
+
 static void
 test_write_errors (void)
 {
@@ -181,6 +223,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/report-writer/budget", test_budget);
+  g_test_add_func ("/report-writer/unscored-and-shrunk", test_unscored_and_shrunk);
   g_test_add_func ("/report-writer/write-errors", test_write_errors);
   g_test_add_func ("/report-writer/trace-lookup", test_trace_lookup);
 

@@ -390,6 +390,74 @@ wait_for_rows (const char  *path,
   return lines;
 }
 
+/* Copies the files of directory @from into the new directory @to. */
+static void
+copy_dir (const char *from,
+          const char *to)
+{
+  g_autoptr(GDir) dir = g_dir_open (from, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  g_assert_cmpint (g_mkdir_with_parents (to, 0700), ==, 0);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *src = g_build_filename (from, name, NULL);
+      g_autofree char *dst = g_build_filename (to, name, NULL);
+      g_autofree char *contents = NULL;
+      gsize len;
+
+      if (!g_file_test (src, G_FILE_TEST_IS_REGULAR))
+        continue;
+      g_assert_true (g_file_get_contents (src, &contents, &len, NULL));
+      g_assert_true (g_file_set_contents (dst, contents, len, NULL));
+    }
+}
+
+static void
+test_validate_write_groundtruth (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autofree char *demo = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
+  g_autofree char *copy = g_build_filename (f->root, "demo", NULL);
+  g_autofree char *original = g_build_filename (demo, "groundtruth.jsonl", NULL);
+  g_autofree char *written = g_build_filename (copy, "groundtruth.jsonl", NULL);
+  g_autofree char *mapping = g_build_filename (copy, "user_mapping.json", NULL);
+  g_autofree char *expected = NULL, *got = NULL, *out = NULL, *err = NULL, *text = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  JsonArray *records;
+  g_autoptr(JsonObject) extra = json_object_new ();
+
+  copy_dir (demo, copy);
+  g_assert_cmpint (g_unlink (written), ==, 0);
+
+  /* Written from the validator, it is the file the benchmark ships. */
+  g_assert_cmpint (run_cli (&out, &err, "validate", "-d", copy, "--write-groundtruth", NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "Wrote "));
+  g_assert_true (g_file_get_contents (original, &expected, NULL, NULL));
+  g_assert_true (g_file_get_contents (written, &got, NULL, NULL));
+  g_assert_cmpstr (got, ==, expected);
+  g_assert_null (strstr (err, "warning:"));
+
+  g_assert_cmpint (run_cli (NULL, &err, "validate", "-d", copy, "--write-groundtruth", "-r", "R01", NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "--write-groundtruth"));
+
+  /* A record for a review the item does not have is ignored, and said. */
+  g_assert_true (g_file_get_contents (mapping, &text, NULL, NULL));
+  root = json_from_string (text, NULL);
+  records = json_object_get_array_member (json_object_get_object_member (json_node_get_object (root),
+                                                                          "review_assignments"), "0");
+  json_object_set_int_member (extra, "review_idx", 999);
+  json_object_set_string_member (extra, "name", "Nobody");
+  json_array_add_object_element (records, g_steal_pointer (&extra));
+  g_free (text);
+  text = json_to_string (root, FALSE);
+  g_assert_true (g_file_set_contents (mapping, text, -1, NULL));
+  g_assert_cmpint (run_cli (&out, &err, "validate", "-d", copy, NULL), ==, 0);
+  g_assert_nonnull (strstr (err, "warning: user_mapping.json: field “review_assignments.0["));
+  g_assert_nonnull (strstr (err, "no review 999; the record is ignored"));
+}
+
 static void
 test_kill_and_resume (Fixture       *f,
                       gconstpointer  data)
@@ -449,9 +517,13 @@ test_kill_and_resume (Fixture       *f,
     g_assert_cmpstr (g_ptr_array_index (resumed, i), ==, g_ptr_array_index (reference, i));
 }
 
+/* A stop signal (Ctrl-C's SIGINT, Slurm's SIGTERM) is a graceful stop:
+ * the rows so far written, "interrupted", the resume hint, @status, and
+ * within Slurm's 30 s between SIGTERM and SIGKILL; the run resumes. */
 static void
-test_sigint (Fixture       *f,
-             gconstpointer  data)
+check_graceful_stop (Fixture *f,
+                     int      signum,
+                     int      expected_status)
 {
   g_autofree char *out_dir = g_build_filename (f->root, "results", NULL);
   g_autofree char *exp_dir = g_build_filename (out_dir, "interrupted", NULL);
@@ -464,17 +536,22 @@ test_sigint (Fixture       *f,
   g_autofree char *status = NULL;
   g_autofree char *contents = NULL;
   g_autoptr(GPtrArray) rows = NULL;
+  gint64 signalled_us;
+  double seconds;
 
   process = spawn_slow_run (out_dir, "interrupted");
   g_assert_cmpuint (wait_for_rows (results, process, 3), >=, 3);
-  g_subprocess_send_signal (process, SIGINT);
+  signalled_us = g_get_monotonic_time ();
+  g_subprocess_send_signal (process, signum);
   g_assert_true (g_subprocess_communicate_utf8 (process, NULL, NULL, NULL, &err, &error));
   g_assert_no_error (error);
-  g_test_message ("%s", err);
+  seconds = (g_get_monotonic_time () - signalled_us) / 1e6;
+  g_test_message ("%s(stopped %.2f s after signal %d)", err, seconds, signum);
 
   g_assert_true (g_subprocess_get_if_exited (process));
-  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 130);
+  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, expected_status);
   g_assert_nonnull (strstr (err, "--resume"));
+  g_assert_cmpfloat (seconds, <, 30.0);
 
   status = config_status (config);
   g_assert_cmpstr (status, ==, "interrupted");
@@ -492,6 +569,20 @@ test_sigint (Fixture       *f,
   /* And it can be finished. */
   g_assert_cmpint (run_cli (NULL, NULL, "--resume", exp_dir, "--concurrency", "4", NULL), ==, 0);
   g_assert_cmpuint (count_complete_lines (results), ==, N_DEMO_REQUESTS);
+}
+
+static void
+test_sigint (Fixture       *f,
+             gconstpointer  data)
+{
+  check_graceful_stop (f, SIGINT, 130);
+}
+
+static void
+test_sigterm (Fixture       *f,
+              gconstpointer  data)
+{
+  check_graceful_stop (f, SIGTERM, 143);
 }
 
 int
@@ -521,6 +612,8 @@ main (int    argc,
   ADD ("/cli/every-request-fails", test_every_request_fails);
   ADD ("/cli/kill-and-resume", test_kill_and_resume);
   ADD ("/cli/sigint", test_sigint);
+  ADD ("/cli/sigterm", test_sigterm);
+  ADD ("/cli/validate-write-groundtruth", test_validate_write_groundtruth);
 
 #undef ADD
 

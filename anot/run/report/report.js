@@ -94,21 +94,29 @@
     var several = c.cells.some(function (x) { return x.attack !== "clean"; });
     box.textContent = "";
     box.appendChild(el("p", { class: "caption", text: "Hits@K and MRR with " + level + "% intervals (percentile bootstrap over requests, runs pooled per request, " + c.resamples + " resamples, seed " + c.seed + ")." }));
+    /* Unscored requests (the infrastructure failed them) and prompts
+     * shrunk to the context window get columns when a cell has any. */
+    var unscored = c.cells.some(function (x) { return x.unscored > 0; });
+    var shrunk = c.cells.some(function (x) { return x.shrunk > 0; });
+    var pct = function (v) { return Math.round(v * 100) + "%"; };
     box.appendChild(table(
-      ["method"].concat(several ? ["attack"] : []).concat(["N", "requests", "runs", "Hits@1", "Hits@3", "Hits@5", "MRR"]),
+      ["method"].concat(several ? ["attack"] : []).concat(["N", "requests"]).concat(unscored ? ["unscored"] : [])
+        .concat(["runs", "Hits@1", "Hits@3", "Hits@5", "MRR"]).concat(shrunk ? ["shrunk", "reviews dropped"] : []),
       c.cells.map(function (x) {
-        return [x.method].concat(several ? [x.attack] : []).concat([String(x.n_candidates), String(x.requests), String(x.runs),
-          interval(x.hits_at_1), interval(x.hits_at_3), interval(x.hits_at_5), interval(x.mrr)]);
+        return [x.method].concat(several ? [x.attack] : []).concat([String(x.n_candidates), String(x.requests)])
+          .concat(unscored ? [String(x.unscored)] : []).concat([String(x.runs),
+          interval(x.hits_at_1), interval(x.hits_at_3), interval(x.hits_at_5), interval(x.mrr)])
+          .concat(shrunk ? [pct(x.shrunk), pct(x.reviews_dropped)] : []);
       }),
       function (i) { return i >= (several ? 2 : 1); }));
     if (c.paired.length) {
-      box.appendChild(el("p", { class: "caption", text: "Against " + c.baseline + " on the same (request, N, run) cells: the difference with its " + level + "% interval; wins/losses: cells only the method / only the baseline ranked first; p: exact McNemar test of Hits@1." }));
+      box.appendChild(el("p", { class: "caption", text: "Against " + c.baseline + " on the same (request, N, run) cells" + (unscored ? ", both scored (left out: unscored on a side)" : "") + ": the difference with its " + level + "% interval; wins/losses: cells only the method / only the baseline ranked first; p: exact McNemar test of Hits@1." }));
       box.appendChild(table(
-        ["method", "baseline", "attack", "N", "pairs", "Hits@1", "ΔHits@1", "ΔMRR", "wins/losses", "p"],
+        ["method", "baseline", "attack", "N", "pairs"].concat(unscored ? ["left out"] : []).concat(["Hits@1", "ΔHits@1", "ΔMRR", "wins/losses", "p"]),
         c.paired.map(function (x) {
-          return [x.method, x.baseline, x.attack, String(x.n_candidates), String(x.pairs),
+          return [x.method, x.baseline, x.attack, String(x.n_candidates), String(x.pairs)].concat(unscored ? [String(x.excluded)] : []).concat([
             fmt(x.hits_at_1.baseline) + " → " + fmt(x.hits_at_1.method), interval(x.hits_at_1, true),
-            interval(x.mrr, true), x.mcnemar.method_only + "/" + x.mcnemar.baseline_only, pvalue(x.mcnemar.p_value)];
+            interval(x.mrr, true), x.mcnemar.method_only + "/" + x.mcnemar.baseline_only, pvalue(x.mcnemar.p_value)]);
         }),
         function (i) { return i >= 3; }));
       unpairedNote(box, c.paired, "method", "baseline");
@@ -116,11 +124,11 @@
     if (c.robustness.length) {
       box.appendChild(el("p", { class: "caption", text: "Attacked against clean, paired the same way." }));
       box.appendChild(table(
-        ["method", "attack", "N", "pairs", "Hits@1 clean → attacked", "ΔHits@1", "ΔMRR", "gained/lost", "p"],
+        ["method", "attack", "N", "pairs"].concat(unscored ? ["left out"] : []).concat(["Hits@1 clean → attacked", "ΔHits@1", "ΔMRR", "gained/lost", "p"]),
         c.robustness.map(function (x) {
-          return [x.method, x.attack, String(x.n_candidates), String(x.pairs),
+          return [x.method, x.attack, String(x.n_candidates), String(x.pairs)].concat(unscored ? [String(x.excluded)] : []).concat([
             fmt(x.hits_at_1.clean) + " → " + fmt(x.hits_at_1.attacked), interval(x.hits_at_1, true),
-            interval(x.mrr, true), x.mcnemar.attacked_only + "/" + x.mcnemar.clean_only, pvalue(x.mcnemar.p_value)];
+            interval(x.mrr, true), x.mcnemar.attacked_only + "/" + x.mcnemar.clean_only, pvalue(x.mcnemar.p_value)]);
         }),
         function (i) { return i >= 2; }));
       unpairedNote(box, c.robustness, "attacked", "clean");

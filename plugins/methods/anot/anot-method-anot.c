@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "anot-head.h"
 #include "anot-llm-job.h"
 
 /* Three phases (see README.md next to this file):
@@ -56,6 +57,7 @@ typedef struct {
   guint     tool_value_length;
   gboolean  aggregate;
   gboolean  original_scores;
+  gboolean  head;               /* anot.variant=head: ANoT-HEAD (anot-head.c) */
   char     *trace_file;
 } Options;
 
@@ -176,8 +178,10 @@ read_options (AnotMethodContext  *context,
               GError            **error)
 {
   static const char * const scores[] = { "robust", "original", NULL };
+  static const char * const variants[] = { "explore", "head", NULL };
   g_autoptr(AnotMethodSettings) s = anot_method_settings_new ("anot");
-  guint scores_index;
+  gboolean compat = anot_method_context_get_compat (context) == ANOT_COMPAT_MODE_ORIGINAL;
+  guint scores_index, variant_index;
 
   if (!anot_method_settings_load_for_context (s, context, error) ||
       !anot_method_settings_get_uint (s, context, "max_rounds", DEFAULT_MAX_ROUNDS, 1, G_MAXUINT,
@@ -189,8 +193,19 @@ read_options (AnotMethodContext  *context,
       !anot_method_settings_get_uint (s, context, "tool_value_length", DEFAULT_TOOL_VALUE_LENGTH, 1,
                                       G_MAXUINT, &options->tool_value_length, error) ||
       !anot_method_settings_get_boolean (s, context, "aggregate", TRUE, &options->aggregate, error) ||
-      !anot_method_settings_get_choice (s, context, "scores", scores, 0, &scores_index, error))
+      !anot_method_settings_get_choice (s, context, "scores", scores, 0, &scores_index, error) ||
+      /* Every published ANoT figure came from ANoT-HEAD. */
+      !anot_method_settings_get_choice (s, context, "variant", variants, compat ? 1 : 0,
+                                        &variant_index, error))
     return FALSE;
+  if (compat && variant_index != 1)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "Option anot.variant: --compat original runs ANoT-HEAD, the variant of the "
+                   "original's published runs; anot.variant=explore contradicts it");
+      return FALSE;
+    }
+  options->head = variant_index == 1;
 
   options->original_scores = scores_index == 1;
   options->trace_file = anot_method_settings_get_string (s, context, "trace_file");
@@ -1125,6 +1140,22 @@ anot_method_anot_rank_async (AnotMethod          *method,
   job->system_prompt = anot_llm_prompt (PROMPTS "/system.txt", NULL);
   g_strstrip (job->system_prompt);
 
+  if (job->options.head)
+    {
+      g_autofree char *system_prompt = g_strdup (job->system_prompt);
+      const char *defense = anot_method_context_get_defense_prompt (context);
+
+      /* Every call of ANoT-HEAD shows the model the request or the data. */
+      if (defense != NULL)
+        {
+          g_free (system_prompt);
+          system_prompt = g_strconcat (job->system_prompt, "\n\n", defense, NULL);
+        }
+      anot_head_rank (task, request, candidates, k, job->options.max_rounds,
+                      system_prompt, context, cancellable);
+      return;
+    }
+
   phase1_start (task);
 }
 
@@ -1169,7 +1200,13 @@ g_io_module_load (GIOModule *module)
                          ANOT_TYPE_METHOD_ANOT, "anot",
                          "Adaptive Network of Thought: ReAct exploration of the data with tools, "
                          "one LWT scoring step per item written by the planner, all run in "
-                         "parallel by the scorer");
+                         "parallel by the scorer (ANoT-explore); anot.variant=head or --compat "
+                         "original: the original's published ANoT-HEAD (conditions, rule-out, "
+                         "skeleton, ReAct refinement, script); calls: explore E + 2N + 1 "
+                         "(E exploration rounds, 1..anot.max_rounds; one fewer without "
+                         "anot.aggregate); head 1 + C + [H > 0] + [SOFT and candidates] + R + S "
+                         "(C conditions, H of them hard, R refinement rounds 1..anot.max_rounds, "
+                         "S script steps)");
 }
 
 G_MODULE_EXPORT void

@@ -12,6 +12,7 @@
 
 import collections.abc
 import contextlib
+import importlib.metadata
 import json
 import logging
 import os
@@ -759,7 +760,10 @@ class Experiment(Anot.Experiment):
     def metric_rows(self, n_candidates=None, run=None, by_group=False):
         """Metrics as a list of dicts, one per (run, N) — or per (run, N,
         group) with `by_group=True`: `run`, `n_candidates`, (`group`),
-        `requests`, `hits_at_1`..`hits_at_K`, `mrr`.  Skipped Ns are left out."""
+        `requests` (scored), `unscored` (failed by the infrastructure, in no
+        metric), `hits_at_1`..`hits_at_K`, `mrr`, `shrunk` (share of requests
+        whose prompts were cut to the context window) and `reviews_dropped`
+        (mean share of reviews that left out).  Skipped Ns are left out."""
         rows = []
         for r in self._runs(run):
             for n in self._ns(n_candidates):
@@ -792,6 +796,18 @@ def _interactive():
         return False
 
 
+def _widgets_work():
+    """Whether tqdm.auto may draw a widget: ipywidgets 7 or later is
+    installed.  Without it tqdm.auto warns; and Debian 12's
+    python3-ipywidgets 6, once imported in a kernel, announces itself in an
+    old protocol on which nbconvert --execute fails (KeyError: 'state').
+    Hence the version from the package's metadata, without importing it."""
+    try:
+        return int(importlib.metadata.version("ipywidgets").split(".")[0]) >= 7
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return False
+
+
 class _Progress:
     """run_blocking()'s progress: one bar (or text line) per attack, run and
     N, with Hits@1 so far, from the experiment's signals."""
@@ -801,7 +817,11 @@ class _Progress:
         self._handlers = []
         self._cell = None
         try:
-            from tqdm.auto import tqdm
+            if "ipykernel" in sys.modules and not _widgets_work():
+                # A text bar, which a notebook shows well enough.
+                from tqdm.std import tqdm
+            else:
+                from tqdm.auto import tqdm
         except ImportError:
             tqdm = None
         self._tqdm = tqdm
@@ -889,9 +909,14 @@ def _metric_row(metrics, run, n, group):
     if group is not None:
         row["group"] = group
     row["requests"] = metrics.get_total()
+    # Beside the figures: requests the infrastructure failed (in none of
+    # them), and how much of the data prompts cut to the context window left.
+    row["unscored"] = metrics.get_unscored()
     for j in range(1, metrics.get_k() + 1):
         row[f"hits_at_{j}"] = metrics.get_hits_at(j)
     row["mrr"] = metrics.get_mrr()
+    row["shrunk"] = metrics.get_shrunk_share()
+    row["reviews_dropped"] = metrics.get_dropped_share()
     return row
 
 

@@ -1,0 +1,702 @@
+/* test-failure-cli.c: anot-run when the infrastructure fails: a server
+ * that goes down in the middle of a run and comes back (direct calls to
+ * either API, and batch mode), a key the server refuses, a model it does
+ * not know, no key at all
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <anot/anot.h>
+
+#include "anot-test-data.h"
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "anot-fake-llm.h"
+
+typedef struct
+{
+  char *root;
+  AnotFakeLlm *server;
+  char *base_url;       /* OpenAI's: <url>/v1 */
+} Fixture;
+
+/* Requests of the demo benchmark each run uses. */
+#define N_REQUESTS 8
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->root = g_dir_make_tmp ("anot-test-failure-cli-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->server = anot_fake_llm_new ();
+  /* A ranking cot reads, answered late enough that an outage can start
+   * between two requests. */
+  g_assert_true (anot_fake_llm_set_rules_json (f->server,
+                                               "{\"default_reply\": \"[3, 1, 2, 5, 4]\", "
+                                               "\"latency_ms\": 40}", &error));
+  g_assert_no_error (error);
+  g_assert_true (anot_fake_llm_start (f->server, 0, &error));
+  g_assert_no_error (error);
+  f->base_url = anot_fake_llm_get_openai_base_url (f->server);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  anot_test_remove_tree (f->root);
+  g_free (f->root);
+  g_free (f->base_url);
+  g_clear_object (&f->server);
+}
+
+static void
+on_exited (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  *(gboolean *) user_data = TRUE;
+}
+
+/* anot-run with @argv (NULL-terminated) and @env ("NAME=VALUE" to set,
+ * "NAME" to unset; NULL-terminated or NULL), its output captured; the
+ * fake server answers on this main loop meanwhile.  Retries are quick, so
+ * an outage fails a call in well under a second. */
+static GSubprocess *
+spawn (const char **argv,
+       const char **env)
+{
+  g_autoptr(GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  GSubprocess *process;
+
+  g_subprocess_launcher_setenv (launcher, "ANOT_MAX_RETRIES", "1", TRUE);
+  g_subprocess_launcher_setenv (launcher, "ANOT_RETRY_BASE_MS", "20", TRUE);
+  g_subprocess_launcher_setenv (launcher, "ANOT_RETRY_MAX_MS", "40", TRUE);
+  g_subprocess_launcher_unsetenv (launcher, "ANOT_BASE_URL");
+  g_subprocess_launcher_unsetenv (launcher, "OPENAI_API_KEY");
+  g_subprocess_launcher_unsetenv (launcher, "ANTHROPIC_API_KEY");
+  for (guint i = 0; env != NULL && env[i] != NULL; i++)
+    {
+      const char *eq = strchr (env[i], '=');
+
+      if (eq == NULL)
+        g_subprocess_launcher_unsetenv (launcher, env[i]);
+      else
+        {
+          g_autofree char *name = g_strndup (env[i], eq - env[i]);
+
+          g_subprocess_launcher_setenv (launcher, name, eq + 1, TRUE);
+        }
+    }
+  g_ptr_array_add (args, (gpointer) g_getenv ("ANOT_RUN"));
+  for (guint i = 0; argv[i] != NULL; i++)
+    g_ptr_array_add (args, (gpointer) argv[i]);
+  g_ptr_array_add (args, NULL);
+  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) args->pdata, &error);
+  g_assert_no_error (error);
+  return process;
+}
+
+typedef struct
+{
+  GString *text;
+  GInputStream *stream;
+  gboolean done;
+  char buffer[4096];
+} Reader;
+
+static void
+on_read (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  Reader *reader = user_data;
+  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, NULL);
+
+  if (n <= 0)
+    {
+      reader->done = TRUE;
+      return;
+    }
+  g_string_append_len (reader->text, reader->buffer, n);
+  g_input_stream_read_async (reader->stream, reader->buffer, sizeof reader->buffer,
+                             G_PRIORITY_DEFAULT, NULL, on_read, reader);
+}
+
+/* Waits for @process while the server answers, calling @tick between
+ * iterations (when not NULL); returns its exit status, its output in
+ * @out_stdout and @out_stderr. */
+static int
+wait_for (GSubprocess  *process,
+          void        (*tick) (gpointer),
+          gpointer      tick_data,
+          char        **out_stdout,
+          char        **out_stderr)
+{
+  Reader out = { g_string_new (NULL), g_subprocess_get_stdout_pipe (process) };
+  Reader err = { g_string_new (NULL), g_subprocess_get_stderr_pipe (process) };
+  gboolean exited = FALSE;
+
+  g_input_stream_read_async (out.stream, out.buffer, sizeof out.buffer, G_PRIORITY_DEFAULT,
+                             NULL, on_read, &out);
+  g_input_stream_read_async (err.stream, err.buffer, sizeof err.buffer, G_PRIORITY_DEFAULT,
+                             NULL, on_read, &err);
+  g_subprocess_wait_async (process, NULL, on_exited, &exited);
+  while (!exited || !out.done || !err.done)
+    {
+      if (tick != NULL)
+        tick (tick_data);
+      g_main_context_iteration (NULL, tick == NULL);
+      if (tick != NULL && !g_main_context_pending (NULL))
+        g_usleep (1000);
+    }
+  g_free (*out_stdout);
+  *out_stdout = g_string_free (out.text, FALSE);
+  g_free (*out_stderr);
+  *out_stderr = g_string_free (err.text, FALSE);
+  g_test_message ("stdout:\n%s\nstderr:\n%s", *out_stdout, *out_stderr);
+  return g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
+}
+
+static int
+run (const char **argv,
+     const char **env,
+     char       **out_stdout,
+     char       **out_stderr)
+{
+  g_autoptr(GSubprocess) process = spawn (argv, env);
+
+  return wait_for (process, NULL, NULL, out_stdout, out_stderr);
+}
+
+static guint
+count_chat_requests (AnotFakeLlm *server)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < anot_fake_llm_get_n_requests (server); i++)
+    {
+      const char *path = json_object_get_string_member (anot_fake_llm_get_request (server, i), "path");
+
+      if (strcmp (path, "/v1/chat/completions") == 0 || strcmp (path, "/v1/messages") == 0)
+        n++;
+    }
+  return n;
+}
+
+/* The rows of a results file by request id: the row without what depends
+ * on the clock, and the parsed object. */
+static GHashTable *
+read_rows (const char *path,
+           GPtrArray **out_objects)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  GHashTable *rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  if (out_objects)
+    *out_objects = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return rows;
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(JsonGenerator) generator = json_generator_new ();
+      JsonObject *row;
+
+      if (*lines[i] == '\0')
+        continue;
+      g_assert_true (json_parser_load_from_data (parser, lines[i], -1, NULL));
+      row = json_node_get_object (json_parser_get_root (parser));
+      if (out_objects)
+        g_ptr_array_add (*out_objects, json_object_ref (row));
+      row = json_object_ref (row);
+      json_object_remove_member (row, "latency_ms");
+      json_generator_set_root (generator, json_parser_get_root (parser));
+      g_hash_table_insert (rows, g_strdup (json_object_get_string_member (row, "request_id")),
+                           json_generator_to_data (generator, NULL));
+      json_object_unref (row);
+    }
+  return rows;
+}
+
+static void
+assert_same_rows (GHashTable *a,
+                  GHashTable *b)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_assert_cmpuint (g_hash_table_size (a), ==, g_hash_table_size (b));
+  g_hash_table_iter_init (&iter, a);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    g_assert_cmpstr (value, ==, g_hash_table_lookup (b, key));
+}
+
+static char *
+config_status (const char *experiment)
+{
+  g_autofree char *path = g_build_filename (experiment, "clean", "run_1", "config.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *anot;
+
+  g_assert_true (json_parser_load_from_file (parser, path, NULL));
+  anot = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "anot");
+  return g_strdup (json_object_get_string_member (anot, "status"));
+}
+
+/* ------------------------------------------------------------------------
+ * An outage in the middle of a run
+ * --------------------------------------------------------------------- */
+
+typedef enum
+{
+  OUTAGE_OPENAI,
+  OUTAGE_ANTHROPIC,
+  OUTAGE_BATCH,
+} OutageMode;
+
+typedef struct
+{
+  Fixture *f;
+  OutageMode mode;
+  const char *state_path;
+  gboolean down;
+} Outage;
+
+static gboolean
+batch_recorded (const char *state_path)
+{
+  g_autofree char *contents = NULL;
+
+  return g_file_get_contents (state_path, &contents, NULL, NULL) &&
+         strstr (contents, "\"submitted\"") != NULL;
+}
+
+/* The server goes down once it answered three calls (direct), or once
+ * the run recorded its first batch (batch mode: the outage fails its
+ * polls, and the second batch's submission), and stays down until the
+ * run ends. */
+static void
+outage_tick (gpointer data)
+{
+  Outage *outage = data;
+
+  if (outage->down)
+    return;
+  if (outage->mode == OUTAGE_BATCH ? batch_recorded (outage->state_path)
+                                   : count_chat_requests (outage->f->server) >= 3)
+    {
+      anot_fake_llm_set_down (outage->f->server, TRUE);
+      outage->down = TRUE;
+    }
+}
+
+static void
+experiment_argv (Fixture     *f,
+                 OutageMode   mode,
+                 const char  *name,
+                 GPtrArray   *argv)
+{
+  g_autofree char *url = g_strdup (anot_fake_llm_get_url (f->server));
+  const char *common[] = {
+    "--method", "cot", "--candidates", "5", "--limit", G_STRINGIFY (N_REQUESTS),
+    "--concurrency", "2", "--out", f->root, "--name", name,
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (common); i++)
+    g_ptr_array_add (argv, g_strdup (common[i]));
+  if (mode == OUTAGE_ANTHROPIC)
+    {
+      g_ptr_array_add (argv, g_strdup ("--backend"));
+      g_ptr_array_add (argv, g_strdup ("anthropic"));
+      g_ptr_array_add (argv, g_strdup ("--base-url"));
+      g_ptr_array_add (argv, g_strdup (url));
+      g_ptr_array_add (argv, g_strdup ("--model"));
+      g_ptr_array_add (argv, g_strdup ("claude-3-5-haiku-latest"));
+    }
+  else
+    {
+      g_ptr_array_add (argv, g_strdup ("--backend"));
+      g_ptr_array_add (argv, g_strdup ("openai"));
+      g_ptr_array_add (argv, g_strdup ("--base-url"));
+      g_ptr_array_add (argv, g_strdup (f->base_url));
+      g_ptr_array_add (argv, g_strdup ("--model"));
+      g_ptr_array_add (argv, g_strdup ("gpt-4o-mini"));
+    }
+  if (mode == OUTAGE_BATCH)
+    {
+      /* Two batches of four requests: the second is submitted while the
+       * server is down. */
+      g_ptr_array_add (argv, g_strdup ("--batch"));
+      g_ptr_array_add (argv, g_strdup ("--batch-max-size"));
+      g_ptr_array_add (argv, g_strdup ("4"));
+      g_ptr_array_add (argv, g_strdup ("--concurrency"));
+      g_ptr_array_add (argv, g_strdup (G_STRINGIFY (N_REQUESTS)));
+    }
+  g_ptr_array_add (argv, NULL);
+}
+
+/* The server goes down in the middle of a run and comes back: the
+ * requests it failed are rows with the error and its class, unscored;
+ * the run says so and exits with 4; a resume runs those requests (and
+ * only those) and ends with the rows of a run without an outage. */
+static void
+test_outage (Fixture       *f,
+             gconstpointer  data)
+{
+  OutageMode mode = GPOINTER_TO_INT (data);
+  g_autoptr(GPtrArray) reference_argv = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) outage_argv = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *experiment = g_build_filename (f->root, "outage", NULL);
+  g_autofree char *reference_rows_path = g_build_filename (f->root, "reference", "clean", "run_1",
+                                                           "results_5.jsonl", NULL);
+  g_autofree char *rows_path = g_build_filename (experiment, "clean", "run_1", "results_5.jsonl", NULL);
+  g_autofree char *summary_path = g_build_filename (experiment, "clean", "summary.json", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *status = NULL;
+  g_autofree char *ran = NULL;
+  g_autofree char *summary = NULL;
+  g_autoptr(GHashTable) reference = NULL;
+  g_autoptr(GHashTable) rows = NULL;
+  g_autoptr(GPtrArray) objects = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  const char *resume_argv[] = { "--resume", experiment, NULL };
+  g_autofree char *state_path = g_build_filename (experiment, "batches.jsonl", NULL);
+  Outage outage = { f, mode, state_path, FALSE };
+  guint unscored = 0, scored = 0;
+  guint64 lines_before;
+
+  experiment_argv (f, mode, "reference", reference_argv);
+  experiment_argv (f, mode, "outage", outage_argv);
+  g_assert_cmpint (run ((const char **) reference_argv->pdata, NULL, &out, &err), ==, 0);
+  reference = read_rows (reference_rows_path, NULL);
+  g_assert_cmpuint (g_hash_table_size (reference), ==, N_REQUESTS);
+  anot_fake_llm_clear_requests (f->server);
+  lines_before = anot_fake_llm_get_n_batch_lines (f->server);
+
+  /* The outage: exit 4, every request has a row, those the outage failed
+   * keep their error, classed as the infrastructure's. */
+  process = spawn ((const char **) outage_argv->pdata, NULL);
+  g_assert_cmpint (wait_for (process, outage_tick, &outage, &out, &err), ==, 4);
+  g_assert_true (outage.down);
+  g_assert_nonnull (strstr (err, "could not be scored"));
+  g_assert_nonnull (strstr (err, "--resume"));
+  g_assert_nonnull (strstr (out, "unscored"));
+  rows = read_rows (rows_path, &objects);
+  g_assert_cmpuint (objects->len, ==, N_REQUESTS);
+  for (guint i = 0; i < objects->len; i++)
+    {
+      JsonObject *row = g_ptr_array_index (objects, i);
+      const char *error_class = json_object_get_string_member_with_default (row, "error_class", NULL);
+
+      if (g_strcmp0 (error_class, "infrastructure") == 0)
+        {
+          g_assert_nonnull (json_object_get_string_member_with_default (row, "error", NULL));
+          unscored++;
+        }
+      else
+        {
+          /* What was answered before the outage is the method's result. */
+          g_assert_null (error_class);
+          g_assert_cmpstr (g_hash_table_lookup (rows, json_object_get_string_member (row, "request_id")), ==,
+                           g_hash_table_lookup (reference, json_object_get_string_member (row, "request_id")));
+          scored++;
+        }
+    }
+  g_test_message ("%u scored, %u unscored", scored, unscored);
+  g_assert_cmpuint (unscored, >, 0);
+  g_assert_cmpuint (scored + unscored, ==, N_REQUESTS);
+  status = config_status (experiment);
+  g_assert_cmpstr (status, ==, "incomplete");
+  /* The summary counts them beside metrics over the scored requests. */
+  g_assert_true (g_file_get_contents (summary_path, &summary, NULL, NULL));
+  {
+    g_autofree char *member = g_strdup_printf ("\"unscored\" : %u", unscored);
+
+    g_assert_nonnull (strstr (summary, member));
+  }
+
+  /* The server is back: the resume runs the unscored requests, only
+   * them, and ends with the rows of the uninterrupted run. */
+  anot_fake_llm_set_down (f->server, FALSE);
+  anot_fake_llm_clear_requests (f->server);
+  g_assert_cmpint (run (resume_argv, NULL, &out, &err), ==, 0);
+  if (scored > 0)
+    ran = g_strdup_printf ("Ran %u request%s (%u already done)", unscored, unscored == 1 ? "" : "s", scored);
+  else
+    ran = g_strdup_printf ("Ran %u request%s\n", unscored, unscored == 1 ? "" : "s");
+  g_assert_nonnull (strstr (out, ran));
+  if (mode != OUTAGE_BATCH)
+    g_assert_cmpuint (count_chat_requests (f->server), ==, unscored);
+  else
+    {
+      /* The batches created before the outage were polled again, not
+       * paid again: each line went to the provider once. */
+      g_assert_null (strstr (out, " 0 recorded by an interrupted run polled again"));
+      g_assert_cmpuint (anot_fake_llm_get_n_batch_lines (f->server), ==, lines_before + N_REQUESTS);
+    }
+  g_clear_pointer (&rows, g_hash_table_unref);
+  rows = read_rows (rows_path, NULL);
+  assert_same_rows (reference, rows);
+  g_clear_pointer (&status, g_free);
+  status = config_status (experiment);
+  g_assert_cmpstr (status, ==, "complete");
+}
+
+/* ------------------------------------------------------------------------
+ * Errors no retry fixes
+ * --------------------------------------------------------------------- */
+
+/* The server refuses the key: the run stops at the first 401 with the
+ * message, sends nothing more than the requests already in flight, keeps
+ * no row, and resumes once the key is right. */
+static void
+test_refused_key (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *experiment = g_build_filename (f->root, "refused", NULL);
+  g_autofree char *rows_path = g_build_filename (experiment, "clean", "run_1", "results_5.jsonl", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GHashTable) rows = NULL;
+  g_autoptr(GPtrArray) objects = NULL;
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", G_STRINGIFY (N_REQUESTS), "--concurrency", "2",
+    "--out", f->root, "--name", "refused", NULL,
+  };
+  const char *wrong[] = { "OPENAI_API_KEY=sk-wrong", NULL };
+  const char *right[] = { "OPENAI_API_KEY=sk-right", NULL };
+  const char *resume_argv[] = { "--resume", experiment, NULL };
+
+  anot_fake_llm_set_api_key (f->server, "sk-right");
+  g_assert_cmpint (run (argv, wrong, &out, &err), ==, 1);
+  g_assert_nonnull (strstr (err, "HTTP 401"));
+  g_assert_nonnull (strstr (err, "OPENAI_API_KEY"));
+  g_assert_nonnull (strstr (err, "--resume"));
+  /* The requests in flight at the first 401, never retried: not one
+   * per request. */
+  g_assert_cmpuint (count_chat_requests (f->server), <=, 2);
+  rows = read_rows (rows_path, NULL);
+  g_assert_cmpuint (g_hash_table_size (rows), ==, 0);
+
+  g_assert_cmpint (run (resume_argv, right, &out, &err), ==, 0);
+  g_clear_pointer (&rows, g_hash_table_unref);
+  rows = read_rows (rows_path, &objects);
+  g_assert_cmpuint (g_hash_table_size (rows), ==, N_REQUESTS);
+  for (guint i = 0; i < objects->len; i++)
+    g_assert_false (json_object_has_member (g_ptr_array_index (objects, i), "error"));
+}
+
+/* An unknown model (HTTP 404): the same stop, resumed once the base URL
+ * is right. */
+static void
+test_unknown_model (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *experiment = g_build_filename (f->root, "missing", NULL);
+  g_autofree char *rows_path = g_build_filename (experiment, "clean", "run_1", "results_5.jsonl", NULL);
+  g_autofree char *wrong_url = g_strconcat (anot_fake_llm_get_url (f->server), "/nowhere/v1", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GHashTable) rows = NULL;
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", wrong_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", G_STRINGIFY (N_REQUESTS), "--concurrency", "2",
+    "--out", f->root, "--name", "missing", NULL,
+  };
+  const char *resume_argv[] = { "--resume", experiment, "--base-url", f->base_url, NULL };
+
+  g_assert_cmpint (run (argv, NULL, &out, &err), ==, 1);
+  g_assert_nonnull (strstr (err, "HTTP 404"));
+  g_assert_nonnull (strstr (err, "gpt-4o-mini"));
+  g_assert_nonnull (strstr (err, "--resume"));
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (f->server), <=, 2);
+  rows = read_rows (rows_path, NULL);
+  g_assert_cmpuint (g_hash_table_size (rows), ==, 0);
+
+  g_assert_cmpint (run (resume_argv, NULL, &out, &err), ==, 0);
+  g_clear_pointer (&rows, g_hash_table_unref);
+  rows = read_rows (rows_path, NULL);
+  g_assert_cmpuint (g_hash_table_size (rows), ==, N_REQUESTS);
+}
+
+/* No key for the provider's own endpoint: a usage error naming the
+ * variable, before any request fails; nothing is written as a result.
+ * The same backend pointed at another server needs none. */
+static void
+test_missing_key (Fixture       *f,
+                  gconstpointer  data)
+{
+  static const struct
+  {
+    const char *backend, *model, *variable;
+  } cases[] = {
+    { "openai", "gpt-4o-mini", "OPENAI_API_KEY" },
+    { "anthropic", "claude-3-5-haiku-latest", "ANTHROPIC_API_KEY" },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *name = g_strdup_printf ("nokey-%s", cases[c].backend);
+      g_autofree char *rows_path = g_build_filename (f->root, name, "clean", "run_1",
+                                                     "results_5.jsonl", NULL);
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+      g_autoptr(GHashTable) rows = NULL;
+      const char *argv[] = {
+        "--method", "cot", "--backend", cases[c].backend, "--model", cases[c].model,
+        "--candidates", "5", "--limit", G_STRINGIFY (N_REQUESTS), "--out", f->root, "--name", name, NULL,
+      };
+      gint64 start = g_get_monotonic_time ();
+
+      g_assert_cmpint (run (argv, NULL, &out, &err), ==, 2);
+      g_assert_nonnull (strstr (err, cases[c].variable));
+      g_assert_nonnull (strstr (err, "--base-url"));
+      /* No retries with back-off: the first call stopped the run. */
+      g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
+      rows = read_rows (rows_path, NULL);
+      g_assert_cmpuint (g_hash_table_size (rows), ==, 0);
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Prompts shrunk to the context window
+ * --------------------------------------------------------------------- */
+
+/* cot at N=10 with a 6,000-token window must drop reviews from every
+ * prompt: each row says how many (as the trace does), and the table,
+ * the summary and compare in every format show the share of shrunk
+ * requests and of reviews dropped beside the metrics. */
+static void
+test_context_fit (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *experiment = g_build_filename (f->root, "fitted", NULL);
+  g_autofree char *whole = g_build_filename (f->root, "whole", NULL);
+  g_autofree char *rows_path = g_build_filename (experiment, "clean", "run_1", "results_10.jsonl", NULL);
+  g_autofree char *trace_path = g_build_filename (experiment, "clean", "run_1", "trace_10.jsonl", NULL);
+  g_autofree char *summary_path = g_build_filename (experiment, "clean", "summary.json", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *summary = NULL;
+  g_autoptr(GHashTable) rows = NULL;
+  g_autoptr(GHashTable) traces = NULL;
+  g_autoptr(GPtrArray) objects = NULL;
+  g_autoptr(GPtrArray) trace_objects = NULL;
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "fake",
+    "--candidates", "10", "--limit", "3", "--out", f->root, "--name", "fitted",
+    "--context-tokens", "6000", NULL,
+  };
+  const char *whole_argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "fake",
+    "--candidates", "10", "--limit", "3", "--out", f->root, "--name", "whole", NULL,
+  };
+  static const char *const formats[] = { "text", "markdown", "latex" };
+
+  g_assert_cmpint (run (argv, NULL, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "shrunk"));
+  g_assert_nonnull (strstr (out, "100.0%"));
+  rows = read_rows (rows_path, &objects);
+  traces = read_rows (trace_path, &trace_objects);
+  g_assert_cmpuint (objects->len, ==, 3);
+  for (guint i = 0; i < objects->len; i++)
+    {
+      JsonObject *row = g_ptr_array_index (objects, i);
+      JsonObject *fit = json_object_get_object_member (row, "context_fit");
+      JsonObject *trace = NULL;
+      JsonObjectIter iter;
+      const char *phase;
+      JsonNode *node;
+      gint64 dropped = 0, total = 0;
+
+      g_assert_nonnull (fit);
+      for (guint t = 0; t < trace_objects->len; t++)
+        if (strcmp (json_object_get_string_member (g_ptr_array_index (trace_objects, t), "request_id"),
+                    json_object_get_string_member (row, "request_id")) == 0)
+          trace = json_object_get_object_member (g_ptr_array_index (trace_objects, t), "trace");
+      g_assert_nonnull (trace);
+      json_object_iter_init (&iter, json_object_get_object_member (trace, "formatting"));
+      while (json_object_iter_next (&iter, &phase, &node))
+        {
+          dropped += json_object_get_int_member (json_node_get_object (node), "reviews_dropped");
+          total += json_object_get_int_member (json_node_get_object (node), "reviews_total");
+        }
+      /* What the row says is what the prompt left out. */
+      g_assert_cmpint (json_object_get_int_member (fit, "reviews_dropped"), ==, dropped);
+      g_assert_cmpint (json_object_get_int_member (fit, "reviews"), ==, total);
+      g_assert_cmpint (dropped, >, 0);
+      g_assert_cmpint (dropped, <=, total);
+      g_assert_cmpint (json_object_get_int_member (fit, "calls_fitted"), ==, 1);
+    }
+  g_assert_true (g_file_get_contents (summary_path, &summary, NULL, NULL));
+  g_assert_nonnull (strstr (summary, "\"context_fit\""));
+  g_assert_nonnull (strstr (summary, "\"shrunk\" : 1.0"));
+
+  /* Without the small window nothing is shrunk: no such member. */
+  g_assert_cmpint (run (whole_argv, NULL, &out, &err), ==, 0);
+  g_assert_null (strstr (out, "shrunk"));
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      const char *compare_argv[] = { "compare", experiment, whole, "--resamples", "50",
+                                     "--format", formats[i], NULL };
+
+      g_assert_cmpint (run (compare_argv, NULL, &out, &err), ==, 0);
+      g_assert_nonnull (strstr (out, "shrunk"));
+      g_assert_nonnull (strstr (out, "reviews dropped"));
+      g_assert_nonnull (strstr (out, "100"));
+      g_assert_nonnull (strstr (err, "warning:"));
+      g_assert_nonnull (strstr (err, "shrunk to the model's context window"));
+    }
+  {
+    const char *compare_argv[] = { "compare", experiment, whole, "--resamples", "50",
+                                   "--format", "csv", NULL };
+    g_auto(GStrv) lines = NULL;
+    gboolean found = FALSE;
+
+    g_assert_cmpint (run (compare_argv, NULL, &out, &err), ==, 0);
+    lines = g_strsplit (out, "\n", -1);
+    g_assert_true (g_str_has_suffix (lines[0], ",unscored,shrunk,reviews_dropped,excluded"));
+    /* Both experiments are cot: the labels are the experiments' names. */
+    for (guint i = 1; lines[i] != NULL; i++)
+      if (g_str_has_prefix (lines[i], "cells,fitted,") && strstr (lines[i], ",0,1,0.") != NULL)
+        found = TRUE;
+    g_assert_true (found);
+  }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+#define ADD(path, func, data) \
+  g_test_add (path, Fixture, data, fixture_setup, func, fixture_teardown)
+
+  ADD ("/failure-cli/outage/openai", test_outage, GINT_TO_POINTER (OUTAGE_OPENAI));
+  ADD ("/failure-cli/outage/anthropic", test_outage, GINT_TO_POINTER (OUTAGE_ANTHROPIC));
+  ADD ("/failure-cli/outage/batch", test_outage, GINT_TO_POINTER (OUTAGE_BATCH));
+  ADD ("/failure-cli/refused-key", test_refused_key, NULL);
+  ADD ("/failure-cli/unknown-model", test_unknown_model, NULL);
+  ADD ("/failure-cli/missing-key", test_missing_key, NULL);
+  ADD ("/failure-cli/context-fit", test_context_fit, NULL);
+
+#undef ADD
+
+  return g_test_run ();
+}
