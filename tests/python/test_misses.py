@@ -266,15 +266,18 @@ def test_not_and_nested_or(demo_dir, tmp_path):
     def leaves(node):
         return [node] if "aspect" in node else [l for a in node["args"] for l in leaves(a)]
 
+    # Each leaf once: the loader refuses a request that repeats an aspect.
     shapes = [
         lambda ls: {"op": "AND", "args": [{"op": "NOT", "args": [ls[0]]}] + ls[1:]},
-        lambda ls: {"op": "OR", "args": [{"op": "NOT", "args": [{"op": "AND", "args": ls}]}, ls[0]]},
-        lambda ls: {"op": "AND", "args": [ls[0], {"op": "OR", "args": [{"op": "NOT", "args": [ls[-1]]}] + ls[1:]}]},
+        lambda ls: {"op": "OR", "args": [{"op": "NOT", "args": [{"op": "AND", "args": ls[:-1]}]}, ls[-1]]},
+        lambda ls: {"op": "AND", "args": [ls[0], {"op": "OR", "args": [{"op": "NOT", "args": [ls[-1]]}]
+                                                  + ls[1:-1]}]},
         lambda ls: {"op": "NOT", "args": [{"op": "OR", "args": ls}]},
     ]
     with open(data / "requests.jsonl", "w") as f:
         for i, request in enumerate(requests):
-            request["structure"] = shapes[i % len(shapes)](leaves(request["structure"]))
+            ls = leaves(request["structure"])
+            request["structure"] = shapes[i % len(shapes) if len(ls) >= 3 else 0](ls)
             f.write(json.dumps(request) + "\n")
     dataset = Anot.Dataset.load(str(data))
     out = tmp_path / "results"
