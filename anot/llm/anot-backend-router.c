@@ -65,6 +65,8 @@ struct _AnotBackendRouter
   char *prices_date;
   guint64 context_tokens;   /* 0: the price table's */
   GHashTable *tokenizers;   /* model -> AnotTokenizer, for fitting */
+  GHashTable *counts;       /* digest of (model, messages) -> prompt tokens */
+  GMutex fit_lock;          /* tokenizers and counts */
   guint64 n_not_sent;
   AnotResponseCache *cache;
   gboolean offline;
@@ -109,6 +111,8 @@ anot_backend_router_finalize (GObject *object)
   g_hash_table_unref (self->prices);
   g_free (self->prices_date);
   g_clear_pointer (&self->tokenizers, g_hash_table_unref);
+  g_clear_pointer (&self->counts, g_hash_table_unref);
+  g_mutex_clear (&self->fit_lock);
   g_clear_object (&self->cache);
 
   G_OBJECT_CLASS (anot_backend_router_parent_class)->finalize (object);
@@ -284,6 +288,7 @@ anot_backend_router_init (AnotBackendRouter *self)
   GHashTableIter iter;
   gpointer model, price;
 
+  g_mutex_init (&self->fit_lock);
   self->routes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                         (GDestroyNotify) route_free);
   self->instances = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
@@ -907,42 +912,151 @@ anot_backend_router_complete_async (AnotBackendRouter   *self,
                                            cancellable, callback, user_data);
 }
 
-/* A prompt that would not fit the model's context window is refused here,
- * before it is sent and paid for, with the error a server gives (which
- * names the maximum context length, so the methods' rule of dropping a
- * review per candidate and trying again applies).  The window is
- * --context-tokens, else the price table's `context` of the model; the
- * prompt is counted with the model's tokenizer (AnotTokenizer: exact for
- * OpenAI's encodings, approximate otherwise), the answer's max_tokens
- * reserved. */
-static gboolean
-fits_context (AnotBackendRouter  *self,
-              Route              *route,
+/* Prompts counted lately, so that the count a method's fitting made is not
+ * made again when the fitted prompt is sent: a bounded table, emptied when
+ * full. */
+#define MAX_COUNTS 256
+
+static guint64
+digest_request (AnotChatRequest *request)
+{
+  /* FNV-1a over the model, then each message's role and content. */
+  guint64 h = G_GUINT64_CONSTANT (0xcbf29ce484222325);
+  const char *model = anot_chat_request_get_model (request);
+  guint n = anot_chat_request_get_n_messages (request);
+
+#define MIX(byte) (h = (h ^ (guint8) (byte)) * G_GUINT64_CONSTANT (0x100000001b3))
+  for (const char *p = model != NULL ? model : ""; *p != '\0'; p++)
+    MIX (*p);
+  for (guint i = 0; i < n; i++)
+    {
+      const char *content = anot_chat_request_get_message_content (request, i);
+
+      MIX (0xff);
+      MIX (anot_chat_request_get_message_role (request, i));
+      for (const char *p = content != NULL ? content : ""; *p != '\0'; p++)
+        MIX (*p);
+    }
+#undef MIX
+  return h;
+}
+
+/* The prompt tokens of @request (whose model is set) with the model's
+ * tokenizer, counted once for a while. */
+static guint64
+count_prompt (AnotBackendRouter  *self,
               AnotChatRequest    *request,
-              GError            **error)
+              AnotTokenizer     **tokenizer_out)
 {
   const char *model = anot_chat_request_get_model (request);
-  guint64 window = self->context_tokens > 0 ? self->context_tokens
-                                            : anot_backend_router_lookup_context_tokens (self, model);
-  AnotTokenizer *tokenizer;
-  guint64 prompt, reserve;
+  g_autoptr(AnotTokenizer) tokenizer = NULL;
+  guint64 digest, prompt;
+  gpointer cached;
 
-  if (window == 0)
-    return TRUE;
+  digest = digest_request (request);
+  g_mutex_lock (&self->fit_lock);
   if (self->tokenizers == NULL)
     self->tokenizers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  if (self->counts == NULL)
+    self->counts = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   tokenizer = g_hash_table_lookup (self->tokenizers, model ? model : "");
   if (tokenizer == NULL)
     {
       tokenizer = anot_tokenizer_new_for_model (model);
       g_hash_table_insert (self->tokenizers, g_strdup (model ? model : ""), tokenizer);
     }
-  prompt = anot_tokenizer_count_request (tokenizer, request);
-  reserve = anot_chat_request_get_max_tokens (request) > 0
-            ? (guint64) anot_chat_request_get_max_tokens (request) : 0;
-  if (prompt + reserve <= window)
+  g_object_ref (tokenizer);
+  cached = g_hash_table_lookup (self->counts, &digest);
+  prompt = cached != NULL ? *(guint64 *) cached : 0;
+  g_mutex_unlock (&self->fit_lock);
+
+  if (cached == NULL)
+    {
+      prompt = anot_tokenizer_count_request (tokenizer, request);
+      g_mutex_lock (&self->fit_lock);
+      if (g_hash_table_size (self->counts) >= MAX_COUNTS)
+        g_hash_table_remove_all (self->counts);
+      g_hash_table_insert (self->counts, g_memdup2 (&digest, sizeof digest),
+                           g_memdup2 (&prompt, sizeof prompt));
+      g_mutex_unlock (&self->fit_lock);
+    }
+
+  if (tokenizer_out != NULL)
+    *tokenizer_out = g_steal_pointer (&tokenizer);
+  return prompt;
+}
+
+/* The prompt tokens of @request (whose model is set), and the tokens the
+ * model can take (the window less the answer's max_tokens; G_MAXUINT64
+ * when no window is known, and then nothing is counted). */
+static guint64
+measure_request (AnotBackendRouter  *self,
+                 AnotChatRequest    *request,
+                 guint64            *room,
+                 AnotTokenizer     **tokenizer_out)
+{
+  const char *model = anot_chat_request_get_model (request);
+  guint64 window = self->context_tokens > 0 ? self->context_tokens
+                                            : anot_backend_router_lookup_context_tokens (self, model);
+  guint64 reserve = anot_chat_request_get_max_tokens (request) > 0
+                    ? (guint64) anot_chat_request_get_max_tokens (request) : 0;
+
+  *room = window == 0 ? G_MAXUINT64 : (window > reserve ? window - reserve : 0);
+  if (tokenizer_out != NULL)
+    *tokenizer_out = NULL;
+  if (window == 0)
+    return 0;
+  return count_prompt (self, request, tokenizer_out);
+}
+
+/**
+ * anot_backend_router_count_prompt_tokens:
+ * @self: an #AnotBackendRouter
+ * @request: a call whose model is set
+ *
+ * Counts the prompt tokens of @request with its model's tokenizer (see
+ * anot_tokenizer_count_request()), as context fitting counts them, and
+ * shares those counts: a prompt fitted to the window is not counted again.
+ *
+ * Returns: the prompt tokens
+ */
+guint64
+anot_backend_router_count_prompt_tokens (AnotBackendRouter *self,
+                                         AnotChatRequest   *request)
+{
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), 0);
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (request), 0);
+
+  return count_prompt (self, request, NULL);
+}
+
+/* A prompt that would not fit the model's context window is refused here,
+ * before it is sent and paid for, with the error a server gives (which
+ * names the maximum context length, so the methods' rule of dropping
+ * reviews and trying again applies).  The window is --context-tokens, else
+ * the price table's `context` of the model; the prompt is counted with the
+ * model's tokenizer (AnotTokenizer: exact for OpenAI's encodings,
+ * approximate otherwise), the answer's max_tokens reserved.  @refusal:
+ * count a refusal in n_not_sent (a call, not a method's check). */
+static gboolean
+fits_context (AnotBackendRouter  *self,
+              Route              *route,
+              AnotChatRequest    *request,
+              gboolean            refusal,
+              guint64            *prompt_tokens,
+              GError            **error)
+{
+  const char *model = anot_chat_request_get_model (request);
+  g_autoptr(AnotTokenizer) tokenizer = NULL;
+  guint64 prompt, room;
+
+  prompt = measure_request (self, request, &room, &tokenizer);
+  if (prompt_tokens != NULL)
+    *prompt_tokens = prompt;
+  if (prompt <= room)
     return TRUE;
-  self->n_not_sent++;
+  if (refusal)
+    self->n_not_sent++;
   g_set_error (error, ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST,
                "%s:%s (role %s): not sent: the prompt has %" G_GUINT64_FORMAT " tokens (%s) "
                "and %" G_GUINT64_FORMAT " are reserved for the answer, more than the model's "
@@ -952,8 +1066,70 @@ fits_context (AnotBackendRouter  *self,
                /* The approximation's encoding is named "approximate". */
                anot_tokenizer_is_exact (tokenizer) ? anot_tokenizer_get_encoding (tokenizer)
                                                    : "approximated: one per 4 bytes",
-               reserve, window);
+               anot_chat_request_get_max_tokens (request) > 0
+               ? (guint64) anot_chat_request_get_max_tokens (request) : 0,
+               self->context_tokens > 0 ? self->context_tokens
+                                        : anot_backend_router_lookup_context_tokens (self, model));
   return FALSE;
+}
+
+/**
+ * anot_backend_router_check_fit:
+ * @self: an #AnotBackendRouter
+ * @role: the role that would make the call
+ * @request: the call; not changed
+ * @prompt_tokens: (out) (optional): return location for its prompt tokens
+ *   as the router counts them (0 when the model has no known window)
+ * @max_prompt_tokens: (out) (optional): return location for the most
+ *   prompt tokens the call may have: the window less the answer's
+ *   `max_tokens` (%G_MAXUINT64 when no window is known)
+ * @error: return location for a #GError
+ *
+ * Checks, without sending anything, whether
+ * anot_backend_router_complete_async() would send @request as far as the
+ * context window goes, so a method can fit its prompt by counting
+ * candidate prompts instead of sending them.  The count is kept for a
+ * while: sending the same request afterwards does not count it again.
+ * Not counted in [method@Anot.BackendRouter.get_n_not_sent].
+ *
+ * Returns: %TRUE if the request fits (or the role has no route, which
+ *   the call itself reports); %FALSE with the %ANOT_ERROR_LLM_BAD_REQUEST
+ *   the call would fail with
+ */
+gboolean
+anot_backend_router_check_fit (AnotBackendRouter  *self,
+                               const char         *role,
+                               AnotChatRequest    *request,
+                               guint64            *prompt_tokens,
+                               guint64            *max_prompt_tokens,
+                               GError            **error)
+{
+  g_autoptr(AnotChatRequest) copy = NULL;
+  Route *route;
+  guint64 room;
+
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), FALSE);
+  g_return_val_if_fail (role != NULL, FALSE);
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (request), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (prompt_tokens != NULL)
+    *prompt_tokens = 0;
+  if (max_prompt_tokens != NULL)
+    *max_prompt_tokens = G_MAXUINT64;
+  route = find_route (self, role, NULL);
+  if (route == NULL)
+    return TRUE;
+  copy = anot_chat_request_copy (request);
+  anot_chat_request_set_role (copy, role);
+  if (anot_chat_request_get_model (copy) == NULL)
+    anot_chat_request_set_model (copy, route_model (route));
+  if (max_prompt_tokens != NULL)
+    {
+      measure_request (self, copy, &room, NULL);
+      *max_prompt_tokens = room;
+    }
+  return fits_context (self, route, copy, FALSE, prompt_tokens, error);
 }
 
 /**
@@ -1019,7 +1195,7 @@ anot_backend_router_complete_copy_async (AnotBackendRouter   *self,
   anot_chat_request_set_role (copy, role);
   if (anot_chat_request_get_model (copy) == NULL)
     anot_chat_request_set_model (copy, route_model (route));
-  if (!fits_context (self, route, copy, &error))
+  if (!fits_context (self, route, copy, TRUE, NULL, &error))
     {
       g_object_unref (copy);
       g_task_return_error (task, g_steal_pointer (&error));

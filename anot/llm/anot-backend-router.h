@@ -82,6 +82,16 @@ void               anot_backend_router_set_context_tokens (AnotBackendRouter  *s
 ANOT_AVAILABLE_IN_ALL
 guint64            anot_backend_router_get_n_not_sent   (AnotBackendRouter    *self);
 ANOT_AVAILABLE_IN_ALL
+guint64            anot_backend_router_count_prompt_tokens (AnotBackendRouter *self,
+                                                         AnotChatRequest      *request);
+ANOT_AVAILABLE_IN_ALL
+gboolean           anot_backend_router_check_fit        (AnotBackendRouter    *self,
+                                                         const char           *role,
+                                                         AnotChatRequest      *request,
+                                                         guint64              *prompt_tokens,
+                                                         guint64              *max_prompt_tokens,
+                                                         GError              **error);
+ANOT_AVAILABLE_IN_ALL
 gboolean           anot_backend_router_lookup_price     (AnotBackendRouter    *self,
                                                          const char           *model,
                                                          double               *input_per_million,

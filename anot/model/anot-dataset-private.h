@@ -175,6 +175,14 @@ AnotStore          *_anot_review_get_store          (AnotReview             *sel
 gboolean            _anot_hours_range_is_valid      (const char             *str);
 gboolean            _anot_day_name_is_valid         (const char             *day);
 
+guint               _anot_item_get_n_attribute_names (AnotItem             *self);
+const char         *_anot_item_get_attribute_name  (AnotItem               *self,
+                                                     guint                   i);
+/* The attributes a domain without a glossary gives as examples: the
+ * benchmark's most common ones. */
+void                _anot_domain_set_common_attributes (AnotDomain         *self,
+                                                        const char * const *names);
+
 /* The `domain` member of meta.json (the caller names the file). */
 AnotDomain         *_anot_domain_new_from_node      (JsonNode               *node,
                                                      GError                **error);

@@ -2232,6 +2232,53 @@ load_meta (Loader  *loader,
   return TRUE;
 }
 
+/* A domain without a glossary names the benchmark's own attributes in
+ * prompts: the six most items have (ties: by name). */
+static int
+compare_counts (gconstpointer a,
+                gconstpointer b,
+                gpointer      user_data)
+{
+  GHashTable *counts = user_data;
+  const char *x = *(const char * const *) a, *y = *(const char * const *) b;
+  guint cx = GPOINTER_TO_UINT (g_hash_table_lookup (counts, x));
+  guint cy = GPOINTER_TO_UINT (g_hash_table_lookup (counts, y));
+
+  return cx != cy ? (cx > cy ? -1 : 1) : strcmp (x, y);
+}
+
+static void
+find_common_attributes (AnotDataset *ds)
+{
+  g_autoptr(GHashTable) counts = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer key;
+
+  if (anot_domain_is_default (ds->domain) || anot_domain_get_attribute_names (ds->domain)[0] != NULL)
+    return;
+
+  for (guint i = 0; i < ds->items->len; i++)
+    {
+      AnotItem *item = ds->items->pdata[i];
+
+      for (guint a = 0; a < _anot_item_get_n_attribute_names (item); a++)
+        {
+          const char *name = _anot_item_get_attribute_name (item, a);
+
+          g_hash_table_insert (counts, (gpointer) name,
+                               GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, name)) + 1));
+        }
+    }
+  g_hash_table_iter_init (&iter, counts);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (names, key);
+  g_ptr_array_sort_with_data (names, compare_counts, counts);
+  g_ptr_array_set_size (names, MIN (names->len, 6));
+  g_ptr_array_add (names, NULL);
+  _anot_domain_set_common_attributes (ds->domain, (const char * const *) names->pdata);
+}
+
 /* ------------------------------------------------------------------------ *
  * Loading
  * ------------------------------------------------------------------------ */
@@ -2333,6 +2380,7 @@ anot_dataset_load (const char    *path,
            (t3 - t2) / 1e6, (g_get_monotonic_time () - t3) / 1e6);
 
   self->checksum = g_steal_pointer (&digest);
+  find_common_attributes (self);
   _anot_store_seal (self->store);
 
   return g_steal_pointer (&self);

@@ -40,6 +40,7 @@ struct _AnotDomain
   char      *items;
   GPtrArray *attribute_names;     /* NULL-terminated, in declaration order */
   GHashTable *attributes;         /* name -> description */
+  GStrv      common_attributes;   /* the benchmark's most common, without a glossary */
   gboolean   is_default;
 };
 
@@ -64,6 +65,7 @@ anot_domain_finalize (GObject *object)
   g_clear_pointer (&self->items, g_free);
   g_clear_pointer (&self->attribute_names, g_ptr_array_unref);
   g_clear_pointer (&self->attributes, g_hash_table_unref);
+  g_clear_pointer (&self->common_attributes, g_strfreev);
 
   G_OBJECT_CLASS (anot_domain_parent_class)->finalize (object);
 }
@@ -423,4 +425,45 @@ anot_domain_get_attribute_description (AnotDomain *self,
   g_return_val_if_fail (ANOT_IS_DOMAIN (self), NULL);
   g_return_val_if_fail (name != NULL, NULL);
   return g_hash_table_lookup (self->attributes, name);
+}
+
+void
+_anot_domain_set_common_attributes (AnotDomain         *self,
+                                    const char * const *names)
+{
+  g_clear_pointer (&self->common_attributes, g_strfreev);
+  self->common_attributes = g_strdupv ((char **) names);
+}
+
+/* The examples the original prompts give of a restaurant's attributes. */
+static const char * const restaurant_examples[] = {
+  "WiFi", "NoiseLevel", "OutdoorSeating", "Alcohol", "Ambience", "RestaurantsPriceRange2", NULL,
+};
+
+/**
+ * anot_domain_get_example_attributes:
+ * @self: an #AnotDomain
+ *
+ * Gets the attribute names prompts give as examples of what the items'
+ * `attributes` hold: the original prompts' six for the restaurant domain,
+ * the glossary's names when `meta.json` has one, and otherwise the six
+ * attributes most items of the benchmark have.
+ *
+ * Returns: (transfer none) (array zero-terminated=1): the names (possibly
+ *   none)
+ */
+const char * const *
+anot_domain_get_example_attributes (AnotDomain *self)
+{
+  static const char * const none[] = { NULL };
+
+  g_return_val_if_fail (ANOT_IS_DOMAIN (self), NULL);
+
+  if (self->is_default)
+    return restaurant_examples;
+  if (self->attribute_names->len > 1)
+    return (const char * const *) self->attribute_names->pdata;
+  if (self->common_attributes != NULL)
+    return (const char * const *) self->common_attributes;
+  return none;
 }

@@ -46,4 +46,7 @@ ANOT_AVAILABLE_IN_ALL
 const char          *anot_domain_get_attribute_description (AnotDomain         *self,
                                                             const char         *name);
 
+ANOT_AVAILABLE_IN_ALL
+const char * const  *anot_domain_get_example_attributes   (AnotDomain          *self);
+
 G_END_DECLS

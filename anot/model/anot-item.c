@@ -869,6 +869,21 @@ _anot_item_dup_record (AnotItem *self)
   return json_object_ref (json_node_get_object (json_parser_get_root (parser)));
 }
 
+/* The names of the item's string attributes, in record order (the
+ * domain's example attributes are counted from them). */
+guint
+_anot_item_get_n_attribute_names (AnotItem *self)
+{
+  return self->n_attributes;
+}
+
+const char *
+_anot_item_get_attribute_name (AnotItem *self,
+                               guint     i)
+{
+  return self->attributes[i].key;
+}
+
 /**
  * anot_item_get_attributes:
  * @self: a #AnotItem

@@ -95,6 +95,9 @@ struct _AnotFormatter
   guint first_index;
   gboolean ensure_ascii;
   char **exclude;
+  AnotDomain *domain;
+  char *item_label;            /* "Restaurant", the text style's "Restaurant 3:" */
+  char *items_label;           /* "Restaurants", its heading */
 };
 
 G_DEFINE_FINAL_TYPE (AnotFormatter, anot_formatter, G_TYPE_OBJECT)
@@ -109,6 +112,7 @@ enum {
   PROP_FIRST_INDEX,
   PROP_ENSURE_ASCII,
   PROP_EXCLUDE,
+  PROP_DOMAIN,
   N_PROPS
 };
 
@@ -124,6 +128,9 @@ anot_formatter_finalize (GObject *object)
 
   g_free (self->truncation_mark);
   g_strfreev (self->exclude);
+  g_clear_object (&self->domain);
+  g_free (self->item_label);
+  g_free (self->items_label);
 
   G_OBJECT_CLASS (anot_formatter_parent_class)->finalize (object);
 }
@@ -161,6 +168,9 @@ anot_formatter_get_property (GObject    *object,
       break;
     case PROP_EXCLUDE:
       g_value_set_boxed (value, self->exclude);
+      break;
+    case PROP_DOMAIN:
+      g_value_set_object (value, self->domain);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -200,6 +210,9 @@ anot_formatter_set_property (GObject      *object,
       break;
     case PROP_EXCLUDE:
       anot_formatter_set_exclude (self, g_value_get_boxed (value));
+      break;
+    case PROP_DOMAIN:
+      anot_formatter_set_domain (self, g_value_get_object (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -302,6 +315,16 @@ anot_formatter_class_init (AnotFormatterClass *klass)
     g_param_spec_boxed ("exclude", NULL, NULL,
                         G_TYPE_STRV,
                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotFormatter:domain:
+   *
+   * What the items are: the text style labels each item with the domain's
+   * noun ("Hotel 3: …") under a heading of its plural.  %NULL (the default)
+   * is restaurants, the original wording.
+   */
+  properties[PROP_DOMAIN] =
+    g_param_spec_object ("domain", NULL, NULL, ANOT_TYPE_DOMAIN,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -317,6 +340,40 @@ anot_formatter_init (AnotFormatter *self)
   self->first_index = 1;
   self->ensure_ascii = TRUE;
   self->exclude = g_new0 (char *, 1);
+  self->item_label = g_strdup ("Restaurant");
+  self->items_label = g_strdup ("Restaurants");
+}
+
+static char *
+title_case (const char *word)
+{
+  char first[8] = { 0 };
+
+  g_unichar_to_utf8 (g_unichar_totitle (g_utf8_get_char (word)), first);
+  return g_strconcat (first, g_utf8_next_char (word), NULL);
+}
+
+/**
+ * anot_formatter_set_domain:
+ * @self: an #AnotFormatter
+ * @domain: (nullable): the benchmark's domain, or %NULL for restaurants
+ *
+ * Sets #AnotFormatter:domain.
+ */
+void
+anot_formatter_set_domain (AnotFormatter *self,
+                           AnotDomain    *domain)
+{
+  g_return_if_fail (ANOT_IS_FORMATTER (self));
+  g_return_if_fail (domain == NULL || ANOT_IS_DOMAIN (domain));
+
+  if (!g_set_object (&self->domain, domain))
+    return;
+  g_free (self->item_label);
+  g_free (self->items_label);
+  self->item_label = title_case (domain != NULL ? anot_domain_get_item (domain) : "restaurant");
+  self->items_label = title_case (domain != NULL ? anot_domain_get_items (domain) : "restaurants");
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOMAIN]);
 }
 
 /**
@@ -389,6 +446,8 @@ anot_formatter_apply_options (AnotFormatter      *self,
   g_return_val_if_fail (ANOT_IS_FORMATTER (self), FALSE);
   g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (context), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  anot_formatter_set_domain (self, anot_method_context_get_domain (context));
 
   if ((text = anot_method_context_get_option (context, "format.style")) != NULL)
     {
@@ -1896,7 +1955,7 @@ build_frame (AnotFormatter *self,
     {
       JsonNode *name_node = json_object_get_member (record, "name");
 
-      g_string_append (out, "Restaurant");
+      g_string_append (out, self->item_label);
       if (show_index)
         g_string_append_printf (out, " %u", number);
       g_string_append_c (out, ':');
@@ -2344,7 +2403,7 @@ anot_formatter_build_context (AnotFormatter *self,
  * Formats @candidates, numbered from
  * [property@Anot.Formatter:first-index] in the order given.
  *
- * - JSON style: `"Restaurants:\n\n"`, then each candidate followed by
+ * - JSON style: `"Restaurants:\n\n"` (the domain's plural, see #AnotFormatter:domain), then each candidate followed by
  *   `"\n\n"`, except the last, followed by `"\n"` (the original's
  *   `"\n".join(["Restaurants:\n", item, "", item, ""])`).
  * - Python style: the `repr()` of `{'items': {'1': {...}, ...}}`.
@@ -2365,7 +2424,10 @@ anot_formatter_format (AnotFormatter  *self,
   g_return_val_if_fail (candidates != NULL, NULL);
 
   out = g_string_sized_new (16384 * (candidates->len + 1));
-  g_string_append (out, self->style == ANOT_FORMAT_STYLE_PYTHON ? "{'items': {" : "Restaurants:\n\n");
+  if (self->style == ANOT_FORMAT_STYLE_PYTHON)
+    g_string_append (out, "{'items': {");
+  else
+    g_string_append_printf (out, "%s:\n\n", self->items_label);
 
   for (guint i = 0; i < candidates->len; i++)
     {

@@ -46,6 +46,9 @@ G_DECLARE_FINAL_TYPE (AnotFormatter, anot_formatter, ANOT, FORMATTER, GObject)
 
 ANOT_AVAILABLE_IN_ALL
 AnotFormatter      *anot_formatter_new                  (void);
+ANOT_AVAILABLE_IN_ALL
+void                anot_formatter_set_domain           (AnotFormatter      *self,
+                                                         AnotDomain         *domain);
 
 ANOT_AVAILABLE_IN_ALL
 gboolean            anot_formatter_apply_options        (AnotFormatter      *self,

@@ -290,6 +290,31 @@ anot_method_context_new (AnotDataset *dataset,
 }
 
 /**
+ * anot_method_context_get_domain:
+ * @self: an #AnotMethodContext
+ *
+ * Gets what the benchmark's items are (#AnotDataset:domain): the nouns and
+ * example attributes a method's prompts use.  It says nothing of any
+ * request, so a blind method may read it.
+ *
+ * Returns: (transfer none): the domain (restaurants when the benchmark
+ *   declares none)
+ */
+AnotDomain *
+anot_method_context_get_domain (AnotMethodContext *self)
+{
+  static AnotDomain *fallback;
+
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), NULL);
+
+  if (self->dataset != NULL)
+    return anot_dataset_get_domain (self->dataset);
+  if (g_once_init_enter (&fallback))
+    g_once_init_leave (&fallback, anot_domain_new_default ());
+  return fallback;
+}
+
+/**
  * anot_method_context_get_friends:
  * @self: an #AnotMethodContext
  * @name: a reviewer's name
@@ -782,6 +807,56 @@ anot_method_context_complete_async (AnotMethodContext   *self,
 
   request = anot_chat_request_new (system_prompt, prompt);
   anot_method_context_complete_request_async (self, role, request, cancellable, callback, user_data);
+}
+
+/**
+ * anot_method_context_check_fit:
+ * @self: an #AnotMethodContext
+ * @role: the role that would make the call
+ * @system_prompt: (nullable): the system prompt
+ * @prompt: the user message
+ * @prompt_tokens: (out) (optional): return location for the prompt's
+ *   tokens as the router counts them (0 when no window is known)
+ * @max_prompt_tokens: (out) (optional): return location for the most
+ *   prompt tokens the call may have (%G_MAXUINT64 when no window is known)
+ * @error: return location for a #GError
+ *
+ * Whether anot_method_context_complete_async() with these arguments would
+ * be sent as far as the model's context window goes, without sending it:
+ * see anot_backend_router_check_fit().  A method fits a prompt that is too
+ * long with a few of these checks instead of one refused call per review
+ * it drops; sending the prompt it settles on does not count it again.
+ *
+ * Returns: %TRUE if the call fits (or the context has no router); %FALSE
+ *   with the error the call would fail with
+ */
+gboolean
+anot_method_context_check_fit (AnotMethodContext  *self,
+                               const char         *role,
+                               const char         *system_prompt,
+                               const char         *prompt,
+                               guint64            *prompt_tokens,
+                               guint64            *max_prompt_tokens,
+                               GError            **error)
+{
+  g_autoptr(AnotChatRequest) request = NULL;
+
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), FALSE);
+  g_return_val_if_fail (role != NULL, FALSE);
+  g_return_val_if_fail (prompt != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->router == NULL)
+    {
+      if (prompt_tokens != NULL)
+        *prompt_tokens = 0;
+      if (max_prompt_tokens != NULL)
+        *max_prompt_tokens = G_MAXUINT64;
+      return TRUE;
+    }
+  request = anot_chat_request_new (system_prompt, prompt);
+  return anot_backend_router_check_fit (self->router, role, request, prompt_tokens,
+                                        max_prompt_tokens, error);
 }
 
 /**

@@ -47,6 +47,8 @@ AnotMethodContext *anot_method_context_new            (AnotDataset       *datase
                                                        const char        *request_id,
                                                        guint64            seed);
 ANOT_AVAILABLE_IN_ALL
+AnotDomain        *anot_method_context_get_domain    (AnotMethodContext *self);
+ANOT_AVAILABLE_IN_ALL
 const char * const *anot_method_context_get_friends   (AnotMethodContext *self,
                                                        const char        *name);
 ANOT_AVAILABLE_IN_ALL
@@ -129,6 +131,14 @@ void               anot_method_context_complete_request_async (AnotMethodContext
 ANOT_AVAILABLE_IN_ALL
 AnotCompletion    *anot_method_context_complete_finish (AnotMethodContext  *self,
                                                        GAsyncResult        *result,
+                                                       GError             **error);
+ANOT_AVAILABLE_IN_ALL
+gboolean           anot_method_context_check_fit      (AnotMethodContext   *self,
+                                                       const char          *role,
+                                                       const char          *system_prompt,
+                                                       const char          *prompt,
+                                                       guint64             *prompt_tokens,
+                                                       guint64             *max_prompt_tokens,
                                                        GError             **error);
 
 G_END_DECLS

@@ -43,6 +43,9 @@ struct _AnotStandInBackend
 
   guint completion_tokens;
   GHashTable *tokenizers;    /* model -> AnotTokenizer */
+  /* The router that calls it (not a reference: the router holds the stand-in),
+   * whose counts of the prompts it fitted are reused. */
+  AnotBackendRouter *router;
 };
 
 static void anot_stand_in_backend_iface_init (AnotBackendInterface *iface);
@@ -57,6 +60,8 @@ anot_stand_in_backend_finalize (GObject *object)
   AnotStandInBackend *self = ANOT_STAND_IN_BACKEND (object);
 
   g_hash_table_unref (self->tokenizers);
+  if (self->router != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (self->router), (gpointer *) &self->router);
   G_OBJECT_CLASS (anot_stand_in_backend_parent_class)->finalize (object);
 }
 
@@ -96,13 +101,19 @@ stand_in_complete_async (AnotBackend         *backend,
   AnotStandInBackend *self = ANOT_STAND_IN_BACKEND (backend);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
   const char *model = anot_chat_request_get_model (request);
+  AnotTokenizer *tokenizer;
   AnotCompletion *completion;
   guint max_tokens = (guint) anot_chat_request_get_max_tokens (request);
 
   model = model ? model : "unknown";
   completion = anot_completion_new (model, STAND_IN_ANSWER);
+  /* The tokenizer of each model is listed in the estimate even when the
+   * router's count (kept from fitting) is used. */
+  tokenizer = stand_in_tokenizer (self, model);
   anot_completion_set_prompt_tokens (completion,
-                                     anot_tokenizer_count_request (stand_in_tokenizer (self, model), request));
+                                     self->router != NULL && anot_chat_request_get_model (request) != NULL
+                                     ? anot_backend_router_count_prompt_tokens (self->router, request)
+                                     : anot_tokenizer_count_request (tokenizer, request));
   anot_completion_set_completion_tokens (completion, max_tokens > 0 ? max_tokens : self->completion_tokens);
   anot_completion_set_finish_reason (completion, "stop");
   g_task_return_pointer (task, completion, g_object_unref);
@@ -340,6 +351,8 @@ anot_experiment_estimate (AnotExperiment  *self,
   anot_llm_config_set_stand_in (self->llm_config, NULL);
   if (router == NULL)
     return NULL;
+  stand_in->router = router;
+  g_object_add_weak_pointer (G_OBJECT (router), (gpointer *) &stand_in->router);
   anot_backend_router_set_context_tokens (router, self->settings->context_tokens);
   saved_router = g_steal_pointer (&self->router);
   self->router = g_object_ref (router);

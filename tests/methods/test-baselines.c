@@ -439,6 +439,93 @@ test_plan_call (gconstpointer data)
     }
 }
 
+/* (len + 3) / 4: the tokens of a message for a model without an encoding,
+ * as the router's approximation and the fake server count them. */
+static guint64
+approx_tokens (const char *text)
+{
+  return text != NULL ? (strlen (text) + 3) / 4 : 0;
+}
+
+/* Fitting to a known window: one refused call, a few counts, then the
+ * prompt with the most reviews per item that fits, the one that dropping
+ * one review per refused call would have sent. */
+static void
+test_context_window (gconstpointer data)
+{
+  const MethodCase *mc = data;
+  g_autofree char *rules = rules_answer (mc, "ANSWER: 2, 1", mc->extra);
+  g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 10);
+  guint64 full, window;
+  guint most = 0;
+
+  for (guint i = 0; i < c->len; i++)
+    most = MAX (most, anot_item_get_n_reviews (g_ptr_array_index (c, i)));
+
+  /* The answer prompt with every review. */
+  {
+    g_auto(Llm) llm = { 0 };
+    g_autoptr(AnotRanking) ranking = NULL;
+    g_autoptr(GError) error = NULL;
+    guint n;
+
+    llm_start (&llm, rules);
+    ranking = rank (&llm, mc->method, anot_test_get_demo (), c, 5, &error);
+    g_assert_no_error (error);
+    n = anot_fake_llm_get_n_requests (llm.server);
+    full = json_object_get_int_member (anot_fake_llm_get_request (llm.server, n - 1), "prompt_tokens");
+  }
+
+  window = full / 2;
+  {
+    g_auto(Llm) llm = { 0 };
+    g_autoptr(AnotRanking) ranking = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(AnotFormatter) f = anot_formatter_new ();
+    g_autofree char *fitted = NULL;
+    const char *user, *system, *at;
+    JsonObject *trace;
+    guint n;
+    gint64 m;
+
+    llm_start (&llm, rules);
+    anot_backend_router_set_context_tokens (llm.router, window);
+    ranking = rank (&llm, mc->method, anot_test_get_demo (), c, 5, &error);
+    g_assert_no_error (error);
+    trace = trace_of (ranking);
+    g_assert_cmpint (json_object_get_int_member (trace, "truncation_retries"), ==, 1);
+    g_assert_cmpuint (anot_backend_router_get_n_not_sent (llm.router), ==, 1);
+    m = json_object_get_int_member (trace, "final_max_reviews");
+    g_test_message ("fitted to %" G_GINT64_FORMAT " of %u reviews per item", m, most);
+    g_assert_cmpint (m, >=, 0);
+    /* More than one review dropped: one refused call per review would show. */
+    g_assert_cmpint (m, <, (gint64) most - 1);
+
+    n = anot_fake_llm_get_n_requests (llm.server);
+    user = call_user (&llm, n - 1);
+    system = call_system (&llm, n - 1);
+    g_assert_cmpuint (approx_tokens (user) + approx_tokens (system), <=, window);
+
+    /* Every prompt with more reviews per item is too long, so the rule of
+     * one review fewer per refused call stops at the same one. */
+    anot_formatter_set_max_reviews (f, (int) m);
+    fitted = anot_formatter_format (f, c, NULL);
+    at = strstr (user, fitted);
+    g_assert_nonnull (at);
+    for (guint more = (guint) m + 1; more <= most; more++)
+      {
+        g_autofree char *text = NULL;
+        g_autoptr(GString) prompt = g_string_new_len (user, at - user);
+
+        anot_formatter_set_max_reviews (f, (int) more);
+        text = anot_formatter_format (f, c, NULL);
+        g_string_append (prompt, text);
+        g_string_append (prompt, at + strlen (fitted));
+        g_assert_cmpuint (approx_tokens (prompt->str) + approx_tokens (system), >, window);
+      }
+  }
+}
+
 /* Adaptive truncation: a prompt the model cannot take (HTTP 400 naming the
  * context length) is sent again with one review less per item, down to
  * none; then the error stands. */
@@ -1157,6 +1244,14 @@ main (int argc, char **argv)
 
         g_test_add_data_func (p7, &cases[i], test_context_overflow);
       }
+      if (!g_str_equal (cases[i].method, "weaver"))
+        {
+          /* Weaver formats its selected items one by one: the rule of one
+           * review fewer per refused call applies as it is. */
+          g_autofree char *p9 = g_strdup_printf ("/baselines/%s/context-window", cases[i].method);
+
+          g_test_add_data_func (p9, &cases[i], test_context_window);
+        }
       if (g_str_equal (cases[i].method, "ps") || g_str_equal (cases[i].method, "plan_act"))
         {
           g_autofree char *p6 = g_strdup_printf ("/baselines/%s/plan-call", cases[i].method);

@@ -704,6 +704,100 @@ test_head (void)
   fixture_stop (&fixture);
 }
 
+/* The refinement's review tools and the searches the original ran in code
+ * after it: [NEEDS_SEARCH:n:kw] becomes slices of the matching reviews, a
+ * search without a match turns its step into "no". */
+static void
+test_head_searches (void)
+{
+  Fixture fixture = { 0 };
+  g_autoptr(AnotMethodContext) context = NULL;
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *rules = NULL;
+  g_autofree char *keyword = NULL;
+  g_autofree char *observation = NULL;
+  AnotDataset *demo;
+  AnotItem *second;
+  AnotReview *review;
+  const char *prompt;
+  const char *reviewer;
+
+  /* A word of item 2's first review, and its reviewer. */
+  {
+    g_autofree char *demo_dir = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
+    g_auto(GStrv) words = NULL;
+
+    demo = anot_dataset_load (demo_dir, NULL, &error);
+    g_assert_no_error (error);
+    second = anot_dataset_get_item (demo, 1);
+    g_assert_cmpuint (anot_item_get_n_reviews (second), >, 0);
+    review = anot_item_get_review (second, 0);
+    reviewer = anot_review_get_reviewer_name (review);
+    words = g_strsplit_set (anot_review_get_text (review), " ,.!?;:\n\"'()", -1);
+    for (guint i = 0; words[i] != NULL && keyword == NULL; i++)
+      if (strlen (words[i]) >= 6 && g_str_is_ascii (words[i]))
+        keyword = g_ascii_strdown (words[i], -1);
+    g_assert_nonnull (keyword);
+  }
+
+  rules = g_strdup_printf (
+    "{\"rules\": ["
+    "  {\"match\": \"^Break this\", \"reply\": \"[REVIEW:MENTION] the word\"},"
+    "  {\"match\": \"^Map this\", \"reply\": \"PATH: reviews\\nEXPECTED: w\\nTYPE: SOFT\"},"
+    "  {\"match\": \"^Write an LWT\", \"reply\": \"===LWT_SKELETON===\\n"
+    "(c1)=LLM('Mentioned? [NEEDS_SEARCH:2:%s] Say yes or no.')\\n"
+    "(c2)=LLM('Latte? [NEEDS_SEARCH:3:zzzqqq]')\\n"
+    "(final)=LLM('{(c1)} {(c2)} rank')\"},"
+    "  {\"match\": \"(?s)^You are refining.*Observation:\", \"reply\": \"done()\"},"
+    "  {\"match\": \"^You are refining\","
+    "   \"reply\": \"social_search(2, \\\"%s\\\", \\\"%s\\\")\\nkeyword_search(3, \\\"zzzqqq\\\")\"},"
+    "  {\"match\": \"^Mentioned\\\\?\", \"reply\": \"yes\"},"
+    "  {\"match\": \"^Output exactly: no\", \"reply\": \"no\"},"
+    "  {\"match\": \"^yes no rank\", \"reply\": \"2, 6\"}"
+    "]}", keyword, reviewer, keyword);
+  fixture_start (&fixture, rules);
+  context = new_context (&fixture, ANOT_DEBUG_LEVEL_OFF);
+  anot_method_context_set_option (context, "anot.variant", "head");
+  ranking = rank (&fixture, context, 5, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (anot_ranking_get_length (ranking), ==, 2);
+  g_assert_cmpuint (anot_ranking_get_index (ranking, 0), ==, 1);
+  g_assert_cmpuint (anot_ranking_get_index (ranking, 1), ==, 5);
+
+  /* The tools' results, named, in the original's order of tools, in the
+   * second round. */
+  observation = g_strdup ("Observation: keyword_search: No review of item 3 mentions 'zzzqqq'\n"
+                          "social_search: review 0 [0:");
+  prompt = NULL;
+  for (guint i = 0; i < anot_fake_llm_get_n_requests (fixture.server); i++)
+    {
+      const char *text = json_object_get_string_member_with_default (
+        anot_fake_llm_get_request (fixture.server, i), "last_user", "");
+
+      if (strstr (text, observation) != NULL)
+        prompt = text;
+    }
+  g_assert_nonnull (prompt);
+
+  /* The search became the review's passage; the empty one a "no" step. */
+  prompt = find_request (fixture.server, "Mentioned?");
+  g_assert_nonnull (prompt);
+  g_assert_null (strstr (prompt, "NEEDS_SEARCH"));
+  {
+    g_autofree char *lower = g_ascii_strdown (prompt, -1);
+
+    g_assert_nonnull (strstr (lower, keyword));
+  }
+  g_assert_cmpuint (count_requests (fixture.server, "Output exactly: no", "scorer-model"), ==, 1);
+  g_assert_cmpuint (count_requests (fixture.server, "Latte?", NULL), ==, 0);
+  /* 1 + 1 condition + 0 + 1 skeleton + 2 rounds + 3 steps. */
+  g_assert_cmpuint (count_requests (fixture.server, "", NULL), ==, 8);
+
+  g_object_unref (demo);
+  fixture_stop (&fixture);
+}
+
 /* No condition: one step ranks every item, and an output without numbers
  * gives 1..k, as the original's fallback did.  --compat original selects
  * ANoT-HEAD by itself and refuses anot.variant=explore. */
@@ -757,6 +851,7 @@ main (int   argc,
   g_test_add_func ("/method-anot/planner-failure", test_planner_failure);
   g_test_add_func ("/method-anot/cancel", test_cancel);
   g_test_add_func ("/method-anot/head", test_head);
+  g_test_add_func ("/method-anot/head-searches", test_head_searches);
   g_test_add_func ("/method-anot/head-fallbacks-and-compat", test_head_fallbacks_and_compat);
 
   return g_test_run ();

@@ -18,38 +18,41 @@
 
 #define MAX_REPAIRS 2
 
-static const char *system_prompt =
-  "You compile an evaluation task, written as a formula in natural language, into a Formula Seed: "
-  "a JSON object that a program executes for every restaurant.\n"
-  "\n"
-  "The program works in three steps for each restaurant:\n"
-  "1. FILTER: a review is relevant when its lowercased text contains one of filter_keywords "
-  "(plain substrings, matched ignoring case).\n"
-  "2. EXTRACT: for each relevant review, an LLM reads extraction_prompt, where {review_text}, "
-  "{review_date}, {review_stars} and {review_useful} are replaced by the review's, and answers with one "
-  "JSON object holding every field of extraction_fields.\n"
-  "3. COMPUTE: the steps of compute_dag run in order; each is {\"name\", \"formula\"}, and its value is "
-  "stored under its name for the steps after it. output_fields lists the names to report.\n"
-  "\n"
-  "The keys are fixed: task_name (a short name), filter_keywords (strings), extraction_fields "
-  "(each {\"name\": identifier, \"type\": \"enum\"|\"string\"|\"int\"|\"float\"|\"bool\", \"values\": the "
-  "allowed strings of an enum, [] for other types}), extraction_prompt (a string containing {review_text}), "
-  "compute_dag, output_fields.\n"
-  "\n"
-  "A formula is ONE Python expression (no statements, no assignments, no lambda, no import). It can read:\n"
-  "- extractions: a list with one dict per relevant review: every extraction field, plus _idx (the review's "
-  "position, 0 = newest), _year (int), _stars (float) and _useful (int);\n"
-  "- restaurant_category: the restaurant's categories as one string, e.g. \"Thai, Restaurants\";\n"
-  "- the names of earlier steps;\n"
-  "- the builtins abs, all, any, bool, dict, enumerate, exp, float, int, isinstance, len, list, log "
-  "(natural), log10, math, max, min, range, round, sorted, sqrt, str, sum, tuple, zip, and the methods "
-  "of str (lower, upper, strip, split, replace, startswith, endswith, find, count, join), dict (get, keys, "
-  "values, items) and list (count, index).\n"
-  "Counts look like sum(1 for e in extractions if e['field'] == 'value'); a maximum over possibly no "
-  "items needs a default: max((e['_year'] for e in extractions if ...), default=2020); guard divisions: "
-  "a / b if b > 0 else 0.0. Every name a formula reads must be defined by an earlier step.\n"
-  "\n"
-  "Answer with the Formula Seed as one JSON object and nothing else.";
+/* The system prompt names the items twice (%1$s) and shows their
+ * categories (%2$s: the example). */
+#define SYSTEM_PROMPT_FORMAT \
+  "You compile an evaluation task, written as a formula in natural language, into a Formula Seed: " \
+  "a JSON object that a program executes for every %1$s.\n" \
+  "\n" \
+  "The program works in three steps for each %1$s:\n" \
+  "1. FILTER: a review is relevant when its lowercased text contains one of filter_keywords " \
+  "(plain substrings, matched ignoring case).\n" \
+  "2. EXTRACT: for each relevant review, an LLM reads extraction_prompt, where {review_text}, " \
+  "{review_date}, {review_stars} and {review_useful} are replaced by the review's, and answers with one " \
+  "JSON object holding every field of extraction_fields.\n" \
+  "3. COMPUTE: the steps of compute_dag run in order; each is {\"name\", \"formula\"}, and its value is " \
+  "stored under its name for the steps after it. output_fields lists the names to report.\n" \
+  "\n" \
+  "The keys are fixed: task_name (a short name), filter_keywords (strings), extraction_fields " \
+  "(each {\"name\": identifier, \"type\": \"enum\"|\"string\"|\"int\"|\"float\"|\"bool\", \"values\": the " \
+  "allowed strings of an enum, [] for other types}), extraction_prompt (a string containing {review_text}), " \
+  "compute_dag, output_fields.\n" \
+  "\n" \
+  "A formula is ONE Python expression (no statements, no assignments, no lambda, no import). It can read:\n" \
+  "- extractions: a list with one dict per relevant review: every extraction field, plus _idx (the review's " \
+  "position, 0 = newest), _year (int), _stars (float) and _useful (int);\n" \
+  "- restaurant_category: the %1$s's categories as one string%2$s;\n" \
+  "- the names of earlier steps;\n" \
+  "- the builtins abs, all, any, bool, dict, enumerate, exp, float, int, isinstance, len, list, log " \
+  "(natural), log10, math, max, min, range, round, sorted, sqrt, str, sum, tuple, zip, and the methods " \
+  "of str (lower, upper, strip, split, replace, startswith, endswith, find, count, join), dict (get, keys, " \
+  "values, items) and list (count, index).\n" \
+  "Counts look like sum(1 for e in extractions if e['field'] == 'value'); a maximum over possibly no " \
+  "items needs a default: max((e['_year'] for e in extractions if ...), default=2020); guard divisions: " \
+  "a / b if b > 0 else 0.0. Every name a formula reads must be defined by an earlier step.\n" \
+  "\n" \
+  "Answer with the Formula Seed as one JSON object and nothing else."
+
 
 /**
  * anot_formula_seed_get_json_schema:
@@ -273,7 +276,17 @@ anot_formula_seed_compile_async (AnotMethodContext   *context,
   g_task_set_source_tag (task, anot_formula_seed_compile_async);
   d = g_new0 (CompileData, 1);
   d->context = g_object_ref (context);
-  d->cache_path = cache_dir != NULL ? anot_formula_seed_compile_cache_path (cache_dir, task_formula) : NULL;
+  if (cache_dir != NULL)
+    {
+      AnotDomain *domain = anot_method_context_get_domain (context);
+      /* The system prompt names the domain's items: a seed compiled for
+       * hotels does not answer for restaurants.  Restaurants keep the key
+       * they always had. */
+      g_autofree char *key = anot_domain_is_default (domain) ? g_strdup (task_formula)
+                             : g_strdup_printf ("%s\n\nDOMAIN: %s", task_formula, anot_domain_get_item (domain));
+
+      d->cache_path = anot_formula_seed_compile_cache_path (cache_dir, key);
+    }
   g_task_set_task_data (task, d, compile_data_free);
 
   if (d->cache_path != NULL && g_file_test (d->cache_path, G_FILE_TEST_EXISTS))
@@ -294,7 +307,15 @@ anot_formula_seed_compile_async (AnotMethodContext   *context,
     }
 
   prompt = g_strdup_printf ("TASK FORMULA:\n%s\n\nWrite the Formula Seed of this task.", task_formula);
-  d->request = anot_chat_request_new (system_prompt, prompt);
+  {
+    AnotDomain *domain = anot_method_context_get_domain (context);
+    /* The example category is a restaurant's; other domains get none
+     * rather than a misleading one. */
+    g_autofree char *system = g_strdup_printf (SYSTEM_PROMPT_FORMAT, anot_domain_get_item (domain),
+                                               anot_domain_is_default (domain) ? ", e.g. \"Thai, Restaurants\"" : "");
+
+    d->request = anot_chat_request_new (system, prompt);
+  }
   schema = anot_formula_seed_get_json_schema ();
   anot_chat_request_set_json_schema (d->request, "formula_seed", schema);
   anot_chat_request_set_response_format (d->request, ANOT_RESPONSE_FORMAT_JSON_SCHEMA);

@@ -335,6 +335,90 @@ on_executed (GObject      *source,
   g_task_return_pointer (task, ranking, g_object_unref);
 }
 
+static GArray *find_mentions (Head       *h,
+                              guint       n,
+                              const char *friend,
+                              const char *keyword,
+                              guint       max);
+
+/* [NEEDS_SEARCH:n:kw] and [NEEDS_SOCIAL_SEARCH:n:friend:kw] in a step are
+ * searches the original ran in code after the refinement: the marker
+ * becomes slices of up to two matching reviews,
+ * {(context)}[n][reviews][r][text][p-100:p+100]; a step whose search
+ * finds nothing answers "no". */
+static char *
+resolve_searches (Head       *h,
+                  const char *instruction,
+                  gboolean   *out_none)
+{
+  g_autoptr(GRegex) marker = g_regex_new ("\\[NEEDS_(SOCIAL_)?SEARCH:(\\d+):([^\\]]*)\\]", 0, 0, NULL);
+  g_autoptr(GMatchInfo) info = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  const char *done = instruction;
+
+  *out_none = FALSE;
+  g_regex_match (marker, instruction, 0, &info);
+  while (g_match_info_matches (info))
+    {
+      g_autofree char *social = g_match_info_fetch (info, 1);
+      g_autofree char *number = g_match_info_fetch (info, 2);
+      g_autofree char *rest = g_match_info_fetch (info, 3);
+      g_auto(GStrv) parts = g_strsplit (rest, ":", 2);
+      guint n = (guint) g_ascii_strtoull (number, NULL, 10);
+      gboolean is_social = social[0] != '\0';
+      const char *friend = is_social ? parts[0] : NULL;
+      const char *keyword = is_social ? (parts[0] != NULL ? parts[1] : NULL) : rest;
+      g_autoptr(GArray) found = NULL;
+      int start_pos, end_pos;
+
+      g_match_info_fetch_pos (info, 0, &start_pos, &end_pos);
+      g_string_append_len (out, done, instruction + start_pos - done);
+      done = instruction + end_pos;
+      found = find_mentions (h, n, friend, keyword != NULL ? keyword : "", 2);
+      if (found->len == 0)
+        *out_none = TRUE;
+      for (guint i = 0; i < found->len; i++)
+        {
+          const glong *mention = &g_array_index (found, glong, 2 * i);
+
+          g_string_append_printf (out, "%s{(context)}[%u][reviews][%ld][text][%ld:%ld]", i ? " " : "",
+                                  n, mention[0], MAX (0, mention[1] - SNIPPET_RADIUS),
+                                  mention[1] + SNIPPET_RADIUS);
+        }
+      g_match_info_next (info, NULL);
+    }
+  if (done == instruction)
+    return NULL;
+  g_string_append (out, done);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static void
+rewrite_searches (Head *h)
+{
+  for (guint i = 0; i < h->lines->len; i++)
+    {
+      g_autoptr(AnotLwtScript) one = anot_lwt_script_parse (h->lines->pdata[i],
+                                                            ANOT_LWT_PARSE_FLAGS_LENIENT, NULL);
+      AnotLwtStep *step;
+      g_autofree char *rewritten = NULL;
+      g_autofree char *line = NULL;
+      gboolean none;
+
+      if (one == NULL || anot_lwt_script_get_n_steps (one) == 0)
+        continue;
+      step = anot_lwt_script_get_step (one, 0);
+      rewritten = resolve_searches (h, anot_lwt_step_get_instruction (step), &none);
+      if (rewritten == NULL)
+        continue;
+      line = step_line (anot_lwt_step_get_id (step), none ? "Output exactly: no" : rewritten, NULL);
+      if (line == NULL)
+        continue;
+      g_free (h->lines->pdata[i]);
+      h->lines->pdata[i] = g_steal_pointer (&line);
+    }
+}
+
 static void
 phase3_start (GTask *task)
 {
@@ -345,6 +429,7 @@ phase3_start (GTask *task)
   JsonNode *items = json_object_get_member (json_node_get_object (h->data), "items");
 
   h->phase2_ms = ms_since (h->phase_start);
+  rewrite_searches (h);
   for (guint i = 0; i < h->lines->len; i++)
     g_string_append_printf (text, "%s\n", (char *) g_ptr_array_index (h->lines, i));
   h->script = anot_lwt_script_parse (text->str, ANOT_LWT_PARSE_FLAGS_LENIENT, &error);
@@ -533,35 +618,83 @@ tool_read (Head       *h,
   return g_steal_pointer (&text);
 }
 
+static const char *
+review_author (JsonArray *reviews,
+               guint      r)
+{
+  JsonObject *review = json_array_get_object_element (reviews, r);
+  JsonNode *user = json_object_get_member (review, "user");
+
+  if (user == NULL || !JSON_NODE_HOLDS_OBJECT (user))
+    return "";
+  return json_object_get_string_member_with_default (json_node_get_object (user), "name", "");
+}
+
+/* The reviews of item @n that mention @keyword (case-insensitively), and
+ * that @friend wrote when it is not NULL: each review's index and the
+ * position of the first mention, at most @max of them. */
+static GArray *
+find_mentions (Head       *h,
+               guint       n,
+               const char *friend,
+               const char *keyword,
+               guint       max)
+{
+  JsonArray *reviews = item_reviews (h, n);
+  GArray *found = g_array_new (FALSE, FALSE, sizeof (glong) * 2);
+  g_autofree char *needle = g_utf8_strdown (keyword, -1);
+
+  if (reviews == NULL || needle[0] == '\0')
+    return found;
+  for (guint r = 0; r < json_array_get_length (reviews) && found->len < max; r++)
+    {
+      const char *text = review_text (reviews, r);
+      g_autofree char *lower = NULL;
+      const char *hit;
+      glong mention[2];
+
+      if (friend != NULL && g_utf8_collate (review_author (reviews, r), friend) != 0 &&
+          g_ascii_strcasecmp (review_author (reviews, r), friend) != 0)
+        continue;
+      lower = g_utf8_strdown (text, -1);
+      hit = strstr (lower, needle);
+      if (hit == NULL)
+        continue;
+      mention[0] = r;
+      mention[1] = g_utf8_pointer_to_offset (lower, hit);
+      g_array_append_vals (found, mention, 1);
+    }
+  return found;
+}
+
 static char *
 tool_keyword_search (Head       *h,
                      guint       n,
+                     const char *friend,
                      const char *keyword)
 {
   JsonArray *reviews = item_reviews (h, n);
+  g_autoptr(GArray) found = NULL;
   g_autoptr(GString) out = g_string_new (NULL);
-  g_autofree char *needle = g_utf8_strdown (keyword, -1);
 
   if (reviews == NULL)
     return g_strdup_printf ("Error: no item %u", n);
-  for (guint r = 0; r < json_array_get_length (reviews); r++)
+  found = find_mentions (h, n, friend, keyword, G_MAXUINT);
+  for (guint i = 0; i < found->len; i++)
     {
-      const char *text = review_text (reviews, r);
-      g_autofree char *lower = g_ascii_strdown (text, -1);
-      const char *hit = strstr (lower, needle);
-      glong at, start;
-      g_autofree char *snippet = NULL;
+      const glong *mention = &g_array_index (found, glong, 2 * i);
+      const char *text = review_text (reviews, (guint) mention[0]);
+      glong start = MAX (0, mention[1] - SNIPPET_RADIUS);
+      glong end = MIN (g_utf8_strlen (text, -1), mention[1] + SNIPPET_RADIUS);
+      g_autofree char *snippet = g_utf8_substring (text, start, end);
 
-      if (hit == NULL || needle[0] == '\0')
-        continue;
-      at = g_utf8_pointer_to_offset (lower, hit);
-      start = MAX (0, at - SNIPPET_RADIUS);
-      snippet = g_utf8_substring (text, start, MIN (g_utf8_strlen (text, -1), at + SNIPPET_RADIUS));
-      g_string_append_printf (out, "review %u [%ld:%ld]: %s\n", r, start, at + SNIPPET_RADIUS, snippet);
+      g_string_append_printf (out, "%sreview %ld [%ld:%ld]: %s", i ? "\n" : "", mention[0], start,
+                              end, snippet);
     }
   if (out->len == 0)
-    return g_strdup_printf ("No review of item %u mentions '%s'", n, keyword);
-  g_string_truncate (out, out->len - 1);
+    return friend != NULL
+           ? g_strdup_printf ("No review of item %u by %s mentions '%s'", n, friend, keyword)
+           : g_strdup_printf ("No review of item %u mentions '%s'", n, keyword);
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
@@ -669,7 +802,13 @@ run_tool (Head       *h,
     {
       if (args->len != 2 || !arg_uint (args, 0, &i))
         return g_strdup ("Error: keyword_search takes n, \"keyword\"");
-      return tool_keyword_search (h, (guint) i, args->pdata[1]);
+      return tool_keyword_search (h, (guint) i, NULL, args->pdata[1]);
+    }
+  if (strcmp (name, "social_search") == 0)
+    {
+      if (args->len != 3 || !arg_uint (args, 0, &i))
+        return g_strdup ("Error: social_search takes n, \"friend\", \"keyword\"");
+      return tool_keyword_search (h, (guint) i, args->pdata[1], args->pdata[2]);
     }
   if (strcmp (name, "get_review_snippet") == 0)
     {
@@ -697,7 +836,7 @@ run_tool (Head       *h,
 static const char * const tool_names[] = {
   "lwt_list", "lwt_set", "lwt_set_prompt", "update_step", "insert_step", "lwt_delete",
   "lwt_insert", "lwt_insert_prompt", "review_length", "get_review_lengths", "keyword_search",
-  "get_review_snippet", "read",
+  "social_search", "get_review_snippet", "read",
 };
 
 /* Runs every tool call of @reply; the observation (one result alone,
@@ -820,7 +959,7 @@ refine_next (GTask *task)
   Head *h = g_task_get_task_data (task);
   g_autofree char *script = script_text (h);
   g_autofree char *candidates = kept_text (h);
-  g_autofree char *base = anot_llm_prompt (PROMPTS "/head-refine.txt",
+  g_autofree char *base = anot_llm_prompt (h->context, PROMPTS "/head-refine.txt",
                                            "request", h->request_text,
                                            "candidates", candidates,
                                            "script", script,
@@ -942,7 +1081,7 @@ skeleton_start (GTask *task)
       return;
     }
   {
-    g_autofree char *prompt = anot_llm_prompt (PROMPTS "/head-skeleton.txt",
+    g_autofree char *prompt = anot_llm_prompt (h->context, PROMPTS "/head-skeleton.txt",
                                                "request", h->request_text,
                                                "candidates", candidates,
                                                "condition", soft->description,
@@ -1076,7 +1215,7 @@ ruleout_start (GTask *task)
   g_strchomp (conditions->str);
   g_strchomp (items->str);
   h->ruled_out = TRUE;
-  prompt = anot_llm_prompt (PROMPTS "/head-ruleout.txt",
+  prompt = anot_llm_prompt (h->context, PROMPTS "/head-ruleout.txt",
                             "conditions", conditions->str,
                             "items", items->str,
                             NULL);
@@ -1173,7 +1312,7 @@ resolve_next (GTask *task)
     }
   c = g_ptr_array_index (h->conditions, h->resolving);
   type = c->sentiment != NULL ? g_strdup_printf ("%s:%s", c->type, c->sentiment) : g_strdup (c->type);
-  prompt = anot_llm_prompt (PROMPTS "/head-resolve.txt",
+  prompt = anot_llm_prompt (h->context, PROMPTS "/head-resolve.txt",
                             "type", type,
                             "description", c->description,
                             NULL);
@@ -1259,6 +1398,6 @@ anot_head_rank (GTask             *task,
   h->phase_start = g_get_monotonic_time ();
   g_task_set_task_data (task, h, head_free);
 
-  prompt = anot_llm_prompt (PROMPTS "/head-extract.txt", "request", h->request_text, NULL);
+  prompt = anot_llm_prompt (h->context, PROMPTS "/head-extract.txt", "request", h->request_text, NULL);
   call_planner (task, "P1", prompt, on_extracted);
 }

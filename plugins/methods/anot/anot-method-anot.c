@@ -732,7 +732,7 @@ expand_prompt (Job   *job,
     relevant = g_strdup ("none identified; judge from the request");
 
   index_text = g_strdup_printf ("%u", index + 1);
-  return anot_llm_prompt (PROMPTS "/expand.txt",
+  return anot_llm_prompt (job->context, PROMPTS "/expand.txt",
                           "request", job->request_text,
                           "relevant", relevant,
                           "index", index_text,
@@ -1071,7 +1071,7 @@ phase1_start (GTask *task)
 
   structure = g_strdup_printf ("{\"items\": \"{%u items, keys \\\"1\\\" to \\\"%u\\\"}\"}",
                                job->candidates->len, job->candidates->len);
-  job->explore_prompt = anot_llm_prompt (PROMPTS "/explore.txt",
+  job->explore_prompt = anot_llm_prompt (job->context, PROMPTS "/explore.txt",
                                          "n", n,
                                          "k", k,
                                          "request", job->request_text,
@@ -1137,7 +1137,7 @@ anot_method_anot_rank_async (AnotMethod          *method,
       return;
     }
 
-  job->system_prompt = anot_llm_prompt (PROMPTS "/system.txt", NULL);
+  job->system_prompt = anot_llm_prompt (job->context, PROMPTS "/system.txt", NULL);
   g_strstrip (job->system_prompt);
 
   if (job->options.head)

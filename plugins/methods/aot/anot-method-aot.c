@@ -287,7 +287,7 @@ on_plan (GObject      *source,
       for (guint i = 0; problems[i] != NULL; i++)
         g_string_append_printf (bullets, "- %s\n", problems[i]);
       g_string_truncate (bullets, bullets->len - 1);
-      repair = anot_llm_prompt (PROMPTS "/repair.txt", "problems", bullets->str, NULL);
+      repair = anot_llm_prompt (job->context, PROMPTS "/repair.txt", "problems", bullets->str, NULL);
       anot_chat_request_add_message (job->chat, ANOT_CHAT_ROLE_ASSISTANT, reply);
       anot_chat_request_add_message (job->chat, ANOT_CHAT_ROLE_USER, repair);
     }
@@ -372,9 +372,9 @@ anot_method_aot_rank_async (AnotMethod          *method,
   tools = describe_tools (job);
   n = g_strdup_printf ("%u", candidates->len);
   k_text = g_strdup_printf ("%u", job->k);
-  system_prompt = anot_llm_prompt (PROMPTS "/system.txt", NULL);
+  system_prompt = anot_llm_prompt (job->context, PROMPTS "/system.txt", NULL);
   g_strstrip (system_prompt);
-  prompt = anot_llm_prompt (PROMPTS "/plan.txt",
+  prompt = anot_llm_prompt (job->context, PROMPTS "/plan.txt",
                             "n", n,
                             "k", k_text,
                             "request", anot_query_get_text (request) ? anot_query_get_text (request) : "",

@@ -80,12 +80,12 @@ send_answer (GTask *task)
   /* --compat original: the original's wording (reply with only the
    * answer), which asks for one number whatever k the user prompt asks
    * for, as it did. */
-  system_base = anot_llm_prompt (anot_method_context_get_compat (anot_llm_job_get_context (job)) ==
+  system_base = anot_llm_prompt (anot_llm_job_get_context (job), anot_method_context_get_compat (anot_llm_job_get_context (job)) ==
                                  ANOT_COMPAT_MODE_ORIGINAL
                                  ? PROMPTS "/system-original.txt" : PROMPTS "/system.txt",
                                  "n", n, NULL);
   system_prompt = anot_llm_job_system_prompt (job, system_base);
-  prompt = anot_llm_prompt (PROMPTS "/user.txt",
+  prompt = anot_llm_prompt (anot_llm_job_get_context (job), PROMPTS "/user.txt",
                             "task", task_text,
                             "candidates", data,
                             "instruction", instruction,

@@ -30,10 +30,11 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (AnotMethodGeneralAnot, anot_method_general_anot,
                                 G_IMPLEMENT_INTERFACE_DYNAMIC (ANOT_TYPE_METHOD,
                                                                anot_method_general_anot_method_iface_init))
 
-/* What ranking needs from a seed, added to the request. */
+/* What ranking needs from a seed, added to the request (%1$s: the items,
+ * %2$s: one item). */
 #define RANKING_NOTE \
-  "\n\n(The Formula Seed is used to rank restaurants for this request: it must have an output field " \
-  "named score, a number that is higher when the restaurant satisfies the request better.)"
+  "\n\n(The Formula Seed is used to rank %1$s for this request: it must have an output field " \
+  "named score, a number that is higher when the %2$s satisfies the request better.)"
 
 typedef struct {
   AnotMethodGeneralAnot *self;
@@ -257,7 +258,13 @@ anot_method_general_anot_rank_async (AnotMethod          *method,
   d->self = g_object_ref (self);
   d->context = g_object_ref (context);
   d->candidates = g_ptr_array_ref (candidates);
-  d->formula = g_strconcat (anot_query_get_text (request), RANKING_NOTE, NULL);
+  {
+    AnotDomain *domain = anot_method_context_get_domain (context);
+    g_autofree char *note = g_strdup_printf (RANKING_NOTE, anot_domain_get_items (domain),
+                                             anot_domain_get_item (domain));
+
+    d->formula = g_strconcat (anot_query_get_text (request), note, NULL);
+  }
   d->score_field = g_strdup (score_field != NULL && *score_field != '\0' ? score_field : "score");
   g_task_set_task_data (task, d, rank_data_free);
 

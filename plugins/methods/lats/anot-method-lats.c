@@ -747,7 +747,7 @@ iterate (GTask *task)
                                       i + 1, anot_search_tree_get_value (job->tree, id),
                                       anot_search_tree_get_visits (job->tree, id), trajectory);
             }
-          prompt = anot_llm_prompt (PROMPTS "/select.txt",
+          prompt = anot_llm_prompt (job->context, PROMPTS "/select.txt",
                                     "request", request_text (job),
                                     "candidates", candidates->str,
                                     NULL);
@@ -826,10 +826,10 @@ expand (GTask *task,
     {
       g_autofree char *option = g_strdup_printf ("%u", j);
       g_autofree char *previous = g_strdup_printf ("%u", j - 1);
-      g_autofree char *hint = j == 1 ? anot_llm_prompt (PROMPTS "/hint-first.txt", NULL)
-                                     : anot_llm_prompt (PROMPTS "/hint-other.txt",
+      g_autofree char *hint = j == 1 ? anot_llm_prompt (job->context, PROMPTS "/hint-first.txt", NULL)
+                                     : anot_llm_prompt (job->context, PROMPTS "/hint-other.txt",
                                                         "previous", previous, NULL);
-      g_autofree char *prompt = anot_llm_prompt (PROMPTS "/expand.txt",
+      g_autofree char *prompt = anot_llm_prompt (job->context, PROMPTS "/expand.txt",
                                                  "request", request_text (job),
                                                  "n", job->n_text,
                                                  "instruction", job->instruction,
@@ -962,10 +962,10 @@ evaluate_children (GTask *task)
       g_autofree char *latest = anot_agent_format_step (anot_search_tree_get_thought (job->tree, child),
                                                         anot_search_tree_get_action (job->tree, child),
                                                         anot_search_tree_get_observation (job->tree, child));
-      g_autofree char *judge = anot_llm_prompt (anot_search_tree_get_terminal (job->tree, child)
+      g_autofree char *judge = anot_llm_prompt (job->context, anot_search_tree_get_terminal (job->tree, child)
                                                 ? PROMPTS "/judge-final.txt" : PROMPTS "/judge-step.txt",
                                                 NULL);
-      g_autofree char *prompt = anot_llm_prompt (PROMPTS "/evaluate.txt",
+      g_autofree char *prompt = anot_llm_prompt (job->context, PROMPTS "/evaluate.txt",
                                                  "request", request_text (job),
                                                  "n", job->n_text,
                                                  "k", job->k_text,
@@ -1273,7 +1273,7 @@ anot_method_lats_rank_async (AnotMethod          *method,
   job->k_text = g_strdup_printf ("%u", anot_llm_job_get_k (job->llm));
   job->tools = anot_agent_toolbox_describe (job->toolbox);
   job->instruction = anot_llm_job_instruction (job->llm, PROMPTS);
-  system_base = anot_llm_prompt (PROMPTS "/system.txt", "n", job->n_text, NULL);
+  system_base = anot_llm_prompt (job->context, PROMPTS "/system.txt", "n", job->n_text, NULL);
   job->system_prompt = anot_llm_job_system_prompt (job->llm, system_base);
 
   if (job->user_cancellable != NULL)

@@ -263,11 +263,11 @@ rank_window (GTask *task)
       g_object_unref (task);
       return;
     }
-  task_text = anot_llm_prompt (PROMPTS "/task.txt", "n", n, "k", k,
+  task_text = anot_llm_prompt (anot_llm_job_get_context (job), PROMPTS "/task.txt", "n", n, "k", k,
                                "request", anot_query_get_text (anot_llm_job_get_request (job)), NULL);
-  system_base = anot_llm_prompt (PROMPTS "/system.txt", NULL);
+  system_base = anot_llm_prompt (anot_llm_job_get_context (job), PROMPTS "/system.txt", NULL);
   system_prompt = anot_llm_job_system_prompt (job, system_base);
-  prompt = anot_llm_prompt (PROMPTS "/user.txt", "task", task_text, "candidates", data,
+  prompt = anot_llm_prompt (anot_llm_job_get_context (job), PROMPTS "/user.txt", "task", task_text, "candidates", data,
                             "n", n, "example", example, NULL);
   anot_llm_job_complete_async (job, label, ANOT_DEFAULT_ROLE, system_prompt, prompt,
                                on_window, task);

@@ -25,6 +25,11 @@ struct _AnotLlmJob
   guint64 completion_tokens;
   guint truncation_retries;
   char *text;
+  /* The candidates' text last formatted and what it was formatted from:
+   * a prompt that holds it can be fitted to the window by formatting the
+   * candidates again with fewer reviews. */
+  char *last_data;
+  GPtrArray *last_items;
 };
 
 AnotLlmJob *
@@ -64,6 +69,8 @@ anot_llm_job_free (AnotLlmJob *job)
   json_object_unref (job->formatting);
   json_object_unref (job->extra);
   g_free (job->text);
+  g_free (job->last_data);
+  g_clear_pointer (&job->last_items, g_ptr_array_unref);
   g_free (job);
 }
 
@@ -126,16 +133,58 @@ anot_llm_job_format_candidates (AnotLlmJob  *job,
     return NULL;
   text = anot_formatter_format (f, subset != NULL ? subset : job->candidates, &stats);
   json_object_set_member (job->formatting, label, g_steal_pointer (&stats));
+  g_free (job->last_data);
+  job->last_data = g_strdup (text);
+  g_clear_pointer (&job->last_items, g_ptr_array_unref);
+  job->last_items = g_ptr_array_ref (subset != NULL ? subset : job->candidates);
   return text;
 }
 
-char *
-anot_llm_template_fillv (const char *template_text,
-                         va_list     args)
+/* "hotel" -> "Hotel" (the first character, whatever its script). */
+static char *
+capitalize (const char *word)
+{
+  const char *rest = g_utf8_next_char (word);
+  char first[8] = { 0 };
+
+  g_unichar_to_utf8 (g_unichar_totitle (g_utf8_get_char (word)), first);
+  return g_strconcat (first, rest, NULL);
+}
+
+static char *
+domain_fillv (AnotDomain *domain,
+              const char *template_text,
+              va_list     args)
 {
   g_autoptr(GHashTable) values = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autofree char *item_title = NULL, *items_title = NULL, *items_upper = NULL, *examples = NULL;
+  g_autofree char *a_item = NULL, *a_item_title = NULL;
   GString *out = g_string_new (NULL);
   const char *name;
+
+  /* What every template may say of the items, from the benchmark's
+   * domain; a method's own value of the same name wins. */
+  if (domain != NULL)
+    {
+      item_title = capitalize (anot_domain_get_item (domain));
+      items_title = capitalize (anot_domain_get_items (domain));
+      examples = g_strjoinv (", ", (char **) anot_domain_get_example_attributes (domain));
+      g_hash_table_insert (values, "item", (gpointer) anot_domain_get_item (domain));
+      g_hash_table_insert (values, "items", (gpointer) anot_domain_get_items (domain));
+      g_hash_table_insert (values, "Item", item_title);
+      g_hash_table_insert (values, "Items", items_title);
+      items_upper = g_utf8_strup (anot_domain_get_items (domain), -1);
+      /* English articles: "an" before a written vowel ("an item", "an
+       * apartment"); nouns where the sound decides ("a university") are
+       * rare enough among item nouns to accept. */
+      a_item = g_strconcat (strchr ("aeiouAEIOU", anot_domain_get_item (domain)[0]) ? "an " : "a ",
+                            anot_domain_get_item (domain), NULL);
+      a_item_title = capitalize (a_item);
+      g_hash_table_insert (values, "ITEMS", items_upper);
+      g_hash_table_insert (values, "a_item", a_item);
+      g_hash_table_insert (values, "A_item", a_item_title);
+      g_hash_table_insert (values, "attribute_examples", examples);
+    }
 
   while ((name = va_arg (args, const char *)) != NULL)
     {
@@ -183,6 +232,13 @@ anot_llm_template_fillv (const char *template_text,
 }
 
 char *
+anot_llm_template_fillv (const char *template_text,
+                         va_list     args)
+{
+  return domain_fillv (NULL, template_text, args);
+}
+
+char *
 anot_llm_template_fill (const char *template_text,
                         ...)
 {
@@ -214,15 +270,27 @@ load_resource (const char *path)
 }
 
 char *
-anot_llm_prompt (const char *path,
+anot_llm_prompt (AnotMethodContext *context,
+                 const char        *path,
                  ...)
 {
   g_autofree char *text = load_resource (path);
+  static AnotDomain *restaurants;
+  AnotDomain *domain;
   va_list args;
   char *filled;
 
+  if (context != NULL)
+    domain = anot_method_context_get_domain (context);
+  else
+    {
+      if (g_once_init_enter (&restaurants))
+        g_once_init_leave (&restaurants, anot_domain_new_default ());
+      domain = restaurants;
+    }
+
   va_start (args, path);
-  filled = anot_llm_template_fillv (text, args);
+  filled = domain_fillv (domain, text, args);
   va_end (args);
   return filled;
 }
@@ -247,7 +315,7 @@ anot_llm_job_instruction (AnotLlmJob *job,
   g_autofree char *k = g_strdup_printf ("%u", job->k);
   g_autofree char *n = g_strdup_printf ("%u", job->candidates->len);
 
-  return anot_llm_prompt (path, "k", k, "n", n, NULL);
+  return anot_llm_prompt (job->context, path, "k", k, "n", n, NULL);
 }
 
 char *
@@ -258,7 +326,7 @@ anot_llm_job_task (AnotLlmJob *job,
   g_autofree char *k = g_strdup_printf ("%u", job->k);
   g_autofree char *n = g_strdup_printf ("%u", job->candidates->len);
 
-  return anot_llm_prompt (path, "k", k, "n", n,
+  return anot_llm_prompt (job->context, path, "k", k, "n", n,
                           "request", anot_query_get_text (job->request), NULL);
 }
 
@@ -266,12 +334,19 @@ typedef struct
 {
   AnotLlmJob *job;
   JsonObject *record;
+  /* The call, to fit it to the window if it does not fit. */
+  char *role;
+  char *system_prompt;
+  char *prompt;
 } CallData;
 
 static void
 call_data_free (CallData *data)
 {
   json_object_unref (data->record);
+  g_free (data->role);
+  g_free (data->system_prompt);
+  g_free (data->prompt);
   g_free (data);
 }
 
@@ -339,6 +414,9 @@ anot_llm_job_complete_async (AnotLlmJob          *job,
   glong prompt_chars = g_utf8_strlen (prompt, -1);
 
   data->job = job;
+  data->role = g_strdup (role);
+  data->system_prompt = g_strdup (system_prompt);
+  data->prompt = g_strdup (prompt);
   data->record = json_object_new ();
   json_object_set_int_member (data->record, "call", job->n_calls);
   json_object_set_string_member (data->record, "phase", phase);
@@ -371,6 +449,140 @@ anot_llm_job_complete_finish (AnotLlmJob    *job,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+/* The prompt of @data with the candidates formatted with at most @m
+ * reviews each in place of @data_at..@data_at + @data_len. */
+static char *
+prompt_with_reviews (AnotLlmJob    *job,
+                     AnotFormatter *f,
+                     GPtrArray     *items,
+                     const char    *prompt,
+                     gsize          data_at,
+                     gsize          data_len,
+                     int            m)
+{
+  g_autofree char *data = NULL;
+  GString *out;
+
+  anot_formatter_set_max_reviews (f, m);
+  data = anot_formatter_format (f, items, NULL);
+  out = g_string_sized_new (strlen (prompt) + strlen (data));
+  g_string_append_len (out, prompt, data_at);
+  g_string_append (out, data);
+  g_string_append (out, prompt + data_at + data_len);
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+fits_with_reviews (AnotLlmJob    *job,
+                   CallData      *data,
+                   AnotFormatter *f,
+                   GPtrArray     *items,
+                   gsize          data_at,
+                   gsize          data_len,
+                   int            m)
+{
+  g_autofree char *prompt = prompt_with_reviews (job, f, items, data->prompt, data_at, data_len, m);
+
+  return anot_method_context_check_fit (job->context, data->role, data->system_prompt, prompt,
+                                        NULL, NULL, NULL);
+}
+
+/* The rule of anot_llm_job_shrink_reviews() (one review fewer per item
+ * until the prompt fits) without a refused call per step: the most
+ * reviews per item M whose prompt fits while M + 1 does not, found with
+ * the router's counts.  A first guess scales the refused prompt's tokens
+ * by the candidates' text length at each M (formatting is cheap, counting
+ * tokens is not); the guess is then checked exactly and moved one step at
+ * a time until the boundary is seen, so the prompt sent is the one the
+ * one-at-a-time rule sends whenever dropping reviews never adds tokens.
+ * FALSE when the prompt does not hold the candidates' last text as it is
+ * formatted now (the caller falls back to the one-at-a-time rule). */
+static gboolean
+fit_reviews (AnotLlmJob *job,
+             CallData   *data,
+             GPtrArray  *shown)
+{
+  AnotFormatter *f = anot_llm_job_get_formatter (job, NULL);
+  GPtrArray *items = shown != NULL ? shown : job->candidates;
+  g_autofree char *check = NULL;
+  const char *at;
+  guint64 tokens = 0, room = 0;
+  gsize data_at, data_len, prompt_len;
+  int limit, lo, hi, m;
+  guint most = 0;
+
+  if (f == NULL || data == NULL || data->prompt == NULL || job->last_data == NULL ||
+      job->last_items == NULL || job->last_items->len != items->len)
+    return FALSE;
+  for (guint i = 0; i < items->len; i++)
+    {
+      if (g_ptr_array_index (items, i) != g_ptr_array_index (job->last_items, i))
+        return FALSE;
+      most = MAX (most, anot_item_get_n_reviews (g_ptr_array_index (items, i)));
+    }
+  limit = anot_formatter_get_max_reviews (f);
+  if (limit >= 0 && (guint) limit < most)
+    most = (guint) limit;
+  if (most == 0)
+    return FALSE;
+
+  at = strstr (data->prompt, job->last_data);
+  if (at == NULL)
+    return FALSE;
+  data_at = at - data->prompt;
+  data_len = strlen (job->last_data);
+  prompt_len = strlen (data->prompt);
+
+  /* The refused prompt is the one formatted now: its count is the
+   * router's, kept from the refusal. */
+  check = prompt_with_reviews (job, f, items, data->prompt, data_at, data_len, limit);
+  if (strcmp (check, data->prompt) != 0 ||
+      anot_method_context_check_fit (job->context, data->role, data->system_prompt, data->prompt,
+                                     &tokens, &room, NULL) ||
+      tokens == 0 || room == G_MAXUINT64)
+    {
+      anot_formatter_set_max_reviews (f, limit);
+      return FALSE;
+    }
+
+  /* The guess: the most reviews whose prompt, at the refused prompt's
+   * tokens per byte, fits; lengths grow with M, so a bisection. */
+  lo = 0;
+  hi = (int) most - 1;
+  while (lo < hi)
+    {
+      int mid = (lo + hi + 1) / 2;
+      g_autofree char *p = prompt_with_reviews (job, f, items, data->prompt, data_at, data_len, mid);
+
+      if ((double) strlen (p) * tokens / prompt_len <= (double) room)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+
+  /* Then exact counts, one step at a time to the boundary. */
+  m = lo;
+  if (fits_with_reviews (job, data, f, items, data_at, data_len, m))
+    {
+      while (m + 1 < (int) most && fits_with_reviews (job, data, f, items, data_at, data_len, m + 1))
+        m++;
+    }
+  else
+    {
+      while (m > 0 && !fits_with_reviews (job, data, f, items, data_at, data_len, m - 1))
+        m--;
+      m = MAX (m - 1, 0);
+    }
+
+  anot_formatter_set_max_reviews (f, m);
+  job->truncation_retries++;
+  anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, job->method,
+                             "%s: prompt too long for the model (%" G_GUINT64_FORMAT " tokens, room for %"
+                             G_GUINT64_FORMAT "), retrying with at most %d reviews per item",
+                             anot_method_context_get_request_id (job->context), tokens, room, m);
+  return TRUE;
+}
+
 AnotCompletion *
 anot_llm_job_complete_finish_shrinking (AnotLlmJob    *job,
                                         GAsyncResult  *result,
@@ -385,7 +597,9 @@ anot_llm_job_complete_finish_shrinking (AnotLlmJob    *job,
   *retry = FALSE;
   if (completion != NULL)
     return completion;
-  if (anot_llm_error_is_context_overflow (local) && anot_llm_job_shrink_reviews (job, shown))
+  if (anot_llm_error_is_context_overflow (local) &&
+      (fit_reviews (job, g_task_get_task_data (G_TASK (result)), shown) ||
+       anot_llm_job_shrink_reviews (job, shown)))
     *retry = TRUE;
   else
     g_propagate_error (error, g_steal_pointer (&local));

@@ -42,8 +42,12 @@ char        *anot_llm_job_format_candidates   (AnotLlmJob          *job,
 
 /* A prompt template of the plugin's GResource (@path), with `{name}`
  * replaced by the value of name in the NULL-terminated name/value pairs;
- * `{{` and `}}` stand for braces. */
-char        *anot_llm_prompt                  (const char          *path,
+ * `{{` and `}}` stand for braces.  `{item}`, `{items}`, `{Item}`,
+ * `{Items}` and `{attribute_examples}` are the benchmark's domain
+ * (@context's; restaurants without a context): templates never name the
+ * items themselves. */
+char        *anot_llm_prompt                  (AnotMethodContext   *context,
+                                               const char          *path,
                                                ...) G_GNUC_NULL_TERMINATED;
 char        *anot_llm_template_fill           (const char          *template_text,
                                                ...) G_GNUC_NULL_TERMINATED;

@@ -106,9 +106,9 @@ send_second (GTask *task)
   instruction = anot_llm_job_instruction (job, spec->prompts);
   system_path = g_strdup_printf ("%s/%s-system.txt", spec->prompts, spec->second_call);
   user_path = g_strdup_printf ("%s/%s-user.txt", spec->prompts, spec->second_call);
-  system_base = anot_llm_prompt (system_path, NULL);
+  system_base = anot_llm_prompt (anot_llm_job_get_context (job), system_path, NULL);
   system_prompt = anot_llm_job_system_prompt (job, system_base);
-  prompt = anot_llm_prompt (user_path,
+  prompt = anot_llm_prompt (anot_llm_job_get_context (job), user_path,
                             "plan", anot_llm_job_get_text (job),
                             "task", task_text,
                             "request", anot_query_get_text (anot_llm_job_get_request (job)),
@@ -156,9 +156,9 @@ anot_llm_two_phase_rank_async (const AnotLlmTwoPhase *spec,
     }
 
   task_text = anot_llm_job_task (state->job, spec->prompts);
-  system_base = anot_llm_prompt (plan_system, NULL);
+  system_base = anot_llm_prompt (context, plan_system, NULL);
   system_prompt = anot_llm_job_system_prompt (state->job, system_base);
-  prompt = anot_llm_prompt (plan_user, "task", task_text, "n", n, NULL);
+  prompt = anot_llm_prompt (context, plan_user, "task", task_text, "n", n, NULL);
 
   anot_llm_job_complete_async (state->job, "plan", spec->plan_role, system_prompt, prompt,
                                on_plan, g_steal_pointer (&task));

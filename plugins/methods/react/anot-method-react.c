@@ -165,7 +165,7 @@ forced_finish (GTask *task)
   Job *job = g_task_get_task_data (task);
   g_autofree char *prompt = NULL;
 
-  prompt = anot_llm_prompt (PROMPTS "/finish.txt",
+  prompt = anot_llm_prompt (anot_llm_job_get_context (job->llm), PROMPTS "/finish.txt",
                             "request", request_text (job),
                             "n", job->n_text,
                             "instruction", job->instruction,
@@ -269,7 +269,7 @@ next_step (GTask *task)
   g_autofree char *prompt = NULL;
 
   job->step++;
-  prompt = anot_llm_prompt (PROMPTS "/step.txt",
+  prompt = anot_llm_prompt (anot_llm_job_get_context (job->llm), PROMPTS "/step.txt",
                             "request", request_text (job),
                             "n", job->n_text,
                             "instruction", job->instruction,
@@ -330,7 +330,7 @@ anot_method_react_rank_async (AnotMethod          *method,
   job->n_text = g_strdup_printf ("%u", candidates->len);
   job->tools = anot_agent_toolbox_describe (job->toolbox);
   job->instruction = anot_llm_job_instruction (job->llm, PROMPTS);
-  system_base = anot_llm_prompt (PROMPTS "/system.txt", "n", job->n_text, NULL);
+  system_base = anot_llm_prompt (anot_llm_job_get_context (job->llm), PROMPTS "/system.txt", "n", job->n_text, NULL);
   job->system_prompt = anot_llm_job_system_prompt (job->llm, system_base);
 
   next_step (task);

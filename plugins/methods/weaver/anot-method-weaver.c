@@ -270,9 +270,9 @@ ask_answer (GTask *task)
   g_string_append_c (data, '\n');
 
   if (numbers->len > 0)
-    note = anot_llm_prompt (PROMPTS "/note-selected.txt", "m", m_text, "n", n_text, NULL);
+    note = anot_llm_prompt (anot_llm_job_get_context (job), PROMPTS "/note-selected.txt", "m", m_text, "n", n_text, NULL);
   else
-    note = anot_llm_prompt (PROMPTS "/note-all.txt", "n", n_text,
+    note = anot_llm_prompt (anot_llm_job_get_context (job), PROMPTS "/note-all.txt", "n", n_text,
                             "reason", w->result == NULL ? "the query failed"
                                                         : "the query selected no restaurant",
                             NULL);
@@ -280,9 +280,9 @@ ask_answer (GTask *task)
                                   : g_strdup_printf ("(error: %s)", w->sql_error ? w->sql_error : "no query");
   task_text = anot_llm_job_task (job, PROMPTS);
   instruction = anot_llm_job_instruction (job, PROMPTS);
-  system_base = anot_llm_prompt (PROMPTS "/answer-system.txt", NULL);
+  system_base = anot_llm_prompt (anot_llm_job_get_context (job), PROMPTS "/answer-system.txt", NULL);
   system_prompt = anot_llm_job_system_prompt (job, system_base);
-  prompt = anot_llm_prompt (PROMPTS "/answer-user.txt",
+  prompt = anot_llm_prompt (anot_llm_job_get_context (job), PROMPTS "/answer-user.txt",
                             "task", task_text,
                             "sql", w->sql != NULL ? w->sql : "(none)",
                             "result", result_text,
@@ -310,9 +310,9 @@ ask_repair (GTask *task)
 {
   Weaver *w = g_task_get_task_data (task);
   AnotLlmJob *job = w->job;
-  g_autofree char *system_base = anot_llm_prompt (PROMPTS "/sql-system.txt", NULL);
+  g_autofree char *system_base = anot_llm_prompt (anot_llm_job_get_context (job), PROMPTS "/sql-system.txt", NULL);
   g_autofree char *system_prompt = anot_llm_job_system_prompt (job, system_base);
-  g_autofree char *prompt = anot_llm_prompt (PROMPTS "/repair-user.txt",
+  g_autofree char *prompt = anot_llm_prompt (anot_llm_job_get_context (job), PROMPTS "/repair-user.txt",
                                              "schema", anot_weaver_db_schema (w->db),
                                              "request", anot_query_get_text (anot_llm_job_get_request (job)),
                                              "sql", w->sql != NULL ? w->sql : "(no query found in the reply)",
@@ -429,9 +429,9 @@ anot_method_weaver_rank_async (AnotMethod          *method,
     }
 
   samples = anot_weaver_db_samples (w->db, 3);
-  system_base = anot_llm_prompt (PROMPTS "/sql-system.txt", NULL);
+  system_base = anot_llm_prompt (anot_llm_job_get_context (w->job), PROMPTS "/sql-system.txt", NULL);
   system_prompt = anot_llm_job_system_prompt (w->job, system_base);
-  prompt = anot_llm_prompt (PROMPTS "/sql-user.txt",
+  prompt = anot_llm_prompt (anot_llm_job_get_context (w->job), PROMPTS "/sql-user.txt",
                             "schema", anot_weaver_db_schema (w->db),
                             "samples", samples,
                             "request", anot_query_get_text (request),
