@@ -2103,6 +2103,28 @@ def render(d):
     }
 
 
+def check_files(files, out, prog):
+    """Exit status of --check: 1 (naming them) if files differ from disk."""
+    stale = []
+    for name, content in files.items():
+        try:
+            with open(os.path.join(out, name), encoding='utf-8') as f:
+                if f.read() != content:
+                    stale.append(name)
+        except FileNotFoundError:
+            stale.append(name)
+    for name in stale:
+        print('%s: %s is out of date' % (prog, name), file=sys.stderr)
+    return 1 if stale else 0
+
+
+def write_files(files, out):
+    os.makedirs(out, exist_ok=True)
+    for name, content in files.items():
+        with open(os.path.join(out, name), 'w', encoding='utf-8', newline='\n') as f:
+            f.write(content)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description='Write the demo benchmark.')
@@ -2127,23 +2149,8 @@ def main():
     files = render(d)
 
     if args.check:
-        stale = []
-        for name, content in files.items():
-            path = os.path.join(args.out, name)
-            try:
-                with open(path, encoding='utf-8') as f:
-                    if f.read() != content:
-                        stale.append(name)
-            except FileNotFoundError:
-                stale.append(name)
-        for name in stale:
-            print('make-demo-data: %s is out of date' % name, file=sys.stderr)
-        return 1 if stale else 0
-
-    os.makedirs(args.out, exist_ok=True)
-    for name, content in files.items():
-        with open(os.path.join(args.out, name), 'w', encoding='utf-8', newline='\n') as f:
-            f.write(content)
+        return check_files(files, args.out, 'make-demo-data')
+    write_files(files, args.out)
     print('make-demo-data: wrote %d cafes, %d reviews, %d requests to %s' % (
         len(d['restaurants']), len(d['reviews']), len(d['requests']), args.out))
     return 0

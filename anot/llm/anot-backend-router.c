@@ -917,27 +917,47 @@ anot_backend_router_complete_async (AnotBackendRouter   *self,
  * full. */
 #define MAX_COUNTS 256
 
+/* A 64-bit digest of @len bytes, eight at a time (a multiply-xorshift
+ * mix: enough to tell prompts apart, at memory speed). */
+static guint64
+digest_bytes (guint64     h,
+              const char *data,
+              gsize       len)
+{
+  const guint64 k = G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
+  gsize i = 0;
+
+  for (; i + 8 <= len; i += 8)
+    {
+      guint64 w;
+
+      memcpy (&w, data + i, 8);
+      h = (h ^ w) * k;
+      h ^= h >> 29;
+    }
+  for (; i < len; i++)
+    {
+      h = (h ^ (guint8) data[i]) * k;
+      h ^= h >> 29;
+    }
+  return (h ^ len) * k;
+}
+
 static guint64
 digest_request (AnotChatRequest *request)
 {
-  /* FNV-1a over the model, then each message's role and content. */
-  guint64 h = G_GUINT64_CONSTANT (0xcbf29ce484222325);
   const char *model = anot_chat_request_get_model (request);
   guint n = anot_chat_request_get_n_messages (request);
+  guint64 h = G_GUINT64_CONSTANT (0xcbf29ce484222325);
 
-#define MIX(byte) (h = (h ^ (guint8) (byte)) * G_GUINT64_CONSTANT (0x100000001b3))
-  for (const char *p = model != NULL ? model : ""; *p != '\0'; p++)
-    MIX (*p);
+  h = digest_bytes (h, model != NULL ? model : "", model != NULL ? strlen (model) : 0);
   for (guint i = 0; i < n; i++)
     {
       const char *content = anot_chat_request_get_message_content (request, i);
 
-      MIX (0xff);
-      MIX (anot_chat_request_get_message_role (request, i));
-      for (const char *p = content != NULL ? content : ""; *p != '\0'; p++)
-        MIX (*p);
+      h = digest_bytes (h ^ ((guint64) anot_chat_request_get_message_role (request, i) + 1), "", 0);
+      h = digest_bytes (h, content != NULL ? content : "", content != NULL ? strlen (content) : 0);
     }
-#undef MIX
   return h;
 }
 
@@ -1044,6 +1064,7 @@ fits_context (AnotBackendRouter  *self,
               AnotChatRequest    *request,
               gboolean            refusal,
               guint64            *prompt_tokens,
+              guint64            *max_prompt_tokens,
               GError            **error)
 {
   const char *model = anot_chat_request_get_model (request);
@@ -1053,6 +1074,8 @@ fits_context (AnotBackendRouter  *self,
   prompt = measure_request (self, request, &room, &tokenizer);
   if (prompt_tokens != NULL)
     *prompt_tokens = prompt;
+  if (max_prompt_tokens != NULL)
+    *max_prompt_tokens = room;
   if (prompt <= room)
     return TRUE;
   if (refusal)
@@ -1106,7 +1129,6 @@ anot_backend_router_check_fit (AnotBackendRouter  *self,
 {
   g_autoptr(AnotChatRequest) copy = NULL;
   Route *route;
-  guint64 room;
 
   g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), FALSE);
   g_return_val_if_fail (role != NULL, FALSE);
@@ -1124,12 +1146,7 @@ anot_backend_router_check_fit (AnotBackendRouter  *self,
   anot_chat_request_set_role (copy, role);
   if (anot_chat_request_get_model (copy) == NULL)
     anot_chat_request_set_model (copy, route_model (route));
-  if (max_prompt_tokens != NULL)
-    {
-      measure_request (self, copy, &room, NULL);
-      *max_prompt_tokens = room;
-    }
-  return fits_context (self, route, copy, FALSE, prompt_tokens, error);
+  return fits_context (self, route, copy, FALSE, prompt_tokens, max_prompt_tokens, error);
 }
 
 /**
@@ -1195,7 +1212,7 @@ anot_backend_router_complete_copy_async (AnotBackendRouter   *self,
   anot_chat_request_set_role (copy, role);
   if (anot_chat_request_get_model (copy) == NULL)
     anot_chat_request_set_model (copy, route_model (route));
-  if (!fits_context (self, route, copy, TRUE, NULL, &error))
+  if (!fits_context (self, route, copy, TRUE, NULL, NULL, &error))
     {
       g_object_unref (copy);
       g_task_return_error (task, g_steal_pointer (&error));

@@ -30,7 +30,11 @@
  *   the characters the dataset's ids have at that position (so a Yelp id
  *   has 22 base64url characters and ends in `A`, `Q`, `g` or `w`, as the
  *   base64 of 16 bytes does), never one of the dataset's or the
- *   candidates' ids, nor one forged before for the same request;
+ *   candidates' ids, nor one forged before for the same request.  When
+ *   fewer than half of the format's ids are free (a small or sequential id
+ *   space such as `rv000` ... `rv039`) the dataset's own numbering
+ *   continues (`rv039`, `rv040`, ...) or, for ids without one, Yelp's
+ *   format is used: see #AnotReviewIdShape;
  * - a `date` drawn uniformly inside the item's own review date range, in the
  *   dataset's format, and not before the reviewer joined (`yelping_since`);
  * - a reviewer drawn from the dataset's reviews: the `user_id` and `user`
@@ -74,6 +78,10 @@ struct _AnotReviewForge
   GPtrArray   *forged_ids;        /* owned strings, in known_ids */
   guint        id_len;
   GPtrArray   *id_alphabets;      /* char *: the characters seen at each position */
+  AnotReviewIdShape id_shape;
+  char        *seq_prefix;        /* ANOT_REVIEW_ID_SHAPE_SEQUENTIAL: the ids' common prefix */
+  guint        seq_width;         /* ... the width of their zero-padded number */
+  guint64      seq_next;          /* ... the next number to try */
 };
 
 G_DEFINE_FINAL_TYPE (AnotReviewForge, anot_review_forge, G_TYPE_OBJECT)
@@ -98,6 +106,7 @@ anot_review_forge_finalize (GObject *object)
   g_clear_pointer (&self->social_seeds, g_hash_table_unref);
   g_clear_pointer (&self->forged_ids, g_ptr_array_unref);
   g_clear_pointer (&self->id_alphabets, g_ptr_array_unref);
+  g_clear_pointer (&self->seq_prefix, g_free);
 
   G_OBJECT_CLASS (anot_review_forge_parent_class)->finalize (object);
 }
@@ -252,6 +261,100 @@ name_is_social (AnotReviewForge *self,
   return FALSE;
 }
 
+/* Yelp's review id format: 22 base64url characters, the last one of the
+ * four a 16-byte value can end in. */
+static void
+use_yelp_format (AnotReviewForge *self)
+{
+  static const char base64url[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+  g_ptr_array_set_size (self->id_alphabets, 0);
+  self->id_len = 22;
+  for (guint p = 0; p < self->id_len; p++)
+    g_ptr_array_add (self->id_alphabets, g_strdup (p + 1 < self->id_len ? base64url : "AQgw"));
+}
+
+/* Splits @id into a prefix and a trailing run of decimal digits. */
+static gboolean
+split_numbered_id (const char *id,
+                   gsize      *out_prefix_len,
+                   guint64    *out_number)
+{
+  gsize len = strlen (id), start = len;
+
+  while (start > 0 && g_ascii_isdigit (id[start - 1]))
+    start--;
+  if (start == len || len - start > 18)
+    return FALSE;
+  *out_prefix_len = start;
+  *out_number = g_ascii_strtoull (id + start, NULL, 10);
+  return TRUE;
+}
+
+/* Whether every review id is one prefix followed by a number of one width
+ * (`rv000` ... `rv039`); if so, numbering continues after the largest. */
+static gboolean
+learn_sequential_ids (AnotReviewForge *self)
+{
+  const char *first = NULL;
+  gsize prefix_len = 0, width = 0;
+  guint64 max = 0;
+
+  for (guint i = 0; i < self->population->len; i++)
+    {
+      GPtrArray *reviews = anot_item_get_reviews (g_ptr_array_index (self->population, i));
+
+      for (guint j = 0; j < reviews->len; j++)
+        {
+          const char *id = anot_review_get_id (g_ptr_array_index (reviews, j));
+          gsize this_prefix;
+          guint64 number;
+
+          if (!split_numbered_id (id, &this_prefix, &number))
+            return FALSE;
+          if (first == NULL)
+            {
+              first = id;
+              prefix_len = this_prefix;
+              width = strlen (id) - this_prefix;
+            }
+          else if (this_prefix != prefix_len || strlen (id) - this_prefix != width ||
+                   strncmp (id, first, prefix_len) != 0)
+            return FALSE;
+          max = MAX (max, number);
+        }
+    }
+  if (first == NULL)
+    return FALSE;
+  self->seq_prefix = g_strndup (first, prefix_len);
+  self->seq_width = (guint) width;
+  self->seq_next = max + 1;
+  return TRUE;
+}
+
+/* The ids of the learnt format are drawn at random, which needs most of
+ * them free: with fewer than half of the format's ids unused (a small or
+ * sequential id space), the dataset's numbering is continued, or, when
+ * the ids have no numbering, Yelp's format is used. */
+static void
+choose_id_shape (AnotReviewForge *self)
+{
+  double space = 1.0;
+
+  for (guint p = 0; p < self->id_alphabets->len && space < 1e18; p++)
+    space *= (double) strlen (g_ptr_array_index (self->id_alphabets, p));
+  if (space >= 2.0 * ((double) self->n_population + 1.0))
+    self->id_shape = ANOT_REVIEW_ID_SHAPE_DATASET;
+  else if (learn_sequential_ids (self))
+    self->id_shape = ANOT_REVIEW_ID_SHAPE_SEQUENTIAL;
+  else
+    {
+      self->id_shape = ANOT_REVIEW_ID_SHAPE_YELP;
+      use_yelp_format (self);
+    }
+}
+
 /* The characters the ids of the most common length have at each position.
  * At most 4096 ids are read (evenly spaced), so a large dataset costs no
  * more than a benchmark. */
@@ -292,12 +395,7 @@ learn_id_format (AnotReviewForge *self)
   if (best_count == 0 || self->id_len == 0)
     {
       /* No review to learn from: Yelp's format. */
-      static const char base64url[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-      self->id_len = 22;
-      for (guint p = 0; p < self->id_len; p++)
-        g_ptr_array_add (self->id_alphabets, g_strdup (p + 1 < self->id_len ? base64url : "AQgw"));
+      use_yelp_format (self);
       return;
     }
 
@@ -379,6 +477,7 @@ prepare (AnotReviewForge *self)
 
   collect_excluded_names (self);
   learn_id_format (self);
+  choose_id_shape (self);
 }
 
 /* ------------------------------------------------------------------------
@@ -470,11 +569,46 @@ draw_date (const DateRange *range,
   return g_date_time_format (dt, range->date_only ? "%Y-%m-%d" : "%Y-%m-%d %H:%M:%S");
 }
 
+static gboolean
+id_is_free (AnotReviewForge *self,
+            const char      *id)
+{
+  return !g_hash_table_contains (self->known_ids, id) &&
+         (self->dataset == NULL || anot_dataset_lookup_review (self->dataset, id) == NULL);
+}
+
+static char *
+keep_id (AnotReviewForge *self,
+         char            *id)
+{
+  g_ptr_array_add (self->forged_ids, g_strdup (id));
+  g_hash_table_add (self->known_ids, g_ptr_array_index (self->forged_ids, self->forged_ids->len - 1));
+  return id;
+}
+
+/* The next number of the dataset's own numbering that no review has
+ * (the width grows past `rv999` as a counter would). */
+static char *
+next_sequential_id (AnotReviewForge *self)
+{
+  for (;;)
+    {
+      g_autofree char *id = g_strdup_printf ("%s%0*" G_GUINT64_FORMAT, self->seq_prefix,
+                                             (int) self->seq_width, self->seq_next++);
+
+      if (id_is_free (self, id))
+        return keep_id (self, g_steal_pointer (&id));
+    }
+}
+
 static char *
 draw_id (AnotReviewForge  *self,
          GRand            *rand,
          GError          **error)
 {
+  if (self->id_shape == ANOT_REVIEW_ID_SHAPE_SEQUENTIAL)
+    return next_sequential_id (self);
+
   for (guint attempt = 0; attempt < MAX_DRAWS; attempt++)
     {
       g_autofree char *id = g_malloc (self->id_len + 1);
@@ -486,13 +620,12 @@ draw_id (AnotReviewForge  *self,
           id[p] = alphabet[g_rand_int_range (rand, 0, (gint32) strlen (alphabet))];
         }
       id[self->id_len] = '\0';
-      if (g_hash_table_contains (self->known_ids, id) ||
-          (self->dataset != NULL && anot_dataset_lookup_review (self->dataset, id) != NULL))
+      if (!id_is_free (self, id))
         continue;
-      g_ptr_array_add (self->forged_ids, g_strdup (id));
-      g_hash_table_add (self->known_ids, g_ptr_array_index (self->forged_ids, self->forged_ids->len - 1));
-      return g_steal_pointer (&id);
+      return keep_id (self, g_steal_pointer (&id));
     }
+  /* Only when the forged ids of one request fill what was free of a
+   * format: far beyond any attack's count. */
   g_set_error (error, ANOT_ERROR, ANOT_ERROR_ATTACK_FAILED,
                "Could not draw a review id of the dataset's format that no review has");
   return NULL;
@@ -729,6 +862,46 @@ anot_review_forge_make (AnotReviewForge  *self,
   _anot_store_seal (store);
 
   return review;
+}
+
+/**
+ * anot_review_forge_get_id_shape:
+ * @self: an #AnotReviewForge
+ *
+ * How the forge makes the ids of the reviews it adds, which depends only
+ * on the dataset (or, without one, the candidates): see
+ * #AnotReviewIdShape.
+ *
+ * Returns: the shape of forged review ids
+ */
+AnotReviewIdShape
+anot_review_forge_get_id_shape (AnotReviewForge *self)
+{
+  g_return_val_if_fail (ANOT_IS_REVIEW_FORGE (self), ANOT_REVIEW_ID_SHAPE_DATASET);
+
+  prepare (self);
+  return self->id_shape;
+}
+
+/**
+ * anot_review_id_shape_to_string:
+ * @shape: an #AnotReviewIdShape
+ *
+ * Returns: `dataset`, `sequential` or `yelp`, as `attack_config` records it
+ */
+const char *
+anot_review_id_shape_to_string (AnotReviewIdShape shape)
+{
+  switch (shape)
+    {
+    case ANOT_REVIEW_ID_SHAPE_SEQUENTIAL:
+      return "sequential";
+    case ANOT_REVIEW_ID_SHAPE_YELP:
+      return "yelp";
+    case ANOT_REVIEW_ID_SHAPE_DATASET:
+    default:
+      return "dataset";
+    }
 }
 
 /**

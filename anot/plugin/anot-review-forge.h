@@ -37,6 +37,24 @@ typedef enum {
 } AnotAttackCompat;
 
 /**
+ * AnotReviewIdShape:
+ * @ANOT_REVIEW_ID_SHAPE_DATASET: each character drawn from those the
+ *   dataset's ids have at that position (most of the format's ids are free)
+ * @ANOT_REVIEW_ID_SHAPE_SEQUENTIAL: the dataset's ids are one prefix and a
+ *   zero-padded number (`rv000` ... `rv039`) that leave too few ids free:
+ *   the numbering continues (`rv040`, `rv041`, ...)
+ * @ANOT_REVIEW_ID_SHAPE_YELP: too few ids of the dataset's format are free
+ *   and they have no numbering: Yelp's format (22 base64url characters)
+ *
+ * How the reviews an attack adds get their `review_id`.
+ */
+typedef enum {
+  ANOT_REVIEW_ID_SHAPE_DATASET,
+  ANOT_REVIEW_ID_SHAPE_SEQUENTIAL,
+  ANOT_REVIEW_ID_SHAPE_YELP,
+} AnotReviewIdShape;
+
+/**
  * ANOT_ORIGINAL_ADDED_REVIEW_DATE:
  *
  * The date the original framework gave every review its attacks added.
@@ -59,6 +77,11 @@ AnotReview      *anot_review_forge_make          (AnotReviewForge  *self,
                                                   const char       *text,
                                                   guint64           seed,
                                                   GError          **error);
+
+ANOT_AVAILABLE_IN_ALL
+AnotReviewIdShape anot_review_forge_get_id_shape (AnotReviewForge  *self);
+ANOT_AVAILABLE_IN_ALL
+const char      *anot_review_id_shape_to_string  (AnotReviewIdShape shape);
 
 ANOT_AVAILABLE_IN_ALL
 AnotReview      *anot_review_new_labelled        (AnotItem         *item,

@@ -11,6 +11,8 @@
 #include "anot-experiment-private.h"
 
 #include "anot-error.h"
+#include "anot-item-attack.h"
+#include "anot-review-forge.h"
 #include "anot-results-writer-private.h"
 #include "anot-version.h"
 
@@ -92,6 +94,7 @@ add_sorted_string_map (JsonBuilder *builder,
 
 static void
 add_attack_config (JsonBuilder *builder,
+                   AnotDataset *dataset,
                    AttackEntry *attack,
                    guint64      run_seed)
 {
@@ -136,6 +139,21 @@ add_attack_config (JsonBuilder *builder,
     json_builder_add_string_value (builder, json_object_get_string_member (parameters, "compat"));
   else
     json_builder_add_null_value (builder);
+  /* How added reviews are numbered, only when not in the dataset's own
+   * drawn format (so the restaurant benchmarks' records are unchanged). */
+  if (ANOT_IS_ITEM_ATTACK (attack->attack) &&
+      anot_item_attack_get_compat (ANOT_ITEM_ATTACK (attack->attack)) == ANOT_ATTACK_COMPAT_REALISTIC)
+    {
+      g_autoptr(GPtrArray) none = g_ptr_array_new ();
+      g_autoptr(AnotReviewForge) forge = anot_review_forge_new (dataset, none, NULL);
+      AnotReviewIdShape shape = anot_review_forge_get_id_shape (forge);
+
+      if (shape != ANOT_REVIEW_ID_SHAPE_DATASET)
+        {
+          json_builder_set_member_name (builder, "review_ids");
+          json_builder_add_string_value (builder, anot_review_id_shape_to_string (shape));
+        }
+    }
   json_builder_set_member_name (builder, "seed");
   json_builder_add_int_value (builder, (gint64) run_seed);
   json_builder_set_member_name (builder, "seed_rule");
@@ -229,7 +247,7 @@ anot_experiment_write_config (AnotExperiment  *self,
       json_builder_end_object (builder);
     }
   json_builder_set_member_name (builder, "attack_config");
-  add_attack_config (builder, attack, self->settings->seed + run);
+  add_attack_config (builder, self->dataset, attack, self->settings->seed + run);
 
   if (self->settings->candidates->len == 1)
     {

@@ -33,3 +33,17 @@ def philly(philly_dir):
     from gi.repository import Anot
 
     return Anot.Dataset.load(philly_dir)
+
+
+@pytest.fixture(scope="session")
+def hotels_dir():
+    """The bundled hotels benchmark (data/hotels): another domain than
+    restaurants, items.jsonl, gold_item and sequential review ids."""
+    return os.path.join(os.environ["ANOT_DATA_DIR"], "hotels")
+
+
+@pytest.fixture(scope="session")
+def hotels(hotels_dir):
+    from gi.repository import Anot
+
+    return Anot.Dataset.load(hotels_dir)

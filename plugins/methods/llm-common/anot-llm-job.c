@@ -504,7 +504,6 @@ fit_reviews (AnotLlmJob *job,
 {
   AnotFormatter *f = anot_llm_job_get_formatter (job, NULL);
   GPtrArray *items = shown != NULL ? shown : job->candidates;
-  g_autofree char *check = NULL;
   const char *at;
   guint64 tokens = 0, room = 0;
   gsize data_at, data_len, prompt_len;
@@ -533,17 +532,14 @@ fit_reviews (AnotLlmJob *job,
   data_len = strlen (job->last_data);
   prompt_len = strlen (data->prompt);
 
-  /* The refused prompt is the one formatted now: its count is the
-   * router's, kept from the refusal. */
-  check = prompt_with_reviews (job, f, items, data->prompt, data_at, data_len, limit);
-  if (strcmp (check, data->prompt) != 0 ||
-      anot_method_context_check_fit (job->context, data->role, data->system_prompt, data->prompt,
+  /* The candidates' text in the refused prompt was formatted from these
+   * items with the formatter as it is (only fitting changes it), so the
+   * prompt at any M is the refused one with that text formatted again.
+   * The refused prompt's count is the router's, kept from the refusal. */
+  if (anot_method_context_check_fit (job->context, data->role, data->system_prompt, data->prompt,
                                      &tokens, &room, NULL) ||
       tokens == 0 || room == G_MAXUINT64)
-    {
-      anot_formatter_set_max_reviews (f, limit);
-      return FALSE;
-    }
+    return FALSE;
 
   /* The guess: the most reviews whose prompt, at the refused prompt's
    * tokens per byte, fits; lengths grow with M, so a bisection. */
@@ -552,9 +548,11 @@ fit_reviews (AnotLlmJob *job,
   while (lo < hi)
     {
       int mid = (lo + hi + 1) / 2;
-      g_autofree char *p = prompt_with_reviews (job, f, items, data->prompt, data_at, data_len, mid);
+      g_autofree char *text = NULL;
 
-      if ((double) strlen (p) * tokens / prompt_len <= (double) room)
+      anot_formatter_set_max_reviews (f, mid);
+      text = anot_formatter_format (f, items, NULL);
+      if ((double) (prompt_len - data_len + strlen (text)) * tokens / prompt_len <= (double) room)
         lo = mid;
       else
         hi = mid - 1;
