@@ -32,6 +32,7 @@ typedef struct
   gboolean offline;
   gboolean batch;
   char *batch_max_size;
+  char *batch_max_bytes;
   char *batch_window;
   char *batch_retry;
   char *max_cost;

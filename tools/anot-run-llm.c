@@ -37,7 +37,11 @@ anot_run_llm_options_add_entries (AnotRunLlmOptions *o,
       "Send the openai and anthropic calls through the providers' batch APIs "
       "(half price, answers within 24 h; also ANOT_BATCH=1, [llm] batch = true)", NULL },
     { "batch-max-size", 0, 0, G_OPTION_ARG_STRING, &o->batch_max_size,
-      "Most calls in one batch (default 10000)", "N" },
+      "Most calls in one batch (default 10000; the provider's limit when lower: "
+      "OpenAI 50000, Anthropic 100000)", "N" },
+    { "batch-max-bytes", 0, 0, G_OPTION_ARG_STRING, &o->batch_max_bytes,
+      "Most bytes in one batch, counted on the lines sent (default: the provider's "
+      "limit, OpenAI 200 MB, Anthropic 256 MB); a call alone over it fails", "BYTES" },
     { "batch-window", 0, 0, G_OPTION_ARG_STRING, &o->batch_window,
       "Submit a batch at the latest this many seconds after its first call "
       "(default 0: when the calls in flight settle)", "SECONDS" },
@@ -47,7 +51,8 @@ anot_run_llm_options_add_entries (AnotRunLlmOptions *o,
       "Context window prompts are fitted to before sending, in tokens "
       "(default: the model's from the price table)", "N" },
     { "max-cost", 0, 0, G_OPTION_ARG_STRING, &o->max_cost,
-      "Budget in US dollars: start no request that would pass it (exit status 3); "
+      "Budget in US dollars, a cap: a request starts only when its estimated cost "
+      "fits (exit status 3 when the next does not); "
       "--resume with a higher one continues", "USD" },
     { "max-cost-role", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->max_cost_roles,
       "Budget of one role (repeatable)", "ROLE=USD" },
@@ -71,6 +76,7 @@ anot_run_llm_options_clear (AnotRunLlmOptions *o)
   o->offline = FALSE;
   o->batch = FALSE;
   g_clear_pointer (&o->batch_max_size, g_free);
+  g_clear_pointer (&o->batch_max_bytes, g_free);
   g_clear_pointer (&o->batch_window, g_free);
   g_clear_pointer (&o->batch_retry, g_free);
   g_clear_pointer (&o->max_cost, g_free);
@@ -109,6 +115,7 @@ anot_run_llm_options_to_config (const AnotRunLlmOptions *o,
     { "offline", o->offline ? "true" : NULL, FALSE },
     { "batch", o->batch ? "true" : NULL, FALSE },
     { "batch-max-size", o->batch_max_size, FALSE },
+    { "batch-max-bytes", o->batch_max_bytes, FALSE },
     { "batch-window", o->batch_window, FALSE },
     { "batch-retry", o->batch_retry, FALSE },
     { "max-cost", o->max_cost, FALSE },

@@ -49,7 +49,8 @@ anot_run_cmd_merge (int    argc,
     {
       g_printerr ("anot-run merge: %s\n", error->message);
       return g_error_matches (error, ANOT_ERROR, ANOT_ERROR_SHARDS) ||
-             g_error_matches (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT)
+             g_error_matches (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT) ||
+             g_error_matches (error, ANOT_ERROR, ANOT_ERROR_BUSY)
              ? ANOT_RUN_EXIT_USAGE : ANOT_RUN_EXIT_FAILED;
     }
   g_print ("Merged %u shards into %s\n", g_strv_length (arguments) - 1, arguments[0]);

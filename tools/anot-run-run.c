@@ -696,9 +696,10 @@ anot_run_run_experiment (int           argc,
     "       written, every request failed, or the LLM server refused the key\n"
     "       (401/403) or the model (404): the run stops at the first, resumable\n"
     "  2    usage error: bad option or value, unknown method, empty selection,\n"
-    "       an existing results directory without --resume or --force, or an\n"
-    "       LLM configuration error such as no API key for a provider's own\n"
-    "       endpoint (the run stops before sending anything)\n"
+    "       an existing results directory without --resume or --force, one\n"
+    "       another process is writing (it is named), or an LLM configuration\n"
+    "       error such as no API key for a provider's own endpoint (the run\n"
+    "       stops before sending anything)\n"
     "  3    stopped by the budget (--max-cost, --max-cost-role): the requests in\n"
     "       flight finished, the results so far are written; continue with\n"
     "       anot-run --resume DIR --max-cost HIGHER\n"
@@ -951,6 +952,17 @@ anot_run_run_experiment (int           argc,
     g_object_get (experiment, "pool-mode", &mode, NULL);
     original_pool = mode == ANOT_POOL_MODE_ORIGINAL;
   }
+
+  if (g_error_matches (state.error, ANOT_ERROR, ANOT_ERROR_BUSY))
+    {
+      /* Refused before anything ran: nothing to report but the holder. */
+      g_printerr ("anot-run: %s\n", state.error->message);
+      g_clear_error (&state.error);
+      g_main_loop_unref (state.loop);
+      g_object_unref (state.cancellable);
+      run_options_clear (&o);
+      return ANOT_RUN_EXIT_USAGE;
+    }
 
   g_print ("Ran %u request%s", state.n_ran, state.n_ran == 1 ? "" : "s");
   if (state.n_already_done > 0)

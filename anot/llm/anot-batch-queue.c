@@ -107,6 +107,7 @@ struct _Group
   AnotHttpBackend *backend;
   char *model;
   GPtrArray *lines;          /* Line (owned by the queue's `lines`) */
+  guint64 bytes;             /* of its lines, as the provider counts them */
   GSource *window_source;
 };
 
@@ -123,11 +124,15 @@ struct _Sub
 
 typedef struct
 {
-  char *batch_id;
+  char *batch_id;            /* NULL: an intent not known to have been created */
+  char *intent_id;
+  gint64 time;
   char *backend;
   char *base_url;
   char *model;
   GPtrArray *custom_ids;     /* char* */
+  gboolean searching;        /* an intent the provider is being asked about */
+  GPtrArray *waiting;        /* Line: new calls of an intent searched for */
 } Record;
 
 struct _AnotBatchQueue
@@ -135,6 +140,7 @@ struct _AnotBatchQueue
   GObject parent_instance;
 
   guint max_size;
+  guint64 max_bytes;
   guint window_ms;
   guint settle_ms;
   guint poll_min_ms;
@@ -148,6 +154,8 @@ struct _AnotBatchQueue
   GHashTable *answered;      /* custom_id -> AnotBatch that answered it */
   GHashTable *records;       /* batch id -> Record, from the state file */
   GHashTable *recorded_ids;  /* custom_id -> Record */
+  GHashTable *intents;       /* intent id -> Record: recorded, never known created */
+  GHashTable *intent_ids;    /* custom_id -> Record of an intent */
   GSource *settle_source;
   GCancellable *cancellable;
 
@@ -166,6 +174,7 @@ G_DEFINE_FINAL_TYPE (AnotBatchQueue, anot_batch_queue, G_TYPE_OBJECT)
 enum {
   PROP_0,
   PROP_MAX_SIZE,
+  PROP_MAX_BYTES,
   PROP_WINDOW_MS,
   PROP_SETTLE_MS,
   PROP_POLL_MIN_MS,
@@ -231,6 +240,8 @@ static void
 record_free (Record *record)
 {
   g_free (record->batch_id);
+  g_free (record->intent_id);
+  g_clear_pointer (&record->waiting, g_ptr_array_unref);
   g_free (record->backend);
   g_free (record->base_url);
   g_free (record->model);
@@ -262,6 +273,8 @@ anot_batch_queue_finalize (GObject *object)
   g_hash_table_unref (self->answered);
   g_hash_table_unref (self->recorded_ids);
   g_hash_table_unref (self->records);
+  g_hash_table_unref (self->intent_ids);
+  g_hash_table_unref (self->intents);
   g_clear_object (&self->cancellable);
   if (self->state_fd >= 0)
     close (self->state_fd);
@@ -296,6 +309,8 @@ anot_batch_queue_get_property (GObject    *object,
 
   if (prop_id == PROP_RETRY_DIRECT)
     g_value_set_boolean (value, self->retry_direct);
+  else if (prop_id == PROP_MAX_BYTES)
+    g_value_set_uint64 (value, self->max_bytes);
   else if (uint_field (self, prop_id) != NULL)
     g_value_set_uint (value, *uint_field (self, prop_id));
   else
@@ -312,6 +327,8 @@ anot_batch_queue_set_property (GObject      *object,
 
   if (prop_id == PROP_RETRY_DIRECT)
     self->retry_direct = g_value_get_boolean (value);
+  else if (prop_id == PROP_MAX_BYTES)
+    self->max_bytes = g_value_get_uint64 (value);
   else if (uint_field (self, prop_id) != NULL)
     *uint_field (self, prop_id) = g_value_get_uint (value);
   else
@@ -332,11 +349,26 @@ anot_batch_queue_class_init (AnotBatchQueueClass *klass)
    * AnotBatchQueue:max-size:
    *
    * The most lines in one batch; a group that reaches it is submitted at
-   * once.  OpenAI takes up to 50 000 lines, Anthropic 100 000.
+   * once.  The provider's own limit (OpenAI 50 000 lines, Anthropic
+   * 100 000: [struct@Anot.HttpBackendClass]'s `batch_max_lines`) applies
+   * when it is lower.
    */
   properties[PROP_MAX_SIZE] =
-    g_param_spec_uint ("max-size", NULL, NULL, 1, 50000, DEFAULT_MAX_SIZE,
+    g_param_spec_uint ("max-size", NULL, NULL, 1, 100000, DEFAULT_MAX_SIZE,
                        G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotBatchQueue:max-bytes:
+   *
+   * The most bytes in one batch, counted on the serialized lines the
+   * provider receives; a call that would pass it goes into the next
+   * batch, and a call whose line alone passes it fails with
+   * %ANOT_ERROR_LLM_BAD_REQUEST.  0 (default): the provider's limit
+   * (OpenAI 200 MB, Anthropic 256 MB: `batch_max_bytes`), which also
+   * applies when it is lower.
+   */
+  properties[PROP_MAX_BYTES] =
+    g_param_spec_uint64 ("max-bytes", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * AnotBatchQueue:window-ms:
    *
@@ -409,6 +441,8 @@ anot_batch_queue_init (AnotBatchQueue *self)
   self->answered = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->records = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) record_free);
   self->recorded_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  self->intents = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) record_free);
+  self->intent_ids = g_hash_table_new (g_str_hash, g_str_equal);
   self->cancellable = g_cancellable_new ();
   self->state_fd = -1;
 }
@@ -478,27 +512,42 @@ state_append (AnotBatchQueue *self,
   fsync (self->state_fd);
 }
 
+/* A batch's line in the state file: `intent` before it is created
+ * (should the answer to its creation be lost to a kill, a resume asks
+ * the provider for it instead of creating it again), `submitted` once
+ * it has an id. */
 static void
-state_record_submitted (AnotBatchQueue *self,
-                        Sub            *sub)
+state_record_batch (AnotBatchQueue *self,
+                    Sub            *sub,
+                    const char     *event)
 {
   g_autoptr(AnotJsonWriter) writer = anot_json_writer_new ();
   AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (sub->backend);
+  gboolean intent = strcmp (event, "intent") == 0;
   guint n = anot_batch_get_n_lines (sub->batch);
 
   anot_json_writer_begin_object (writer);
   anot_json_writer_set_member_name (writer, "event");
-  anot_json_writer_add_string_value (writer, "submitted");
-  anot_json_writer_set_member_name (writer, "batch_id");
-  anot_json_writer_add_string_value (writer, anot_batch_get_id (sub->batch));
+  anot_json_writer_add_string_value (writer, event);
+  if (!intent)
+    {
+      anot_json_writer_set_member_name (writer, "batch_id");
+      anot_json_writer_add_string_value (writer, anot_batch_get_id (sub->batch));
+    }
   anot_json_writer_set_member_name (writer, "backend");
   anot_json_writer_add_string_value (writer, klass->name ? klass->name : "");
   anot_json_writer_set_member_name (writer, "base_url");
   anot_json_writer_add_string_value (writer, anot_http_backend_get_base_url (sub->backend));
   anot_json_writer_set_member_name (writer, "model");
   anot_json_writer_add_string_value (writer, anot_batch_get_model (sub->batch));
+  if (anot_batch_get_intent_id (sub->batch) != NULL)
+    {
+      anot_json_writer_set_member_name (writer, "intent_id");
+      anot_json_writer_add_string_value (writer, anot_batch_get_intent_id (sub->batch));
+    }
   anot_json_writer_set_member_name (writer, "time");
-  anot_json_writer_add_int_value (writer, g_get_real_time () / G_USEC_PER_SEC);
+  anot_json_writer_add_int_value (writer, intent ? anot_batch_get_intent_time (sub->batch)
+                                  : g_get_real_time () / G_USEC_PER_SEC);
   anot_json_writer_set_member_name (writer, "custom_ids");
   anot_json_writer_begin_array (writer);
   for (guint i = 0; i < n; i++)
@@ -539,6 +588,7 @@ state_load_line (AnotBatchQueue  *self,
   g_autoptr(AnotJsonDocument) doc = anot_json_document_new_from_data (text, -1, error);
   g_autofree char *event = NULL;
   g_autofree char *batch_id = NULL;
+  g_autofree char *intent_id = NULL;
   Record *record;
   int ids;
 
@@ -549,13 +599,19 @@ state_load_line (AnotBatchQueue  *self,
     }
   event = anot_json_document_dup_string (doc, anot_json_document_get_member (doc, 0, "event"));
   batch_id = anot_json_document_dup_string (doc, anot_json_document_get_member (doc, 0, "batch_id"));
+  intent_id = anot_json_document_dup_string (doc, anot_json_document_get_member (doc, 0, "intent_id"));
+  /* An intent made a batch once a later line says so. */
+  if (intent_id != NULL && g_strcmp0 (event, "intent") != 0)
+    g_hash_table_remove (self->intents, intent_id);
+  if (g_strcmp0 (event, "intent") == 0 && intent_id != NULL)
+    batch_id = g_strdup ("");
   if (event == NULL || batch_id == NULL)
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_MISSING_FIELD,
                    "%s:%u: a batch record needs “event” and “batch_id”", path, line_number);
       return FALSE;
     }
-  if (strcmp (event, "submitted") != 0)
+  if (strcmp (event, "submitted") != 0 && strcmp (event, "intent") != 0)
     return TRUE;
 
   ids = anot_json_document_get_member (doc, 0, "custom_ids");
@@ -584,6 +640,14 @@ state_load_line (AnotBatchQueue  *self,
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_MISSING_FIELD,
                    "%s:%u: field “model” is missing", path, line_number);
       return FALSE;
+    }
+  if (strcmp (event, "intent") == 0)
+    {
+      g_clear_pointer (&record->batch_id, g_free);
+      record->intent_id = g_steal_pointer (&intent_id);
+      record->time = anot_json_document_get_int (doc, anot_json_document_get_member (doc, 0, "time"), 0);
+      g_hash_table_replace (self->intents, record->intent_id, record);
+      return TRUE;
     }
   g_hash_table_replace (self->records, record->batch_id, record);
   for (guint i = 0; i < record->custom_ids->len; i++)
@@ -651,6 +715,21 @@ anot_batch_queue_open_state (AnotBatchQueue  *self,
                    local_error->message);
       return FALSE;
     }
+
+  /* The calls of intents never known to have made a batch. */
+  {
+    GHashTableIter iter;
+    gpointer value;
+
+    g_hash_table_iter_init (&iter, self->intents);
+    while (g_hash_table_iter_next (&iter, NULL, &value))
+      {
+        Record *record = value;
+
+        for (guint i = 0; i < record->custom_ids->len; i++)
+          g_hash_table_replace (self->intent_ids, g_ptr_array_index (record->custom_ids, i), record);
+      }
+  }
 
   fd = g_open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0)
@@ -982,7 +1061,7 @@ on_submitted (GObject      *source,
       return;
     }
 
-  state_record_submitted (self, sub);
+  state_record_batch (self, sub, "submitted");
   g_debug ("batch %s submitted: %u lines of %s", anot_batch_get_id (sub->batch), n,
            anot_batch_get_model (sub->batch));
   g_hash_table_replace (self->subs, g_strdup (anot_batch_get_id (sub->batch)), sub);
@@ -1021,6 +1100,14 @@ group_close (AnotBatchQueue *self,
   self->n_submitted++;
   self->n_lines_sent += group->lines->len;
   group_free (group);
+
+  /* Recorded before the batch is created. */
+  {
+    g_autofree char *intent_id = g_uuid_string_random ();
+
+    anot_batch_set_intent (sub->batch, intent_id, g_get_real_time () / G_USEC_PER_SEC);
+    state_record_batch (self, sub, "intent");
+  }
 
   data = g_new0 (SubmitData, 1);
   data->self = g_object_ref (self);
@@ -1068,6 +1155,36 @@ anot_batch_queue_flush (AnotBatchQueue *self)
   g_list_free (groups);
 }
 
+/* What one batch of @backend may hold: the provider's limits and this
+ * queue's, the lower; bytes leave room for the request around the lines
+ * (the multipart form, `{"requests":[...]}`). */
+#define BATCH_WRAPPER_BYTES 4096
+
+static void
+batch_limits (AnotBatchQueue  *self,
+              AnotHttpBackend *backend,
+              guint64         *max_bytes,
+              guint           *max_lines)
+{
+  AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (backend);
+  guint64 bytes = klass->batch_max_bytes;
+
+  if (self->max_bytes > 0 && (bytes == 0 || self->max_bytes < bytes))
+    bytes = self->max_bytes;
+  *max_bytes = bytes == 0 ? G_MAXUINT64 : bytes > BATCH_WRAPPER_BYTES ? bytes - BATCH_WRAPPER_BYTES : 1;
+  *max_lines = self->max_size;
+  if (klass->batch_max_lines > 0 && klass->batch_max_lines < *max_lines)
+    *max_lines = klass->batch_max_lines;
+}
+
+/* The size of @body's line in a batch of @backend. */
+static guint64
+line_bytes (AnotHttpBackend *backend,
+            GBytes          *body)
+{
+  return g_bytes_get_size (body) + ANOT_HTTP_BACKEND_GET_CLASS (backend)->batch_line_overhead;
+}
+
 /* Puts @line into the open batch of its backend and model. */
 static void
 line_enqueue (AnotBatchQueue *self,
@@ -1075,6 +1192,18 @@ line_enqueue (AnotBatchQueue *self,
 {
   g_autofree char *key = g_strdup_printf ("%p\n%s", (void *) line->backend, line->model);
   Group *group = g_hash_table_lookup (self->groups, key);
+  guint64 size = line_bytes (line->backend, line->body);
+  guint64 max_bytes;
+  guint max_lines;
+
+  /* Within the provider's limits: a line that does not fit closes the
+   * batch it would have joined. */
+  batch_limits (self, line->backend, &max_bytes, &max_lines);
+  if (group != NULL && group->lines->len > 0 && group->bytes + size > max_bytes)
+    {
+      group_close (self, group);
+      group = NULL;
+    }
 
   if (group == NULL)
     {
@@ -1095,8 +1224,9 @@ line_enqueue (AnotBatchQueue *self,
     }
   line->group = group;
   g_ptr_array_add (group->lines, line);
+  group->bytes += size;
 
-  if (group->lines->len >= self->max_size)
+  if (group->lines->len >= max_lines || group->bytes >= max_bytes)
     {
       group_close (self, group);
       return;
@@ -1133,6 +1263,7 @@ on_waiter_cancelled (GCancellable *cancellable,
    * paid anyway and its answer is kept for a later identical call. */
   if (line->waiters->len == 0 && line->group != NULL)
     {
+      line->group->bytes -= MIN (line->group->bytes, line_bytes (line->backend, line->body));
       g_ptr_array_remove (line->group->lines, line);
       g_hash_table_remove (self->lines, line->custom_id);
     }
@@ -1196,6 +1327,119 @@ sub_from_record (AnotBatchQueue  *self,
   return sub;
 }
 
+typedef struct
+{
+  AnotBatchQueue *self;
+  Record *record;
+  AnotBatch *batch;
+} FindData;
+
+static void
+on_intent_searched (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  AnotHttpBackend *backend = ANOT_HTTP_BACKEND (source);
+  FindData *data = user_data;
+  g_autoptr(AnotBatchQueue) self = data->self;
+  g_autoptr(AnotBatch) batch = data->batch;
+  Record *record = data->record;
+  g_autoptr(GPtrArray) waiting = g_steal_pointer (&record->waiting);
+  g_autoptr(GError) error = NULL;
+  const char *found = NULL;
+
+  g_free (data);
+  if (ANOT_HTTP_BACKEND_GET_CLASS (backend)->batch_find_finish (backend, result, &error))
+    found = anot_batch_get_id (batch);
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  else
+    g_warning ("Cannot ask %s whether an interrupted run created batch %s: %s; its calls are "
+               "sent again", ANOT_HTTP_BACKEND_GET_CLASS (backend)->name, record->intent_id, error->message);
+
+  for (guint i = 0; i < record->custom_ids->len; i++)
+    g_hash_table_remove (self->intent_ids, g_ptr_array_index (record->custom_ids, i));
+  g_hash_table_steal (self->intents, record->intent_id);
+
+  if (found != NULL)
+    {
+      Sub *sub;
+
+      /* A batch like any recorded one: polled, not paid again. */
+      g_debug ("batch %s: created before the interruption (intent %s), polled", found, record->intent_id);
+      record->batch_id = g_strdup (found);
+      g_hash_table_replace (self->records, record->batch_id, record);
+      for (guint i = 0; i < record->custom_ids->len; i++)
+        g_hash_table_replace (self->recorded_ids, g_ptr_array_index (record->custom_ids, i), record);
+      sub = sub_from_record (self, backend, g_ptr_array_index (record->custom_ids, 0));
+      if (sub != NULL)
+        {
+          anot_batch_set_intent (sub->batch, record->intent_id, record->time);
+          state_record_batch (self, sub, "submitted");
+        }
+    }
+
+  for (guint i = 0; waiting != NULL && i < waiting->len; i++)
+    {
+      Line *line = g_ptr_array_index (waiting, i);
+
+      if (line->waiters->len == 0)
+        g_hash_table_remove (self->lines, line->custom_id);
+      else if (found != NULL && (line->sub = sub_from_record (self, backend, line->custom_id)) != NULL)
+        line->attempts = 1;
+      else
+        line_enqueue (self, line);
+    }
+  if (found == NULL)
+    record_free (record);
+}
+
+/* Whether @line is a call of an intent recorded by an earlier process
+ * that never learnt whether its batch was created: then it waits while
+ * the provider is asked (once per intent), and TRUE. */
+static gboolean
+line_waits_for_intent (AnotBatchQueue  *self,
+                       AnotHttpBackend *backend,
+                       Line            *line)
+{
+  AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (backend);
+  Record *record = g_hash_table_lookup (self->intent_ids, line->custom_id);
+  FindData *data;
+
+  if (record == NULL || klass->batch_find_async == NULL ||
+      g_strcmp0 (record->backend, klass->name) != 0 ||
+      g_strcmp0 (record->base_url, anot_http_backend_get_base_url (backend)) != 0)
+    return FALSE;
+  if (record->waiting == NULL)
+    record->waiting = g_ptr_array_new ();
+  g_ptr_array_add (record->waiting, line);
+  if (record->searching)
+    return TRUE;
+
+  record->searching = TRUE;
+  data = g_new0 (FindData, 1);
+  data->self = g_object_ref (self);
+  data->record = record;
+  data->batch = anot_batch_new (record->model);
+  anot_batch_set_intent (data->batch, record->intent_id, record->time);
+  for (guint i = 0; i < record->custom_ids->len; i++)
+    anot_batch_add_line (data->batch, g_ptr_array_index (record->custom_ids, i), NULL);
+  klass->batch_find_async (backend, data->batch, self->cancellable, on_intent_searched, data);
+  return TRUE;
+}
+
+/* Whether an earlier process recorded a batch with @custom_id for
+ * @backend (its line was within the limits then). */
+static gboolean
+sub_from_record_exists (AnotBatchQueue  *self,
+                        AnotHttpBackend *backend,
+                        const char      *custom_id)
+{
+  Record *record = g_hash_table_lookup (self->recorded_ids, custom_id);
+
+  return record != NULL && g_strcmp0 (record->backend, ANOT_HTTP_BACKEND_GET_CLASS (backend)->name) == 0;
+}
+
 void
 anot_batch_queue_add (AnotBatchQueue  *self,
                       AnotHttpBackend *backend,
@@ -1225,6 +1469,27 @@ anot_batch_queue_add (AnotBatchQueue  *self,
     }
 
   line = g_hash_table_lookup (self->lines, custom_id);
+  if (line == NULL && sub_from_record_exists (self, backend, custom_id) == FALSE)
+    {
+      guint64 max_bytes;
+      guint max_lines;
+
+      batch_limits (self, backend, &max_bytes, &max_lines);
+      if (line_bytes (backend, body) > max_bytes)
+        {
+          g_autofree char *size = g_format_size_full (line_bytes (backend, body), G_FORMAT_SIZE_LONG_FORMAT);
+          g_autofree char *limit = g_format_size_full (max_bytes + BATCH_WRAPPER_BYTES, G_FORMAT_SIZE_LONG_FORMAT);
+
+          g_task_return_new_error (task, ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST,
+                                   "The call is %s as a line of a %s batch, more than one "
+                                   "batch may hold (%s; --batch-max-bytes): it cannot be "
+                                   "sent in batch mode", size,
+                                   ANOT_HTTP_BACKEND_GET_CLASS (backend)->name
+                                   ? ANOT_HTTP_BACKEND_GET_CLASS (backend)->name : "provider", limit);
+          g_object_unref (task);
+          return;
+        }
+    }
   if (line == NULL)
     {
       line = g_new0 (Line, 1);
@@ -1237,7 +1502,7 @@ anot_batch_queue_add (AnotBatchQueue  *self,
       line->sub = sub_from_record (self, backend, line->custom_id);
       if (line->sub != NULL)
         line->attempts = 1;
-      else
+      else if (!line_waits_for_intent (self, backend, line))
         line_enqueue (self, line);
     }
 

@@ -7,6 +7,7 @@
 #include "anot-batch.h"
 
 #include "anot-error.h"
+#include "anot-json-private.h"
 
 #include <string.h>
 
@@ -41,6 +42,8 @@ struct _AnotBatch
   char *model;
   char *id;
   char *message;
+  char *intent_id;
+  gint64 intent_time;
   AnotBatchStatus status;
   GPtrArray *lines;          /* Line, in the order added */
   GHashTable *by_custom_id;  /* custom_id (owned by the line) -> Line */
@@ -67,6 +70,7 @@ anot_batch_finalize (GObject *object)
   g_ptr_array_unref (self->lines);
   g_free (self->model);
   g_free (self->id);
+  g_free (self->intent_id);
   g_free (self->message);
 
   G_OBJECT_CLASS (anot_batch_parent_class)->finalize (object);
@@ -214,6 +218,52 @@ anot_batch_set_message (AnotBatch  *self,
   g_return_if_fail (ANOT_IS_BATCH (self));
   g_free (self->message);
   self->message = g_strdup (message);
+}
+
+/**
+ * anot_batch_get_intent_id:
+ * @self: an #AnotBatch
+ *
+ * Returns: (nullable): the id the client gave the batch before creating
+ *   it (recorded in the state file, and OpenAI's batch `metadata`), so a
+ *   client killed before it heard of the batch can find it again
+ */
+const char *
+anot_batch_get_intent_id (AnotBatch *self)
+{
+  g_return_val_if_fail (ANOT_IS_BATCH (self), NULL);
+  return self->intent_id;
+}
+
+/**
+ * anot_batch_get_intent_time:
+ * @self: an #AnotBatch
+ *
+ * Returns: when the intent to create the batch was recorded, in seconds
+ *   since the epoch (0: unknown)
+ */
+gint64
+anot_batch_get_intent_time (AnotBatch *self)
+{
+  g_return_val_if_fail (ANOT_IS_BATCH (self), 0);
+  return self->intent_time;
+}
+
+/**
+ * anot_batch_set_intent:
+ * @self: an #AnotBatch
+ * @intent_id: (nullable): the client's id of the batch
+ * @time: when the intent was recorded, seconds since the epoch
+ */
+void
+anot_batch_set_intent (AnotBatch  *self,
+                       const char *intent_id,
+                       gint64      time)
+{
+  g_return_if_fail (ANOT_IS_BATCH (self));
+  g_free (self->intent_id);
+  self->intent_id = g_strdup (intent_id);
+  self->intent_time = time;
 }
 
 /**
@@ -419,13 +469,13 @@ anot_batch_read_results (AnotBatch            *self,
                          GError              **error)
 {
   gsize size;
-  const char *data, *end;
+  const char *data, *end, *base;
   guint line_number = 0;
 
   g_return_val_if_fail (ANOT_IS_BATCH (self), FALSE);
   g_return_val_if_fail (jsonl != NULL && func != NULL, FALSE);
 
-  data = g_bytes_get_data (jsonl, &size);
+  base = data = g_bytes_get_data (jsonl, &size);
   end = data + size;
   while (data != NULL && data < end)
     {
@@ -435,7 +485,9 @@ anot_batch_read_results (AnotBatch            *self,
       line_number++;
       if (stop > data)
         {
-          g_autoptr(AnotJsonDocument) doc = anot_json_document_new_from_data (data, stop - data, error);
+          g_autoptr(GBytes) line = g_bytes_new_from_bytes (jsonl, (gsize) (data - base), (gsize) (stop - data));
+          /* Lenient, as a direct call's answer is read. */
+          g_autoptr(AnotJsonDocument) doc = _anot_json_document_new_lenient (line, error);
 
           if (doc == NULL)
             {

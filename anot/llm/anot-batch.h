@@ -96,6 +96,14 @@ const char         *anot_batch_get_message          (AnotBatch          *self);
 ANOT_AVAILABLE_IN_ALL
 void                anot_batch_set_message          (AnotBatch          *self,
                                                      const char         *message);
+ANOT_AVAILABLE_IN_ALL
+const char         *anot_batch_get_intent_id        (AnotBatch          *self);
+ANOT_AVAILABLE_IN_ALL
+gint64              anot_batch_get_intent_time      (AnotBatch          *self);
+ANOT_AVAILABLE_IN_ALL
+void                anot_batch_set_intent           (AnotBatch          *self,
+                                                     const char         *intent_id,
+                                                     gint64              time);
 
 ANOT_AVAILABLE_IN_ALL
 void                anot_batch_add_line             (AnotBatch          *self,

@@ -33,6 +33,7 @@ struct _AnotCompletion
   GStrvBuilder *endpoint_errors;  /* NULL until the first */
   GStrv endpoint_errors_strv;     /* built on demand */
   char *batch_id;
+  guint replaced_characters;
 };
 
 G_DEFINE_FINAL_TYPE (AnotCompletion, anot_completion, G_TYPE_OBJECT)
@@ -50,6 +51,7 @@ enum {
   PROP_ROLE,
   PROP_CACHED,
   PROP_BATCH_ID,
+  PROP_REPLACED_CHARACTERS,
   N_PROPS
 };
 
@@ -115,6 +117,9 @@ anot_completion_get_property (GObject    *object,
     case PROP_BATCH_ID:
       g_value_set_string (value, self->batch_id);
       break;
+    case PROP_REPLACED_CHARACTERS:
+      g_value_set_uint (value, self->replaced_characters);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -164,6 +169,9 @@ anot_completion_set_property (GObject      *object,
       break;
     case PROP_BATCH_ID:
       anot_completion_set_batch_id (self, g_value_get_string (value));
+      break;
+    case PROP_REPLACED_CHARACTERS:
+      anot_completion_set_replaced_characters (self, g_value_get_uint (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -275,6 +283,16 @@ anot_completion_class_init (AnotCompletionClass *klass)
   properties[PROP_BATCH_ID] =
     g_param_spec_string ("batch-id", NULL, NULL, NULL,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotCompletion:replaced-characters:
+   *
+   * How many `\u0000` and lone surrogate escapes the answer's JSON held:
+   * valid JSON that C strings and UTF-8 cannot hold, read as U+FFFD
+   * (the model's text, not a broken answer).
+   */
+  properties[PROP_REPLACED_CHARACTERS] =
+    g_param_spec_uint ("replaced-characters", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -688,4 +706,33 @@ anot_completion_set_batch_id (AnotCompletion *self,
   g_free (self->batch_id);
   self->batch_id = g_strdup (batch_id);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BATCH_ID]);
+}
+
+/**
+ * anot_completion_get_replaced_characters:
+ * @self: an #AnotCompletion
+ *
+ * Returns: the number of escapes of the answer read as U+FFFD
+ */
+guint
+anot_completion_get_replaced_characters (AnotCompletion *self)
+{
+  g_return_val_if_fail (ANOT_IS_COMPLETION (self), 0);
+  return self->replaced_characters;
+}
+
+/**
+ * anot_completion_set_replaced_characters:
+ * @self: an #AnotCompletion
+ * @n: the number of escapes of the answer read as U+FFFD
+ */
+void
+anot_completion_set_replaced_characters (AnotCompletion *self,
+                                         guint           n)
+{
+  g_return_if_fail (ANOT_IS_COMPLETION (self));
+  if (self->replaced_characters == n)
+    return;
+  self->replaced_characters = n;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_REPLACED_CHARACTERS]);
 }

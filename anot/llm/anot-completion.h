@@ -80,5 +80,10 @@ const char     *anot_completion_get_batch_id          (AnotCompletion *self);
 ANOT_AVAILABLE_IN_ALL
 void            anot_completion_set_batch_id          (AnotCompletion *self,
                                                        const char     *batch_id);
+ANOT_AVAILABLE_IN_ALL
+guint           anot_completion_get_replaced_characters (AnotCompletion *self);
+ANOT_AVAILABLE_IN_ALL
+void            anot_completion_set_replaced_characters (AnotCompletion *self,
+                                                         guint           n);
 
 G_END_DECLS

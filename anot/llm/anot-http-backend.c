@@ -9,6 +9,7 @@
 #include "anot-endpoints-private.h"
 #include "anot-batch-queue-private.h"
 #include "anot-error.h"
+#include "anot-json-private.h"
 
 #include <libsoup/soup.h>
 #include <string.h>
@@ -499,7 +500,8 @@ parse_json (GBytes *bytes)
 {
   if (g_bytes_get_size (bytes) == 0)
     return NULL;
-  return anot_json_document_new_from_bytes (bytes, NULL);
+  /* A model's text may hold \u0000 or a lone surrogate: valid JSON. */
+  return _anot_json_document_new_lenient (bytes, NULL);
 }
 
 /* Retry-After: seconds or an HTTP date; retry-after-ms: milliseconds
@@ -902,6 +904,7 @@ attempt_done (Call   *call,
         }
       if (anot_completion_get_model (completion) == NULL)
         g_object_set (completion, "model", call->model, NULL);
+      anot_completion_set_replaced_characters (completion, _anot_json_document_get_n_replaced (body));
       if (call->avoid != NULL)
         anot_endpoint_succeeded (call->avoid);
       call_finish (call, completion, NULL);
@@ -2018,6 +2021,7 @@ anot_http_backend_read_answer (AnotHttpBackend   *self,
   g_autoptr(JsonNode) node = NULL;
   g_autoptr(AnotJsonDocument) answer = NULL;
   g_autofree char *text = NULL;
+  AnotCompletion *completion;
 
   g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), NULL);
   g_return_val_if_fail (document != NULL, NULL);
@@ -2035,5 +2039,10 @@ anot_http_backend_read_answer (AnotHttpBackend   *self,
   answer = anot_json_document_new_from_data (text, -1, error);
   if (answer == NULL)
     return NULL;
-  return ANOT_HTTP_BACKEND_GET_CLASS (self)->read_body (self, answer, error);
+  completion = ANOT_HTTP_BACKEND_GET_CLASS (self)->read_body (self, answer, error);
+  /* The line's escapes read as U+FFFD were the answer's: the rest of a
+   * line is ids the provider wrote. */
+  if (completion != NULL)
+    anot_completion_set_replaced_characters (completion, _anot_json_document_get_n_replaced (document));
+  return completion;
 }

@@ -48,6 +48,19 @@ G_DECLARE_DERIVABLE_TYPE (AnotHttpBackend, anot_http_backend, ANOT, HTTP_BACKEND
  *   completion (text, model, token counts, finish reason), or fails with
  *   %ANOT_ERROR_LLM_PROTOCOL, %ANOT_ERROR_LLM_EMPTY or
  *   %ANOT_ERROR_LLM_REFUSED
+ * @batch_max_bytes: the provider's limit on the size of one batch, in
+ *   bytes (0: none); [class@Anot.BatchQueue] splits batches to stay under
+ *   it
+ * @batch_max_lines: the provider's limit on the calls of one batch (0: none)
+ * @batch_line_overhead: the bytes a batch adds to a call's JSON body to make
+ *   its line (custom id and wrapping), so a line's size is the body's plus
+ *   this
+ * @batch_find_async: looks among the provider's batches for the one a
+ *   client created for @batch's intent ([method@Anot.Batch.get_intent_id],
+ *   its custom ids and time) without hearing back (it was killed in
+ *   between); sets its id on @batch when found
+ * @batch_find_finish: %TRUE when the search ran (whether or not it found
+ *   the batch), %FALSE with @error when the provider could not be asked
  *
  * The class of an HTTP LLM API.  A subclass describes the wire format
  * only; [class@Anot.HttpBackend] does everything else.
@@ -90,8 +103,18 @@ struct _AnotHttpBackendClass
                                           GAsyncResult        *result,
                                           GError             **error);
 
-  /*< private >*/
-  gpointer padding[4];
+  guint64         batch_max_bytes;
+  guint           batch_max_lines;
+  guint           batch_line_overhead;
+
+  void            (*batch_find_async)    (AnotHttpBackend     *self,
+                                          AnotBatch           *batch,
+                                          GCancellable        *cancellable,
+                                          GAsyncReadyCallback  callback,
+                                          gpointer             user_data);
+  gboolean        (*batch_find_finish)   (AnotHttpBackend     *self,
+                                          GAsyncResult        *result,
+                                          GError             **error);
 };
 
 ANOT_AVAILABLE_IN_ALL

@@ -18,6 +18,7 @@
 #include "anot-json-private.h"
 #include "anot-enum-types.h"
 #include "anot-pyliteral-private.h"
+#include "anot-validator-private.h"
 #include "anot-verdict-private.h"
 
 /**
@@ -1093,6 +1094,25 @@ expected_matches (const Expected *e,
 
   /* str(expected).lower() in str(actual).lower() */
   return strstr (lower_text (actual), anot_py_value_get_lower_str (e->value)) != NULL;
+}
+
+gboolean
+_anot_validator_value_matches (AnotPyValue *actual,
+                               JsonNode    *expected)
+{
+  Expected *e = expected_new (expected);
+  gboolean matches = expected_matches (e, actual);
+
+  expected_free (e);
+  return matches;
+}
+
+AnotPyValue *
+_anot_validator_item_categories (AnotItem *item)
+{
+  AnotPyValue *categories = anot_py_value_dict_lookup_string (get_item_view (item), "categories");
+
+  return categories != NULL ? anot_py_value_ref (categories) : NULL;
 }
 
 static AnotTruth

@@ -84,7 +84,7 @@ enum {
 
 /* The run-wide keys of the [llm] section (and of ANOT_<KEY>). */
 static const char * const run_keys[] = {
-  "batch", "batch_max_size", "batch_window", "batch_retry",
+  "batch", "batch_max_size", "batch_max_bytes", "batch_window", "batch_retry",
 };
 
 static const char * const known_keys[] = {
@@ -1353,7 +1353,7 @@ anot_llm_config_to_json (AnotLlmConfig     *self,
 /**
  * anot_llm_config_get_run_setting:
  * @self: an #AnotLlmConfig
- * @key: a run-wide key: `batch`, `batch_max_size`, `batch_window` or
+ * @key: a run-wide key: `batch`, `batch_max_size`, `batch_max_bytes`, `batch_window` or
  *   `batch_retry`
  * @source: (out) (optional) (nullable) (transfer full): where the value
  *   came from, for messages

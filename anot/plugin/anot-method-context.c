@@ -695,7 +695,7 @@ on_routed_complete (GObject      *source,
   anot_usage_add_completion (self->usage, completion);
   anot_method_context_debug (self, ANOT_DEBUG_LEVEL_VERBOSE, "LLM",
                              "%s %s:%s %" G_GUINT64_FORMAT "+%" G_GUINT64_FORMAT
-                             " tokens, %.0f ms, %u retries%s",
+                             " tokens, %.0f ms, %u retries%s%s",
                              role,
                              anot_backend_router_get_backend_name (ANOT_BACKEND_ROUTER (source), role)
                              ? anot_backend_router_get_backend_name (ANOT_BACKEND_ROUTER (source), role)
@@ -706,7 +706,9 @@ on_routed_complete (GObject      *source,
                              anot_completion_get_completion_tokens (completion),
                              anot_completion_get_latency_ms (completion),
                              anot_completion_get_retries (completion),
-                             anot_completion_get_cached (completion) ? ", cached" : "");
+                             anot_completion_get_cached (completion) ? ", cached" : "",
+                             anot_completion_get_replaced_characters (completion) > 0
+                             ? ", \\u0000 or lone surrogates read as U+FFFD" : "");
   anot_method_context_debug (self, ANOT_DEBUG_LEVEL_FULL, "LLM", "%s response:\n%s",
                              role, anot_completion_get_text (completion)
                              ? anot_completion_get_text (completion) : "");

@@ -7,26 +7,41 @@
 #include "anot-experiment-private.h"
 
 #include "anot-error.h"
+#include "anot-registry.h"
 
 #include <string.h>
 
-/* A budget (`max-cost`, `max-cost-role`) is checked before each request
- * starts: what the finished requests cost (every session of the
- * experiment: a resumed run counts the rows it found) plus, for each
- * request in flight, what it spent so far or the average cost of a
- * finished request if that is more, plus the average for the request
- * about to start.  When that passes the budget no request starts any
- * more; those in flight finish (their calls are paid for already, and
- * cancelling would throw that away), everything is written, and the run
- * ends with ANOT_ERROR_BUDGET.  Before the first request finishes the
- * average is unknown (0), so at most `concurrency` requests start on an
- * empty budget. */
+/* A budget (`max-cost`, `max-cost-role`) is a cap.  Before a request
+ * starts, its cost is estimated as `anot-run estimate` does (the method
+ * run on the stand-in backend with a method instance of its own: prompt
+ * tokens exact where the model's tokenizer is known, each call's
+ * max_tokens or ESTIMATE_COMPLETION_TOKENS as its answer, at batch prices
+ * in batch mode) and reserved; the request starts only if what finished
+ * requests spent (every session of the experiment: a resumed run counts
+ * the rows it found) plus the reservations in flight plus its own fit in
+ * every budget.  When it finishes, its reservation gives way to what it
+ * actually cost.  A request that does not fit waits for those in flight
+ * (their reservations may turn out larger than their cost); when none is
+ * in flight and it still does not fit, the run stops with
+ * ANOT_ERROR_BUDGET, everything written.  In batch mode a request's
+ * calls reach a batch only once it started, so a batch holds only lines
+ * that fit.
+ *
+ * The bound: spent <= limit, except by what a request's answers cost
+ * beyond the estimate — completion tokens past the assumed length when a
+ * call sets no max_tokens (none when it does), and the calls of a
+ * multi-round method past what it made on the stand-in's answers; for
+ * those (the estimate calls them incomplete) the reservation is at least
+ * the average cost of the finished requests. */
+
+#define ESTIMATE_COMPLETION_TOKENS 300  /* anot-run estimate's default */
 
 typedef struct
 {
   char *role;                /* NULL: the whole run */
   double limit;
   double spent;              /* by finished requests */
+  double reserved;           /* by the requests in flight */
 } Budget;
 
 static void
@@ -50,19 +65,28 @@ usage_cost (AnotUsage  *usage,
   return anot_usage_get_cost_usd (part);
 }
 
+void
+anot_experiment_budget_clear (AnotExperiment *self)
+{
+  g_clear_pointer (&self->budgets, g_ptr_array_unref);
+  g_clear_pointer (&self->budget_message, g_free);
+  g_clear_object (&self->estimate_router);
+  g_clear_object (&self->estimate_method);
+  g_clear_pointer (&self->estimated_costs, g_free);
+  self->estimated_cell = NULL;
+  self->estimated_request = NULL;
+}
+
 /* The budgets of the settings, and what the rows already there cost. */
 void
 anot_experiment_budget_reset (AnotExperiment *self)
 {
   AnotRunConfig *settings = self->settings;
 
-  g_clear_pointer (&self->budgets, g_ptr_array_unref);
-  g_clear_pointer (&self->running_usages, g_ptr_array_unref);
-  g_clear_pointer (&self->budget_message, g_free);
+  anot_experiment_budget_clear (self);
   self->over_budget = FALSE;
   self->n_costed = 0;
   self->budgets = g_ptr_array_new_with_free_func ((GDestroyNotify) budget_free);
-  self->running_usages = g_ptr_array_new_with_free_func (g_object_unref);
 
   if (settings->max_cost > 0)
     {
@@ -116,53 +140,124 @@ anot_experiment_budget_add_result (AnotExperiment *self,
     }
 }
 
-void
-anot_experiment_budget_start (AnotExperiment *self,
-                              AnotUsage      *usage)
+/* @usage's cost for @budget, at the price the run pays. */
+static double
+estimated_cost (AnotExperiment *self,
+                Budget         *budget,
+                AnotUsage      *usage)
 {
-  if (self->running_usages != NULL)
-    g_ptr_array_add (self->running_usages, g_object_ref (usage));
+  g_autoptr(AnotUsage) part = NULL;
+
+  if (budget->role != NULL)
+    usage = part = anot_usage_dup_role_usage (usage, budget->role);
+  if (self->batch_queue != NULL)
+    return anot_experiment_batch_cost (self->estimate_router, usage);
+  return anot_usage_get_cost_usd (usage);
 }
 
-void
-anot_experiment_budget_finish (AnotExperiment *self,
-                               AnotUsage      *usage)
+/* The estimated cost of @request in @cell for each budget (kept until
+ * another request is asked about: one that waits is asked again). */
+static const double *
+estimate (AnotExperiment *self,
+          Cell           *cell,
+          AnotRequest    *request)
 {
-  if (self->running_usages != NULL)
-    g_ptr_array_remove (self->running_usages, usage);
+  g_autoptr(AnotUsage) usage = NULL;
+  gboolean incomplete = FALSE;
+
+  if (self->estimated_costs != NULL && self->estimated_cell == cell && self->estimated_request == request)
+    return self->estimated_costs;
+
+  g_clear_pointer (&self->estimated_costs, g_free);
+  self->estimated_costs = g_new0 (double, self->budgets->len);
+  self->estimated_cell = cell;
+  self->estimated_request = request;
+
+  if (self->estimate_router == NULL)
+    {
+      g_autoptr(GError) error = NULL;
+
+      self->estimate_router = anot_experiment_new_estimate_router (self, ESTIMATE_COMPLETION_TOKENS, &error);
+      /* The run's own router was made from the same configuration. */
+      if (self->estimate_router == NULL)
+        g_error ("Cannot make the estimate's router: %s", error->message);
+      self->estimate_method = anot_registry_create_method (anot_registry_get_default (),
+                                                           self->method_name, &error);
+      if (self->estimate_method == NULL)
+        g_error ("Cannot make the estimate's method: %s", error->message);
+    }
+
+  usage = anot_experiment_estimate_request (self, self->estimate_router, self->estimate_method,
+                                            cell, request, &incomplete);
+  for (guint i = 0; i < self->budgets->len; i++)
+    {
+      Budget *budget = g_ptr_array_index (self->budgets, i);
+      double cost = usage != NULL ? estimated_cost (self, budget, usage) : 0;
+
+      /* Stopped early on the stand-in's answers: a lower bound. */
+      if (incomplete && self->n_costed > 0)
+        cost = MAX (cost, budget->spent / self->n_costed);
+      self->estimated_costs[i] = cost;
+    }
+  return self->estimated_costs;
 }
 
-/* Whether one more request may start; once not, never again in this run. */
+/* Whether @request of @cell may start now; if so *@out_reservation is
+ * what it holds of each budget (NULL without budgets), for
+ * anot_experiment_budget_release() when it ends. */
 gboolean
-anot_experiment_budget_allows (AnotExperiment *self)
+anot_experiment_budget_reserve (AnotExperiment  *self,
+                                Cell            *cell,
+                                AnotRequest     *request,
+                                double         **out_reservation)
 {
+  const double *costs;
+
+  *out_reservation = NULL;
   if (self->over_budget)
     return FALSE;
+  if (self->budgets == NULL || self->budgets->len == 0)
+    return TRUE;
+
+  costs = estimate (self, cell, request);
+  for (guint i = 0; i < self->budgets->len; i++)
+    {
+      Budget *budget = g_ptr_array_index (self->budgets, i);
+
+      if (budget->spent + budget->reserved + costs[i] <= budget->limit)
+        continue;
+      /* Those in flight may cost less than they hold: wait for them. */
+      if (self->in_flight > 0)
+        return FALSE;
+      self->over_budget = TRUE;
+      self->budget_message =
+        g_strdup_printf ("the budget%s%s of $%.2f would be passed: $%.4f spent, "
+                         "the next request is estimated at $%.4f",
+                         budget->role ? " of role " : "", budget->role ? budget->role : "",
+                         budget->limit, budget->spent, costs[i]);
+      return FALSE;
+    }
+
+  *out_reservation = g_memdup2 (costs, sizeof (double) * self->budgets->len);
+  for (guint i = 0; i < self->budgets->len; i++)
+    ((Budget *) g_ptr_array_index (self->budgets, i))->reserved += costs[i];
+  g_clear_pointer (&self->estimated_costs, g_free);
+  self->estimated_cell = NULL;
+  self->estimated_request = NULL;
+  return TRUE;
+}
+
+void
+anot_experiment_budget_release (AnotExperiment *self,
+                                double         *reservation)
+{
   for (guint i = 0; self->budgets != NULL && i < self->budgets->len; i++)
     {
       Budget *budget = g_ptr_array_index (self->budgets, i);
-      double average = self->n_costed > 0 ? budget->spent / self->n_costed : 0;
-      double in_flight = 0;
-      double projected;
 
-      for (guint r = 0; r < self->running_usages->len; r++)
-        in_flight += MAX (usage_cost (g_ptr_array_index (self->running_usages, r), budget->role),
-                          average);
-      projected = budget->spent + in_flight + average;
-      if (projected > budget->limit)
-        {
-          self->over_budget = TRUE;
-          self->budget_message =
-            g_strdup_printf ("the budget%s%s of $%.2f would be passed: $%.4f spent by "
-                             "finished requests, $%.4f expected for the %u in flight, "
-                             "$%.4f for the next",
-                             budget->role ? " of role " : "", budget->role ? budget->role : "",
-                             budget->limit, budget->spent, in_flight,
-                             self->running_usages->len, average);
-          return FALSE;
-        }
+      budget->reserved = MAX (0, budget->reserved - reservation[i]);
     }
-  return TRUE;
+  g_free (reservation);
 }
 
 /* The error a run stopped by its budget ends with. */

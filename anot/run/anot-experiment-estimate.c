@@ -208,6 +208,17 @@ on_call_deadline (gpointer user_data)
 /* The batch price of what @usage used, model by model. */
 static double
 batch_cost (AnotBackendRouter *router,
+            AnotUsage         *usage);
+
+double
+anot_experiment_batch_cost (AnotBackendRouter *router,
+                            AnotUsage         *usage)
+{
+  return batch_cost (router, usage);
+}
+
+static double
+batch_cost (AnotBackendRouter *router,
             AnotUsage         *usage)
 {
   g_autoptr(JsonNode) node = anot_usage_to_json (usage);
@@ -229,6 +240,86 @@ batch_cost (AnotBackendRouter *router,
     }
   g_list_free (models);
   return cost;
+}
+
+/* One request of @cell as the estimate counts it: @method ranks it with
+ * every call going to @router (the stand-in's), on a main context of its
+ * own so that a run in progress is not re-entered.  Returns its usage
+ * (NULL when no trial can be built); *@incomplete when the method stopped
+ * early on the stand-in's answers (a multi-round method: a lower
+ * bound). */
+AnotUsage *
+anot_experiment_estimate_request (AnotExperiment    *self,
+                                  AnotBackendRouter *router,
+                                  AnotMethod        *method,
+                                  Cell              *cell,
+                                  AnotRequest       *request,
+                                  gboolean          *incomplete)
+{
+  g_autoptr(GMainContext) main_context = g_main_context_new ();
+  g_autoptr(AnotTrial) trial = NULL;
+  g_autoptr(AnotMethodContext) context = NULL;
+  g_autoptr(Call) call = NULL;
+  g_autoptr(GSource) deadline = NULL;
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  trial = anot_trial_new (self->dataset, request, cell->n, self->settings->pool,
+                          self->settings->shuffle, self->settings->seed, cell->run,
+                          cell->attack->attack, cell->attack->name, NULL);
+  if (trial == NULL)
+    return NULL;
+  context = anot_experiment_new_method_context (self, trial);
+  anot_method_context_set_router (context, router);
+  anot_method_context_set_debug_log (context, NULL);
+
+  g_main_context_push_thread_default (main_context);
+  call = g_new0 (Call, 1);
+  g_atomic_ref_count_init (&call->ref_count);
+  call->cancellable = g_cancellable_new ();
+  /* The run's deadline: a method that never finishes a request must not
+   * hang the estimate either. */
+  if (self->settings->request_timeout > 0)
+    {
+      deadline = g_timeout_source_new_seconds ((guint) MIN (self->settings->request_timeout, G_MAXUINT));
+      g_source_set_callback (deadline, on_call_deadline, call_ref (call), (GDestroyNotify) call_unref);
+      g_source_attach (deadline, main_context);
+    }
+  anot_method_rank_async (method, anot_trial_get_query (trial), anot_trial_get_candidates (trial),
+                          (guint) self->settings->k, context, call->cancellable, on_ranked, call_ref (call));
+  while (call->result == NULL && !call->timed_out)
+    g_main_context_iteration (main_context, TRUE);
+  if (deadline != NULL)
+    g_source_destroy (deadline);
+  if (call->result != NULL)
+    ranking = anot_method_rank_finish (method, call->result, &local_error);
+  g_main_context_pop_thread_default (main_context);
+
+  *incomplete = ranking == NULL;
+  return g_object_ref (anot_method_context_get_usage (context));
+}
+
+/* The stand-in router the estimate and the budgets count with;
+ * @completion_tokens is assumed for a call that sets no max_tokens. */
+AnotBackendRouter *
+anot_experiment_new_estimate_router (AnotExperiment  *self,
+                                     guint            completion_tokens,
+                                     GError         **error)
+{
+  g_autoptr(AnotStandInBackend) stand_in = g_object_new (ANOT_TYPE_STAND_IN_BACKEND, NULL);
+  AnotBackendRouter *router;
+
+  stand_in->completion_tokens = completion_tokens;
+  anot_llm_config_set_stand_in (self->llm_config, ANOT_BACKEND (stand_in));
+  router = anot_llm_config_create_router (self->llm_config, error);
+  anot_llm_config_set_stand_in (self->llm_config, NULL);
+  if (router == NULL)
+    return NULL;
+  /* As the estimate counts: the router's counts kept from fitting. */
+  stand_in->router = router;
+  g_object_add_weak_pointer (G_OBJECT (router), (gpointer *) &stand_in->router);
+  anot_backend_router_set_context_tokens (router, self->settings->context_tokens);
+  return router;
 }
 
 static void
@@ -379,46 +470,15 @@ anot_experiment_estimate (AnotExperiment  *self,
       for (guint i = 0; kept != NULL && i < kept->len; i++)
         {
           AnotRequest *request = g_ptr_array_index (kept, i);
-          g_autoptr(AnotTrial) trial = NULL;
-          g_autoptr(AnotMethodContext) context = NULL;
-          g_autoptr(Call) call = NULL;
-          g_autoptr(GSource) deadline = NULL;
-          g_autoptr(AnotRanking) ranking = NULL;
-          g_autoptr(GError) local_error = NULL;
-          AnotUsage *usage;
+          g_autoptr(AnotUsage) usage = NULL;
+          gboolean incomplete = FALSE;
 
           if (g_hash_table_contains (cell->rows, anot_request_get_id (request)) ||
               !anot_experiment_cell_plans (cell, anot_request_get_id (request)))
             continue;
-          trial = anot_trial_new (self->dataset, request, cell->n, self->settings->pool,
-                                  self->settings->shuffle, self->settings->seed, cell->run,
-                                  cell->attack->attack, cell->attack->name, NULL);
-          if (trial == NULL)
-            continue;
-          context = anot_experiment_new_method_context (self, trial);
-          call = g_new0 (Call, 1);
-          g_atomic_ref_count_init (&call->ref_count);
-          call->cancellable = g_cancellable_new ();
-          /* The run's deadline: a method that never finishes a request
-           * must not hang the estimate either. */
-          if (self->settings->request_timeout > 0)
-            {
-              deadline = g_timeout_source_new_seconds ((guint) MIN (self->settings->request_timeout, G_MAXUINT));
-              g_source_set_callback (deadline, on_call_deadline, call_ref (call),
-                                     (GDestroyNotify) call_unref);
-              g_source_attach (deadline, g_main_context_get_thread_default ());
-            }
-          anot_method_rank_async (self->method, anot_trial_get_query (trial), anot_trial_get_candidates (trial),
-                                  (guint) self->settings->k, context, call->cancellable, on_ranked,
-                                  call_ref (call));
-          while (call->result == NULL && !call->timed_out)
-            g_main_context_iteration (g_main_context_get_thread_default (), TRUE);
-          if (deadline != NULL)
-            g_source_destroy (deadline);
-          if (call->result != NULL)
-            ranking = anot_method_rank_finish (self->method, call->result, &local_error);
-          usage = anot_method_context_get_usage (context);
-          row_add (row, usage, batch_cost (router, usage), ranking == NULL);
+          usage = anot_experiment_estimate_request (self, router, self->method, cell, request, &incomplete);
+          if (usage != NULL)
+            row_add (row, usage, batch_cost (router, usage), incomplete);
         }
     }
 

@@ -18,8 +18,11 @@
 #include "anot-version.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 char *
 anot_experiment_run_dir_path (AttackEntry *attack,
@@ -684,13 +687,86 @@ anot_experiment_write_cell_files (AnotExperiment  *self,
          (!run_over || write_summary (self, cell->attack, error));
 }
 
-/* Before a run: every attack's directory made (emptied of an earlier
- * experiment's files with `force`), and the rows already there read. */
+/* One writer per experiment directory: an exclusive flock() on
+ * <directory>/.anot-lock from the start of a run or a merge to its end
+ * (anot_experiment_unlock_directory(), or the object's finalize), released
+ * by the kernel however the process ends (no stale lock after a kill -9;
+ * on NFS Linux maps it to a POSIX lock the server keeps).  The holder
+ * writes its PID and host into the file for the one it turns away. */
+gboolean
+anot_experiment_lock_directory (AnotExperiment  *self,
+                                GError         **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *holder = NULL;
+  g_autofree char *mine = NULL;
+  int fd;
+
+  if (self->lock_fd >= 0)
+    return TRUE;
+  if (!anot_experiment_make_directory (self->directory, error))
+    return FALSE;
+  path = g_build_filename (self->directory, ".anot-lock", NULL);
+  fd = g_open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_IO, "Cannot open %s: %s", path, g_strerror (saved_errno));
+      return FALSE;
+    }
+  if (flock (fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      int saved_errno = errno;
+
+      close (fd);
+      if (saved_errno != EWOULDBLOCK)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_IO, "Cannot lock %s: %s", path, g_strerror (saved_errno));
+          return FALSE;
+        }
+      if (g_file_get_contents (path, &holder, NULL, NULL))
+        g_strstrip (holder);
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_BUSY,
+                   "%s is being written by another process (%s); one process at a time runs, "
+                   "resumes or merges into a results directory: wait for it to end, or stop it",
+                   self->directory,
+                   holder != NULL && *holder != '\0' ? holder : "which did not say who it is");
+      return FALSE;
+    }
+
+  mine = g_strdup_printf ("PID %d on host %s\n", (int) getpid (), g_get_host_name ());
+  if (ftruncate (fd, 0) != 0 || write (fd, mine, strlen (mine)) != (gssize) strlen (mine))
+    {
+      int saved_errno = errno;
+
+      close (fd);
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_IO, "Cannot write %s: %s", path, g_strerror (saved_errno));
+      return FALSE;
+    }
+  self->lock_fd = fd;
+  return TRUE;
+}
+
+/* At the end of a run (a Python user may resume in the same process). */
+void
+anot_experiment_unlock_directory (AnotExperiment *self)
+{
+  if (self->lock_fd < 0)
+    return;
+  close (self->lock_fd);
+  self->lock_fd = -1;
+}
+
+/* Before a run or a merge: the experiment directory locked, every
+ * attack's directory made (emptied of an earlier experiment's files with
+ * `force`), and the rows already there read. */
 gboolean
 anot_experiment_open_directories (AnotExperiment  *self,
                                   GError         **error)
 {
-  return prepare_attack_dirs (self, error) && anot_experiment_load_existing_rows (self, error);
+  return anot_experiment_lock_directory (self, error) &&
+         prepare_attack_dirs (self, error) && anot_experiment_load_existing_rows (self, error);
 }
 
 /* config.json's record of config.ini's [method NAME] ("anot" object's

@@ -530,6 +530,7 @@ anot_experiment_merge_shards (const char         *out_directory,
     return FALSE;
 
   /* Everything is checked before anything is written; then the
+   * directory is locked (another process may be writing it) and the
    * directories are made (emptied first with @force, so nothing of an
    * earlier merge is read back). */
   if (!gather_rows (experiment, shards, error) ||

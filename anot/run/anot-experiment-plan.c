@@ -69,9 +69,7 @@ anot_experiment_plan_clear (AnotExperiment *self)
   self->config_file_read = FALSE;
   g_clear_object (&self->router);
   g_clear_object (&self->batch_queue);
-  g_clear_pointer (&self->budgets, g_ptr_array_unref);
-  g_clear_pointer (&self->running_usages, g_ptr_array_unref);
-  g_clear_pointer (&self->budget_message, g_free);
+  anot_experiment_budget_clear (self);
   self->n_planned = 0;
 }
 
@@ -368,6 +366,7 @@ plan_batch (AnotExperiment  *self,
   static const struct { const char *key; const char *llm_key; } keys[] = {
     { "batch", "batch" },
     { "batch-max-size", "batch_max_size" },
+    { "batch-max-bytes", "batch_max_bytes" },
     { "batch-window", "batch_window" },
     { "batch-retry", "batch_retry" },
   };
@@ -393,6 +392,7 @@ plan_batch (AnotExperiment  *self,
   self->batch_queue = anot_batch_queue_new ();
   g_object_set (self->batch_queue,
                 "max-size", (guint) settings->batch_max_size,
+                "max-bytes", (guint64) settings->batch_max_bytes,
                 "window-ms", (guint) (settings->batch_window * 1000),
                 "retry-direct", settings->batch_retry == ANOT_BATCH_RETRY_DIRECT,
                 NULL);

@@ -93,6 +93,7 @@ struct _AnotExperiment
   GHashTable *method_file_settings; /* its [method NAME] as config.json records it, or NULL */
   AnotBackendRouter *router;
   AnotBatchQueue *batch_queue;  /* in batch mode */
+  int lock_fd;                  /* the experiment directory's lock, or -1 */
   AnotDebugLevel debug_level;
   AnotDebugLog *debug_log;      /* of the run in progress */
 
@@ -112,10 +113,15 @@ struct _AnotExperiment
 
   /* Budgets (anot-experiment-budget.c) */
   GPtrArray *budgets;           /* Budget */
-  GPtrArray *running_usages;    /* AnotUsage of the requests in flight */
   guint n_costed;               /* finished requests counted */
   gboolean over_budget;
   char *budget_message;
+  AnotBackendRouter *estimate_router; /* the stand-in's, made on first use */
+  AnotMethod *estimate_method;  /* a method of the estimate's own: one may
+                                 * keep what it learnt from answers */
+  Cell *estimated_cell;         /* the request estimated last... */
+  AnotRequest *estimated_request;
+  double *estimated_costs;      /* ...its cost per budget */
 };
 
 enum {
@@ -173,6 +179,9 @@ G_GNUC_INTERNAL gboolean     anot_experiment_load_existing_rows  (AnotExperiment
                                                                   GError         **error);
 G_GNUC_INTERNAL gboolean     anot_experiment_open_directories    (AnotExperiment  *self,
                                                                   GError         **error);
+G_GNUC_INTERNAL gboolean     anot_experiment_lock_directory      (AnotExperiment  *self,
+                                                                  GError         **error);
+G_GNUC_INTERNAL void         anot_experiment_unlock_directory    (AnotExperiment  *self);
 
 G_GNUC_INTERNAL char        *anot_experiment_find_config         (const char      *directory,
                                                                   char           **out_experiment_dir);
@@ -180,12 +189,27 @@ G_GNUC_INTERNAL char        *anot_experiment_find_config         (const char    
 G_GNUC_INTERNAL void         anot_experiment_budget_reset        (AnotExperiment  *self);
 G_GNUC_INTERNAL void         anot_experiment_budget_add_result   (AnotExperiment  *self,
                                                                   AnotResult      *result);
-G_GNUC_INTERNAL void         anot_experiment_budget_start        (AnotExperiment  *self,
-                                                                  AnotUsage       *usage);
-G_GNUC_INTERNAL void         anot_experiment_budget_finish       (AnotExperiment  *self,
-                                                                  AnotUsage       *usage);
-G_GNUC_INTERNAL gboolean     anot_experiment_budget_allows       (AnotExperiment  *self);
+G_GNUC_INTERNAL gboolean     anot_experiment_budget_reserve      (AnotExperiment  *self,
+                                                                  Cell            *cell,
+                                                                  AnotRequest     *request,
+                                                                  double         **out_reservation);
+G_GNUC_INTERNAL void         anot_experiment_budget_release      (AnotExperiment  *self,
+                                                                  double          *reservation);
+G_GNUC_INTERNAL void         anot_experiment_budget_clear        (AnotExperiment  *self);
 G_GNUC_INTERNAL GError      *anot_experiment_budget_error        (AnotExperiment  *self);
+
+/* anot-experiment-estimate.c */
+G_GNUC_INTERNAL AnotUsage   *anot_experiment_estimate_request    (AnotExperiment    *self,
+                                                                  AnotBackendRouter *router,
+                                                                  AnotMethod        *method,
+                                                                  Cell              *cell,
+                                                                  AnotRequest       *request,
+                                                                  gboolean          *incomplete);
+G_GNUC_INTERNAL AnotBackendRouter *anot_experiment_new_estimate_router (AnotExperiment  *self,
+                                                                        guint            completion_tokens,
+                                                                        GError         **error);
+G_GNUC_INTERNAL double       anot_experiment_batch_cost          (AnotBackendRouter *router,
+                                                                  AnotUsage         *usage);
 
 /* anot-experiment-scheduler.c */
 G_GNUC_INTERNAL AnotMethodContext *anot_experiment_new_method_context (AnotExperiment *self,

@@ -45,6 +45,7 @@ typedef struct
   Cell *cell;
   AnotTrial *trial;
   AnotMethodContext *context;
+  double *reservation;       /* per budget, released when the job ends */
   GCancellable *cancellable;      /* this request's: the run's, or its deadline */
   GCancellable *run_cancellable;  /* the run's, which cancels it */
   gulong run_cancelled_id;
@@ -58,6 +59,9 @@ static void experiment_pump (AnotExperiment *self);
 static void
 job_free (Job *job)
 {
+  /* After its row (if any) counted what it spent. */
+  if (job->reservation != NULL)
+    anot_experiment_budget_release (job->self, job->reservation);
   if (job->deadline != NULL)
     g_source_destroy (job->deadline);
   g_clear_pointer (&job->deadline, g_source_unref);
@@ -392,7 +396,6 @@ on_rank_done (GObject      *source,
 
   self->in_flight--;
   job->cell->in_flight--;
-  anot_experiment_budget_finish (self, anot_method_context_get_usage (job->context));
   g_object_ref (self);
   job_free (job);
   experiment_pump (self);
@@ -438,7 +441,9 @@ on_deadline (gpointer user_data)
   job->run_cancelled_id = 0;
   self->in_flight--;
   job->cell->in_flight--;
-  anot_experiment_budget_finish (self, anot_method_context_get_usage (job->context));
+  /* Its row counted what it spent. */
+  if (job->reservation != NULL)
+    anot_experiment_budget_release (self, g_steal_pointer (&job->reservation));
 
   /* Last: a method that honours it may call back at once, freeing @job. */
   g_cancellable_cancel (cancellable);
@@ -516,7 +521,8 @@ anot_experiment_new_method_context (AnotExperiment *self,
 static void
 start_job (AnotExperiment *self,
            Cell           *cell,
-           AnotRequest    *request)
+           AnotRequest    *request,
+           double         *reservation)
 {
   AnotRunConfig *settings = self->settings;
   g_autoptr(GError) error = NULL;
@@ -524,6 +530,7 @@ start_job (AnotExperiment *self,
 
   job->self = g_object_ref (self);
   job->cell = cell;
+  job->reservation = reservation;
   job->trial = anot_trial_new (self->dataset, request, cell->n, settings->pool, settings->shuffle,
                                settings->seed, cell->run, cell->attack->attack, cell->attack->name,
                                &error);
@@ -561,8 +568,6 @@ start_job (AnotExperiment *self,
   anot_method_context_set_debug_log (job->context, cell->debug_log);
   self->in_flight++;
   cell->in_flight++;
-  anot_experiment_budget_start (self, anot_method_context_get_usage (job->context));
-
   job->cancellable = g_cancellable_new ();
   /* The run's jobs cancellable: cancelled by the run's, and by an error
    * that stops the run. */
@@ -666,6 +671,8 @@ experiment_complete (AnotExperiment *self,
   g_clear_object (&self->jobs_cancellable);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->debug_log);
+  /* Everything is written: a resume may follow in this process. */
+  anot_experiment_unlock_directory (self);
 
   if (error != NULL)
     g_task_return_error (task, error);
@@ -868,13 +875,21 @@ experiment_pump (AnotExperiment *self)
           gboolean can_open = self->next_open < self->cells->len &&
                               (self->next_open == self->cell_index || self->batch_queue != NULL);
 
-          /* The budget is asked only when there is something to start:
-           * once every request has started, what they cost is paid and
-           * the run is complete, not stopped. */
-          if ((cell == NULL && !can_open) || !anot_experiment_budget_allows (self))
+          if (cell == NULL && !can_open)
             break;
           if (cell != NULL)
-            start_job (self, cell, g_ptr_array_index (cell->jobs, cell->next_job++));
+            {
+              AnotRequest *request = g_ptr_array_index (cell->jobs, cell->next_job);
+              double *reservation = NULL;
+
+              /* A request starts only when its estimated cost fits in
+               * every budget beside what is spent and reserved; if not,
+               * it waits for the requests in flight, or the run stops. */
+              if (!anot_experiment_budget_reserve (self, cell, request, &reservation))
+                break;
+              cell->next_job++;
+              start_job (self, cell, request, reservation);
+            }
           else
             open_cell (self);
         }

@@ -90,6 +90,7 @@ anot_experiment_finalize (GObject *object)
   AnotExperiment *self = ANOT_EXPERIMENT (object);
 
   anot_experiment_plan_clear (self);
+  anot_experiment_unlock_directory (self);
   g_clear_object (&self->dataset);
   g_free (self->method_name);
   anot_run_config_unref (self->config);
@@ -267,6 +268,7 @@ anot_experiment_init (AnotExperiment *self)
 {
   self->config = anot_run_config_new ();
   self->option_errors = g_ptr_array_new_with_free_func (option_error_free);
+  self->lock_fd = -1;
 }
 
 /**
@@ -491,6 +493,7 @@ anot_experiment_run_async (AnotExperiment      *self,
       !anot_experiment_open_directories (self, &error) ||
       !open_batch_state (self, &error))
     {
+      anot_experiment_unlock_directory (self);
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }

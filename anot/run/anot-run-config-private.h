@@ -45,6 +45,7 @@ struct _AnotRunConfig
   guint shard_count;            /* ...of N; 0 when the run is not sharded */
   gboolean batch;               /* through the providers' batch APIs */
   guint64 batch_max_size;
+  guint64 batch_max_bytes;
   guint64 batch_window;         /* seconds; 0: none */
   guint64 request_timeout;      /* seconds; 0: none */
   int batch_retry;              /* AnotBatchRetry */

@@ -71,7 +71,12 @@
  *   [class@Anot.BatchQueue]); default: `ANOT_BATCH`, then `batch` in the
  *   `[llm]` section of the configuration file, then `false`
  * - `batch-max-size`: the most calls in one batch (default 10000;
- *   `ANOT_BATCH_MAX_SIZE`, `[llm] batch_max_size`)
+ *   `ANOT_BATCH_MAX_SIZE`, `[llm] batch_max_size`); the provider's limit
+ *   (OpenAI 50,000, Anthropic 100,000) applies when lower
+ * - `batch-max-bytes`: the most bytes in one batch, counted on the lines
+ *   the provider receives; 0 (default): the provider's limit (OpenAI
+ *   200 MB, Anthropic 256 MB), which also applies when lower
+ *   (`ANOT_BATCH_MAX_BYTES`, `[llm] batch_max_bytes`)
  * - `batch-window`: the longest a call waits for its batch to be
  *   submitted, in seconds; 0 (default) for no limit (`ANOT_BATCH_WINDOW`,
  *   `[llm] batch_window`)
@@ -89,9 +94,10 @@
  *   never honours the cancellation.  0: no deadline.  In batch mode,
  *   where a request waits for provider batches (up to a day), there is no
  *   deadline unless one is given
- * - `max-cost`: a budget in US dollars; the run starts no request once
- *   what was spent plus what the requests in flight are expected to cost
- *   would pass it, lets those in flight finish, and ends with
+ * - `max-cost`: a budget in US dollars, a cap: a request starts only when
+ *   its estimated cost (as `anot-run estimate` reckons it) fits beside
+ *   what was spent and what the requests in flight reserved; once one
+ *   cannot, the run lets those in flight finish and ends with
  *   %ANOT_ERROR_BUDGET (`anot-run` exits with 3); a resume with a higher
  *   budget continues.  0 (default): no budget
  * - `max-cost-role`: budgets of single roles, `ROLE=USD,...`, e.g.
@@ -224,7 +230,8 @@ static const KeyInfo keys[] = {
   /* Batch mode changes the price, not the results; a resume keeps it so
    * the batches it recorded are polled, not paid again. */
   { "batch", KIND_BOOL, FLAG_RESUME | FLAG_TRUE_ONLY | FLAG_PER_SHARD, FIELD (batch), .llm_key = NULL },
-  { "batch-max-size", KIND_UINT, FLAG_RESUME | FLAG_PER_SHARD, FIELD (batch_max_size), 1, 50000, 10000 },
+  { "batch-max-size", KIND_UINT, FLAG_RESUME | FLAG_PER_SHARD, FIELD (batch_max_size), 1, 100000, 10000 },
+  { "batch-max-bytes", KIND_UINT, FLAG_RESUME | FLAG_PER_SHARD, FIELD (batch_max_bytes), 0, G_MAXINT64, 0 },
   { "batch-window", KIND_UINT, FLAG_RESUME | FLAG_PER_SHARD, FIELD (batch_window), 0, 86400, 0 },
   { "batch-retry", KIND_ENUM, FLAG_RESUME | FLAG_PER_SHARD, FIELD (batch_retry),
     0, 0, ANOT_BATCH_RETRY_BATCH, NULL, anot_batch_retry_get_type },

@@ -104,6 +104,8 @@ G_BEGIN_DECLS
  *   scored because of an infrastructure failure (see
  *   anot_error_is_infrastructure()); their rows keep the error, and a resume
  *   runs them again
+ * @ANOT_ERROR_BUSY: another process is running, resuming or merging into
+ *   the same experiment directory (its PID and host are in the message)
  *
  * Error codes in the %ANOT_ERROR domain.  Errors about input files carry the
  * file name, the 1-based line number and the field in their message, e.g.
@@ -154,6 +156,7 @@ typedef enum {
   ANOT_ERROR_METHOD_TIMEOUT,
   ANOT_ERROR_LLM_NOT_FOUND,
   ANOT_ERROR_INCOMPLETE,
+  ANOT_ERROR_BUSY,
 } AnotError;
 
 /**

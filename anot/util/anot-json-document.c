@@ -38,8 +38,10 @@
  *
  * The parser accepts exactly RFC 8259 (objects, arrays, strings with every
  * escape, numbers, `true`, `false`, `null`, surrounding whitespace), valid
- * UTF-8 only, nesting up to 512 levels; `\u0000` is refused because C
- * strings cannot hold it.  An object member that appears twice is found
+ * UTF-8 only, nesting up to 512 levels; `\u0000` and lone surrogate
+ * escapes are refused (C strings cannot hold the one, UTF-8 the other)
+ * except by the private lenient constructor LLM answers are read with,
+ * which decodes them as U+FFFD.  An object member that appears twice is found
  * with its first value by the lookups and its last value by
  * [method@Anot.JsonDocument.dup_node], as json-glib keeps it.
  *
@@ -60,6 +62,7 @@ struct _AnotJsonDocument
   Token *tokens;
   guint n_tokens;
   guint n_allocated;
+  guint n_replaced;          /* lenient documents: escapes read as U+FFFD */
 };
 
 G_DEFINE_BOXED_TYPE (AnotJsonDocument, anot_json_document,
@@ -74,6 +77,8 @@ typedef struct
   Token *tokens;
   guint n_tokens;
   guint n_allocated;
+  gboolean lenient;          /* \u0000 and lone surrogates allowed */
+  guint n_replaced;          /* ...and how many there were */
   GError **error;
 } Parser;
 
@@ -239,18 +244,33 @@ parse_string (Parser *ps)
               return FALSE;
             if (unit >= 0xD800 && unit <= 0xDBFF)
               {
+                const char *after_high = ps->p;
+
                 if (ps->end - ps->p < 6 || ps->p[0] != '\\' || ps->p[1] != 'u')
-                  return fail (ps, "unpaired surrogate");
+                  {
+                    if (!ps->lenient)
+                      return fail (ps, "unpaired surrogate");
+                    ps->n_replaced++;
+                    break;
+                  }
                 ps->p += 2;
                 if (!read_hex4 (ps, &low))
                   return FALSE;
                 if (low < 0xDC00 || low > 0xDFFF)
-                  return fail (ps, "unpaired surrogate");
+                  {
+                    if (!ps->lenient)
+                      return fail (ps, "unpaired surrogate");
+                    /* The next escape is read again on its own. */
+                    ps->n_replaced++;
+                    ps->p = after_high;
+                  }
               }
-            else if (unit >= 0xDC00 && unit <= 0xDFFF)
-              return fail (ps, "unpaired surrogate");
-            else if (unit == 0)
-              return fail (ps, "\\u0000 in a string");
+            else if ((unit >= 0xDC00 && unit <= 0xDFFF) || unit == 0)
+              {
+                if (!ps->lenient)
+                  return fail (ps, unit == 0 ? "\\u0000 in a string" : "unpaired surrogate");
+                ps->n_replaced++;
+              }
           }
           break;
         default:
@@ -464,6 +484,7 @@ parse_text (const char  *data,
             guint       *n_allocated,
             guint       *n_tokens,
             gsize       *error_offset,
+            guint       *n_replaced,
             GError     **error)
 {
   Parser ps = { 0 };
@@ -480,6 +501,7 @@ parse_text (const char  *data,
   ps.start = ps.p = data;
   ps.end = data + length;
   ps.error = error;
+  ps.lenient = n_replaced != NULL;
   ps.tokens = *tokens;
   ps.n_allocated = *n_allocated;
   if (ps.n_allocated == 0)
@@ -500,7 +522,44 @@ parse_text (const char  *data,
   *n_allocated = ps.n_allocated;
   *n_tokens = ps.n_tokens;
   *error_offset = (gsize) (ps.p - ps.start);
+  if (n_replaced != NULL)
+    *n_replaced = ps.n_replaced;
   return ok;
+}
+
+static AnotJsonDocument *
+new_from_bytes (GBytes   *bytes,
+                gboolean  lenient,
+                GError  **error)
+{
+  AnotJsonDocument *self;
+  gsize length, offset;
+  const char *data;
+  Token *tokens = NULL;
+  guint n_allocated = 0, n_tokens = 0, n_replaced = 0;
+
+  g_return_val_if_fail (bytes != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  data = g_bytes_get_data (bytes, &length);
+  if (data == NULL)
+    data = "";
+  if (!parse_text (data, length, &tokens, &n_allocated, &n_tokens, &offset,
+                   lenient ? &n_replaced : NULL, error))
+    {
+      g_free (tokens);
+      return NULL;
+    }
+
+  self = g_new0 (AnotJsonDocument, 1);
+  g_atomic_ref_count_init (&self->ref_count);
+  self->bytes = g_bytes_ref (bytes);
+  self->text = data;
+  self->tokens = tokens;
+  self->n_tokens = n_tokens;
+  self->n_allocated = n_allocated;
+  self->n_replaced = n_replaced;
+  return self;
 }
 
 /**
@@ -520,32 +579,20 @@ AnotJsonDocument *
 anot_json_document_new_from_bytes (GBytes  *bytes,
                                    GError **error)
 {
-  AnotJsonDocument *self;
-  gsize length, offset;
-  const char *data;
-  Token *tokens = NULL;
-  guint n_allocated = 0, n_tokens = 0;
+  return new_from_bytes (bytes, FALSE, error);
+}
 
-  g_return_val_if_fail (bytes != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+AnotJsonDocument *
+_anot_json_document_new_lenient (GBytes  *bytes,
+                                 GError **error)
+{
+  return new_from_bytes (bytes, TRUE, error);
+}
 
-  data = g_bytes_get_data (bytes, &length);
-  if (data == NULL)
-    data = "";
-  if (!parse_text (data, length, &tokens, &n_allocated, &n_tokens, &offset, error))
-    {
-      g_free (tokens);
-      return NULL;
-    }
-
-  self = g_new0 (AnotJsonDocument, 1);
-  g_atomic_ref_count_init (&self->ref_count);
-  self->bytes = g_bytes_ref (bytes);
-  self->text = data;
-  self->tokens = tokens;
-  self->n_tokens = n_tokens;
-  self->n_allocated = n_allocated;
-  return self;
+guint
+_anot_json_document_get_n_replaced (AnotJsonDocument *self)
+{
+  return self->n_replaced;
 }
 
 /**
@@ -854,15 +901,22 @@ decode_into (AnotJsonDocument *self,
 
             for (int i = 0; i < 4; i++)
               unit = unit * 16 + (guint32) g_ascii_xdigit_value (*p++);
-            if (unit >= 0xD800 && unit <= 0xDBFF)
+            if (unit >= 0xD800 && unit <= 0xDBFF && end - p >= 6 && p[0] == '\\' && p[1] == 'u')
               {
                 guint32 low = 0;
 
-                p += 2;
-                for (int i = 0; i < 4; i++)
-                  low = low * 16 + (guint32) g_ascii_xdigit_value (*p++);
-                unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                for (int i = 2; i < 6; i++)
+                  low = low * 16 + (guint32) g_ascii_xdigit_value (p[i]);
+                if (low >= 0xDC00 && low <= 0xDFFF)
+                  {
+                    p += 6;
+                    unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                  }
               }
+            /* Only a lenient parse lets these through (an escape of six
+             * bytes always has room for the three of U+FFFD). */
+            if (unit == 0 || (unit >= 0xD800 && unit <= 0xDFFF))
+              unit = 0xFFFD;
             o += g_unichar_to_utf8 (unit, o);
           }
           break;
@@ -1309,7 +1363,7 @@ _anot_json_document_reparse (AnotJsonDocument  *self,
   g_clear_pointer (&self->bytes, g_bytes_unref);
   self->text = data;
   if (!parse_text (data, length, &self->tokens, &self->n_allocated, &self->n_tokens,
-                   &offset, error))
+                   &offset, NULL, error))
     {
       /* No value is readable after a failure. */
       self->n_tokens = 0;

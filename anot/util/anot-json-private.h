@@ -32,6 +32,15 @@ void      anot_json_write  (GString     *out,
 void      anot_json_writer_write_node (GString  *out,
                                        JsonNode *node);
 
+/* anot_json_document_new_from_bytes() for a model's answer: RFC 8259
+ * allows `\u0000` and lone surrogate escapes, which models emit and C
+ * strings and UTF-8 cannot hold; they decode as U+FFFD, and
+ * _anot_json_document_get_n_replaced() says how many there were.
+ * Dataset files keep the strict parse. */
+AnotJsonDocument *_anot_json_document_new_lenient    (GBytes            *bytes,
+                                                      GError           **error);
+guint             _anot_json_document_get_n_replaced (AnotJsonDocument  *self);
+
 /* For readers of many small texts (a JSON Lines file): one document
  * parsed again and again, its value array reused, the text borrowed (it
  * must outlive the document's use until the next reparse). */

@@ -9,6 +9,7 @@
 
 #include "anot-fake-llm.h"
 #include "anot-test-backend.h"
+#include "anot-test-data.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -191,7 +192,7 @@ test_check (void)
     { "{\"id\": 1, \"name\": \"grep\", \"input\": {}},"
       "{\"id\": 2, \"kind\": \"final\", \"name\": \"rank\", \"input\": {\"scores\": [\"$1\"]}}",
       "Atom 1 uses an unknown tool “grep” (tools: count, keys, union_keys, sample, check_attribute, "
-      "hours_open, reviews_matching, llm_judge, rank)" },
+      "has_category, hours_open, reviews_matching, llm_judge, rank)" },
     /* cycle */
     { "{\"id\": 1, \"name\": \"llm_judge\", \"input\": {\"item\": \"*\", \"question\": \"q\"}, \"dependsOn\": [2]},"
       "{\"id\": 2, \"name\": \"llm_judge\", \"input\": {\"item\": \"*\", \"question\": \"q\"}, \"dependsOn\": [1]},"
@@ -446,6 +447,221 @@ test_run_tools (void)
   fixture_stop (&fixture);
 }
 
+/* How a leaf's truth follows from the atom that asks the same question
+ * (evidence.md §6.1): `true` is the atom (null: the leaf's `missing`);
+ * `contains` reads a missing value as the text "none"; `not_true` and
+ * `not_contains` are true for a missing value. */
+typedef enum { LEAF_TRUE, LEAF_CONTAINS, LEAF_NOT } LeafMode;
+
+typedef struct {
+  LeafMode mode;
+  AnotTruth when_null;
+  AnotCondition *leaf;
+} LeafAtom;
+
+/* The atom a planner would write for @evidence, added to @atoms; FALSE
+ * for a leaf no atom expresses. */
+static gboolean
+atom_for_leaf (JsonObject *evidence,
+               guint       id,
+               JsonArray  *atoms,
+               LeafAtom   *out)
+{
+  JsonArray *path = json_object_get_array_member (evidence, "path");
+  const char *first = json_array_get_string_element (path, 0);
+  JsonObject *atom = json_object_new ();
+  JsonObject *input = json_object_new ();
+  const char *key;
+
+  json_object_set_int_member (atom, "id", id);
+  json_object_set_string_member (atom, "kind", "tool");
+  json_object_set_string_member (input, "item", "*");
+  out->when_null = ANOT_TRUTH_FALSE;
+
+  if (strcmp (first, "categories") == 0)
+    {
+      g_assert_true (json_object_has_member (evidence, "contains"));
+      json_object_set_string_member (atom, "name", "has_category");
+      json_object_set_string_member (input, "category", json_object_get_string_member (evidence, "contains"));
+      out->mode = LEAF_CONTAINS;
+    }
+  else
+    {
+      const char *attribute = json_array_get_string_element (path, 1);
+      const char *pattern = NULL;
+
+      g_assert_cmpstr (first, ==, "attributes");
+      json_object_set_string_member (atom, "name", "check_attribute");
+      if (json_object_has_member (evidence, "not_contains"))
+        key = "not_contains", out->mode = LEAF_NOT, out->when_null = ANOT_TRUTH_TRUE;
+      else if (json_object_has_member (evidence, "contains"))
+        key = "contains", out->mode = LEAF_CONTAINS;
+      else if (json_object_has_member (evidence, "not_true"))
+        key = "not_true", out->mode = LEAF_NOT, out->when_null = ANOT_TRUTH_TRUE;
+      else
+        {
+          key = "true", out->mode = LEAF_TRUE;
+          out->when_null = json_object_get_int_member_with_default (evidence, "missing", 0);
+        }
+      pattern = json_object_get_string_member (evidence, key);
+
+      if (out->mode != LEAF_TRUE && key[strlen (key) - 1] == 's' && g_str_has_suffix (pattern, "': True"))
+        {
+          /* "'romantic': True" in Ambience: Ambience.romantic is true. */
+          g_autofree char *name = g_strndup (pattern + 1, strlen (pattern) - strlen ("'': True"));
+          g_autofree char *nested = g_strdup_printf ("%s.%s", attribute, name);
+
+          json_object_set_string_member (input, "attribute", nested);
+          json_object_set_boolean_member (input, "expected", TRUE);
+        }
+      else
+        {
+          json_object_set_string_member (input, "attribute", attribute);
+          json_object_set_string_member (input, "expected", pattern);
+          if (out->mode == LEAF_CONTAINS && g_ascii_strcasecmp (pattern, "none") == 0)
+            out->when_null = ANOT_TRUTH_TRUE;
+        }
+    }
+
+  json_object_set_object_member (atom, "input", input);
+  json_object_set_array_member (atom, "dependsOn", json_array_new ());
+  json_array_add_object_element (atoms, atom);
+  return TRUE;
+}
+
+static AnotTruth
+leaf_truth_from_atom (const LeafAtom *leaf,
+                      JsonNode       *value)
+{
+  gboolean yes;
+
+  g_assert_nonnull (value);
+  if (JSON_NODE_HOLDS_NULL (value))
+    return leaf->when_null;
+  yes = json_node_get_boolean (value);
+  if (leaf->mode == LEAF_NOT)
+    yes = !yes;
+  return yes ? ANOT_TRUTH_TRUE : ANOT_TRUTH_FALSE;
+}
+
+/* Every attribute and category leaf of every philly request, asked as
+ * the atom a planner would write, agrees with the validator on every
+ * cafe: the values the dataset keeps quoted ('free', 'beer_and_wine')
+ * included, and u'none' against 'none' (R100). */
+static void
+test_atoms_agree_with_validator (void)
+{
+  AnotDataset *philly = anot_test_get_philly ();
+  g_autoptr(AnotValidator) validator = NULL;
+  g_autoptr(GPtrArray) candidates = g_ptr_array_new_with_free_func (g_object_unref);
+  guint n_leaves = 0, n_checked = 0, n_quoted = 0;
+
+  if (philly == NULL)
+    {
+      g_test_skip ("the philly_cafes benchmark is not available");
+      return;
+    }
+  validator = anot_validator_new (philly);
+  for (guint i = 0; i < anot_dataset_get_n_items (philly); i++)
+    g_ptr_array_add (candidates, g_object_ref (anot_dataset_get_item (philly, i)));
+
+  for (guint r = 0; r < anot_dataset_get_n_requests (philly); r++)
+    {
+      AnotRequest *request = anot_dataset_get_request (philly, r);
+      g_autoptr(GPtrArray) leaves = anot_condition_collect_leaves (anot_request_get_structure (request));
+      g_autoptr(GArray) leaf_atoms = g_array_new (FALSE, TRUE, sizeof (LeafAtom));
+      g_autoptr(JsonArray) atoms = json_array_new ();
+      g_autoptr(JsonArray) scores = json_array_new ();
+      Fixture fixture = { 0 };
+      g_autoptr(AnotPlan) plan = NULL;
+      g_autoptr(AnotPlanResult) result = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(JsonNode) root = NULL;
+      g_autofree char *text = NULL;
+      JsonObject *final;
+      JsonObject *final_input;
+
+      for (guint l = 0; l < leaves->len; l++)
+        {
+          AnotCondition *leaf = g_ptr_array_index (leaves, l);
+          LeafAtom atom = { 0 };
+
+          if (anot_condition_get_evidence_kind (leaf) != ANOT_EVIDENCE_ITEM_META)
+            continue;
+          n_leaves++;
+          atom.leaf = leaf;
+          g_assert_true (atom_for_leaf (anot_condition_get_evidence (leaf), leaf_atoms->len + 1, atoms, &atom));
+          g_array_append_val (leaf_atoms, atom);
+          {
+            g_autofree char *ref = g_strdup_printf ("$%u", leaf_atoms->len);
+
+            json_array_add_string_element (scores, ref);
+          }
+        }
+      if (leaf_atoms->len == 0)
+        continue;
+
+      final = json_object_new ();
+      final_input = json_object_new ();
+      json_object_set_int_member (final, "id", leaf_atoms->len + 1);
+      json_object_set_string_member (final, "kind", "final");
+      json_object_set_string_member (final, "name", "rank");
+      json_object_set_array_member (final_input, "scores", json_array_ref (scores));
+      json_object_set_object_member (final, "input", final_input);
+      json_array_add_object_element (atoms, final);
+      root = json_node_init_object (json_node_alloc (), json_object_new ());
+      json_object_set_array_member (json_node_get_object (root), "atoms", json_array_ref (atoms));
+      text = json_to_string (root, FALSE);
+
+      fixture.dataset = g_object_ref (philly);
+      fixture.candidates = g_ptr_array_ref (candidates);
+      fixture.context = anot_method_context_new (philly, anot_request_get_id (request), 3);
+      fixture.executor = anot_plan_executor_new (fixture.context, candidates);
+      plan = plan_from (text);
+      result = execute (&fixture, plan, &error);
+      g_assert_no_error (error);
+
+      for (guint a = 0; a < leaf_atoms->len; a++)
+        {
+          LeafAtom *atom = &g_array_index (leaf_atoms, LeafAtom, a);
+          g_autofree char *id = g_strdup_printf ("%u", a + 1);
+          JsonObject *per_item = json_node_get_object (anot_plan_result_get_atom_result (result, id));
+
+          for (guint i = 0; i < candidates->len; i++)
+            {
+              AnotItem *item = g_ptr_array_index (candidates, i);
+              g_autofree char *key = g_strdup_printf ("%u", i + 1);
+              AnotTruth truth = anot_validator_evaluate_condition (validator, atom->leaf, item);
+              AnotTruth from_atom = leaf_truth_from_atom (atom, json_object_get_member (per_item, key));
+
+              if (truth != from_atom)
+                g_error ("%s, leaf %s, item %u (%s): the validator says %d, the atom %d",
+                         anot_request_get_id (request), anot_condition_get_aspect (atom->leaf), i,
+                         anot_item_get_name (item), truth, from_atom);
+              n_checked++;
+              {
+                JsonObject *evidence = anot_condition_get_evidence (atom->leaf);
+                JsonNode *path = json_object_get_member (evidence, "path");
+                const char *attribute = json_array_get_length (json_node_get_array (path)) > 1
+                                        ? json_array_get_string_element (json_node_get_array (path), 1) : NULL;
+                const char *raw = attribute ? anot_item_get_attribute (item, attribute) : NULL;
+
+                if (truth == ANOT_TRUTH_TRUE && raw != NULL && raw[0] == '\'')
+                  n_quoted++;
+              }
+            }
+        }
+      fixture_stop (&fixture);
+    }
+
+  /* Every item_meta leaf (evidence.md §3), on all 50 cafes. */
+  g_assert_cmpuint (n_leaves, ==, 341);
+  g_assert_cmpuint (n_checked, ==, 341 * 50);
+  /* Matches on values spelled 'like_this' were among them. */
+  g_assert_cmpuint (n_quoted, >, 0);
+  g_test_message ("%u leaves, %u leaf × cafe checks, %u matches on a quoted value", n_leaves, n_checked, n_quoted);
+}
+
 /* Judges run in parallel unless one depends on another; the final atom
  * waits for all; the same plan gives the same result. */
 static void
@@ -613,6 +829,7 @@ main (int   argc,
   g_test_add_func ("/plan/structure-problems", test_structure_problems);
   g_test_add_func ("/plan/check", test_check);
   g_test_add_func ("/plan/run-tools", test_run_tools);
+  g_test_add_func ("/plan/atoms-agree-with-validator", test_atoms_agree_with_validator);
   g_test_add_func ("/plan/run-order-and-parallelism", test_run_order_and_parallelism);
   g_test_add_func ("/plan/added-tool", test_added_tool);
 

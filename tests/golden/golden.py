@@ -123,6 +123,9 @@ def tree_files(root):
     out = []
     for dirpath, _, files in os.walk(root):
         for f in files:
+            # The one-writer lock names the process that held it.
+            if f == '.anot-lock':
+                continue
             out.append(os.path.relpath(os.path.join(dirpath, f), root))
     return sorted(out)
 

@@ -412,6 +412,53 @@ test_empty_and_refused (Fixture       *fixture,
   g_assert_nonnull (strstr (error->message, "raise max_tokens"));
 }
 
+/* \u0000 and lone surrogate escapes are valid JSON (RFC 8259) a model may
+ * emit: the answer is accepted at once, each read as U+FFFD and counted,
+ * instead of "not valid JSON" and six retries. */
+static void
+test_odd_escapes_accepted (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  static const struct { const char *reply; const char *text; guint replaced; } cases[] = {
+    /* Written \\u in a reply, which expands references like \1. */
+    { "[3, 1]\\\\\\\\u0000", "[3, 1]\xef\xbf\xbd", 1 },
+    { "a\\\\\\\\ud800b", "a\xef\xbf\xbd" "b", 1 },
+    { "a\\\\\\\\udc00\\\\\\\\ud83d\\\\\\\\ude00\\\\\\\\ud800\\\\\\\\u0041",
+      "a\xef\xbf\xbd\xf0\x9f\x98\x80\xef\xbf\xbd" "A", 2 },
+    { "plain", "plain", 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(AnotCompletion) completion = NULL;
+      g_autoptr(AnotChatRequest) request = anot_chat_request_new (NULL, "odd");
+      g_autofree char *rules = g_strdup_printf ("{\"rules\": [{\"match\": \"odd\", \"fault\": \"escapes\","
+                                                " \"reply\": \"%s\"}]}", cases[i].reply);
+
+      set_rules (fixture, rules);
+      completion = complete (fixture->backend, request, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (anot_completion_get_text (completion), ==, cases[i].text);
+      g_assert_cmpuint (anot_completion_get_replaced_characters (completion), ==, cases[i].replaced);
+      g_assert_cmpuint (anot_completion_get_retries (completion), ==, 0);
+      g_assert_cmpuint (anot_fake_llm_get_n_requests (fixture->server), ==, i + 1);
+    }
+
+  /* A dataset file keeps refusing them. */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(AnotJsonDocument) doc = anot_json_document_new_from_data ("\"a\\u0000\"", -1, &error);
+
+    g_assert_null (doc);
+    g_assert_nonnull (strstr (error->message, "\\u0000"));
+    g_clear_error (&error);
+    doc = anot_json_document_new_from_data ("\"a\\ud800\"", -1, &error);
+    g_assert_null (doc);
+    g_assert_nonnull (strstr (error->message, "unpaired surrogate"));
+  }
+}
+
 /* The measured wait between the 429 and the retry is what the server
  * asked for, not the (much shorter) backoff. */
 static void
@@ -626,6 +673,7 @@ main (int    argc,
       ADD ("auth-not-retried", test_auth_not_retried);
       ADD ("bad-request-message", test_bad_request_message);
       ADD ("empty-and-refused", test_empty_and_refused);
+      ADD ("odd-escapes-accepted", test_odd_escapes_accepted);
       ADD ("retry-after-honoured", test_retry_after_honoured);
       ADD ("concurrency-bound", test_concurrency_bound);
       ADD ("fair-queue", test_fair_queue);

@@ -19,7 +19,7 @@
  * (item 6 answers in prose).  Phase 3: scores that tie items 3 and 5, a
  * server error for item 4 and an unreadable answer for item 6. */
 static const char *scripted_rules =
-  "{\"latency_ms\": 250, \"rules\": ["
+  "\"rules\": ["
   "  {\"match\": \"(?s)CONVERSATION SO FAR.*RESULT: \\\\[\","
   "   \"reply\": \"THOUGHT: DriveThru is there.\\nPLAN:\\nN = 6\\nRELEVANT_ATTR = DriveThru, GoodForKids\\n"
   "(1) = evaluate item 1: check [attributes][DriveThru]\\n(2) = evaluate item 2\\n(3) = evaluate item 3\\n"
@@ -40,6 +40,14 @@ static const char *scripted_rules =
   "  {\"match\": \"^I think the score\", \"reply\": \"hard to say\"},"
   "  {\"match\": \"^Scores:\", \"reply\": \"3, 5, 2, 1, 4\"}"
   "]}";
+
+/* The server holds each scripted reply this long, so that the calls a
+ * phase sends together are all in flight at once.  The client sends the
+ * six of a phase one after the other from the test's own main loop: under
+ * AddressSanitizer on a loaded machine that took longer than 250 ms and
+ * the peak stayed at 5, so sanitizer builds stretch it with
+ * ANOT_TEST_TIME_SCALE (tests/meson.build). */
+static guint latency_ms = 250;
 
 typedef struct {
   AnotFakeLlm       *server;
@@ -182,6 +190,7 @@ test_end_to_end (void)
   g_autofree char *trace_path = g_build_filename (g_get_user_data_dir (), "anot_trace.jsonl", NULL);
   g_autofree char *trace_text = NULL;
   g_autofree char *log = NULL;
+  g_autofree char *rules = NULL;
   JsonNode *trace;
   JsonObject *phase1, *phase2, *phase3, *plan, *steps;
   JsonArray *rounds;
@@ -191,7 +200,8 @@ test_end_to_end (void)
   const double expected_scores[] = { 4, 7, 9, 0, 9, 0 };
 
   g_mkdir_with_parents (g_get_user_data_dir (), 0700);
-  fixture_start (&fixture, scripted_rules);
+  rules = g_strdup_printf ("{\"latency_ms\": %u, %s", latency_ms, scripted_rules);
+  fixture_start (&fixture, rules);
   context = new_context (&fixture, ANOT_DEBUG_LEVEL_VERBOSE);
   anot_method_context_set_option (context, "anot.trace_file", trace_path);
 
@@ -280,12 +290,12 @@ test_end_to_end (void)
   g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (rounds, 0), "prompt_tokens"),
                    >, 100);
   g_assert_cmpfloat (json_object_get_double_member (json_array_get_object_element (rounds, 0), "latency_ms"),
-                     >=, 250);
+                     >=, latency_ms);
   plan = json_object_get_object_member (phase1, "plan");
   g_assert_cmpint (json_object_get_int_member (plan, "n_items"), ==, 6);
   g_assert_cmpstr (json_object_get_string_member (plan, "relevant_attr"), ==, "DriveThru");
   g_assert_cmpint (json_object_get_int_member (plan, "n_branches"), ==, 7);
-  g_assert_cmpfloat (json_object_get_double_member (phase1, "latency_ms"), >=, 3 * 250);
+  g_assert_cmpfloat (json_object_get_double_member (phase1, "latency_ms"), >=, 3 * latency_ms);
 
   {
     JsonArray *lwt = json_object_get_array_member (phase2, "expanded_lwt");
@@ -307,7 +317,7 @@ test_end_to_end (void)
                          json_object_get_int_member (e, "item") == 6 ? "reply" : "step");
       }
     /* The expansions ran together: one round of latency, not six. */
-    g_assert_cmpfloat (json_object_get_double_member (phase2, "latency_ms"), <, 2 * 250);
+    g_assert_cmpfloat (json_object_get_double_member (phase2, "latency_ms"), <, 2 * latency_ms);
   }
 
   steps = json_object_get_object_member (phase3, "step_results");
@@ -842,7 +852,11 @@ int
 main (int   argc,
       char *argv[])
 {
+  const char *scale = g_getenv ("ANOT_TEST_TIME_SCALE");
+
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  if (scale != NULL)
+    latency_ms *= MAX (1, g_ascii_strtoull (scale, NULL, 10));
 
   g_test_add_func ("/method-anot/end-to-end", test_end_to_end);
   g_test_add_func ("/method-anot/tie-break", test_tie_break);

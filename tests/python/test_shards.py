@@ -53,3 +53,42 @@ def test_bad_shard_values(demo):
         with pytest.raises(GLib.Error) as info:
             Anot.Experiment(demo, "bm25", shard=value)
         assert "shard" in info.value.message
+
+
+def test_one_writer_per_directory(demo, tmp_path):
+    """A directory another process holds is refused with ANOT_ERROR_BUSY
+    naming the holder; the lock is free again once the run ended."""
+    import fcntl
+    import subprocess
+    import sys
+
+    exp_dir = tmp_path / "exp"
+    exp_dir.mkdir()
+    # Another process holds the lock, as a running anot-run would.
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import fcntl, sys, time\n"
+         "f = open(sys.argv[1], 'w')\n"
+         "fcntl.flock(f, fcntl.LOCK_EX)\n"
+         "f.write('PID 4242 on host elsewhere\\n'); f.flush()\n"
+         "print('locked', flush=True)\n"
+         "time.sleep(60)\n", str(exp_dir / ".anot-lock")],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(GLib.Error) as info:
+            run(demo, tmp_path)
+        assert info.value.matches(Anot.error_quark(), Anot.Error.BUSY)
+        assert "PID 4242 on host elsewhere" in info.value.message
+        assert not (exp_dir / "clean").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+
+    # The kernel released the killed holder's lock: the run goes ahead and
+    # lets go of it when it ends, so a resume in this process can follow.
+    first = run(demo, tmp_path)
+    with open(exp_dir / ".anot-lock") as f:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(f, fcntl.LOCK_UN)
+    assert first.get_n_planned() == 120

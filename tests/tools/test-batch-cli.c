@@ -309,24 +309,64 @@ test_budget (Fixture       *f,
   g_assert_cmpfloat (cost, >, 0.1);
   g_clear_object (&process);
 
-  /* Every request started at once (-j 4 of 4): a budget they pass once
-   * they are costed stops nothing, and the run is complete, not stopped. */
+  /* A budget is a cap at any concurrency, and in batch mode: each
+   * request reserves its estimated cost before it starts, so what the run
+   * spends never passes --max-cost, and a batch holds only the lines that
+   * fit.  ~$0.03 a request: 0.1 fits three. */
   {
-    g_autofree char *all_dir = g_build_filename (f->root, "budget_all", NULL);
-    g_autofree char *all_rows_path = g_build_filename (all_dir, "clean", "run_1", "results_5.jsonl", NULL);
-    g_autoptr(GHashTable) all_rows = NULL;
-    const char *all_argv[] = {
+    static const struct { const char *j; gboolean batch; } cases[] = {
+      { "1", FALSE }, { "4", FALSE }, { "12", FALSE }, { "12", TRUE },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+      {
+        g_autofree char *name = g_strdup_printf ("cap_%s%s", cases[i].j, cases[i].batch ? "_batch" : "");
+        g_autofree char *cap_dir = g_build_filename (f->root, name, NULL);
+        g_autofree char *cap_rows_path = g_build_filename (cap_dir, "clean", "run_1", "results_5.jsonl", NULL);
+        g_autoptr(GHashTable) cap_rows = NULL;
+        guint lines_before = anot_fake_llm_get_n_batch_lines (f->server);
+        const char *cap_argv[] = {
+          "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o",
+          "--candidates", "5", "--limit", "12", "--concurrency", cases[i].j, "--out", f->root,
+          "--name", name, "--max-cost", "0.1", cases[i].batch ? "--batch" : NULL, NULL,
+        };
+
+        g_clear_object (&process);
+        process = spawn (f, cap_argv);
+        g_assert_cmpint (wait_for (process), ==, 3);
+        cap_rows = read_rows (cap_rows_path, &cost);
+        g_test_message ("-j %s%s: %u rows, $%.4f", cases[i].j, cases[i].batch ? " --batch" : "",
+                        g_hash_table_size (cap_rows), cost);
+        g_assert_cmpfloat (cost, <=, 0.1);
+        g_assert_cmpuint (g_hash_table_size (cap_rows), >=, cases[i].batch ? 4 : 2);
+        g_assert_cmpuint (g_hash_table_size (cap_rows), <, 12);
+        if (cases[i].batch)
+          g_assert_cmpuint (anot_fake_llm_get_n_batch_lines (f->server) - lines_before, ==,
+                            g_hash_table_size (cap_rows));
+      }
+  }
+
+  /* A budget smaller than one request starts nothing. */
+  {
+    g_autofree char *none_dir = g_build_filename (f->root, "budget_none", NULL);
+    g_autofree char *none_rows_path = g_build_filename (none_dir, "clean", "run_1", "results_5.jsonl", NULL);
+    guint calls_before = count_requests (f->server, "POST", "/v1/chat/completions");
+    const char *none_argv[] = {
       "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o",
       "--candidates", "5", "--limit", "4", "--concurrency", "4", "--out", f->root,
-      "--name", "budget_all", "--max-cost", "0.01", NULL,
+      "--name", "budget_none", "--max-cost", "0.01", NULL,
     };
 
     g_clear_object (&process);
-    process = spawn (f, all_argv);
-    g_assert_cmpint (wait_for (process), ==, 0);
-    all_rows = read_rows (all_rows_path, &cost);
-    g_assert_cmpuint (g_hash_table_size (all_rows), ==, 4);
-    g_assert_cmpfloat (cost, >, 0.01);
+    process = spawn (f, none_argv);
+    g_assert_cmpint (wait_for (process), ==, 3);
+    g_assert_cmpuint (count_requests (f->server, "POST", "/v1/chat/completions"), ==, calls_before);
+    if (g_file_test (none_rows_path, G_FILE_TEST_EXISTS))
+      {
+        g_autoptr(GHashTable) none_rows = read_rows (none_rows_path, &cost);
+
+        g_assert_cmpuint (g_hash_table_size (none_rows), ==, 0);
+      }
     g_clear_object (&process);
   }
 
@@ -518,6 +558,335 @@ test_concurrency_hint (Fixture       *f,
   g_assert_nonnull (strstr (enough, "Ran 3 requests"));
 }
 
+static void
+on_stderr (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  char **stderr_text = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_subprocess_communicate_utf8_finish (G_SUBPROCESS (source), result,
+                                                       NULL, stderr_text, &error));
+  g_assert_no_error (error);
+}
+
+/* anot-run with @extra; its exit status, *@stderr_text what it printed
+ * there. */
+static int
+run_stderr (const char **extra,
+            char       **stderr_text)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("ANOT_RUN"));
+  for (guint i = 0; extra[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) extra[i]);
+  g_ptr_array_add (argv, NULL);
+  process = g_subprocess_newv ((const char * const *) argv->pdata,
+                               G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                               &error);
+  g_assert_no_error (error);
+  *stderr_text = NULL;
+  g_subprocess_communicate_utf8_async (process, NULL, NULL, on_stderr, stderr_text);
+  while (*stderr_text == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  return wait_for (process);
+}
+
+/* Waits (serving the fake server) until @path names its holder. */
+static void
+wait_for_lock (const char *path)
+{
+  for (;;)
+    {
+      g_autofree char *contents = NULL;
+
+      if (g_file_get_contents (path, &contents, NULL, NULL) && strstr (contents, "PID ") != NULL)
+        return;
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (2000);
+    }
+}
+
+/* One writer per results directory: while a run writes DIR, a resume of
+ * DIR, a --force run into it and a merge into it are refused at once
+ * (status 2, the holder's PID and host named) and send nothing; the run
+ * ends with every row once; after a kill -9 nothing is left locked. */
+static void
+test_one_writer (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_build_filename (f->root, "busy", NULL);
+  g_autofree char *lock = g_build_filename (dir, ".anot-lock", NULL);
+  g_autofree char *rows_path = g_build_filename (dir, "clean", "run_1", "results_5.jsonl", NULL);
+  g_autoptr(GSubprocess) first = NULL;
+  g_autoptr(GHashTable) rows = NULL;
+  g_autofree char *pid = NULL;
+  double cost;
+  guint n_calls;
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "6", "--concurrency", "2", "--out", f->root, "--name", "busy", NULL,
+  };
+  const char *force_argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "6", "--concurrency", "2", "--out", f->root, "--name", "busy",
+    "--force", NULL,
+  };
+  const char *resume_argv[] = { "--resume", dir, NULL };
+  g_autofree char *shard0 = g_build_filename (f->root, "shard0", NULL);
+  g_autofree char *shard1 = g_build_filename (f->root, "shard1", NULL);
+  g_autofree char *shard0_dir = g_build_filename (shard0, "busy", NULL);
+  g_autofree char *shard1_dir = g_build_filename (shard1, "busy", NULL);
+  const char *merge_argv[] = { "merge", "--force", dir, shard0_dir, shard1_dir, NULL };
+
+  g_assert_true (anot_fake_llm_set_rules_json (f->server, "{\"default_reply\": \"[3, 1, 2, 5, 4]\","
+                                               " \"latency_ms\": 400}", &error));
+  g_assert_no_error (error);
+
+  /* Shards of the same experiment, for a merge into DIR. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(GSubprocess) shard = NULL;
+      const char *shard_argv[] = {
+        "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+        "--candidates", "5", "--limit", "6", "--concurrency", "2", "--out", i == 0 ? shard0 : shard1,
+        "--name", "busy", "--shard", i == 0 ? "0/2" : "1/2", NULL,
+      };
+
+      shard = spawn (f, shard_argv);
+      g_assert_cmpint (wait_for (shard), ==, 0);
+    }
+
+  first = spawn (f, argv);
+  wait_for_lock (lock);
+  pid = g_strdup_printf ("PID %s on host %s", g_subprocess_get_identifier (first), g_get_host_name ());
+
+  {
+    const char * const *refused[] = { resume_argv, force_argv, merge_argv };
+
+    for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+      {
+        g_autofree char *err = NULL;
+        guint before = count_requests (f->server, "POST", "/v1/chat/completions");
+
+        g_assert_cmpint (run_stderr ((const char **) refused[i], &err), ==, 2);
+        if (strstr (err, "is being written by another process") == NULL)
+          g_error ("%s: %s", refused[i][0], err);
+        g_assert_nonnull (strstr (err, pid));
+        g_assert_cmpuint (count_requests (f->server, "POST", "/v1/chat/completions"), ==, before);
+      }
+  }
+
+  g_assert_cmpint (wait_for (first), ==, 0);
+  n_calls = count_requests (f->server, "POST", "/v1/chat/completions");
+  /* 6 for the shards, 6 for the run: none for those refused. */
+  g_assert_cmpuint (n_calls, ==, 12);
+  rows = read_rows (rows_path, &cost);
+  g_assert_cmpuint (g_hash_table_size (rows), ==, 6);
+  g_clear_object (&first);
+
+  /* Killed with SIGKILL while holding the lock: the next one gets it. */
+  first = spawn (f, force_argv);
+  wait_for_lock (lock);
+  g_subprocess_force_exit (first);
+  wait_for (first);
+  g_assert_true (g_subprocess_get_if_signaled (first));
+  {
+    g_autofree char *err = NULL;
+
+    g_assert_cmpint (run_stderr (resume_argv, &err), ==, 0);
+  }
+  g_clear_pointer (&rows, g_hash_table_unref);
+  rows = read_rows (rows_path, &cost);
+  g_assert_cmpuint (g_hash_table_size (rows), ==, 6);
+}
+
+/* The errors of the rows of @path (NULL for a row without one), and
+ * how many rows there are. */
+static guint
+count_row_errors (const char *path,
+                  const char *needle,
+                  guint      *n_rows)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  guint n = 0;
+
+  *n_rows = 0;
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      JsonObject *row;
+      const char *error;
+
+      if (*lines[i] == '\0')
+        continue;
+      g_assert_true (json_parser_load_from_data (parser, lines[i], -1, NULL));
+      row = json_node_get_object (json_parser_get_root (parser));
+      (*n_rows)++;
+      error = json_object_get_string_member_with_default (row, "error", NULL);
+      if (error != NULL && (needle == NULL || strstr (error, needle) != NULL))
+        n++;
+    }
+  return n;
+}
+
+/* Batches within the providers' limits: a --scaling --batch sweep against
+ * a server that refuses a batch over 400 kB or 3 requests completes
+ * with every row answered, in batches the server took, for both APIs
+ * (the limits given as options: the defaults are the providers' 200 MB
+ * and 256 MB, too large for a test, and the server counts the bytes
+ * itself, so every line's size is the client's exact count); a
+ * call whose line alone passes --batch-max-bytes fails with a message
+ * that says so, and sends nothing. */
+static void
+test_size_limits (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  static const char * const apis[] = { "openai", "anthropic" };
+
+  g_assert_true (anot_fake_llm_set_rules_json (f->server,
+                                               "{\"default_reply\": \"[3, 1, 2, 5, 4]\","
+                                               " \"batch\": {\"max_bytes\": 400000, \"max_lines\": 3,"
+                                               " \"delay_ms\": 50}}", &error));
+  g_assert_no_error (error);
+
+  for (guint a = 0; a < G_N_ELEMENTS (apis); a++)
+    {
+      g_autofree char *name = g_strdup_printf ("limits_%s", apis[a]);
+      g_autofree char *url = g_strcmp0 (apis[a], "openai") == 0 ? g_strdup (f->base_url)
+                             : g_strdup (anot_fake_llm_get_url (f->server));
+      guint batches_before = anot_fake_llm_get_n_batches (f->server);
+      guint batches;
+      const char *argv[] = {
+        "--method", "cot", "--backend", apis[a], "--base-url", url, "--model", "gpt-4o-mini",
+        "--scaling", "--limit", "4", "-j", "100", "--batch", "--out", f->root, "--name", name,
+        /* The server's limits, as the providers' are the defaults. */
+        "--batch-max-bytes", "400000", "--batch-max-size", "3", NULL,
+      };
+      g_autoptr(GSubprocess) process = spawn (f, argv);
+
+      g_assert_cmpint (wait_for (process), ==, 0);
+      for (guint n = 10; n <= 20; n += 10)
+        {
+          g_autofree char *file = g_strdup_printf ("results_%u.jsonl", n);
+          g_autofree char *path = g_build_filename (f->root, name, "clean", "run_1", file, NULL);
+          guint n_rows;
+
+          g_assert_cmpuint (count_row_errors (path, NULL, &n_rows), ==, 0);
+          g_assert_cmpuint (n_rows, ==, 4);
+        }
+      /* 8 lines, 3 a batch at most and ~90 kB (N=10) or ~180 kB (N=20)
+       * each: more batches than the 1 the line count alone would make. */
+      batches = anot_fake_llm_get_n_batches (f->server) - batches_before;
+      g_test_message ("%s: %u batches", apis[a], batches);
+      g_assert_cmpuint (batches, >=, 4);
+      for (guint b = batches_before; b < anot_fake_llm_get_n_batches (f->server); b++)
+        g_assert_cmpint (json_object_get_int_member (anot_fake_llm_get_batch (f->server, b), "n_lines"), <=, 3);
+    }
+
+  /* One line over the limit: its call fails, nothing is submitted. */
+  {
+    g_autofree char *path = g_build_filename (f->root, "too_big", "clean", "run_1", "results_5.jsonl", NULL);
+    guint batches_before = anot_fake_llm_get_n_batches (f->server);
+    guint n_rows;
+    const char *argv[] = {
+      "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+      "--candidates", "5", "--limit", "2", "--batch", "--batch-max-bytes", "8000",
+      "--out", f->root, "--name", "too_big", NULL,
+    };
+    g_autoptr(GSubprocess) process = spawn (f, argv);
+
+    g_assert_cmpint (wait_for (process), ==, 1);
+    g_assert_cmpuint (count_row_errors (path, "more than one batch may hold", &n_rows), ==, 2);
+    g_assert_cmpuint (n_rows, ==, 2);
+    g_assert_cmpuint (anot_fake_llm_get_n_batches (f->server), ==, batches_before);
+  }
+}
+
+/* A kill in the creation window: the provider created the batch but its
+ * answer never reached the run (killed while the server was slow to
+ * answer), so batches.jsonl holds the intent and no batch id.  The resume
+ * asks the provider (OpenAI: the batch whose metadata names the intent;
+ * Anthropic: the list) and polls that batch: nothing is created or paid
+ * twice, and every row is there. */
+static void
+test_kill_during_creation (Fixture       *f,
+                           gconstpointer  data)
+{
+  static const char * const apis[] = { "openai", "anthropic" };
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (anot_fake_llm_set_rules_json (f->server,
+                                               "{\"default_reply\": \"[3, 1, 2, 5, 4]\","
+                                               " \"batch\": {\"create_delay_ms\": 60000, \"delay_ms\": 200}}",
+                                               &error));
+  g_assert_no_error (error);
+
+  for (guint a = 0; a < G_N_ELEMENTS (apis); a++)
+    {
+      g_autofree char *name = g_strdup_printf ("creation_%s", apis[a]);
+      g_autofree char *dir = g_build_filename (f->root, name, NULL);
+      g_autofree char *state = g_build_filename (dir, "batches.jsonl", NULL);
+      g_autofree char *rows_path = g_build_filename (dir, "clean", "run_1", "results_5.jsonl", NULL);
+      g_autofree char *url = g_strcmp0 (apis[a], "openai") == 0 ? g_strdup (f->base_url)
+                             : g_strdup (anot_fake_llm_get_url (f->server));
+      const char *create_path = g_strcmp0 (apis[a], "openai") == 0 ? "/v1/batches" : "/v1/messages/batches";
+      guint batches_before = anot_fake_llm_get_n_batches (f->server);
+      g_autoptr(GSubprocess) process = NULL;
+      g_autoptr(GHashTable) rows = NULL;
+      g_autofree char *contents = NULL;
+      double cost;
+      const char *argv[] = {
+        "--method", "cot", "--backend", apis[a], "--base-url", url, "--model", "gpt-4o-mini",
+        "--candidates", "5", "--limit", "3", "-j", "3", "--batch", "--out", f->root, "--name", name, NULL,
+      };
+      const char *resume_argv[] = { "--resume", dir, NULL };
+
+      process = spawn (f, argv);
+      /* The server has made the batch; its answer is a minute away. */
+      while (anot_fake_llm_get_n_batches (f->server) == batches_before)
+        if (!g_main_context_iteration (NULL, FALSE))
+          g_usleep (2000);
+      g_subprocess_force_exit (process);
+      wait_for (process);
+      g_assert_true (g_subprocess_get_if_signaled (process));
+      g_assert_true (g_file_get_contents (state, &contents, NULL, NULL));
+      g_assert_nonnull (strstr (contents, "\"intent\""));
+      g_assert_null (strstr (contents, "\"submitted\""));
+      g_clear_object (&process);
+
+      /* Answers at once from now on. */
+      g_assert_true (anot_fake_llm_set_rules_json (f->server,
+                                                   "{\"default_reply\": \"[3, 1, 2, 5, 4]\","
+                                                   " \"batch\": {\"delay_ms\": 200}}", &error));
+      g_assert_no_error (error);
+      process = spawn (f, resume_argv);
+      g_assert_cmpint (wait_for (process), ==, 0);
+      g_assert_cmpuint (anot_fake_llm_get_n_batches (f->server), ==, batches_before + 1);
+      g_assert_cmpuint (count_requests (f->server, "POST", create_path), ==, 1);
+      rows = read_rows (rows_path, &cost);
+      g_assert_cmpuint (g_hash_table_size (rows), ==, 3);
+      g_clear_pointer (&contents, g_free);
+      g_assert_true (g_file_get_contents (state, &contents, NULL, NULL));
+      g_assert_nonnull (strstr (contents, "\"submitted\""));
+
+      g_assert_true (anot_fake_llm_set_rules_json (f->server,
+                                                   "{\"default_reply\": \"[3, 1, 2, 5, 4]\","
+                                                   " \"batch\": {\"create_delay_ms\": 60000, \"delay_ms\": 200}}",
+                                                   &error));
+      g_assert_no_error (error);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -532,6 +901,10 @@ main (int    argc,
               fixture_teardown);
   g_test_add ("/batch-cli/budget", Fixture, NULL, fixture_setup, test_budget, fixture_teardown);
   g_test_add ("/batch-cli/concurrency-hint", Fixture, NULL, fixture_setup, test_concurrency_hint,
+              fixture_teardown);
+  g_test_add ("/batch-cli/one-writer", Fixture, NULL, fixture_setup, test_one_writer, fixture_teardown);
+  g_test_add ("/batch-cli/size-limits", Fixture, NULL, fixture_setup, test_size_limits, fixture_teardown);
+  g_test_add ("/batch-cli/kill-during-creation", Fixture, NULL, fixture_setup, test_kill_during_creation,
               fixture_teardown);
   return g_test_run ();
 }

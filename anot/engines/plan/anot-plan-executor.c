@@ -19,6 +19,8 @@
 #include "anot-error.h"
 #include "anot-parse.h"
 #include "anot-plan-private.h"
+#include "anot-pyliteral-private.h"
+#include "anot-validator-private.h"
 
 /**
  * AnotPlanExecutor:
@@ -31,7 +33,8 @@
  * | tool | input | result |
  * |---|---|---|
  * | `count`, `keys`, `union_keys`, `sample` | `path` | the data tools' results over the dict context (see [class@Anot.DataTool]) |
- * | `check_attribute` | `item`, `attribute` (`WiFi`, `Ambience.hipster`), optional `expected` | per item: `true`/`false`, `null` when the item lacks the attribute; without `expected`, whether the value is truthy |
+ * | `check_attribute` | `item`, `attribute` (`WiFi`, `Ambience.hipster`), optional `expected` | per item: `true`/`false`, `null` when the item lacks the attribute (or it is `None`); the value compared with `expected` as the validator compares a leaf's `true` (quoted and unquoted spellings equal, `"True"`/`"False"` booleans, `"u'none'"` is `None`); without `expected`, whether the value is truthy |
+ * | `has_category` | `item`, `category` | per item: whether a category contains the text, case-insensitively (`Bars` matches `Wine Bars`), as a category leaf's `contains` |
  * | `hours_open` | `item`, `day` (`Monday`...), `start` (`HH:MM`), optional `end` | per item: whether the listed hours of `day` cover `start`–`end`; `null` without hours |
  * | `reviews_matching` | `item`, `pattern` (case-insensitive regular expression, or plain text) | per item: the number of reviews that match |
  * | `llm_judge` | `item`, `question` | per item: the model's score from 0 to 10 (one call per item, role [property@Anot.PlanExecutor:role]); `null` if it gave none |
@@ -286,6 +289,12 @@ add_builtin_specs (AnotPlanExecutor *self)
   spec_add_param (spec, "item", PARAM_ITEM, TRUE, "a candidate number, or \"*\" for all");
   spec_add_param (spec, "attribute", PARAM_STRING, TRUE, "an attribute, e.g. \"WiFi\" or \"Ambience.hipster\"");
   spec_add_param (spec, "expected", PARAM_ANY, FALSE, "the value wanted, e.g. true or \"free\"");
+  g_ptr_array_add (self->specs, spec);
+
+  spec = spec_new ("has_category", FALSE, OUTPUT_TRUTH,
+                   "Per item: whether one of its categories contains a text (case-insensitive)");
+  spec_add_param (spec, "item", PARAM_ITEM, TRUE, "a candidate number, or \"*\" for all");
+  spec_add_param (spec, "category", PARAM_STRING, TRUE, "a category or part of one, e.g. \"Tapas Bars\"");
   g_ptr_array_add (self->specs, spec);
 
   spec = spec_new ("hours_open", FALSE, OUTPUT_TRUTH,
@@ -1223,23 +1232,6 @@ item_record (AnotPlanExecutor *self,
 }
 
 static gboolean
-values_equal (JsonNode *a,
-              JsonNode *b)
-{
-  g_autofree char *ta = NULL;
-  g_autofree char *tb = NULL;
-
-  if (a == NULL || b == NULL)
-    return FALSE;
-  if (node_is_number (a) && node_is_number (b))
-    return json_node_get_double (a) == json_node_get_double (b);
-  /* "1" and 1, "True" and true, "Free" and "free". */
-  ta = anot_json_value_to_text (a);
-  tb = anot_json_value_to_text (b);
-  return g_ascii_strcasecmp (ta, tb) == 0;
-}
-
-static gboolean
 truthy (JsonNode *value)
 {
   if (value == NULL || JSON_NODE_HOLDS_NULL (value))
@@ -1278,6 +1270,8 @@ check_attribute (AnotPlanExecutor *self,
   JsonNode *expected = json_object_get_member (input, "expected");
   g_autoptr(AnotDataPath) path = NULL;
   g_autoptr(GPtrArray) matches = NULL;
+  g_autoptr(AnotPyValue) raw = NULL;
+  g_autoptr(AnotPyValue) effective = NULL;
   JsonNode *value;
 
   if (attributes == NULL || name == NULL)
@@ -1300,9 +1294,36 @@ check_attribute (AnotPlanExecutor *self,
 
   if (value == NULL || JSON_NODE_HOLDS_NULL (value))
     return json_node_init_null (json_node_alloc ());
+
+  /* The value the validator sees (evidence.md §5): the context has pass
+   * A done, pass B turns "'free'" into free and "u'none'" (here "none")
+   * into None, as a lookup does in the validator. */
+  raw = anot_py_value_new_from_json (value);
+  effective = anot_py_normalise_pass_b (raw);
+  if (anot_py_value_get_kind (effective) == ANOT_PY_NONE)
+    return json_node_init_null (json_node_alloc ());
   if (expected == NULL)
-    return json_node_init_boolean (json_node_alloc (), truthy (value));
-  return json_node_init_boolean (json_node_alloc (), values_equal (value, expected));
+    {
+      g_autoptr(JsonNode) json = anot_py_value_to_json (effective);
+
+      return json_node_init_boolean (json_node_alloc (), truthy (json));
+    }
+  return json_node_init_boolean (json_node_alloc (), _anot_validator_value_matches (effective, expected));
+}
+
+/* A category leaf's `contains` (evidence.md §5.1): a case-insensitive
+ * substring of the categories' text, so "Bars" matches "Wine Bars". */
+static JsonNode *
+has_category (AnotPlanExecutor *self,
+              guint             number,
+              JsonObject       *input)
+{
+  AnotItem *item = g_ptr_array_index (self->candidates, number - 1);
+  g_autoptr(AnotPyValue) categories = _anot_validator_item_categories (item);
+  g_autofree char *pattern = g_ascii_strdown (json_object_get_string_member_with_default (input, "category", ""), -1);
+  const char *text = categories != NULL ? anot_py_value_get_lower_str (categories) : "none";
+
+  return json_node_init_boolean (json_node_alloc (), strstr (text, pattern) != NULL);
 }
 
 static JsonNode *
@@ -1773,6 +1794,8 @@ start_atom (Run   *run,
           json_object_set_member (per_item, key,
                                   strcmp (spec->name, "check_attribute") == 0
                                   ? check_attribute (self, number, input)
+                                  : strcmp (spec->name, "has_category") == 0
+                                  ? has_category (self, number, input)
                                   : hours_open (self, number, input));
         }
     }

@@ -308,3 +308,97 @@ anot_backend_anthropic_batch_poll_finish (AnotHttpBackend  *self,
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
   return g_task_propagate_boolean (G_TASK (result), error);
 }
+
+/* ------------------------------------------------------------------------
+ * Finding a batch created without hearing back
+ * --------------------------------------------------------------------- */
+
+static gint64
+request_total (AnotJsonDocument *doc,
+               int               batch)
+{
+  static const char * const counts[] = { "processing", "succeeded", "errored", "canceled", "expired" };
+  int request_counts = anot_json_document_get_member (doc, batch, "request_counts");
+  gint64 total = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (counts); i++)
+    total += anot_json_document_get_int (doc, anot_json_document_get_member (doc, request_counts, counts[i]), 0);
+  return total;
+}
+
+static void
+on_batches_listed (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  GTask *task = user_data;
+  AnotHttpBackend *self = ANOT_HTTP_BACKEND (source);
+  AnotBatch *batch = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = anot_http_backend_send_finish (self, result, &error);
+  g_autoptr(AnotJsonDocument) doc = NULL;
+  int data;
+
+  if (bytes == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+  doc = anot_json_document_new_from_bytes (bytes, NULL);
+  data = doc != NULL ? anot_json_document_get_member (doc, 0, "data") : -1;
+  if (doc == NULL || anot_json_document_get_kind (doc, data) != ANOT_JSON_KIND_ARRAY)
+    {
+      g_task_return_new_error (task, ANOT_ERROR, ANOT_ERROR_LLM_PROTOCOL,
+                               "The answer to GET " BATCHES_PATH " is not a list of batches");
+      g_object_unref (task);
+      return;
+    }
+
+  /* Newest first: the first batch of as many requests created since the
+   * intent (a minute's leeway for clocks).  Anthropic keeps no metadata;
+   * a batch taken for another one only delays its lines, which are
+   * matched by custom id when its results are read, and retried. */
+  for (guint i = 0; i < anot_json_document_get_size (doc, data); i++)
+    {
+      int candidate = anot_json_document_get_element (doc, data, i);
+      g_autofree char *created = anot_json_document_dup_string (doc, anot_json_document_get_member (doc, candidate,
+                                                                                                   "created_at"));
+      g_autoptr(GDateTime) when = created != NULL ? g_date_time_new_from_iso8601 (created, NULL) : NULL;
+
+      if (when == NULL || g_date_time_to_unix (when) < anot_batch_get_intent_time (batch) - 60 ||
+          request_total (doc, candidate) != (gint64) anot_batch_get_n_lines (batch))
+        continue;
+      {
+        g_autofree char *id = anot_json_document_dup_string (doc, anot_json_document_get_member (doc, candidate, "id"));
+
+        anot_batch_set_id (batch, id);
+      }
+      break;
+    }
+  g_task_return_boolean (task, TRUE);
+  g_object_unref (task);
+}
+
+void
+anot_backend_anthropic_batch_find_async (AnotHttpBackend     *self,
+                                         AnotBatch           *batch,
+                                         GCancellable        *cancellable,
+                                         GAsyncReadyCallback  callback,
+                                         gpointer             user_data)
+{
+  GTask *task = batch_task_new (self, batch, anot_backend_anthropic_batch_find_async,
+                                cancellable, callback, user_data);
+
+  anot_http_backend_send_async (self, "GET", BATCHES_PATH "?limit=100", NULL, NULL, cancellable,
+                                on_batches_listed, task);
+}
+
+gboolean
+anot_backend_anthropic_batch_find_finish (AnotHttpBackend  *self,
+                                          GAsyncResult     *result,
+                                          GError          **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}

@@ -25,4 +25,13 @@ gboolean anot_backend_anthropic_batch_poll_finish   (AnotHttpBackend     *self,
                                                      GAsyncResult        *result,
                                                      GError             **error);
 
+void     anot_backend_anthropic_batch_find_async    (AnotHttpBackend     *self,
+                                                     AnotBatch           *batch,
+                                                     GCancellable        *cancellable,
+                                                     GAsyncReadyCallback  callback,
+                                                     gpointer             user_data);
+gboolean anot_backend_anthropic_batch_find_finish   (AnotHttpBackend     *self,
+                                                     GAsyncResult        *result,
+                                                     GError             **error);
+
 G_END_DECLS

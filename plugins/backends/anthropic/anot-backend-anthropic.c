@@ -234,7 +234,16 @@ anot_backend_anthropic_class_init (AnotBackendAnthropicClass *klass)
   http_class->batch_submit_async = anot_backend_anthropic_batch_submit_async;
   http_class->batch_submit_finish = anot_backend_anthropic_batch_submit_finish;
   http_class->batch_poll_async = anot_backend_anthropic_batch_poll_async;
+  /* https://docs.anthropic.com/en/docs/build-with-claude/batch-processing:
+   * up to 100,000 requests and 256 MB a batch.  A request is
+   * {"custom_id":"anot-<40>","params":BODY}, and a comma. */
+  http_class->batch_max_bytes = 256 * 1000 * 1000;
+  http_class->batch_max_lines = 100000;
+  http_class->batch_line_overhead = sizeof "{\"custom_id\":\"anot-0123456789012345678901234567890123456789\","
+                                    "\"params\":}," - 1;
   http_class->batch_poll_finish = anot_backend_anthropic_batch_poll_finish;
+  http_class->batch_find_async = anot_backend_anthropic_batch_find_async;
+  http_class->batch_find_finish = anot_backend_anthropic_batch_find_finish;
 }
 
 static void

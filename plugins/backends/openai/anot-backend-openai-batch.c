@@ -151,6 +151,7 @@ on_file_uploaded (GObject      *source,
                   gpointer      user_data)
 {
   GTask *task = user_data;
+  Op *op = g_task_get_task_data (task);
   g_autoptr(AnotJsonDocument) doc = finish_json (task, result, "POST /files");
   g_autoptr(AnotJsonWriter) writer = NULL;
   g_autofree char *file_id = NULL;
@@ -177,6 +178,15 @@ on_file_uploaded (GObject      *source,
   anot_json_writer_add_string_value (writer, BATCH_ENDPOINT);
   anot_json_writer_set_member_name (writer, "completion_window");
   anot_json_writer_add_string_value (writer, "24h");
+  /* What finds the batch again if the answer to this is lost. */
+  if (anot_batch_get_intent_id (op->batch) != NULL)
+    {
+      anot_json_writer_set_member_name (writer, "metadata");
+      anot_json_writer_begin_object (writer);
+      anot_json_writer_set_member_name (writer, "anot_intent");
+      anot_json_writer_add_string_value (writer, anot_batch_get_intent_id (op->batch));
+      anot_json_writer_end_object (writer);
+    }
   anot_json_writer_end_object (writer);
   {
     g_autoptr(GBytes) body = anot_json_writer_steal_bytes (writer);
@@ -448,6 +458,69 @@ anot_backend_openai_batch_poll_async (AnotHttpBackend     *self,
 
 gboolean
 anot_backend_openai_batch_poll_finish (AnotHttpBackend  *self,
+                                       GAsyncResult     *result,
+                                       GError          **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* ------------------------------------------------------------------------
+ * Finding a batch created without hearing back
+ * --------------------------------------------------------------------- */
+
+static void
+on_batches_listed (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  GTask *task = user_data;
+  Op *op = g_task_get_task_data (task);
+  g_autoptr(AnotJsonDocument) doc = finish_json (task, result, "GET /batches");
+  int data;
+
+  if (doc == NULL)
+    {
+      g_object_unref (task);
+      return;
+    }
+  data = anot_json_document_get_member (doc, 0, "data");
+  for (guint i = 0; i < anot_json_document_get_size (doc, data); i++)
+    {
+      int batch = anot_json_document_get_element (doc, data, i);
+      g_autofree char *intent = anot_json_document_dup_string (doc, anot_json_document_get_path (doc, batch,
+                                                                                              "metadata.anot_intent"));
+
+      if (g_strcmp0 (intent, anot_batch_get_intent_id (op->batch)) == 0)
+        {
+          g_autofree char *id = anot_json_document_dup_string (doc, anot_json_document_get_member (doc, batch, "id"));
+
+          anot_batch_set_id (op->batch, id);
+          break;
+        }
+    }
+  g_task_return_boolean (task, TRUE);
+  g_object_unref (task);
+}
+
+/* The batch whose metadata carries the intent's id, among the 100 most
+ * recent (a resume follows its kill within the day a batch lives). */
+void
+anot_backend_openai_batch_find_async (AnotHttpBackend     *self,
+                                      AnotBatch           *batch,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data)
+{
+  GTask *task = op_task_new (self, batch, anot_backend_openai_batch_find_async,
+                             cancellable, callback, user_data);
+
+  anot_http_backend_send_async (self, "GET", "/batches?limit=100", NULL, NULL, cancellable,
+                                on_batches_listed, task);
+}
+
+gboolean
+anot_backend_openai_batch_find_finish (AnotHttpBackend  *self,
                                        GAsyncResult     *result,
                                        GError          **error)
 {

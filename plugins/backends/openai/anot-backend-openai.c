@@ -247,7 +247,16 @@ anot_backend_openai_class_init (AnotBackendOpenaiClass *klass)
   http_class->batch_submit_async = anot_backend_openai_batch_submit_async;
   http_class->batch_submit_finish = anot_backend_openai_batch_submit_finish;
   http_class->batch_poll_async = anot_backend_openai_batch_poll_async;
+  /* https://platform.openai.com/docs/guides/batch: an input file of up
+   * to 50,000 requests and 200 MB.  A line is
+   * {"custom_id":"anot-<40>","method":"POST","url":"/v1/chat/completions","body":BODY}\n */
+  http_class->batch_max_bytes = 200 * 1000 * 1000;
+  http_class->batch_max_lines = 50000;
+  http_class->batch_line_overhead = sizeof "{\"custom_id\":\"anot-0123456789012345678901234567890123456789\","
+                                    "\"method\":\"POST\",\"url\":\"/v1/chat/completions\",\"body\":}\n" - 1;
   http_class->batch_poll_finish = anot_backend_openai_batch_poll_finish;
+  http_class->batch_find_async = anot_backend_openai_batch_find_async;
+  http_class->batch_find_finish = anot_backend_openai_batch_find_finish;
 }
 
 static void

@@ -394,6 +394,10 @@ on_completed (GObject      *source,
   if (anot_completion_get_model (completion) != NULL)
     json_object_set_string_member (data->record, "model", anot_completion_get_model (completion));
   json_object_set_boolean_member (data->record, "cached", anot_completion_get_cached (completion));
+  /* \u0000 and lone surrogates of the answer, read as U+FFFD. */
+  if (anot_completion_get_replaced_characters (completion) > 0)
+    json_object_set_int_member (data->record, "replaced_characters",
+                                anot_completion_get_replaced_characters (completion));
   json_object_set_null_member (data->record, "error");
   data->job->prompt_tokens += anot_completion_get_prompt_tokens (completion);
   data->job->completion_tokens += anot_completion_get_completion_tokens (completion);
