@@ -659,11 +659,26 @@ anot_run_run_experiment (int           argc,
 
       g_option_context_add_main_entries (context, estimate_entries, NULL);
     }
+  if (hooks != NULL && hooks->prompt)
+    {
+      const GOptionEntry prompt_entries[] = {
+        { "request", 0, 0, G_OPTION_ARG_STRING, &hooks->request,
+          "The request whose prompts to print (same as --requests ID)", "ID" },
+        { "calls", 0, 0, G_OPTION_ARG_INT, &hooks->calls,
+          "How many of the method's calls to print (default 1: the first; 0: all)", "K" },
+        { "json", 0, 0, G_OPTION_ARG_NONE, &hooks->json,
+          "Print the prompts as JSON, for tools", NULL },
+        G_OPTION_ENTRY_NULL
+      };
+
+      g_option_context_add_main_entries (context, prompt_entries, NULL);
+    }
   g_option_context_set_summary (context, hooks && hooks->summary ? hooks->summary :
     "Commands:\n"
     "  anot-run [run] --method NAME [OPTION…]   run a method over a benchmark (default)\n"
     "  anot-run robustness --method NAME [OPTION…]  clean and attacked runs, compared\n"
     "  anot-run estimate --method NAME [OPTION…]    calls, tokens and cost, no LLM called\n"
+    "  anot-run prompt --method NAME --request ID   the exact prompt(s) a method sends\n"
     "  anot-run attack --attack NAME --request ID   show what an attack does\n"
     "  anot-run formula --seed-file FILE|--formula FILE  a task over every item\n"
     "  anot-run validate [OPTION…]              check a benchmark's gold labels\n"
@@ -717,6 +732,27 @@ anot_run_run_experiment (int           argc,
     {
       run_options_clear (&o);
       return anot_run_usage_error (NULL, "%s", error->message);
+    }
+
+  if (hooks != NULL && hooks->prompt)
+    {
+      if (hooks->request != NULL && o.requests != NULL)
+        {
+          run_options_clear (&o);
+          return anot_run_usage_error (NULL, "--request and --requests select the same thing: give one");
+        }
+      if (hooks->request == NULL && o.requests == NULL)
+        {
+          run_options_clear (&o);
+          return anot_run_usage_error (NULL, "which request? give --request ID");
+        }
+      if (hooks->calls < 0)
+        {
+          run_options_clear (&o);
+          return anot_run_usage_error (NULL, "--calls: expected 0 (all) or more");
+        }
+      if (hooks->request != NULL)
+        o.requests = g_strdup (hooks->request);
     }
 
   if (o.version)
@@ -853,6 +889,12 @@ anot_run_run_experiment (int           argc,
   if (hooks != NULL && hooks->estimate)
     {
       status = anot_run_estimate_experiment (experiment, hooks);
+      run_options_clear (&o);
+      return status;
+    }
+  if (hooks != NULL && hooks->prompt)
+    {
+      status = anot_run_prompt_experiment (experiment, hooks);
       run_options_clear (&o);
       return status;
     }

@@ -34,6 +34,8 @@ main (int    argc,
     return anot_run_cmd_robustness (argc - 1, argv + 1);
   if (strcmp (command, "estimate") == 0)
     return anot_run_cmd_estimate (argc - 1, argv + 1);
+  if (strcmp (command, "prompt") == 0)
+    return anot_run_cmd_prompt (argc - 1, argv + 1);
   if (strcmp (command, "formula") == 0)
     return anot_run_cmd_formula (argc - 1, argv + 1);
   if (strcmp (command, "compare") == 0)
@@ -53,7 +55,7 @@ main (int    argc,
     }
   if (command[0] != '-')
     {
-      g_printerr ("anot-run: unknown command “%s” (commands: run, robustness, estimate, attack, formula, validate, compare, report, merge, cache, list)\n"
+      g_printerr ("anot-run: unknown command “%s” (commands: run, robustness, estimate, prompt, attack, formula, validate, compare, report, merge, cache, list)\n"
                   "Try “anot-run --help”.\n", command);
       return ANOT_RUN_EXIT_USAGE;
     }

@@ -17,6 +17,7 @@ int anot_run_cmd_attack   (int argc, char **argv);
 int anot_run_cmd_robustness (int argc, char **argv);
 int anot_run_cmd_formula  (int argc, char **argv);
 int anot_run_cmd_estimate (int argc, char **argv);
+int anot_run_cmd_prompt (int argc, char **argv);
 int anot_run_cmd_compare  (int argc, char **argv);
 int anot_run_cmd_report   (int argc, char **argv);
 int anot_run_cmd_merge    (int argc, char **argv);
@@ -63,7 +64,16 @@ typedef struct
   const char *exit_status;
   gboolean json;
   char *completion_tokens;
+  /* `anot-run prompt`: print the prompts instead of running. */
+  gboolean prompt;
+  char *request;
+  int calls;
 } AnotRunHooks;
+
+/* Prints the prompts @experiment's method sends (text, or JSON); an exit
+ * code. */
+int anot_run_prompt_experiment (AnotExperiment *experiment,
+                                AnotRunHooks   *hooks);
 
 /* Prints the estimate of @experiment (a table, or JSON); an exit code. */
 int anot_run_estimate_experiment (AnotExperiment *experiment,

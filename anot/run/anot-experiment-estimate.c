@@ -46,6 +46,9 @@ struct _AnotStandInBackend
   /* The router that calls it (not a reference: the router holds the stand-in),
    * whose counts of the prompts it fitted are reused. */
   AnotBackendRouter *router;
+  /* anot_experiment_preview_prompts(): the calls of the current request,
+   * in the order they were made. */
+  GPtrArray *captured;
 };
 
 static void anot_stand_in_backend_iface_init (AnotBackendInterface *iface);
@@ -60,6 +63,7 @@ anot_stand_in_backend_finalize (GObject *object)
   AnotStandInBackend *self = ANOT_STAND_IN_BACKEND (object);
 
   g_hash_table_unref (self->tokenizers);
+  g_clear_pointer (&self->captured, g_ptr_array_unref);
   if (self->router != NULL)
     g_object_remove_weak_pointer (G_OBJECT (self->router), (gpointer *) &self->router);
   G_OBJECT_CLASS (anot_stand_in_backend_parent_class)->finalize (object);
@@ -105,6 +109,8 @@ stand_in_complete_async (AnotBackend         *backend,
   AnotCompletion *completion;
   guint max_tokens = (guint) anot_chat_request_get_max_tokens (request);
 
+  if (self->captured != NULL)
+    g_ptr_array_add (self->captured, g_object_ref (request));
   model = model ? model : "unknown";
   completion = anot_completion_new (model, STAND_IN_ANSWER);
   /* The tokenizer of each model is listed in the estimate even when the
@@ -385,6 +391,149 @@ call_formula (const char *method)
   return calls ? g_strdup (calls + 7) : NULL;
 }
 
+/* Routes the experiment's calls to @stand_in (the configured roles and
+ * models, fitted to their windows as in a run); the router it replaces
+ * goes to *@saved_router, for the caller to put back. */
+static AnotBackendRouter *
+install_stand_in (AnotExperiment     *self,
+                  AnotStandInBackend *stand_in,
+                  AnotBackendRouter **saved_router,
+                  GError            **error)
+{
+  AnotBackendRouter *router;
+
+  anot_llm_config_set_stand_in (self->llm_config, ANOT_BACKEND (stand_in));
+  router = anot_llm_config_create_router (self->llm_config, error);
+  anot_llm_config_set_stand_in (self->llm_config, NULL);
+  if (router == NULL)
+    return NULL;
+  stand_in->router = router;
+  g_object_add_weak_pointer (G_OBJECT (router), (gpointer *) &stand_in->router);
+  anot_backend_router_set_context_tokens (router, self->settings->context_tokens);
+  *saved_router = g_steal_pointer (&self->router);
+  self->router = g_object_ref (router);
+  return router;
+}
+
+/**
+ * anot_experiment_preview_prompts:
+ * @self: an #AnotExperiment
+ * @max_calls: how many of each request's calls to give (0: every call the
+ *   method makes against the stand-in)
+ * @error: return location for a #GError
+ *
+ * Gives the exact prompts the experiment's method sends, without calling
+ * any LLM: each planned request (usually one, chosen with the
+ * `requests` option) is ranked as anot_experiment_estimate() does,
+ * against a stand-in that answers at once, and the chat requests of its
+ * first @max_calls calls are returned — the same pools, shuffles, attacks,
+ * defense, domain and context fitting as a run.  Calls after the first
+ * may depend on the stand-in's answer rather than a model's.
+ *
+ * The JSON array has one object per request and cell: `request_id`,
+ * `attack`, `n`, `run` and `calls`, each call `{model, role, messages}`
+ * (the router role, and the chat messages `{role, content}` as sent).
+ *
+ * Returns: (transfer full) (nullable): the prompts, or %NULL with @error
+ *   set when the experiment cannot be prepared
+ */
+JsonNode *
+anot_experiment_preview_prompts (AnotExperiment  *self,
+                                 guint            max_calls,
+                                 GError         **error)
+{
+  g_autoptr(AnotStandInBackend) stand_in = NULL;
+  g_autoptr(AnotBackendRouter) router = NULL;
+  g_autoptr(AnotBackendRouter) saved_router = NULL;
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  g_return_val_if_fail (ANOT_IS_EXPERIMENT (self), NULL);
+  g_return_val_if_fail (self->task == NULL, NULL);
+
+  if (!anot_experiment_prepare (self, error))
+    return NULL;
+
+  stand_in = g_object_new (ANOT_TYPE_STAND_IN_BACKEND, NULL);
+  stand_in->completion_tokens = 1;
+  router = install_stand_in (self, stand_in, &saved_router, error);
+  if (router == NULL)
+    return NULL;
+
+  json_builder_begin_array (builder);
+  for (guint c = 0; c < self->cells->len; c++)
+    {
+      Cell *cell = g_ptr_array_index (self->cells, c);
+      GPtrArray *kept = g_hash_table_lookup (self->kept, GUINT_TO_POINTER (cell->n));
+
+      for (guint i = 0; kept != NULL && i < kept->len; i++)
+        {
+          AnotRequest *request = g_ptr_array_index (kept, i);
+          g_autoptr(AnotUsage) usage = NULL;
+          gboolean incomplete = FALSE;
+
+          if (!anot_experiment_cell_plans (cell, anot_request_get_id (request)))
+            continue;
+          g_clear_pointer (&stand_in->captured, g_ptr_array_unref);
+          stand_in->captured = g_ptr_array_new_with_free_func (g_object_unref);
+          usage = anot_experiment_estimate_request (self, router, self->method, cell, request, &incomplete);
+          if (usage == NULL)
+            continue;
+
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "request_id");
+          json_builder_add_string_value (builder, anot_request_get_id (request));
+          json_builder_set_member_name (builder, "attack");
+          json_builder_add_string_value (builder, cell->attack->name);
+          json_builder_set_member_name (builder, "n");
+          json_builder_add_int_value (builder, cell->n);
+          json_builder_set_member_name (builder, "run");
+          json_builder_add_int_value (builder, cell->run);
+          json_builder_set_member_name (builder, "calls");
+          json_builder_begin_array (builder);
+          for (guint k = 0; k < stand_in->captured->len && (max_calls == 0 || k < max_calls); k++)
+            {
+              AnotChatRequest *chat = stand_in->captured->pdata[k];
+
+              json_builder_begin_object (builder);
+              json_builder_set_member_name (builder, "model");
+              if (anot_chat_request_get_model (chat) != NULL)
+                json_builder_add_string_value (builder, anot_chat_request_get_model (chat));
+              else
+                json_builder_add_null_value (builder);
+              json_builder_set_member_name (builder, "role");
+              if (anot_chat_request_get_role (chat) != NULL)
+                json_builder_add_string_value (builder, anot_chat_request_get_role (chat));
+              else
+                json_builder_add_null_value (builder);
+              json_builder_set_member_name (builder, "messages");
+              json_builder_begin_array (builder);
+              for (guint m = 0; m < anot_chat_request_get_n_messages (chat); m++)
+                {
+                  AnotChatRole role = anot_chat_request_get_message_role (chat, m);
+
+                  json_builder_begin_object (builder);
+                  json_builder_set_member_name (builder, "role");
+                  json_builder_add_string_value (builder, role == ANOT_CHAT_ROLE_SYSTEM ? "system"
+                                                 : role == ANOT_CHAT_ROLE_ASSISTANT ? "assistant" : "user");
+                  json_builder_set_member_name (builder, "content");
+                  json_builder_add_string_value (builder, anot_chat_request_get_message_content (chat, m));
+                  json_builder_end_object (builder);
+                }
+              json_builder_end_array (builder);
+              json_builder_end_object (builder);
+            }
+          json_builder_end_array (builder);
+          json_builder_end_object (builder);
+        }
+    }
+  json_builder_end_array (builder);
+  g_clear_pointer (&stand_in->captured, g_ptr_array_unref);
+
+  g_clear_object (&self->router);
+  self->router = g_steal_pointer (&saved_router);
+  return json_builder_get_root (builder);
+}
+
 /**
  * anot_experiment_estimate:
  * @self: an #AnotExperiment
@@ -437,16 +586,9 @@ anot_experiment_estimate (AnotExperiment  *self,
 
   stand_in = g_object_new (ANOT_TYPE_STAND_IN_BACKEND, NULL);
   stand_in->completion_tokens = completion_tokens;
-  anot_llm_config_set_stand_in (self->llm_config, ANOT_BACKEND (stand_in));
-  router = anot_llm_config_create_router (self->llm_config, error);
-  anot_llm_config_set_stand_in (self->llm_config, NULL);
+  router = install_stand_in (self, stand_in, &saved_router, error);
   if (router == NULL)
     return NULL;
-  stand_in->router = router;
-  g_object_add_weak_pointer (G_OBJECT (router), (gpointer *) &stand_in->router);
-  anot_backend_router_set_context_tokens (router, self->settings->context_tokens);
-  saved_router = g_steal_pointer (&self->router);
-  self->router = g_object_ref (router);
 
   rows = g_array_new (FALSE, TRUE, sizeof (Row));
   for (guint c = 0; c < self->cells->len; c++)

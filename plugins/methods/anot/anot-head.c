@@ -26,6 +26,13 @@
 
 #include "anot-llm-job.h"
 
+/* The fields ANoT-HEAD's resolve prompt offers on restaurants, as the
+ * original listed them. */
+#define HEAD_RESTAURANT_FIELDS \
+  "NoiseLevel, GoodForKids, DogsAllowed, WiFi, HasTV, OutdoorSeating, CoatCheck, DriveThru, Alcohol, " \
+  "RestaurantsTakeOut, RestaurantsReservations, RestaurantsGoodForGroups, BikeParking, Ambience.hipster, " \
+  "Ambience.trendy, Ambience.casual, Ambience.romantic, RestaurantsPriceRange2"
+
 #define PROMPTS "/org/anot/methods/anot"
 #define READ_MAX_CHARS 2000
 #define SNIPPET_RADIUS 100
@@ -1312,10 +1319,20 @@ resolve_next (GTask *task)
     }
   c = g_ptr_array_index (h->conditions, h->resolving);
   type = c->sentiment != NULL ? g_strdup_printf ("%s:%s", c->type, c->sentiment) : g_strdup (c->type);
-  prompt = anot_llm_prompt (h->context, PROMPTS "/head-resolve.txt",
-                            "type", type,
-                            "description", c->description,
-                            NULL);
+  {
+    AnotDomain *domain = anot_method_context_get_domain (h->context);
+    /* The original's list of philly's attributes; another benchmark's
+     * own attributes (its glossary, or its most common ones). */
+    g_autofree char *fields = anot_domain_is_default (domain)
+      ? g_strdup (HEAD_RESTAURANT_FIELDS)
+      : g_strjoinv (", ", (char **) anot_domain_get_example_attributes (domain));
+
+    prompt = anot_llm_prompt (h->context, PROMPTS "/head-resolve.txt",
+                              "type", type,
+                              "description", c->description,
+                              "fields", fields,
+                              NULL);
+  }
   call_planner (task, "P1", prompt, on_resolved);
 }
 

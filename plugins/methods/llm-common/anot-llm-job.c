@@ -158,7 +158,7 @@ domain_fillv (AnotDomain *domain,
 {
   g_autoptr(GHashTable) values = g_hash_table_new (g_str_hash, g_str_equal);
   g_autofree char *item_title = NULL, *items_title = NULL, *items_upper = NULL, *examples = NULL;
-  g_autofree char *a_item = NULL, *a_item_title = NULL;
+  g_autofree char *a_item = NULL, *a_item_title = NULL, *candidates = NULL;
   GString *out = g_string_new (NULL);
   const char *name;
 
@@ -184,6 +184,11 @@ domain_fillv (AnotDomain *domain,
       g_hash_table_insert (values, "a_item", a_item);
       g_hash_table_insert (values, "A_item", a_item_title);
       g_hash_table_insert (values, "attribute_examples", examples);
+      /* ANoT's and AoT's prompts were written for any domain ("candidate
+       * items"); a declared domain names its items there too. */
+      candidates = anot_domain_is_default (domain) ? g_strdup ("candidate items")
+                   : g_strconcat ("candidate ", anot_domain_get_items (domain), NULL);
+      g_hash_table_insert (values, "candidate_items", candidates);
     }
 
   while ((name = va_arg (args, const char *)) != NULL)

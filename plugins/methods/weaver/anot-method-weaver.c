@@ -229,7 +229,7 @@ ask_answer (GTask *task)
   g_autoptr(GArray) numbers = selected_numbers (w->result, n);
   g_autoptr(GError) error = NULL;
   AnotFormatter *formatter = anot_llm_job_get_formatter (job, &error);
-  g_autoptr(GString) data = g_string_new ("Restaurants:\n\n");
+  g_autoptr(GString) data = g_string_new (NULL);
   g_autofree char *n_text = g_strdup_printf ("%u", n);
   g_autofree char *m_text = g_strdup_printf ("%u", numbers->len);
   g_autofree char *note = NULL;
@@ -238,9 +238,19 @@ ask_answer (GTask *task)
   g_autofree char *instruction = NULL;
   g_autofree char *system_base = NULL;
   g_autofree char *system_prompt = NULL;
+  g_autofree char *no_item = NULL;
   g_autofree char *prompt = NULL;
   JsonArray *selected = json_array_new ();
   guint shown = 0;
+
+  {
+    /* The formatter's heading, in the benchmark's words ("Restaurants:"). */
+    AnotDomain *domain = anot_method_context_get_domain (anot_llm_job_get_context (job));
+    g_autofree char *items = g_strdup (anot_domain_get_items (domain));
+
+    items[0] = g_ascii_toupper (items[0]);
+    g_string_append_printf (data, "%s:\n\n", items);
+  }
 
   for (guint i = 0; i < numbers->len; i++)
     json_array_add_int_element (selected, g_array_index (numbers, guint, i));
@@ -269,12 +279,13 @@ ask_answer (GTask *task)
     }
   g_string_append_c (data, '\n');
 
+  no_item = g_strdup_printf ("the query selected no %s",
+                             anot_domain_get_item (anot_method_context_get_domain (anot_llm_job_get_context (job))));
   if (numbers->len > 0)
     note = anot_llm_prompt (anot_llm_job_get_context (job), PROMPTS "/note-selected.txt", "m", m_text, "n", n_text, NULL);
   else
     note = anot_llm_prompt (anot_llm_job_get_context (job), PROMPTS "/note-all.txt", "n", n_text,
-                            "reason", w->result == NULL ? "the query failed"
-                                                        : "the query selected no restaurant",
+                            "reason", w->result == NULL ? "the query failed" : no_item,
                             NULL);
   result_text = w->result != NULL ? render_result (w->result)
                                   : g_strdup_printf ("(error: %s)", w->sql_error ? w->sql_error : "no query");

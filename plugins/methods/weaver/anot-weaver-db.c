@@ -21,8 +21,9 @@ struct _AnotWeaverDb
 };
 
 /* The tables as the model is told about them. */
+#define SCHEMA_FIRST_LINE_START "-- One row per candidate "
 static const char schema_sql[] =
-  "-- One row per candidate restaurant; idx is its number (1..N).\n"
+  SCHEMA_FIRST_LINE_START "restaurant; idx is its number (1..N).\n"
   "CREATE TABLE items (idx INTEGER PRIMARY KEY, business_id TEXT, name TEXT, address TEXT,\n"
   "  city TEXT, state TEXT, postal_code TEXT, latitude REAL, longitude REAL, stars REAL,\n"
   "  review_count INTEGER, is_open INTEGER);\n"
@@ -450,7 +451,17 @@ anot_weaver_db_new (GPtrArray         *candidates,
   if (!exec (self->db, "COMMIT", error) || !exec (self->db, "PRAGMA query_only = 1", error))
     return NULL;
 
-  self->schema = g_strdup (schema_sql);
+  {
+    AnotDomain *domain = anot_method_context_get_domain (context);
+
+    /* The model reads the schema's comments: they name the benchmark's
+     * items (the restaurants' text is the original's). */
+    if (anot_domain_is_default (domain))
+      self->schema = g_strdup (schema_sql);
+    else
+      self->schema = g_strdup_printf (SCHEMA_FIRST_LINE_START "%s%s", anot_domain_get_item (domain),
+                                      schema_sql + strlen (SCHEMA_FIRST_LINE_START "restaurant"));
+  }
   sqlite3_set_authorizer (self->db, authorizer, self);
   sqlite3_progress_handler (self->db, 1000, progress, self);
   return g_steal_pointer (&self);
