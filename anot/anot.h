@@ -9,6 +9,7 @@
 #include "anot-agent-action.h"
 #include "anot-agent-toolbox.h"
 #include "anot-attack.h"
+#include "anot-attack-templates.h"
 #include "anot-backend.h"
 #include "anot-backend-router.h"
 #include "anot-batch.h"

@@ -15,6 +15,10 @@ static const char compare_summary[] =
   "requests (runs pooled per request), every method against --baseline on\n"
   "the same (request, N, run) cells with the difference's interval and an\n"
   "exact McNemar p-value for Hits@1, and every attack against clean.\n"
+  "With --by-condition, also why the first-ranked item was not the gold: the\n"
+  "misses, the near misses (it fails exactly one condition) and, per evidence\n"
+  "kind, the misses whose first item fails a condition of that kind, per\n"
+  "method, attack, N and request group, with intervals.\n"
   "\n"
   "Cells made on different datasets, pool modes, seeds or request sets are\n"
   "not paired: the command fails (exit 1) and says what differs.  Requests\n"
@@ -106,6 +110,7 @@ anot_run_compare_options_run (const AnotRunCompareOptions  *o,
       anot_comparison_set_resamples (comparison, (guint) resamples);
       anot_comparison_set_seed (comparison, seed);
       anot_comparison_set_confidence (comparison, confidence);
+      anot_comparison_set_by_condition (comparison, o->by_condition);
       anot_comparison_compute (comparison, &error);
     }
   if (error != NULL)
@@ -149,6 +154,9 @@ anot_run_cmd_compare (int    argc,
       "text (default), markdown, latex, csv or json", "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       "Write to FILE instead of standard output", "FILE" },
+    { "by-condition", 0, 0, G_OPTION_ARG_NONE, &o.by_condition,
+      "Also explain the misses: near misses and the kinds of conditions the first item fails, "
+      "per method, attack, N and request group", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &directories, NULL, "DIR..." },
     { NULL }
   };

@@ -68,6 +68,8 @@ anot_run_cmd_report (int    argc,
     return anot_run_usage_error ("report", "--max-text must be a number from 100, not “%s”",
                                  max_text_text);
 
+  /* The report's failure panel and request view read it. */
+  o.by_condition = TRUE;
   comparison = anot_run_compare_options_run (&o, "report", directories, &results, &status);
   if (comparison == NULL)
     return status;

@@ -37,6 +37,7 @@ typedef struct
   char *resamples;
   char *seed;
   char *confidence;
+  gboolean by_condition;  /* explain the misses (compare --by-condition, the report) */
 } AnotRunCompareOptions;
 
 void            anot_run_compare_options_add_entries (AnotRunCompareOptions  *o,

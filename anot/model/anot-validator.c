@@ -2358,7 +2358,6 @@ anot_validator_truth_matrix (AnotValidator *self)
       AnotItem *gold_item = gold != NULL ? anot_dataset_lookup_item (self->dataset, gold) : NULL;
       g_autoptr(GPtrArray) matches = g_ptr_array_new ();
       g_autoptr(GPtrArray) verdicts = g_ptr_array_new_with_free_func (g_object_unref);
-      g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
       g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
 
       for (guint i = 0; i < n_items; i++)
@@ -2377,18 +2376,7 @@ anot_validator_truth_matrix (AnotValidator *self)
           AnotVerdict *first = g_ptr_array_index (verdicts, 0);
 
           for (guint l = 0; l < anot_verdict_get_n_leaves (first); l++)
-            {
-              const char *aspect = anot_condition_get_aspect (anot_verdict_get_leaf (first, l));
-              char *key = g_strdup (aspect != NULL ? aspect : "");
-
-              for (guint k = 2; g_hash_table_contains (seen, key); k++)
-                {
-                  g_free (key);
-                  key = g_strdup_printf ("%s#%u", aspect != NULL ? aspect : "", k);
-                }
-              g_hash_table_add (seen, key);
-              g_ptr_array_add (keys, key);
-            }
+            g_ptr_array_add (keys, anot_verdict_get_leaf_key (first, l));
         }
 
       json_builder_set_member_name (builder, anot_request_get_id (request));

@@ -261,6 +261,44 @@ anot_verdict_get_leaf_truth (AnotVerdict *self,
 }
 
 /**
+ * anot_verdict_get_leaf_key:
+ * @self: a #AnotVerdict
+ * @position: the position of a leaf, in document order
+ *
+ * The name a leaf goes by in the truth matrix and in results rows
+ * (`top1_conditions`): its aspect, or, should the request repeat an aspect,
+ * `aspect#2`, `aspect#3`, ... for its later leaves (`""` for a leaf
+ * without an aspect).
+ *
+ * Returns: (transfer full): the key of the leaf
+ */
+char *
+anot_verdict_get_leaf_key (AnotVerdict *self,
+                           guint        position)
+{
+  g_autoptr(GHashTable) seen = NULL;
+  char *key = NULL;
+
+  g_return_val_if_fail (ANOT_IS_VERDICT (self), NULL);
+  g_return_val_if_fail (position < self->leaves->len, NULL);
+
+  seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i <= position; i++)
+    {
+      const char *aspect = anot_condition_get_aspect (g_ptr_array_index (self->leaves, i));
+
+      key = g_strdup (aspect != NULL ? aspect : "");
+      for (guint k = 2; g_hash_table_contains (seen, key); k++)
+        {
+          g_free (key);
+          key = g_strdup_printf ("%s#%u", aspect != NULL ? aspect : "", k);
+        }
+      g_hash_table_add (seen, key);
+    }
+  return g_strdup (key);
+}
+
+/**
  * anot_verdict_lookup_leaf:
  * @self: a #AnotVerdict
  * @aspect: the aspect name of a leaf

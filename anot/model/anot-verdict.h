@@ -36,6 +36,9 @@ ANOT_AVAILABLE_IN_ALL
 AnotTruth      anot_verdict_get_leaf_truth  (AnotVerdict *self,
                                              guint        position);
 ANOT_AVAILABLE_IN_ALL
+char          *anot_verdict_get_leaf_key    (AnotVerdict *self,
+                                             guint        position);
+ANOT_AVAILABLE_IN_ALL
 gboolean       anot_verdict_lookup_leaf     (AnotVerdict *self,
                                              const char  *aspect,
                                              AnotTruth   *out_truth);

@@ -6,6 +6,8 @@
 
 #include "anot-item-attack.h"
 
+#include "anot-attack-templates.h"
+
 #include "anot-dataset-private.h"
 #include "anot-enum-types.h"
 #include "anot-error.h"
@@ -537,4 +539,43 @@ anot_item_attack_register_variant (GTypeModule    *module,
   info.instance_size = (guint16) instance_size;
 
   return g_type_module_register_type (module, family, type_name, &info, G_TYPE_FLAG_FINAL);
+}
+
+/**
+ * anot_item_attack_get_texts:
+ * @self: an #AnotItemAttack
+ * @item: the attacked item (the dataset it comes from decides the set)
+ * @key: the template key, e.g. `fake_positive`
+ * @restaurant: (array zero-terminated=1): the attack's own texts for @key
+ *   (the restaurant set)
+ * @error: return location for a #GError
+ *
+ * The texts an attack adds for @key on @item's benchmark: @restaurant for
+ * a benchmark of restaurants, else the generic set written from its
+ * domain, or its own `attack_templates.json` (see #AnotAttackTemplates).
+ *
+ * Returns: (transfer none) (array zero-terminated=1) (nullable): the
+ *   texts, or %NULL with @error set when the benchmark's templates file is
+ *   not valid
+ */
+const char * const *
+anot_item_attack_get_texts (AnotItemAttack      *self,
+                            AnotItem            *item,
+                            const char          *key,
+                            const char * const  *restaurant,
+                            GError             **error)
+{
+  g_autoptr(AnotDataset) dataset = NULL;
+  AnotAttackTemplates *templates;
+
+  g_return_val_if_fail (ANOT_IS_ITEM_ATTACK (self), NULL);
+  g_return_val_if_fail (ANOT_IS_ITEM (item), NULL);
+  g_return_val_if_fail (key != NULL, NULL);
+  g_return_val_if_fail (restaurant != NULL, NULL);
+
+  dataset = _anot_item_get_dataset (item);
+  templates = anot_attack_templates_get_for_dataset (dataset, error);
+  if (templates == NULL)
+    return NULL;
+  return anot_attack_templates_lookup (templates, key, restaurant);
 }

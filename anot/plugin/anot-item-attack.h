@@ -88,4 +88,11 @@ GType       anot_item_attack_register_variant (GTypeModule    *module,
                                                GClassInitFunc  class_init,
                                                gconstpointer   class_data);
 
+ANOT_AVAILABLE_IN_ALL
+const char * const *anot_item_attack_get_texts (AnotItemAttack      *self,
+                                                AnotItem            *item,
+                                                const char          *key,
+                                                const char * const  *restaurant,
+                                                GError             **error);
+
 G_END_DECLS

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anot-condition.h"
 #include "anot-error.h"
 #include "anot-results-private.h"
 
@@ -133,6 +134,61 @@ typedef struct
   Estimate diff[N_METRICS];
 } Pair;
 
+/* One method × attack × N × request group (NULL: every group) of
+ * --by-condition.  Per request, over its ranked rows: how many, and how
+ * many of them are a miss, a near miss, a miss with no failed condition,
+ * and a miss failing a condition of each kind (columns FAIL_* then the
+ * kinds). */
+enum {
+  FAIL_MISS,
+  FAIL_NEAR,
+  FAIL_NONE,
+  N_FAIL_FIXED
+};
+
+typedef struct
+{
+  const char *request_id;
+  guint ranked;
+  guint *counts;          /* N_FAIL_FIXED + kinds */
+} FailureAcc;
+
+typedef struct
+{
+  const char *label;
+  const char *attack;
+  const char *group;
+  guint n;
+  guint label_order;
+  GHashTable *requests;   /* request id → FailureAcc */
+  GHashTable *runs;       /* run numbers */
+  guint rows;
+  guint ranked;
+  guint *counts;          /* N_FAIL_FIXED + kinds, summed over requests */
+  Estimate *shares;       /* the same as shares of the ranked rows */
+} FailureCell;
+
+static void
+failure_acc_free (gpointer data)
+{
+  FailureAcc *acc = data;
+
+  g_free (acc->counts);
+  g_free (acc);
+}
+
+static void
+failure_cell_free (gpointer data)
+{
+  FailureCell *cell = data;
+
+  g_hash_table_unref (cell->requests);
+  g_hash_table_unref (cell->runs);
+  g_free (cell->counts);
+  g_free (cell->shares);
+  g_free (cell);
+}
+
 struct _AnotComparison
 {
   GObject parent_instance;
@@ -149,6 +205,10 @@ struct _AnotComparison
   GArray *paired;         /* Pair */
   GArray *robustness;     /* Pair */
   gboolean several_attacks;
+
+  gboolean by_condition;
+  GPtrArray *failure_kinds;   /* char *: evidence kinds met, in canonical order */
+  GPtrArray *failures;        /* FailureCell, sorted */
 };
 
 G_DEFINE_FINAL_TYPE (AnotComparison, anot_comparison, G_TYPE_OBJECT)
@@ -172,6 +232,8 @@ comparison_reset (AnotComparison *self)
   g_ptr_array_set_size (self->cells, 0);
   g_array_set_size (self->paired, 0);
   g_array_set_size (self->robustness, 0);
+  g_ptr_array_set_size (self->failure_kinds, 0);
+  g_ptr_array_set_size (self->failures, 0);
 }
 
 static void
@@ -185,6 +247,8 @@ anot_comparison_finalize (GObject *object)
   g_ptr_array_unref (self->cells);
   g_array_unref (self->paired);
   g_array_unref (self->robustness);
+  g_ptr_array_unref (self->failure_kinds);
+  g_ptr_array_unref (self->failures);
 
   G_OBJECT_CLASS (anot_comparison_parent_class)->finalize (object);
 }
@@ -204,6 +268,8 @@ anot_comparison_init (AnotComparison *self)
   self->cells = g_ptr_array_new_with_free_func (cell_free);
   self->paired = g_array_new (FALSE, TRUE, sizeof (Pair));
   self->robustness = g_array_new (FALSE, TRUE, sizeof (Pair));
+  self->failure_kinds = g_ptr_array_new_with_free_func (g_free);
+  self->failures = g_ptr_array_new_with_free_func (failure_cell_free);
 }
 
 /**
@@ -285,6 +351,35 @@ anot_comparison_set_confidence (AnotComparison *self,
   g_return_if_fail (ANOT_IS_COMPARISON (self));
   g_return_if_fail (level > 0.0 && level < 1.0);
   self->level = level;
+  comparison_reset (self);
+}
+
+/**
+ * anot_comparison_set_by_condition:
+ * @self: an #AnotComparison
+ * @by_condition: whether to explain the misses
+ *
+ * Also count, per method × attack × N and per request group, why the
+ * first-ranked item was not the gold: the misses, the near misses (the
+ * first item fails exactly one condition), the misses whose first item
+ * fails no condition (the conditions it does not satisfy are unknown, or
+ * it satisfies the request as well as the gold), and for each evidence kind the
+ * misses whose first item fails a condition of that kind; each with the
+ * share of the ranked rows and its bootstrap interval.  Read from the
+ * rows' `top1_failed` (the conditions the first item fails, see
+ * [method@Anot.Result.get_top1_failed]) and `condition_kinds`; rows
+ * without `top1_conditions` (failed
+ * requests, results written before anot recorded them) are not ranked
+ * rows.  The default is %FALSE.
+ *
+ * Since: 0.1
+ */
+void
+anot_comparison_set_by_condition (AnotComparison *self,
+                                  gboolean        by_condition)
+{
+  g_return_if_fail (ANOT_IS_COMPARISON (self));
+  self->by_condition = !!by_condition;
   comparison_reset (self);
 }
 
@@ -931,6 +1026,260 @@ pair_cells (AnotComparison  *self,
   return TRUE;
 }
 
+/* ------------------------------------------------------------------------
+ * Failures (--by-condition)
+ * --------------------------------------------------------------------- */
+
+static guint
+failure_kind_index (GPtrArray  *kinds,
+                    const char *kind)
+{
+  for (guint i = 0; i < kinds->len; i++)
+    if (strcmp (g_ptr_array_index (kinds, i), kind) == 0)
+      return i;
+  return G_MAXUINT;
+}
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+static int
+compare_failure_accs (gconstpointer a,
+                      gconstpointer b)
+{
+  return strcmp ((*(FailureAcc * const *) a)->request_id, (*(FailureAcc * const *) b)->request_id);
+}
+
+/* The kinds of every row's conditions: the validator's in its order, then
+ * any other name alphabetically. */
+static void
+collect_failure_kinds (AnotComparison *self)
+{
+  g_autoptr(GPtrArray) others = g_ptr_array_new ();
+
+  for (guint i = 0; i < anot_results_get_n_rows (self->results); i++)
+    {
+      const AnotResultsRow *row = anot_results_peek_row (self->results, i);
+      JsonObjectIter iter;
+      JsonNode *value;
+
+      if (row->condition_kinds == NULL)
+        continue;
+      json_object_iter_init (&iter, row->condition_kinds);
+      while (json_object_iter_next (&iter, NULL, &value))
+        {
+          const char *kind = json_node_get_string (value);
+          gboolean known = FALSE;
+
+          for (AnotEvidenceKind k = ANOT_EVIDENCE_ITEM_META;
+               anot_evidence_kind_to_string (k) != NULL && !known; k++)
+            known = strcmp (anot_evidence_kind_to_string (k), kind) == 0;
+          if (!known && !g_ptr_array_find_with_equal_func (others, kind, g_str_equal, NULL))
+            g_ptr_array_add (others, (gpointer) kind);
+          else if (known && failure_kind_index (self->failure_kinds, kind) == G_MAXUINT)
+            g_ptr_array_add (self->failure_kinds, g_strdup (kind));
+        }
+    }
+  /* Known kinds in enum order. */
+  {
+    g_autoptr(GPtrArray) ordered = g_ptr_array_new_with_free_func (g_free);
+
+    for (AnotEvidenceKind k = ANOT_EVIDENCE_ITEM_META; anot_evidence_kind_to_string (k) != NULL; k++)
+      if (failure_kind_index (self->failure_kinds, anot_evidence_kind_to_string (k)) != G_MAXUINT)
+        g_ptr_array_add (ordered, g_strdup (anot_evidence_kind_to_string (k)));
+    g_ptr_array_set_size (self->failure_kinds, 0);
+    for (guint i = 0; i < ordered->len; i++)
+      g_ptr_array_add (self->failure_kinds, g_strdup (g_ptr_array_index (ordered, i)));
+  }
+  g_ptr_array_sort (others, compare_strings);
+  for (guint i = 0; i < others->len; i++)
+    g_ptr_array_add (self->failure_kinds, g_strdup (g_ptr_array_index (others, i)));
+}
+
+static gboolean
+json_array_contains_string (JsonArray  *array,
+                            const char *text)
+{
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    if (g_strcmp0 (json_array_get_string_element (array, i), text) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static FailureCell *
+find_failure_cell (AnotComparison *self,
+                   const char     *label,
+                   const char     *attack,
+                   guint           n,
+                   const char     *group,
+                   guint           label_order)
+{
+  guint n_columns = N_FAIL_FIXED + self->failure_kinds->len;
+  FailureCell *cell;
+
+  for (guint i = 0; i < self->failures->len; i++)
+    {
+      cell = g_ptr_array_index (self->failures, i);
+      if (cell->n == n && strcmp (cell->label, label) == 0 &&
+          strcmp (cell->attack, attack) == 0 && g_strcmp0 (cell->group, group) == 0)
+        return cell;
+    }
+  cell = g_new0 (FailureCell, 1);
+  cell->label = label;
+  cell->attack = attack;
+  cell->n = n;
+  cell->group = group;
+  cell->label_order = label_order;
+  cell->requests = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, failure_acc_free);
+  cell->runs = g_hash_table_new (NULL, NULL);
+  cell->counts = g_new0 (guint, n_columns);
+  cell->shares = g_new0 (Estimate, n_columns);
+  g_ptr_array_add (self->failures, cell);
+  return cell;
+}
+
+static int
+compare_failure_cells (gconstpointer a,
+                       gconstpointer b)
+{
+  const FailureCell *x = *(const FailureCell * const *) a, *y = *(const FailureCell * const *) b;
+  int c;
+
+  if (x->label_order != y->label_order)
+    return x->label_order < y->label_order ? -1 : 1;
+  if ((c = compare_attacks (x->attack, y->attack)) != 0)
+    return c;
+  if (x->n != y->n)
+    return x->n < y->n ? -1 : 1;
+  if ((x->group == NULL) != (y->group == NULL))
+    return x->group == NULL ? -1 : 1;
+  return g_strcmp0 (x->group, y->group);
+}
+
+/* Adds one row's verdicts to a cell; @columns has one flag per column. */
+static void
+failure_cell_add (FailureCell        *cell,
+                  const AnotResultsRow *row,
+                  guint               run,
+                  const gboolean     *flags,
+                  guint               n_columns,
+                  gboolean            ranked)
+{
+  FailureAcc *acc;
+
+  cell->rows++;
+  g_hash_table_add (cell->runs, GUINT_TO_POINTER (run));
+  if (!ranked)
+    return;
+  acc = g_hash_table_lookup (cell->requests, row->request_id);
+  if (acc == NULL)
+    {
+      acc = g_new0 (FailureAcc, 1);
+      acc->request_id = row->request_id;
+      acc->counts = g_new0 (guint, n_columns);
+      g_hash_table_insert (cell->requests, (gpointer) acc->request_id, acc);
+    }
+  acc->ranked++;
+  cell->ranked++;
+  for (guint c = 0; c < n_columns; c++)
+    if (flags[c])
+      {
+        acc->counts[c]++;
+        cell->counts[c]++;
+      }
+}
+
+static void
+compute_failures (AnotComparison *self)
+{
+  g_auto(GStrv) labels = anot_results_list_methods (self->results);
+  guint n_columns;
+  g_autofree gboolean *flags = NULL;
+
+  collect_failure_kinds (self);
+  n_columns = N_FAIL_FIXED + self->failure_kinds->len;
+  flags = g_new0 (gboolean, n_columns);
+
+  for (guint i = 0; i < anot_results_get_n_rows (self->results); i++)
+    {
+      const AnotResultsRow *row = anot_results_peek_row (self->results, i);
+      const AnotResultsRun *run = anot_results_peek_run (self->results, row->run_index);
+      gboolean ranked = row->top1_conditions != NULL && row->error == NULL;
+      guint label_order = label_index (labels, run->label);
+
+      memset (flags, 0, sizeof (gboolean) * n_columns);
+      if (ranked && row->gold_rank != 1)
+        {
+          JsonObjectIter iter;
+          const char *key;
+          JsonNode *value;
+          guint failed = 0;
+
+          flags[FAIL_MISS] = TRUE;
+          /* The conditions it fails; rows without top1_failed: every -1. */
+          json_object_iter_init (&iter, row->top1_conditions);
+          while (json_object_iter_next (&iter, &key, &value))
+            {
+              const char *kind;
+              guint k;
+
+              if (row->top1_failed != NULL ? !json_array_contains_string (row->top1_failed, key)
+                                           : json_node_get_int (value) != -1)
+                continue;
+              failed++;
+              kind = row->condition_kinds != NULL
+                     ? json_object_get_string_member_with_default (row->condition_kinds, key, NULL)
+                     : NULL;
+              if (kind != NULL && (k = failure_kind_index (self->failure_kinds, kind)) != G_MAXUINT)
+                flags[N_FAIL_FIXED + k] = TRUE;
+            }
+          flags[FAIL_NEAR] = failed == 1;
+          flags[FAIL_NONE] = failed == 0;
+        }
+      failure_cell_add (find_failure_cell (self, run->label, run->attack, row->n, NULL, label_order),
+                        row, run->run, flags, n_columns, ranked);
+      if (row->group != NULL)
+        failure_cell_add (find_failure_cell (self, run->label, run->attack, row->n, row->group,
+                                             label_order),
+                          row, run->run, flags, n_columns, ranked);
+    }
+  g_ptr_array_sort (self->failures, compare_failure_cells);
+
+  for (guint i = 0; i < self->failures->len; i++)
+    {
+      FailureCell *cell = g_ptr_array_index (self->failures, i);
+      g_autoptr(GPtrArray) accs = hash_table_values (cell->requests);
+      g_autofree double *values = NULL;
+      g_autofree const double **columns = NULL;
+      g_autofree char *key = NULL;
+
+      if (accs->len == 0)
+        continue;
+      /* Each request's share of its ranked rows, runs pooled as for Hits@1. */
+      g_ptr_array_sort (accs, compare_failure_accs);
+      values = g_new (double, (gsize) accs->len * n_columns);
+      columns = g_new (const double *, n_columns);
+      for (guint c = 0; c < n_columns; c++)
+        {
+          for (guint r = 0; r < accs->len; r++)
+            {
+              FailureAcc *acc = g_ptr_array_index (accs, r);
+
+              values[(gsize) c * accs->len + r] = (double) acc->counts[c] / acc->ranked;
+            }
+          columns[c] = values + (gsize) c * accs->len;
+        }
+      key = g_strdup_printf ("by_condition|%s|%s|%u|%s", cell->label, cell->attack, cell->n,
+                             cell->group != NULL ? cell->group : "");
+      bootstrap_columns (columns, n_columns, accs->len, self->resamples,
+                         anot_comparison_cell_seed (self->seed, key), self->level, cell->shares);
+    }
+}
+
 /**
  * anot_comparison_compute:
  * @self: an #AnotComparison
@@ -1019,6 +1368,9 @@ anot_comparison_compute (AnotComparison  *self,
             }
         }
     }
+
+  if (self->by_condition)
+    compute_failures (self);
 
   self->computed = TRUE;
   return TRUE;
@@ -1224,6 +1576,93 @@ add_pairs (JsonBuilder *builder,
   json_builder_end_array (builder);
 }
 
+static const char *const failure_keys[N_FAIL_FIXED] = { "misses", "near_misses", "no_failed_condition" };
+
+static void
+add_failure_count (JsonBuilder       *builder,
+                   const char        *name,
+                   const FailureCell *cell,
+                   guint              column)
+{
+  const double values[3] = { cell->shares[column].mean, cell->shares[column].lower,
+                             cell->shares[column].upper };
+  static const char *const names[3] = { "mean", "lower", "upper" };
+
+  json_builder_set_member_name (builder, name);
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "count");
+  json_builder_add_int_value (builder, cell->counts[column]);
+  for (guint v = 0; v < G_N_ELEMENTS (values); v++)
+    {
+      json_builder_set_member_name (builder, names[v]);
+      if (cell->ranked > 0)
+        json_builder_add_double_value (builder, values[v]);
+      else
+        json_builder_add_null_value (builder);
+    }
+  json_builder_end_object (builder);
+}
+
+/* The members naming a cell: `method`, `attack`, `n_candidates`. */
+static void
+add_cell_names (JsonBuilder *builder,
+                const char  *label,
+                const char  *attack,
+                guint        n)
+{
+  json_builder_set_member_name (builder, "method");
+  json_builder_add_string_value (builder, label);
+  json_builder_set_member_name (builder, "attack");
+  json_builder_add_string_value (builder, attack);
+  json_builder_set_member_name (builder, "n_candidates");
+  json_builder_add_int_value (builder, n);
+}
+
+static void
+add_failures (AnotComparison *self,
+              JsonBuilder    *builder)
+{
+  json_builder_set_member_name (builder, "by_condition");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "kinds");
+  json_builder_begin_array (builder);
+  for (guint k = 0; k < self->failure_kinds->len; k++)
+    json_builder_add_string_value (builder, g_ptr_array_index (self->failure_kinds, k));
+  json_builder_end_array (builder);
+  json_builder_set_member_name (builder, "cells");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < self->failures->len; i++)
+    {
+      const FailureCell *cell = g_ptr_array_index (self->failures, i);
+
+      json_builder_begin_object (builder);
+      add_cell_names (builder, cell->label, cell->attack, cell->n);
+      json_builder_set_member_name (builder, "group");
+      if (cell->group != NULL)
+        json_builder_add_string_value (builder, cell->group);
+      else
+        json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "requests");
+      json_builder_add_int_value (builder, g_hash_table_size (cell->requests));
+      json_builder_set_member_name (builder, "runs");
+      json_builder_add_int_value (builder, g_hash_table_size (cell->runs));
+      json_builder_set_member_name (builder, "rows");
+      json_builder_add_int_value (builder, cell->rows);
+      json_builder_set_member_name (builder, "ranked");
+      json_builder_add_int_value (builder, cell->ranked);
+      for (guint c = 0; c < N_FAIL_FIXED; c++)
+        add_failure_count (builder, failure_keys[c], cell, c);
+      json_builder_set_member_name (builder, "kinds");
+      json_builder_begin_object (builder);
+      for (guint k = 0; k < self->failure_kinds->len; k++)
+        add_failure_count (builder, g_ptr_array_index (self->failure_kinds, k), cell, N_FAIL_FIXED + k);
+      json_builder_end_object (builder);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+}
+
 /* The labels of the methods whose runs compare like for like with the
  * original framework (`--compat original`), each once, in run order. */
 static GPtrArray *
@@ -1264,7 +1703,13 @@ compat_original_labels (AnotComparison *self)
  * a side), the means, `diff`, `lower`, `upper` per metric and `mcnemar`
  * `{method_only, baseline_only, p_value}`), `robustness` (every attack
  * against clean, the same with `attacked`/`clean`) and `warnings`
- * ([method@Anot.Comparison.list_warnings]).
+ * ([method@Anot.Comparison.list_warnings]), and with
+ * [method@Anot.Comparison.set_by_condition], `by_condition`: `kinds` (the
+ * evidence kinds met) and `cells` (one per method × attack × N × group,
+ * `group` null for all groups: `requests`, `runs`, `rows`, `ranked` (rows
+ * with a first item to explain), then `misses`, `near_misses`,
+ * `no_failed_condition` and per kind in `kinds`, each `{count, mean, lower,
+ * upper}`: the number of ranked rows and their share with its interval).
  *
  * Returns: (transfer full) (nullable): the comparison, or %NULL when it was
  *   not computed
@@ -1306,12 +1751,7 @@ anot_comparison_to_json (AnotComparison *self)
       const Cell *cell = g_ptr_array_index (self->cells, i);
 
       json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "method");
-      json_builder_add_string_value (builder, cell->label);
-      json_builder_set_member_name (builder, "attack");
-      json_builder_add_string_value (builder, cell->attack);
-      json_builder_set_member_name (builder, "n_candidates");
-      json_builder_add_int_value (builder, cell->n);
+      add_cell_names (builder, cell->label, cell->attack, cell->n);
       json_builder_set_member_name (builder, "requests");
       json_builder_add_int_value (builder, g_hash_table_size (cell->requests));
       json_builder_set_member_name (builder, "runs");
@@ -1343,6 +1783,8 @@ anot_comparison_to_json (AnotComparison *self)
       json_builder_add_string_value (builder, warnings[i]);
     json_builder_end_array (builder);
   }
+  if (self->by_condition)
+    add_failures (self, builder);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
 }
@@ -1558,6 +2000,52 @@ build_tables (AnotComparison *self)
           g_ptr_array_add (row, format_p (pair->p_value));
         }
       unpaired_note (table, pairs, t == 1);
+      g_ptr_array_add (tables, table);
+    }
+
+  if (self->by_condition && self->failures->len > 0)
+    {
+      g_autofree char *failure_title = NULL;
+
+      failure_title = g_strdup_printf ("Why the first item was not the gold: misses (first item not "
+                                       "the gold), near misses (it fails exactly one condition), "
+                                       "none failed (it fails no condition: unknowns, or another match), and per "
+                                       "evidence kind the misses failing a condition of that kind; "
+                                       "count, then share of the ranked rows with its %u%% interval",
+                                       level);
+      table = table_new (failure_title, self->several_attacks ? 3 : 2);
+      g_ptr_array_add (table->header, g_strdup ("method"));
+      if (self->several_attacks)
+        g_ptr_array_add (table->header, g_strdup ("attack"));
+      g_ptr_array_add (table->header, g_strdup ("group"));
+      g_ptr_array_add (table->header, g_strdup ("N"));
+      g_ptr_array_add (table->header, g_strdup ("ranked"));
+      g_ptr_array_add (table->header, g_strdup ("misses"));
+      g_ptr_array_add (table->header, g_strdup ("near misses"));
+      g_ptr_array_add (table->header, g_strdup ("none failed"));
+      for (guint k = 0; k < self->failure_kinds->len; k++)
+        g_ptr_array_add (table->header, g_strdup (g_ptr_array_index (self->failure_kinds, k)));
+      for (guint i = 0; i < self->failures->len; i++)
+        {
+          const FailureCell *cell = g_ptr_array_index (self->failures, i);
+          GPtrArray *row = table_add_row (table);
+
+          g_ptr_array_add (row, g_strdup (cell->label));
+          if (self->several_attacks)
+            g_ptr_array_add (row, g_strdup (cell->attack));
+          g_ptr_array_add (row, g_strdup (cell->group != NULL ? cell->group : "all"));
+          g_ptr_array_add (row, g_strdup_printf ("%u", cell->n));
+          g_ptr_array_add (row, g_strdup_printf ("%u", cell->ranked));
+          for (guint c = 0; c < N_FAIL_FIXED + self->failure_kinds->len; c++)
+            {
+              if (cell->ranked == 0)
+                g_ptr_array_add (row, g_strdup ("–"));
+              else
+                g_ptr_array_add (row, g_strdup_printf ("%u %.2f [%.2f, %.2f]", cell->counts[c],
+                                                       cell->shares[c].mean, cell->shares[c].lower,
+                                                       cell->shares[c].upper));
+            }
+        }
       g_ptr_array_add (tables, table);
     }
   return tables;
@@ -1776,7 +2264,6 @@ csv_line (GString        *out,
     }
   else
     g_string_append_printf (out, ",,,,%u", pair->excluded);
-  g_string_append_c (out, '\n');
 }
 
 /* CSV is one long table with a header, for data frames rather than papers. */
@@ -1784,18 +2271,25 @@ static void
 format_csv (AnotComparison *self,
             GString        *out)
 {
+  /* --by-condition adds two columns at the end, empty on the other lines. */
+  const char *tail = self->by_condition ? ",,\n" : "\n";
+
   g_string_append (out, "table,method,baseline,attack,n_candidates,requests,runs,metric,"
                         "estimate,lower,upper,p_value,method_only,baseline_only,"
-                        "unscored,shrunk,reviews_dropped,excluded\n");
+                        "unscored,shrunk,reviews_dropped,excluded");
+  g_string_append (out, self->by_condition ? ",group,count\n" : "\n");
   for (guint i = 0; i < self->cells->len; i++)
     {
       const Cell *cell = g_ptr_array_index (self->cells, i);
 
       for (guint m = 0; m < N_METRICS; m++)
         if (cell->available[m])
-          csv_line (out, "cells", cell->label, "", cell->attack, cell->n,
-                    g_hash_table_size (cell->requests), g_hash_table_size (cell->by_run),
-                    m, &cell->estimate[m], NULL, cell);
+          {
+            csv_line (out, "cells", cell->label, "", cell->attack, cell->n,
+                      g_hash_table_size (cell->requests), g_hash_table_size (cell->by_run),
+                      m, &cell->estimate[m], NULL, cell);
+            g_string_append (out, tail);
+          }
     }
   for (guint t = 0; t < 2; t++)
     {
@@ -1807,9 +2301,47 @@ format_csv (AnotComparison *self,
 
           for (guint m = 0; m < N_METRICS; m++)
             if (pair->available[m])
-              csv_line (out, t == 0 ? "paired" : "robustness", pair->method->label,
-                        t == 0 ? pair->baseline->label : CLEAN_ATTACK, pair->method->attack,
-                        pair->method->n, pair->requests, pair->runs, m, &pair->diff[m], pair, NULL);
+              {
+                csv_line (out, t == 0 ? "paired" : "robustness", pair->method->label,
+                          t == 0 ? pair->baseline->label : CLEAN_ATTACK, pair->method->attack,
+                          pair->method->n, pair->requests, pair->runs, m, &pair->diff[m], pair, NULL);
+                g_string_append (out, tail);
+              }
+        }
+    }
+  for (guint i = 0; self->by_condition && i < self->failures->len; i++)
+    {
+      const FailureCell *cell = g_ptr_array_index (self->failures, i);
+
+      /* "ranked" first (a count, no estimate), then one line per measure. */
+      for (guint c = 0; c <= N_FAIL_FIXED + self->failure_kinds->len; c++)
+        {
+          const char *metric = c == 0 ? "ranked"
+                               : c <= N_FAIL_FIXED ? failure_keys[c - 1]
+                               : g_ptr_array_index (self->failure_kinds, c - 1 - N_FAIL_FIXED);
+
+          g_string_append (out, "by_condition,");
+          csv_field (out, cell->label);
+          g_string_append (out, ",,");
+          csv_field (out, cell->attack);
+          g_string_append_printf (out, ",%u,%u,%u,", cell->n, g_hash_table_size (cell->requests),
+                                  g_hash_table_size (cell->runs));
+          csv_field (out, metric);
+          g_string_append_c (out, ',');
+          if (c > 0 && cell->ranked > 0)
+            {
+              csv_number (out, cell->shares[c - 1].mean);
+              g_string_append_c (out, ',');
+              csv_number (out, cell->shares[c - 1].lower);
+              g_string_append_c (out, ',');
+              csv_number (out, cell->shares[c - 1].upper);
+            }
+          else
+            g_string_append (out, ",,");
+          /* p_value … excluded are empty. */
+          g_string_append (out, ",,,,,,,,");
+          csv_field (out, cell->group != NULL ? cell->group : "all");
+          g_string_append_printf (out, ",%u\n", c == 0 ? cell->ranked : cell->counts[c - 1]);
         }
     }
 }
@@ -1830,7 +2362,11 @@ format_csv (AnotComparison *self,
  * (cells) and `excluded` (pairs).  Cells with unscored requests (the
  * infrastructure failed them) get an `unscored` column in the other
  * formats, and the pairs a `left out` column; cells whose prompts were
- * shrunk to the context window get `shrunk` and `reviews dropped`.
+ * shrunk to the context window get `shrunk` and `reviews dropped`. With
+ * [method@Anot.Comparison.set_by_condition] a table of the misses explained
+ * follows (`csv`: two more columns, `group` and `count`, and lines of table
+ * `by_condition` whose `metric` is `ranked`, `misses`, `near_misses`,
+ * `no_failed_condition` or an evidence kind).
  *
  * Returns: (transfer full): the text, or %NULL with @error set for an
  *   unknown format or a comparison not computed

@@ -50,6 +50,9 @@ ANOT_AVAILABLE_IN_ALL
 void            anot_comparison_set_confidence  (AnotComparison  *self,
                                                  double           level);
 ANOT_AVAILABLE_IN_ALL
+void            anot_comparison_set_by_condition (AnotComparison *self,
+                                                  gboolean        by_condition);
+ANOT_AVAILABLE_IN_ALL
 gboolean        anot_comparison_compute         (AnotComparison  *self,
                                                  GError         **error);
 ANOT_AVAILABLE_IN_ALL

@@ -11,6 +11,7 @@
 #include "anot-experiment-private.h"
 
 #include "anot-error.h"
+#include "anot-attack-templates.h"
 #include "anot-item-attack.h"
 #include "anot-review-forge.h"
 #include "anot-results-writer-private.h"
@@ -155,6 +156,19 @@ add_attack_config (JsonBuilder *builder,
         {
           json_builder_set_member_name (builder, "review_ids");
           json_builder_add_string_value (builder, anot_review_id_shape_to_string (shape));
+        }
+    }
+  /* Which texts the attack adds (see AnotAttackTemplates), only when not
+   * the restaurant set.  An invalid file failed the attack already. */
+  if (ANOT_IS_ITEM_ATTACK (attack->attack))
+    {
+      AnotAttackTemplates *templates = anot_attack_templates_get_for_dataset (dataset, NULL);
+
+      if (templates != NULL &&
+          g_strcmp0 (anot_attack_templates_get_set_name (templates), "restaurant") != 0)
+        {
+          json_builder_set_member_name (builder, "templates");
+          json_builder_add_string_value (builder, anot_attack_templates_get_set_name (templates));
         }
     }
   json_builder_set_member_name (builder, "seed");

@@ -908,8 +908,9 @@ plan_method (AnotExperiment  *self,
   self->uses_truth = (anot_registry_get_flags (anot_registry_get_default (),
                                                ANOT_METHOD_EXTENSION_POINT_NAME,
                                                self->method_name) & ANOT_PLUGIN_NEEDS_TRUTH) != 0;
-  if (self->uses_truth)
-    self->validator = anot_validator_new (self->dataset);
+  /* Every run has one: the rows say how the first item fares once the
+   * method has answered.  Only a truth method is handed it. */
+  self->validator = anot_validator_new (self->dataset);
   return TRUE;
 }
 

@@ -86,7 +86,7 @@ struct _AnotExperiment
   char *plugin_language;        /* ...its language ("Python")... */
   char *plugin_sha256;          /* ...and its contents' SHA-256 */
   gboolean uses_truth;          /* the method registered ANOT_PLUGIN_NEEDS_TRUTH */
-  AnotValidator *validator;     /* only when uses_truth */
+  AnotValidator *validator;     /* explains rows; handed to truth methods only */
   AnotLlmConfig *llm_config;
   const char *defense_prompt;   /* interned; read once when the run is planned */
   gboolean config_file_read;    /* config.ini, read once when the run is planned... */

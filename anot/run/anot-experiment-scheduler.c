@@ -221,6 +221,10 @@ result_from_ranking (AnotExperiment    *self,
   anot_result_set_uses_truth (result, self->uses_truth);
   if (ranking != NULL)
     anot_result_set_cut_by (result, anot_ranking_get_cut_by (ranking));
+  /* After the method answered, never before: the clean pool's items. */
+  anot_result_explain (result, self->validator, request,
+                       preds->len > 0 ? anot_pool_get_item (pool, g_array_index (preds, guint, 0) - 1) : NULL,
+                       anot_dataset_lookup_item (self->dataset, anot_request_get_gold_item_id (request)));
   if (error_message != NULL)
     anot_result_set_error_class (result, infrastructure);
   result_set_context_fit (result, ranking);

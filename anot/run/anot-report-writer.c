@@ -626,6 +626,110 @@ write_drop_plot (Out       *out,
 #undef XV
 }
 
+/* Why the first item was not the gold, one panel per method (the clean
+ * runs, or the first attack there is): per measure, a bar per N of its
+ * share of the ranked rows with the interval as a whisker. */
+static void
+write_failure_panels (Out        *out,
+                      JsonObject *by_condition,
+                      char      **methods)
+{
+  JsonArray *cells = json_object_get_array_member (by_condition, "cells");
+  JsonArray *kinds = json_object_get_array_member (by_condition, "kinds");
+  g_autoptr(GPtrArray) measures = g_ptr_array_new ();
+  const char *attack = plot_attack (cells);
+  double x0 = 200, x1 = 470, bar_h = 9;
+
+  g_ptr_array_add (measures, (gpointer) "misses");
+  g_ptr_array_add (measures, (gpointer) "near_misses");
+  g_ptr_array_add (measures, (gpointer) "no_failed_condition");
+  for (guint k = 0; k < json_array_get_length (kinds); k++)
+    g_ptr_array_add (measures, (gpointer) json_array_get_string_element (kinds, k));
+
+  for (guint m = 0; methods[m] != NULL; m++)
+    {
+      g_autoptr(GPtrArray) mine = g_ptr_array_new ();
+      const char *color = method_color (methods, methods[m]);
+      double height, y;
+
+      for (guint i = 0; i < json_array_get_length (cells); i++)
+        {
+          JsonObject *cell = json_array_get_object_element (cells, i);
+
+          if (strcmp (json_object_get_string_member (cell, "method"), methods[m]) == 0 &&
+              strcmp (json_object_get_string_member (cell, "attack"), attack) == 0 &&
+              json_object_get_null_member (cell, "group") &&
+              json_object_get_int_member (cell, "ranked") > 0)
+            g_ptr_array_add (mine, cell);
+        }
+      if (mine->len == 0)
+        continue;
+      height = 44 + measures->len * (mine->len * (bar_h + 1) + 8);
+
+#define XV(v) (x0 + (v) * (x1 - x0))
+      out_markup_printf (out, "<figure class=\"plot wide\"><svg class=\"failure-plot\" data-method=\"%s\" "
+                         "data-attack=\"%s\" viewBox=\"0 0 540 %.0f\" width=\"540\" height=\"%.0f\" "
+                         "role=\"img\" aria-label=\"Why %s missed\">", methods[m], attack, height, height,
+                         methods[m]);
+      out_markup_printf (out, "<text class=\"title\" x=\"10\" y=\"16\">%s (%s): share of ranked rows whose "
+                         "first item is …, per N</text>", methods[m], attack);
+      for (guint t = 0; t <= 4; t++)
+        {
+          g_autofree char *label = format_double (t / 4.0, "%.2f");
+
+          svg_line (out, "grid", XV (t / 4.0), 24, XV (t / 4.0), height - 18);
+          svg_text (out, "tick", "middle", XV (t / 4.0), height - 4, label);
+        }
+      y = 28;
+      for (guint q = 0; q < measures->len; q++)
+        {
+          const char *measure = g_ptr_array_index (measures, q);
+          const char *label = q == 0 ? "a miss" : q == 1 ? "a near miss (fails 1)"
+                              : q == 2 ? "a miss failing none" : measure;
+
+          svg_text (out, "tick", "end", x0 - 6, y + bar_h + 2, label);
+          for (guint i = 0; i < mine->len; i++)
+            {
+              JsonObject *cell = g_ptr_array_index (mine, i);
+              JsonObject *e = q < 3 ? json_object_get_object_member (cell, measure)
+                                    : json_object_get_object_member (json_object_get_object_member (cell, "kinds"),
+                                                                     measure);
+              gint64 n = json_object_get_int_member (cell, "n_candidates");
+              gint64 count = json_object_get_int_member (e, "count");
+              double mean = json_object_get_double_member (e, "mean");
+              g_autofree char *value = format_double (mean, "%.3f");
+              g_autofree char *lower = format_double (json_object_get_double_member (e, "lower"), "%.3f");
+              g_autofree char *upper = format_double (json_object_get_double_member (e, "upper"), "%.3f");
+              g_autofree char *shown = g_strdup_printf ("%" G_GINT64_FORMAT " (N=%" G_GINT64_FORMAT ")",
+                                                        count, n);
+              /* Later N fainter: the bars of one measure stay told apart. */
+              g_autofree char *opacity = format_double (1.0 - 0.5 * i / MAX (mine->len, 1), "%.2f");
+
+              out_markup_printf (out, "<rect class=\"bar failure\" fill=\"%s\" data-method=\"%s\" "
+                                 "data-attack=\"%s\" data-n=\"%" G_GINT64_FORMAT "\" data-measure=\"%s\" "
+                                 "data-count=\"%" G_GINT64_FORMAT "\" data-value=\"%s\" data-lower=\"%s\" "
+                                 "data-upper=\"%s\" x=\"%.0f\" y=\"",
+                                 color, methods[m], attack, n, measure, count, value, lower, upper, x0);
+              out_coord (out, y);
+              out_append (out, "\" width=\"");
+              out_coord (out, MAX (XV (mean) - x0, 0.5));
+              out_markup_printf (out, "\" height=\"%.0f\" opacity=\"%s\"><title>%s, N=%" G_GINT64_FORMAT
+                                 ": %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " ranked rows, %s [%s, %s]"
+                                 "</title></rect>", bar_h, opacity,
+                                 methods[m], n, count, json_object_get_int_member (cell, "ranked"),
+                                 value, lower, upper);
+              svg_line (out, "whisker", XV (json_object_get_double_member (e, "lower")), y + bar_h / 2,
+                        XV (json_object_get_double_member (e, "upper")), y + bar_h / 2);
+              svg_text (out, "tick", "start", x1 + 6, y + bar_h, shown);
+              y += bar_h + 1;
+            }
+          y += 8;
+        }
+      out_append (out, "</svg></figure>\n");
+#undef XV
+    }
+}
+
 /* Mean calls, tokens and cost per request of each method. */
 static void
 write_usage_plots (AnotReportWriter *self,
@@ -759,6 +863,32 @@ build_requests (AnotReportWriter *self,
   return node;
 }
 
+static void
+add_nullable_string (JsonBuilder *builder,
+                     const char  *value)
+{
+  if (value != NULL)
+    json_builder_add_string_value (builder, value);
+  else
+    json_builder_add_null_value (builder);
+}
+
+static void
+add_nullable_object (JsonBuilder *builder,
+                     JsonObject  *value)
+{
+  JsonNode *node;
+
+  if (value == NULL)
+    {
+      json_builder_add_null_value (builder);
+      return;
+    }
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_set_object (node, value);
+  json_builder_add_value (builder, node);
+}
+
 /* What a row without a trace ranked: the names of its kept items, best
  * first, from the run's pool rebuilt on its benchmark (when the report
  * found it unchanged), else their pool positions. */
@@ -849,7 +979,8 @@ build_data (AnotReportWriter *self,
   {
     static const char *const columns[] = {
       "run_index", "n", "request_id", "group", "gold_rank", "calls", "tokens", "cost_usd",
-      "latency_ms", "error", "trace", "answer",
+      "latency_ms", "error", "trace", "answer", "top1_item", "top1_conditions", "top1_failed",
+      "gold_conditions", "condition_kinds",
     };
 
     for (guint c = 0; c < G_N_ELEMENTS (columns); c++)
@@ -895,6 +1026,19 @@ build_data (AnotReportWriter *self,
         }
       else
         json_builder_add_null_value (builder);
+      add_nullable_string (builder, row->top1_item);
+      add_nullable_object (builder, row->top1_conditions);
+      if (row->top1_failed != NULL)
+        {
+          JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+
+          json_node_set_array (node, row->top1_failed);
+          json_builder_add_value (builder, node);
+        }
+      else
+        json_builder_add_null_value (builder);
+      add_nullable_object (builder, row->gold_conditions);
+      add_nullable_object (builder, row->condition_kinds);
       json_builder_end_array (builder);
     }
   json_builder_end_array (builder);
@@ -1484,6 +1628,18 @@ anot_report_writer_write (AnotReportWriter  *self,
   }
   out_append (&out, "</div>\n<h3>Robustness</h3><div class=\"plots\">\n");
   write_drop_plot (&out, json_object_get_array_member (comparison_object, "robustness"), methods);
+  if (json_object_has_member (comparison_object, "by_condition"))
+    {
+      out_append (&out, "</div>\n<h3>Why the first item was not the gold</h3>"
+                        "<p class=\"note\">Misses: the first item is not the gold. Near misses: it "
+                        "fails exactly one of the request's conditions (a condition an alternative of an "
+                        "OR makes up for is not failed); failing none: the conditions it does not "
+                        "satisfy are unknown. Per evidence kind: misses whose first item "
+                        "fails a condition of that kind. Decided by the validator on the clean items. "
+                        "Shares of the ranked rows, whiskers: their interval.</p><div class=\"plots\">\n");
+      write_failure_panels (&out, json_object_get_object_member (comparison_object, "by_condition"),
+                            methods);
+    }
   out_append (&out, "</div>\n<h3>Cost</h3><div class=\"plots\">\n");
   write_usage_plots (self, &out, methods);
   out_append (&out, "</div></section>\n");

@@ -54,6 +54,11 @@ struct _AnotResult
   char *error_message;
   const char *error_class;  /* static: "method", "infrastructure", or NULL */
   gboolean uses_truth;
+  char *top1_item;              /* NULL when nothing was ranked first */
+  JsonObject *top1_conditions;  /* key → 1, 0, -1; NULL when not known */
+  JsonObject *gold_conditions;
+  JsonObject *condition_kinds;  /* key → evidence kind */
+  JsonArray *top1_failed;       /* keys of the conditions the first item fails */
   gboolean has_context_fit;
   guint reviews_dropped, reviews, calls_fitted;
 };
@@ -74,6 +79,7 @@ enum {
   PROP_RAW_RESPONSE,
   PROP_ERROR_MESSAGE,
   PROP_USES_TRUTH,
+  PROP_TOP1_ITEM,
   N_PROPS
 };
 
@@ -93,6 +99,11 @@ anot_result_finalize (GObject *object)
   g_free (self->raw_response);
   g_free (self->cut_by);
   g_free (self->error_message);
+  g_free (self->top1_item);
+  g_clear_pointer (&self->top1_conditions, json_object_unref);
+  g_clear_pointer (&self->gold_conditions, json_object_unref);
+  g_clear_pointer (&self->condition_kinds, json_object_unref);
+  g_clear_pointer (&self->top1_failed, json_array_unref);
 
   G_OBJECT_CLASS (anot_result_parent_class)->finalize (object);
 }
@@ -142,6 +153,9 @@ anot_result_get_property (GObject    *object,
       break;
     case PROP_USES_TRUTH:
       g_value_set_boolean (value, self->uses_truth);
+      break;
+    case PROP_TOP1_ITEM:
+      g_value_set_string (value, self->top1_item);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -257,6 +271,16 @@ anot_result_class_init (AnotResultClass *klass)
     g_param_spec_boolean ("uses-truth", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * AnotResult:top1-item:
+   *
+   * The id of the item the method ranked first, or %NULL when it ranked
+   * nothing (it failed) or the row predates the field.
+   */
+  properties[PROP_TOP1_ITEM] =
+    g_param_spec_string ("top1-item", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -334,6 +358,123 @@ anot_result_set_uses_truth (AnotResult *self,
 {
   g_return_if_fail (ANOT_IS_RESULT (self));
   self->uses_truth = uses_truth;
+}
+
+static JsonObject *
+verdict_leaves (AnotVerdict *verdict,
+                gboolean     kinds)
+{
+  JsonObject *object = json_object_new ();
+
+  for (guint l = 0; l < anot_verdict_get_n_leaves (verdict); l++)
+    {
+      g_autofree char *key = anot_verdict_get_leaf_key (verdict, l);
+
+      if (kinds)
+        {
+          AnotCondition *leaf = anot_verdict_get_leaf (verdict, l);
+          const char *kind = anot_evidence_kind_to_string (anot_condition_get_evidence_kind (leaf));
+
+          json_object_set_string_member (object, key, kind != NULL ? kind : "unknown");
+        }
+      else
+        json_object_set_int_member (object, key, anot_verdict_get_leaf_truth (verdict, l));
+    }
+  return object;
+}
+
+/* Collects the keys of the leaves whose verdict makes @node fail, and
+ * returns @node's truth.  A leaf fails when it is -1 (+1 under an odd
+ * number of NOTs), unless a satisfied alternative excuses it: the failures
+ * below an OR that holds (an AND under NOT that does not) are dropped, as
+ * they cost the item nothing. */
+static AnotTruth
+collect_failed (AnotCondition *node,
+                AnotVerdict   *verdict,
+                guint         *leaf,
+                int            polarity,
+                JsonArray     *failed)
+{
+  AnotConditionOp op = anot_condition_get_op (node);
+  guint mark = json_array_get_length (failed);
+  int truth;
+
+  if (op == ANOT_CONDITION_OP_LEAF)
+    {
+      truth = anot_verdict_get_leaf_truth (verdict, *leaf);
+      if (polarity * truth == -1)
+        {
+          g_autofree char *key = anot_verdict_get_leaf_key (verdict, *leaf);
+
+          json_array_add_string_element (failed, key);
+        }
+      (*leaf)++;
+      return truth;
+    }
+  if (op == ANOT_CONDITION_OP_NOT)
+    truth = anot_condition_get_n_children (node) > 0
+            ? -(int) collect_failed (anot_condition_get_child (node, 0), verdict, leaf, -polarity, failed)
+            : ANOT_TRUTH_UNKNOWN;
+  else
+    {
+      /* Kleene: AND is the minimum of -1 < 0 < 1, OR the maximum. */
+      truth = op == ANOT_CONDITION_OP_AND ? ANOT_TRUTH_TRUE : ANOT_TRUTH_FALSE;
+      for (guint i = 0; i < anot_condition_get_n_children (node); i++)
+        {
+          int child = collect_failed (anot_condition_get_child (node, i), verdict, leaf, polarity, failed);
+
+          truth = op == ANOT_CONDITION_OP_AND ? MIN (truth, child) : MAX (truth, child);
+        }
+      if (polarity * truth == 1 &&
+          ((op == ANOT_CONDITION_OP_OR) == (polarity > 0)))
+        {
+          while (json_array_get_length (failed) > mark)
+            json_array_remove_element (failed, json_array_get_length (failed) - 1);
+        }
+    }
+  return truth;
+}
+
+/* Decided on the clean items of the dataset, whatever an attack showed the
+ * method: a miss is a miss against the truth, and the same item gets the
+ * same verdicts under every attack (docs/reading-results.md). */
+void
+anot_result_explain (AnotResult    *self,
+                     AnotValidator *validator,
+                     AnotRequest   *request,
+                     AnotItem      *top1,
+                     AnotItem      *gold)
+{
+  g_return_if_fail (ANOT_IS_RESULT (self));
+  g_return_if_fail (ANOT_IS_VALIDATOR (validator));
+  g_return_if_fail (ANOT_IS_REQUEST (request));
+
+  g_clear_pointer (&self->top1_item, g_free);
+  g_clear_pointer (&self->top1_conditions, json_object_unref);
+  g_clear_pointer (&self->gold_conditions, json_object_unref);
+  g_clear_pointer (&self->condition_kinds, json_object_unref);
+  g_clear_pointer (&self->top1_failed, json_array_unref);
+  if (anot_request_get_structure (request) == NULL)
+    return;
+  if (top1 != NULL)
+    {
+      g_autoptr(AnotVerdict) verdict = anot_validator_explain (validator, request, top1);
+      guint leaf = 0;
+
+      self->top1_item = g_strdup (anot_item_get_id (top1));
+      self->top1_conditions = verdict_leaves (verdict, FALSE);
+      self->condition_kinds = verdict_leaves (verdict, TRUE);
+      self->top1_failed = json_array_new ();
+      collect_failed (anot_request_get_structure (request), verdict, &leaf, 1, self->top1_failed);
+    }
+  if (gold != NULL)
+    {
+      g_autoptr(AnotVerdict) verdict = anot_validator_explain (validator, request, gold);
+
+      self->gold_conditions = verdict_leaves (verdict, FALSE);
+      if (self->condition_kinds == NULL)
+        self->condition_kinds = verdict_leaves (verdict, TRUE);
+    }
 }
 
 void
@@ -568,6 +709,51 @@ usage_from_row (JsonObject *row)
   return usage;
 }
 
+/* An object of condition keys to verdicts (1, 0, -1) or, with @kinds, to
+ * evidence kind names; absent or null is no error (rows before anot 0.x). */
+static gboolean
+read_conditions (JsonObject  *row,
+                 const char  *field,
+                 gboolean     kinds,
+                 JsonObject **out,
+                 GError     **error)
+{
+  JsonNode *node = json_object_get_member (row, field);
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *value;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                   "field “%s”: expected an object", field);
+      return FALSE;
+    }
+  json_object_iter_init (&iter, json_node_get_object (node));
+  while (json_object_iter_next (&iter, &key, &value))
+    {
+      gboolean ok = JSON_NODE_HOLDS_VALUE (value);
+
+      if (ok && kinds)
+        ok = json_node_get_value_type (value) == G_TYPE_STRING;
+      else if (ok)
+        ok = json_node_get_value_type (value) == G_TYPE_INT64 &&
+             json_node_get_int (value) >= -1 && json_node_get_int (value) <= 1;
+      if (!ok)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       kinds ? "field “%s”: “%s” is not an evidence kind name"
+                             : "field “%s”: “%s” is not 1, 0 or -1",
+                       field, key);
+          return FALSE;
+        }
+    }
+  *out = json_object_ref (json_node_get_object (node));
+  return TRUE;
+}
+
 /**
  * anot_result_new_from_json:
  * @row: one row of a `results_<N>.jsonl` file
@@ -688,6 +874,47 @@ anot_result_new_from_json (JsonObject  *row,
       self->uses_truth = json_node_get_boolean (node);
     }
 
+  if (!read_conditions (row, "top1_conditions", FALSE, &self->top1_conditions, error) ||
+      !read_conditions (row, "gold_conditions", FALSE, &self->gold_conditions, error) ||
+      !read_conditions (row, "condition_kinds", TRUE, &self->condition_kinds, error))
+    return NULL;
+  if (json_object_has_member (row, "top1_item"))
+    {
+      JsonNode *node = json_object_get_member (row, "top1_item");
+
+      if (!JSON_NODE_HOLDS_NULL (node) &&
+          (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "field “top1_item”: not a string");
+          return NULL;
+        }
+      self->top1_item = g_strdup (member_string (row, "top1_item"));
+    }
+  if (json_object_has_member (row, "top1_failed") &&
+      !JSON_NODE_HOLDS_NULL (json_object_get_member (row, "top1_failed")))
+    {
+      JsonNode *node = json_object_get_member (row, "top1_failed");
+      JsonArray *array = JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+
+      for (guint i = 0; array != NULL && i < json_array_get_length (array); i++)
+        {
+          JsonNode *element = json_array_get_element (array, i);
+
+          if (!JSON_NODE_HOLDS_VALUE (element) || json_node_get_value_type (element) != G_TYPE_STRING ||
+              self->top1_conditions == NULL ||
+              !json_object_has_member (self->top1_conditions, json_node_get_string (element)))
+            array = NULL;
+        }
+      if (array == NULL)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "field “top1_failed”: expected an array of keys of “top1_conditions”");
+          return NULL;
+        }
+      self->top1_failed = json_array_ref (array);
+    }
+
   result_update_gold_rank (self);
 
   return g_steal_pointer (&self);
@@ -703,6 +930,21 @@ add_uint_array (JsonBuilder *builder,
   json_builder_end_array (builder);
 }
 
+static void
+add_object (JsonBuilder *builder,
+            const char  *name,
+            JsonObject  *object)
+{
+  JsonNode *node;
+
+  if (object == NULL)
+    return;
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_set_object (node, object);
+  json_builder_set_member_name (builder, name);
+  json_builder_add_value (builder, node);
+}
+
 /**
  * anot_result_to_json:
  * @self: an #AnotResult
@@ -716,7 +958,14 @@ add_uint_array (JsonBuilder *builder,
  * `by_model` (per model: `calls`, `prompt_tokens`, `completion_tokens`,
  * `cost_usd`) and `by_role` (the same per role, with `retries`), and
  * `"uses_truth": true` when the method was handed the truth (the member is
- * absent otherwise, so ordinary rows are unchanged).
+ * absent otherwise, so ordinary rows are unchanged), and what the first
+ * item was: `top1_item`, `top1_conditions` (condition key → `1` satisfied,
+ * `0` unknown, `-1` not satisfied, as [method@Anot.Validator.explain]
+ * decides it on the clean item), `top1_failed` (the keys of the conditions
+ * the first item fails: those at `-1`, less those a satisfied alternative
+ * of an `OR` excuses), `gold_conditions` (the same verdicts for the gold)
+ * and `condition_kinds` (condition key → evidence kind); each is absent
+ * when unknown.
  * Usage is the request's own, not a time window as in the original.
  *
  * Returns: (transfer full): a JSON object node
@@ -756,6 +1005,22 @@ anot_result_to_json (AnotResult *self)
   json_builder_add_string_value (builder, self->gold_item_id);
   json_builder_set_member_name (builder, "gold_rank");
   json_builder_add_int_value (builder, self->gold_rank);
+  if (self->top1_item != NULL)
+    {
+      json_builder_set_member_name (builder, "top1_item");
+      json_builder_add_string_value (builder, self->top1_item);
+    }
+  add_object (builder, "top1_conditions", self->top1_conditions);
+  if (self->top1_failed != NULL)
+    {
+      JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+
+      json_node_set_array (node, self->top1_failed);
+      json_builder_set_member_name (builder, "top1_failed");
+      json_builder_add_value (builder, node);
+    }
+  add_object (builder, "gold_conditions", self->gold_conditions);
+  add_object (builder, "condition_kinds", self->condition_kinds);
   if (self->uses_truth)
     {
       json_builder_set_member_name (builder, "uses_truth");
@@ -1040,6 +1305,90 @@ anot_result_get_error_message (AnotResult *self)
 {
   g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
   return self->error_message;
+}
+
+/**
+ * anot_result_get_top1_item:
+ * @self: an #AnotResult
+ *
+ * Returns: (nullable): the id of the item ranked first, or %NULL when
+ *   nothing was ranked or the row predates the field
+ */
+const char *
+anot_result_get_top1_item (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  return self->top1_item;
+}
+
+/**
+ * anot_result_get_top1_conditions:
+ * @self: an #AnotResult
+ *
+ * The verdicts of the request's conditions on the item ranked first,
+ * decided after the method answered, on the clean item: condition key
+ * (see [method@Anot.Verdict.get_leaf_key]) → `1` satisfied, `0` unknown,
+ * `-1` not satisfied.
+ *
+ * Returns: (transfer none) (nullable): the verdicts, or %NULL when unknown
+ */
+JsonObject *
+anot_result_get_top1_conditions (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  return self->top1_conditions;
+}
+
+/**
+ * anot_result_get_gold_conditions:
+ * @self: an #AnotResult
+ *
+ * The verdicts of the request's conditions on the gold item, as
+ * [method@Anot.Result.get_top1_conditions].
+ *
+ * Returns: (transfer none) (nullable): the verdicts, or %NULL when unknown
+ */
+JsonObject *
+anot_result_get_gold_conditions (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  return self->gold_conditions;
+}
+
+/**
+ * anot_result_get_condition_kinds:
+ * @self: an #AnotResult
+ *
+ * The evidence kind of each condition of the request (`item_meta`,
+ * `review_text`, ...), by condition key.
+ *
+ * Returns: (transfer none) (nullable): the kinds, or %NULL when unknown
+ */
+JsonObject *
+anot_result_get_condition_kinds (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  return self->condition_kinds;
+}
+
+/**
+ * anot_result_get_top1_failed:
+ * @self: an #AnotResult
+ *
+ * The conditions the item ranked first fails, by key, in document order:
+ * those the validator says are not satisfied (`-1` in
+ * [method@Anot.Result.get_top1_conditions]; `1` under a `NOT`), less those
+ * an `OR` the item satisfies by another alternative excuses.  One key is a
+ * near miss.
+ *
+ * Returns: (transfer none) (nullable): the keys, or
+ *   %NULL when unknown
+ */
+JsonArray *
+anot_result_get_top1_failed (AnotResult *self)
+{
+  g_return_val_if_fail (ANOT_IS_RESULT (self), NULL);
+  return self->top1_failed;
 }
 
 /**

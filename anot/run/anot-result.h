@@ -76,6 +76,16 @@ const char  *anot_result_get_cut_by             (AnotResult   *self);
 ANOT_AVAILABLE_IN_ALL
 const char  *anot_result_get_error_message      (AnotResult   *self);
 ANOT_AVAILABLE_IN_ALL
+const char  *anot_result_get_top1_item          (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
+JsonObject  *anot_result_get_top1_conditions    (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
+JsonArray   *anot_result_get_top1_failed        (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
+JsonObject  *anot_result_get_gold_conditions    (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
+JsonObject  *anot_result_get_condition_kinds    (AnotResult   *self);
+ANOT_AVAILABLE_IN_ALL
 const char  *anot_result_get_error_class        (AnotResult   *self);
 ANOT_AVAILABLE_IN_ALL
 gboolean     anot_result_is_scored              (AnotResult   *self);

@@ -51,6 +51,11 @@ typedef struct
   double cost_usd;
   double latency_ms;
   char *error;            /* NULL unless the request failed */
+  char *top1_item;        /* NULL: nothing ranked, or a row before the field */
+  JsonObject *top1_conditions;  /* condition key → 1, 0, -1; or NULL */
+  JsonArray *top1_failed;       /* keys of the conditions it fails; or NULL */
+  JsonObject *gold_conditions;
+  JsonObject *condition_kinds;  /* condition key → evidence kind; or NULL */
   const char *error_class; /* static; NULL unless the request failed */
   gboolean unscored;      /* the infrastructure failed it: in no metric */
   gboolean shrunk;        /* its prompts were cut to the context window... */

@@ -10,6 +10,7 @@
 #include "anot-metrics.h"
 #include "anot-result.h"
 #include "anot-usage.h"
+#include "anot-validator.h"
 
 G_BEGIN_DECLS
 
@@ -33,6 +34,13 @@ void        anot_result_set_cut_by        (AnotResult  *self,
 G_GNUC_INTERNAL
 void        anot_result_set_uses_truth    (AnotResult  *self,
                                            gboolean     uses_truth);
+/* top1_item, top1_conditions, gold_conditions and condition_kinds: what
+ * the validator says of @top1 (NULL: nothing ranked) and @gold. */
+void        anot_result_explain           (AnotResult    *self,
+                                           AnotValidator *validator,
+                                           AnotRequest   *request,
+                                           AnotItem      *top1,
+                                           AnotItem      *gold);
 void        anot_result_set_error_class   (AnotResult  *self,
                                            gboolean     infrastructure);
 void        anot_result_set_context_fit   (AnotResult  *self,

@@ -38,8 +38,11 @@
  * `shrunk` (its prompts were cut to the model's context window) and
  * `reviews_dropped_share` (the share of reviews that left out),
  * `calls`, `tokens`, `cost_usd`, `latency_ms`, `error` (null unless the
- * request failed) and `error_class` (`method`, `infrastructure` or null),
- * `k`, `model`, `dataset_checksum`, `pool`, `seed` and `directory` (the run
+ * request failed), `error_class` (`method`, `infrastructure` or null),
+ * `top1_item`, `top1_conditions`, `top1_failed`, `gold_conditions` and
+ * `condition_kinds` (what the results row says of the item ranked first
+ * and of the gold; null in rows written before anot recorded them), `k`,
+ * `model`, `dataset_checksum`, `pool`, `seed` and `directory` (the run
  * directory).
  *
  * Since: 0.1
@@ -92,6 +95,11 @@ results_row_clear (gpointer data)
   g_free (row->request_id);
   g_free (row->group);
   g_free (row->error);
+  g_free (row->top1_item);
+  g_clear_pointer (&row->top1_conditions, json_object_unref);
+  g_clear_pointer (&row->top1_failed, json_array_unref);
+  g_clear_pointer (&row->gold_conditions, json_object_unref);
+  g_clear_pointer (&row->condition_kinds, json_object_unref);
   g_free (row->raw_response);
   g_free (row->preds);
 }
@@ -399,6 +407,15 @@ read_run_dir (AnotResults  *self,
           row.cost_usd = usage != NULL ? anot_usage_get_cost_usd (usage) : 0.0;
           row.latency_ms = usage != NULL ? anot_usage_get_latency_ms (usage) : 0.0;
           row.error = g_strdup (anot_result_get_error_message (result));
+          row.top1_item = g_strdup (anot_result_get_top1_item (result));
+          if (anot_result_get_top1_conditions (result) != NULL)
+            row.top1_conditions = json_object_ref (anot_result_get_top1_conditions (result));
+          if (anot_result_get_top1_failed (result) != NULL)
+            row.top1_failed = json_array_ref (anot_result_get_top1_failed (result));
+          if (anot_result_get_gold_conditions (result) != NULL)
+            row.gold_conditions = json_object_ref (anot_result_get_gold_conditions (result));
+          if (anot_result_get_condition_kinds (result) != NULL)
+            row.condition_kinds = json_object_ref (anot_result_get_condition_kinds (result));
           row.error_class = g_intern_string (anot_result_get_error_class (result));
           row.unscored = !anot_result_is_scored (result);
           {
@@ -656,6 +673,17 @@ set_nullable_string (JsonObject *object,
     json_object_set_null_member (object, member);
 }
 
+static void
+set_nullable_object (JsonObject *object,
+                     const char *member,
+                     JsonObject *value)
+{
+  if (value != NULL)
+    json_object_set_object_member (object, member, json_object_ref (value));
+  else
+    json_object_set_null_member (object, member);
+}
+
 /**
  * anot_results_get_rows:
  * @self: an #AnotResults
@@ -713,6 +741,14 @@ anot_results_get_rows (AnotResults *self)
       json_object_set_double_member (object, "cost_usd", row->cost_usd);
       json_object_set_double_member (object, "latency_ms", row->latency_ms);
       set_nullable_string (object, "error", row->error);
+      set_nullable_string (object, "top1_item", row->top1_item);
+      set_nullable_object (object, "top1_conditions", row->top1_conditions);
+      if (row->top1_failed != NULL)
+        json_object_set_array_member (object, "top1_failed", json_array_ref (row->top1_failed));
+      else
+        json_object_set_null_member (object, "top1_failed");
+      set_nullable_object (object, "gold_conditions", row->gold_conditions);
+      set_nullable_object (object, "condition_kinds", row->condition_kinds);
       set_nullable_string (object, "error_class", row->error_class);
       json_object_set_int_member (object, "k", run->k);
       set_nullable_string (object, "model", run->model);

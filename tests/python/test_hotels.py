@@ -1,13 +1,14 @@
 """The bundled hotels benchmark (data/hotels): it validates, its
 groundtruth is the validator's, and every attack runs on every request
 (sequential review ids included) adding reviews about hotels."""
+import json
 import os
 import re
 import shutil
 import subprocess
 
 import pytest
-from gi.repository import Anot
+from gi.repository import Anot, GLib
 
 POOL_SIZE = 10
 SEED = 43
@@ -44,6 +45,60 @@ def test_validates_and_groundtruth_is_the_validators(hotels, hotels_dir, tmp_pat
         open(os.path.join(hotels_dir, "groundtruth.jsonl"), "rb").read()
 
 
+def known_texts(hotels):
+    return {r.get_text().lower() for i in range(hotels.get_n_items())
+            for r in hotels.get_item(i).get_reviews()}
+
+
+def attacked_args(hotels, name, i):
+    request = hotels.get_request(i)
+    pool = Anot.Pool.new(hotels, request, POOL_SIZE, Anot.PoolMode.SAMPLED,
+                         Anot.ShuffleMode.RANDOM, SEED)
+    return pool.get_shuffled(), request, Anot.attack_derive_seed(SEED, name, request.get_id(),
+                                                                  POOL_SIZE)
+
+
+def test_generic_templates_name_the_domain(hotels, demo):
+    assert Anot.AttackTemplates.get_for_dataset(demo).get_set_name() == "restaurant"
+    templates = Anot.AttackTemplates.get_for_dataset(hotels)
+    assert templates.get_set_name() == "generic"
+    own = ["own text"]
+    (fake,) = templates.lookup("fake_positive", own)
+    assert "Best hotel ever" in fake and "Pool, PetsAllowed and FreeBreakfast" in fake
+    assert "THIS HOTEL IS THE ONLY" in templates.lookup("inject_override", own)[0]
+    assert Anot.AttackTemplates.get_for_dataset(demo).lookup("fake_positive", own) == own
+
+
+def test_benchmark_templates(hotels_dir, tmp_path):
+    copy = tmp_path / "hotels"
+    shutil.copytree(hotels_dir, copy)
+    (copy / "attack_templates.json").write_text(
+        '{"fake_positive": ["A {item} to remember: {attributes}. All the {items} should copy it."]}')
+    ds = Anot.Dataset.load(str(copy))
+    templates = Anot.AttackTemplates.get_for_dataset(ds)
+    assert templates.get_set_name() == "benchmark"
+    assert templates.lookup("fake_positive", ["x"]) == \
+        ["A hotel to remember: Pool, PetsAllowed and FreeBreakfast. All the hotels should copy it."]
+    # Keys the file leaves out come from the generic set.
+    assert "HOTEL" in templates.lookup("inject_override", ["x"])[0]
+    attack = Anot.Registry.get_default().create_attack("fake_positive")
+    attacked = attack.apply(*attacked_args(ds, "fake_positive", 0))
+    assert any(r.get_text().startswith("A hotel to remember") for item in attacked
+               for r in item.get_reviews())
+
+    for content, where in (('{"fake_positive": []}', "field 'fake_positive'"),
+                           ('{"fake_postive": ["x"]}', "field 'fake_postive'"),
+                           ('{"inject_hidden": ["ok", 3]}', "field 'inject_hidden[1]'"),
+                           ('[1', "attack_templates.json")):
+        (copy / "attack_templates.json").write_text(content)
+        ds = Anot.Dataset.load(str(copy))
+        with pytest.raises(GLib.Error) as info:
+            Anot.AttackTemplates.get_for_dataset(ds)
+        assert where in info.value.message and "attack_templates.json" in info.value.message
+        with pytest.raises(GLib.Error):
+            attack.apply(*attacked_args(ds, "fake_positive", 0))
+
+
 def sequential_forge_shape(hotels):
     forge = Anot.ReviewForge.new(hotels, [], None)
     return forge.get_id_shape()
@@ -75,8 +130,38 @@ def test_every_attack_on_every_request(hotels, name):
         assert len(set(ids)) == len(ids)
         for review in added:
             added_any = True
+            text = review.get_text().lower()
+            assert "hotel" in text, (name, text)
+            for word in ("restaurant", "food", "coffee", "cafe", "dish", "fries"):
+                assert word not in text, (name, word, text)
             # The dataset's own numbering, continued after its last review.
             match = re.fullmatch(r"rv(\d{3,})", review.get_id())
             assert match and int(match.group(1)) >= n_reviews, review.get_id()
-    if name.startswith("fake_"):
+    if name.startswith("fake_") or name in ("sarcastic_all", "sarcastic_wifi"):
         assert added_any
+    if name.startswith("inject_"):
+        # Injected texts are glued into existing reviews: they talk about
+        # hotels too.
+        changed = [r.get_text().lower() for i in range(hotels.get_n_requests())
+                   for item in attack.apply(*attacked_args(hotels, name, i))
+                   for r in item.get_reviews() if r.get_text().lower() not in known_texts(hotels)]
+        assert changed
+        for text in changed:
+            assert "restaurant" not in text and "food" not in text, text
+
+
+
+def test_attack_config_records_templates_and_ids(hotels, demo, tmp_path):
+    for ds, expected in ((hotels, {"templates": "generic", "review_ids": "sequential"}),
+                         (demo, {})):
+        exp = Anot.Experiment.new(ds, "bm25")
+        exp.set_option("out", str(tmp_path / ds.get_name()))
+        exp.set_option("attack", "fake_positive")
+        exp.set_option("limit", "3")
+        exp.run(None)
+        path = os.path.join(exp.get_directory(), "fake_positive", "run_1", "config.json")
+        with open(path) as f:
+            config = json.load(f)["attack_config"]
+        # Absent for the restaurant set in the dataset's own id format, so
+        # the restaurant benchmarks' records are unchanged.
+        assert {k: config[k] for k in ("templates", "review_ids") if k in config} == expected

@@ -69,6 +69,21 @@ def tree_trace(r):
                        "columns": ["name"], "rows": [["Heron Hall"], ["Lantern & Ladle"]]}]}
 
 
+def failure_counts(lines, kinds):
+    """Recount of compare --by-condition from results rows: measure -> count."""
+    counts = dict.fromkeys(["misses", "near_misses", "no_failed_condition"] + kinds, 0)
+    for l in lines:
+        if l.get("error") or l.get("top1_conditions") is None or l["gold_rank"] == 1:
+            continue
+        failed = l["top1_failed"]
+        counts["misses"] += 1
+        counts["near_misses"] += len(failed) == 1
+        counts["no_failed_condition"] += not failed
+        for kind in set(l["condition_kinds"][k] for k in failed):
+            counts[kind] += 1
+    return counts
+
+
 def write_synthetic_run(source, target, method, make_trace):
     """A run of `method` with cot's rows and a trace per request."""
     os.makedirs(target)
@@ -234,6 +249,46 @@ def main():
                   "the call's prompt (from debug.log) is R07's at N=20")
             check("[cut from the report; the full prompt" in prompt,
                   "a prompt longer than --max-text is cut, saying where the rest is")
+
+            # Why each method missed: the panel's bars against a recount from
+            # the rows, and the request view's verdicts against the rows.
+            bars = b.run("""return Array.from(document.querySelectorAll('svg.failure-plot rect.failure')).map(
+                r => [r.dataset.method, r.dataset.attack, +r.dataset.n, r.dataset.measure, +r.dataset.count]);""")
+            kinds = sorted({k for ls in rows.values() for l in ls for k in (l.get("condition_kinds") or {}).values()})
+            expected_bars = {}
+            for (method, attack, r, n), lines in rows.items():
+                if attack != "clean":
+                    continue
+                for measure, c in failure_counts(lines, kinds).items():
+                    key = (method, n, measure)
+                    expected_bars[key] = expected_bars.get(key, 0) + c
+            got_bars = {(m, n, q): c for m, a, n, q, c in bars if a == "clean"}
+            check(len(bars) == len(got_bars) == len(expected_bars) and got_bars == expected_bars,
+                  "failure panel: a bar per method, N and measure, counts as recounted from the rows "
+                  "(%d bars, %d expected; differing: %s)"
+                  % (len(bars), len(expected_bars),
+                     sorted(k for k in expected_bars if got_bars.get(k) != expected_bars[k])[:5]))
+            check(any(c > 0 for (m, n, q), c in expected_bars.items() if q not in ("misses",)),
+                  "the panel has failures of some kind to show")
+            shown_conditions = b.run("""return Array.from(document.querySelectorAll('#detail .trace')).map(
+                t => [t.dataset.method, Array.from(t.querySelectorAll('details.conditions tbody tr')).map(
+                  tr => [tr.dataset.condition, tr.children[2].dataset.top1 === undefined ? null : +tr.children[2].dataset.top1,
+                         tr.children[3].dataset.gold === undefined ? null : +tr.children[3].dataset.gold])]);""")
+            wrong_conditions = []
+            for method, table in shown_conditions:
+                row = [l for l in rows[(method, "clean", 1, 20)] if l["request_id"] == "R07"][0]
+                want = [[k, row["top1_conditions"].get(k), v] for k, v in row["gold_conditions"].items()]
+                if table != want:
+                    wrong_conditions.append((method, table, want))
+            check(len(shown_conditions) == 3 and not wrong_conditions,
+                  "R07's view: each method's first item's verdicts next to the gold's, as in the rows (%s)"
+                  % wrong_conditions)
+            summaries = b.run("""return Array.from(document.querySelectorAll('#detail details.conditions > summary')).map(
+                s => s.textContent);""")
+            firsts = [[l for l in rows[(m, "clean", 1, 20)] if l["request_id"] == "R07"][0] for m, _ in shown_conditions]
+            check(all((f["gold_rank"] == 1) == (s == "first: the gold") and (f["gold_rank"] == 1 or f["top1_item"] in s)
+                      for f, s in zip(firsts, summaries)),
+                  "each method's first item is named, or said to be the gold (%s)" % summaries)
 
             if os.environ.get("ANOT_REPORT_SCREENSHOT"):
                 shots = os.environ["ANOT_REPORT_SCREENSHOT"]

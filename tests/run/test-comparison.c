@@ -762,6 +762,148 @@ test_cli (void)
   remove_tree (root);
 }
 
+/* --by-condition on rows written by hand: two runs of four requests.
+ * R01: a hit in both runs.  R02: a near miss (one item_meta failed) in run
+ * 1, a miss failing a review_text and an item_meta condition in run 2.
+ * R03: a miss failing nothing (an unknown) in run 1, failed in run 2 (no
+ * first item).  R04: a row written before the fields (not ranked). */
+static const char *const failure_rows[2] = {
+  "{\"request_id\":\"R01\",\"group\":\"G1\",\"pred_indices\":[1,2],\"gold_idx\":0,"
+  "\"top1_item\":\"a\",\"top1_conditions\":{\"x\":1,\"y\":1},\"top1_failed\":[],"
+  "\"condition_kinds\":{\"x\":\"item_meta\",\"y\":\"review_text\"}}\n"
+  "{\"request_id\":\"R02\",\"group\":\"G1\",\"pred_indices\":[2,1],\"gold_idx\":0,"
+  "\"top1_item\":\"b\",\"top1_conditions\":{\"x\":-1,\"y\":1},\"top1_failed\":[\"x\"],"
+  "\"condition_kinds\":{\"x\":\"item_meta\",\"y\":\"review_text\"}}\n"
+  "{\"request_id\":\"R03\",\"group\":\"G2\",\"pred_indices\":[2,1],\"gold_idx\":0,"
+  "\"top1_item\":\"b\",\"top1_conditions\":{\"x\":0,\"y\":-1},\"top1_failed\":[],"
+  "\"condition_kinds\":{\"x\":\"item_meta\",\"y\":\"review_text\"}}\n"
+  "{\"request_id\":\"R04\",\"group\":\"G2\",\"pred_indices\":[2,1],\"gold_idx\":0}\n",
+  "{\"request_id\":\"R01\",\"group\":\"G1\",\"pred_indices\":[1,2],\"gold_idx\":0,"
+  "\"top1_item\":\"a\",\"top1_conditions\":{\"x\":1,\"y\":1},\"top1_failed\":[],"
+  "\"condition_kinds\":{\"x\":\"item_meta\",\"y\":\"review_text\"}}\n"
+  "{\"request_id\":\"R02\",\"group\":\"G1\",\"pred_indices\":[2,1],\"gold_idx\":0,"
+  "\"top1_item\":\"c\",\"top1_conditions\":{\"x\":-1,\"y\":-1},\"top1_failed\":[\"x\",\"y\"],"
+  "\"condition_kinds\":{\"x\":\"item_meta\",\"y\":\"review_text\"}}\n"
+  "{\"request_id\":\"R03\",\"group\":\"G2\",\"pred_indices\":[],\"gold_idx\":0,"
+  "\"error\":\"ANOT_ERROR_LLM: down\"}\n"
+  "{\"request_id\":\"R04\",\"group\":\"G2\",\"pred_indices\":[2,1],\"gold_idx\":0}\n",
+};
+
+static JsonObject *
+failure_cell (JsonArray  *cells,
+              const char *group)
+{
+  for (guint i = 0; i < json_array_get_length (cells); i++)
+    {
+      JsonObject *cell = json_array_get_object_element (cells, i);
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (cell, "group", NULL), group) == 0)
+        return cell;
+    }
+  g_assert_not_reached ();
+}
+
+static gint64
+failure_count (JsonObject *cell,
+               const char *measure)
+{
+  JsonObject *kinds = json_object_get_object_member (cell, "kinds");
+  JsonObject *e = json_object_has_member (kinds, measure) ? json_object_get_object_member (kinds, measure)
+                                                          : json_object_get_object_member (cell, measure);
+
+  return json_object_get_int_member (e, "count");
+}
+
+static void
+test_by_condition (void)
+{
+  g_autofree char *root = make_root ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotResults) results = anot_results_new ();
+  g_autoptr(AnotComparison) comparison = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *csv = NULL;
+  g_autofree char *latex = NULL;
+  JsonObject *by, *all, *g1, *g2, *near;
+  JsonArray *kinds;
+  FakeRun f = { "m", "m_fake", "clean", 1, 42, "sampled", "abc", 10, "R01:1" };
+
+  for (guint r = 1; r <= 2; r++)
+    {
+      g_autofree char *dir = NULL;
+      g_autofree char *path = NULL;
+
+      f.run = r;
+      write_fake_run (root, &f);
+      dir = g_strdup_printf ("%s/m_fake/clean/run_%u", root, r);
+      path = g_build_filename (dir, "results_10.jsonl", NULL);
+      g_assert_true (g_file_set_contents (path, failure_rows[r - 1], -1, &error));
+    }
+  g_assert_true (anot_results_add_directory (results, root, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (anot_results_get_n_rows (results), ==, 8);
+
+  comparison = anot_comparison_new (results);
+  anot_comparison_set_resamples (comparison, 200);
+  g_assert_true (anot_comparison_compute (comparison, &error));
+  json = anot_comparison_to_json (comparison);
+  g_assert_false (json_object_has_member (json_node_get_object (json), "by_condition"));
+  g_clear_pointer (&json, json_node_unref);
+
+  anot_comparison_set_by_condition (comparison, TRUE);
+  g_assert_true (anot_comparison_compute (comparison, &error));
+  json = anot_comparison_to_json (comparison);
+  by = json_object_get_object_member (json_node_get_object (json), "by_condition");
+  kinds = json_object_get_array_member (by, "kinds");
+  g_assert_cmpuint (json_array_get_length (kinds), ==, 2);
+  g_assert_cmpstr (json_array_get_string_element (kinds, 0), ==, "item_meta");
+  g_assert_cmpstr (json_array_get_string_element (kinds, 1), ==, "review_text");
+
+  all = failure_cell (json_object_get_array_member (by, "cells"), NULL);
+  g_assert_cmpint (json_object_get_int_member (all, "rows"), ==, 8);
+  g_assert_cmpint (json_object_get_int_member (all, "runs"), ==, 2);
+  /* R01 ×2, R02 ×2, R03 run 1: R03's failed run and R04 are not ranked. */
+  g_assert_cmpint (json_object_get_int_member (all, "ranked"), ==, 5);
+  g_assert_cmpint (json_object_get_int_member (all, "requests"), ==, 3);
+  g_assert_cmpint (failure_count (all, "misses"), ==, 3);
+  g_assert_cmpint (failure_count (all, "near_misses"), ==, 1);
+  g_assert_cmpint (failure_count (all, "no_failed_condition"), ==, 1);
+  g_assert_cmpint (failure_count (all, "item_meta"), ==, 2);
+  /* R03 run 1 is -1 on y, but top1_failed (an OR made up for it) rules. */
+  g_assert_cmpint (failure_count (all, "review_text"), ==, 1);
+  /* Shares pooled per request: misses R01 0, R02 1, R03 1 → 2/3; near
+   * misses R02 ½ → 1/6. */
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (json_object_get_object_member (all, "misses"), "mean"),
+                                  2.0 / 3, 1e-12);
+  near = json_object_get_object_member (all, "near_misses");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (near, "mean"), 1.0 / 6, 1e-12);
+  g_assert_cmpfloat (json_object_get_double_member (near, "lower"), <=, 1.0 / 6);
+  g_assert_cmpfloat (json_object_get_double_member (near, "upper"), >=, 1.0 / 6);
+
+  g1 = failure_cell (json_object_get_array_member (by, "cells"), "G1");
+  g2 = failure_cell (json_object_get_array_member (by, "cells"), "G2");
+  g_assert_cmpint (json_object_get_int_member (g1, "ranked"), ==, 4);
+  g_assert_cmpint (failure_count (g1, "misses"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (g2, "ranked"), ==, 1);
+  g_assert_cmpint (failure_count (g2, "no_failed_condition"), ==, 1);
+
+  text = anot_comparison_format (comparison, "text", &error);
+  g_assert_nonnull (strstr (text, "Why the first item was not the gold"));
+  g_assert_nonnull (strstr (text, "3 0.67 [")); /* misses, all groups */
+  latex = anot_comparison_format (comparison, "latex", &error);
+  g_assert_nonnull (strstr (latex, "review\\_text"));
+  csv = anot_comparison_format (comparison, "csv", &error);
+  g_assert_true (g_str_has_prefix (csv, "table,method,baseline,attack,n_candidates,requests,runs,metric,"
+                                        "estimate,lower,upper,p_value,method_only,baseline_only,unscored,shrunk,"
+                                        "reviews_dropped,excluded,group,count\n"));
+  g_assert_nonnull (strstr (csv, "\nby_condition,m,,clean,10,3,2,ranked,,,,,,,,,,,all,5\n"));
+  g_assert_nonnull (strstr (csv, "\nby_condition,m,,clean,10,3,2,near_misses,0.166667,"));
+  g_assert_nonnull (strstr (csv, ",,,,,,,,all,1\n"));
+
+  remove_tree (root);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -778,6 +920,7 @@ main (int    argc,
   g_test_add_func ("/comparison/subsets", test_subsets);
   g_test_add_func ("/comparison/robustness", test_robustness_pairs);
   g_test_add_func ("/comparison/cli", test_cli);
+  g_test_add_func ("/comparison/by-condition", test_by_condition);
 
   return g_test_run ();
 }

@@ -51,7 +51,12 @@
       index: index, runIndex: r[col.run_index], method: run.method, attack: run.attack, run: run.run, n: r[col.n],
       request: r[col.request_id], group: r[col.group] || "", rank: rank, outcome: outcome,
       calls: r[col.calls], tokens: r[col.tokens], cost: r[col.cost_usd], latency: r[col.latency_ms],
-      error: r[col.error], trace: r[col.trace], answer: r[col.answer], runInfo: run, k: run.k
+      error: r[col.error], trace: r[col.trace], answer: r[col.answer], runInfo: run, k: run.k,
+      top1: col.top1_item === undefined ? null : r[col.top1_item],
+      top1Conditions: col.top1_conditions === undefined ? null : r[col.top1_conditions],
+      top1Failed: col.top1_failed === undefined ? null : r[col.top1_failed],
+      goldConditions: col.gold_conditions === undefined ? null : r[col.gold_conditions],
+      conditionKinds: col.condition_kinds === undefined ? null : r[col.condition_kinds]
     };
   });
   /* Results files list requests in byte order (R1, R10, R100, R11), as
@@ -396,12 +401,47 @@
     });
   }
 
+  /* The request's conditions: the validator's verdict on the first item
+   * next to the gold's (1 satisfied, 0 unknown, -1 not satisfied). */
+  var VERDICT = { "1": "✓ yes", "0": "? unknown", "-1": "✗ no" };
+  function renderConditions(row) {
+    var keys = Object.keys(row.goldConditions || row.top1Conditions || {});
+    if (!keys.length) return null;
+    var isGold = row.rank === 1;
+    var failedKeys = row.top1Failed || (row.top1Conditions ? keys.filter(function (k) { return row.top1Conditions[k] === -1; }) : []);
+    var failed = failedKeys.length;
+    var caption = !row.top1 ? "nothing ranked first" :
+      isGold ? "first: the gold" :
+      "first: " + row.top1 + (failed === 0 ? " — fails no condition" : " — fails " + failed + " condition" + (failed === 1 ? " (near miss)" : "s"));
+    function cell(conditions, key, who) {
+      if (!conditions || !(key in conditions)) return el("td", { text: "–" });
+      var v = conditions[key];
+      var attrs = { class: "verdict v" + v, text: VERDICT[String(v)] };
+      attrs["data-" + who] = String(v);
+      return el("td", attrs);
+    }
+    return el("details", { class: "conditions", open: "", "data-method": row.method }, [
+      el("summary", { text: caption }),
+      el("table", null, [
+        el("thead", null, [el("tr", null, ["condition", "kind", "first item", "gold"].map(function (h) { return el("th", { text: h }); }))]),
+        el("tbody", null, keys.map(function (k) {
+          var excused = row.top1Conditions && row.top1Conditions[k] === -1 && failedKeys.indexOf(k) < 0;
+          return el("tr", { "data-condition": k, class: failedKeys.indexOf(k) >= 0 ? "failed" : null,
+                            title: excused ? "not failed: another alternative of its OR holds" : null }, [
+            el("td", { class: "mono", text: k }),
+            el("td", { text: row.conditionKinds && row.conditionKinds[k] ? row.conditionKinds[k] : "" }),
+            cell(row.top1Conditions, k, "top1"), cell(row.goldConditions, k, "gold")]);
+        }))])]);
+  }
+
   function renderTrace(row) {
     var box = el("div", { class: "trace", "data-method": row.method });
     var shown = row.rank ? "gold ranked " + row.rank : row.error ? "failed" : "gold not in the top " + row.k;
     box.appendChild(el("h4", null, [row.method, el("span", { class: "badge " + (row.rank === 1 ? "good" : row.rank > 0 ? "" : "bad"), text: shown })]));
     box.appendChild(el("div", { class: "facts", text: row.calls + " calls · " + row.tokens + " tokens · $" + fmt(row.cost, 4) + " · " + fmt(row.latency, 0) + " ms" }));
     if (row.error) box.appendChild(el("pre", { class: "error", text: row.error }));
+    var conditions = renderConditions(row);
+    if (conditions) box.appendChild(conditions);
     if (row.trace === -1) {
       box.appendChild(el("p", { class: "note", text: "This trace was left out of the report (trace budget spent); it is in " + row.runInfo.directory + "/trace_" + row.n + ".jsonl." }));
       return box;

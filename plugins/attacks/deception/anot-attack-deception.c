@@ -221,11 +221,20 @@ anot_attack_fake_review_attack_item (AnotItemAttack  *attack,
                                      GError         **error)
 {
   gboolean positive = ANOT_ATTACK_FAKE_REVIEW_GET_CLASS (attack)->positive;
+  const char * const restaurant[] = { positive ? fake_positive_text : fake_negative_text, NULL };
+  const char * const *texts;
   g_autoptr(GRand) rand = anot_attack_rand_new (seed);
-  g_autoptr(GPtrArray) reviews = copy_reviews (item);
+  g_autoptr(GPtrArray) reviews = NULL;
 
+  /* One text per set (a benchmark's file may give several: the first is
+   * used, so the draws stay those of the restaurant set). */
+  texts = anot_item_attack_get_texts (attack, item, positive ? "fake_positive" : "fake_negative",
+                                      restaurant, error);
+  if (texts == NULL)
+    return NULL;
+  reviews = copy_reviews (item);
   if (!insert_review (attack, reviews, item, rand, seed, "fake_001", positive ? 5.0 : 1.0,
-                      positive ? fake_positive_text : fake_negative_text, error))
+                      texts[0], error))
     return NULL;
   return g_steal_pointer (&reviews);
 }
@@ -376,9 +385,14 @@ anot_attack_sarcastic_attack_item (AnotItemAttack  *attack,
   reviews = copy_reviews (item);
   for (guint i = 0; i < n_rules; i++)
     {
-      const char * const *templates = rule_templates[rules[i]];
-      const char *text = templates[g_rand_int_range (rand, 0, (gint32) g_strv_length ((char **) templates))];
       g_autofree char *id = g_strconcat ("sarcastic_", rule_names[rules[i]], NULL);
+      const char * const *templates = anot_item_attack_get_texts (attack, item, id,
+                                                                  rule_templates[rules[i]], error);
+      const char *text;
+
+      if (templates == NULL)
+        return NULL;
+      text = templates[g_rand_int_range (rand, 0, (gint32) g_strv_length ((char **) templates))];
 
       if (!insert_review (attack, reviews, item, rand, seed, id, 5.0, text, error))
         return NULL;

@@ -81,6 +81,14 @@ static const char * const * const template_sets[N_INJECTIONS] = {
   manipulation_templates,
 };
 
+/* The keys of the sets in #AnotAttackTemplates. */
+static const char * const template_keys[N_INJECTIONS] = {
+  "inject_override",
+  "inject_fake_sys",
+  "inject_hidden",
+  "inject_manipulation",
+};
+
 GType anot_attack_injection_get_type (void);
 #define ANOT_TYPE_ATTACK_INJECTION (anot_attack_injection_get_type ())
 #define ANOT_ATTACK_INJECTION(o) (G_TYPE_CHECK_INSTANCE_CAST ((o), ANOT_TYPE_ATTACK_INJECTION, AnotAttackInjection))
@@ -118,8 +126,8 @@ anot_attack_injection_attack_item (AnotItemAttack  *attack,
 {
   AnotAttackInjection *self = ANOT_ATTACK_INJECTION (attack);
   InjectionKind kind = ANOT_ATTACK_INJECTION_GET_CLASS (self)->kind;
-  const char * const *templates = template_sets[kind];
-  guint n_templates = g_strv_length ((char **) templates);
+  const char * const *templates = NULL;
+  guint n_templates;
   GPtrArray *reviews = anot_item_get_reviews (item);
   g_autoptr(GPtrArray) out = NULL;
   g_autoptr(GRand) rand = anot_attack_rand_new (seed);
@@ -127,6 +135,11 @@ anot_attack_injection_attack_item (AnotItemAttack  *attack,
 
   if (reviews->len == 0)
     return NULL;
+  templates = anot_item_attack_get_texts (attack, item, template_keys[kind],
+                                          template_sets[kind], error);
+  if (templates == NULL)
+    return NULL;
+  n_templates = g_strv_length ((char **) templates);
 
   out = g_ptr_array_new_full (reviews->len, g_object_unref);
   for (guint i = 0; i < reviews->len; i++)

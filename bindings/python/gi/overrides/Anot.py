@@ -424,6 +424,24 @@ class Results(Anot.Results):
         """The trace of row `row` as plain Python values, or None."""
         return _json_to_py(self.get_trace(row))
 
+    def by_condition(self, resamples=Anot.COMPARISON_DEFAULT_RESAMPLES,
+                     seed=Anot.COMPARISON_DEFAULT_SEED, confidence=0.95):
+        """Why the first-ranked item was not the gold, as a dict.
+
+        `anot-run compare --by-condition --format json`'s `by_condition`:
+        `kinds` (the evidence kinds met) and `cells`, one per method ×
+        attack × N × request group (`group` None for all): `ranked`,
+        `misses`, `near_misses`, `no_failed_condition` and per kind in
+        `kinds`, each `{count, mean, lower, upper}`.
+        """
+        comparison = Anot.Comparison.new(self)
+        comparison.set_resamples(resamples)
+        comparison.set_seed(seed)
+        comparison.set_confidence(confidence)
+        comparison.set_by_condition(True)
+        comparison.compute()
+        return _json_to_py(comparison.to_json())["by_condition"]
+
     def to_dataframe(self):
         """The rows as a pandas DataFrame (ImportError without pandas)."""
         import pandas
@@ -451,7 +469,7 @@ class Comparison(Anot.Comparison):
 Comparison = override(Comparison)
 
 
-def _computed_comparison(results, baseline, resamples, seed, confidence):
+def _computed_comparison(results, baseline, resamples, seed, confidence, by_condition=False):
     """An Anot.Comparison of `results` (an Anot.Results, a directory or
     several), computed."""
     if isinstance(results, (str, os.PathLike)):
@@ -463,13 +481,14 @@ def _computed_comparison(results, baseline, resamples, seed, confidence):
     comparison.set_resamples(resamples)
     comparison.set_seed(seed)
     comparison.set_confidence(confidence)
+    comparison.set_by_condition(by_condition)
     comparison.compute()
     return results, comparison
 
 
 @_export
 def compare(results, baseline=None, resamples=Anot.COMPARISON_DEFAULT_RESAMPLES,
-            seed=Anot.COMPARISON_DEFAULT_SEED, confidence=0.95):
+            seed=Anot.COMPARISON_DEFAULT_SEED, confidence=0.95, by_condition=False):
     """Methods compared with confidence intervals, as a dict.
 
     `results` is an `Anot.Results` or one or more directories.  The dict is
@@ -477,10 +496,13 @@ def compare(results, baseline=None, resamples=Anot.COMPARISON_DEFAULT_RESAMPLES,
     `hits_at_1`, `hits_at_3`, `hits_at_5`, `mrr` as `{mean, lower, upper}`),
     `paired` (every method against `baseline` on the same (request, N, run)
     cells: the difference, its interval and the exact McNemar p-value of
-    Hits@1) and `robustness` (attacked against clean).  Raises GLib.Error
+    Hits@1) and `robustness` (attacked against clean); with
+    `by_condition=True` also `by_condition` (`anot-run compare
+    --by-condition`, see `Results.by_condition()`).  Raises GLib.Error
     (Anot.Error.NOT_COMPARABLE) when pools differ.
     """
-    _, comparison = _computed_comparison(results, baseline, resamples, seed, confidence)
+    _, comparison = _computed_comparison(results, baseline, resamples, seed, confidence,
+                                         by_condition)
     return _json_to_py(comparison.to_json())
 
 
@@ -488,7 +510,8 @@ def compare(results, baseline=None, resamples=Anot.COMPARISON_DEFAULT_RESAMPLES,
 def write_report(results, path, baseline=None, title=None, resamples=Anot.COMPARISON_DEFAULT_RESAMPLES,
                  seed=Anot.COMPARISON_DEFAULT_SEED, confidence=0.95, trace_budget_mb=64):
     """Writes the self-contained HTML report of `anot-run report` to `path`."""
-    results, comparison = _computed_comparison(results, baseline, resamples, seed, confidence)
+    results, comparison = _computed_comparison(results, baseline, resamples, seed, confidence,
+                                               True)
     writer = Anot.ReportWriter.new(results, comparison)
     if title is not None:
         writer.set_title(title)
