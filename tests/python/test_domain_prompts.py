@@ -49,9 +49,16 @@ def prompts(data, method, *extra):
     return [m["content"] for call in cells[0]["calls"] for m in call["messages"]]
 
 
+@pytest.fixture(scope="module", params=["demo-as-hotels", "bundled-hotels"])
+def hotel_data(request, hotels, hotels_dir):
+    """The scrubbed demo, and data/hotels (a benchmark written as hotels
+    from the start: items.jsonl, gold_item, sequential review ids)."""
+    return hotels if request.param == "demo-as-hotels" else hotels_dir
+
+
 @pytest.mark.parametrize("method", LLM_METHODS)
-def test_prompts_name_the_domain(hotels, method):
-    texts = prompts(hotels, method)
+def test_prompts_name_the_domain(hotel_data, method):
+    texts = prompts(hotel_data, method)
     assert texts, f"{method} made no call"
     for text in texts:
         # General ANoT's formula variable keeps its name in every domain:
@@ -61,8 +68,8 @@ def test_prompts_name_the_domain(hotels, method):
     assert any("hotel" in text.lower() for text in texts), texts[0][:500]
 
 
-def test_head_variant(hotels):
-    texts = prompts(hotels, "anot", "-O", "anot.variant=head")
+def test_head_variant(hotel_data):
+    texts = prompts(hotel_data, "anot", "-O", "anot.variant=head")
     assert texts and not any("restaurant" in t.lower() for t in texts)
 
 
