@@ -672,13 +672,13 @@ test_one_writer (Fixture       *f,
     for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
       {
         g_autofree char *err = NULL;
-        guint before = count_requests (f->server, "POST", "/v1/chat/completions");
 
+        /* The first run keeps calling meanwhile: that no refused process
+         * called is the total below (12, the shards' and the run's). */
         g_assert_cmpint (run_stderr ((const char **) refused[i], &err), ==, 2);
         if (strstr (err, "is being written by another process") == NULL)
           g_error ("%s: %s", refused[i][0], err);
         g_assert_nonnull (strstr (err, pid));
-        g_assert_cmpuint (count_requests (f->server, "POST", "/v1/chat/completions"), ==, before);
       }
   }
 
