@@ -609,7 +609,9 @@ test_atoms_agree_with_validator (void)
       json_object_set_array_member (final_input, "scores", json_array_ref (scores));
       json_object_set_object_member (final, "input", final_input);
       json_array_add_object_element (atoms, final);
-      root = json_node_init_object (json_node_alloc (), json_object_new ());
+      /* json_node_init_object() takes a reference of its own. */
+      root = json_node_new (JSON_NODE_OBJECT);
+      json_node_take_object (root, json_object_new ());
       json_object_set_array_member (json_node_get_object (root), "atoms", json_array_ref (atoms));
       text = json_to_string (root, FALSE);
 
