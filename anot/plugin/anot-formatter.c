@@ -346,15 +346,6 @@ anot_formatter_init (AnotFormatter *self)
   self->items_label = g_strdup ("Restaurants");
 }
 
-static char *
-title_case (const char *word)
-{
-  char first[8] = { 0 };
-
-  g_unichar_to_utf8 (g_unichar_totitle (g_utf8_get_char (word)), first);
-  return g_strconcat (first, g_utf8_next_char (word), NULL);
-}
-
 /**
  * anot_formatter_set_domain:
  * @self: an #AnotFormatter
@@ -373,8 +364,8 @@ anot_formatter_set_domain (AnotFormatter *self,
     return;
   g_free (self->item_label);
   g_free (self->items_label);
-  self->item_label = title_case (domain != NULL ? anot_domain_get_item (domain) : "restaurant");
-  self->items_label = title_case (domain != NULL ? anot_domain_get_items (domain) : "restaurants");
+  self->item_label = g_strdup (domain != NULL ? anot_domain_get_item_title (domain) : "Restaurant");
+  self->items_label = g_strdup (domain != NULL ? anot_domain_get_items_title (domain) : "Restaurants");
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOMAIN]);
 }
 
