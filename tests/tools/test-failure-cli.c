@@ -534,42 +534,117 @@ test_unknown_model (Fixture       *f,
 }
 
 /* No key for the provider's own endpoint: a usage error naming the
- * variable, before any request fails; nothing is written as a result.
- * The same backend pointed at another server needs none. */
+ * variable, before anything runs: no results directory, no request.
+ * Only the roles the method declared need a key: a method that calls no
+ * LLM runs without one, a role routed to another provider needs that
+ * provider's key, the estimate sends nothing and needs none, and the
+ * same backend pointed at another server needs none. */
 static void
 test_missing_key (Fixture       *f,
                   gconstpointer  data)
 {
   static const struct
   {
-    const char *backend, *model, *variable;
+    const char *backend, *model, *variable, *provider_url;
   } cases[] = {
-    { "openai", "gpt-4o-mini", "OPENAI_API_KEY" },
-    { "anthropic", "claude-3-5-haiku-latest", "ANTHROPIC_API_KEY" },
+    { "openai", "gpt-4o-mini", "OPENAI_API_KEY", "https://api.openai.com/v1" },
+    { "anthropic", "claude-3-5-haiku-latest", "ANTHROPIC_API_KEY", "https://api.anthropic.com" },
   };
 
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
     {
       g_autofree char *name = g_strdup_printf ("nokey-%s", cases[c].backend);
-      g_autofree char *rows_path = g_build_filename (f->root, name, "clean", "run_1",
-                                                     "results_5.jsonl", NULL);
+      g_autofree char *experiment = g_build_filename (f->root, name, NULL);
       g_autofree char *out = NULL;
       g_autofree char *err = NULL;
-      g_autoptr(GHashTable) rows = NULL;
       const char *argv[] = {
         "--method", "cot", "--backend", cases[c].backend, "--model", cases[c].model,
         "--candidates", "5", "--limit", G_STRINGIFY (N_REQUESTS), "--out", f->root, "--name", name, NULL,
       };
-      gint64 start = g_get_monotonic_time ();
+      const char *estimate_argv[] = {
+        "estimate", "--method", "cot", "--backend", cases[c].backend, "--model", cases[c].model,
+        "--candidates", "5", "--limit", G_STRINGIFY (N_REQUESTS), "--out", f->root, "--name", name, NULL,
+      };
 
       g_assert_cmpint (run (argv, NULL, &out, &err), ==, 2);
       g_assert_nonnull (strstr (err, cases[c].variable));
       g_assert_nonnull (strstr (err, "--base-url"));
-      /* No retries with back-off: the first call stopped the run. */
-      g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
-      rows = read_rows (rows_path, NULL);
-      g_assert_cmpuint (g_hash_table_size (rows), ==, 0);
+      g_assert_nonnull (strstr (err, "cot calls an LLM (role default)"));
+      /* Refused before the run started: nothing planned was printed,
+       * nothing written. */
+      g_assert_null (strstr (out, "requests planned"));
+      g_assert_false (g_file_test (experiment, G_FILE_TEST_EXISTS));
+
+      /* The cost estimate sends nothing: no key needed. */
+      g_assert_cmpint (run (estimate_argv, NULL, &out, &err), ==, 0);
+      g_assert_nonnull (strstr (out, "Calls per request: 1"));
+      g_assert_false (g_file_test (experiment, G_FILE_TEST_EXISTS));
+
+      /* A run against the fake server (not the provider's endpoint)
+       * needs no key; its resume pointed at the provider's endpoint is
+       * refused before it writes anything. */
+      {
+        g_autofree char *rows_path = g_build_filename (experiment, "clean", "run_1",
+                                                       "results_5.jsonl", NULL);
+        g_autofree char *config_path = g_build_filename (experiment, "clean", "run_1", "config.json", NULL);
+        g_autofree char *rows_before = NULL;
+        g_autofree char *rows_after = NULL;
+        g_autofree char *config_before = NULL;
+        g_autofree char *config_after = NULL;
+        g_autofree char *url = g_strdup (c == 0 ? f->base_url : anot_fake_llm_get_url (f->server));
+        const char *fake_argv[] = {
+          "--method", "cot", "--backend", cases[c].backend, "--model", cases[c].model,
+          "--base-url", url, "--candidates", "5", "--limit", "2",
+          "--out", f->root, "--name", name, NULL,
+        };
+        const char *resume_argv[] = { "--resume", experiment, "--base-url", cases[c].provider_url, NULL };
+
+        g_assert_cmpint (run (fake_argv, NULL, &out, &err), ==, 0);
+        g_assert_true (g_file_get_contents (rows_path, &rows_before, NULL, NULL));
+        g_assert_true (g_file_get_contents (config_path, &config_before, NULL, NULL));
+        g_assert_cmpint (run (resume_argv, NULL, &out, &err), ==, 2);
+        g_assert_nonnull (strstr (err, cases[c].variable));
+        g_assert_true (g_file_get_contents (rows_path, &rows_after, NULL, NULL));
+        g_assert_true (g_file_get_contents (config_path, &config_after, NULL, NULL));
+        g_assert_cmpstr (rows_before, ==, rows_after);
+        g_assert_cmpstr (config_before, ==, config_after);
+      }
     }
+
+  /* A method that calls no LLM needs no key, even with a provider's
+   * backend configured. */
+  {
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    const char *argv[] = {
+      "--method", "bm25", "--backend", "openai", "--model", "gpt-4o-mini",
+      "--candidates", "5", "--limit", "2", "--out", f->root, "--name", "nokey-bm25", NULL,
+    };
+
+    g_assert_cmpint (run (argv, NULL, &out, &err), ==, 0);
+    g_assert_nonnull (strstr (out, "Ran 2 requests"));
+  }
+
+  /* aot's scorer routed to Anthropic: OpenAI's key is not enough, and the
+   * message names the role and the variable it lacks. */
+  {
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *experiment = g_build_filename (f->root, "nokey-role", NULL);
+    const char *env[] = { "OPENAI_API_KEY=sk-anything", NULL };
+    const char *argv[] = {
+      "--method", "aot", "--backend", "openai", "--model", "gpt-4o-mini",
+      "--role", "scorer=anthropic:claude-3-5-haiku-latest",
+      "--candidates", "5", "--limit", "2", "--out", f->root, "--name", "nokey-role", NULL,
+    };
+
+    g_assert_cmpint (run (argv, env, &out, &err), ==, 2);
+    g_assert_nonnull (strstr (err, "aot calls an LLM (role scorer)"));
+    g_assert_nonnull (strstr (err, "ANTHROPIC_API_KEY"));
+    g_assert_false (g_file_test (experiment, G_FILE_TEST_EXISTS));
+  }
+
+  g_assert_cmpuint (count_chat_requests (f->server), ==, 2 * 2);
 }
 
 /* ------------------------------------------------------------------------
