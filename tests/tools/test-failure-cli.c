@@ -754,6 +754,125 @@ test_context_fit (Fixture       *f,
   }
 }
 
+/* ------------------------------------------------------------------------
+ * Odd characters in answers, counted in every LLM method's trace
+ * --------------------------------------------------------------------- */
+
+static void
+add_escapes_rule (JsonBuilder *builder,
+                  const char  *match,
+                  const char  *reply)
+{
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "match");
+  json_builder_add_string_value (builder, match);
+  json_builder_set_member_name (builder, "fault");
+  json_builder_add_string_value (builder, "escapes");
+  json_builder_set_member_name (builder, "reply");
+  json_builder_add_string_value (builder, reply);
+  json_builder_end_object (builder);
+}
+
+/* Answers with \u0000 escapes (each reply's "\\u0000" arrives as a JSON
+ * escape): cot (through llm-common) and aot (its own calls: a plan, then
+ * one judge per candidate) both rank, and each request's trace line says
+ * how many characters were read as U+FFFD, counted by the core over every
+ * call of the request. */
+static void
+test_replaced_characters (Fixture       *f,
+                          gconstpointer  data)
+{
+  static const struct { const char *method; gint64 per_request; } cases[] = {
+    { "cot", 1 },
+    /* The plan's question holds one, so does each of the 5 judges'
+     * answers. */
+    { "aot", 1 + 5 },
+  };
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *rules = NULL;
+  g_autoptr(GError) error = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "rules");
+  json_builder_begin_array (builder);
+  add_escapes_rule (builder, "^Write an Atom of Thought plan",
+                    "{\"atoms\": [{\"id\": 1, \"kind\": \"tool\", \"name\": \"llm_judge\", "
+                    "\"input\": {\"item\": \"*\", \"question\": \"Good for kids?\\\\u0000\"}, "
+                    "\"dependsOn\": []}, {\"id\": 2, \"kind\": \"final\", \"name\": \"rank\", "
+                    "\"input\": {\"scores\": [\"$1\"]}, \"dependsOn\": [1]}]}");
+  add_escapes_rule (builder, "^Question about one item", "Score: 5\\\\u0000");
+  add_escapes_rule (builder, ".", "[3, 1, 2, 5, 4]\\\\u0000");
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  json_generator_set_root (generator, root);
+  rules = json_generator_to_data (generator, NULL);
+  g_assert_true (anot_fake_llm_set_rules_json (f->server, rules, &error));
+  g_assert_no_error (error);
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *name = g_strdup_printf ("odd-%s", cases[c].method);
+      g_autofree char *trace_path = g_build_filename (f->root, name, "clean", "run_1", "trace_5.jsonl", NULL);
+      g_autofree char *rows_path = g_build_filename (f->root, name, "clean", "run_1", "results_5.jsonl", NULL);
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+      g_autoptr(GHashTable) traces = NULL;
+      g_autoptr(GHashTable) rows = NULL;
+      g_autoptr(GPtrArray) trace_objects = NULL;
+      g_autoptr(GPtrArray) row_objects = NULL;
+      const char *argv[] = {
+        "--method", cases[c].method, "--backend", "openai", "--base-url", f->base_url,
+        "--model", "fake", "--candidates", "5", "--limit", "2", "--out", f->root, "--name", name, NULL,
+      };
+
+      g_assert_cmpint (run (argv, NULL, &out, &err), ==, 0);
+      rows = read_rows (rows_path, &row_objects);
+      traces = read_rows (trace_path, &trace_objects);
+      g_assert_cmpuint (row_objects->len, ==, 2);
+      g_assert_cmpuint (trace_objects->len, ==, 2);
+      for (guint i = 0; i < row_objects->len; i++)
+        {
+          /* Accepted, not failed and retried. */
+          g_assert_false (json_object_has_member (g_ptr_array_index (row_objects, i), "error"));
+          g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (row_objects, i), "retries"), ==, 0);
+        }
+      for (guint i = 0; i < trace_objects->len; i++)
+        {
+          JsonObject *trace = json_object_get_object_member (g_ptr_array_index (trace_objects, i), "trace");
+
+          g_assert_nonnull (trace);
+          g_assert_cmpint (json_object_get_int_member_with_default (trace, "replaced_characters", 0),
+                           ==, cases[c].per_request);
+        }
+    }
+
+  /* Without such answers the member is absent. */
+  g_assert_true (anot_fake_llm_set_rules_json (f->server, "{\"default_reply\": \"[3, 1, 2, 5, 4]\"}", &error));
+  g_assert_no_error (error);
+  {
+    g_autofree char *trace_path = g_build_filename (f->root, "plain", "clean", "run_1", "trace_5.jsonl", NULL);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autoptr(GHashTable) traces = NULL;
+    g_autoptr(GPtrArray) trace_objects = NULL;
+    const char *argv[] = {
+      "--method", "cot", "--backend", "openai", "--base-url", f->base_url,
+      "--model", "fake", "--candidates", "5", "--limit", "2", "--out", f->root, "--name", "plain", NULL,
+    };
+
+    g_assert_cmpint (run (argv, NULL, &out, &err), ==, 0);
+    traces = read_rows (trace_path, &trace_objects);
+    g_assert_cmpuint (trace_objects->len, ==, 2);
+    for (guint i = 0; i < trace_objects->len; i++)
+      g_assert_false (json_object_has_member (json_object_get_object_member (g_ptr_array_index (trace_objects, i),
+                                                                             "trace"),
+                                              "replaced_characters"));
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -770,6 +889,7 @@ main (int    argc,
   ADD ("/failure-cli/unknown-model", test_unknown_model, NULL);
   ADD ("/failure-cli/missing-key", test_missing_key, NULL);
   ADD ("/failure-cli/context-fit", test_context_fit, NULL);
+  ADD ("/failure-cli/replaced-characters", test_replaced_characters, NULL);
 
 #undef ADD
 
