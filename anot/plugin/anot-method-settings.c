@@ -540,6 +540,23 @@ invalid (AnotMethodSettings  *self,
                "%s.%s (from %s): expected %s, got “%s”", self->method, key, source, expected, value);
 }
 
+/* A value --compat original does not admit (the option's declaration
+ * fixes it): the check before the run refuses it too, this catches a
+ * context made without an experiment. */
+static gboolean
+compat_admits (AnotMethodSettings  *self,
+               AnotMethodContext   *context,
+               AnotMethodOption    *declared,
+               const char          *text,
+               const char          *source,
+               GError             **error)
+{
+  if (declared == NULL || context == NULL)
+    return TRUE;
+  return anot_method_option_check_compat (declared, anot_method_context_get_compat (context), text,
+                                          source, self->method, error);
+}
+
 /**
  * anot_method_settings_get_uint:
  * @self: settings
@@ -580,6 +597,8 @@ anot_method_settings_get_uint (AnotMethodSettings  *self,
       invalid (self, key, source, text, expected, error);
       return FALSE;
     }
+  if (!compat_admits (self, context, declared, text, source, error))
+    return FALSE;
   *out_value = (guint) value;
   record (self, key, json_node_init_int (json_node_alloc (), value), source);
   return TRUE;
@@ -631,6 +650,8 @@ anot_method_settings_get_double (AnotMethodSettings  *self,
           return FALSE;
         }
     }
+  if (!compat_admits (self, context, declared, text, source, error))
+    return FALSE;
   *out_value = value;
   record (self, key, json_node_init_double (json_node_alloc (), value), source);
   return TRUE;
@@ -678,6 +699,8 @@ anot_method_settings_get_boolean (AnotMethodSettings  *self,
           invalid (self, key, source, text, "true or false", error);
           return FALSE;
         }
+      if (!compat_admits (self, context, declared, text, source, error))
+        return FALSE;
     }
   *out_value = value;
   record (self, key, json_node_init_boolean (json_node_alloc (), value), source);
@@ -735,6 +758,8 @@ anot_method_settings_get_choice (AnotMethodSettings  *self,
           return FALSE;
         }
       index = i;
+      if (!compat_admits (self, context, declared, text, source, error))
+        return FALSE;
     }
   *out_index = index;
   record (self, key, json_node_init_string (json_node_alloc (), choices[index]), source);
@@ -1022,6 +1047,9 @@ anot_method_settings_check_options (AnotMethodSettings  *self,
           value_text = g_strdup (default_for (option, compat));
           source = g_strdup ("default (--compat original)");
         }
+      /* config.json would record a value the compat mode did not use. */
+      if (!anot_method_option_check_compat (option, compat, value_text, source, self->method, error))
+        return NULL;
       value = anot_method_option_parse (option, value_text, &local_error);
 
       if (value == NULL)
