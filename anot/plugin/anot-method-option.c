@@ -23,10 +23,11 @@
  * `g_io_module_load()`, [method@Anot.Registry.declare_method_options] or
  * the `options=` argument of `Anot.register_method` in Python).  Before a
  * run starts, every `-O METHOD.KEY=VALUE`, every key of the `[method
- * METHOD]` section of `config.ini` and every `ANOT_METHOD_KEY` variable of
- * a declared key is checked against the declaration: an unknown key or a
- * value out of range stops the run before anything is sent, naming the
- * key (see [class@Anot.MethodSettings]).
+ * METHOD]` section of `config.ini` and every `ANOT_METHOD_KEY` variable
+ * of the run's method is checked against the declaration: an unknown key
+ * (or a variable of no declared key) or a value out of range stops the
+ * run before anything is sent, naming the key (see
+ * [class@Anot.MethodSettings]).
  *
  * The value is text on the command line and in files; parsing it is
  * anot_method_option_parse(), which the typed getters of

@@ -295,6 +295,56 @@ def test_an_option_compat_original_fixes(demo, tmp_path):
     assert "ours" in seen
 
 
+def test_environment_variable_of_no_declared_key(demo, tmp_path, monkeypatch):
+    """ANOT_<METHOD>_<KEY> for a key the run's method does not declare is
+    refused before the run, with the nearest declared variable; the
+    project's own ANOT_ variables, LLM role settings and the variables of
+    a method whose name extends this one's are not its options."""
+    for name in ("py-pre", "py-pre-fix", "test", "plugin"):
+        @Anot.register_method(name, options=[Anot.MethodOption.new_int("mode", 0, 9, 1, "a mode")])
+        class Any(Anot.PyMethod):
+            """Ranks in order."""
+
+            def rank(self, request, candidates, k, context):
+                return range(len(candidates))
+
+    def run(method, name):
+        exp = Anot.Experiment(demo, method, candidates=5, out=tmp_path, name=name, limit=1)
+        exp.run_blocking()
+        return exp
+
+    monkeypatch.setenv("ANOT_PY_PRE_MODDE", "2")
+    with pytest.raises(GLib.Error) as error:
+        run("py-pre", "typo")
+    assert error.value.matches(Anot.error_quark(), Anot.Error.INVALID_ARGUMENT)
+    assert ("Environment variable ANOT_PY_PRE_MODDE sets no option of the method py-pre "
+            "(did you mean ANOT_PY_PRE_MODE?)") in error.value.message
+    assert not os.path.exists(os.path.join(tmp_path, "typo"))
+    monkeypatch.delenv("ANOT_PY_PRE_MODDE")
+
+    # py-pre-fix's option, an LLM role's model, and ANOT_PY_PRE_MODE itself.
+    monkeypatch.setenv("ANOT_PY_PRE_FIX_MODE", "3")
+    monkeypatch.setenv("ANOT_PY_PRE_JUDGE_MODEL", "small")
+    monkeypatch.setenv("ANOT_PY_PRE_MAX_TOKENS", "100")
+    monkeypatch.setenv("ANOT_PY_PRE_MODE", "4")
+    exp = run("py-pre", "fine")
+    with open(os.path.join(exp.get_directory(), "clean", "run_1", "config.json")) as f:
+        assert json.load(f)["anot"]["method_settings"]["mode"] == {
+            "value": 4, "source": "environment ANOT_PY_PRE_MODE"}
+    # ...but py-pre-fix refuses what is not its own.
+    monkeypatch.setenv("ANOT_PY_PRE_FIX_MODES", "3")
+    with pytest.raises(GLib.Error, match="ANOT_PY_PRE_FIX_MODES sets no option of the method py-pre-fix"):
+        run("py-pre-fix", "fix")
+
+    # The test suite's own ANOT_TEST_SRCDIR and ANOT_PLUGIN_PATH are set.
+    assert os.environ.get("ANOT_TEST_SRCDIR") and os.environ.get("ANOT_PLUGIN_PATH")
+    run("test", "test")
+    run("plugin", "plugin")
+    monkeypatch.setenv("ANOT_PLUGIN_MOD", "1")
+    with pytest.raises(GLib.Error, match="ANOT_PLUGIN_MOD .*did you mean ANOT_PLUGIN_MODE"):
+        run("plugin", "plugin2")
+
+
 def test_defense_needs_a_method_that_applies_it(demo, tmp_path):
     exp = Anot.Experiment(demo, "py-reverse", candidates=5, out=tmp_path, limit=1, defense=True)
     with pytest.raises(GLib.Error) as error:

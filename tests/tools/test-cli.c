@@ -398,6 +398,19 @@ test_declared_options (Fixture       *f,
   g_clear_pointer (&err, g_free);
   g_unsetenv ("ANOT_BM25_B");
 
+  /* A variable of no declared key (a typo of k1) is refused too, with the
+   * nearest declared variable; an LLM role's setting is not a method
+   * option. */
+  g_setenv ("ANOT_BM25_KK", "1", TRUE);
+  g_assert_cmpint (run_cli (NULL, &err, "--method", "bm25", "--out", out_dir, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "Environment variable ANOT_BM25_KK sets no option of the method bm25 "
+                                 "(did you mean ANOT_BM25_K1?)"));
+  g_clear_pointer (&err, g_free);
+  g_unsetenv ("ANOT_BM25_KK");
+  g_setenv ("ANOT_BM25_RANKER_MODEL", "small", TRUE);
+  g_assert_cmpint (run_cli (NULL, NULL, "estimate", "--method", "bm25", NULL), ==, 0);
+  g_unsetenv ("ANOT_BM25_RANKER_MODEL");
+
   /* An option of another method, one without a method, a good run. */
   g_assert_cmpint (run_cli (NULL, &err, "--method", "bm25", "-O", "lats.beam_width=2", "--out", out_dir,
                             NULL), ==, 2);
