@@ -42,12 +42,7 @@ llm_start (Llm        *llm,
   g_autoptr(GError) error = NULL;
   g_autoptr(AnotBackend) backend = NULL;
 
-  llm->server = anot_fake_llm_new ();
-  anot_fake_llm_set_record_bodies (llm->server, TRUE);
-  g_assert_true (anot_fake_llm_set_rules_json (llm->server, rules, &error));
-  g_assert_no_error (error);
-  g_assert_true (anot_fake_llm_start (llm->server, 0, &error));
-  g_assert_no_error (error);
+  llm->server = anot_test_fake_llm_start (rules, NULL);
   backend = anot_test_backend_new (llm->server, NULL, "fake-model", 1, 0);
   g_object_set (backend, "retry-max-ms", 2, NULL);
   llm->router = anot_backend_router_new ();
