@@ -14,13 +14,9 @@
 #include <string.h>
 
 #include "anot-fake-llm.h"
+#include "anot-test-cli.h"
 
-typedef struct
-{
-  char *root;
-  AnotFakeLlm *server;
-  char *base_url;       /* OpenAI's: <url>/v1 */
-} Fixture;
+typedef AnotTestCli Fixture;
 
 /* Requests of the demo benchmark each run uses. */
 #define N_REQUESTS 8
@@ -29,142 +25,40 @@ static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-
-  f->root = g_dir_make_tmp ("anot-test-failure-cli-XXXXXX", &error);
-  g_assert_no_error (error);
-  f->server = anot_fake_llm_new ();
   /* A ranking cot reads, answered late enough that an outage can start
    * between two requests. */
-  g_assert_true (anot_fake_llm_set_rules_json (f->server,
-                                               "{\"default_reply\": \"[3, 1, 2, 5, 4]\", "
-                                               "\"latency_ms\": 40}", &error));
-  g_assert_no_error (error);
-  g_assert_true (anot_fake_llm_start (f->server, 0, &error));
-  g_assert_no_error (error);
-  f->base_url = anot_fake_llm_get_openai_base_url (f->server);
+  anot_test_cli_setup (f, "anot-test-failure-cli-XXXXXX",
+                       "{\"default_reply\": \"[3, 1, 2, 5, 4]\", \"latency_ms\": 40}");
 }
 
 static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  anot_test_remove_tree (f->root);
-  g_free (f->root);
-  g_free (f->base_url);
-  g_clear_object (&f->server);
-}
-
-static void
-on_exited (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
-  *(gboolean *) user_data = TRUE;
+  anot_test_cli_teardown (f);
 }
 
 /* anot-run with @argv (NULL-terminated) and @env ("NAME=VALUE" to set,
- * "NAME" to unset; NULL-terminated or NULL), its output captured; the
- * fake server answers on this main loop meanwhile.  Retries are quick, so
- * an outage fails a call in well under a second. */
+ * "NAME" to unset; NULL-terminated or NULL), its output captured, with no
+ * key or base URL from the environment.  Retries are quick, so an outage
+ * fails a call in well under a second. */
 static GSubprocess *
 spawn (const char **argv,
        const char **env)
 {
-  g_autoptr(GSubprocessLauncher) launcher =
-    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_autoptr(GPtrArray) args = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  GSubprocess *process;
+  g_autoptr(GPtrArray) all = g_ptr_array_new ();
+  static const char * const quick[] = {
+    "ANOT_MAX_RETRIES=1", "ANOT_RETRY_BASE_MS=20", "ANOT_RETRY_MAX_MS=40",
+    "ANOT_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
+  };
 
-  g_subprocess_launcher_setenv (launcher, "ANOT_MAX_RETRIES", "1", TRUE);
-  g_subprocess_launcher_setenv (launcher, "ANOT_RETRY_BASE_MS", "20", TRUE);
-  g_subprocess_launcher_setenv (launcher, "ANOT_RETRY_MAX_MS", "40", TRUE);
-  g_subprocess_launcher_unsetenv (launcher, "ANOT_BASE_URL");
-  g_subprocess_launcher_unsetenv (launcher, "OPENAI_API_KEY");
-  g_subprocess_launcher_unsetenv (launcher, "ANTHROPIC_API_KEY");
+  for (guint i = 0; i < G_N_ELEMENTS (quick); i++)
+    g_ptr_array_add (all, (gpointer) quick[i]);
   for (guint i = 0; env != NULL && env[i] != NULL; i++)
-    {
-      const char *eq = strchr (env[i], '=');
-
-      if (eq == NULL)
-        g_subprocess_launcher_unsetenv (launcher, env[i]);
-      else
-        {
-          g_autofree char *name = g_strndup (env[i], eq - env[i]);
-
-          g_subprocess_launcher_setenv (launcher, name, eq + 1, TRUE);
-        }
-    }
-  g_ptr_array_add (args, (gpointer) g_getenv ("ANOT_RUN"));
-  for (guint i = 0; argv[i] != NULL; i++)
-    g_ptr_array_add (args, (gpointer) argv[i]);
-  g_ptr_array_add (args, NULL);
-  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) args->pdata, &error);
-  g_assert_no_error (error);
-  return process;
-}
-
-typedef struct
-{
-  GString *text;
-  GInputStream *stream;
-  gboolean done;
-  char buffer[4096];
-} Reader;
-
-static void
-on_read (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  Reader *reader = user_data;
-  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, NULL);
-
-  if (n <= 0)
-    {
-      reader->done = TRUE;
-      return;
-    }
-  g_string_append_len (reader->text, reader->buffer, n);
-  g_input_stream_read_async (reader->stream, reader->buffer, sizeof reader->buffer,
-                             G_PRIORITY_DEFAULT, NULL, on_read, reader);
-}
-
-/* Waits for @process while the server answers, calling @tick between
- * iterations (when not NULL); returns its exit status, its output in
- * @out_stdout and @out_stderr. */
-static int
-wait_for (GSubprocess  *process,
-          void        (*tick) (gpointer),
-          gpointer      tick_data,
-          char        **out_stdout,
-          char        **out_stderr)
-{
-  Reader out = { g_string_new (NULL), g_subprocess_get_stdout_pipe (process) };
-  Reader err = { g_string_new (NULL), g_subprocess_get_stderr_pipe (process) };
-  gboolean exited = FALSE;
-
-  g_input_stream_read_async (out.stream, out.buffer, sizeof out.buffer, G_PRIORITY_DEFAULT,
-                             NULL, on_read, &out);
-  g_input_stream_read_async (err.stream, err.buffer, sizeof err.buffer, G_PRIORITY_DEFAULT,
-                             NULL, on_read, &err);
-  g_subprocess_wait_async (process, NULL, on_exited, &exited);
-  while (!exited || !out.done || !err.done)
-    {
-      if (tick != NULL)
-        tick (tick_data);
-      g_main_context_iteration (NULL, tick == NULL);
-      if (tick != NULL && !g_main_context_pending (NULL))
-        g_usleep (1000);
-    }
-  g_free (*out_stdout);
-  *out_stdout = g_string_free (out.text, FALSE);
-  g_free (*out_stderr);
-  *out_stderr = g_string_free (err.text, FALSE);
-  g_test_message ("stdout:\n%s\nstderr:\n%s", *out_stdout, *out_stderr);
-  return g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
+    g_ptr_array_add (all, (gpointer) env[i]);
+  g_ptr_array_add (all, NULL);
+  return anot_test_cli_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                              argv, (const char * const *) all->pdata);
 }
 
 static int
@@ -175,7 +69,7 @@ run (const char **argv,
 {
   g_autoptr(GSubprocess) process = spawn (argv, env);
 
-  return wait_for (process, NULL, NULL, out_stdout, out_stderr);
+  return anot_test_cli_wait (process, NULL, NULL, out_stdout, out_stderr);
 }
 
 static guint
@@ -389,7 +283,7 @@ test_outage (Fixture       *f,
   /* The outage: exit 4, every request has a row, those the outage failed
    * keep their error, classed as the infrastructure's. */
   process = spawn ((const char **) outage_argv->pdata, NULL);
-  g_assert_cmpint (wait_for (process, outage_tick, &outage, &out, &err), ==, 4);
+  g_assert_cmpint (anot_test_cli_wait (process, outage_tick, &outage, &out, &err), ==, 4);
   g_assert_true (outage.down);
   g_assert_nonnull (strstr (err, "could not be scored"));
   g_assert_nonnull (strstr (err, "--resume"));
