@@ -106,10 +106,11 @@ render_result (JsonNode *result)
   JsonArray *columns = json_object_get_array_member (o, "columns");
   JsonArray *rows = json_object_get_array_member (o, "rows");
   guint n = json_array_get_length (rows);
-  GString *out = g_string_new (NULL);
+  GString *out;
 
   if (n == 0)
     return g_strdup ("(no rows)");
+  out = g_string_new (NULL);
   for (guint r = 0; r < MIN (n, RESULT_ROWS); r++)
     {
       JsonArray *row = json_array_get_array_element (rows, r);
@@ -246,10 +247,8 @@ ask_answer (GTask *task)
   {
     /* The formatter's heading, in the benchmark's words ("Restaurants:"). */
     AnotDomain *domain = anot_method_context_get_domain (anot_llm_job_get_context (job));
-    g_autofree char *items = g_strdup (anot_domain_get_items (domain));
 
-    items[0] = g_ascii_toupper (items[0]);
-    g_string_append_printf (data, "%s:\n\n", items);
+    g_string_append_printf (data, "%s:\n\n", anot_domain_get_items_title (domain));
   }
 
   for (guint i = 0; i < numbers->len; i++)
