@@ -304,17 +304,37 @@ add_plugin_locked (const char *extension_point,
   return NULL;
 }
 
-/* The entry of @name on @extension_point, or NULL; *@out_table: the
- * point's table, NULL for an unknown point.  Under plugins_lock. */
-static PluginEntry *
-find_entry_locked (const char  *extension_point,
-                   const char  *name,
-                   GHashTable **out_table)
+/* A copy of the entry of @name on @extension_point, taken under
+ * plugins_lock: TRUE when there is one.  Without one, *@gio_type is the type
+ * GIO holds under @name on a known point (registered around
+ * anot_plugin_implement()), G_TYPE_INVALID otherwise. */
+static gboolean
+get_entry (const char  *extension_point,
+           const char  *name,
+           PluginEntry *out_entry,
+           GType       *gio_type)
 {
-  GHashTable *table = g_hash_table_lookup (plugins, extension_point);
+  GHashTable *table;
+  PluginEntry *entry = NULL;
 
-  *out_table = table;
-  return table != NULL ? g_hash_table_lookup (table, name) : NULL;
+  *gio_type = G_TYPE_INVALID;
+  g_mutex_lock (&plugins_lock);
+  table = g_hash_table_lookup (plugins, extension_point);
+  if (table != NULL)
+    entry = g_hash_table_lookup (table, name);
+  if (entry != NULL)
+    *out_entry = *entry;
+  else if (table != NULL)
+    {
+      GIOExtension *extension;
+
+      extension = g_io_extension_point_get_extension_by_name (g_io_extension_point_lookup (extension_point), name);
+      if (extension != NULL)
+        *gio_type = g_io_extension_get_type (extension);
+    }
+  g_mutex_unlock (&plugins_lock);
+
+  return entry != NULL;
 }
 
 /**
@@ -1146,27 +1166,17 @@ anot_registry_get_origin (AnotRegistry  *self,
                           const char    *name,
                           const char   **language)
 {
-  const char *file = NULL;
-  const char *lang = NULL;
-  GHashTable *table;
-  PluginEntry *entry;
+  PluginEntry entry = { 0 };
+  GType gio_type;
 
   g_return_val_if_fail (ANOT_IS_REGISTRY (self), NULL);
   g_return_val_if_fail (extension_point != NULL, NULL);
   g_return_val_if_fail (name != NULL, NULL);
 
-  g_mutex_lock (&plugins_lock);
-  entry = find_entry_locked (extension_point, name, &table);
-  if (entry != NULL)
-    {
-      file = entry->file;
-      lang = entry->language;
-    }
-  g_mutex_unlock (&plugins_lock);
-
+  get_entry (extension_point, name, &entry, &gio_type);
   if (language != NULL)
-    *language = lang;
-  return file;
+    *language = entry.language;
+  return entry.file;
 }
 
 /**
@@ -1301,24 +1311,16 @@ anot_registry_get_description (AnotRegistry *self,
                                const char   *extension_point,
                                const char   *name)
 {
-  const char *description = NULL;
-  GHashTable *table;
-  PluginEntry *entry;
+  PluginEntry entry;
+  GType gio_type;
 
   g_return_val_if_fail (ANOT_IS_REGISTRY (self), NULL);
   g_return_val_if_fail (extension_point != NULL, NULL);
   g_return_val_if_fail (name != NULL, NULL);
 
-  g_mutex_lock (&plugins_lock);
-  entry = find_entry_locked (extension_point, name, &table);
-  if (entry != NULL)
-    description = entry->description;
-  else if (table != NULL &&
-           g_io_extension_point_get_extension_by_name (g_io_extension_point_lookup (extension_point), name) != NULL)
-    description = "";
-  g_mutex_unlock (&plugins_lock);
-
-  return description;
+  if (get_entry (extension_point, name, &entry, &gio_type))
+    return entry.description;
+  return gio_type != G_TYPE_INVALID ? "" : NULL;
 }
 
 /**
@@ -1335,21 +1337,15 @@ anot_registry_get_flags (AnotRegistry *self,
                          const char   *extension_point,
                          const char   *name)
 {
-  AnotPluginFlags flags = ANOT_PLUGIN_FLAGS_NONE;
-  GHashTable *table;
-  PluginEntry *entry;
+  PluginEntry entry = { 0 };
+  GType gio_type;
 
   g_return_val_if_fail (ANOT_IS_REGISTRY (self), ANOT_PLUGIN_FLAGS_NONE);
   g_return_val_if_fail (extension_point != NULL, ANOT_PLUGIN_FLAGS_NONE);
   g_return_val_if_fail (name != NULL, ANOT_PLUGIN_FLAGS_NONE);
 
-  g_mutex_lock (&plugins_lock);
-  entry = find_entry_locked (extension_point, name, &table);
-  if (entry != NULL)
-    flags = entry->flags;
-  g_mutex_unlock (&plugins_lock);
-
-  return flags;
+  get_entry (extension_point, name, &entry, &gio_type);
+  return entry.flags;
 }
 
 /**
@@ -1365,31 +1361,16 @@ anot_registry_lookup_type (AnotRegistry *self,
                            const char   *extension_point,
                            const char   *name)
 {
-  GType type = G_TYPE_INVALID;
-  GHashTable *table;
-  PluginEntry *entry;
+  PluginEntry entry;
+  GType gio_type;
 
   g_return_val_if_fail (ANOT_IS_REGISTRY (self), G_TYPE_INVALID);
   g_return_val_if_fail (extension_point != NULL, G_TYPE_INVALID);
   g_return_val_if_fail (name != NULL, G_TYPE_INVALID);
 
-  g_mutex_lock (&plugins_lock);
-  entry = find_entry_locked (extension_point, name, &table);
-  if (entry != NULL)
-    {
-      type = entry->type;
-    }
-  else if (table != NULL)
-    {
-      GIOExtension *extension;
-
-      extension = g_io_extension_point_get_extension_by_name (g_io_extension_point_lookup (extension_point), name);
-      if (extension != NULL)
-        type = g_io_extension_get_type (extension);
-    }
-  g_mutex_unlock (&plugins_lock);
-
-  return type;
+  if (get_entry (extension_point, name, &entry, &gio_type))
+    return entry.type;
+  return gio_type;
 }
 
 /**

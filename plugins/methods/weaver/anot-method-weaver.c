@@ -247,10 +247,8 @@ ask_answer (GTask *task)
   {
     /* The formatter's heading, in the benchmark's words ("Restaurants:"). */
     AnotDomain *domain = anot_method_context_get_domain (anot_llm_job_get_context (job));
-    g_autofree char *items = g_strdup (anot_domain_get_items (domain));
 
-    items[0] = g_ascii_toupper (items[0]);
-    g_string_append_printf (data, "%s:\n\n", items);
+    g_string_append_printf (data, "%s:\n\n", anot_domain_get_items_title (domain));
   }
 
   for (guint i = 0; i < numbers->len; i++)
