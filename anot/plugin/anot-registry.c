@@ -166,6 +166,7 @@ static GHashTable *plugins;        /* point name → (name → PluginEntry) */
 static GHashTable *seen_rejections; /* "point\nname\ntype" already reported */
 static GHashTable *kept_classes;   /* GType → GTypeClass, see keep_class() */
 static GHashTable *method_options; /* method name → GPtrArray of AnotMethodOption */
+static GHashTable *method_roles;   /* method name → GStrv of the LLM roles it calls */
 static LoadContext *current_load;
 
 static gpointer
@@ -545,6 +546,110 @@ anot_registry_list_method_options (AnotRegistry *self,
   g_return_val_if_fail (method != NULL, NULL);
 
   return anot_plugin_list_method_options (method);
+}
+
+/* Replaces what @method declared before, like set_method_options(). */
+static void
+set_method_roles (const char *method,
+                  GStrv       roles)
+{
+  g_mutex_lock (&plugins_lock);
+  if (method_roles == NULL)
+    method_roles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                          (GDestroyNotify) g_strfreev);
+  g_hash_table_replace (method_roles, g_strdup (method), roles);
+  g_mutex_unlock (&plugins_lock);
+}
+
+/**
+ * anot_plugin_declare_method_roles:
+ * @method: the name the method is registered under, e.g. "plan_act"
+ * @first_role: (nullable): the first LLM role it calls, or %NULL for a
+ *   method that calls no LLM
+ * @...: more roles, then %NULL
+ *
+ * Declares every role @method makes LLM calls for (the @role of
+ * anot_method_context_complete_async(), e.g. %ANOT_DEFAULT_ROLE or
+ * "planner"), from a plugin's `g_io_module_load()`, beside its
+ * anot_plugin_implement():
+ *
+ * ```c
+ * anot_plugin_declare_method_roles ("plan_act", "planner", "executor", NULL);
+ * anot_plugin_declare_method_roles ("bm25", NULL);
+ * ```
+ *
+ * Before a run starts, the backend of each declared role is checked
+ * ([method@Anot.Experiment.check_api_keys]): a provider's own endpoint
+ * without an API key refuses the run before anything is written.  A
+ * method that declared nothing is not checked then; its first call is.
+ */
+void
+anot_plugin_declare_method_roles (const char *method,
+                                  const char *first_role,
+                                  ...)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  const char *role;
+  va_list args;
+
+  g_return_if_fail (method != NULL && method[0] != '\0');
+
+  va_start (args, first_role);
+  for (role = first_role; role != NULL; role = va_arg (args, const char *))
+    g_strv_builder_add (builder, role);
+  va_end (args);
+  set_method_roles (method, g_strv_builder_end (builder));
+}
+
+/**
+ * anot_registry_declare_method_roles:
+ * @self: an #AnotRegistry
+ * @method: the name the method is registered under
+ * @roles: (array zero-terminated=1): the LLM roles it calls; empty for a
+ *   method that calls no LLM
+ *
+ * Declares every role @method makes LLM calls for, replacing an earlier
+ * declaration: anot_plugin_declare_method_roles() for the bindings (a
+ * Python method passes `roles=` to `Anot.register_method`).
+ */
+void
+anot_registry_declare_method_roles (AnotRegistry       *self,
+                                    const char         *method,
+                                    const char * const *roles)
+{
+  g_return_if_fail (ANOT_IS_REGISTRY (self));
+  g_return_if_fail (method != NULL && method[0] != '\0');
+  g_return_if_fail (roles != NULL);
+
+  set_method_roles (method, g_strdupv ((char **) roles));
+}
+
+/**
+ * anot_registry_list_method_roles:
+ * @self: an #AnotRegistry
+ * @method: a method's name
+ *
+ * Returns: (transfer full) (nullable): the LLM roles @method declared
+ *   (empty when it calls no LLM), or %NULL when it declared none: then
+ *   which roles it calls is not known
+ */
+char **
+anot_registry_list_method_roles (AnotRegistry *self,
+                                 const char   *method)
+{
+  char **copy = NULL;
+  GStrv found = NULL;
+
+  g_return_val_if_fail (ANOT_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (method != NULL, NULL);
+
+  g_mutex_lock (&plugins_lock);
+  if (method_roles != NULL)
+    found = g_hash_table_lookup (method_roles, method);
+  if (found != NULL)
+    copy = g_strdupv (found);
+  g_mutex_unlock (&plugins_lock);
+  return copy;
 }
 
 static void

@@ -493,6 +493,7 @@ g_io_module_load (GIOModule *module)
   anot_plugin_declare_method_options ("weaver",
                                       anot_method_option_new_int ("repairs", 0, G_MAXUINT, 1, "SQL repair rounds after a failing query"),
                                       NULL);
+  anot_plugin_declare_method_roles ("weaver", ANOT_DEFAULT_ROLE, SQL_ROLE, NULL);
 }
 
 G_MODULE_EXPORT void
