@@ -41,10 +41,12 @@ anot_run_print_method_options (AnotRegistry *registry,
       g_autofree char *type = anot_method_option_describe_type (option);
       const char *value = anot_method_option_get_default (option);
       const char *original = anot_method_option_get_original_default (option);
-      g_autofree char *default_text = value != NULL ? g_strdup_printf ("default %s%s%s%s", value,
-                                                                       original ? " (" : "",
-                                                                       original ? original : "",
-                                                                       original ? " with --compat original)" : "")
+      gboolean fixed = anot_method_option_get_original_fixed (option);
+      g_autofree char *compat_text = fixed ? g_strdup_printf (" (always %s with --compat original)",
+                                                              original ? original : value)
+                                     : original ? g_strdup_printf (" (%s with --compat original)", original)
+                                     : g_strdup ("");
+      g_autofree char *default_text = value != NULL ? g_strdup_printf ("default %s%s", value, compat_text)
                                                     : g_strdup ("no default");
 
       g_print ("%s%s%-*s  %s; %s. %s\n", indent, key_prefix, (int) width, key, type, default_text,

@@ -16,4 +16,9 @@ G_GNUC_INTERNAL
 void anot_llm_config_set_stand_in (AnotLlmConfig *self,
                                    AnotBackend   *stand_in);
 
+/* Whether @name (upper-case, `MAX_TOKENS`) is a key the environment
+ * variables ANOT_<ROLE>_<KEY> set for a role. */
+G_GNUC_INTERNAL
+gboolean anot_llm_config_is_role_env_key (const char *name);
+
 G_END_DECLS

@@ -329,6 +329,15 @@ env_name (const char *role,
   return g_string_free (name, FALSE);
 }
 
+gboolean
+anot_llm_config_is_role_env_key (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (known_keys); i++)
+    if (g_ascii_strcasecmp (name, known_keys[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static const char *
 env_lookup (AnotLlmConfig *self,
             const char    *name)

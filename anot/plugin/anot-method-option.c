@@ -23,10 +23,11 @@
  * `g_io_module_load()`, [method@Anot.Registry.declare_method_options] or
  * the `options=` argument of `Anot.register_method` in Python).  Before a
  * run starts, every `-O METHOD.KEY=VALUE`, every key of the `[method
- * METHOD]` section of `config.ini` and every `ANOT_METHOD_KEY` variable of
- * a declared key is checked against the declaration: an unknown key or a
- * value out of range stops the run before anything is sent, naming the
- * key (see [class@Anot.MethodSettings]).
+ * METHOD]` section of `config.ini` and every `ANOT_METHOD_KEY` variable
+ * of the run's method is checked against the declaration: an unknown key
+ * (or a variable of no declared key) or a value out of range stops the
+ * run before anything is sent, naming the key (see
+ * [class@Anot.MethodSettings]).
  *
  * The value is text on the command line and in files; parsing it is
  * anot_method_option_parse(), which the typed getters of
@@ -45,6 +46,7 @@ struct _AnotMethodOption
   char                **choices;
   char                 *default_text; /* NULL: a string option without default */
   char                 *original_default; /* under --compat original, or NULL: the same */
+  gboolean              original_fixed;   /* --compat original admits no other value */
 };
 
 G_DEFINE_FINAL_TYPE (AnotMethodOption, anot_method_option, G_TYPE_OBJECT)
@@ -379,6 +381,110 @@ anot_method_option_with_original_default (AnotMethodOption *self,
 {
   anot_method_option_set_original_default (self, value);
   return self;
+}
+
+/**
+ * anot_method_option_get_original_fixed:
+ * @self: an option
+ *
+ * Returns: whether `--compat original` admits only the original's value
+ *   (see anot_method_option_set_original_fixed())
+ */
+gboolean
+anot_method_option_get_original_fixed (AnotMethodOption *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_OPTION (self), FALSE);
+  return self->original_fixed;
+}
+
+/**
+ * anot_method_option_set_original_fixed:
+ * @self: an option
+ * @fixed: whether `--compat original` admits only the original's value
+ *
+ * Declares that a like-for-like run with the original framework
+ * (%ANOT_COMPAT_MODE_ORIGINAL) cannot take another value than the
+ * original's (anot_method_option_get_original_default(), else the
+ * ordinary default): ANoT-HEAD for `anot.variant`, one call over all N
+ * for `listwise.window`.  Any other value set by `-O`, the environment or
+ * `config.ini` is then a usage error before the run, naming the option
+ * and the compat mode, rather than a run that silently ignores it while
+ * `config.json` records it.
+ */
+void
+anot_method_option_set_original_fixed (AnotMethodOption *self,
+                                       gboolean          fixed)
+{
+  g_return_if_fail (ANOT_IS_METHOD_OPTION (self));
+  self->original_fixed = !!fixed;
+}
+
+/**
+ * anot_method_option_with_original_fixed: (skip)
+ * @self: (transfer full): an option
+ * @value: the one value `--compat original` admits
+ *
+ * anot_method_option_set_original_default() and
+ * anot_method_option_set_original_fixed(), returning @self: for the list
+ * of anot_plugin_declare_method_options().
+ *
+ * Returns: (transfer full): @self
+ */
+AnotMethodOption *
+anot_method_option_with_original_fixed (AnotMethodOption *self,
+                                        const char       *value)
+{
+  anot_method_option_set_original_default (self, value);
+  anot_method_option_set_original_fixed (self, TRUE);
+  return self;
+}
+
+/**
+ * anot_method_option_check_compat:
+ * @self: an option
+ * @compat: the run's compat mode
+ * @text: (nullable): the value set, or %NULL when nothing sets it
+ * @source: (nullable): where @text comes from (`method option
+ *   listwise.window`, `environment ANOT_LISTWISE_WINDOW`, `PATH:LINE
+ *   [method listwise]`)
+ * @prefix: (nullable): the method's name, to write the option `METHOD.KEY`
+ * @error: return location for a #GError
+ *
+ * Errors: %ANOT_ERROR_INVALID_ARGUMENT when @compat is
+ * %ANOT_COMPAT_MODE_ORIGINAL, the option is fixed under it and @text is
+ * another value than the original's.
+ *
+ * Returns: %TRUE when @text may be used under @compat
+ */
+gboolean
+anot_method_option_check_compat (AnotMethodOption  *self,
+                                 AnotCompatMode     compat,
+                                 const char        *text,
+                                 const char        *source,
+                                 const char        *prefix,
+                                 GError           **error)
+{
+  const char *fixed_text;
+  g_autoptr(JsonNode) given = NULL;
+  g_autoptr(JsonNode) fixed = NULL;
+
+  g_return_val_if_fail (ANOT_IS_METHOD_OPTION (self), FALSE);
+
+  if (compat != ANOT_COMPAT_MODE_ORIGINAL || !self->original_fixed || text == NULL)
+    return TRUE;
+  fixed_text = self->original_default != NULL ? self->original_default : self->default_text;
+  given = anot_method_option_parse (self, text, NULL);
+  fixed = anot_method_option_parse (self, fixed_text, NULL);
+  /* An ill-typed value is the parser's error to report. */
+  if (given == NULL || fixed == NULL || json_node_equal (given, fixed))
+    return TRUE;
+  g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+               "%s%s%s=%s (from %s) contradicts --compat original, which runs it with %s%s%s=%s "
+               "as the original did; drop the setting or run without --compat original",
+               prefix ? prefix : "", prefix ? "." : "", self->name, text,
+               source ? source : "its setting",
+               prefix ? prefix : "", prefix ? "." : "", self->name, fixed_text);
+  return FALSE;
 }
 
 static char *

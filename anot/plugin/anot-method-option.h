@@ -13,6 +13,8 @@
 #include <glib-object.h>
 #include <json-glib/json-glib.h>
 
+#include "anot-method-context.h"
+
 G_BEGIN_DECLS
 
 /**
@@ -85,6 +87,21 @@ void                  anot_method_option_set_original_default (AnotMethodOption 
 ANOT_AVAILABLE_IN_ALL
 AnotMethodOption     *anot_method_option_with_original_default (AnotMethodOption *self,
                                                                 const char       *value);
+ANOT_AVAILABLE_IN_ALL
+gboolean              anot_method_option_get_original_fixed (AnotMethodOption *self);
+ANOT_AVAILABLE_IN_ALL
+void                  anot_method_option_set_original_fixed (AnotMethodOption *self,
+                                                             gboolean          fixed);
+ANOT_AVAILABLE_IN_ALL
+AnotMethodOption     *anot_method_option_with_original_fixed (AnotMethodOption *self,
+                                                              const char       *value);
+ANOT_AVAILABLE_IN_ALL
+gboolean              anot_method_option_check_compat (AnotMethodOption  *self,
+                                                       AnotCompatMode     compat,
+                                                       const char        *text,
+                                                       const char        *source,
+                                                       const char        *prefix,
+                                                       GError           **error);
 ANOT_AVAILABLE_IN_ALL
 char                 *anot_method_option_describe_type (AnotMethodOption   *self);
 ANOT_AVAILABLE_IN_ALL

@@ -12,6 +12,7 @@
 #include "anot-error.h"
 #include "anot-formatter-private.h"
 #include "anot-ini-reader-private.h"
+#include "anot-llm-config-private.h"
 #include "anot-method-context-private.h"
 #include "anot-method-settings-private.h"
 #include "anot-registry-private.h"
@@ -42,8 +43,10 @@
  *
  * A method declares every key it reads ([class@Anot.MethodOption]); an
  * experiment checks the options of a run against the declaration before
- * it sends anything (an unknown key, with the nearest known one, or a bad
- * value is an %ANOT_ERROR_INVALID_ARGUMENT naming the key) and records the
+ * it sends anything (an unknown key, with the nearest known one, an
+ * `ANOT_<METHOD>_<KEY>` variable of no declared key, a bad value, or a
+ * value `--compat original` does not admit is an
+ * %ANOT_ERROR_INVALID_ARGUMENT naming the key) and records the
  * effective value of every declared key, defaults included, in
  * `config.json` (`anot.method_settings`).  A getter whose key, default or
  * range differs from the declaration is a bug of the method, reported
@@ -540,6 +543,23 @@ invalid (AnotMethodSettings  *self,
                "%s.%s (from %s): expected %s, got “%s”", self->method, key, source, expected, value);
 }
 
+/* A value --compat original does not admit (the option's declaration
+ * fixes it): the check before the run refuses it too, this catches a
+ * context made without an experiment. */
+static gboolean
+compat_admits (AnotMethodSettings  *self,
+               AnotMethodContext   *context,
+               AnotMethodOption    *declared,
+               const char          *text,
+               const char          *source,
+               GError             **error)
+{
+  if (declared == NULL || context == NULL)
+    return TRUE;
+  return anot_method_option_check_compat (declared, anot_method_context_get_compat (context), text,
+                                          source, self->method, error);
+}
+
 /**
  * anot_method_settings_get_uint:
  * @self: settings
@@ -580,6 +600,8 @@ anot_method_settings_get_uint (AnotMethodSettings  *self,
       invalid (self, key, source, text, expected, error);
       return FALSE;
     }
+  if (!compat_admits (self, context, declared, text, source, error))
+    return FALSE;
   *out_value = (guint) value;
   record (self, key, json_node_init_int (json_node_alloc (), value), source);
   return TRUE;
@@ -631,6 +653,8 @@ anot_method_settings_get_double (AnotMethodSettings  *self,
           return FALSE;
         }
     }
+  if (!compat_admits (self, context, declared, text, source, error))
+    return FALSE;
   *out_value = value;
   record (self, key, json_node_init_double (json_node_alloc (), value), source);
   return TRUE;
@@ -678,6 +702,8 @@ anot_method_settings_get_boolean (AnotMethodSettings  *self,
           invalid (self, key, source, text, "true or false", error);
           return FALSE;
         }
+      if (!compat_admits (self, context, declared, text, source, error))
+        return FALSE;
     }
   *out_value = value;
   record (self, key, json_node_init_boolean (json_node_alloc (), value), source);
@@ -735,6 +761,8 @@ anot_method_settings_get_choice (AnotMethodSettings  *self,
           return FALSE;
         }
       index = i;
+      if (!compat_admits (self, context, declared, text, source, error))
+        return FALSE;
     }
   *out_index = index;
   record (self, key, json_node_init_string (json_node_alloc (), choices[index]), source);
@@ -962,6 +990,111 @@ check_given_option (AnotMethodSettings  *self,
   return TRUE;
 }
 
+/* The project's own ANOT_ variables, which set no method option
+ * (docs/configuration.md, docs/running-on-a-cluster.md, the test suite's
+ * environment): a method whose name one of them starts with must not
+ * take it for a mistyped option of its own. */
+static const char * const project_variables[] = {
+  "ANOT_CONFIG", "ANOT_DEBUG", "ANOT_DATA_DIR", "ANOT_PLUGIN_PATH", "ANOT_PLUGIN_DIR",
+  "ANOT_TOKENIZER_DIR", "ANOT_RUN", "ANOT_GIR", "ANOT_FAKE_LLM", "ANOT_PHILLY_DATA",
+  "ANOT_G1A_DATA", "ANOT_LLM_OUTPUTS", "ANOT_EXAMPLE_PLUGIN_DIR", "ANOT_CHROMEDRIVER",
+  "ANOT_CHROMIUM", "ANOT_REPORT_SCREENSHOT", "ANOT_NOTEBOOK_OUT", "ANOT_ARGS", "ANOT_OUT",
+  "ANOT_NAME", "ANOT_SHARDS", "ANOT_BATCH",
+};
+static const char * const project_prefixes[] = {
+  "ANOT_TEST_", "ANOT_BATCH_", "ANOT_VLLM_", "ANOT_DEFAULT_",
+};
+
+/* Whether the variable @name, which starts with @prefix (`ANOT_LATS_`),
+ * is something else than an option of that method: a project variable,
+ * an LLM role's setting (`ANOT_<ROLE>_<KEY>`: `ANOT_LATS_SELECTION_MODEL`
+ * sets the model of the role lats.selection), or the variable of a
+ * method whose longer name starts with this one's (`ANOT_PLAN_ACT_X` is
+ * plan_act's, not a method plan's). */
+static gboolean
+variable_is_elsewhere (const char *name,
+                       const char *prefix,
+                       const char *method)
+{
+  const char *rest = name + strlen (prefix);
+  g_auto(GStrv) methods = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (project_variables); i++)
+    if (strcmp (name, project_variables[i]) == 0)
+      return TRUE;
+  /* ANOT_TEST_TIME_SCALE is no option of a method "test", but
+   * ANOT_TEST_SLOW_X is one of "test-slow". */
+  for (guint i = 0; i < G_N_ELEMENTS (project_prefixes); i++)
+    if (g_str_has_prefix (name, project_prefixes[i]) && strlen (prefix) <= strlen (project_prefixes[i]))
+      return TRUE;
+  if (anot_llm_config_is_role_env_key (rest))
+    return TRUE;
+  /* MAX_TOKENS, BASE_URL: a key may hold a '_' itself. */
+  for (const char *p = rest; p != NULL && (p = strchr (p, '_')) != NULL; p++)
+    if (anot_llm_config_is_role_env_key (p + 1))
+      return TRUE;
+
+  methods = anot_registry_list (anot_registry_get_default (), ANOT_METHOD_EXTENSION_POINT_NAME);
+  for (guint i = 0; methods[i] != NULL; i++)
+    {
+      g_autofree char *other = env_name (methods[i], "");
+
+      if (strcmp (methods[i], method) != 0 && strlen (other) > strlen (prefix) &&
+          g_str_has_prefix (name, other))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Every ANOT_<METHOD>_<KEY> variable of the environment that sets no
+ * declared key of the run's method is a mistake the run would silently
+ * ignore (`ANOT_BM25_KK` for `ANOT_BM25_K1`). */
+static gboolean
+check_environment (AnotMethodSettings  *self,
+                   GPtrArray           *declared,
+                   GError             **error)
+{
+  g_autofree char *prefix = env_name (self->method, "");
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) known = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; declared != NULL && i < declared->len; i++)
+    g_ptr_array_add (known, env_name (self->method, anot_method_option_get_name (declared->pdata[i])));
+  g_ptr_array_add (known, NULL);
+
+  for (guint i = 0; self->environ != NULL && self->environ[i] != NULL; i++)
+    {
+      const char *equals = strchr (self->environ[i], '=');
+      g_autofree char *name = g_strndup (self->environ[i], equals ? (gsize) (equals - self->environ[i])
+                                                                  : strlen (self->environ[i]));
+
+      if (!g_str_has_prefix (name, prefix) || name[strlen (prefix)] == '\0' ||
+          g_strv_contains ((const char * const *) known->pdata, name) ||
+          variable_is_elsewhere (name, prefix, self->method))
+        continue;
+      g_ptr_array_add (names, g_steal_pointer (&name));
+    }
+  if (names->len == 0)
+    return TRUE;
+
+  /* Sorted, so that the error names the same variable every time. */
+  g_ptr_array_sort (names, compare_strings);
+  {
+    const char *name = names->pdata[0];
+    const char *nearest = anot_method_settings_nearest (name, (const char * const *) known->pdata);
+    g_autofree char *list = known->len > 1 ? g_strjoinv (", ", (char **) known->pdata) : NULL;
+
+    g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                 "Environment variable %s sets no option of the method %s%s%s%s; %s%s "
+                 "(anot-run --method %s --help-options lists them)",
+                 name, self->method,
+                 nearest ? " (did you mean " : "", nearest ? nearest : "", nearest ? "?)" : "",
+                 list ? "its variables: " : "it declares no options",
+                 list ? list : "", self->method);
+  }
+  return FALSE;
+}
+
 JsonNode *
 anot_method_settings_check_options (AnotMethodSettings  *self,
                                     GHashTable          *options,
@@ -1007,6 +1140,9 @@ anot_method_settings_check_options (AnotMethodSettings  *self,
         return NULL;
       }
 
+  if (!check_environment (self, declared, error))
+    return NULL;
+
   for (guint i = 0; declared != NULL && i < declared->len; i++)
     {
       AnotMethodOption *option = declared->pdata[i];
@@ -1022,6 +1158,9 @@ anot_method_settings_check_options (AnotMethodSettings  *self,
           value_text = g_strdup (default_for (option, compat));
           source = g_strdup ("default (--compat original)");
         }
+      /* config.json would record a value the compat mode did not use. */
+      if (!anot_method_option_check_compat (option, compat, value_text, source, self->method, error))
+        return NULL;
       value = anot_method_option_parse (option, value_text, &local_error);
 
       if (value == NULL)

@@ -294,7 +294,7 @@ test_validation (void)
       "compute_dag[0].formula (“a”): reads “b” before the step that defines it (compute_dag[1]); steps must be in dependency order" },
     { "\"compute_dag\": [{\"name\": \"a\", \"formula\": \"len(reviews)\"}], \"output_fields\": [\"a\"]", ANOT_ERROR_UNKNOWN_REFERENCE,
       "compute_dag[0].formula (“a”): reads “reviews”, which is not defined (a formula can read extractions, "
-      "restaurant_category, the array and lookup names, earlier steps and the builtins)" },
+      "item_category (or restaurant_category), the array and lookup names, earlier steps and the builtins)" },
     { "\"output_fields\": [\"share\", \"total\"]", ANOT_ERROR_UNKNOWN_REFERENCE,
       "output_fields[1]: “total” is not defined by any step of compute_dag" },
     { "-output_fields", ANOT_ERROR_MISSING_FIELD, "output_fields: the key is missing" },
@@ -798,7 +798,7 @@ test_evaluate_scope (void)
   g_assert_cmpint (json_node_get_int (kept_node (anot_expr_scope_get (scope, "a"))), ==, 402);
   g_assert_cmpint (json_node_get_int (kept_node (anot_expr_scope_get (scope, "b"))), ==, 403);
   names = anot_expr_scope_list_names (scope);
-  g_assert_cmpuint (g_strv_length (names), ==, 4);  /* extractions, restaurant_category, a, b */
+  g_assert_cmpuint (g_strv_length (names), ==, 5);  /* extractions, item_category, restaurant_category, a, b */
 
   /* The original's mode: the failed step is 0.0, stored. */
   g_assert_cmpuint (anot_formula_seed_evaluate (seed, scope, TRUE), ==, 1);

@@ -682,26 +682,38 @@ static void
 test_listwise_compat (void)
 {
   g_auto(Llm) llm = { 0 };
-  g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 20);
+  g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 24);
   g_autoptr(AnotRanking) ranking = NULL;
   g_autoptr(GError) error = NULL;
   const guint expected[] = { 2, 0, 11 };
   const char *options[] = { "listwise.window", "10", NULL };
   JsonObject *parse;
 
-  llm_start (&llm, "{\"rules\": [{\"match\": \"\", \"reply\": \"[3] > [1] > [0] > [12] > [3] > [21]\"}]}");
+  llm_start (&llm, "{\"rules\": [{\"match\": \"\", \"reply\": \"[3] > [1] > [0] > [12] > [3] > [25]\"}]}");
   compat_mode = ANOT_COMPAT_MODE_ORIGINAL;
+  /* The window is fixed at 0 under compat: another one is refused, not
+   * silently replaced (the experiment refuses it before the run; this is
+   * the method's own check, for a context made without one). */
   ranking = rank_full (&llm, "listwise", anot_test_get_demo (), c, 5, options, FALSE, &error);
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "listwise.window=10 (from method option listwise.window) "
+                                            "contradicts --compat original"));
+  g_assert_null (ranking);
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 0);
+  g_clear_error (&error);
+  ranking = rank_full (&llm, "listwise", anot_test_get_demo (), c, 5, NULL, FALSE, &error);
   compat_mode = ANOT_COMPAT_MODE_NONE;
   g_assert_no_error (error);
-  /* A window of 10 would have made 2 calls at N = 20. */
+  /* One window of all N, where the default window (20) makes 2 calls. */
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (trace_of (ranking), "sliding_window"),
+                                               "window"), ==, 24);
   g_assert_cmpuint (anot_fake_llm_get_n_requests (llm.server), ==, 1);
-  g_assert_nonnull (strstr (call_user (&llm, 0), "\"index\": 20\n}"));
-  /* [0] and the repeat dropped by its parser, 21 (> N) by the harness's. */
+  g_assert_nonnull (strstr (call_user (&llm, 0), "\"index\": 24\n}"));
+  /* [0] and the repeat dropped by its parser, 25 (> N) by the harness's. */
   assert_ranking (ranking, expected, 3);
   parse = json_object_get_object_member (trace_of (ranking), "result");
   g_assert_cmpstr (json_object_get_string_member (parse, "rule"), ==, "original");
-  g_assert_cmpstr (anot_ranking_get_raw_response (ranking), ==, "[3] > [1] > [0] > [12] > [3] > [21]");
+  g_assert_cmpstr (anot_ranking_get_raw_response (ranking), ==, "[3] > [1] > [0] > [12] > [3] > [25]");
 }
 
 static void

@@ -48,6 +48,12 @@ def test_compat_original_runs_every_method(method, fake_llm, tmp_path):
     assert config["anot"]["compat"] == "original"
     assert config["anot"]["pool"] == "original"
     assert config["anot"]["options"]["compat"] == "original"
+    # The record holds the values the compat mode ran with.
+    settings = config["anot"]["method_settings"]
+    fixed = {"listwise": ("window", 0), "anot": ("variant", "head"), "plan_act": ("plan", "verbatim")}
+    if method in fixed:
+        key, value = fixed[method]
+        assert settings[key] == {"value": value, "source": "default (--compat original)"}
     with open(run_dir / "results_10.jsonl") as f:
         rows = [json.loads(line) for line in f]
     assert len(rows) == 2

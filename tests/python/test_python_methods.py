@@ -246,6 +246,105 @@ def test_method_options_checked_before_the_run(demo, tmp_path, options, named):
     assert not os.path.exists(os.path.join(tmp_path, "bad"))
 
 
+def test_an_option_compat_original_fixes(demo, tmp_path):
+    """An option declared fixed under --compat original takes the original's
+    value there; another value is refused before the run, naming the option
+    and the compat mode, and config.json records the value used."""
+    mode = Anot.MethodOption.new_choice("mode", ["ours", "theirs"], 0, "whose way")
+    mode.set_original_default("theirs")
+    mode.set_original_fixed(True)
+    assert mode.get_original_fixed()
+    seen = set()
+
+    @Anot.register_method("py-compat", options=[mode])
+    class Compat(Anot.PyMethod):
+        """Records the option it was given."""
+
+        def rank(self, request, candidates, k, context):
+            seen.add(context.get_option("py-compat.mode"))
+            return range(len(candidates))
+
+    refused = Anot.Experiment(demo, "py-compat", candidates=5, out=tmp_path, name="refused", limit=1,
+                              compat="original", method_options={"py-compat.mode": "ours"})
+    with pytest.raises(GLib.Error) as error:
+        refused.run_blocking()
+    assert error.value.matches(Anot.error_quark(), Anot.Error.INVALID_ARGUMENT)
+    assert ("py-compat.mode=ours (from method option py-compat.mode) contradicts --compat original"
+            in error.value.message)
+    assert not os.path.exists(os.path.join(tmp_path, "refused"))
+
+    # Also a C method's: listwise's one call over all N.
+    listwise = Anot.Experiment(demo, "listwise", candidates=5, out=tmp_path, name="lw", limit=1,
+                               compat=Anot.CompatMode.ORIGINAL, method_options={"listwise.window": 20})
+    with pytest.raises(GLib.Error, match=r"listwise.window=20 .* contradicts --compat original"):
+        listwise.prepare()
+
+    for name, options, recorded in [("theirs", {}, {"value": "theirs", "source": "default (--compat original)"}),
+                                    ("spelled", {"py-compat.mode": "THEIRS"},
+                                     {"value": "theirs", "source": "method option py-compat.mode"})]:
+        exp = Anot.Experiment(demo, "py-compat", candidates=5, out=tmp_path, name=name, limit=1,
+                              compat="original", method_options=options)
+        exp.run_blocking()
+        with open(os.path.join(exp.get_directory(), "clean", "run_1", "config.json")) as f:
+            assert json.load(f)["anot"]["method_settings"]["mode"] == recorded
+
+    # Without --compat the option takes any of its values.
+    exp = Anot.Experiment(demo, "py-compat", candidates=5, out=tmp_path, name="ours", limit=1,
+                          method_options={"py-compat.mode": "ours"})
+    exp.run_blocking()
+    assert "ours" in seen
+
+
+def test_environment_variable_of_no_declared_key(demo, tmp_path, monkeypatch):
+    """ANOT_<METHOD>_<KEY> for a key the run's method does not declare is
+    refused before the run, with the nearest declared variable; the
+    project's own ANOT_ variables, LLM role settings and the variables of
+    a method whose name extends this one's are not its options."""
+    for name in ("py-pre", "py-pre-fix", "test", "plugin"):
+        @Anot.register_method(name, options=[Anot.MethodOption.new_int("mode", 0, 9, 1, "a mode")])
+        class Any(Anot.PyMethod):
+            """Ranks in order."""
+
+            def rank(self, request, candidates, k, context):
+                return range(len(candidates))
+
+    def run(method, name):
+        exp = Anot.Experiment(demo, method, candidates=5, out=tmp_path, name=name, limit=1)
+        exp.run_blocking()
+        return exp
+
+    monkeypatch.setenv("ANOT_PY_PRE_MODDE", "2")
+    with pytest.raises(GLib.Error) as error:
+        run("py-pre", "typo")
+    assert error.value.matches(Anot.error_quark(), Anot.Error.INVALID_ARGUMENT)
+    assert ("Environment variable ANOT_PY_PRE_MODDE sets no option of the method py-pre "
+            "(did you mean ANOT_PY_PRE_MODE?)") in error.value.message
+    assert not os.path.exists(os.path.join(tmp_path, "typo"))
+    monkeypatch.delenv("ANOT_PY_PRE_MODDE")
+
+    # py-pre-fix's option, an LLM role's model, and ANOT_PY_PRE_MODE itself.
+    monkeypatch.setenv("ANOT_PY_PRE_FIX_MODE", "3")
+    monkeypatch.setenv("ANOT_PY_PRE_JUDGE_MODEL", "small")
+    monkeypatch.setenv("ANOT_PY_PRE_MAX_TOKENS", "100")
+    monkeypatch.setenv("ANOT_PY_PRE_MODE", "4")
+    exp = run("py-pre", "fine")
+    with open(os.path.join(exp.get_directory(), "clean", "run_1", "config.json")) as f:
+        assert json.load(f)["anot"]["method_settings"]["mode"] == {
+            "value": 4, "source": "environment ANOT_PY_PRE_MODE"}
+    # ...but py-pre-fix refuses what is not its own.
+    monkeypatch.setenv("ANOT_PY_PRE_FIX_MODES", "3")
+    with pytest.raises(GLib.Error, match="ANOT_PY_PRE_FIX_MODES sets no option of the method py-pre-fix"):
+        run("py-pre-fix", "fix")
+
+    # The test suite's own ANOT_TEST_SRCDIR and ANOT_PLUGIN_PATH are set.
+    assert os.environ.get("ANOT_TEST_SRCDIR") and os.environ.get("ANOT_PLUGIN_PATH")
+    run("test", "test")
+    run("plugin", "plugin")
+    monkeypatch.setenv("ANOT_PLUGIN_MOD", "1")
+    with pytest.raises(GLib.Error, match="ANOT_PLUGIN_MOD .*did you mean ANOT_PLUGIN_MODE"):
+        run("plugin", "plugin2")
+
+
 def test_defense_needs_a_method_that_applies_it(demo, tmp_path):
     exp = Anot.Experiment(demo, "py-reverse", candidates=5, out=tmp_path, limit=1, defense=True)
     with pytest.raises(GLib.Error) as error:

@@ -398,6 +398,19 @@ test_declared_options (Fixture       *f,
   g_clear_pointer (&err, g_free);
   g_unsetenv ("ANOT_BM25_B");
 
+  /* A variable of no declared key (a typo of k1) is refused too, with the
+   * nearest declared variable; an LLM role's setting is not a method
+   * option. */
+  g_setenv ("ANOT_BM25_KK", "1", TRUE);
+  g_assert_cmpint (run_cli (NULL, &err, "--method", "bm25", "--out", out_dir, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "Environment variable ANOT_BM25_KK sets no option of the method bm25 "
+                                 "(did you mean ANOT_BM25_K1?)"));
+  g_clear_pointer (&err, g_free);
+  g_unsetenv ("ANOT_BM25_KK");
+  g_setenv ("ANOT_BM25_RANKER_MODEL", "small", TRUE);
+  g_assert_cmpint (run_cli (NULL, NULL, "estimate", "--method", "bm25", NULL), ==, 0);
+  g_unsetenv ("ANOT_BM25_RANKER_MODEL");
+
   /* An option of another method, one without a method, a good run. */
   g_assert_cmpint (run_cli (NULL, &err, "--method", "bm25", "-O", "lats.beam_width=2", "--out", out_dir,
                             NULL), ==, 2);
@@ -427,6 +440,59 @@ test_declared_options (Fixture       *f,
   g_assert_nonnull (strstr (out, "-O bm25.k1  a number ≥ 0; default 1.5. term-frequency saturation"));
   g_assert_nonnull (strstr (out, "--defense: not supported"));
   g_assert_cmpint (run_cli (NULL, NULL, "--help-options", NULL), ==, 2);
+}
+
+/* An option --compat original fixes (listwise.window, anot.variant) set
+ * to another value, from -O, the environment or config.ini, is a usage
+ * error naming the option and the compat mode, before anything runs: the
+ * run would otherwise ignore it while config.json recorded it. */
+static void
+test_compat_fixed_options (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *out_dir = g_build_filename (f->root, "results", NULL);
+  g_autofree char *config = g_build_filename (f->root, "config.ini", NULL);
+  g_autofree char *where = g_strdup_printf ("anot.variant=explore (from %s:2 [method anot]) contradicts "
+                                            "--compat original", config);
+  g_autofree char *err = NULL;
+
+  g_assert_cmpint (run_cli (NULL, &err, "--method", "listwise", "--compat", "original",
+                            "-O", "listwise.window=20", "--out", out_dir, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "listwise.window=20 (from method option listwise.window) contradicts "
+                                 "--compat original, which runs it with listwise.window=0"));
+  g_clear_pointer (&err, g_free);
+
+  g_setenv ("ANOT_LISTWISE_WINDOW", "5", TRUE);
+  g_assert_cmpint (run_cli (NULL, &err, "--method", "listwise", "--compat", "original",
+                            "--out", out_dir, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "listwise.window=5 (from environment ANOT_LISTWISE_WINDOW) contradicts"));
+  g_clear_pointer (&err, g_free);
+  /* The estimate prepares the same run, so refuses it too. */
+  g_assert_cmpint (run_cli (NULL, &err, "estimate", "--method", "listwise", "--compat", "original",
+                            NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "ANOT_LISTWISE_WINDOW"));
+  g_clear_pointer (&err, g_free);
+  /* The value fixed is admitted however it is spelled; without --compat any. */
+  g_setenv ("ANOT_LISTWISE_WINDOW", "00", TRUE);
+  g_assert_cmpint (run_cli (NULL, NULL, "estimate", "--method", "listwise", "--compat", "original",
+                            NULL), ==, 0);
+  g_setenv ("ANOT_LISTWISE_WINDOW", "5", TRUE);
+  g_assert_cmpint (run_cli (NULL, NULL, "estimate", "--method", "listwise", NULL), ==, 0);
+  g_unsetenv ("ANOT_LISTWISE_WINDOW");
+
+  g_setenv ("ANOT_CONFIG", config, TRUE);
+  g_assert_true (g_file_set_contents (config, "[method anot]\nvariant = explore\n", -1, NULL));
+  g_assert_cmpint (run_cli (NULL, &err, "--method", "anot", "--compat", "original",
+                            "--out", out_dir, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, where));
+  g_clear_pointer (&err, g_free);
+  g_assert_true (g_file_set_contents (config, "[method anot]\nvariant = HEAD\n", -1, NULL));
+  g_assert_cmpint (run_cli (NULL, NULL, "estimate", "--method", "anot", "--compat", "original",
+                            NULL), ==, 0);
+  g_unsetenv ("ANOT_CONFIG");
+
+  /* Nothing was written by the refused runs. */
+  g_assert_false (g_file_test (out_dir, G_FILE_TEST_EXISTS));
 }
 
 /* data/demo/requests.jsonl */
@@ -689,6 +755,7 @@ main (int    argc,
   ADD ("/cli/run-demo", test_run_demo);
   ADD ("/cli/every-request-fails", test_every_request_fails);
   ADD ("/cli/declared-options", test_declared_options);
+  ADD ("/cli/compat-fixed-options", test_compat_fixed_options);
   ADD ("/cli/kill-and-resume", test_kill_and_resume);
   ADD ("/cli/sigint", test_sigint);
   ADD ("/cli/sigterm", test_sigterm);

@@ -41,7 +41,7 @@
   "A formula is ONE Python expression (no statements, no assignments, no lambda, no import). It can read:\n" \
   "- extractions: a list with one dict per relevant review: every extraction field, plus _idx (the review's " \
   "position, 0 = newest), _year (int), _stars (float) and _useful (int);\n" \
-  "- restaurant_category: the %1$s's categories as one string%2$s;\n" \
+  "- %3$s: the %1$s's categories as one string%2$s;\n" \
   "- the names of earlier steps;\n" \
   "- the builtins abs, all, any, bool, dict, enumerate, exp, float, int, isinstance, len, list, log " \
   "(natural), log10, math, max, min, range, round, sorted, sqrt, str, sum, tuple, zip, and the methods " \
@@ -318,9 +318,13 @@ anot_formula_seed_compile_async (AnotMethodContext   *context,
   {
     AnotDomain *domain = anot_method_context_get_domain (context);
     /* The example category is a restaurant's; other domains get none
-     * rather than a misleading one. */
+     * rather than a misleading one.  The categories' name is the
+     * original's for restaurants (their prompt is unchanged), the
+     * domain-neutral one elsewhere; seeds may read either. */
+    gboolean restaurants = anot_domain_is_default (domain);
     g_autofree char *base = g_strdup_printf (SYSTEM_PROMPT_FORMAT, anot_domain_get_item (domain),
-                                             anot_domain_is_default (domain) ? ", e.g. \"Thai, Restaurants\"" : "");
+                                             restaurants ? ", e.g. \"Thai, Restaurants\"" : "",
+                                             restaurants ? "restaurant_category" : "item_category");
 
     /* Defense mode: the defense text after the instructions, as every
      * method adds it (docs/attacks.md). */

@@ -109,7 +109,17 @@ static const char * const field_types[] = { "enum", "string", "int", "float", "b
 
 /* The names every formula can read besides the steps. */
 #define EXTRACTIONS "extractions"
+/* The item's categories: `item_category` in any domain, and
+ * `restaurant_category`, the original's name, which Formula Seeds written
+ * for restaurants (files, caches) read: both are always bound. */
 #define CATEGORIES "restaurant_category"
+#define ITEM_CATEGORIES "item_category"
+
+static gboolean
+is_categories (const char *name)
+{
+  return strcmp (name, CATEGORIES) == 0 || strcmp (name, ITEM_CATEGORIES) == 0;
+}
 
 static void
 field_free (gpointer data)
@@ -583,7 +593,7 @@ load_steps (AnotFormulaSeed  *self,
         return seed_error (error, ANOT_ERROR_INVALID_FIELD,
                            "%sname: “%s” is not an identifier (letters, digits and _, not starting with a digit)",
                            path, name);
-      if (strcmp (name, EXTRACTIONS) == 0 || strcmp (name, CATEGORIES) == 0 || is_assembly (self, name))
+      if (strcmp (name, EXTRACTIONS) == 0 || is_categories (name) || is_assembly (self, name))
         return seed_error (error, ANOT_ERROR_INVALID_FIELD,
                            "%sname: “%s” is already an input of the compute DAG", path, name);
       other = find_step (self, name);
@@ -645,7 +655,7 @@ check_names (AnotFormulaSeed  *self,
           gssize defined_at;
           g_autofree char *message = NULL;
 
-          if (strcmp (name, EXTRACTIONS) == 0 || strcmp (name, CATEGORIES) == 0 ||
+          if (strcmp (name, EXTRACTIONS) == 0 || is_categories (name) ||
               is_assembly (self, name) || find_lookup (self, name) != NULL)
             continue;
           defined_at = find_step (self, name);
@@ -660,7 +670,7 @@ check_names (AnotFormulaSeed  *self,
                                        self->dag_key, i, s->name, name, self->dag_key, defined_at);
           else
             message = g_strdup_printf ("%s[%u].formula (“%s”): reads “%s”, which is not defined "
-                                       "(a formula can read extractions, restaurant_category, the array and lookup names, "
+                                       "(a formula can read extractions, item_category (or restaurant_category), the array and lookup names, "
                                        "earlier steps and the builtins)",
                                        self->dag_key, i, s->name, name);
           if (!allow_unresolved)
@@ -1603,7 +1613,7 @@ static JsonNode *
 lookup_initial (Lookup     *l,
                 const char *categories)
 {
-  if (l->source_field != NULL && strcmp (l->source_field, CATEGORIES) == 0 && categories != NULL)
+  if (l->source_field != NULL && is_categories (l->source_field) && categories != NULL)
     {
       JsonObject *mapping = json_node_get_object (l->mapping);
       g_autoptr(GList) members = json_object_get_members (mapping);
@@ -1634,7 +1644,7 @@ new_scope_with_list (AnotFormulaSeed *self,
     anot_expr_scope_set_builtins (scope, anot_expr_get_original_builtins ());
   /* The steps' names are borrowed from the seed, which the scope keeps. */
   anot_expr_scope_keep (scope, anot_formula_seed_ref (self), (GDestroyNotify) anot_formula_seed_unref);
-  anot_expr_scope_reserve (scope, 2 + self->assemblies->len + self->lookups->len + self->steps->len);
+  anot_expr_scope_reserve (scope, 3 + self->assemblies->len + self->lookups->len + self->steps->len);
   /* The names are the seed's (which the scope keeps) or literals: not
    * copied. */
   for (guint i = 0; i < self->assemblies->len; i++)
@@ -1645,6 +1655,8 @@ new_scope_with_list (AnotFormulaSeed *self,
     }
   anot_expr_scope_take_value_static (scope, EXTRACTIONS, anot_expr_name_hash (EXTRACTIONS), list);
   anot_expr_scope_take_value_static (scope, CATEGORIES, anot_expr_name_hash (CATEGORIES),
+                                     anot_expr_value_new_string (categories != NULL ? categories : "", -1));
+  anot_expr_scope_take_value_static (scope, ITEM_CATEGORIES, anot_expr_name_hash (ITEM_CATEGORIES),
                                      anot_expr_value_new_string (categories != NULL ? categories : "", -1));
   for (guint i = 0; i < self->lookups->len; i++)
     {
@@ -1662,12 +1674,12 @@ new_scope_with_list (AnotFormulaSeed *self,
  * @extractions: (nullable): the item's extractions, from
  *   anot_formula_seed_make_extraction(), in review order
  * @categories: (nullable): the item's categories string, the formulas'
- *   `restaurant_category`
+ *   `item_category` (and `restaurant_category`, its original name)
  * @original: restrict the builtins to the original framework's namespace
  *   (anot_expr_get_original_builtins())
  *
  * The namespace the compute DAG of one item reads: `extractions`,
- * `restaurant_category`, each array of `array_assemblies` (a list over the
+ * `item_category` and `restaurant_category` (the same string), each array of `array_assemblies` (a list over the
  * extractions of one field, or of `_stars`, `_useful`, `_year` for
  * `stars`, `useful`, `year`) and each lookup of `lookups` by name (its
  * mapping, whose `.get(text, default)` returns the value of the first key
@@ -1783,7 +1795,7 @@ run_for_trace (AnotFormulaSeed *self,
  * @extractions: (nullable): the item's extractions, from
  *   anot_formula_seed_make_extraction(), in review order
  * @categories: (nullable): the item's categories string, the formulas'
- *   `restaurant_category`
+ *   `item_category` (and `restaurant_category`, its original name)
  * @original: reproduce the original framework's executor: only the
  *   builtins its namespace had (anot_expr_get_original_builtins()), and a
  *   failed step takes the value 0 (`is_aggregate` steps) or 0.0 and the
@@ -1805,7 +1817,7 @@ run_for_trace (AnotFormulaSeed *self,
  * `"<Python exception>: <message>"`; a failed step also has `message`, the
  * full error naming the formula and the column, and `column`), `outputs`,
  * the value of each output field (a lookup's default, or its first match
- * when its `source_field` is `restaurant_category`, unless a step of the
+ * when its `source_field` is `item_category` or `restaurant_category`, unless a step of the
  * same name ran), and `n_failed`.
  *
  * Returns: (transfer full): the trace

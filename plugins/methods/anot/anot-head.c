@@ -1386,6 +1386,47 @@ on_extracted (GObject      *source,
   resolve_next (task);
 }
 
+
+/* The extraction prompt.  Its examples are the original's on restaurants
+ * (cafes, coffee, pastries: the prompt stays byte-identical); another
+ * domain gets examples over two of its own attributes (the glossary's,
+ * described by it, else its most common ones). */
+static char *
+extract_prompt (AnotMethodContext *context,
+                const char        *request_text)
+{
+  AnotDomain *domain = anot_method_context_get_domain (context);
+  const char * const *names;
+  g_autofree char *examples = NULL;
+  g_autofree char *hint = NULL;
+  const char *attr1, *attr2, *text1, *text2;
+
+  if (anot_domain_is_default (domain))
+    {
+      examples = anot_llm_prompt (context, PROMPTS "/head-extract-examples.txt", NULL);
+      return anot_llm_prompt (context, PROMPTS "/head-extract.txt",
+                              "request", request_text,
+                              "attribute_hint", "noise, wifi, price, outdoor seating",
+                              "examples", examples,
+                              NULL);
+    }
+  names = anot_domain_get_example_attributes (domain);
+  attr1 = names[0] != NULL ? names[0] : "attribute";
+  attr2 = names[0] != NULL && names[1] != NULL ? names[1] : attr1;
+  text1 = anot_domain_get_attribute_description (domain, attr1);
+  text2 = anot_domain_get_attribute_description (domain, attr2);
+  examples = anot_llm_prompt (context, PROMPTS "/head-extract-examples-generic.txt",
+                              "attr1", attr1, "attr1_text", text1 != NULL ? text1 : attr1,
+                              "attr2", attr2, "attr2_text", text2 != NULL ? text2 : attr2,
+                              NULL);
+  hint = names[0] != NULL ? g_strjoinv (", ", (char **) names) : g_strdup ("attributes");
+  return anot_llm_prompt (context, PROMPTS "/head-extract.txt",
+                          "request", request_text,
+                          "attribute_hint", hint,
+                          "examples", examples,
+                          NULL);
+}
+
 void
 anot_head_rank (GTask             *task,
                 AnotQuery         *request,
@@ -1415,6 +1456,6 @@ anot_head_rank (GTask             *task,
   h->phase_start = g_get_monotonic_time ();
   g_task_set_task_data (task, h, head_free);
 
-  prompt = anot_llm_prompt (h->context, PROMPTS "/head-extract.txt", "request", h->request_text, NULL);
+  prompt = extract_prompt (h->context, h->request_text);
   call_planner (task, "P1", prompt, on_extracted);
 }

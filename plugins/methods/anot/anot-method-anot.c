@@ -198,17 +198,11 @@ read_options (AnotMethodContext  *context,
                                       G_MAXUINT, &options->tool_value_length, error) ||
       !anot_method_settings_get_boolean (s, context, "aggregate", TRUE, &options->aggregate, error) ||
       !anot_method_settings_get_choice (s, context, "scores", scores, 0, &scores_index, error) ||
-      /* Every published ANoT figure came from ANoT-HEAD. */
+      /* Every published ANoT figure came from ANoT-HEAD: the option is
+       * declared fixed at head under --compat original. */
       !anot_method_settings_get_choice (s, context, "variant", variants, compat ? 1 : 0,
                                         &variant_index, error))
     return FALSE;
-  if (compat && variant_index != 1)
-    {
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
-                   "Option anot.variant: --compat original runs ANoT-HEAD, the variant of the "
-                   "original's published runs; anot.variant=explore contradicts it");
-      return FALSE;
-    }
   options->head = variant_index == 1;
 
   options->original_scores = scores_index == 1;
@@ -1227,7 +1221,7 @@ g_io_module_load (GIOModule *module)
                                       anot_method_option_new_boolean ("aggregate", TRUE, "add the (final) aggregation step (one more call and round)"),
                                       anot_method_option_new_choice ("scores", (const char * const[]) { "robust", "original", NULL }, 0, "original reads scores with the original's parse_score"),
                                       anot_method_option_new_string ("trace_file", NULL, "append the trace row of every request to this file"),
-                                      anot_method_option_with_original_default (
+                                      anot_method_option_with_original_fixed (
                                         anot_method_option_new_choice ("variant", (const char * const[]) { "explore", "head", NULL }, 0,
                                                                        "explore (ANoT-explore) or head (the original's published ANoT-HEAD)"),
                                         "head"),

@@ -345,9 +345,6 @@ anot_method_listwise_rank_async (AnotMethod          *method,
       return;
     }
 
-  /* The original ranked all N in one call. */
-  if (is_compat_original (lw->job))
-    window = 0;
   lw->window = window == 0 || window > n ? n : window;
   lw->step = step;
   lw->n_ranked = n;
@@ -409,7 +406,8 @@ g_io_module_load (GIOModule *module)
                                     "calls: 1 if N <= w, else 1 + ceil((N - w) / s)",
                                     ANOT_PLUGIN_SUPPORTS_DEFENSE);
   anot_plugin_declare_method_options ("listwise",
-                                      anot_method_option_with_original_default (
+                                      /* The original ranked all N in one call. */
+                                      anot_method_option_with_original_fixed (
                                         anot_method_option_new_int ("window", 0, G_MAXUINT, DEFAULT_WINDOW,
                                                                     "candidates per call (0: one call with all N, as the original)"),
                                         "0"),

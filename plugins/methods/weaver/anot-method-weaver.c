@@ -106,10 +106,11 @@ render_result (JsonNode *result)
   JsonArray *columns = json_object_get_array_member (o, "columns");
   JsonArray *rows = json_object_get_array_member (o, "rows");
   guint n = json_array_get_length (rows);
-  GString *out = g_string_new (NULL);
+  GString *out;
 
   if (n == 0)
     return g_strdup ("(no rows)");
+  out = g_string_new (NULL);
   for (guint r = 0; r < MIN (n, RESULT_ROWS); r++)
     {
       JsonArray *row = json_array_get_array_element (rows, r);
