@@ -937,7 +937,8 @@ anot_run_run_experiment (int           argc,
       return status;
     }
 
-  if (!anot_experiment_prepare (experiment, &error))
+  /* A missing API key is a usage error before anything is written. */
+  if (!anot_experiment_check_api_keys (experiment, &error))
     {
       /* Unknown plugins: the message lists the available ones. */
       if (is_usage_error (error))

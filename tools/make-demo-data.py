@@ -199,12 +199,14 @@ OTHER_NAMES = ['Amara', 'Bertie', 'Calla', 'Desmond', 'Esme', 'Fintan',
                'Nell', 'Orrin', 'Priya', 'Rosalind', 'Soren', 'Tamsin', 'Ulla']
 
 
-def friend_graph():
+def friend_graph(edges=None, one_way=None):
+    """The friend graph of @edges (both ways) and @one_way (one way); the
+    demo's by default."""
     fg = {}
-    for a, b in FRIEND_EDGES:
+    for a, b in FRIEND_EDGES if edges is None else edges:
         fg.setdefault(a, []).append(b)
         fg.setdefault(b, []).append(a)
-    for a, b in ONE_WAY_EDGES:
+    for a, b in ONE_WAY_EDGES if one_way is None else one_way:
         fg.setdefault(a, []).append(b)
     return fg
 
@@ -1884,6 +1886,81 @@ def make_user(rng, flag, year):
             'yelping_since': timestamp(rng, year - 1, lo_year=2008)}
 
 
+# The votes a generated review draws (useful, funny, cool).
+VOTES = ([0, 0, 0, 1, 1, 2, 3, 5], [0, 0, 0, 0, 1, 2], [0, 0, 0, 1, 1, 4])
+
+
+def review_record(rng, rid, bid, uid, stars, text, year, flag, votes):
+    """A review as reviews.jsonl has it; draws its date, votes and user
+    from @rng, in that order."""
+    useful, funny, cool = votes
+    return {
+        'review_id': rid,
+        'business_id': bid,
+        'user_id': uid,
+        'stars': float(stars),
+        'text': text,
+        'date': timestamp(rng, year),
+        'useful': rng.choice(useful),
+        'funny': rng.choice(funny),
+        'cool': rng.choice(cool),
+        'user': make_user(rng, flag, year),
+    }
+
+
+def cache_judgement(cache, rid, bid, aspect, judgement, name, note):
+    """Records the judgement of review @rid on @aspect in judgement_cache."""
+    cache[rid + ':' + aspect] = {
+        'review_id': rid, 'business_id': bid, 'aspect': aspect,
+        'judgement': judgement, 'note': '%s: %s' % (name, note)}
+
+
+def item_record(bid, name, address, town, state, postal, lat, lon, reviews,
+                is_open, attributes, categories, hours):
+    """An item as restaurants.jsonl (items.jsonl) has it; its stars are its
+    reviews' mean to the half star (4.0 without reviews)."""
+    mean = sum(r['stars'] for r in reviews) / len(reviews) if reviews else 4.0
+    return {
+        'business_id': bid, 'name': name,
+        'address': address, 'city': town, 'state': state,
+        'postal_code': postal, 'latitude': lat,
+        'longitude': lon, 'stars': round(mean * 2) / 2,
+        'review_count': len(reviews), 'is_open': is_open,
+        'attributes': attributes, 'categories': categories,
+        'hours': hours,
+    }
+
+
+def eval_context(items, fg, cache, per_item):
+    """The evaluation context (the view of §2 of the rules); @per_item:
+    each item's (reviews, reviewer names)."""
+    views = []
+    for r in items:
+        v = dict(r)
+        v['attributes'] = {k: pass_a(x) for k, x in r['attributes'].items()}
+        v['categories'] = [c.strip() for c in r['categories'].split(',') if c.strip()]
+        views.append(v)
+    return {'views': views, 'fg': fg, 'cache': cache,
+            'reviews': [rv for rv, _ in per_item],
+            'names': [nm for _, nm in per_item]}
+
+
+def match_status(structure, ctx, n_items, gold):
+    """The groundtruth status of a request whose gold is item @gold, the
+    items it matches and its verdict on each item."""
+    results = [evaluate(structure, ctx, i) for i in range(n_items)]
+    matches = [i for i, v in enumerate(results) if v == 1]
+    if matches == [gold]:
+        status = 'ok'
+    elif not matches:
+        status = 'no_match'
+    elif len(matches) == 1:
+        status = 'gold_not_match'
+    else:
+        status = 'multi_match' if gold in matches else 'multi_match_no_gold'
+    return status, matches, results
+
+
 def build():
     fg = friend_graph()
     pool = sorted(n for n in fg if n not in RESERVED_NAMES) + OTHER_NAMES
@@ -1906,25 +1983,12 @@ def build():
             if name is None:
                 name = rng.choice(pool)
             rid = yelp_id('review', cafe['key'], str(k))
-            review = {
-                'review_id': rid,
-                'business_id': bid,
-                'user_id': yelp_id('user', cafe['key'], str(k)),
-                'stars': float(stars),
-                'text': text,
-                'date': timestamp(rng, year),
-                'useful': rng.choice([0, 0, 0, 1, 1, 2, 3, 5]),
-                'funny': rng.choice([0, 0, 0, 0, 1, 2]),
-                'cool': rng.choice([0, 0, 0, 1, 1, 4]),
-                'user': make_user(rng, flag, year),
-            }
-            reviews.append(review)
+            reviews.append(review_record(rng, rid, bid, yelp_id('user', cafe['key'], str(k)),
+                                         stars, text, year, flag, VOTES))
             names.append(name)
             if isinstance(spec, dict):
                 for aspect, (j, note) in spec['judge'].items():
-                    cache[rid + ':' + aspect] = {
-                        'review_id': rid, 'business_id': bid, 'aspect': aspect,
-                        'judgement': j, 'note': '%s: %s' % (name, note)}
+                    cache_judgement(cache, rid, bid, aspect, j, name, note)
         if reviews:
             rng = random.Random('%s/%s/friends' % (SEED, cafe['key']))
             # The per-record friend lists are decoys, as in the original data:
@@ -1933,44 +1997,19 @@ def build():
                 {'review_idx': k, 'name': n,
                  'friends': sorted(rng.sample(pool, rng.randint(3, 7)))}
                 for k, n in enumerate(names)]
-        mean = sum(r['stars'] for r in reviews) / len(reviews) if reviews else 4.0
-        restaurants.append({
-            'business_id': bid, 'name': cafe['name'],
-            'address': cafe['address'], 'city': TOWN, 'state': STATE,
-            'postal_code': cafe['postal'], 'latitude': cafe['lat'],
-            'longitude': cafe['lon'], 'stars': round(mean * 2) / 2,
-            'review_count': len(reviews), 'is_open': cafe['is_open'],
-            'attributes': cafe['attributes'], 'categories': cafe['categories'],
-            'hours': cafe['hours'],
-        })
+        restaurants.append(item_record(bid, cafe['name'], cafe['address'], TOWN, STATE,
+                                       cafe['postal'], cafe['lat'], cafe['lon'], reviews,
+                                       cafe['is_open'], cafe['attributes'], cafe['categories'],
+                                       cafe['hours']))
         per_cafe_reviews.append((reviews, names))
 
-    # Evaluation context (the view of §2 of the rules).
-    views = []
-    for r in restaurants:
-        v = dict(r)
-        v['attributes'] = {k: pass_a(x) for k, x in r['attributes'].items()}
-        v['categories'] = [c.strip() for c in r['categories'].split(',') if c.strip()]
-        views.append(v)
-    ctx = {'views': views, 'fg': fg, 'cache': cache,
-           'reviews': [rv for rv, _ in per_cafe_reviews],
-           'names': [nm for _, nm in per_cafe_reviews]}
-
+    ctx = eval_context(restaurants, fg, cache, per_cafe_reviews)
     keys = [c['key'] for c in CAFES]
     requests, truth, problems, verdicts = [], [], [], []
     for n, (group, scenario, gold_key, text, structure) in enumerate(REQUESTS, 1):
         rid = 'R%02d' % n
         gold = keys.index(gold_key)
-        results = [evaluate(structure, ctx, i) for i in range(len(CAFES))]
-        matches = [i for i, v in enumerate(results) if v == 1]
-        if matches == [gold]:
-            status = 'ok'
-        elif not matches:
-            status = 'no_match'
-        elif len(matches) == 1:
-            status = 'gold_not_match'
-        else:
-            status = 'multi_match' if gold in matches else 'multi_match_no_gold'
+        status, matches, results = match_status(structure, ctx, len(CAFES), gold)
         if status != 'ok':
             problems.append('%s: %s (matches %s, gold %s)' % (
                 rid, status, [keys[i] for i in matches], gold_key))
@@ -2125,13 +2164,35 @@ def write_files(files, out):
             f.write(content)
 
 
-def main():
+def arg_parser(description, name):
+    """The options of a bundled benchmark's generator: --out (data/@name by
+    default) and --check."""
     here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser(description='Write the demo benchmark.')
-    ap.add_argument('--out', default=os.path.join(here, '..', 'data', 'demo'),
-                    help='output directory (default: data/demo)')
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument('--out', default=os.path.join(here, '..', 'data', name),
+                    help='output directory (default: data/%s)' % name)
     ap.add_argument('--check', action='store_true',
                     help='compare with the files on disk instead of writing')
+    return ap
+
+
+def emit(prog, d, render, args, what):
+    """Writes (or with --check compares) the files @render makes of @d,
+    unless @d has problems; the exit status.  @what: what was written."""
+    if d['problems']:
+        for p in d['problems']:
+            print('%s: %s' % (prog, p), file=sys.stderr)
+        return 1
+    files = render(d)
+    if args.check:
+        return check_files(files, args.out, prog)
+    write_files(files, args.out)
+    print('%s: wrote %s to %s' % (prog, what, args.out))
+    return 0
+
+
+def main():
+    ap = arg_parser('Write the demo benchmark.', 'demo')
     ap.add_argument('--verbose', action='store_true',
                     help='print every request with its per-cafe results')
     args = ap.parse_args()
@@ -2142,18 +2203,8 @@ def main():
             print('%s  %s  true=%d unknown=%d false=%d' % (
                 rid, ''.join({1: '+', 0: '?', -1: '.'}[v] for v in results),
                 results.count(1), results.count(0), results.count(-1)))
-    if d['problems']:
-        for p in d['problems']:
-            print('make-demo-data: ' + p, file=sys.stderr)
-        return 1
-    files = render(d)
-
-    if args.check:
-        return check_files(files, args.out, 'make-demo-data')
-    write_files(files, args.out)
-    print('make-demo-data: wrote %d cafes, %d reviews, %d requests to %s' % (
-        len(d['restaurants']), len(d['reviews']), len(d['requests']), args.out))
-    return 0
+    return emit('make-demo-data', d, render, args, '%d cafes, %d reviews, %d requests' % (
+        len(d['restaurants']), len(d['reviews']), len(d['requests'])))
 
 
 if __name__ == '__main__':

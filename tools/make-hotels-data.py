@@ -18,7 +18,6 @@
 # `anot-run validate --data data/hotels --write-groundtruth` writes (the
 # test suite checks it agrees).
 
-import argparse
 import importlib.util
 import json
 import os
@@ -33,8 +32,9 @@ _spec.loader.exec_module(demo)
 
 # The rules and request helpers are the demo's: one Python version of them.
 from_demo = ('AND', 'attr', 'cats', 'hours', 'leaf', 'review_text', 'sentiment',
-             'social_rating', 'group_rating', 'week', 'evaluate', 'pass_a',
-             'shorthand', 'jsonl', 'timestamp', 'make_user')
+             'social_rating', 'group_rating', 'week', 'shorthand', 'jsonl',
+             'review_record', 'cache_judgement', 'item_record', 'eval_context',
+             'match_status')
 globals().update({name: getattr(demo, name) for name in from_demo})
 
 SEED = 'anot-hotels-1'
@@ -213,14 +213,6 @@ REQUESTS = [
 ]
 
 
-def friend_graph():
-    fg = {}
-    for a, b in FRIEND_EDGES:
-        fg.setdefault(a, []).append(b)
-        fg.setdefault(b, []).append(a)
-    return fg
-
-
 def compose(rng, stars, extra):
     pool = POS if stars >= 4 else (NEG if stars <= 2 else POS[:3] + NEG[:3])
     parts = rng.sample(pool, 3)
@@ -229,8 +221,12 @@ def compose(rng, stars, extra):
     return ' '.join(parts)
 
 
+# The votes a review draws (useful, funny, cool).
+VOTES = ([0, 0, 1, 2, 3], [0, 0, 1], [0, 1, 2])
+
+
 def build():
-    fg = friend_graph()
+    fg = demo.friend_graph(FRIEND_EDGES, ())
     items, reviews, assignments, cache, per_item = [], [], {}, {}, []
     n = 0
     for i, (key, name, categories, hrs, attributes, specs) in enumerate(HOTELS):
@@ -241,46 +237,29 @@ def build():
             rid = 'rv%03d' % n
             n += 1
             who = who or rng.choice(OTHER_NAMES)
-            review = {
-                'review_id': rid, 'business_id': bid, 'user_id': 'us%03d' % (n - 1),
-                'stars': float(stars), 'text': compose(rng, stars, extra),
-                'date': timestamp(rng, year),
-                'useful': rng.choice([0, 0, 1, 2, 3]), 'funny': rng.choice([0, 0, 1]),
-                'cool': rng.choice([0, 1, 2]), 'user': make_user(rng, None, year),
-            }
-            mine.append(review)
+            text = compose(rng, stars, extra)
+            mine.append(review_record(rng, rid, bid, 'us%03d' % (n - 1), stars, text, year,
+                                      None, VOTES))
             names.append(who)
             for aspect, j in judge.items():
-                cache[rid + ':' + aspect] = {'review_id': rid, 'business_id': bid,
-                                             'aspect': aspect, 'judgement': j,
-                                             'note': '%s: %s' % (who, extra)}
+                cache_judgement(cache, rid, bid, aspect, j, who, extra)
         assignments[str(i)] = [{'review_idx': k, 'name': w, 'friends': sorted(fg.get(w, []))}
                                for k, w in enumerate(names)]
         reviews += mine
         per_item.append((mine, names))
-        mean = sum(r['stars'] for r in mine) / len(mine)
-        items.append({'business_id': bid, 'name': name, 'address': '%d Shore Road' % (10 + 7 * i),
-                      'city': TOWN, 'state': STATE, 'postal_code': '07%03d' % (100 + i),
-                      'latitude': round(41.5 + 0.01 * i, 5), 'longitude': round(-70.2 - 0.01 * i, 5),
-                      'stars': round(mean * 2) / 2, 'review_count': len(mine), 'is_open': 1,
-                      'attributes': attributes, 'categories': categories, 'hours': hrs})
+        items.append(item_record(bid, name, '%d Shore Road' % (10 + 7 * i), TOWN, STATE,
+                                 '07%03d' % (100 + i), round(41.5 + 0.01 * i, 5),
+                                 round(-70.2 - 0.01 * i, 5), mine, 1, attributes, categories,
+                                 hrs))
 
-    views = []
-    for it in items:
-        v = dict(it)
-        v['attributes'] = {k: pass_a(x) for k, x in it['attributes'].items()}
-        v['categories'] = [c.strip() for c in it['categories'].split(',') if c.strip()]
-        views.append(v)
-    ctx = {'views': views, 'fg': fg, 'cache': cache,
-           'reviews': [r for r, _ in per_item], 'names': [nm for _, nm in per_item]}
-
+    ctx = eval_context(items, fg, cache, per_item)
     keys = [h[0] for h in HOTELS]
     requests, problems = [], []
     for n_req, (group, scenario, gold_key, text, structure) in enumerate(REQUESTS, 1):
         rid = 'R%02d' % n_req
         gold = keys.index(gold_key)
-        matches = [i for i in range(len(items)) if evaluate(structure, ctx, i) == 1]
-        if matches != [gold]:
+        status, matches, _ = match_status(structure, ctx, len(items), gold)
+        if status != 'ok':
             problems.append('%s: matches %s, gold %s' % (rid, [keys[i] for i in matches], gold_key))
         requests.append({'id': rid, 'group': group, 'scenario': scenario, 'text': text,
                          'shorthand': shorthand(structure), 'structure': structure,
@@ -318,26 +297,10 @@ def render(d):
 
 
 def main():
-    ap = argparse.ArgumentParser(description='Write the hotels benchmark.')
-    ap.add_argument('--out', default=os.path.join(HERE, '..', 'data', 'hotels'),
-                    help='output directory (default: data/hotels)')
-    ap.add_argument('--check', action='store_true',
-                    help='compare with the files on disk instead of writing')
-    args = ap.parse_args()
-
+    args = demo.arg_parser('Write the hotels benchmark.', 'hotels').parse_args()
     d = build()
-    if d['problems']:
-        for p in d['problems']:
-            print('make-hotels-data: ' + p, file=sys.stderr)
-        return 1
-    files = render(d)
-    if args.check:
-        return demo.check_files(files, args.out, 'make-hotels-data')
-    demo.write_files(files, args.out)
-    print('make-hotels-data: wrote %d hotels, %d reviews, %d requests to %s' % (
-        len(d['items']), len(d['reviews']), len(d['requests']), args.out))
-    return 0
-
+    return demo.emit('make-hotels-data', d, render, args, '%d hotels, %d reviews, %d requests' % (
+        len(d['items']), len(d['reviews']), len(d['requests'])))
 
 if __name__ == '__main__':
     sys.exit(main())

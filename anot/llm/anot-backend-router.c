@@ -473,6 +473,37 @@ anot_backend_router_get_backend (AnotBackendRouter  *self,
 }
 
 /**
+ * anot_backend_router_check_api_key:
+ * @self: an #AnotBackendRouter
+ * @role: a role name
+ * @error: return location for a #GError
+ *
+ * Builds the route of @role (so a configuration error shows now) and
+ * checks that its backend has the API key its endpoint needs
+ * ([method@Anot.HttpBackend.check_api_key]); a router answering from its
+ * cache only (offline) needs none.  Nothing is sent.
+ *
+ * Returns: %TRUE when calls of @role can go out
+ */
+gboolean
+anot_backend_router_check_api_key (AnotBackendRouter  *self,
+                                   const char         *role,
+                                   GError            **error)
+{
+  Route *route;
+
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), FALSE);
+  g_return_val_if_fail (role != NULL, FALSE);
+
+  route = find_route (self, role, error);
+  if (route == NULL)
+    return FALSE;
+  if (self->offline || !ANOT_IS_HTTP_BACKEND (route->backend))
+    return TRUE;
+  return anot_http_backend_check_api_key (ANOT_HTTP_BACKEND (route->backend), error);
+}
+
+/**
  * anot_backend_router_get_backend_name:
  * @self: an #AnotBackendRouter
  * @role: a role name

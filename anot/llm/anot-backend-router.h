@@ -41,6 +41,10 @@ AnotBackend       *anot_backend_router_get_backend      (AnotBackendRouter    *s
                                                          const char           *role,
                                                          GError              **error);
 ANOT_AVAILABLE_IN_ALL
+gboolean           anot_backend_router_check_api_key    (AnotBackendRouter    *self,
+                                                         const char           *role,
+                                                         GError              **error);
+ANOT_AVAILABLE_IN_ALL
 const char        *anot_backend_router_get_backend_name (AnotBackendRouter    *self,
                                                          const char           *role);
 ANOT_AVAILABLE_IN_ALL

@@ -469,6 +469,45 @@ anot_http_backend_dup_key_hint (AnotHttpBackend *self)
 }
 
 /**
+ * anot_http_backend_check_api_key:
+ * @self: an #AnotHttpBackend
+ * @error: return location for a #GError
+ *
+ * Whether calls can go out as far as the key is concerned: the
+ * provider's own endpoint (the base URL unset or the class default, for
+ * a class with an `api_key_variable`) refuses every call without a key,
+ * so that is an error, %ANOT_ERROR_CONFIG naming the environment
+ * variable, the configuration key and `--base-url`.  Another server
+ * (a local one, a proxy) may need none.  Nothing is sent.
+ *
+ * Returns: %TRUE when a key is set or none is needed
+ */
+gboolean
+anot_http_backend_check_api_key (AnotHttpBackend  *self,
+                                 GError          **error)
+{
+  AnotHttpBackendPrivate *priv;
+  AnotHttpBackendClass *klass;
+  g_autofree char *hint = NULL;
+
+  g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  priv = anot_http_backend_get_instance_private (self);
+  klass = ANOT_HTTP_BACKEND_GET_CLASS (self);
+  if (klass->api_key_variable == NULL || priv->api_key != NULL ||
+      g_strcmp0 (anot_http_backend_get_base_url (self), klass->default_base_url) != 0)
+    return TRUE;
+
+  hint = anot_http_backend_dup_key_hint (self);
+  g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG,
+               "No API key for the %s backend at %s. %s; or give --base-url "
+               "for a server that needs none",
+               klass->name ? klass->name : "HTTP", klass->default_base_url, hint);
+  return FALSE;
+}
+
+/**
  * anot_http_backend_dup_error_message:
  * @body: (nullable): the JSON body of an error answer, or %NULL when it
  *   is not JSON
@@ -1396,17 +1435,11 @@ anot_http_backend_complete_async (AnotBackend         *backend,
       return;
     }
 
-  if (klass->api_key_variable != NULL && priv->api_key == NULL && priv->endpoints == NULL &&
-      g_strcmp0 (anot_http_backend_get_base_url (self), klass->default_base_url) == 0)
+  /* Also checked before a run starts; a method that did not declare its
+   * roles, or a caller of the backend alone, is stopped here. */
+  if (priv->endpoints == NULL && !anot_http_backend_check_api_key (self, &error))
     {
-      g_autofree char *hint = anot_http_backend_dup_key_hint (self);
-
-      /* The provider's own endpoint refuses every call without a key:
-       * nothing is sent, and the run stops before a request fails. */
-      g_task_return_new_error (task, ANOT_ERROR, ANOT_ERROR_CONFIG,
-                               "No API key for the %s backend at %s. %s; or give --base-url "
-                               "for a server that needs none",
-                               klass->name ? klass->name : "HTTP", klass->default_base_url, hint);
+      g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
 

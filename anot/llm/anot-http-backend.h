@@ -185,6 +185,9 @@ AnotCompletion *anot_http_backend_read_answer     (AnotHttpBackend     *self,
 ANOT_AVAILABLE_IN_ALL
 char       *anot_http_backend_dup_key_hint        (AnotHttpBackend *self);
 ANOT_AVAILABLE_IN_ALL
+gboolean    anot_http_backend_check_api_key       (AnotHttpBackend *self,
+                                                   GError         **error);
+ANOT_AVAILABLE_IN_ALL
 char       *anot_http_backend_dup_error_message   (AnotJsonDocument *body);
 
 G_END_DECLS

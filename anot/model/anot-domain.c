@@ -38,6 +38,8 @@ struct _AnotDomain
 
   char      *item;
   char      *items;
+  char      *item_title;          /* "Restaurant": item with a capital */
+  char      *items_title;
   GPtrArray *attribute_names;     /* NULL-terminated, in declaration order */
   GHashTable *attributes;         /* name -> description */
   GStrv      common_attributes;   /* the benchmark's most common, without a glossary */
@@ -63,6 +65,8 @@ anot_domain_finalize (GObject *object)
 
   g_clear_pointer (&self->item, g_free);
   g_clear_pointer (&self->items, g_free);
+  g_clear_pointer (&self->item_title, g_free);
+  g_clear_pointer (&self->items_title, g_free);
   g_clear_pointer (&self->attribute_names, g_ptr_array_unref);
   g_clear_pointer (&self->attributes, g_hash_table_unref);
   g_clear_pointer (&self->common_attributes, g_strfreev);
@@ -134,6 +138,16 @@ anot_domain_init (AnotDomain *self)
   self->attributes = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
 }
 
+/* @word with its first character in title case, the rest as it is. */
+static char *
+title_case (const char *word)
+{
+  char first[8] = { 0 };
+
+  g_unichar_to_utf8 (g_unichar_totitle (g_utf8_get_char (word)), first);
+  return g_strconcat (first, g_utf8_next_char (word), NULL);
+}
+
 /**
  * anot_domain_new:
  * @item: the noun for one item (e.g. `"hotel"`)
@@ -155,6 +169,8 @@ anot_domain_new (const char *item,
   self = g_object_new (ANOT_TYPE_DOMAIN, NULL);
   self->item = g_strdup (item);
   self->items = items != NULL ? g_strdup (items) : g_strconcat (item, "s", NULL);
+  self->item_title = title_case (self->item);
+  self->items_title = title_case (self->items);
   return self;
 }
 
@@ -346,6 +362,41 @@ anot_domain_get_items (AnotDomain *self)
 {
   g_return_val_if_fail (ANOT_IS_DOMAIN (self), NULL);
   return self->items;
+}
+
+/**
+ * anot_domain_get_item_title:
+ * @self: an #AnotDomain
+ *
+ * The noun for one item with its first letter in title case, as a heading
+ * or the start of a sentence writes it: the formatter's `Restaurant 3:`,
+ * a prompt's `{Item}`.  Only the first character changes (`"bed and
+ * breakfast"` gives `"Bed and breakfast"`); it may be outside ASCII.
+ *
+ * Returns: (transfer none): the capitalised noun, e.g. `"Hotel"`
+ */
+const char *
+anot_domain_get_item_title (AnotDomain *self)
+{
+  g_return_val_if_fail (ANOT_IS_DOMAIN (self), NULL);
+  return self->item_title;
+}
+
+/**
+ * anot_domain_get_items_title:
+ * @self: an #AnotDomain
+ *
+ * The noun for several items, capitalised as by
+ * anot_domain_get_item_title(): the formatter's heading `Restaurants:`, a
+ * prompt's `{Items}`.
+ *
+ * Returns: (transfer none): the capitalised noun, e.g. `"Hotels"`
+ */
+const char *
+anot_domain_get_items_title (AnotDomain *self)
+{
+  g_return_val_if_fail (ANOT_IS_DOMAIN (self), NULL);
+  return self->items_title;
 }
 
 /**

@@ -34,6 +34,10 @@ const char          *anot_domain_get_item                 (AnotDomain          *
 ANOT_AVAILABLE_IN_ALL
 const char          *anot_domain_get_items                (AnotDomain          *self);
 ANOT_AVAILABLE_IN_ALL
+const char          *anot_domain_get_item_title           (AnotDomain          *self);
+ANOT_AVAILABLE_IN_ALL
+const char          *anot_domain_get_items_title          (AnotDomain          *self);
+ANOT_AVAILABLE_IN_ALL
 gboolean             anot_domain_is_default               (AnotDomain          *self);
 
 ANOT_AVAILABLE_IN_ALL

@@ -346,15 +346,6 @@ anot_formatter_init (AnotFormatter *self)
   self->items_label = g_strdup ("Restaurants");
 }
 
-static char *
-title_case (const char *word)
-{
-  char first[8] = { 0 };
-
-  g_unichar_to_utf8 (g_unichar_totitle (g_utf8_get_char (word)), first);
-  return g_strconcat (first, g_utf8_next_char (word), NULL);
-}
-
 /**
  * anot_formatter_set_domain:
  * @self: an #AnotFormatter
@@ -373,8 +364,8 @@ anot_formatter_set_domain (AnotFormatter *self,
     return;
   g_free (self->item_label);
   g_free (self->items_label);
-  self->item_label = title_case (domain != NULL ? anot_domain_get_item (domain) : "restaurant");
-  self->items_label = title_case (domain != NULL ? anot_domain_get_items (domain) : "restaurants");
+  self->item_label = g_strdup (domain != NULL ? anot_domain_get_item_title (domain) : "Restaurant");
+  self->items_label = g_strdup (domain != NULL ? anot_domain_get_items_title (domain) : "Restaurants");
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOMAIN]);
 }
 
@@ -1091,17 +1082,38 @@ nested_prefix (AnotFormatter *self,
   return has_exclusions_under (self, path) ? g_steal_pointer (&path) : NULL;
 }
 
-/* json.dumps of the value json.loads() gives for @node.  With @self and a
- * @prefix, the members of objects excluded under @prefix are left out, at
- * every depth of nested objects (not inside arrays). */
+/* How append_node() writes: json.dumps(indent=, ensure_ascii=), or, with
+ * @repr, Python's repr() (one line, so @indent is -1). */
+typedef struct
+{
+  gboolean repr;
+  int      indent;
+  gboolean ensure_ascii;
+} NodeStyle;
+
+static const NodeStyle REPR_STYLE = { TRUE, -1, FALSE };
+
 static void
-append_json_node (GString       *out,
-                  JsonNode      *node,
-                  int            depth,
-                  int            indent,
-                  gboolean       ensure_ascii,
-                  AnotFormatter *self,
-                  const char    *prefix)
+append_node_string (GString         *out,
+                    const char      *s,
+                    const NodeStyle *style)
+{
+  if (style->repr)
+    anot_py_append_str_repr (out, s, strlen (s));
+  else
+    append_json_cstring (out, s, style->ensure_ascii);
+}
+
+/* json.dumps, or repr(), of the value json.loads() gives for @node.  With
+ * @self and a @prefix, the members of objects excluded under @prefix are
+ * left out, at every depth of nested objects (not inside arrays). */
+static void
+append_node (GString         *out,
+             JsonNode        *node,
+             const NodeStyle *style,
+             int              depth,
+             AnotFormatter   *self,
+             const char      *prefix)
 {
   switch (node != NULL ? json_node_get_node_type (node) : JSON_NODE_NULL)
     {
@@ -1110,15 +1122,21 @@ append_json_node (GString       *out,
         GType type = json_node_get_value_type (node);
 
         if (type == G_TYPE_BOOLEAN)
-          g_string_append (out, json_node_get_boolean (node) ? "true" : "false");
+          {
+            gboolean b = json_node_get_boolean (node);
+
+            g_string_append (out, style->repr ? (b ? "True" : "False") : (b ? "true" : "false"));
+          }
         else if (type == G_TYPE_INT64)
           append_int (out, json_node_get_int (node));
+        else if (type == G_TYPE_DOUBLE && style->repr)
+          anot_py_append_float_repr (out, json_node_get_double (node));
         else if (type == G_TYPE_DOUBLE)
           append_json_float (out, json_node_get_double (node));
         else if (type == G_TYPE_STRING)
-          append_json_cstring (out, json_node_get_string (node), ensure_ascii);
+          append_node_string (out, json_node_get_string (node), style);
         else
-          g_string_append (out, "null");
+          g_string_append (out, style->repr ? "None" : "null");
       }
       break;
     case JSON_NODE_ARRAY:
@@ -1129,11 +1147,10 @@ append_json_node (GString       *out,
         g_string_append_c (out, '[');
         for (guint i = 0; i < n; i++)
           {
-            append_json_separator (out, i == 0, indent, depth);
-            append_json_node (out, json_array_get_element (array, i), depth + 1, indent,
-                              ensure_ascii, NULL, NULL);
+            append_json_separator (out, i == 0, style->indent, depth);
+            append_node (out, json_array_get_element (array, i), style, depth + 1, NULL, NULL);
           }
-        append_json_close (out, n == 0, indent, depth, ']');
+        append_json_close (out, n == 0, style->indent, depth, ']');
       }
       break;
     case JSON_NODE_OBJECT:
@@ -1151,96 +1168,19 @@ append_json_node (GString       *out,
 
             if (prefix != NULL && is_excluded (self, prefix, name))
               continue;
-            append_json_separator (out, first, indent, depth);
+            append_json_separator (out, first, style->indent, depth);
             first = FALSE;
-            append_json_cstring (out, name, ensure_ascii);
+            append_node_string (out, name, style);
             g_string_append (out, ": ");
             inner = nested_prefix (self, prefix, name);
-            append_json_node (out, member, depth + 1, indent, ensure_ascii, self, inner);
+            append_node (out, member, style, depth + 1, self, inner);
           }
-        append_json_close (out, first, indent, depth, '}');
+        append_json_close (out, first, style->indent, depth, '}');
       }
       break;
     case JSON_NODE_NULL:
     default:
-      g_string_append (out, "null");
-    }
-}
-
-/* repr() of the value json.loads() gives for @node, filtered as
- * append_json_node(). */
-static void
-append_repr_node (GString       *out,
-                  JsonNode      *node,
-                  AnotFormatter *self,
-                  const char    *prefix)
-{
-  switch (node != NULL ? json_node_get_node_type (node) : JSON_NODE_NULL)
-    {
-    case JSON_NODE_VALUE:
-      {
-        GType type = json_node_get_value_type (node);
-
-        if (type == G_TYPE_BOOLEAN)
-          g_string_append (out, json_node_get_boolean (node) ? "True" : "False");
-        else if (type == G_TYPE_INT64)
-          append_int (out, json_node_get_int (node));
-        else if (type == G_TYPE_DOUBLE)
-          anot_py_append_float_repr (out, json_node_get_double (node));
-        else if (type == G_TYPE_STRING)
-          {
-            const char *s = json_node_get_string (node);
-
-            anot_py_append_str_repr (out, s, strlen (s));
-          }
-        else
-          g_string_append (out, "None");
-      }
-      break;
-    case JSON_NODE_ARRAY:
-      {
-        JsonArray *array = json_node_get_array (node);
-        guint n = json_array_get_length (array);
-
-        g_string_append_c (out, '[');
-        for (guint i = 0; i < n; i++)
-          {
-            if (i > 0)
-              g_string_append (out, ", ");
-            append_repr_node (out, json_array_get_element (array, i), NULL, NULL);
-          }
-        g_string_append_c (out, ']');
-      }
-      break;
-    case JSON_NODE_OBJECT:
-      {
-        JsonObjectIter iter;
-        const char *name;
-        JsonNode *member;
-        gboolean first = TRUE;
-
-        g_string_append_c (out, '{');
-        json_object_iter_init_ordered (&iter, json_node_get_object (node));
-        while (json_object_iter_next_ordered (&iter, &name, &member))
-          {
-            g_autofree char *inner = NULL;
-
-            if (prefix != NULL && is_excluded (self, prefix, name))
-              continue;
-            if (!first)
-              g_string_append (out, ", ");
-            first = FALSE;
-            anot_py_append_str_repr (out, name, strlen (name));
-            g_string_append (out, ": ");
-            inner = nested_prefix (self, prefix, name);
-            append_repr_node (out, member, self, inner);
-          }
-        g_string_append_c (out, '}');
-      }
-      break;
-    case JSON_NODE_NULL:
-    default:
-      g_string_append (out, "None");
+      g_string_append (out, style->repr ? "None" : "null");
     }
 }
 
@@ -1254,7 +1194,7 @@ append_str_node (GString       *out,
   if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
     g_string_append (out, json_node_get_string (node));
   else
-    append_repr_node (out, node, self, prefix);
+    append_node (out, node, &REPR_STYLE, 0, self, prefix);
 }
 
 /**
@@ -1276,12 +1216,13 @@ anot_json_dumps (JsonNode *node,
                  int       indent,
                  gboolean  ensure_ascii)
 {
+  NodeStyle style = { FALSE, indent, ensure_ascii };
   GString *out;
 
   g_return_val_if_fail (node != NULL, NULL);
 
   out = g_string_new (NULL);
-  append_json_node (out, node, 0, indent, ensure_ascii, NULL, NULL);
+  append_node (out, node, &style, 0, NULL, NULL);
   return g_string_free (out, FALSE);
 }
 
@@ -1304,7 +1245,7 @@ anot_json_to_python_repr (JsonNode *node)
   g_return_val_if_fail (node != NULL, NULL);
 
   out = g_string_new (NULL);
-  append_repr_node (out, node, NULL, NULL);
+  append_node (out, node, &REPR_STYLE, 0, NULL, NULL);
   return g_string_free (out, FALSE);
 }
 
@@ -1862,10 +1803,9 @@ append_member_value (AnotFormatter *self,
     {
       g_autofree char *prefix = has_exclusions_under (self, name) ? g_strdup (name) : NULL;
 
-      if (json)
-        append_json_node (out, member, 1, INDENT, self->ensure_ascii, self, prefix);
-      else
-        append_repr_node (out, member, self, prefix);
+      NodeStyle style = { !json, json ? INDENT : -1, self->ensure_ascii };
+
+      append_node (out, member, &style, 1, self, prefix);
     }
 }
 

@@ -61,6 +61,7 @@ struct _AnotMethodContext
   gboolean has_config_file;     /* set by the experiment... */
   AnotIniReader *config_file;   /* ...nullable: the run had no config.ini */
   GError *infrastructure_error; /* the first call that failed for the infrastructure */
+  guint replaced_characters;    /* \u0000 and lone surrogates of every answer, as U+FFFD */
 };
 
 G_DEFINE_FINAL_TYPE (AnotMethodContext, anot_method_context, G_TYPE_OBJECT)
@@ -693,6 +694,7 @@ on_routed_complete (GObject      *source,
     }
 
   anot_usage_add_completion (self->usage, completion);
+  self->replaced_characters += anot_completion_get_replaced_characters (completion);
   anot_method_context_debug (self, ANOT_DEBUG_LEVEL_VERBOSE, "LLM",
                              "%s %s:%s %" G_GUINT64_FORMAT "+%" G_GUINT64_FORMAT
                              " tokens, %.0f ms, %u retries%s%s",
@@ -1011,6 +1013,16 @@ anot_method_context_get_config_file (AnotMethodContext *self,
 
   *out_reader = self->config_file;
   return self->has_config_file;
+}
+
+/* The characters of this request's answers read as U+FFFD (`\u0000`
+ * and lone surrogate escapes, which UTF-8 cannot hold), over every call
+ * the method made through this context. */
+guint
+anot_method_context_get_replaced_characters (AnotMethodContext *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), 0);
+  return self->replaced_characters;
 }
 
 /* The first of this request's LLM calls that failed for the

@@ -166,6 +166,7 @@ static GHashTable *plugins;        /* point name → (name → PluginEntry) */
 static GHashTable *seen_rejections; /* "point\nname\ntype" already reported */
 static GHashTable *kept_classes;   /* GType → GTypeClass, see keep_class() */
 static GHashTable *method_options; /* method name → GPtrArray of AnotMethodOption */
+static GHashTable *method_roles;   /* method name → GStrv of the LLM roles it calls */
 static LoadContext *current_load;
 
 static gpointer
@@ -304,17 +305,37 @@ add_plugin_locked (const char *extension_point,
   return NULL;
 }
 
-/* The entry of @name on @extension_point, or NULL; *@out_table: the
- * point's table, NULL for an unknown point.  Under plugins_lock. */
-static PluginEntry *
-find_entry_locked (const char  *extension_point,
-                   const char  *name,
-                   GHashTable **out_table)
+/* A copy of the entry of @name on @extension_point, taken under
+ * plugins_lock: TRUE when there is one.  Without one, *@gio_type is the type
+ * GIO holds under @name on a known point (registered around
+ * anot_plugin_implement()), G_TYPE_INVALID otherwise. */
+static gboolean
+get_entry (const char  *extension_point,
+           const char  *name,
+           PluginEntry *out_entry,
+           GType       *gio_type)
 {
-  GHashTable *table = g_hash_table_lookup (plugins, extension_point);
+  GHashTable *table;
+  PluginEntry *entry = NULL;
 
-  *out_table = table;
-  return table != NULL ? g_hash_table_lookup (table, name) : NULL;
+  *gio_type = G_TYPE_INVALID;
+  g_mutex_lock (&plugins_lock);
+  table = g_hash_table_lookup (plugins, extension_point);
+  if (table != NULL)
+    entry = g_hash_table_lookup (table, name);
+  if (entry != NULL)
+    *out_entry = *entry;
+  else if (table != NULL)
+    {
+      GIOExtension *extension;
+
+      extension = g_io_extension_point_get_extension_by_name (g_io_extension_point_lookup (extension_point), name);
+      if (extension != NULL)
+        *gio_type = g_io_extension_get_type (extension);
+    }
+  g_mutex_unlock (&plugins_lock);
+
+  return entry != NULL;
 }
 
 /**
@@ -525,6 +546,110 @@ anot_registry_list_method_options (AnotRegistry *self,
   g_return_val_if_fail (method != NULL, NULL);
 
   return anot_plugin_list_method_options (method);
+}
+
+/* Replaces what @method declared before, like set_method_options(). */
+static void
+set_method_roles (const char *method,
+                  GStrv       roles)
+{
+  g_mutex_lock (&plugins_lock);
+  if (method_roles == NULL)
+    method_roles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                          (GDestroyNotify) g_strfreev);
+  g_hash_table_replace (method_roles, g_strdup (method), roles);
+  g_mutex_unlock (&plugins_lock);
+}
+
+/**
+ * anot_plugin_declare_method_roles:
+ * @method: the name the method is registered under, e.g. "plan_act"
+ * @first_role: (nullable): the first LLM role it calls, or %NULL for a
+ *   method that calls no LLM
+ * @...: more roles, then %NULL
+ *
+ * Declares every role @method makes LLM calls for (the @role of
+ * anot_method_context_complete_async(), e.g. %ANOT_DEFAULT_ROLE or
+ * "planner"), from a plugin's `g_io_module_load()`, beside its
+ * anot_plugin_implement():
+ *
+ * ```c
+ * anot_plugin_declare_method_roles ("plan_act", "planner", "executor", NULL);
+ * anot_plugin_declare_method_roles ("bm25", NULL);
+ * ```
+ *
+ * Before a run starts, the backend of each declared role is checked
+ * ([method@Anot.Experiment.check_api_keys]): a provider's own endpoint
+ * without an API key refuses the run before anything is written.  A
+ * method that declared nothing is not checked then; its first call is.
+ */
+void
+anot_plugin_declare_method_roles (const char *method,
+                                  const char *first_role,
+                                  ...)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  const char *role;
+  va_list args;
+
+  g_return_if_fail (method != NULL && method[0] != '\0');
+
+  va_start (args, first_role);
+  for (role = first_role; role != NULL; role = va_arg (args, const char *))
+    g_strv_builder_add (builder, role);
+  va_end (args);
+  set_method_roles (method, g_strv_builder_end (builder));
+}
+
+/**
+ * anot_registry_declare_method_roles:
+ * @self: an #AnotRegistry
+ * @method: the name the method is registered under
+ * @roles: (array zero-terminated=1): the LLM roles it calls; empty for a
+ *   method that calls no LLM
+ *
+ * Declares every role @method makes LLM calls for, replacing an earlier
+ * declaration: anot_plugin_declare_method_roles() for the bindings (a
+ * Python method passes `roles=` to `Anot.register_method`).
+ */
+void
+anot_registry_declare_method_roles (AnotRegistry       *self,
+                                    const char         *method,
+                                    const char * const *roles)
+{
+  g_return_if_fail (ANOT_IS_REGISTRY (self));
+  g_return_if_fail (method != NULL && method[0] != '\0');
+  g_return_if_fail (roles != NULL);
+
+  set_method_roles (method, g_strdupv ((char **) roles));
+}
+
+/**
+ * anot_registry_list_method_roles:
+ * @self: an #AnotRegistry
+ * @method: a method's name
+ *
+ * Returns: (transfer full) (nullable): the LLM roles @method declared
+ *   (empty when it calls no LLM), or %NULL when it declared none: then
+ *   which roles it calls is not known
+ */
+char **
+anot_registry_list_method_roles (AnotRegistry *self,
+                                 const char   *method)
+{
+  char **copy = NULL;
+  GStrv found = NULL;
+
+  g_return_val_if_fail (ANOT_IS_REGISTRY (self), NULL);
+  g_return_val_if_fail (method != NULL, NULL);
+
+  g_mutex_lock (&plugins_lock);
+  if (method_roles != NULL)
+    found = g_hash_table_lookup (method_roles, method);
+  if (found != NULL)
+    copy = g_strdupv (found);
+  g_mutex_unlock (&plugins_lock);
+  return copy;
 }
 
 static void
@@ -1146,27 +1271,17 @@ anot_registry_get_origin (AnotRegistry  *self,
                           const char    *name,
                           const char   **language)
 {
-  const char *file = NULL;
-  const char *lang = NULL;
-  GHashTable *table;
-  PluginEntry *entry;
+  PluginEntry entry = { 0 };
+  GType gio_type;
 
   g_return_val_if_fail (ANOT_IS_REGISTRY (self), NULL);
   g_return_val_if_fail (extension_point != NULL, NULL);
   g_return_val_if_fail (name != NULL, NULL);
 
-  g_mutex_lock (&plugins_lock);
-  entry = find_entry_locked (extension_point, name, &table);
-  if (entry != NULL)
-    {
-      file = entry->file;
-      lang = entry->language;
-    }
-  g_mutex_unlock (&plugins_lock);
-
+  get_entry (extension_point, name, &entry, &gio_type);
   if (language != NULL)
-    *language = lang;
-  return file;
+    *language = entry.language;
+  return entry.file;
 }
 
 /**
@@ -1301,24 +1416,16 @@ anot_registry_get_description (AnotRegistry *self,
                                const char   *extension_point,
                                const char   *name)
 {
-  const char *description = NULL;
-  GHashTable *table;
-  PluginEntry *entry;
+  PluginEntry entry;
+  GType gio_type;
 
   g_return_val_if_fail (ANOT_IS_REGISTRY (self), NULL);
   g_return_val_if_fail (extension_point != NULL, NULL);
   g_return_val_if_fail (name != NULL, NULL);
 
-  g_mutex_lock (&plugins_lock);
-  entry = find_entry_locked (extension_point, name, &table);
-  if (entry != NULL)
-    description = entry->description;
-  else if (table != NULL &&
-           g_io_extension_point_get_extension_by_name (g_io_extension_point_lookup (extension_point), name) != NULL)
-    description = "";
-  g_mutex_unlock (&plugins_lock);
-
-  return description;
+  if (get_entry (extension_point, name, &entry, &gio_type))
+    return entry.description;
+  return gio_type != G_TYPE_INVALID ? "" : NULL;
 }
 
 /**
@@ -1335,21 +1442,15 @@ anot_registry_get_flags (AnotRegistry *self,
                          const char   *extension_point,
                          const char   *name)
 {
-  AnotPluginFlags flags = ANOT_PLUGIN_FLAGS_NONE;
-  GHashTable *table;
-  PluginEntry *entry;
+  PluginEntry entry = { 0 };
+  GType gio_type;
 
   g_return_val_if_fail (ANOT_IS_REGISTRY (self), ANOT_PLUGIN_FLAGS_NONE);
   g_return_val_if_fail (extension_point != NULL, ANOT_PLUGIN_FLAGS_NONE);
   g_return_val_if_fail (name != NULL, ANOT_PLUGIN_FLAGS_NONE);
 
-  g_mutex_lock (&plugins_lock);
-  entry = find_entry_locked (extension_point, name, &table);
-  if (entry != NULL)
-    flags = entry->flags;
-  g_mutex_unlock (&plugins_lock);
-
-  return flags;
+  get_entry (extension_point, name, &entry, &gio_type);
+  return entry.flags;
 }
 
 /**
@@ -1365,31 +1466,16 @@ anot_registry_lookup_type (AnotRegistry *self,
                            const char   *extension_point,
                            const char   *name)
 {
-  GType type = G_TYPE_INVALID;
-  GHashTable *table;
-  PluginEntry *entry;
+  PluginEntry entry;
+  GType gio_type;
 
   g_return_val_if_fail (ANOT_IS_REGISTRY (self), G_TYPE_INVALID);
   g_return_val_if_fail (extension_point != NULL, G_TYPE_INVALID);
   g_return_val_if_fail (name != NULL, G_TYPE_INVALID);
 
-  g_mutex_lock (&plugins_lock);
-  entry = find_entry_locked (extension_point, name, &table);
-  if (entry != NULL)
-    {
-      type = entry->type;
-    }
-  else if (table != NULL)
-    {
-      GIOExtension *extension;
-
-      extension = g_io_extension_point_get_extension_by_name (g_io_extension_point_lookup (extension_point), name);
-      if (extension != NULL)
-        type = g_io_extension_get_type (extension);
-    }
-  g_mutex_unlock (&plugins_lock);
-
-  return type;
+  if (get_entry (extension_point, name, &entry, &gio_type))
+    return entry.type;
+  return gio_type;
 }
 
 /**

@@ -98,6 +98,10 @@ void          anot_plugin_declare_method_options (const char       *method,
                                                   AnotMethodOption *first_option,
                                                   ...);
 ANOT_AVAILABLE_IN_ALL
+void          anot_plugin_declare_method_roles  (const char    *method,
+                                                 const char    *first_role,
+                                                 ...);
+ANOT_AVAILABLE_IN_ALL
 AnotRegistry *anot_registry_get_default         (void);
 ANOT_AVAILABLE_IN_ALL
 void          anot_registry_register            (AnotRegistry  *self,
@@ -130,6 +134,13 @@ void          anot_registry_declare_method_options (AnotRegistry      *self,
                                                     guint              n_options);
 ANOT_AVAILABLE_IN_ALL
 GPtrArray    *anot_registry_list_method_options (AnotRegistry  *self,
+                                                 const char    *method);
+ANOT_AVAILABLE_IN_ALL
+void          anot_registry_declare_method_roles (AnotRegistry       *self,
+                                                  const char         *method,
+                                                  const char * const *roles);
+ANOT_AVAILABLE_IN_ALL
+char        **anot_registry_list_method_roles   (AnotRegistry  *self,
                                                  const char    *method);
 ANOT_AVAILABLE_IN_ALL
 GType         anot_registry_lookup_type         (AnotRegistry  *self,

@@ -269,13 +269,23 @@ record_trace (AnotExperiment *self,
   g_autoptr(JsonNode) node = NULL;
   g_autofree char *line = NULL;
   g_autofree char *with_newline = NULL;
-  JsonNode *trace;
+  g_autoptr(JsonNode) trace = NULL;
+  guint replaced;
 
   if (ranking == NULL || job->cell->trace_append == NULL || self->fatal != NULL)
     return;
-  trace = anot_ranking_get_trace (ranking);
-  if (trace == NULL)
+  replaced = anot_method_context_get_replaced_characters (job->context);
+  if (anot_ranking_get_trace (ranking) != NULL)
+    trace = json_node_copy (anot_ranking_get_trace (ranking));
+  else if (replaced > 0)
+    trace = json_node_init_object (json_node_alloc (), json_object_new ());
+  else
     return;
+  /* Every LLM method's answers went through its context: the count is
+   * the core's, whatever trace the method keeps.  A trace that is not an
+   * object gets it beside it in the line. */
+  if (replaced > 0 && JSON_NODE_HOLDS_OBJECT (trace))
+    json_object_set_int_member (json_node_get_object (trace), "replaced_characters", replaced);
 
   builder = json_builder_new ();
   json_builder_begin_object (builder);
@@ -287,8 +297,13 @@ record_trace (AnotExperiment *self,
   json_builder_add_int_value (builder, job->cell->run);
   json_builder_set_member_name (builder, "method");
   json_builder_add_string_value (builder, self->method_name);
+  if (replaced > 0 && !JSON_NODE_HOLDS_OBJECT (trace))
+    {
+      json_builder_set_member_name (builder, "replaced_characters");
+      json_builder_add_int_value (builder, replaced);
+    }
   json_builder_set_member_name (builder, "trace");
-  json_builder_add_value (builder, json_node_copy (trace));
+  json_builder_add_value (builder, g_steal_pointer (&trace));
   json_builder_end_object (builder);
   node = json_builder_get_root (builder);
 

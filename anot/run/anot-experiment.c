@@ -10,6 +10,7 @@
 
 #include "anot-enum-types.h"
 #include "anot-error.h"
+#include "anot-registry.h"
 
 #include <string.h>
 
@@ -415,6 +416,50 @@ anot_experiment_prepare (AnotExperiment  *self,
   return TRUE;
 }
 
+/**
+ * anot_experiment_check_api_keys:
+ * @self: an #AnotExperiment
+ * @error: return location for a #GError
+ *
+ * Prepares the experiment if needed, then checks the backend of every
+ * LLM role its method declared
+ * ([func@Anot.plugin_declare_method_roles]): a provider's own endpoint
+ * without an API key is %ANOT_ERROR_CONFIG naming the environment
+ * variable, the configuration key and `--base-url`.  A method that calls
+ * no LLM needs no key; one that declared no roles is checked at its
+ * first call instead.  A run answered from the cache only (`offline`)
+ * needs none.  Nothing is written and nothing is sent;
+ * [method@Anot.Experiment.run_async] calls it before it writes anything,
+ * and the cost estimate does not (it sends nothing).
+ *
+ * Returns: %TRUE when every role the method calls can reach its model
+ */
+gboolean
+anot_experiment_check_api_keys (AnotExperiment  *self,
+                                GError         **error)
+{
+  g_auto(GStrv) roles = NULL;
+
+  g_return_val_if_fail (ANOT_IS_EXPERIMENT (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!anot_experiment_prepare (self, error))
+    return FALSE;
+  roles = anot_registry_list_method_roles (anot_registry_get_default (), self->method_name);
+  for (guint i = 0; roles != NULL && roles[i] != NULL; i++)
+    {
+      g_autoptr(GError) local = NULL;
+
+      if (!anot_backend_router_check_api_key (self->router, roles[i], &local))
+        {
+          g_propagate_prefixed_error (error, g_steal_pointer (&local),
+                                      "%s calls an LLM (role %s): ", self->method_name, roles[i]);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 /* In batch mode, the record of the submitted batches in the experiment
  * directory: a resumed run polls the batches an interrupted one
  * submitted instead of paying for their calls again. */
@@ -490,7 +535,7 @@ anot_experiment_run_async (AnotExperiment      *self,
       return;
     }
 
-  if (!anot_experiment_prepare (self, &error) ||
+  if (!anot_experiment_check_api_keys (self, &error) ||
       !anot_experiment_open_directories (self, &error) ||
       !open_batch_state (self, &error))
     {

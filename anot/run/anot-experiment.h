@@ -56,6 +56,9 @@ ANOT_AVAILABLE_IN_ALL
 gboolean        anot_experiment_prepare         (AnotExperiment       *self,
                                                  GError              **error);
 ANOT_AVAILABLE_IN_ALL
+gboolean        anot_experiment_check_api_keys  (AnotExperiment       *self,
+                                                 GError              **error);
+ANOT_AVAILABLE_IN_ALL
 void            anot_experiment_run_async       (AnotExperiment       *self,
                                                  GCancellable         *cancellable,
                                                  GAsyncReadyCallback   callback,

@@ -5,6 +5,25 @@
  */
 #include "anot-test-backend.h"
 
+/* A fake LLM server answering by @rules_json (its rules format), started
+ * on a free port of this main context; @api_key: the one key it accepts
+ * (NULL: any).  It records the requests with their bodies. */
+AnotFakeLlm *
+anot_test_fake_llm_start (const char *rules_json,
+                          const char *api_key)
+{
+  g_autoptr(GError) error = NULL;
+  AnotFakeLlm *server = anot_fake_llm_new ();
+
+  g_assert_true (anot_fake_llm_set_rules_json (server, rules_json, &error));
+  g_assert_no_error (error);
+  if (api_key != NULL)
+    anot_fake_llm_set_api_key (server, api_key);
+  g_assert_true (anot_fake_llm_start (server, 0, &error));
+  g_assert_no_error (error);
+  return server;
+}
+
 /* The `openai` plugin at @server's OpenAI endpoint, with retries a few
  * milliseconds apart so tests of faults stay fast.  @api_key may be NULL;
  * @timeout_ms 0 keeps the backend's default. */

@@ -11,6 +11,9 @@
 
 G_BEGIN_DECLS
 
+AnotFakeLlm *anot_test_fake_llm_start (const char *rules_json,
+                                       const char *api_key);
+
 AnotBackend *anot_test_backend_new (AnotFakeLlm *server,
                                     const char  *api_key,
                                     const char  *model,

@@ -74,12 +74,7 @@ fixture_start (Fixture    *f,
   g_autofree char *demo = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
   g_autoptr(AnotBackend) backend = NULL;
 
-  f->server = anot_fake_llm_new ();
-  g_assert_true (anot_fake_llm_set_rules_json (f->server, rules, &error));
-  g_assert_no_error (error);
-  anot_fake_llm_set_api_key (f->server, TEST_KEY);
-  g_assert_true (anot_fake_llm_start (f->server, 0, &error));
-  g_assert_no_error (error);
+  f->server = anot_test_fake_llm_start (rules, TEST_KEY);
 
   backend = anot_test_backend_new (f->server, TEST_KEY, "fake-model", 1, 10000);
   f->router = anot_backend_router_new ();

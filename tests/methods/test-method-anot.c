@@ -75,12 +75,7 @@ fixture_start (Fixture    *fixture,
   g_autoptr(AnotBackend) planner = NULL;
   g_autoptr(AnotBackend) scorer = NULL;
 
-  fixture->server = anot_fake_llm_new ();
-  g_assert_true (anot_fake_llm_set_rules_json (fixture->server, rules, &error));
-  g_assert_no_error (error);
-  anot_fake_llm_set_api_key (fixture->server, TEST_KEY);
-  g_assert_true (anot_fake_llm_start (fixture->server, 0, &error));
-  g_assert_no_error (error);
+  fixture->server = anot_test_fake_llm_start (rules, TEST_KEY);
 
   /* Different models per role, so the server shows which role called. */
   planner = new_backend (fixture->server, "planner-model");

@@ -53,13 +53,7 @@ fixture_start (Fixture    *fixture,
   g_autofree char *demo = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
   g_autoptr(AnotBackend) backend = NULL;
 
-  fixture->server = anot_fake_llm_new ();
-  g_assert_true (anot_fake_llm_set_rules_json (fixture->server, rules, &error));
-  g_assert_no_error (error);
-  anot_fake_llm_set_api_key (fixture->server, TEST_KEY);
-  anot_fake_llm_set_record_bodies (fixture->server, TRUE);
-  g_assert_true (anot_fake_llm_start (fixture->server, 0, &error));
-  g_assert_no_error (error);
+  fixture->server = anot_test_fake_llm_start (rules, TEST_KEY);
 
   backend = anot_test_backend_new (fixture->server, TEST_KEY, "fake", 0, 0);
   fixture->router = anot_backend_router_new ();

@@ -132,12 +132,7 @@ fixture_start_with (Fixture    *fixture,
   g_autoptr(AnotBackend) backend = NULL;
   const char *gold_id;
 
-  fixture->server = anot_fake_llm_new ();
-  g_assert_true (anot_fake_llm_set_rules_json (fixture->server, rules, &error));
-  g_assert_no_error (error);
-  anot_fake_llm_set_api_key (fixture->server, TEST_KEY);
-  g_assert_true (anot_fake_llm_start (fixture->server, 0, &error));
-  g_assert_no_error (error);
+  fixture->server = anot_test_fake_llm_start (rules, TEST_KEY);
 
   backend = new_backend (fixture->server, "lats-model");
   fixture->router = anot_backend_router_new ();

@@ -1058,6 +1058,8 @@ test_domain_default (void)
   g_assert_true (anot_domain_is_default (domain));
   g_assert_cmpstr (anot_domain_get_item (domain), ==, "restaurant");
   g_assert_cmpstr (anot_domain_get_items (domain), ==, "restaurants");
+  g_assert_cmpstr (anot_domain_get_item_title (domain), ==, "Restaurant");
+  g_assert_cmpstr (anot_domain_get_items_title (domain), ==, "Restaurants");
   g_assert_null (anot_domain_get_attribute_names (domain)[0]);
   g_assert_cmpstr (anot_dataset_get_items_file (ds), ==, "restaurants.jsonl");
 
@@ -1070,6 +1072,31 @@ test_domain_default (void)
   g_assert_cmpstr (anot_dataset_get_checksum (with_meta), ==, anot_dataset_get_checksum (ds));
 
   remove_tree (dir);
+}
+
+/* The capitalised nouns of headings and prompts: the first character in
+ * title case, outside ASCII too, the rest untouched. */
+static void
+test_domain_titles (void)
+{
+  static const struct { const char *item, *items, *item_title, *items_title; } cases[] = {
+    { "hotel", "hotels", "Hotel", "Hotels" },
+    { "bed and breakfast", "bed and breakfasts", "Bed and breakfast", "Bed and breakfasts" },
+    { "\xc3\xa9" "cole", NULL, "\xc3\x89" "cole", "\xc3\x89" "coles" },  /* école */
+    { "\xc7\x86ungla", NULL, "\xc7\x85ungla", "\xc7\x85unglas" },  /* ǆ: title case ǅ, not DŽ */
+    { "iPhone", NULL, "IPhone", "IPhones" },
+    { "Caf\xc3\xa9", "Caf\xc3\xa9s", "Caf\xc3\xa9", "Caf\xc3\xa9s" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(AnotDomain) domain = anot_domain_new (cases[i].item, cases[i].items);
+
+      g_assert_cmpstr (anot_domain_get_item_title (domain), ==, cases[i].item_title);
+      g_assert_cmpstr (anot_domain_get_items_title (domain), ==, cases[i].items_title);
+      /* The lower-case nouns stay as declared. */
+      g_assert_cmpstr (anot_domain_get_item (domain), ==, cases[i].item);
+    }
 }
 
 static void
@@ -1128,6 +1155,7 @@ test_domain_hotels (void)
   no_plural = anot_dataset_load (dir, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (anot_domain_get_items (anot_dataset_get_domain (no_plural)), ==, "books");
+  g_assert_cmpstr (anot_domain_get_items_title (anot_dataset_get_domain (no_plural)), ==, "Books");
 
   parsed = anot_domain_new_from_json ("{\"item\": \"job\", \"items\": \"jobs\", \"attributes\": {\"Remote\": \"can be done from home\"}}", -1, &error);
   g_assert_no_error (error);
@@ -1721,6 +1749,7 @@ main (int   argc,
   g_test_add_func ("/dataset/small", test_small_dataset);
   g_test_add_func ("/dataset/domain/default", test_domain_default);
   g_test_add_func ("/dataset/domain/hotels", test_domain_hotels);
+  g_test_add_func ("/dataset/domain/titles", test_domain_titles);
   g_test_add_func ("/dataset/hours-all-day", test_hours_all_day);
   g_test_add_func ("/dataset/review-outlives-dataset", test_review_outlives_dataset);
   g_test_add_func ("/dataset/review-to-json", test_review_to_json);

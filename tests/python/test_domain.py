@@ -34,6 +34,7 @@ def test_hotel_domain(demo_dir, tmp_path):
     domain = ds.props.domain
     assert not domain.props.is_default
     assert (domain.props.item, domain.props.items) == ("hotel", "hotels")
+    assert (domain.get_item_title(), domain.get_items_title()) == ("Hotel", "Hotels")
     assert list(domain.get_attribute_names()) == ["Pool", "WiFi"]
     assert domain.get_attribute_description("WiFi") == "wireless internet"
     assert ds.get_items_file() == "items.jsonl"
@@ -51,6 +52,8 @@ def test_hotel_domain(demo_dir, tmp_path):
 def test_domain_from_json():
     domain = Anot.Domain.new_from_json('{"item": "book"}', -1)
     assert domain.get_items() == "books"
+    assert domain.get_items_title() == "Books"
+    assert Anot.Domain.new("\u00e9cole", None).get_item_title() == "\u00c9cole"
     with pytest.raises(GLib.Error) as info:
         Anot.Domain.new_from_json('{"item": "book", "plural": "books"}', -1)
     assert "domain.plural" in info.value.message

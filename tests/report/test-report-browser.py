@@ -10,7 +10,7 @@ a request to its methods' traces, and that the page made no network request.
 
 TAP output; skipped without chromium and chromedriver.
 ANOT_REPORT_SCREENSHOT=DIR saves screenshots of the page there (docs/ keeps
-report-plots.png and report-request.png from it).
+report-plots.png, report-failures.png and report-request.png from it).
 """
 
 import json
@@ -294,7 +294,12 @@ def main():
                 shots = os.environ["ANOT_REPORT_SCREENSHOT"]
                 b.run("window.scrollTo(0, 0)")
                 b.screenshot(os.path.join(shots, "report-plots.png"))
-                b.run("document.getElementById('detail').scrollIntoView()")
+                # Below the sticky navigation bar, its heading in view.
+                b.run("""Array.from(document.querySelectorAll('h3')).find(
+                    h => h.textContent.startsWith('Why the first item')).scrollIntoView();
+                    window.scrollBy(0, -48)""")
+                b.screenshot(os.path.join(shots, "report-failures.png"))
+                b.run("document.getElementById('detail').scrollIntoView(); window.scrollBy(0, -48)")
                 b.screenshot(os.path.join(shots, "report-request.png"))
 
             requests_made = [e["params"]["request"]["url"] for e in b.performance_log()

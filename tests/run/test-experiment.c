@@ -612,15 +612,40 @@ test_concurrency_invariant (Fixture       *f,
   (void) m1; (void) m8; (void) m7;
 }
 
+/* oracle on philly at N = 10 under `@option original`, run as @name:
+ * the original's top-10 pool by gold frequency keeps 66 requests.  The
+ * `anot` member of its config.json, held by @parser. */
+static JsonObject *
+run_original_pool (Fixture         *f,
+                   AnotDataset     *dataset,
+                   const char      *name,
+                   const char      *option,
+                   JsonParser      *parser,
+                   AnotExperiment **out_experiment)
+{
+  g_autoptr(AnotExperiment) experiment = NULL;
+  g_autoptr(AnotMetrics) metrics = NULL;
+  g_autofree char *config_path = NULL;
+
+  experiment = new_experiment (dataset, "oracle", f->root, name, option, "original",
+                               "candidates", "10", NULL);
+  metrics = run_ok (experiment, 10, 1);
+  g_assert_cmpuint (anot_metrics_get_total (metrics), ==, 66);
+  g_assert_cmpuint (anot_experiment_get_n_dropped (experiment, 10), ==, 34);
+  g_assert_cmpuint (anot_experiment_get_n_planned (experiment), ==, 66);
+
+  config_path = path_in (f->root, name, "clean", "run_1", "config.json", NULL);
+  *out_experiment = g_steal_pointer (&experiment);
+  return json_object_get_object_member (read_json_object (config_path, parser), "anot");
+}
+
 static void
 test_original_pool_philly (Fixture       *f,
                            gconstpointer  data)
 {
   g_autoptr(AnotDataset) dataset = anot_test_load_philly ();
   g_autoptr(AnotExperiment) experiment = NULL;
-  g_autoptr(AnotMetrics) metrics = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autofree char *config_path = NULL;
   JsonObject *anot;
 
   if (dataset == NULL)
@@ -629,15 +654,7 @@ test_original_pool_philly (Fixture       *f,
       return;
     }
 
-  experiment = new_experiment (dataset, "oracle", f->root, "orig", "pool", "original",
-                               "candidates", "10", NULL);
-  metrics = run_ok (experiment, 10, 1);
-  g_assert_cmpuint (anot_metrics_get_total (metrics), ==, 66);
-  g_assert_cmpuint (anot_experiment_get_n_dropped (experiment, 10), ==, 34);
-  g_assert_cmpuint (anot_experiment_get_n_planned (experiment), ==, 66);
-
-  config_path = path_in (f->root, "orig", "clean", "run_1", "config.json", NULL);
-  anot = json_object_get_object_member (read_json_object (config_path, parser), "anot");
+  anot = run_original_pool (f, dataset, "orig", "pool", parser, &experiment);
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (anot, "dropped_by_n"),
                                                "10"), ==, 34);
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (anot, "requests_by_n"),
@@ -653,10 +670,8 @@ test_compat_original (Fixture       *f,
   g_autoptr(AnotDataset) dataset = anot_test_load_philly ();
   g_autoptr(AnotExperiment) experiment = NULL;
   g_autoptr(AnotExperiment) contradicted = NULL;
-  g_autoptr(AnotMetrics) metrics = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
-  g_autofree char *config_path = NULL;
   JsonObject *anot, *options;
   AnotCompatMode compat;
   AnotPoolMode pool;
@@ -667,18 +682,10 @@ test_compat_original (Fixture       *f,
       return;
     }
 
-  experiment = new_experiment (dataset, "oracle", f->root, "compat", "compat", "original",
-                               "candidates", "10", NULL);
-  metrics = run_ok (experiment, 10, 1);
-  /* The original's top-10 pool by gold frequency keeps 66 requests. */
-  g_assert_cmpuint (anot_metrics_get_total (metrics), ==, 66);
-  g_assert_cmpuint (anot_experiment_get_n_dropped (experiment, 10), ==, 34);
+  anot = run_original_pool (f, dataset, "compat", "compat", parser, &experiment);
   g_object_get (experiment, "compat", &compat, "pool-mode", &pool, NULL);
   g_assert_cmpint (compat, ==, ANOT_COMPAT_MODE_ORIGINAL);
   g_assert_cmpint (pool, ==, ANOT_POOL_MODE_ORIGINAL);
-
-  config_path = path_in (f->root, "compat", "clean", "run_1", "config.json", NULL);
-  anot = json_object_get_object_member (read_json_object (config_path, parser), "anot");
   g_assert_cmpstr (json_object_get_string_member (anot, "compat"), ==, "original");
   g_assert_cmpstr (json_object_get_string_member (anot, "pool"), ==, "original");
   options = json_object_get_object_member (anot, "options");

@@ -13,80 +13,39 @@
 #include <string.h>
 
 #include "anot-fake-llm.h"
+#include "anot-test-cli.h"
 
-typedef struct
-{
-  char *root;
-  AnotFakeLlm *server;
-  char *base_url;
-} Fixture;
+typedef AnotTestCli Fixture;
 
 static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-
-  f->root = g_dir_make_tmp ("anot-test-batch-cli-XXXXXX", &error);
-  g_assert_no_error (error);
-  f->server = anot_fake_llm_new ();
   /* A reply cot reads as a ranking, so the rows have predictions. */
-  g_assert_true (anot_fake_llm_set_rules_json (f->server, "{\"default_reply\": \"[3, 1, 2, 5, 4]\"}", &error));
-  g_assert_no_error (error);
-  g_assert_true (anot_fake_llm_start (f->server, 0, &error));
-  g_assert_no_error (error);
-  f->base_url = anot_fake_llm_get_openai_base_url (f->server);
+  anot_test_cli_setup (f, "anot-test-batch-cli-XXXXXX", "{\"default_reply\": \"[3, 1, 2, 5, 4]\"}");
 }
 
 static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  anot_test_remove_tree (f->root);
-  g_free (f->root);
-  g_free (f->base_url);
-  g_clear_object (&f->server);
+  anot_test_cli_teardown (f);
 }
 
-static void
-on_exited (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
-  *(gboolean *) user_data = TRUE;
-}
-
-/* anot-run with the common options and @extra (NULL-terminated); the
- * fake server answers on this main loop meanwhile. */
+/* anot-run with @extra (NULL-terminated), its output silenced. */
 static GSubprocess *
 spawn (Fixture     *f,
        const char **extra)
 {
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  GSubprocess *process;
-
-  g_ptr_array_add (argv, (gpointer) g_getenv ("ANOT_RUN"));
-  for (guint i = 0; extra[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) extra[i]);
-  g_ptr_array_add (argv, NULL);
-  process = g_subprocess_newv ((const char * const *) argv->pdata,
-                               G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
-                               &error);
-  g_assert_no_error (error);
-  return process;
+  return anot_test_cli_spawn (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
+                              extra, NULL);
 }
 
+/* Its exit status; the fake server answers on this main loop meanwhile. */
 static int
 wait_for (GSubprocess *process)
 {
-  gboolean exited = FALSE;
-
-  g_subprocess_wait_async (process, NULL, on_exited, &exited);
-  while (!exited)
-    g_main_context_iteration (NULL, TRUE);
-  return g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
+  return anot_test_cli_wait (process, NULL, NULL, NULL, NULL);
 }
 
 static int

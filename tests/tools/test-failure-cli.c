@@ -14,13 +14,9 @@
 #include <string.h>
 
 #include "anot-fake-llm.h"
+#include "anot-test-cli.h"
 
-typedef struct
-{
-  char *root;
-  AnotFakeLlm *server;
-  char *base_url;       /* OpenAI's: <url>/v1 */
-} Fixture;
+typedef AnotTestCli Fixture;
 
 /* Requests of the demo benchmark each run uses. */
 #define N_REQUESTS 8
@@ -29,142 +25,40 @@ static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-
-  f->root = g_dir_make_tmp ("anot-test-failure-cli-XXXXXX", &error);
-  g_assert_no_error (error);
-  f->server = anot_fake_llm_new ();
   /* A ranking cot reads, answered late enough that an outage can start
    * between two requests. */
-  g_assert_true (anot_fake_llm_set_rules_json (f->server,
-                                               "{\"default_reply\": \"[3, 1, 2, 5, 4]\", "
-                                               "\"latency_ms\": 40}", &error));
-  g_assert_no_error (error);
-  g_assert_true (anot_fake_llm_start (f->server, 0, &error));
-  g_assert_no_error (error);
-  f->base_url = anot_fake_llm_get_openai_base_url (f->server);
+  anot_test_cli_setup (f, "anot-test-failure-cli-XXXXXX",
+                       "{\"default_reply\": \"[3, 1, 2, 5, 4]\", \"latency_ms\": 40}");
 }
 
 static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  anot_test_remove_tree (f->root);
-  g_free (f->root);
-  g_free (f->base_url);
-  g_clear_object (&f->server);
-}
-
-static void
-on_exited (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
-  *(gboolean *) user_data = TRUE;
+  anot_test_cli_teardown (f);
 }
 
 /* anot-run with @argv (NULL-terminated) and @env ("NAME=VALUE" to set,
- * "NAME" to unset; NULL-terminated or NULL), its output captured; the
- * fake server answers on this main loop meanwhile.  Retries are quick, so
- * an outage fails a call in well under a second. */
+ * "NAME" to unset; NULL-terminated or NULL), its output captured, with no
+ * key or base URL from the environment.  Retries are quick, so an outage
+ * fails a call in well under a second. */
 static GSubprocess *
 spawn (const char **argv,
        const char **env)
 {
-  g_autoptr(GSubprocessLauncher) launcher =
-    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_autoptr(GPtrArray) args = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  GSubprocess *process;
+  g_autoptr(GPtrArray) all = g_ptr_array_new ();
+  static const char * const quick[] = {
+    "ANOT_MAX_RETRIES=1", "ANOT_RETRY_BASE_MS=20", "ANOT_RETRY_MAX_MS=40",
+    "ANOT_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
+  };
 
-  g_subprocess_launcher_setenv (launcher, "ANOT_MAX_RETRIES", "1", TRUE);
-  g_subprocess_launcher_setenv (launcher, "ANOT_RETRY_BASE_MS", "20", TRUE);
-  g_subprocess_launcher_setenv (launcher, "ANOT_RETRY_MAX_MS", "40", TRUE);
-  g_subprocess_launcher_unsetenv (launcher, "ANOT_BASE_URL");
-  g_subprocess_launcher_unsetenv (launcher, "OPENAI_API_KEY");
-  g_subprocess_launcher_unsetenv (launcher, "ANTHROPIC_API_KEY");
+  for (guint i = 0; i < G_N_ELEMENTS (quick); i++)
+    g_ptr_array_add (all, (gpointer) quick[i]);
   for (guint i = 0; env != NULL && env[i] != NULL; i++)
-    {
-      const char *eq = strchr (env[i], '=');
-
-      if (eq == NULL)
-        g_subprocess_launcher_unsetenv (launcher, env[i]);
-      else
-        {
-          g_autofree char *name = g_strndup (env[i], eq - env[i]);
-
-          g_subprocess_launcher_setenv (launcher, name, eq + 1, TRUE);
-        }
-    }
-  g_ptr_array_add (args, (gpointer) g_getenv ("ANOT_RUN"));
-  for (guint i = 0; argv[i] != NULL; i++)
-    g_ptr_array_add (args, (gpointer) argv[i]);
-  g_ptr_array_add (args, NULL);
-  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) args->pdata, &error);
-  g_assert_no_error (error);
-  return process;
-}
-
-typedef struct
-{
-  GString *text;
-  GInputStream *stream;
-  gboolean done;
-  char buffer[4096];
-} Reader;
-
-static void
-on_read (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  Reader *reader = user_data;
-  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, NULL);
-
-  if (n <= 0)
-    {
-      reader->done = TRUE;
-      return;
-    }
-  g_string_append_len (reader->text, reader->buffer, n);
-  g_input_stream_read_async (reader->stream, reader->buffer, sizeof reader->buffer,
-                             G_PRIORITY_DEFAULT, NULL, on_read, reader);
-}
-
-/* Waits for @process while the server answers, calling @tick between
- * iterations (when not NULL); returns its exit status, its output in
- * @out_stdout and @out_stderr. */
-static int
-wait_for (GSubprocess  *process,
-          void        (*tick) (gpointer),
-          gpointer      tick_data,
-          char        **out_stdout,
-          char        **out_stderr)
-{
-  Reader out = { g_string_new (NULL), g_subprocess_get_stdout_pipe (process) };
-  Reader err = { g_string_new (NULL), g_subprocess_get_stderr_pipe (process) };
-  gboolean exited = FALSE;
-
-  g_input_stream_read_async (out.stream, out.buffer, sizeof out.buffer, G_PRIORITY_DEFAULT,
-                             NULL, on_read, &out);
-  g_input_stream_read_async (err.stream, err.buffer, sizeof err.buffer, G_PRIORITY_DEFAULT,
-                             NULL, on_read, &err);
-  g_subprocess_wait_async (process, NULL, on_exited, &exited);
-  while (!exited || !out.done || !err.done)
-    {
-      if (tick != NULL)
-        tick (tick_data);
-      g_main_context_iteration (NULL, tick == NULL);
-      if (tick != NULL && !g_main_context_pending (NULL))
-        g_usleep (1000);
-    }
-  g_free (*out_stdout);
-  *out_stdout = g_string_free (out.text, FALSE);
-  g_free (*out_stderr);
-  *out_stderr = g_string_free (err.text, FALSE);
-  g_test_message ("stdout:\n%s\nstderr:\n%s", *out_stdout, *out_stderr);
-  return g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
+    g_ptr_array_add (all, (gpointer) env[i]);
+  g_ptr_array_add (all, NULL);
+  return anot_test_cli_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                              argv, (const char * const *) all->pdata);
 }
 
 static int
@@ -175,7 +69,7 @@ run (const char **argv,
 {
   g_autoptr(GSubprocess) process = spawn (argv, env);
 
-  return wait_for (process, NULL, NULL, out_stdout, out_stderr);
+  return anot_test_cli_wait (process, NULL, NULL, out_stdout, out_stderr);
 }
 
 static guint
@@ -389,7 +283,7 @@ test_outage (Fixture       *f,
   /* The outage: exit 4, every request has a row, those the outage failed
    * keep their error, classed as the infrastructure's. */
   process = spawn ((const char **) outage_argv->pdata, NULL);
-  g_assert_cmpint (wait_for (process, outage_tick, &outage, &out, &err), ==, 4);
+  g_assert_cmpint (anot_test_cli_wait (process, outage_tick, &outage, &out, &err), ==, 4);
   g_assert_true (outage.down);
   g_assert_nonnull (strstr (err, "could not be scored"));
   g_assert_nonnull (strstr (err, "--resume"));
@@ -534,42 +428,117 @@ test_unknown_model (Fixture       *f,
 }
 
 /* No key for the provider's own endpoint: a usage error naming the
- * variable, before any request fails; nothing is written as a result.
- * The same backend pointed at another server needs none. */
+ * variable, before anything runs: no results directory, no request.
+ * Only the roles the method declared need a key: a method that calls no
+ * LLM runs without one, a role routed to another provider needs that
+ * provider's key, the estimate sends nothing and needs none, and the
+ * same backend pointed at another server needs none. */
 static void
 test_missing_key (Fixture       *f,
                   gconstpointer  data)
 {
   static const struct
   {
-    const char *backend, *model, *variable;
+    const char *backend, *model, *variable, *provider_url;
   } cases[] = {
-    { "openai", "gpt-4o-mini", "OPENAI_API_KEY" },
-    { "anthropic", "claude-3-5-haiku-latest", "ANTHROPIC_API_KEY" },
+    { "openai", "gpt-4o-mini", "OPENAI_API_KEY", "https://api.openai.com/v1" },
+    { "anthropic", "claude-3-5-haiku-latest", "ANTHROPIC_API_KEY", "https://api.anthropic.com" },
   };
 
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
     {
       g_autofree char *name = g_strdup_printf ("nokey-%s", cases[c].backend);
-      g_autofree char *rows_path = g_build_filename (f->root, name, "clean", "run_1",
-                                                     "results_5.jsonl", NULL);
+      g_autofree char *experiment = g_build_filename (f->root, name, NULL);
       g_autofree char *out = NULL;
       g_autofree char *err = NULL;
-      g_autoptr(GHashTable) rows = NULL;
       const char *argv[] = {
         "--method", "cot", "--backend", cases[c].backend, "--model", cases[c].model,
         "--candidates", "5", "--limit", G_STRINGIFY (N_REQUESTS), "--out", f->root, "--name", name, NULL,
       };
-      gint64 start = g_get_monotonic_time ();
+      const char *estimate_argv[] = {
+        "estimate", "--method", "cot", "--backend", cases[c].backend, "--model", cases[c].model,
+        "--candidates", "5", "--limit", G_STRINGIFY (N_REQUESTS), "--out", f->root, "--name", name, NULL,
+      };
 
       g_assert_cmpint (run (argv, NULL, &out, &err), ==, 2);
       g_assert_nonnull (strstr (err, cases[c].variable));
       g_assert_nonnull (strstr (err, "--base-url"));
-      /* No retries with back-off: the first call stopped the run. */
-      g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
-      rows = read_rows (rows_path, NULL);
-      g_assert_cmpuint (g_hash_table_size (rows), ==, 0);
+      g_assert_nonnull (strstr (err, "cot calls an LLM (role default)"));
+      /* Refused before the run started: nothing planned was printed,
+       * nothing written. */
+      g_assert_null (strstr (out, "requests planned"));
+      g_assert_false (g_file_test (experiment, G_FILE_TEST_EXISTS));
+
+      /* The cost estimate sends nothing: no key needed. */
+      g_assert_cmpint (run (estimate_argv, NULL, &out, &err), ==, 0);
+      g_assert_nonnull (strstr (out, "Calls per request: 1"));
+      g_assert_false (g_file_test (experiment, G_FILE_TEST_EXISTS));
+
+      /* A run against the fake server (not the provider's endpoint)
+       * needs no key; its resume pointed at the provider's endpoint is
+       * refused before it writes anything. */
+      {
+        g_autofree char *rows_path = g_build_filename (experiment, "clean", "run_1",
+                                                       "results_5.jsonl", NULL);
+        g_autofree char *config_path = g_build_filename (experiment, "clean", "run_1", "config.json", NULL);
+        g_autofree char *rows_before = NULL;
+        g_autofree char *rows_after = NULL;
+        g_autofree char *config_before = NULL;
+        g_autofree char *config_after = NULL;
+        g_autofree char *url = g_strdup (c == 0 ? f->base_url : anot_fake_llm_get_url (f->server));
+        const char *fake_argv[] = {
+          "--method", "cot", "--backend", cases[c].backend, "--model", cases[c].model,
+          "--base-url", url, "--candidates", "5", "--limit", "2",
+          "--out", f->root, "--name", name, NULL,
+        };
+        const char *resume_argv[] = { "--resume", experiment, "--base-url", cases[c].provider_url, NULL };
+
+        g_assert_cmpint (run (fake_argv, NULL, &out, &err), ==, 0);
+        g_assert_true (g_file_get_contents (rows_path, &rows_before, NULL, NULL));
+        g_assert_true (g_file_get_contents (config_path, &config_before, NULL, NULL));
+        g_assert_cmpint (run (resume_argv, NULL, &out, &err), ==, 2);
+        g_assert_nonnull (strstr (err, cases[c].variable));
+        g_assert_true (g_file_get_contents (rows_path, &rows_after, NULL, NULL));
+        g_assert_true (g_file_get_contents (config_path, &config_after, NULL, NULL));
+        g_assert_cmpstr (rows_before, ==, rows_after);
+        g_assert_cmpstr (config_before, ==, config_after);
+      }
     }
+
+  /* A method that calls no LLM needs no key, even with a provider's
+   * backend configured. */
+  {
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    const char *argv[] = {
+      "--method", "bm25", "--backend", "openai", "--model", "gpt-4o-mini",
+      "--candidates", "5", "--limit", "2", "--out", f->root, "--name", "nokey-bm25", NULL,
+    };
+
+    g_assert_cmpint (run (argv, NULL, &out, &err), ==, 0);
+    g_assert_nonnull (strstr (out, "Ran 2 requests"));
+  }
+
+  /* aot's scorer routed to Anthropic: OpenAI's key is not enough, and the
+   * message names the role and the variable it lacks. */
+  {
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *experiment = g_build_filename (f->root, "nokey-role", NULL);
+    const char *env[] = { "OPENAI_API_KEY=sk-anything", NULL };
+    const char *argv[] = {
+      "--method", "aot", "--backend", "openai", "--model", "gpt-4o-mini",
+      "--role", "scorer=anthropic:claude-3-5-haiku-latest",
+      "--candidates", "5", "--limit", "2", "--out", f->root, "--name", "nokey-role", NULL,
+    };
+
+    g_assert_cmpint (run (argv, env, &out, &err), ==, 2);
+    g_assert_nonnull (strstr (err, "aot calls an LLM (role scorer)"));
+    g_assert_nonnull (strstr (err, "ANTHROPIC_API_KEY"));
+    g_assert_false (g_file_test (experiment, G_FILE_TEST_EXISTS));
+  }
+
+  g_assert_cmpuint (count_chat_requests (f->server), ==, 2 * 2);
 }
 
 /* ------------------------------------------------------------------------
@@ -679,6 +648,125 @@ test_context_fit (Fixture       *f,
   }
 }
 
+/* ------------------------------------------------------------------------
+ * Odd characters in answers, counted in every LLM method's trace
+ * --------------------------------------------------------------------- */
+
+static void
+add_escapes_rule (JsonBuilder *builder,
+                  const char  *match,
+                  const char  *reply)
+{
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "match");
+  json_builder_add_string_value (builder, match);
+  json_builder_set_member_name (builder, "fault");
+  json_builder_add_string_value (builder, "escapes");
+  json_builder_set_member_name (builder, "reply");
+  json_builder_add_string_value (builder, reply);
+  json_builder_end_object (builder);
+}
+
+/* Answers with \u0000 escapes (each reply's "\\u0000" arrives as a JSON
+ * escape): cot (through llm-common) and aot (its own calls: a plan, then
+ * one judge per candidate) both rank, and each request's trace line says
+ * how many characters were read as U+FFFD, counted by the core over every
+ * call of the request. */
+static void
+test_replaced_characters (Fixture       *f,
+                          gconstpointer  data)
+{
+  static const struct { const char *method; gint64 per_request; } cases[] = {
+    { "cot", 1 },
+    /* The plan's question holds one, so does each of the 5 judges'
+     * answers. */
+    { "aot", 1 + 5 },
+  };
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *rules = NULL;
+  g_autoptr(GError) error = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "rules");
+  json_builder_begin_array (builder);
+  add_escapes_rule (builder, "^Write an Atom of Thought plan",
+                    "{\"atoms\": [{\"id\": 1, \"kind\": \"tool\", \"name\": \"llm_judge\", "
+                    "\"input\": {\"item\": \"*\", \"question\": \"Good for kids?\\\\u0000\"}, "
+                    "\"dependsOn\": []}, {\"id\": 2, \"kind\": \"final\", \"name\": \"rank\", "
+                    "\"input\": {\"scores\": [\"$1\"]}, \"dependsOn\": [1]}]}");
+  add_escapes_rule (builder, "^Question about one item", "Score: 5\\\\u0000");
+  add_escapes_rule (builder, ".", "[3, 1, 2, 5, 4]\\\\u0000");
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  json_generator_set_root (generator, root);
+  rules = json_generator_to_data (generator, NULL);
+  g_assert_true (anot_fake_llm_set_rules_json (f->server, rules, &error));
+  g_assert_no_error (error);
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *name = g_strdup_printf ("odd-%s", cases[c].method);
+      g_autofree char *trace_path = g_build_filename (f->root, name, "clean", "run_1", "trace_5.jsonl", NULL);
+      g_autofree char *rows_path = g_build_filename (f->root, name, "clean", "run_1", "results_5.jsonl", NULL);
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+      g_autoptr(GHashTable) traces = NULL;
+      g_autoptr(GHashTable) rows = NULL;
+      g_autoptr(GPtrArray) trace_objects = NULL;
+      g_autoptr(GPtrArray) row_objects = NULL;
+      const char *argv[] = {
+        "--method", cases[c].method, "--backend", "openai", "--base-url", f->base_url,
+        "--model", "fake", "--candidates", "5", "--limit", "2", "--out", f->root, "--name", name, NULL,
+      };
+
+      g_assert_cmpint (run (argv, NULL, &out, &err), ==, 0);
+      rows = read_rows (rows_path, &row_objects);
+      traces = read_rows (trace_path, &trace_objects);
+      g_assert_cmpuint (row_objects->len, ==, 2);
+      g_assert_cmpuint (trace_objects->len, ==, 2);
+      for (guint i = 0; i < row_objects->len; i++)
+        {
+          /* Accepted, not failed and retried. */
+          g_assert_false (json_object_has_member (g_ptr_array_index (row_objects, i), "error"));
+          g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (row_objects, i), "retries"), ==, 0);
+        }
+      for (guint i = 0; i < trace_objects->len; i++)
+        {
+          JsonObject *trace = json_object_get_object_member (g_ptr_array_index (trace_objects, i), "trace");
+
+          g_assert_nonnull (trace);
+          g_assert_cmpint (json_object_get_int_member_with_default (trace, "replaced_characters", 0),
+                           ==, cases[c].per_request);
+        }
+    }
+
+  /* Without such answers the member is absent. */
+  g_assert_true (anot_fake_llm_set_rules_json (f->server, "{\"default_reply\": \"[3, 1, 2, 5, 4]\"}", &error));
+  g_assert_no_error (error);
+  {
+    g_autofree char *trace_path = g_build_filename (f->root, "plain", "clean", "run_1", "trace_5.jsonl", NULL);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autoptr(GHashTable) traces = NULL;
+    g_autoptr(GPtrArray) trace_objects = NULL;
+    const char *argv[] = {
+      "--method", "cot", "--backend", "openai", "--base-url", f->base_url,
+      "--model", "fake", "--candidates", "5", "--limit", "2", "--out", f->root, "--name", "plain", NULL,
+    };
+
+    g_assert_cmpint (run (argv, NULL, &out, &err), ==, 0);
+    traces = read_rows (trace_path, &trace_objects);
+    g_assert_cmpuint (trace_objects->len, ==, 2);
+    for (guint i = 0; i < trace_objects->len; i++)
+      g_assert_false (json_object_has_member (json_object_get_object_member (g_ptr_array_index (trace_objects, i),
+                                                                             "trace"),
+                                              "replaced_characters"));
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -695,6 +783,7 @@ main (int    argc,
   ADD ("/failure-cli/unknown-model", test_unknown_model, NULL);
   ADD ("/failure-cli/missing-key", test_missing_key, NULL);
   ADD ("/failure-cli/context-fit", test_context_fit, NULL);
+  ADD ("/failure-cli/replaced-characters", test_replaced_characters, NULL);
 
 #undef ADD
 

@@ -7,6 +7,8 @@
 #include <anot/anot.h>
 
 #include "anot-fake-llm.h"
+#include "anot-test-backend.h"
+#include "anot-test-cli.h"
 
 #include <string.h>
 
@@ -131,11 +133,7 @@ fixture_setup (Fixture       *f,
     "  {\"match\": \"STARS (\\\\d)\\\\.0 TEXT\", \"reply\": \"{\\\"rating\\\": \\\\1}\"}"
     "]}", escaped);
 
-  f->server = anot_fake_llm_new ();
-  anot_fake_llm_set_rules_json (f->server, rules, &error);
-  g_assert_no_error (error);
-  anot_fake_llm_start (f->server, 0, &error);
-  g_assert_no_error (error);
+  f->server = anot_test_fake_llm_start (rules, NULL);
   f->url = anot_fake_llm_get_openai_base_url (f->server);
   f->dir = g_build_filename (g_get_user_data_dir (), "formula", NULL);
   g_mkdir_with_parents (f->dir, 0755);
@@ -157,26 +155,6 @@ fixture_teardown (Fixture       *f,
   g_hash_table_unref (f->expected);
 }
 
-typedef struct
-{
-  gboolean done;
-  char *out;
-  char *err;
-} CliRun;
-
-static void
-on_communicated (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  CliRun *run = user_data;
-  g_autoptr(GError) error = NULL;
-
-  g_subprocess_communicate_utf8_finish (G_SUBPROCESS (source), result, &run->out, &run->err, &error);
-  g_assert_no_error (error);
-  run->done = TRUE;
-}
-
 /* Runs `anot-run formula ARGS...` (NULL-terminated), serving the fake
  * server meanwhile. */
 static int
@@ -185,16 +163,12 @@ run_formula (char      **out,
              const char *first,
              ...)
 {
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  static const char * const env[] = { "OPENAI_API_KEY=sk-test", NULL };
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GError) error = NULL;
-  CliRun run = { 0 };
   va_list args;
+  int status;
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_setenv (launcher, "OPENAI_API_KEY", "sk-test", TRUE);
-  g_ptr_array_add (argv, (gpointer) g_getenv ("ANOT_RUN"));
   g_ptr_array_add (argv, (gpointer) "formula");
   va_start (args, first);
   for (const char *arg = first; arg != NULL; arg = va_arg (args, const char *))
@@ -202,20 +176,11 @@ run_formula (char      **out,
   va_end (args);
   g_ptr_array_add (argv, NULL);
 
-  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8_async (process, NULL, NULL, on_communicated, &run);
-  while (!run.done)
-    g_main_context_iteration (NULL, TRUE);
+  process = anot_test_cli_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                                 (const char * const *) argv->pdata, env);
+  status = anot_test_cli_wait (process, NULL, NULL, out, err);
   g_assert_true (g_subprocess_get_if_exited (process));
-  g_test_message ("stderr: %s", run.err);
-  if (out)
-    *out = g_steal_pointer (&run.out);
-  if (err)
-    *err = g_steal_pointer (&run.err);
-  g_free (run.out);
-  g_free (run.err);
-  return g_subprocess_get_exit_status (process);
+  return status;
 }
 
 /* Every row matches the independent computation; each item exactly once. */

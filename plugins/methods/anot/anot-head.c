@@ -146,21 +146,40 @@ call_planner (GTask               *task,
 
 /* The reply's text, or NULL with the task returned (a failed planner call
  * fails the request, as it did in the original). */
-static AnotCompletion *
+static char *
 finish_call (GTask        *task,
              GAsyncResult *res,
              const char   *what)
 {
   Head *h = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
-  AnotCompletion *completion = anot_method_context_complete_finish (h->context, res, &error);
+  g_autoptr(AnotCompletion) completion = anot_method_context_complete_finish (h->context, res, &error);
+  const char *text;
 
   if (completion == NULL)
     {
       g_prefix_error (&error, "ANoT-HEAD, %s: ", what);
       g_task_return_error (task, g_steal_pointer (&error));
+      return NULL;
     }
-  return completion;
+  text = anot_completion_get_text (completion);
+  return g_strdup (text != NULL ? text : "");
+}
+
+/* What @reply says between @marker and the next "===" (or its end), or
+ * NULL when @marker is not in it.  "" for @marker: from the start. */
+static char *
+marked_section (const char *reply,
+                const char *marker)
+{
+  const char *start = strstr (reply, marker);
+  const char *end;
+
+  if (start == NULL)
+    return NULL;
+  start += strlen (marker);
+  end = strstr (start, "===");
+  return end != NULL ? g_strndup (start, end - start) : g_strdup (start);
 }
 
 /* "(id)=LLM("instruction")" as the LWT writer writes it, or NULL with
@@ -912,16 +931,14 @@ on_refined (GObject      *source,
 {
   g_autoptr(GTask) task = user_data;
   Head *h = g_task_get_task_data (task);
-  g_autoptr(AnotCompletion) completion = finish_call (task, res, "refinement");
+  g_autofree char *reply = finish_call (task, res, "refinement");
   g_autofree char *observation = NULL;
   g_autofree char *lower = NULL;
   JsonObject *entry;
   JsonArray *calls;
-  const char *reply;
 
-  if (completion == NULL)
+  if (reply == NULL)
     return;
-  reply = anot_completion_get_text (completion) ? anot_completion_get_text (completion) : "";
   anot_method_context_debug (h->context, ANOT_DEBUG_LEVEL_FULL, "P2", "Response:\n%s", reply);
 
   entry = json_object_new ();
@@ -1006,19 +1023,16 @@ on_skeleton (GObject      *source,
 {
   g_autoptr(GTask) task = user_data;
   Head *h = g_task_get_task_data (task);
-  g_autoptr(AnotCompletion) completion = finish_call (task, res, "skeleton");
+  g_autofree char *reply = finish_call (task, res, "skeleton");
   g_autoptr(GRegex) step_re = NULL;
   g_autoptr(GMatchInfo) info = NULL;
   g_autofree char *section = NULL;
-  const char *reply, *start, *end;
 
-  if (completion == NULL)
+  if (reply == NULL)
     return;
-  reply = anot_completion_get_text (completion) ? anot_completion_get_text (completion) : "";
-  start = strstr (reply, "===LWT_SKELETON===");
-  start = start != NULL ? start + strlen ("===LWT_SKELETON===") : reply;
-  end = strstr (start, "===");
-  section = end != NULL ? g_strndup (start, end - start) : g_strdup (start);
+  section = marked_section (reply, "===LWT_SKELETON===");
+  if (section == NULL)
+    section = marked_section (reply, "");
 
   step_re = g_regex_new ("\\((\\w+)\\)\\s*=\\s*LLM\\s*\\(\\s*['\"](.+?)['\"]\\s*\\)", G_REGEX_DOTALL, 0, NULL);
   g_ptr_array_set_size (h->lines, 0);
@@ -1105,26 +1119,16 @@ on_ruled_out (GObject      *source,
 {
   g_autoptr(GTask) task = user_data;
   Head *h = g_task_get_task_data (task);
-  g_autoptr(AnotCompletion) completion = finish_call (task, res, "rule-out");
+  g_autofree char *reply = finish_call (task, res, "rule-out");
   g_autoptr(GRegex) digits = g_regex_new ("\\d+", 0, 0, NULL);
   g_autoptr(GRegex) list = g_regex_new ("\\[\\s*\\d+(?:\\s*,\\s*\\d+)*\\s*\\]", 0, 0, NULL);
   g_autoptr(GMatchInfo) info = NULL;
   g_autofree char *region = NULL;
-  const char *reply, *start;
 
-  if (completion == NULL)
+  if (reply == NULL)
     return;
-  reply = anot_completion_get_text (completion) ? anot_completion_get_text (completion) : "";
-  start = strstr (reply, "===CANDIDATES===");
-  if (start != NULL)
-    {
-      const char *end;
-
-      start += strlen ("===CANDIDATES===");
-      end = strstr (start, "===");
-      region = end != NULL ? g_strndup (start, end - start) : g_strdup (start);
-    }
-  else if (g_regex_match (list, reply, 0, &info))
+  region = marked_section (reply, "===CANDIDATES===");
+  if (region == NULL && g_regex_match (list, reply, 0, &info))
     region = g_match_info_fetch (info, 0);
   g_clear_pointer (&info, g_match_info_free);
 
@@ -1254,15 +1258,14 @@ on_resolved (GObject      *source,
 {
   g_autoptr(GTask) task = user_data;
   Head *h = g_task_get_task_data (task);
-  g_autoptr(AnotCompletion) completion = finish_call (task, res, "resolve");
+  g_autofree char *reply = finish_call (task, res, "resolve");
   Condition *c = g_ptr_array_index (h->conditions, h->resolving);
   g_auto(GStrv) lines = NULL;
 
-  if (completion == NULL)
+  if (reply == NULL)
     return;
   c->hard = TRUE;
-  lines = g_strsplit (anot_completion_get_text (completion) ? anot_completion_get_text (completion) : "",
-                      "\n", -1);
+  lines = g_strsplit (reply, "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)
     {
       char *line = g_strstrip (lines[i]);
@@ -1343,14 +1346,13 @@ on_extracted (GObject      *source,
 {
   g_autoptr(GTask) task = user_data;
   Head *h = g_task_get_task_data (task);
-  g_autoptr(AnotCompletion) completion = finish_call (task, res, "extract");
+  g_autofree char *reply = finish_call (task, res, "extract");
   g_autoptr(GRegex) tag = g_regex_new ("\\[(\\w+)(?::(\\w+))?\\]\\s*(.+)", 0, 0, NULL);
   g_auto(GStrv) lines = NULL;
 
-  if (completion == NULL)
+  if (reply == NULL)
     return;
-  lines = g_strsplit (anot_completion_get_text (completion) ? anot_completion_get_text (completion) : "",
-                      "\n", -1);
+  lines = g_strsplit (reply, "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)
     {
       g_autoptr(GMatchInfo) info = NULL;

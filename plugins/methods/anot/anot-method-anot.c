@@ -1226,6 +1226,7 @@ g_io_module_load (GIOModule *module)
                                                                        "explore (ANoT-explore) or head (the original's published ANoT-HEAD)"),
                                         "head"),
                                       NULL);
+  anot_plugin_declare_method_roles ("anot", "planner", "scorer", NULL);
 }
 
 G_MODULE_EXPORT void

@@ -444,6 +444,7 @@ g_io_module_load (GIOModule *module)
                                       anot_method_option_new_int ("max_repairs", 0, 10, 1, "repair rounds of a plan the core rejects"),
                                       anot_method_option_new_boolean ("json_schema", TRUE, "ask for a JSON-schema answer (false for servers without structured output)"),
                                       NULL);
+  anot_plugin_declare_method_roles ("aot", "planner", "scorer", NULL);
 }
 
 G_MODULE_EXPORT void

@@ -522,6 +522,8 @@ g_io_module_load (GIOModule *module)
                                       anot_method_option_new_double ("k1", 0, G_MAXDOUBLE, DEFAULT_K1, "term-frequency saturation"),
                                       anot_method_option_new_double ("b", 0, 1, DEFAULT_B, "document-length normalisation (0: none, 1: full)"),
                                       NULL);
+  /* It calls no LLM: a run needs no API key. */
+  anot_plugin_declare_method_roles ("bm25", NULL);
 }
 
 G_MODULE_EXPORT void

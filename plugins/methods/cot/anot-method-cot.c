@@ -154,6 +154,7 @@ g_io_module_load (GIOModule *module)
                                     ANOT_PLUGIN_SUPPORTS_DEFENSE);
   /* It reads no option: any -O cot.KEY is refused. */
   anot_plugin_declare_method_options ("cot", NULL);
+  anot_plugin_declare_method_roles ("cot", ANOT_DEFAULT_ROLE, NULL);
 }
 
 G_MODULE_EXPORT void

@@ -344,6 +344,7 @@ g_io_module_load (GIOModule *module)
                                       anot_method_option_new_string ("score_field", "score", "the Formula Seed output to rank by, highest first"),
                                       anot_method_option_new_string ("cache_dir", NULL, "a directory where compiled Formula Seeds are kept and reused"),
                                       NULL);
+  anot_plugin_declare_method_roles ("general_anot", ANOT_FORMULA_SEED_COMPILE_ROLE, ANOT_FORMULA_SEED_EXTRACT_ROLE, NULL);
 }
 
 G_MODULE_EXPORT void

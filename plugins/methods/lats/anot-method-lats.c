@@ -1359,6 +1359,7 @@ g_io_module_load (GIOModule *module)
                                       anot_method_option_new_boolean ("trace_tree", TRUE, "write the search tree into the trace"),
                                       anot_method_option_new_string ("tree_file", NULL, "append every request's search tree to this file"),
                                       NULL);
+  anot_plugin_declare_method_roles ("lats", phase_roles[0], phase_roles[1], phase_roles[2], NULL);
 }
 
 G_MODULE_EXPORT void

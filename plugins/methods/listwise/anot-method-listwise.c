@@ -413,6 +413,7 @@ g_io_module_load (GIOModule *module)
                                         "0"),
                                       anot_method_option_new_int ("step", 1, G_MAXUINT, DEFAULT_STEP, "how far the window slides (1 to window)"),
                                       NULL);
+  anot_plugin_declare_method_roles ("listwise", ANOT_DEFAULT_ROLE, NULL);
 }
 
 G_MODULE_EXPORT void

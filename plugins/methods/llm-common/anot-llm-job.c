@@ -140,46 +140,34 @@ anot_llm_job_format_candidates (AnotLlmJob  *job,
   return text;
 }
 
-/* "hotel" -> "Hotel" (the first character, whatever its script). */
-static char *
-capitalize (const char *word)
-{
-  const char *rest = g_utf8_next_char (word);
-  char first[8] = { 0 };
-
-  g_unichar_to_utf8 (g_unichar_totitle (g_utf8_get_char (word)), first);
-  return g_strconcat (first, rest, NULL);
-}
-
 static char *
 domain_fillv (AnotDomain *domain,
               const char *template_text,
               va_list     args)
 {
   g_autoptr(GHashTable) values = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autofree char *item_title = NULL, *items_title = NULL, *items_upper = NULL, *examples = NULL;
+  g_autofree char *items_upper = NULL, *examples = NULL;
   g_autofree char *a_item = NULL, *a_item_title = NULL, *candidates = NULL;
   GString *out = g_string_new (NULL);
   const char *name;
+  gboolean an;
 
   /* What every template may say of the items, from the benchmark's
    * domain; a method's own value of the same name wins. */
   if (domain != NULL)
     {
-      item_title = capitalize (anot_domain_get_item (domain));
-      items_title = capitalize (anot_domain_get_items (domain));
       examples = g_strjoinv (", ", (char **) anot_domain_get_example_attributes (domain));
       g_hash_table_insert (values, "item", (gpointer) anot_domain_get_item (domain));
       g_hash_table_insert (values, "items", (gpointer) anot_domain_get_items (domain));
-      g_hash_table_insert (values, "Item", item_title);
-      g_hash_table_insert (values, "Items", items_title);
+      g_hash_table_insert (values, "Item", (gpointer) anot_domain_get_item_title (domain));
+      g_hash_table_insert (values, "Items", (gpointer) anot_domain_get_items_title (domain));
       items_upper = g_utf8_strup (anot_domain_get_items (domain), -1);
       /* English articles: "an" before a written vowel ("an item", "an
        * apartment"); nouns where the sound decides ("a university") are
        * rare enough among item nouns to accept. */
-      a_item = g_strconcat (strchr ("aeiouAEIOU", anot_domain_get_item (domain)[0]) ? "an " : "a ",
-                            anot_domain_get_item (domain), NULL);
-      a_item_title = capitalize (a_item);
+      an = strchr ("aeiouAEIOU", anot_domain_get_item (domain)[0]) != NULL;
+      a_item = g_strconcat (an ? "an " : "a ", anot_domain_get_item (domain), NULL);
+      a_item_title = g_strconcat (an ? "An " : "A ", anot_domain_get_item (domain), NULL);
       g_hash_table_insert (values, "ITEMS", items_upper);
       g_hash_table_insert (values, "a_item", a_item);
       g_hash_table_insert (values, "A_item", a_item_title);

@@ -142,6 +142,8 @@ g_io_module_load (GIOModule *module)
                                     ANOT_PLUGIN_NEEDS_TRUTH);
   /* It reads no option: any -O oracle.KEY is refused. */
   anot_plugin_declare_method_options ("oracle", NULL);
+  /* It calls no LLM: a run needs no API key. */
+  anot_plugin_declare_method_roles ("oracle", NULL);
 }
 
 G_MODULE_EXPORT void

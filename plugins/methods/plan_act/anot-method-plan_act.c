@@ -113,6 +113,7 @@ g_io_module_load (GIOModule *module)
                                                                        "what the executor gets: the Step lines of at most 4 sections, or the plan verbatim (the original)"),
                                         "verbatim"),
                                       NULL);
+  anot_plugin_declare_method_roles ("plan_act", "planner", "executor", NULL);
 }
 
 G_MODULE_EXPORT void

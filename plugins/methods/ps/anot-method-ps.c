@@ -99,6 +99,7 @@ g_io_module_load (GIOModule *module)
                                     ANOT_PLUGIN_SUPPORTS_DEFENSE);
   /* It reads no option: any -O ps.KEY is refused. */
   anot_plugin_declare_method_options ("ps", NULL);
+  anot_plugin_declare_method_roles ("ps", ANOT_DEFAULT_ROLE, NULL);
 }
 
 G_MODULE_EXPORT void

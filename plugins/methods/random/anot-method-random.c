@@ -134,6 +134,8 @@ g_io_module_load (GIOModule *module)
                          "Uniform random permutation seeded per request (the chance baseline, Hits@k = k/N)");
   /* It reads no option: any -O random.KEY is refused. */
   anot_plugin_declare_method_options ("random", NULL);
+  /* It calls no LLM: a run needs no API key. */
+  anot_plugin_declare_method_roles ("random", NULL);
 }
 
 G_MODULE_EXPORT void

@@ -382,6 +382,7 @@ g_io_module_load (GIOModule *module)
                                       anot_method_option_new_int ("max_steps", 1, 100, DEFAULT_MAX_STEPS, "Thought/Action/Observation steps before the forced finish"),
                                       anot_method_option_new_int ("max_observation_chars", 1, G_MAXINT, DEFAULT_OBSERVATION_CHARS, "characters of a tool result shown to the model"),
                                       NULL);
+  anot_plugin_declare_method_roles ("react", ROLE, NULL);
 }
 
 G_MODULE_EXPORT void

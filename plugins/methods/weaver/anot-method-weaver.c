@@ -247,10 +247,8 @@ ask_answer (GTask *task)
   {
     /* The formatter's heading, in the benchmark's words ("Restaurants:"). */
     AnotDomain *domain = anot_method_context_get_domain (anot_llm_job_get_context (job));
-    g_autofree char *items = g_strdup (anot_domain_get_items (domain));
 
-    items[0] = g_ascii_toupper (items[0]);
-    g_string_append_printf (data, "%s:\n\n", items);
+    g_string_append_printf (data, "%s:\n\n", anot_domain_get_items_title (domain));
   }
 
   for (guint i = 0; i < numbers->len; i++)
@@ -495,6 +493,7 @@ g_io_module_load (GIOModule *module)
   anot_plugin_declare_method_options ("weaver",
                                       anot_method_option_new_int ("repairs", 0, G_MAXUINT, 1, "SQL repair rounds after a failing query"),
                                       NULL);
+  anot_plugin_declare_method_roles ("weaver", ANOT_DEFAULT_ROLE, SQL_ROLE, NULL);
 }
 
 G_MODULE_EXPORT void

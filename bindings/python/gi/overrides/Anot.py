@@ -972,7 +972,7 @@ def _first_doc_line(cls):
 
 @_export
 def register_method(name, description=None, needs_truth=False, options=None,
-                    supports_defense=False):
+                    supports_defense=False, roles=None):
     """Class decorator: registers a Python method class under `name`.
 
     `description` defaults to the first line of the class's docstring.
@@ -994,6 +994,14 @@ def register_method(name, description=None, needs_truth=False, options=None,
     the model data adds `context.get_defense_prompt()` when it is not
     None (Anot.PluginFlags.SUPPORTS_DEFENSE); without it a run in defense
     mode is refused.
+
+    `roles` declares the LLM roles the method calls through its context
+    (`["default"]`, `["planner", "scorer"]`; `[]` for a method that
+    calls no LLM): before a run, the backend of each is checked, and a
+    provider's own endpoint without an API key raises GLib.Error
+    (Anot.Error.CONFIG, naming OPENAI_API_KEY or ANTHROPIC_API_KEY) before
+    anything is written.  Without `roles` the key is checked at the
+    method's first call instead.
     """
     flags = Anot.PluginFlags.NEEDS_TRUTH if needs_truth else Anot.PluginFlags(0)
     if supports_defense:
@@ -1007,6 +1015,8 @@ def register_method(name, description=None, needs_truth=False, options=None,
         registry = Registry.get_default()
         registry.register_with_flags(Anot.METHOD_EXTENSION_POINT_NAME, cls, name, description, flags)
         registry.declare_method_options(name, declared)
+        if roles is not None:
+            registry.declare_method_roles(name, list(roles))
         return cls
     return decorate
 

@@ -1,0 +1,162 @@
+/* anot-test-cli.c: anot-run run as a process while the fake LLM server
+ * answers on the test's main loop
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "anot-test-cli.h"
+
+#include <string.h>
+
+#include "anot-test-backend.h"
+#include "anot-test-data.h"
+
+/* A new directory from @tmp_template (g_dir_make_tmp()'s) and a server
+ * answering by @rules_json, accepting any key. */
+void
+anot_test_cli_setup (AnotTestCli *cli,
+                     const char  *tmp_template,
+                     const char  *rules_json)
+{
+  g_autoptr(GError) error = NULL;
+
+  cli->root = g_dir_make_tmp (tmp_template, &error);
+  g_assert_no_error (error);
+  cli->server = anot_test_fake_llm_start (rules_json, NULL);
+  cli->base_url = anot_fake_llm_get_openai_base_url (cli->server);
+}
+
+void
+anot_test_cli_teardown (AnotTestCli *cli)
+{
+  anot_test_remove_tree (cli->root);
+  g_clear_pointer (&cli->root, g_free);
+  g_clear_pointer (&cli->base_url, g_free);
+  g_clear_object (&cli->server);
+}
+
+/* $ANOT_RUN with @argv (its arguments, NULL-terminated) and @env
+ * ("NAME=VALUE" to set, "NAME" to unset; NULL-terminated, or NULL). */
+GSubprocess *
+anot_test_cli_spawn (GSubprocessFlags    flags,
+                     const char * const *argv,
+                     const char * const *env)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (flags);
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  GSubprocess *process;
+
+  for (guint i = 0; env != NULL && env[i] != NULL; i++)
+    {
+      const char *eq = strchr (env[i], '=');
+
+      if (eq == NULL)
+        g_subprocess_launcher_unsetenv (launcher, env[i]);
+      else
+        {
+          g_autofree char *name = g_strndup (env[i], eq - env[i]);
+
+          g_subprocess_launcher_setenv (launcher, name, eq + 1, TRUE);
+        }
+    }
+  g_assert_nonnull (g_getenv ("ANOT_RUN"));
+  g_ptr_array_add (args, (gpointer) g_getenv ("ANOT_RUN"));
+  for (guint i = 0; argv[i] != NULL; i++)
+    g_ptr_array_add (args, (gpointer) argv[i]);
+  g_ptr_array_add (args, NULL);
+  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) args->pdata, &error);
+  g_assert_no_error (error);
+  return process;
+}
+
+typedef struct
+{
+  GString *text;
+  GInputStream *stream;
+  gboolean done;
+  char buffer[4096];
+} Reader;
+
+static void
+on_read (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  Reader *reader = user_data;
+  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, NULL);
+
+  if (n <= 0)
+    {
+      reader->done = TRUE;
+      return;
+    }
+  g_string_append_len (reader->text, reader->buffer, n);
+  g_input_stream_read_async (reader->stream, reader->buffer, sizeof reader->buffer,
+                             G_PRIORITY_DEFAULT, NULL, on_read, reader);
+}
+
+static void
+reader_start (Reader       *reader,
+              GInputStream *stream)
+{
+  reader->text = g_string_new (NULL);
+  reader->stream = stream;
+  reader->done = stream == NULL;
+  if (stream != NULL)
+    g_input_stream_read_async (stream, reader->buffer, sizeof reader->buffer, G_PRIORITY_DEFAULT,
+                               NULL, on_read, reader);
+}
+
+static void
+on_exited (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  *(gboolean *) user_data = TRUE;
+}
+
+/* Waits for @process while the server answers, calling @tick between
+ * iterations (when not NULL); returns its exit status (-1 when a signal
+ * ended it).  What it wrote to a pipe it was spawned with goes to
+ * @out_stdout and @out_stderr when they are not NULL, replacing (and
+ * freeing) what they held, so a test can reuse one variable. */
+int
+anot_test_cli_wait (GSubprocess  *process,
+                    void        (*tick) (gpointer),
+                    gpointer      tick_data,
+                    char        **out_stdout,
+                    char        **out_stderr)
+{
+  Reader out, err;
+  gboolean exited = FALSE;
+
+  reader_start (&out, g_subprocess_get_stdout_pipe (process));
+  reader_start (&err, g_subprocess_get_stderr_pipe (process));
+  g_subprocess_wait_async (process, NULL, on_exited, &exited);
+  while (!exited || !out.done || !err.done)
+    {
+      if (tick != NULL)
+        tick (tick_data);
+      g_main_context_iteration (NULL, tick == NULL);
+      if (tick != NULL && !g_main_context_pending (NULL))
+        g_usleep (1000);
+    }
+  if (out.stream != NULL || err.stream != NULL)
+    g_test_message ("stdout:\n%s\nstderr:\n%s", out.text->str, err.text->str);
+  if (out_stdout != NULL)
+    {
+      g_free (*out_stdout);
+      *out_stdout = g_string_free (out.text, FALSE);
+    }
+  else
+    g_string_free (out.text, TRUE);
+  if (out_stderr != NULL)
+    {
+      g_free (*out_stderr);
+      *out_stderr = g_string_free (err.text, FALSE);
+    }
+  else
+    g_string_free (err.text, TRUE);
+  return g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
+}

@@ -1,0 +1,37 @@
+/* anot-test-cli.h: anot-run run as a process while the fake LLM server
+ * answers on the test's main loop
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <anot/anot.h>
+
+#include "anot-fake-llm.h"
+
+G_BEGIN_DECLS
+
+/* A fixture of the command-line tests: a temporary directory and a
+ * started fake server. */
+typedef struct
+{
+  char *root;
+  AnotFakeLlm *server;
+  char *base_url;       /* OpenAI's: <url>/v1 */
+} AnotTestCli;
+
+void         anot_test_cli_setup    (AnotTestCli         *cli,
+                                     const char          *tmp_template,
+                                     const char          *rules_json);
+void         anot_test_cli_teardown (AnotTestCli         *cli);
+
+GSubprocess *anot_test_cli_spawn    (GSubprocessFlags     flags,
+                                     const char * const  *argv,
+                                     const char * const  *env);
+int          anot_test_cli_wait     (GSubprocess         *process,
+                                     void               (*tick) (gpointer),
+                                     gpointer             tick_data,
+                                     char               **out_stdout,
+                                     char               **out_stderr);
+
+G_END_DECLS
