@@ -551,6 +551,52 @@ test_cancel (void)
   fixture_stop (&fixture);
 }
 
+static gboolean
+keep_busy (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+/* What a finished request leaves behind is its ranking, not its job: on a
+ * loop that is never idle (a run with many requests in flight), the
+ * low-priority idle that builds the dict context early may not run before
+ * the request is done; it must not keep the job (its context, tools and
+ * megabytes of dict context) alive until the end of the run (issue 27: RSS
+ * grew by one cell's worth of jobs per N over a --scaling sweep). */
+static void
+test_job_released (void)
+{
+  Fixture fixture = { 0 };
+  AnotMethodContext *context;
+  AnotMethodContext *watched;
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GError) error = NULL;
+  guint busy;
+
+  fixture_start (&fixture,
+                 "{\"rules\": ["
+                 "  {\"match\": \"^You are preparing\", \"reply\": \"PLAN:\\nN = 6\\nRELEVANT_ATTR = NONE\"},"
+                 "  {\"match\": \"^Write one evaluation step of a ranking task, for item (\\\\d+)\","
+                 "   \"reply\": \"(\\\\1)=LLM('Judge item \\\\1')\"},"
+                 "  {\"match\": \"^Judge item\", \"reply\": \"5\"}"
+                 "]}");
+  context = new_context (&fixture, ANOT_DEBUG_LEVEL_OFF);
+  watched = context;
+  g_object_add_weak_pointer (G_OBJECT (watched), (gpointer *) &watched);
+
+  busy = g_idle_add_full (G_PRIORITY_DEFAULT, keep_busy, NULL, NULL);
+  ranking = rank (&fixture, context, 3, NULL, &error);
+  g_source_remove (busy);
+  g_assert_no_error (error);
+  g_assert_cmpuint (anot_ranking_get_length (ranking), ==, N_CANDIDATES);
+
+  /* Only the test holds the context now: the job let go of it. */
+  g_object_unref (context);
+  g_assert_null (watched);
+
+  fixture_stop (&fixture);
+}
+
 /* ANoT-HEAD (methods.md §6.3): two conditions, one HARD (rule-out keeps
  * 2, 4 and 5) and one SOFT (a skeleton of two steps), two refinement
  * rounds (two tools, then done()), two script steps: 1 + C + [H > 0] +
@@ -839,6 +885,7 @@ main (int   argc,
   g_test_add_func ("/method-anot/bad-options", test_bad_options);
   g_test_add_func ("/method-anot/planner-failure", test_planner_failure);
   g_test_add_func ("/method-anot/cancel", test_cancel);
+  g_test_add_func ("/method-anot/job-released", test_job_released);
   g_test_add_func ("/method-anot/head", test_head);
   g_test_add_func ("/method-anot/head-searches", test_head_searches);
   g_test_add_func ("/method-anot/head-fallbacks-and-compat", test_head_fallbacks_and_compat);
