@@ -239,3 +239,28 @@ def test_benchmark_names_the_sarcastic_attributes(hotels_dir, tmp_path):
         with pytest.raises(GLib.Error) as info:
             Anot.AttackTemplates.get_for_dataset(Anot.Dataset.load(str(copy)))
         assert where in info.value.message, info.value.message
+
+
+def test_answers_that_say_hotel(hotels, demo):
+    """The words that introduce a candidate's number include the
+    benchmark's noun: "Hotel 3" reads as candidate 3 on hotels, as
+    "Restaurant 3" does everywhere (the cafes' rules are unchanged)."""
+    candidates, _, _ = attacked_args(hotels, "parse", 0)
+
+    def ranking(text, items):
+        result = Anot.parse_ranking(text, len(items), items, Anot.ParseFlags(0))
+        return result.get_rule(), [i + 1 for i in result.get_indices()]
+
+    assert ranking("Hotel 3 fits best; hotel #7 is close behind.", candidates) == \
+        ("references", [3, 7])
+    assert ranking("ANSWER:\n1. Hotel 4 (airport shuttle)\n2. hotel 2\n", candidates) == \
+        ("answer/numbered-list", [4, 2])
+    assert ranking("Hotels 5, 1 and 9", candidates) == ("list", [5, 1, 9])
+    # "Restaurant 3" keeps working on hotels.
+    assert ranking("Restaurant 3 fits, then item 6 maybe.", candidates) == ("references", [3, 6])
+
+    # On the cafes "hotel" is no such word: the same prose has no reference
+    # and its numbers are not a bare list.
+    cafes, _, _ = attacked_args(demo, "parse", 0)
+    assert ranking("Hotel 3 fits best; hotel #7 is close behind.", cafes) == ("references", [7])
+    assert ranking("Hotels 5, 1 and 9", cafes)[0] != "list"
