@@ -81,6 +81,7 @@ typedef struct {
 
   JsonNode          *data;           /* {"items": {"1": ..., ...}} */
   GHashTable        *tools;          /* name -> AnotTool */
+  GSource           *data_idle;      /* builds data early; holds no ref on the task */
 
   /* Phase 1 */
   char              *explore_prompt;
@@ -110,6 +111,11 @@ job_free (gpointer data)
 {
   Job *job = data;
 
+  if (job->data_idle != NULL)
+    {
+      g_source_destroy (job->data_idle);
+      g_source_unref (job->data_idle);
+    }
   g_clear_object (&job->self);
   g_clear_object (&job->request);
   g_clear_pointer (&job->candidates, g_ptr_array_unref);
@@ -162,9 +168,7 @@ ensure_data (Job *job)
 static gboolean
 build_data_idle (gpointer user_data)
 {
-  GTask *task = user_data;
-
-  ensure_data (g_task_get_task_data (task));
+  ensure_data (user_data);
   return G_SOURCE_REMOVE;
 }
 
@@ -1079,7 +1083,17 @@ phase1_start (GTask *task)
   anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_VERBOSE, "P1",
                              "Initial structure: %s", structure);
   explore_next_round (task);
-  g_idle_add_full (G_PRIORITY_LOW, build_data_idle, g_object_ref (task), g_object_unref);
+
+  /* A low-priority idle on a busy loop may not run before the request is
+   * done (with many requests in flight it often never ran before the end of
+   * the run).  Had it held the task, every finished request would have kept
+   * its job, megabytes of dict context and tools, until then; the job owns
+   * the idle instead and removes it when it is freed. */
+  job->data_idle = g_idle_source_new ();
+  g_source_set_priority (job->data_idle, G_PRIORITY_LOW);
+  g_source_set_callback (job->data_idle, build_data_idle, job, NULL);
+  g_source_set_static_name (job->data_idle, "[anot] anot dict context");
+  g_source_attach (job->data_idle, g_task_get_context (task));
 }
 
 /* ------------------------------------------------------------------------ *
