@@ -24,6 +24,27 @@ anot_test_fake_llm_start (const char *rules_json,
   return server;
 }
 
+/* The requests @server received whose last user message starts with
+ * @prefix and, if @model is not NULL, that were sent for @model. */
+guint
+anot_test_count_requests (AnotFakeLlm *server,
+                          const char  *prefix,
+                          const char  *model)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < anot_fake_llm_get_n_requests (server); i++)
+    {
+      JsonObject *record = anot_fake_llm_get_request (server, i);
+      const char *last_user = json_object_get_string_member_with_default (record, "last_user", "");
+
+      if (g_str_has_prefix (last_user, prefix) &&
+          (model == NULL || g_strcmp0 (json_object_get_string_member (record, "model"), model) == 0))
+        n++;
+    }
+  return n;
+}
+
 /* The `openai` plugin at @server's OpenAI endpoint, with retries a few
  * milliseconds apart so tests of faults stay fast.  @api_key may be NULL;
  * @timeout_ms 0 keeps the backend's default. */

@@ -14,6 +14,10 @@ G_BEGIN_DECLS
 AnotFakeLlm *anot_test_fake_llm_start (const char *rules_json,
                                        const char *api_key);
 
+guint        anot_test_count_requests (AnotFakeLlm *server,
+                                       const char  *prefix,
+                                       const char  *model);
+
 AnotBackend *anot_test_backend_new (AnotFakeLlm *server,
                                     const char  *api_key,
                                     const char  *model,

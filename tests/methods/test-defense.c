@@ -4,7 +4,7 @@
  *
  * Every method registered with ANOT_PLUGIN_SUPPORTS_DEFENSE ranks the same
  * request twice against the fake LLM server, without and with defense
- * mode.  Without it no request carries the defense text; with it every
+ * mode, every call for a role it declared.  Without it no request carries the defense text; with it every
  * request does (each one shows the model the request, reviews or data),
  * and the two runs' requests differ.  The methods without the flag are the
  * ones that call no LLM, and an experiment refuses to run them in defense
@@ -71,14 +71,29 @@ record_calls (const char *method_name,
   g_autoptr(GError) error = NULL;
   AnotDataset *demo = anot_test_get_demo ();
   AnotRequest *request = anot_dataset_get_request (demo, 0);
+  g_auto(GStrv) roles = NULL;
 
   anot_fake_llm_set_record_bodies (server, TRUE);
   g_assert_true (anot_fake_llm_set_rules_json (server, rules, &error));
   g_assert_true (anot_fake_llm_start (server, 0, &error));
   g_assert_no_error (error);
-  backend = anot_test_backend_new (server, NULL, "fake-model", 1, 0);
+  /* Each role the method declared has its own model; the default role
+   * is "undeclared" unless declared, so a call of a role the method did
+   * not declare (which the key check before a run would miss) shows. */
+  backend = anot_test_backend_new (server, NULL, "undeclared", 1, 0);
   g_object_set (backend, "retry-max-ms", 2, NULL);
   anot_backend_router_set_route (router, ANOT_DEFAULT_ROLE, "openai", backend, NULL);
+  roles = anot_registry_list_method_roles (anot_registry_get_default (),
+                                           strcmp (method_name, "anot-head") == 0 ? "anot" : method_name);
+  g_assert_nonnull (roles);
+  g_assert_nonnull (roles[0]);
+  for (guint i = 0; roles[i] != NULL; i++)
+    {
+      g_autoptr(AnotBackend) role_backend = anot_test_backend_new (server, NULL, roles[i], 1, 0);
+
+      g_object_set (role_backend, "retry-max-ms", 2, NULL);
+      anot_backend_router_set_route (router, roles[i], "openai", role_backend, NULL);
+    }
 
   for (guint i = 0; i < 5; i++)
     g_ptr_array_add (candidates, anot_dataset_get_item (demo, i));
@@ -114,6 +129,10 @@ record_calls (const char *method_name,
       JsonArray *messages = json_object_get_array_member (body, "messages");
       JsonObject *first = json_array_get_object_element (messages, 0);
       gboolean has_system = g_strcmp0 (json_object_get_string_member (first, "role"), "system") == 0;
+
+      if (!g_strv_contains ((const char * const *) roles, json_object_get_string_member (body, "model")))
+        g_error ("%s: call %u is for a role it did not declare (anot_plugin_declare_method_roles)",
+                 method_name, i + 1);
 
       g_ptr_array_add (calls->systems,
                        g_strdup (has_system ? json_object_get_string_member (first, "content") : ""));
@@ -189,8 +208,15 @@ test_flags (void)
     g_assert_true ((anot_registry_get_flags (registry, ANOT_METHOD_EXTENSION_POINT_NAME, llm_methods[i]) &
                     ANOT_PLUGIN_SUPPORTS_DEFENSE) != 0);
   for (guint i = 0; plain_methods[i] != NULL; i++)
-    g_assert_true ((anot_registry_get_flags (registry, ANOT_METHOD_EXTENSION_POINT_NAME, plain_methods[i]) &
-                    ANOT_PLUGIN_SUPPORTS_DEFENSE) == 0);
+    {
+      g_auto(GStrv) roles = anot_registry_list_method_roles (registry, plain_methods[i]);
+
+      g_assert_true ((anot_registry_get_flags (registry, ANOT_METHOD_EXTENSION_POINT_NAME, plain_methods[i]) &
+                      ANOT_PLUGIN_SUPPORTS_DEFENSE) == 0);
+      /* Declared as calling no LLM: a run needs no key. */
+      g_assert_nonnull (roles);
+      g_assert_null (roles[0]);
+    }
   for (guint i = 0; llm_methods[i] != NULL; i++)
     g_assert_true (g_strv_contains ((const char * const *) names, llm_methods[i]));
 }

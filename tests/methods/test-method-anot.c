@@ -9,6 +9,7 @@
 
 #include "anot-fake-llm.h"
 #include "anot-test-backend.h"
+#include "anot-test-data.h"
 
 #include <string.h>
 
@@ -140,26 +141,6 @@ log_text (Fixture *fixture)
                     g_memory_output_stream_get_data_size (stream));
 }
 
-/* Requests whose last user message starts with @prefix, by model. */
-static guint
-count_requests (AnotFakeLlm *server,
-                const char  *prefix,
-                const char  *model)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < anot_fake_llm_get_n_requests (server); i++)
-    {
-      JsonObject *record = anot_fake_llm_get_request (server, i);
-      const char *last_user = json_object_get_string_member_with_default (record, "last_user", "");
-
-      if (g_str_has_prefix (last_user, prefix) &&
-          (model == NULL || g_strcmp0 (json_object_get_string_member (record, "model"), model) == 0))
-        n++;
-    }
-  return n;
-}
-
 static const char *
 find_request (AnotFakeLlm *server,
               const char  *prefix)
@@ -213,12 +194,12 @@ test_end_to_end (void)
 
   /* Calls: 3 exploration rounds and 6 expansions by the planner, 6 item
    * steps and the aggregation by the scorer (item 4 retried once). */
-  g_assert_cmpuint (count_requests (fixture.server, "You are preparing", "planner-model"), ==, 3);
-  g_assert_cmpuint (count_requests (fixture.server, "Write one evaluation step", "planner-model"), ==, N_CANDIDATES);
-  g_assert_cmpuint (count_requests (fixture.server, "Evaluate item", "scorer-model"), ==, 4 + 2);
-  g_assert_cmpuint (count_requests (fixture.server, "I think the score", "scorer-model"), ==, 1);
-  g_assert_cmpuint (count_requests (fixture.server, "Scores:", "scorer-model"), ==, 1);
-  g_assert_cmpuint (count_requests (fixture.server, "", NULL), ==, 3 + 6 + 6 + 1 + 1);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "You are preparing", "planner-model"), ==, 3);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Write one evaluation step", "planner-model"), ==, N_CANDIDATES);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Evaluate item", "scorer-model"), ==, 4 + 2);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "I think the score", "scorer-model"), ==, 1);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Scores:", "scorer-model"), ==, 1);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "", NULL), ==, 3 + 6 + 6 + 1 + 1);
   /* Expansions, then item steps, each all in flight together. */
   g_assert_cmpuint (anot_fake_llm_get_peak_in_flight (fixture.server), >=, N_CANDIDATES);
 
@@ -681,14 +662,14 @@ test_head (void)
   g_assert_cmpstr (anot_ranking_get_raw_response (ranking), ==, "top-3: 5, 2, 4");
 
   /* The call formula, by role. */
-  g_assert_cmpuint (count_requests (fixture.server, "", NULL), ==, 9);
-  g_assert_cmpuint (count_requests (fixture.server, "Break this", "planner-model"), ==, 1);
-  g_assert_cmpuint (count_requests (fixture.server, "Map this condition", "planner-model"), ==, 2);
-  g_assert_cmpuint (count_requests (fixture.server, "Rule out", "planner-model"), ==, 1);
-  g_assert_cmpuint (count_requests (fixture.server, "Write an LWT script", "planner-model"), ==, 1);
-  g_assert_cmpuint (count_requests (fixture.server, "You are refining", "planner-model"), ==, 2);
-  g_assert_cmpuint (count_requests (fixture.server, "Is the staff of item 2", "scorer-model"), ==, 1);
-  g_assert_cmpuint (count_requests (fixture.server, "Given yes", "scorer-model"), ==, 1);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "", NULL), ==, 9);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Break this", "planner-model"), ==, 1);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Map this condition", "planner-model"), ==, 2);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Rule out", "planner-model"), ==, 1);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Write an LWT script", "planner-model"), ==, 1);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "You are refining", "planner-model"), ==, 2);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Is the staff of item 2", "scorer-model"), ==, 1);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Given yes", "scorer-model"), ==, 1);
 
   /* Defense mode reaches every call. */
   for (guint i = 0; i < anot_fake_llm_get_n_requests (fixture.server); i++)
@@ -840,10 +821,10 @@ test_head_searches (void)
 
     g_assert_nonnull (strstr (lower, keyword));
   }
-  g_assert_cmpuint (count_requests (fixture.server, "Output exactly: no", "scorer-model"), ==, 1);
-  g_assert_cmpuint (count_requests (fixture.server, "Latte?", NULL), ==, 0);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Output exactly: no", "scorer-model"), ==, 1);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Latte?", NULL), ==, 0);
   /* 1 + 1 condition + 0 + 1 skeleton + 2 rounds + 3 steps. */
-  g_assert_cmpuint (count_requests (fixture.server, "", NULL), ==, 8);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "", NULL), ==, 8);
 
   g_object_unref (demo);
   fixture_stop (&fixture);
@@ -875,8 +856,8 @@ test_head_fallbacks_and_compat (void)
   for (guint r = 0; r < 3; r++)
     g_assert_cmpuint (anot_ranking_get_index (ranking, r), ==, r);
   /* 1 + 0 conditions + 1 refinement + 1 step. */
-  g_assert_cmpuint (count_requests (fixture.server, "", NULL), ==, 3);
-  g_assert_cmpuint (count_requests (fixture.server, "Rank the items 1 to 6", "scorer-model"), ==, 1);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "", NULL), ==, 3);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Rank the items 1 to 6", "scorer-model"), ==, 1);
 
   contradicted = new_context (&fixture, ANOT_DEBUG_LEVEL_OFF);
   anot_method_context_set_compat (contradicted, ANOT_COMPAT_MODE_ORIGINAL);
@@ -893,11 +874,8 @@ int
 main (int   argc,
       char *argv[])
 {
-  const char *scale = g_getenv ("ANOT_TEST_TIME_SCALE");
-
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
-  if (scale != NULL)
-    latency_ms *= MAX (1, g_ascii_strtoull (scale, NULL, 10));
+  latency_ms *= anot_test_time_scale ();
 
   g_test_add_func ("/method-anot/end-to-end", test_end_to_end);
   g_test_add_func ("/method-anot/tie-break", test_tie_break);

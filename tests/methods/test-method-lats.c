@@ -10,6 +10,8 @@
 
 #include "anot-fake-llm.h"
 #include "anot-test-backend.h"
+#include "anot-test-cli.h"
+#include "anot-test-data.h"
 
 #include <math.h>
 #include <string.h>
@@ -216,27 +218,6 @@ trace_of (AnotRanking *ranking)
   return json_node_get_object (trace);
 }
 
-/* Requests whose last user message starts with @prefix (and, if not
- * NULL, sent for @model). */
-static guint
-count_requests (AnotFakeLlm *server,
-                const char  *prefix,
-                const char  *model)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < anot_fake_llm_get_n_requests (server); i++)
-    {
-      JsonObject *record = anot_fake_llm_get_request (server, i);
-      const char *last_user = json_object_get_string_member_with_default (record, "last_user", "");
-
-      if (g_str_has_prefix (last_user, prefix) &&
-          (model == NULL || g_strcmp0 (json_object_get_string_member (record, "model"), model) == 0))
-        n++;
-    }
-  return n;
-}
-
 static JsonObject *
 tree_node (JsonObject *trace,
            guint       id)
@@ -300,8 +281,8 @@ test_backtrack (void)
   g_assert_cmpint (json_object_get_int_member (trace, "tree_depth"), ==, 2);
   g_assert_cmpint (json_object_get_int_member (trace, "calls_used"), ==, 12);
   g_assert_cmpuint (anot_fake_llm_get_n_requests (fixture.server), ==, 12);
-  g_assert_cmpuint (count_requests (fixture.server, "Propose the next step", NULL), ==, 6);
-  g_assert_cmpuint (count_requests (fixture.server, "Evaluate a partial search", NULL), ==, 6);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Propose the next step", NULL), ==, 6);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Evaluate a partial search", NULL), ==, 6);
 
   /* Nodes: 1 = A (sample), 2 = B (check), 3 = A's final answer, 4 = count,
    * 5 = B's final answer, 6 = keys. */
@@ -538,7 +519,7 @@ test_call_budget (void)
   g_assert_cmpuint (anot_fake_llm_get_n_requests (fixture.server), ==, 5);
   g_assert_cmpint (json_object_get_int_member (trace, "calls_used"), ==, 5);
   g_assert_cmpint (json_object_get_int_member (trace, "n_calls"), ==, 5);
-  g_assert_cmpuint (count_requests (fixture.server, "Propose", NULL), ==, 3);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Propose", NULL), ==, 3);
   g_assert_cmpint (json_object_get_int_member (tree_node (trace, 3), "visits"), ==, 0);
   g_assert_cmpstr (json_object_get_string_member (tree_node (trace, 3), "action"), ==, "finish(\"2, 3\")");
   g_assert_cmpint (json_object_get_int_member (trace, "nodes"), ==, 4);
@@ -548,33 +529,38 @@ test_call_budget (void)
 static void
 test_timeout (void)
 {
-  /* Iteration 2's expansions take 5 s; the search has 0.4 s. */
-  static const Rule slow[] = {
-    { "^Propose.*Action: sample", "Thought: late.\nAction: count(\"items\")", 5000, NULL },
+  /* Iteration 2's expansions take 5 s; the search has 0.4 s (both
+   * stretched under the sanitizers, where iteration 1 alone can take
+   * longer than 0.4 s on a loaded machine). */
+  guint scale = anot_test_time_scale ();
+  const Rule slow[] = {
+    { "^Propose.*Action: sample", "Thought: late.\nAction: count(\"items\")", 5000 * scale, NULL },
   };
   Fixture fixture = { 0 };
   g_autoptr(AnotMethodContext) context = NULL;
   g_autoptr(AnotRanking) ranking = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *timeout = g_strdup_printf ("%g", 0.4 * scale);
+  g_autofree char *cut_by = g_strdup_printf ("lats.timeout=%g s", 0.4 * scale);
   JsonObject *trace, *expansion;
   gint64 start = g_get_monotonic_time ();
   double elapsed_ms;
 
   fixture_start_with (&fixture, slow, G_N_ELEMENTS (slow));
-  context = new_context (&fixture, "lats.timeout", "0.4", NULL);
+  context = new_context (&fixture, "lats.timeout", timeout, NULL);
   ranking = rank (&fixture, context, NULL, &error);
   elapsed_ms = (g_get_monotonic_time () - start) / 1000.0;
   g_assert_no_error (error);
   trace = trace_of (ranking);
   g_assert_cmpstr (json_object_get_string_member (trace, "stop_reason"), ==, "timeout");
-  g_assert_cmpfloat (elapsed_ms, >=, 400);
-  g_assert_cmpfloat (elapsed_ms, <, 3000);
+  g_assert_cmpfloat (elapsed_ms, >=, 400 * scale);
+  g_assert_cmpfloat (elapsed_ms, <, 3000 * scale);
   expansion = json_object_get_object_member (json_object_get_object_member (trace, "phases"), "expansion");
   g_assert_cmpint (json_object_get_int_member (expansion, "cancelled"), ==, 2);
   g_assert_cmpstr (json_object_get_string_member (trace, "answer_source"), ==, "best_partial");
   g_assert_cmpuint (anot_ranking_get_index (ranking, 0), ==, 1);
   /* The row says which limit cut it. */
-  g_assert_cmpstr (anot_ranking_get_cut_by (ranking), ==, "lats.timeout=0.4 s");
+  g_assert_cmpstr (anot_ranking_get_cut_by (ranking), ==, cut_by);
   fixture_stop (&fixture);
 }
 
@@ -661,10 +647,10 @@ test_phase_routing (void)
   g_assert_cmpuint (anot_ranking_get_index (ranking, 0), ==, fixture.gold);
 
   /* Each phase went to its model, and nothing to the default. */
-  g_assert_cmpuint (count_requests (fixture.server, "Choose which partial search", "selection-model"), ==, 1);
-  g_assert_cmpuint (count_requests (fixture.server, "Propose the next step", "expansion-model"), ==, 4);
-  g_assert_cmpuint (count_requests (fixture.server, "Evaluate a partial search", "evaluation-model"), ==, 4);
-  g_assert_cmpuint (count_requests (fixture.server, "", "default-model"), ==, 0);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Choose which partial search", "selection-model"), ==, 1);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Propose the next step", "expansion-model"), ==, 4);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Evaluate a partial search", "evaluation-model"), ==, 4);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "", "default-model"), ==, 0);
   g_assert_cmpuint (anot_fake_llm_get_n_requests (fixture.server), ==, 9);
 
   phases = json_object_get_object_member (trace, "phases");
@@ -732,9 +718,9 @@ test_phase_routing_config (void)
   g_unsetenv ("ANOT_CONFIG");
   g_assert_no_error (error);
 
-  g_assert_cmpuint (count_requests (fixture.server, "Choose which partial search", "cli-selection"), ==, 1);
-  g_assert_cmpuint (count_requests (fixture.server, "Propose the next step", "env-expansion"), ==, 4);
-  g_assert_cmpuint (count_requests (fixture.server, "Evaluate a partial search", "file-evaluation"), ==, 4);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Choose which partial search", "cli-selection"), ==, 1);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Propose the next step", "env-expansion"), ==, 4);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Evaluate a partial search", "file-evaluation"), ==, 4);
   g_assert_cmpuint (anot_fake_llm_get_n_requests (fixture.server), ==, 9);
   {
     JsonObject *settings = json_object_get_object_member (trace_of (ranking), "settings");
@@ -767,7 +753,7 @@ test_phase_routing_config (void)
     plain_context = new_context (&plain, "lats.selection", "llm", NULL);
     plain_ranking = rank (&plain, plain_context, NULL, &error);
     g_assert_no_error (error);
-    g_assert_cmpuint (count_requests (plain.server, "", "only-model"), ==, 9);
+    g_assert_cmpuint (anot_test_count_requests (plain.server, "", "only-model"), ==, 9);
     fixture_stop (&plain);
   }
 }
@@ -847,33 +833,11 @@ test_cancel (void)
   fixture_stop (&fixture);
 }
 
-typedef struct {
-  gboolean done;
-  char    *out;
-  char    *err;
-} Run;
-
-static void
-on_communicated (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autoptr(GError) error = NULL;
-
-  g_assert_true (g_subprocess_communicate_utf8_finish (G_SUBPROCESS (source), result,
-                                                       &run->out, &run->err, &error));
-  g_assert_no_error (error);
-  run->done = TRUE;
-}
-
 /* anot-run --method lats with --role and -O, on the demo benchmark. */
 static void
 test_cli (void)
 {
   Fixture fixture = { 0 };
-  g_autoptr(GSubprocessLauncher) launcher =
-    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_autoptr(GSubprocess) process = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *url = NULL;
@@ -882,32 +846,25 @@ test_cli (void)
   g_autofree char *rows_path = NULL;
   g_autofree char *contents = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
-  Run run = { 0 };
   JsonObject *row, *by_role;
 
   fixture_start (&fixture);
   url = anot_fake_llm_get_openai_base_url (fixture.server);
   {
+    static const char * const env[] = { "OPENAI_API_KEY=" TEST_KEY, NULL };
     const char *argv[] = {
-      g_getenv ("ANOT_RUN"), "run", "--method", "lats", "--data", demo, "--requests", "R01",
+      "run", "--method", "lats", "--data", demo, "--requests", "R01",
       "--backend", "openai", "--base-url", url, "--model", "cli-default",
       "--role", "lats.evaluation=openai:cli-evaluation", "-O", "lats.beam_width=2",
       "-O", "lats.max_iterations=1", "--candidates", "10", "--out", out, "--force", NULL,
     };
 
-    g_subprocess_launcher_setenv (launcher, "OPENAI_API_KEY", TEST_KEY, TRUE);
-    process = g_subprocess_launcher_spawnv (launcher, argv, &error);
+    process = anot_test_cli_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, argv, env);
   }
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8_async (process, NULL, NULL, on_communicated, &run);
-  while (!run.done)
-    g_main_context_iteration (NULL, TRUE);
-  g_test_message ("anot-run: %s", run.err);
-  g_assert_true (g_subprocess_get_if_exited (process));
-  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 0);
+  g_assert_cmpint (anot_test_cli_wait (process, NULL, NULL, NULL, NULL), ==, 0);
 
-  g_assert_cmpuint (count_requests (fixture.server, "Propose the next step", "cli-default"), ==, 2);
-  g_assert_cmpuint (count_requests (fixture.server, "Evaluate a partial search", "cli-evaluation"), ==, 2);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Propose the next step", "cli-default"), ==, 2);
+  g_assert_cmpuint (anot_test_count_requests (fixture.server, "Evaluate a partial search", "cli-evaluation"), ==, 2);
 
   rows_path = g_build_filename (out, "lats_demo", "clean", "run_1", "results_10.jsonl", NULL);
   g_assert_true (g_file_get_contents (rows_path, &contents, NULL, &error));
@@ -919,8 +876,6 @@ test_cli (void)
                                                "calls"), ==, 2);
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (by_role, "lats.evaluation"),
                                                "calls"), ==, 2);
-  g_free (run.out);
-  g_free (run.err);
   fixture_stop (&fixture);
 }
 

@@ -775,8 +775,9 @@ test_size_limits (Fixture       *f,
  * answer never reached the run (killed while the server was slow to
  * answer), so batches.jsonl holds the intent and no batch id.  The resume
  * asks the provider (OpenAI: the batch whose metadata names the intent;
- * Anthropic: the list) and polls that batch: nothing is created or paid
- * twice, and every row is there. */
+ * Anthropic: the batch in the list whose results hold the intent's custom
+ * ids) and polls that batch, not a newer one of as many calls: nothing is
+ * created or paid twice, and every row is there. */
 static void
 test_kill_during_creation (Fixture       *f,
                            gconstpointer  data)
@@ -809,6 +810,11 @@ test_kill_during_creation (Fixture       *f,
         "--candidates", "5", "--limit", "3", "-j", "3", "--batch", "--out", f->root, "--name", name, NULL,
       };
       const char *resume_argv[] = { "--resume", dir, NULL };
+      g_autofree char *decoy_name = g_strdup_printf ("decoy_%s", apis[a]);
+      const char *decoy_argv[] = {
+        "--method", "cot", "--backend", apis[a], "--base-url", url, "--model", "gpt-4o-mini",
+        "--candidates", "4", "--limit", "3", "-j", "3", "--batch", "--out", f->root, "--name", decoy_name, NULL,
+      };
 
       process = spawn (f, argv);
       /* The server has made the batch; its answer is a minute away. */
@@ -828,10 +834,19 @@ test_kill_during_creation (Fixture       *f,
                                                    "{\"default_reply\": \"[3, 1, 2, 5, 4]\","
                                                    " \"batch\": {\"delay_ms\": 200}}", &error));
       g_assert_no_error (error);
+      /* A decoy: another run's batch of as many calls (other prompts, so
+       * other custom ids), created after the intent and newer than the
+       * batch the killed run made.  Creation time and size alone would
+       * take it; the custom ids in its results (Anthropic) or its
+       * metadata (OpenAI) do not. */
+      process = spawn (f, decoy_argv);
+      g_assert_cmpint (wait_for (process), ==, 0);
+      g_clear_object (&process);
+      g_assert_cmpuint (anot_fake_llm_get_n_batches (f->server), ==, batches_before + 2);
       process = spawn (f, resume_argv);
       g_assert_cmpint (wait_for (process), ==, 0);
-      g_assert_cmpuint (anot_fake_llm_get_n_batches (f->server), ==, batches_before + 1);
-      g_assert_cmpuint (count_requests (f->server, "POST", create_path), ==, 1);
+      g_assert_cmpuint (anot_fake_llm_get_n_batches (f->server), ==, batches_before + 2);
+      g_assert_cmpuint (count_requests (f->server, "POST", create_path), ==, 2);
       rows = read_rows (rows_path, &cost);
       g_assert_cmpuint (g_hash_table_size (rows), ==, 3);
       g_clear_pointer (&contents, g_free);

@@ -14,6 +14,10 @@
  *                                   (in_progress, canceling, ended),
  *                                   request_counts {processing, succeeded,
  *                                   errored, canceled, expired}, results_url
+ *   GET  /v1/messages/batches       the list, newest first: message_batch
+ *                                   objects (no metadata: a batch made
+ *                                   without hearing back is found by the
+ *                                   custom ids of its results)
  *   GET  results_url                JSONL of {custom_id, result: {type:
  *                                   succeeded, message} | {type: errored,
  *                                   error: {type: error, error: {type,
@@ -326,6 +330,111 @@ request_total (AnotJsonDocument *doc,
   return total;
 }
 
+/* The search for the batch an intent created: the candidates the list
+ * gave (as many requests, created since the intent), checked by the
+ * custom ids of their results. */
+typedef struct
+{
+  AnotBatch *batch;
+  GPtrArray *ended_ids;     /* char*: candidates that ended, newest first */
+  GPtrArray *results_urls;  /* char*: their results */
+  char *in_progress_id;     /* the newest candidate still running */
+  guint next;
+} FindData;
+
+static void
+find_data_free (FindData *data)
+{
+  g_object_unref (data->batch);
+  g_ptr_array_unref (data->ended_ids);
+  g_ptr_array_unref (data->results_urls);
+  g_free (data->in_progress_id);
+  g_free (data);
+}
+
+static void check_next_candidate (GTask *task);
+
+static void
+collect_custom_id (AnotJsonDocument *line,
+                   gpointer          user_data)
+{
+  char *custom_id = anot_json_document_dup_string (line, anot_json_document_get_member (line, 0, "custom_id"));
+
+  if (custom_id != NULL)
+    g_hash_table_add (user_data, custom_id);
+}
+
+/* Whether the results hold exactly the intent's custom ids: they are
+ * digests of the calls, so another batch of as many requests (another
+ * run's, another shard's) does not. */
+static gboolean
+results_match (AnotBatch *batch,
+               GBytes    *results)
+{
+  g_autoptr(GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint n = anot_batch_get_n_lines (batch);
+
+  if (!anot_batch_read_results (batch, results, collect_custom_id, ids, NULL) ||
+      g_hash_table_size (ids) != n)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    if (!g_hash_table_contains (ids, anot_batch_get_line_custom_id (batch, i)))
+      return FALSE;
+  return TRUE;
+}
+
+static void
+on_candidate_results (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  GTask *task = user_data;
+  FindData *data = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = anot_http_backend_send_finish (ANOT_HTTP_BACKEND (source), result, &error);
+
+  if (bytes == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+  /* Results that cannot be read cannot vouch for the batch: the next
+   * candidate, or the calls are sent again. */
+  if (bytes != NULL && results_match (data->batch, bytes))
+    {
+      anot_batch_set_id (data->batch, g_ptr_array_index (data->ended_ids, data->next));
+      g_task_return_boolean (task, TRUE);
+      g_object_unref (task);
+      return;
+    }
+  data->next++;
+  check_next_candidate (task);
+}
+
+static void
+check_next_candidate (GTask *task)
+{
+  FindData *data = g_task_get_task_data (task);
+
+  if (data->next < data->ended_ids->len)
+    {
+      anot_http_backend_send_async (g_task_get_source_object (task), "GET",
+                                    g_ptr_array_index (data->results_urls, data->next), NULL, NULL,
+                                    g_task_get_cancellable (task), on_candidate_results, task);
+      return;
+    }
+  /* None that ended holds the intent's calls.  A batch still running
+   * shows no custom ids (Anthropic gives results only once a batch
+   * ends): the newest one of as many requests is polled, and its results
+   * are matched by custom id when it ends; a call it does not answer is
+   * sent again then. */
+  if (data->in_progress_id != NULL)
+    anot_batch_set_id (data->batch, data->in_progress_id);
+  g_task_return_boolean (task, TRUE);
+  g_object_unref (task);
+}
+
 static void
 on_batches_listed (GObject      *source,
                    GAsyncResult *result,
@@ -333,7 +442,7 @@ on_batches_listed (GObject      *source,
 {
   GTask *task = user_data;
   AnotHttpBackend *self = ANOT_HTTP_BACKEND (source);
-  AnotBatch *batch = g_task_get_task_data (task);
+  FindData *find = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = anot_http_backend_send_finish (self, result, &error);
   g_autoptr(AnotJsonDocument) doc = NULL;
@@ -355,29 +464,37 @@ on_batches_listed (GObject      *source,
       return;
     }
 
-  /* Newest first: the first batch of as many requests created since the
-   * intent (a minute's leeway for clocks).  Anthropic keeps no metadata;
-   * a batch taken for another one only delays its lines, which are
-   * matched by custom id when its results are read, and retried. */
+  /* Newest first, the batches of as many requests created since the
+   * intent (a minute's leeway for clocks); Anthropic keeps no metadata,
+   * so the custom ids of their results decide. */
   for (guint i = 0; i < anot_json_document_get_size (doc, data); i++)
     {
       int candidate = anot_json_document_get_element (doc, data, i);
       g_autofree char *created = anot_json_document_dup_string (doc, anot_json_document_get_member (doc, candidate,
                                                                                                    "created_at"));
       g_autoptr(GDateTime) when = created != NULL ? g_date_time_new_from_iso8601 (created, NULL) : NULL;
+      g_autofree char *id = NULL;
+      g_autofree char *status = NULL;
+      g_autofree char *url = NULL;
 
-      if (when == NULL || g_date_time_to_unix (when) < anot_batch_get_intent_time (batch) - 60 ||
-          request_total (doc, candidate) != (gint64) anot_batch_get_n_lines (batch))
+      if (when == NULL || g_date_time_to_unix (when) < anot_batch_get_intent_time (find->batch) - 60 ||
+          request_total (doc, candidate) != (gint64) anot_batch_get_n_lines (find->batch))
         continue;
-      {
-        g_autofree char *id = anot_json_document_dup_string (doc, anot_json_document_get_member (doc, candidate, "id"));
-
-        anot_batch_set_id (batch, id);
-      }
-      break;
+      id = anot_json_document_dup_string (doc, anot_json_document_get_member (doc, candidate, "id"));
+      status = anot_json_document_dup_string (doc, anot_json_document_get_member (doc, candidate,
+                                                                                 "processing_status"));
+      url = anot_json_document_dup_string (doc, anot_json_document_get_member (doc, candidate, "results_url"));
+      if (id == NULL)
+        continue;
+      if (g_strcmp0 (status, "ended") == 0 && url != NULL)
+        {
+          g_ptr_array_add (find->ended_ids, g_steal_pointer (&id));
+          g_ptr_array_add (find->results_urls, g_steal_pointer (&url));
+        }
+      else if (find->in_progress_id == NULL)
+        find->in_progress_id = g_steal_pointer (&id);
     }
-  g_task_return_boolean (task, TRUE);
-  g_object_unref (task);
+  check_next_candidate (task);
 }
 
 void
@@ -387,9 +504,14 @@ anot_backend_anthropic_batch_find_async (AnotHttpBackend     *self,
                                          GAsyncReadyCallback  callback,
                                          gpointer             user_data)
 {
-  GTask *task = batch_task_new (self, batch, anot_backend_anthropic_batch_find_async,
-                                cancellable, callback, user_data);
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  FindData *data = g_new0 (FindData, 1);
 
+  g_task_set_source_tag (task, anot_backend_anthropic_batch_find_async);
+  data->batch = g_object_ref (batch);
+  data->ended_ids = g_ptr_array_new_with_free_func (g_free);
+  data->results_urls = g_ptr_array_new_with_free_func (g_free);
+  g_task_set_task_data (task, data, (GDestroyNotify) find_data_free);
   anot_http_backend_send_async (self, "GET", BATCHES_PATH "?limit=100", NULL, NULL, cancellable,
                                 on_batches_listed, task);
 }
