@@ -264,3 +264,38 @@ def test_answers_that_say_hotel(hotels, demo):
     cafes, _, _ = attacked_args(demo, "parse", 0)
     assert ranking("Hotel 3 fits best; hotel #7 is close behind.", cafes) == ("references", [7])
     assert ranking("Hotels 5, 1 and 9", cafes)[0] != "list"
+
+
+def test_items_is_the_attack_parameter_restaurants(hotels_dir):
+    """`items` (--attack-items, -A items=N, attack.items) is the
+    domain-neutral name of the item attacks' `restaurants`, which the
+    records keep."""
+    attack = Anot.Registry.get_default().create_attack("fake_positive")
+    assert attack.has_parameter("items")
+    assert attack.set_parameter("items", "3")
+    assert attack.props.restaurants == 3
+
+    def attacked(*options):
+        result = subprocess.run([os.environ["ANOT_RUN"], "attack", "-d", hotels_dir, "--attack",
+                                 "fake_positive", "--request", "R01", "--json", *options],
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        described = json.loads(result.stdout)
+        return described["parameters"]["restaurants"], sum(
+            any(r["status"] == "added" for r in item["reviews"]) for item in described["items"])
+
+    assert attacked("--attack-items", "2") == (2, 2)
+    assert attacked("--attack-restaurants", "4") == (4, 4)
+    assert attacked("-A", "items=1") == (1, 1)
+
+
+def test_attack_items_option(hotels, tmp_path):
+    exp = Anot.Experiment.new(hotels, "bm25")
+    exp.set_option("out", str(tmp_path))
+    exp.set_option("attack", "fake_positive")
+    exp.set_option("attack.items", "3")
+    exp.set_option("limit", "1")
+    exp.run(None)
+    with open(os.path.join(exp.get_directory(), "fake_positive", "run_1", "config.json")) as f:
+        config = json.load(f)["attack_config"]
+    assert config["n_restaurants"] == 3 and config["parameters"]["restaurants"] == 3
