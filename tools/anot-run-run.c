@@ -627,10 +627,12 @@ anot_run_run_experiment (int           argc,
       "deception, all, both (default: clean; robustness: all)", "ATTACKS" },
     { "attack-option", 'A', 0, G_OPTION_ARG_STRING_ARRAY, &o.attack_options,
       "Attack parameter, set on every selected attack that has it (repeatable)", "KEY=VALUE" },
-    { "attack-restaurants", 0, 0, G_OPTION_ARG_STRING, &o.attack_restaurants,
+    { "attack-items", 0, 0, G_OPTION_ARG_STRING, &o.attack_restaurants,
       "Non-gold candidates each attack touches per request (default: all)", "R" },
+    { "attack-restaurants", 0, 0, G_OPTION_ARG_STRING, &o.attack_restaurants,
+      "--attack-items under its original name", "R" },
     { "attack-reviews", 0, 0, G_OPTION_ARG_STRING, &o.attack_reviews,
-      "Reviews per attacked restaurant for injection and heterogeneity (default 1)", "M" },
+      "Reviews per attacked item for injection and heterogeneity (default 1)", "M" },
     { "attack-target-len", 0, 0, G_OPTION_ARG_STRING, &o.attack_target_len,
       "Target review length of heterogeneity (required for it)", "L" },
     { "attack-compat", 0, 0, G_OPTION_ARG_STRING, &o.attack_compat,
@@ -796,10 +798,17 @@ anot_run_run_experiment (int           argc,
                "or KEY in [method %s] of config.ini):\n",
                o.method, o.method, o.method);
       anot_run_print_method_options (registry, o.method, "  ", "");
-      g_print ("\nEvery method also takes the formatter's options (-O format.KEY=VALUE),\n"
-               "see docs/methods.md; --defense is %s for %s.\n",
-               (anot_registry_get_flags (registry, ANOT_METHOD_EXTENSION_POINT_NAME, o.method) &
-                ANOT_PLUGIN_SUPPORTS_DEFENSE) != 0 ? "supported" : "not supported", o.method);
+      {
+        AnotPluginFlags flags = anot_registry_get_flags (registry, ANOT_METHOD_EXTENSION_POINT_NAME,
+                                                         o.method);
+
+        g_print ("\n%s %s the formatter's options (-O format.KEY=VALUE, see docs/methods.md);\n"
+                 "--defense is %s for %s.\n",
+                 o.method,
+                 (flags & ANOT_PLUGIN_USES_FORMATTER) != 0 ? "writes its candidates with the formatter, so it also takes"
+                                                           : "does not write its candidates with the formatter: it refuses",
+                 (flags & ANOT_PLUGIN_SUPPORTS_DEFENSE) != 0 ? "supported" : "not supported", o.method);
+      }
       run_options_clear (&o);
       return ANOT_RUN_EXIT_OK;
     }

@@ -10,6 +10,9 @@
 
 #include "anot-domain.h"
 #include "anot-error.h"
+#include "anot-item.h"
+
+#include <string.h>
 
 /**
  * AnotAttackTemplates:
@@ -32,6 +35,12 @@
  *   placeholders.  A key it does not give falls back to the generic set
  *   (or the restaurant set for a default domain).
  *
+ * The set also says which attribute each sarcastic rule reads
+ * (anot_attack_templates_get_rule_attribute()): the original's Yelp names
+ * on restaurants, names matched in the benchmark's own attributes on
+ * another domain, or the file's `sarcastic_attributes` object (topic ->
+ * attribute name or null).
+ *
  * The set is computed once per dataset.  Which one was used is recorded in
  * `attack_config.templates` (absent for `restaurant`).
  */
@@ -41,6 +50,26 @@ struct _AnotAttackTemplates
   const char *set_name;
   GHashTable *texts;              /* key -> GStrv; NULL for the restaurant set */
   GHashTable *fallback;           /* key -> GStrv: the generic set behind a benchmark's */
+  /* Sarcastic topic -> the attribute its rule reads ("" when none does);
+   * NULL for the restaurant rules (rule_topics[].restaurant). */
+  GHashTable *rule_attributes;
+  gboolean    original_rules;
+};
+
+/* The topics of the sarcastic rules, the attribute each reads on
+ * restaurants, and what an attribute's name must contain (lower case,
+ * letters and digits only) to be the topic's on another benchmark. */
+static const struct
+{
+  const char *topic;
+  const char *restaurant;
+  const char *stem;
+} rule_topics[] = {
+  { "wifi", "WiFi", "wifi" },
+  { "noise", "NoiseLevel", "noise" },
+  { "outdoor", "OutdoorSeating", "outdoor" },
+  { "tv", "HasTV", "tv" },
+  { "price", "RestaurantsPriceRange2", "price" },
 };
 
 G_DEFINE_FINAL_TYPE (AnotAttackTemplates, anot_attack_templates, G_TYPE_OBJECT)
@@ -52,6 +81,7 @@ anot_attack_templates_finalize (GObject *object)
 
   g_clear_pointer (&self->texts, g_hash_table_unref);
   g_clear_pointer (&self->fallback, g_hash_table_unref);
+  g_clear_pointer (&self->rule_attributes, g_hash_table_unref);
   G_OBJECT_CLASS (anot_attack_templates_parent_class)->finalize (object);
 }
 
@@ -226,9 +256,126 @@ known_key (const char *key)
   return FALSE;
 }
 
+#define SARCASTIC_ATTRIBUTES "sarcastic_attributes"
+
+static gssize
+find_topic (const char *topic)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (rule_topics); i++)
+    if (g_str_equal (rule_topics[i].topic, topic))
+      return i;
+  return -1;
+}
+
+/* `sarcastic_attributes`: topic -> the attribute its rule reads (a
+ * string), or null for none. */
+static gboolean
+read_rule_attributes (const char  *path,
+                      JsonNode    *value,
+                      GHashTable  *rule_attributes,
+                      GError     **error)
+{
+  JsonObjectIter iter;
+  const char *topic;
+  JsonNode *name;
+
+  if (!JSON_NODE_HOLDS_OBJECT (value))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                   "%s: field '" SARCASTIC_ATTRIBUTES "': must be an object of topic -> attribute name",
+                   path);
+      return FALSE;
+    }
+  json_object_iter_init (&iter, json_node_get_object (value));
+  while (json_object_iter_next (&iter, &topic, &name))
+    {
+      if (find_topic (topic) < 0)
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "%s: field '" SARCASTIC_ATTRIBUTES ".%s': not a sarcastic topic "
+                       "(wifi, noise, outdoor, tv, price)", path, topic);
+          return FALSE;
+        }
+      if (JSON_NODE_HOLDS_NULL (name))
+        g_hash_table_insert (rule_attributes, g_strdup (topic), g_strdup (""));
+      else if (JSON_NODE_HOLDS_VALUE (name) && json_node_get_value_type (name) == G_TYPE_STRING &&
+               *json_node_get_string (name) != '\0')
+        g_hash_table_insert (rule_attributes, g_strdup (topic), g_strdup (json_node_get_string (name)));
+      else
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
+                       "%s: field '" SARCASTIC_ATTRIBUTES ".%s': must be an attribute name or null",
+                       path, topic);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* "Free WiFi" -> "freewifi". */
+static char *
+squash (const char *name)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = name; *p != '\0'; p++)
+    if (g_ascii_isalnum (*p))
+      g_string_append_c (out, g_ascii_tolower (*p));
+  return g_string_free (out, FALSE);
+}
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* The attribute each sarcastic topic reads on @dataset, a benchmark of
+ * another domain: the first (in byte order) of the items' attribute names
+ * that contains the topic's stem, "" when none does (the rule never
+ * fires). */
+static GHashTable *
+match_rule_attributes (AnotDataset *dataset)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  GHashTable *table = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  for (guint i = 0; i < anot_dataset_get_n_items (dataset); i++)
+    {
+      JsonObject *attributes = anot_item_get_attributes (anot_dataset_get_item (dataset, i));
+      JsonObjectIter iter;
+      const char *name;
+
+      if (attributes == NULL)
+        continue;
+      json_object_iter_init (&iter, attributes);
+      while (json_object_iter_next (&iter, &name, NULL))
+        if (g_hash_table_add (seen, (gpointer) name))
+          g_ptr_array_add (names, (gpointer) name);
+    }
+  g_ptr_array_sort (names, compare_strings);
+  for (guint t = 0; t < G_N_ELEMENTS (rule_topics); t++)
+    {
+      const char *found = "";
+
+      for (guint i = 0; i < names->len && *found == '\0'; i++)
+        {
+          g_autofree char *squashed = squash (names->pdata[i]);
+
+          if (strstr (squashed, rule_topics[t].stem) != NULL)
+            found = names->pdata[i];
+        }
+      g_hash_table_insert (table, g_strdup (rule_topics[t].topic), g_strdup (found));
+    }
+  return table;
+}
+
 static GHashTable *
 load_file (const char  *path,
            AnotDomain  *domain,
+           GHashTable  *rule_attributes,
            GError     **error)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
@@ -259,6 +406,12 @@ load_file (const char  *path,
       g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
       JsonArray *array;
 
+      if (g_str_equal (key, SARCASTIC_ATTRIBUTES))
+        {
+          if (!read_rule_attributes (path, value, rule_attributes, error))
+            return NULL;
+          continue;
+        }
       if (!known_key (key))
         {
           g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
@@ -298,6 +451,16 @@ load_file (const char  *path,
   return g_steal_pointer (&table);
 }
 
+static GHashTable *
+restaurant_rule_attributes (void)
+{
+  GHashTable *table = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  for (guint t = 0; t < G_N_ELEMENTS (rule_topics); t++)
+    g_hash_table_insert (table, g_strdup (rule_topics[t].topic), g_strdup (rule_topics[t].restaurant));
+  return table;
+}
+
 /**
  * anot_attack_templates_get_for_dataset:
  * @dataset: (nullable): the benchmark; %NULL for the restaurant set
@@ -328,6 +491,8 @@ anot_attack_templates_get_for_dataset (AnotDataset  *dataset,
       AnotAttackTemplates *set = g_object_new (ANOT_TYPE_ATTACK_TEMPLATES, NULL);
 
       set->set_name = "restaurant";
+      set->original_rules = TRUE;
+      set->rule_attributes = restaurant_rule_attributes ();
       quark = g_quark_from_static_string ("anot-attack-templates");
       g_once_init_leave (&restaurant, set);
     }
@@ -346,7 +511,11 @@ anot_attack_templates_get_for_dataset (AnotDataset  *dataset,
     {
       g_autoptr(AnotDomain) fallback_domain = domain != NULL ? NULL : anot_domain_new_default ();
       AnotDomain *d = domain != NULL ? domain : fallback_domain;
-      GHashTable *texts = load_file (path, d, error);
+      /* The rules read what the domain's do (the restaurants' names, or
+       * those matched in the benchmark), then what the file says. */
+      g_autoptr(GHashTable) rules = anot_domain_is_default (d) ? restaurant_rule_attributes ()
+                                                               : match_rule_attributes (dataset);
+      GHashTable *texts = load_file (path, d, rules, error);
 
       if (texts == NULL)
         return NULL;
@@ -355,6 +524,8 @@ anot_attack_templates_get_for_dataset (AnotDataset  *dataset,
       self->texts = texts;
       if (!anot_domain_is_default (d))
         self->fallback = generic_texts (d);
+      self->original_rules = anot_domain_is_default (d);
+      self->rule_attributes = g_steal_pointer (&rules);
     }
   else if (domain == NULL || anot_domain_is_default (domain))
     return restaurant;
@@ -363,6 +534,7 @@ anot_attack_templates_get_for_dataset (AnotDataset  *dataset,
       self = g_object_new (ANOT_TYPE_ATTACK_TEMPLATES, NULL);
       self->set_name = "generic";
       self->texts = generic_texts (domain);
+      self->rule_attributes = match_rule_attributes (dataset);
     }
 
   /* Two threads may race to set it: the first one kept wins. */
@@ -415,4 +587,54 @@ anot_attack_templates_lookup (AnotAttackTemplates *self,
   if (texts == NULL && self->fallback != NULL)
     texts = g_hash_table_lookup (self->fallback, key);
   return texts != NULL ? texts : restaurant;
+}
+
+/**
+ * anot_attack_templates_get_rule_attribute:
+ * @self: an #AnotAttackTemplates
+ * @topic: a sarcastic rule's topic: `wifi`, `noise`, `outdoor`, `tv` or
+ *   `price`
+ *
+ * The attribute the sarcastic rules of @topic read: on restaurants the
+ * original's (`WiFi`, `NoiseLevel`, `OutdoorSeating`, `HasTV`,
+ * `RestaurantsPriceRange2`); on a benchmark of another domain the first,
+ * in byte order, of its items' attribute names that contains the topic
+ * (`FreeWiFi`, `PriceRange`; letters and digits compared in lower case);
+ * and what the benchmark's `attack_templates.json` says in
+ * `sarcastic_attributes` over either.
+ *
+ * Returns: (nullable): the attribute name, or %NULL when no attribute of
+ *   the benchmark is about @topic (its rules never fire)
+ */
+const char *
+anot_attack_templates_get_rule_attribute (AnotAttackTemplates *self,
+                                          const char          *topic)
+{
+  const char *name;
+
+  g_return_val_if_fail (ANOT_IS_ATTACK_TEMPLATES (self), NULL);
+  g_return_val_if_fail (topic != NULL, NULL);
+
+  name = g_hash_table_lookup (self->rule_attributes, topic);
+  return name != NULL && *name != '\0' ? name : NULL;
+}
+
+/**
+ * anot_attack_templates_get_original_rules:
+ * @self: an #AnotAttackTemplates
+ *
+ * Whether the sarcastic rules read attributes as the original framework
+ * did, on a benchmark of restaurants: an item without `WiFi` has none
+ * (`sarcastic_no_wifi`) and one without `OutdoorSeating` has no outdoor
+ * seating.  On another domain an absent attribute triggers nothing: only
+ * a value says an item lacks something.
+ *
+ * Returns: %TRUE for a benchmark whose domain is the default
+ */
+gboolean
+anot_attack_templates_get_original_rules (AnotAttackTemplates *self)
+{
+  g_return_val_if_fail (ANOT_IS_ATTACK_TEMPLATES (self), FALSE);
+
+  return self->original_rules;
 }

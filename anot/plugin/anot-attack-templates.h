@@ -36,5 +36,10 @@ ANOT_AVAILABLE_IN_ALL
 const char * const  *anot_attack_templates_lookup          (AnotAttackTemplates  *self,
                                                             const char           *key,
                                                             const char * const   *restaurant);
+ANOT_AVAILABLE_IN_ALL
+const char          *anot_attack_templates_get_rule_attribute (AnotAttackTemplates *self,
+                                                               const char          *topic);
+ANOT_AVAILABLE_IN_ALL
+gboolean             anot_attack_templates_get_original_rules (AnotAttackTemplates *self);
 
 G_END_DECLS

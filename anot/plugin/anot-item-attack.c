@@ -565,7 +565,6 @@ anot_item_attack_get_texts (AnotItemAttack      *self,
                             const char * const  *restaurant,
                             GError             **error)
 {
-  g_autoptr(AnotDataset) dataset = NULL;
   AnotAttackTemplates *templates;
 
   g_return_val_if_fail (ANOT_IS_ITEM_ATTACK (self), NULL);
@@ -573,9 +572,34 @@ anot_item_attack_get_texts (AnotItemAttack      *self,
   g_return_val_if_fail (key != NULL, NULL);
   g_return_val_if_fail (restaurant != NULL, NULL);
 
-  dataset = _anot_item_get_dataset (item);
-  templates = anot_attack_templates_get_for_dataset (dataset, error);
+  templates = anot_item_attack_get_templates (self, item, error);
   if (templates == NULL)
     return NULL;
   return anot_attack_templates_lookup (templates, key, restaurant);
+}
+
+/**
+ * anot_item_attack_get_templates:
+ * @self: an #AnotItemAttack
+ * @item: the attacked item (the dataset it comes from decides the set)
+ * @error: return location for a #GError
+ *
+ * The attack texts and sarcastic rule attributes of @item's benchmark
+ * (anot_attack_templates_get_for_dataset()).
+ *
+ * Returns: (transfer none) (nullable): the templates, or %NULL with
+ *   @error set when the benchmark's templates file is not valid
+ */
+AnotAttackTemplates *
+anot_item_attack_get_templates (AnotItemAttack  *self,
+                                AnotItem        *item,
+                                GError         **error)
+{
+  g_autoptr(AnotDataset) dataset = NULL;
+
+  g_return_val_if_fail (ANOT_IS_ITEM_ATTACK (self), NULL);
+  g_return_val_if_fail (ANOT_IS_ITEM (item), NULL);
+
+  dataset = _anot_item_get_dataset (item);
+  return anot_attack_templates_get_for_dataset (dataset, error);
 }

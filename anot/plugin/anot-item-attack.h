@@ -13,6 +13,7 @@
 #include <glib-object.h>
 
 #include "anot-attack.h"
+#include "anot-attack-templates.h"
 #include "anot-item.h"
 #include "anot-request.h"
 #include "anot-review-forge.h"
@@ -94,5 +95,9 @@ const char * const *anot_item_attack_get_texts (AnotItemAttack      *self,
                                                 const char          *key,
                                                 const char * const  *restaurant,
                                                 GError             **error);
+ANOT_AVAILABLE_IN_ALL
+AnotAttackTemplates *anot_item_attack_get_templates (AnotItemAttack  *self,
+                                                     AnotItem        *item,
+                                                     GError         **error);
 
 G_END_DECLS

@@ -944,6 +944,30 @@ compare_strings (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
+/* Whether the run's method writes its candidates with AnotFormatter,
+ * the one reader of `format.*`. */
+static gboolean
+uses_formatter (AnotMethodSettings *self)
+{
+  return (anot_registry_get_flags (anot_registry_get_default (), ANOT_METHOD_EXTENSION_POINT_NAME,
+                                   self->method) & ANOT_PLUGIN_USES_FORMATTER) != 0;
+}
+
+/* "cot, listwise, ..." : the registered methods that read `format.*`. */
+static char *
+formatter_methods (void)
+{
+  AnotRegistry *registry = anot_registry_get_default ();
+  g_auto(GStrv) methods = anot_registry_list (registry, ANOT_METHOD_EXTENSION_POINT_NAME);
+  GString *list = g_string_new (NULL);
+
+  for (guint i = 0; methods[i] != NULL; i++)
+    if ((anot_registry_get_flags (registry, ANOT_METHOD_EXTENSION_POINT_NAME, methods[i]) &
+         ANOT_PLUGIN_USES_FORMATTER) != 0)
+      g_string_append_printf (list, "%s%s", list->len ? ", " : "", methods[i]);
+  return g_string_free (list, FALSE);
+}
+
 static gboolean
 check_given_option (AnotMethodSettings  *self,
                     const char          *key,
@@ -954,11 +978,22 @@ check_given_option (AnotMethodSettings  *self,
 {
   const char *dot = strchr (key, '.');
   g_autofree char *prefix = dot ? g_strndup (key, dot - key) : NULL;
-  g_auto(GStrv) known = all_known_options (declared, format_options, self->method);
+  g_auto(GStrv) known = all_known_options (declared, uses_formatter (self) ? format_options : NULL,
+                                           self->method);
   AnotMethodOption *option = NULL;
   g_autoptr(JsonNode) value = NULL;
   g_autoptr(GError) local_error = NULL;
 
+  if (prefix != NULL && strcmp (prefix, "format") == 0 && !uses_formatter (self))
+    {
+      g_autofree char *methods = formatter_methods ();
+
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "Method option %s: the method %s does not write its candidates with the "
+                   "formatter, so format.* options would do nothing (methods that read them: %s)",
+                   key, self->method, methods[0] ? methods : "none");
+      return FALSE;
+    }
   if (prefix != NULL && strcmp (prefix, "format") == 0)
     option = find_option (format_options, dot + 1);
   else if (prefix != NULL && strcmp (prefix, self->method) == 0)
@@ -1173,6 +1208,24 @@ anot_method_settings_check_options (AnotMethodSettings  *self,
       json_object_set_member (entry, "value", value);
       json_object_set_string_member (entry, "source", source != NULL ? source : "default");
       json_object_set_object_member (effective, name, entry);
+    }
+
+  /* The formatter's options, for a method that reads them: recorded as
+   * `format.KEY` (a method's own keys have no dot). */
+  for (guint i = 0; uses_formatter (self) && i < format_options->len; i++)
+    {
+      AnotMethodOption *option = format_options->pdata[i];
+      g_autofree char *format_key = g_strconcat ("format.", anot_method_option_get_name (option), NULL);
+      const char *given = options != NULL ? g_hash_table_lookup (options, format_key) : NULL;
+      g_autofree char *source = given != NULL ? g_strdup_printf ("method option %s", format_key) : NULL;
+      JsonNode *value = anot_method_option_parse (option, given, NULL);
+      JsonObject *entry = json_object_new ();
+
+      /* Checked above. */
+      g_assert (value != NULL);
+      json_object_set_member (entry, "value", value);
+      json_object_set_string_member (entry, "source", source != NULL ? source : "default");
+      json_object_set_object_member (effective, format_key, entry);
     }
 
   node = json_node_new (JSON_NODE_OBJECT);

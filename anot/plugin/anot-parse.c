@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anot-dataset-private.h"
+#include "anot-domain.h"
 #include "anot-enum-types.h"
 #include "anot-item.h"
 #include "anot-pyliteral-private.h"
@@ -53,7 +55,10 @@
  * `list` (a region made only of numbers and separators: `5, 2, 1`,
  * `5 > 2 > 1`, `6 4 8`), `references` (`Restaurant 3`, `item #4`,
  * `candidate 2` in prose), `names` (candidate names in order of first
- * appearance).  Without a marker, a refusal fails before the prose rules.
+ * appearance).  When @candidates come from a benchmark with a domain
+ * (`meta.json`), its item nouns join the words that introduce a number
+ * and that a bare list may hold (`Hotel 3`, `hotels 5, 1`); on the
+ * default domain the words are those above.  Without a marker, a refusal fails before the prose rules.
  * Each number is mapped to a position (numbers from 1, or from 0 with
  * %ANOT_PARSE_ZERO_BASED); out-of-range numbers are dropped and listed in
  * [method@Anot.ParseResult.get_dropped]; repeats are dropped and counted.
@@ -923,20 +928,99 @@ REGEX (answer_marker,
        G_REGEX_CASELESS)
 REGEX (bracket_ref, "\\[\\s*#?\\s*(\\d+)\\s*\\]", 0)
 REGEX (list_line, "^\\s*(?:[-*•]\\s*)?(?:#{1,6}\\s*)?\\(?(\\d+)[.):]\\s+(.*)$", 0)
-REGEX (line_ref,
-       "^[\\s*_\"'`]*(?:(?:restaurant|item|candidate|option|index|no\\.?|number|cafe|#)\\s*#?\\s*)?"
-       "\\[?\\(?(\\d+)\\b",
-       G_REGEX_CASELESS)
-REGEX (prose_ref,
-       "\\b(?:restaurant|item|candidate|option|index|cafe|no\\.)\\s*#?\\s*\\[?(\\d+)\\b|#(\\d+)\\b",
-       G_REGEX_CASELESS)
+/* The words that may introduce a candidate's number ("restaurant 3",
+ * "item #4"), and those a bare list may hold besides numbers.  @extra is
+ * where a benchmark's own item nouns go ("|hotel", "|hotels"): empty on
+ * the default domain, so its patterns are the ones every result was
+ * parsed with.  (No pattern holds a '%': they are also printf formats.) */
+#define LINE_REF_PATTERN(extra) \
+  "^[\\s*_\"'`]*(?:(?:restaurant|item|candidate|option|index|no\\.?|number|cafe" extra "|#)\\s*#?\\s*)?" \
+  "\\[?\\(?(\\d+)\\b"
+#define PROSE_REF_PATTERN(extra) \
+  "\\b(?:restaurant|item|candidate|option|index|cafe" extra "|no\\.)\\s*#?\\s*\\[?(\\d+)\\b|#(\\d+)\\b"
+#define LIST_ONLY_PATTERN(extra) \
+  "^(?:[\\s\\d,;:>\\[\\]()#.\\-–—→|/&*_\"'`]|\\b(?:and|then|or|item|items|restaurant|restaurants|" \
+  "candidate|candidates|index|indices|top|rank|ranking|best|answer|final|output|is|are|the|" \
+  "order|indexes|numbers?|k" extra ")\\b)*$"
+
+REGEX (line_ref, LINE_REF_PATTERN (""), G_REGEX_CASELESS)
+REGEX (prose_ref, PROSE_REF_PATTERN (""), G_REGEX_CASELESS)
 REGEX (integer, "(?<![\\w.])(\\d+)(?![\\w]|\\.\\d)", 0)
-/* What a bare list may hold besides numbers. */
-REGEX (list_only,
-       "^(?:[\\s\\d,;:>\\[\\]()#.\\-–—→|/&*_\"'`]|\\b(?:and|then|or|item|items|restaurant|restaurants|"
-       "candidate|candidates|index|indices|top|rank|ranking|best|answer|final|output|is|are|the|"
-       "order|indexes|numbers?|k)\\b)*$",
-       G_REGEX_CASELESS)
+REGEX (list_only, LIST_ONLY_PATTERN (""), G_REGEX_CASELESS)
+
+/* The three patterns with a domain's nouns, compiled once per domain. */
+typedef struct
+{
+  GRegex *line_ref;
+  GRegex *prose_ref;
+  GRegex *list_only;
+} NounRegexes;
+
+static void
+noun_regexes_free (gpointer data)
+{
+  NounRegexes *r = data;
+
+  g_regex_unref (r->line_ref);
+  g_regex_unref (r->prose_ref);
+  g_regex_unref (r->list_only);
+  g_free (r);
+}
+
+/* "bed and breakfast" -> "|bed\s+and\s+breakfast". */
+static char *
+noun_alternative (const char *noun)
+{
+  g_autofree char *escaped = g_regex_escape_string (noun, -1);
+  g_auto(GStrv) words = g_strsplit (escaped, "\\ ", -1);
+  g_autofree char *joined = g_strjoinv ("\\s+", words);
+
+  return g_strconcat ("|", joined, NULL);
+}
+
+/* The patterns for @candidates' benchmark, NULL for the default domain
+ * (or candidates not from a dataset): the static ones apply. */
+static const NounRegexes *
+noun_regexes (GPtrArray *candidates)
+{
+  GQuark quark;
+  g_autoptr(AnotDataset) dataset = NULL;
+  AnotDomain *domain;
+  NounRegexes *r;
+
+  if (candidates == NULL || candidates->len == 0)
+    return NULL;
+  dataset = _anot_item_get_dataset (g_ptr_array_index (candidates, 0));
+  domain = dataset != NULL ? anot_dataset_get_domain (dataset) : NULL;
+  if (domain == NULL || anot_domain_is_default (domain))
+    return NULL;
+  quark = g_quark_from_static_string ("anot-parse-noun-regexes");
+  r = g_object_get_qdata (G_OBJECT (domain), quark);
+  if (r != NULL)
+    return r;
+
+  {
+    g_autofree char *item = noun_alternative (anot_domain_get_item (domain));
+    g_autofree char *items = noun_alternative (anot_domain_get_items (domain));
+    g_autofree char *both = g_strconcat (item, items, NULL);
+    g_autofree char *line_ref = g_strdup_printf (LINE_REF_PATTERN ("%s"), item);
+    g_autofree char *prose_ref = g_strdup_printf (PROSE_REF_PATTERN ("%s"), item);
+    g_autofree char *list_only = g_strdup_printf (LIST_ONLY_PATTERN ("%s"), both);
+
+    r = g_new0 (NounRegexes, 1);
+    r->line_ref = g_regex_new (line_ref, G_REGEX_CASELESS | G_REGEX_OPTIMIZE, 0, NULL);
+    r->prose_ref = g_regex_new (prose_ref, G_REGEX_CASELESS | G_REGEX_OPTIMIZE, 0, NULL);
+    r->list_only = g_regex_new (list_only, G_REGEX_CASELESS | G_REGEX_OPTIMIZE, 0, NULL);
+    g_assert (r->line_ref != NULL && r->prose_ref != NULL && r->list_only != NULL);
+  }
+  /* Two threads may race to set it: the first one kept wins. */
+  if (!g_object_replace_qdata (G_OBJECT (domain), quark, NULL, r, noun_regexes_free, NULL))
+    {
+      noun_regexes_free (r);
+      r = g_object_get_qdata (G_OBJECT (domain), quark);
+    }
+  return r;
+}
 
 typedef struct
 {
@@ -944,6 +1028,10 @@ typedef struct
   guint n;
   gboolean zero_based;
   gboolean *seen;
+  /* re_line_ref() and co., or their forms with the benchmark's nouns. */
+  GRegex *line_ref;
+  GRegex *prose_ref;
+  GRegex *list_only;
 } RankBuilder;
 
 static void
@@ -1113,7 +1201,7 @@ collect_numbered_list (RankBuilder *rb,
           {
             /* A failed match still returns its match info. */
             g_clear_pointer (&ref, g_match_info_free);
-            found_ref = g_regex_match (re_line_ref (), rest, 0, &ref);
+            found_ref = g_regex_match (rb->line_ref, rest, 0, &ref);
           }
         if (found_ref)
           {
@@ -1266,13 +1354,13 @@ rank_region (RankBuilder *rb,
         return "numbered-list";
     }
 
-  if (g_regex_match (re_list_only (), region, 0, NULL))
+  if (g_regex_match (rb->list_only, region, 0, NULL))
     {
       if (collect (rb, re_integer (), region) > 0)
         return "list";
     }
 
-  if (collect (rb, re_prose_ref (), region) > 0)
+  if (collect (rb, rb->prose_ref, region) > 0)
     return "references";
 
   if (!prose)
@@ -1360,6 +1448,13 @@ anot_parse_ranking (const char     *text,
   rb.n = n_candidates;
   rb.zero_based = (flags & ANOT_PARSE_ZERO_BASED) != 0;
   rb.seen = seen;
+  {
+    const NounRegexes *nouns = noun_regexes (candidates);
+
+    rb.line_ref = nouns != NULL ? nouns->line_ref : re_line_ref ();
+    rb.prose_ref = nouns != NULL ? nouns->prose_ref : re_prose_ref ();
+    rb.list_only = nouns != NULL ? nouns->list_only : re_list_only ();
+  }
 
   region = answer_region (t);
   if (region != NULL)
@@ -1392,7 +1487,7 @@ anot_parse_ranking (const char     *text,
     {
       /* The whole text: a bare list is fine, prose must not be a
        * refusal. */
-      if (g_regex_match (re_list_only (), t, 0, NULL) && collect (&rb, re_integer (), t) > 0)
+      if (g_regex_match (rb.list_only, t, 0, NULL) && collect (&rb, re_integer (), t) > 0)
         rule = "list";
       else if (looks_like_refusal (t))
         return result_fail (self, ANOT_PARSE_FAILURE_REFUSAL,

@@ -67,6 +67,12 @@ G_BEGIN_DECLS
  *   [method@Anot.MethodContext.get_defense_prompt].  A run in defense mode
  *   (`--defense`) of a method without this flag is refused, so that
  *   `config.json` never records a defense that was not applied.
+ * @ANOT_PLUGIN_USES_FORMATTER: a method that writes the candidates for
+ *   the model with [class@Anot.Formatter], reading the run's `format.*`
+ *   options ([method@Anot.Formatter.apply_options]).  Only such a method
+ *   takes them: for any other they would do nothing, so they are refused
+ *   before the run; for it `config.json` records every `format.*`
+ *   option's effective value, defaults included.
  *
  * What a plugin declares when it registers.
  */
@@ -75,6 +81,7 @@ typedef enum /*< flags >*/
   ANOT_PLUGIN_FLAGS_NONE       = 0,
   ANOT_PLUGIN_NEEDS_TRUTH      = 1 << 0,
   ANOT_PLUGIN_SUPPORTS_DEFENSE = 1 << 1,
+  ANOT_PLUGIN_USES_FORMATTER   = 1 << 2,
 } AnotPluginFlags;
 
 #define ANOT_TYPE_REGISTRY (anot_registry_get_type ())

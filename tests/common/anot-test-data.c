@@ -128,3 +128,11 @@ anot_test_remove_tree (const char *path)
       }
   g_rmdir (path);
 }
+
+guint
+anot_test_time_scale (void)
+{
+  const char *scale = g_getenv ("ANOT_TEST_TIME_SCALE");
+
+  return scale != NULL ? MAX (1, (guint) g_ascii_strtoull (scale, NULL, 10)) : 1;
+}

@@ -18,4 +18,10 @@ AnotDataset *anot_test_load_philly    (void);
  * followed): the tests' temporary directories. */
 void         anot_test_remove_tree    (const char *path);
 
+/* ANOT_TEST_TIME_SCALE (tests/meson.build: 4 under the sanitizers, 1
+ * otherwise): the factor by which a test stretches the latencies and
+ * time limits whose order it checks, since every call costs several
+ * times more under AddressSanitizer on a loaded machine. */
+guint        anot_test_time_scale     (void);
+
 G_END_DECLS

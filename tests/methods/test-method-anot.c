@@ -9,6 +9,7 @@
 
 #include "anot-fake-llm.h"
 #include "anot-test-backend.h"
+#include "anot-test-data.h"
 
 #include <string.h>
 
@@ -873,11 +874,8 @@ int
 main (int   argc,
       char *argv[])
 {
-  const char *scale = g_getenv ("ANOT_TEST_TIME_SCALE");
-
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
-  if (scale != NULL)
-    latency_ms *= MAX (1, g_ascii_strtoull (scale, NULL, 10));
+  latency_ms *= anot_test_time_scale ();
 
   g_test_add_func ("/method-anot/end-to-end", test_end_to_end);
   g_test_add_func ("/method-anot/tie-break", test_tie_break);

@@ -11,6 +11,7 @@
 #include "anot-fake-llm.h"
 #include "anot-test-backend.h"
 #include "anot-test-cli.h"
+#include "anot-test-data.h"
 
 #include <math.h>
 #include <string.h>
@@ -528,33 +529,38 @@ test_call_budget (void)
 static void
 test_timeout (void)
 {
-  /* Iteration 2's expansions take 5 s; the search has 0.4 s. */
-  static const Rule slow[] = {
-    { "^Propose.*Action: sample", "Thought: late.\nAction: count(\"items\")", 5000, NULL },
+  /* Iteration 2's expansions take 5 s; the search has 0.4 s (both
+   * stretched under the sanitizers, where iteration 1 alone can take
+   * longer than 0.4 s on a loaded machine). */
+  guint scale = anot_test_time_scale ();
+  const Rule slow[] = {
+    { "^Propose.*Action: sample", "Thought: late.\nAction: count(\"items\")", 5000 * scale, NULL },
   };
   Fixture fixture = { 0 };
   g_autoptr(AnotMethodContext) context = NULL;
   g_autoptr(AnotRanking) ranking = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *timeout = g_strdup_printf ("%g", 0.4 * scale);
+  g_autofree char *cut_by = g_strdup_printf ("lats.timeout=%g s", 0.4 * scale);
   JsonObject *trace, *expansion;
   gint64 start = g_get_monotonic_time ();
   double elapsed_ms;
 
   fixture_start_with (&fixture, slow, G_N_ELEMENTS (slow));
-  context = new_context (&fixture, "lats.timeout", "0.4", NULL);
+  context = new_context (&fixture, "lats.timeout", timeout, NULL);
   ranking = rank (&fixture, context, NULL, &error);
   elapsed_ms = (g_get_monotonic_time () - start) / 1000.0;
   g_assert_no_error (error);
   trace = trace_of (ranking);
   g_assert_cmpstr (json_object_get_string_member (trace, "stop_reason"), ==, "timeout");
-  g_assert_cmpfloat (elapsed_ms, >=, 400);
-  g_assert_cmpfloat (elapsed_ms, <, 3000);
+  g_assert_cmpfloat (elapsed_ms, >=, 400 * scale);
+  g_assert_cmpfloat (elapsed_ms, <, 3000 * scale);
   expansion = json_object_get_object_member (json_object_get_object_member (trace, "phases"), "expansion");
   g_assert_cmpint (json_object_get_int_member (expansion, "cancelled"), ==, 2);
   g_assert_cmpstr (json_object_get_string_member (trace, "answer_source"), ==, "best_partial");
   g_assert_cmpuint (anot_ranking_get_index (ranking, 0), ==, 1);
   /* The row says which limit cut it. */
-  g_assert_cmpstr (anot_ranking_get_cut_by (ranking), ==, "lats.timeout=0.4 s");
+  g_assert_cmpstr (anot_ranking_get_cut_by (ranking), ==, cut_by);
   fixture_stop (&fixture);
 }
 

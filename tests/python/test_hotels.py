@@ -165,3 +165,137 @@ def test_attack_config_records_templates_and_ids(hotels, demo, tmp_path):
         # Absent for the restaurant set in the dataset's own id format, so
         # the restaurant benchmarks' records are unchanged.
         assert {k: config[k] for k in ("templates", "review_ids") if k in config} == expected
+
+
+def test_sarcastic_rules_read_the_benchmarks_attributes(hotels, demo):
+    restaurant = Anot.AttackTemplates.get_for_dataset(demo)
+    assert restaurant.get_original_rules()
+    assert [restaurant.get_rule_attribute(t) for t in ("wifi", "noise", "outdoor", "tv", "price")] == \
+        ["WiFi", "NoiseLevel", "OutdoorSeating", "HasTV", "RestaurantsPriceRange2"]
+    templates = Anot.AttackTemplates.get_for_dataset(hotels)
+    assert not templates.get_original_rules()
+    # Matched in the hotels' own attribute names; none is about noise,
+    # outdoor seating or TV, so those rules never fire.
+    assert [templates.get_rule_attribute(t) for t in ("wifi", "noise", "outdoor", "tv", "price")] == \
+        ["FreeWiFi", None, None, None, "PriceRange"]
+
+
+@pytest.mark.parametrize("name", ["sarcastic_wifi", "sarcastic_all", "sarcastic_noise",
+                                  "sarcastic_outdoor"])
+def test_sarcastic_attacks_are_about_hotel_attributes(hotels, name):
+    """Each attacked hotel gets one sarcastic review per rule its own
+    attributes trigger: no free wifi (FreeWiFi False), expensive
+    (PriceRange 3 or 4); nothing for noise or outdoor seating, which the
+    hotels' data does not describe."""
+    templates = Anot.AttackTemplates.get_for_dataset(hotels)
+    wifi_texts = set(templates.lookup("sarcastic_no_wifi", ["x"]))
+    price_texts = set(templates.lookup("sarcastic_expensive", ["x"]))
+    attack = Anot.Registry.get_default().create_attack(name)
+    n_added = 0
+    for i in range(hotels.get_n_requests()):
+        clean, request, seed = attacked_args(hotels, name, i)
+        attacked = attack.apply(clean, request, seed)
+        for before, after in zip(clean, attacked):
+            known = {r.get_id() for r in before.get_reviews()}
+            added = {r.get_text() for r in after.get_reviews() if r.get_id() not in known}
+            expected = []
+            if before.get_id() != request.get_gold_item_id():
+                no_wifi = before.get_attribute("FreeWiFi") == "False"
+                expensive = int(before.get_attribute("PriceRange")) >= 3
+                if name in ("sarcastic_wifi", "sarcastic_all") and no_wifi:
+                    expected.append(wifi_texts)
+                if name == "sarcastic_all" and expensive:
+                    expected.append(price_texts)
+            assert len(added) == len(expected), (name, before.get_id(), added)
+            for texts in expected:
+                assert len(added & texts) == 1, (name, before.get_id(), added)
+            n_added += len(added)
+    if name in ("sarcastic_wifi", "sarcastic_all"):
+        assert n_added > 0
+    else:
+        assert n_added == 0
+
+
+def test_benchmark_names_the_sarcastic_attributes(hotels_dir, tmp_path):
+    copy = tmp_path / "hotels"
+    shutil.copytree(hotels_dir, copy)
+    (copy / "attack_templates.json").write_text(
+        '{"sarcastic_attributes": {"outdoor": "Pool", "price": null}}')
+    ds = Anot.Dataset.load(str(copy))
+    templates = Anot.AttackTemplates.get_for_dataset(ds)
+    assert (templates.get_rule_attribute("outdoor"), templates.get_rule_attribute("price"),
+            templates.get_rule_attribute("wifi")) == ("Pool", None, "FreeWiFi")
+    # Pool True or False: every attacked hotel gets one outdoor review.
+    attack = Anot.Registry.get_default().create_attack("sarcastic_outdoor")
+    clean, request, seed = attacked_args(ds, "sarcastic_outdoor", 0)
+    attacked = attack.apply(clean, request, seed)
+    grown = [a.get_n_reviews() - c.get_n_reviews() for c, a in zip(clean, attacked)]
+    assert sorted(grown) == [0] + [1] * (len(clean) - 1)
+
+    for content, where in (('{"sarcastic_attributes": ["Pool"]}', "'sarcastic_attributes'"),
+                           ('{"sarcastic_attributes": {"pool": "Pool"}}', "'sarcastic_attributes.pool'"),
+                           ('{"sarcastic_attributes": {"tv": 3}}', "'sarcastic_attributes.tv'")):
+        (copy / "attack_templates.json").write_text(content)
+        with pytest.raises(GLib.Error) as info:
+            Anot.AttackTemplates.get_for_dataset(Anot.Dataset.load(str(copy)))
+        assert where in info.value.message, info.value.message
+
+
+def test_answers_that_say_hotel(hotels, demo):
+    """The words that introduce a candidate's number include the
+    benchmark's noun: "Hotel 3" reads as candidate 3 on hotels, as
+    "Restaurant 3" does everywhere (the cafes' rules are unchanged)."""
+    candidates, _, _ = attacked_args(hotels, "parse", 0)
+
+    def ranking(text, items):
+        result = Anot.parse_ranking(text, len(items), items, Anot.ParseFlags(0))
+        return result.get_rule(), [i + 1 for i in result.get_indices()]
+
+    assert ranking("Hotel 3 fits best; hotel #7 is close behind.", candidates) == \
+        ("references", [3, 7])
+    assert ranking("ANSWER:\n1. Hotel 4 (airport shuttle)\n2. hotel 2\n", candidates) == \
+        ("answer/numbered-list", [4, 2])
+    assert ranking("Hotels 5, 1 and 9", candidates) == ("list", [5, 1, 9])
+    # "Restaurant 3" keeps working on hotels.
+    assert ranking("Restaurant 3 fits, then item 6 maybe.", candidates) == ("references", [3, 6])
+
+    # On the cafes "hotel" is no such word: the same prose has no reference
+    # and its numbers are not a bare list.
+    cafes, _, _ = attacked_args(demo, "parse", 0)
+    assert ranking("Hotel 3 fits best; hotel #7 is close behind.", cafes) == ("references", [7])
+    assert ranking("Hotels 5, 1 and 9", cafes)[0] != "list"
+
+
+def test_items_is_the_attack_parameter_restaurants(hotels_dir):
+    """`items` (--attack-items, -A items=N, attack.items) is the
+    domain-neutral name of the item attacks' `restaurants`, which the
+    records keep."""
+    attack = Anot.Registry.get_default().create_attack("fake_positive")
+    assert attack.has_parameter("items")
+    assert attack.set_parameter("items", "3")
+    assert attack.props.restaurants == 3
+
+    def attacked(*options):
+        result = subprocess.run([os.environ["ANOT_RUN"], "attack", "-d", hotels_dir, "--attack",
+                                 "fake_positive", "--request", "R01", "--json", *options],
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        described = json.loads(result.stdout)
+        return described["parameters"]["restaurants"], sum(
+            any(r["status"] == "added" for r in item["reviews"]) for item in described["items"])
+
+    assert attacked("--attack-items", "2") == (2, 2)
+    assert attacked("--attack-restaurants", "4") == (4, 4)
+    assert attacked("-A", "items=1") == (1, 1)
+
+
+def test_attack_items_option(hotels, tmp_path):
+    exp = Anot.Experiment.new(hotels, "bm25")
+    exp.set_option("out", str(tmp_path))
+    exp.set_option("attack", "fake_positive")
+    exp.set_option("attack.items", "3")
+    exp.set_option("limit", "1")
+    exp.run(None)
+    with open(os.path.join(exp.get_directory(), "fake_positive", "run_1", "config.json")) as f:
+        config = json.load(f)["attack_config"]
+    assert config["n_restaurants"] == 3 and config["parameters"]["restaurants"] == 3

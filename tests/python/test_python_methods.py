@@ -227,7 +227,7 @@ def test_method_options_and_seed_reach_python(demo, tmp_path):
     ({"format.styel": "json"}, "did you mean format.style?"),
 ])
 def test_method_options_checked_before_the_run(demo, tmp_path, options, named):
-    @Anot.register_method("py-spy", options=[
+    @Anot.register_method("py-spy", uses_formatter=True, options=[
         Anot.MethodOption.new_double("alpha", 0, 1, 0.25, "a weight"),
         Anot.MethodOption.new_choice("mode", ["fast", "slow"], 1, "how"),
     ])
@@ -343,6 +343,50 @@ def test_environment_variable_of_no_declared_key(demo, tmp_path, monkeypatch):
     monkeypatch.setenv("ANOT_PLUGIN_MOD", "1")
     with pytest.raises(GLib.Error, match="ANOT_PLUGIN_MOD .*did you mean ANOT_PLUGIN_MODE"):
         run("plugin", "plugin2")
+
+
+def test_format_options_belong_to_methods_using_the_formatter(demo, tmp_path):
+    """format.* is taken only by a method that writes its candidates with
+    the formatter, and config.json records every format.* value it used,
+    defaults included."""
+    shown = []
+
+    @Anot.register_method("py-formats", uses_formatter=True)
+    class Formats(Anot.PyMethod):
+        """Formats its candidates as the context says."""
+
+        def rank(self, request, candidates, k, context):
+            formatter = Anot.Formatter.new()
+            formatter.apply_options(context)
+            shown.append(formatter.props.max_reviews)
+            return range(len(candidates))
+
+    @Anot.register_method("py-plain")
+    class Plain(Anot.PyMethod):
+        """Never formats its candidates."""
+
+        def rank(self, request, candidates, k, context):
+            return range(len(candidates))
+
+    refused = Anot.Experiment(demo, "py-plain", candidates=5, out=tmp_path, name="plain", limit=1,
+                              method_options={"format.max-reviews": 3})
+    with pytest.raises(GLib.Error, match="py-plain does not write its candidates with the formatter"):
+        refused.run_blocking()
+    assert not os.path.exists(os.path.join(tmp_path, "plain"))
+
+    exp = Anot.Experiment(demo, "py-formats", candidates=5, out=tmp_path, name="formats", limit=1,
+                          method_options={"format.max-reviews": 3})
+    exp.run_blocking()
+    assert shown == [3]
+    with open(os.path.join(exp.get_directory(), "clean", "run_1", "config.json")) as f:
+        settings = json.load(f)["anot"]["method_settings"]
+    assert settings["format.max-reviews"] == {"value": 3, "source": "method option format.max-reviews"}
+    assert settings["format.style"] == {"value": "json", "source": "default"}
+    assert settings["format.first-index"] == {"value": 1, "source": "default"}
+    assert settings["format.exclude"] == {"value": None, "source": "default"}
+    assert sorted(settings) == sorted("format." + key for key in (
+        "style", "max-reviews", "review-chars", "item-chars", "truncation-mark", "first-index",
+        "ensure-ascii", "exclude"))
 
 
 def test_defense_needs_a_method_that_applies_it(demo, tmp_path):

@@ -416,6 +416,13 @@ test_declared_options (Fixture       *f,
                             NULL), ==, 2);
   g_assert_nonnull (strstr (err, "is an option of the method lats, but this run's method is bm25"));
   g_clear_pointer (&err, g_free);
+  /* format.* would do nothing for a method that does not use the formatter. */
+  g_assert_cmpint (run_cli (NULL, &err, "--method", "bm25", "-O", "format.style=text", "--out", out_dir,
+                            NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "Method option format.style: the method bm25 does not write its candidates "
+                                 "with the formatter"));
+  g_assert_nonnull (strstr (err, "(methods that read them: cot, listwise, plan_act, ps, weaver)"));
+  g_clear_pointer (&err, g_free);
   g_assert_cmpint (run_cli (NULL, &err, "--method", "bm25", "-O", "k1=2", "--out", out_dir, NULL), ==, 2);
   g_assert_nonnull (strstr (err, "Unknown method option k1 (did you mean bm25.k1?)"));
   g_assert_cmpint (run_cli (NULL, NULL, "--method", "bm25", "--limit", "2", "--out", out_dir, NULL), ==, 0);
@@ -435,6 +442,11 @@ test_declared_options (Fixture       *f,
   g_assert_cmpint (run_cli (&out, NULL, "--method", "lats", "--help-options", NULL), ==, 0);
   g_assert_nonnull (strstr (out, "lats.timeout"));
   g_assert_nonnull (strstr (out, "default 0."));
+  g_assert_nonnull (strstr (out, "lats does not write its candidates with the formatter: it refuses"));
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run_cli (&out, NULL, "--method", "listwise", "--help-options", NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "default 20 (always 0 with --compat original)"));
+  g_assert_nonnull (strstr (out, "listwise writes its candidates with the formatter, so it also takes"));
   g_clear_pointer (&out, g_free);
   g_assert_cmpint (run_cli (&out, NULL, "--list", NULL), ==, 0);
   g_assert_nonnull (strstr (out, "-O bm25.k1  a number ≥ 0; default 1.5. term-frequency saturation"));

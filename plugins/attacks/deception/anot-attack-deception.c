@@ -315,24 +315,44 @@ clean_attribute (AnotItem   *item,
   return g_ascii_strdown (text, -1);
 }
 
-/* The rules, in the original's order: WiFi, noise, outdoor, TV, price. */
-static guint
-triggered_rules (AnotItem         *item,
-                 SarcasticTargets  targets,
-                 SarcasticRule    *rules)
+/* The attribute a rule of @topic reads on @item's benchmark (see
+ * anot_attack_templates_get_rule_attribute()), cleaned; NULL when it has
+ * none. */
+static char *
+topic_value (AnotItem            *item,
+             AnotAttackTemplates *templates,
+             const char          *topic)
 {
+  const char *name = anot_attack_templates_get_rule_attribute (templates, topic);
+
+  return name != NULL ? clean_attribute (item, name) : NULL;
+}
+
+/* The rules, in the original's order: WiFi, noise, outdoor, TV, price.
+ * On restaurants an absent WiFi or OutdoorSeating fires its rule, as in
+ * the original; on another domain only a value does (a hotel whose data
+ * says nothing of outdoor seating is not mocked for lacking it). */
+static guint
+triggered_rules (AnotItem            *item,
+                 AnotAttackTemplates *templates,
+                 SarcasticTargets     targets,
+                 SarcasticRule       *rules)
+{
+  gboolean original = anot_attack_templates_get_original_rules (templates);
   guint n = 0;
 
   if (targets & TARGET_WIFI)
     {
-      g_autofree char *wifi = clean_attribute (item, "WiFi");
+      g_autofree char *wifi = topic_value (item, templates, "wifi");
 
-      if (wifi == NULL || *wifi == '\0' || strcmp (wifi, "no") == 0 || strcmp (wifi, "paid") == 0)
+      if (wifi == NULL ? original
+                       : (*wifi == '\0' || strcmp (wifi, "no") == 0 || strcmp (wifi, "paid") == 0 ||
+                          (!original && strcmp (wifi, "false") == 0)))
         rules[n++] = RULE_NO_WIFI;
     }
   if (targets & TARGET_NOISE)
     {
-      g_autofree char *noise = clean_attribute (item, "NoiseLevel");
+      g_autofree char *noise = topic_value (item, templates, "noise");
 
       if (g_strcmp0 (noise, "loud") == 0)
         rules[n++] = RULE_LOUD_NOISE;
@@ -341,13 +361,16 @@ triggered_rules (AnotItem         *item,
     }
   if (targets & TARGET_OUTDOOR)
     {
-      g_autofree char *outdoor = clean_attribute (item, "OutdoorSeating");
+      g_autofree char *outdoor = topic_value (item, templates, "outdoor");
 
-      rules[n++] = g_strcmp0 (outdoor, "true") == 0 ? RULE_HAS_OUTDOOR : RULE_NO_OUTDOOR;
+      if (g_strcmp0 (outdoor, "true") == 0)
+        rules[n++] = RULE_HAS_OUTDOOR;
+      else if (original || g_strcmp0 (outdoor, "false") == 0)
+        rules[n++] = RULE_NO_OUTDOOR;
     }
   if (targets & TARGET_TV)
     {
-      g_autofree char *tv = clean_attribute (item, "HasTV");
+      g_autofree char *tv = topic_value (item, templates, "tv");
 
       if (g_strcmp0 (tv, "true") == 0)
         rules[n++] = RULE_HAS_TV;
@@ -356,7 +379,7 @@ triggered_rules (AnotItem         *item,
     }
   if (targets & TARGET_PRICE)
     {
-      g_autofree char *price = clean_attribute (item, "RestaurantsPriceRange2");
+      g_autofree char *price = topic_value (item, templates, "price");
       guint64 level;
 
       if (price != NULL && g_ascii_string_to_unsigned (price, 10, 0, 100, &level, NULL) && level >= 3)
@@ -374,10 +397,14 @@ anot_attack_sarcastic_attack_item (AnotItemAttack  *attack,
 {
   SarcasticTargets targets = ANOT_ATTACK_SARCASTIC_GET_CLASS (attack)->targets;
   SarcasticRule rules[N_RULES];
-  guint n_rules = triggered_rules (item, targets, rules);
+  AnotAttackTemplates *templates = anot_item_attack_get_templates (attack, item, error);
+  guint n_rules;
   g_autoptr(GRand) rand = NULL;
   g_autoptr(GPtrArray) reviews = NULL;
 
+  if (templates == NULL)
+    return NULL;
+  n_rules = triggered_rules (item, templates, targets, rules);
   if (n_rules == 0)
     return NULL;
 
@@ -386,13 +413,8 @@ anot_attack_sarcastic_attack_item (AnotItemAttack  *attack,
   for (guint i = 0; i < n_rules; i++)
     {
       g_autofree char *id = g_strconcat ("sarcastic_", rule_names[rules[i]], NULL);
-      const char * const *templates = anot_item_attack_get_texts (attack, item, id,
-                                                                  rule_templates[rules[i]], error);
-      const char *text;
-
-      if (templates == NULL)
-        return NULL;
-      text = templates[g_rand_int_range (rand, 0, (gint32) g_strv_length ((char **) templates))];
+      const char * const *texts = anot_attack_templates_lookup (templates, id, rule_templates[rules[i]]);
+      const char *text = texts[g_rand_int_range (rand, 0, (gint32) g_strv_length ((char **) texts))];
 
       if (!insert_review (attack, reviews, item, rand, seed, id, 5.0, text, error))
         return NULL;

@@ -151,7 +151,7 @@ g_io_module_load (GIOModule *module)
                                     ANOT_TYPE_METHOD_COT, "cot",
                                     "Chain-of-Thought (Wei et al., NeurIPS 2022): all N candidates as JSON, "
                                     "reason then ANSWER: n1, n2, ...; calls: 1",
-                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE | ANOT_PLUGIN_USES_FORMATTER);
   /* It reads no option: any -O cot.KEY is refused. */
   anot_plugin_declare_method_options ("cot", NULL);
   anot_plugin_declare_method_roles ("cot", ANOT_DEFAULT_ROLE, NULL);

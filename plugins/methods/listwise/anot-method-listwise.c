@@ -404,7 +404,7 @@ g_io_module_load (GIOModule *module)
                                     "Listwise permutation ranking [a] > [b] > ... (Zhang et al., ECIR 2025) with "
                                     "RankGPT's sliding window (window w=20, step s=10); "
                                     "calls: 1 if N <= w, else 1 + ceil((N - w) / s)",
-                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE | ANOT_PLUGIN_USES_FORMATTER);
   anot_plugin_declare_method_options ("listwise",
                                       /* The original ranked all N in one call. */
                                       anot_method_option_with_original_fixed (

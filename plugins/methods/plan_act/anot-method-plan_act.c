@@ -106,7 +106,7 @@ g_io_module_load (GIOModule *module)
   anot_plugin_implement_with_flags (ANOT_METHOD_EXTENSION_POINT_NAME,
                                     ANOT_TYPE_METHOD_PLAN_ACT, "plan_act",
                                     "Plan-and-Act (Erdogan et al., ICML 2025): a planner (role planner) writes 2-4 steps for the request, an executor (role executor) runs them on all N candidates; calls: 2",
-                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE | ANOT_PLUGIN_USES_FORMATTER);
   anot_plugin_declare_method_options ("plan_act",
                                       anot_method_option_with_original_default (
                                         anot_method_option_new_choice ("plan", (const char * const[]) { "steps", "verbatim", NULL }, 0,

@@ -96,7 +96,7 @@ g_io_module_load (GIOModule *module)
   anot_plugin_implement_with_flags (ANOT_METHOD_EXTENSION_POINT_NAME,
                                     ANOT_TYPE_METHOD_PS, "ps",
                                     "Plan-and-Solve (Wang et al., ACL 2023): a 3-step plan from the request alone, then the plan executed on all N candidates; calls: 2",
-                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE | ANOT_PLUGIN_USES_FORMATTER);
   /* It reads no option: any -O ps.KEY is refused. */
   anot_plugin_declare_method_options ("ps", NULL);
   anot_plugin_declare_method_roles ("ps", ANOT_DEFAULT_ROLE, NULL);

@@ -489,7 +489,7 @@ g_io_module_load (GIOModule *module)
                                     "Weaver (Khoja et al., EMNLP 2025): the LLM writes SQL over the candidates in "
                                     "an in-memory read-only SQLite database, then judges the selected records; "
                                     "calls: 2, plus 1 per SQL repair (at most weaver.repairs = 1)",
-                                    ANOT_PLUGIN_SUPPORTS_DEFENSE);
+                                    ANOT_PLUGIN_SUPPORTS_DEFENSE | ANOT_PLUGIN_USES_FORMATTER);
   anot_plugin_declare_method_options ("weaver",
                                       anot_method_option_new_int ("repairs", 0, G_MAXUINT, 1, "SQL repair rounds after a failing query"),
                                       NULL);

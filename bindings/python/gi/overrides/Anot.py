@@ -972,7 +972,7 @@ def _first_doc_line(cls):
 
 @_export
 def register_method(name, description=None, needs_truth=False, options=None,
-                    supports_defense=False, roles=None):
+                    supports_defense=False, roles=None, uses_formatter=False):
     """Class decorator: registers a Python method class under `name`.
 
     `description` defaults to the first line of the class's docstring.
@@ -993,7 +993,11 @@ def register_method(name, description=None, needs_truth=False, options=None,
     takes none.  `supports_defense=True` declares that every call showing
     the model data adds `context.get_defense_prompt()` when it is not
     None (Anot.PluginFlags.SUPPORTS_DEFENSE); without it a run in defense
-    mode is refused.
+    mode is refused.  `uses_formatter=True` declares that the method writes
+    its candidates with an Anot.Formatter to which it applies the context's
+    options (`formatter.apply_options(context)`): only then does it take
+    the `format.*` options (refused otherwise, since they would do nothing),
+    and config.json records their values (Anot.PluginFlags.USES_FORMATTER).
 
     `roles` declares the LLM roles the method calls through its context
     (`["default"]`, `["planner", "scorer"]`; `[]` for a method that
@@ -1006,6 +1010,8 @@ def register_method(name, description=None, needs_truth=False, options=None,
     flags = Anot.PluginFlags.NEEDS_TRUTH if needs_truth else Anot.PluginFlags(0)
     if supports_defense:
         flags |= Anot.PluginFlags.SUPPORTS_DEFENSE
+    if uses_formatter:
+        flags |= Anot.PluginFlags.USES_FORMATTER
     declared = list(options or [])
     for option in declared:
         if not isinstance(option, Anot.MethodOption):
