@@ -69,10 +69,17 @@ def test_generic_templates_name_the_domain(hotels, demo):
     assert Anot.AttackTemplates.get_for_dataset(demo).lookup("fake_positive", own) == own
 
 
-def test_benchmark_templates(hotels_dir, tmp_path):
+def hotels_with_templates(hotels_dir, tmp_path, content):
+    """A copy of data/hotels with `content` as its attack_templates.json."""
     copy = tmp_path / "hotels"
     shutil.copytree(hotels_dir, copy)
-    (copy / "attack_templates.json").write_text(
+    (copy / "attack_templates.json").write_text(content)
+    return copy
+
+
+def test_benchmark_templates(hotels_dir, tmp_path):
+    copy = hotels_with_templates(
+        hotels_dir, tmp_path,
         '{"fake_positive": ["A {item} to remember: {attributes}. All the {items} should copy it."]}')
     ds = Anot.Dataset.load(str(copy))
     templates = Anot.AttackTemplates.get_for_dataset(ds)
@@ -217,10 +224,8 @@ def test_sarcastic_attacks_are_about_hotel_attributes(hotels, name):
 
 
 def test_benchmark_names_the_sarcastic_attributes(hotels_dir, tmp_path):
-    copy = tmp_path / "hotels"
-    shutil.copytree(hotels_dir, copy)
-    (copy / "attack_templates.json").write_text(
-        '{"sarcastic_attributes": {"outdoor": "Pool", "price": null}}')
+    copy = hotels_with_templates(hotels_dir, tmp_path,
+                                 '{"sarcastic_attributes": {"outdoor": "Pool", "price": null}}')
     ds = Anot.Dataset.load(str(copy))
     templates = Anot.AttackTemplates.get_for_dataset(ds)
     assert (templates.get_rule_attribute("outdoor"), templates.get_rule_attribute("price"),
