@@ -43,6 +43,94 @@ attributes_to_json (JsonNode *attributes)
   return node;
 }
 
+/* An item's reviews (and attributes) as JSON are most of a dict context (megabytes of json
+ * nodes at N = 50 on philly_cafes) and the same in every context of that
+ * item: contexts built while others are alive share them instead of each
+ * holding a copy (with -j 32 at N = 50, 32 copies of the same 50 items'
+ * reviews were 190 MB of the run's 210 MB heap).  The table keeps the most
+ * recently used SHARED_REVIEWS_MAX items, so what it holds beyond the
+ * contexts alive is bounded whatever the number of requests done; a context
+ * keeps its own reference, so eviction never changes one.  Shared arrays
+ * are sealed: a consumer that tried to change one would get a critical
+ * warning, not change the others' data. */
+#define SHARED_REVIEWS_MAX 256
+
+typedef struct
+{
+  AnotItem   *item;              /* a reference: the key cannot be reused */
+  JsonArray  *reviews;
+  JsonObject *attributes;        /* attributes_to_json() of an object, or NULL */
+  GList       link;
+} SharedReviews;
+
+static GMutex shared_lock;
+static GHashTable *shared_by_item;      /* AnotItem * -> SharedReviews * */
+static GQueue shared_order = G_QUEUE_INIT;  /* most recently used first */
+
+static JsonArray *
+reviews_to_json (AnotItem *item)
+{
+  JsonArray *reviews = json_array_new ();
+  guint n_reviews = anot_item_get_n_reviews (item);
+
+  for (guint i = 0; i < n_reviews; i++)
+    json_array_add_object_element (reviews,
+                                   anot_review_to_json (anot_item_get_review (item, i)));
+  return reviews;
+}
+
+static void
+seal (JsonNode *node)
+{
+  json_node_seal (node);
+  json_node_unref (node);
+}
+
+/* The item's shared entry, most recently used now; call with shared_lock
+ * held. */
+static SharedReviews *
+shared_entry (AnotItem *item)
+{
+  SharedReviews *entry;
+
+  if (shared_by_item == NULL)
+    shared_by_item = g_hash_table_new (NULL, NULL);
+  entry = g_hash_table_lookup (shared_by_item, item);
+  if (entry != NULL)
+    g_queue_unlink (&shared_order, &entry->link);
+  else
+    {
+      JsonNode *attributes = json_object_get_member (anot_item_get_record (item), "attributes");
+
+      entry = g_new0 (SharedReviews, 1);
+      entry->item = g_object_ref (item);
+      entry->reviews = reviews_to_json (item);
+      entry->link.data = entry;
+      seal (json_node_init_array (json_node_alloc (), entry->reviews));
+      if (attributes != NULL && JSON_NODE_HOLDS_OBJECT (attributes))
+        {
+          JsonNode *node = attributes_to_json (attributes);
+
+          entry->attributes = json_object_ref (json_node_get_object (node));
+          seal (node);
+        }
+      g_hash_table_insert (shared_by_item, item, entry);
+      if (shared_order.length >= SHARED_REVIEWS_MAX)
+        {
+          SharedReviews *oldest = g_queue_peek_tail (&shared_order);
+
+          g_queue_unlink (&shared_order, &oldest->link);
+          g_hash_table_remove (shared_by_item, oldest->item);
+          json_array_unref (oldest->reviews);
+          g_clear_pointer (&oldest->attributes, json_object_unref);
+          g_object_unref (oldest->item);
+          g_free (oldest);
+        }
+    }
+  g_queue_push_head_link (&shared_order, &entry->link);
+  return entry;
+}
+
 /**
  * anot_data_context_new_item:
  * @item: an item
@@ -57,6 +145,10 @@ attributes_to_json (JsonNode *attributes)
  * review of the item in file order (see anot_review_to_json()); and
  * `index`.
  *
+ * The `reviews` array and the `attributes` object are shared with the
+ * other contexts of @item built while they are alive, and sealed
+ * (json_node_seal()): read them, do not change them.
+ *
  * Returns: (transfer full): a new JSON object node
  */
 JsonNode *
@@ -65,14 +157,21 @@ anot_data_context_new_item (AnotItem *item,
 {
   JsonObject *record;
   JsonObject *out;
-  JsonArray *reviews;
   JsonNode *node;
+  SharedReviews *entry;
+  JsonArray *reviews;
+  g_autoptr(JsonObject) attributes = NULL;
   g_autoptr(GList) members = NULL;
-  guint n_reviews;
 
   g_return_val_if_fail (ANOT_IS_ITEM (item), NULL);
 
   record = anot_item_get_record (item);
+  g_mutex_lock (&shared_lock);
+  entry = shared_entry (item);
+  reviews = json_array_ref (entry->reviews);
+  attributes = entry->attributes != NULL ? json_object_ref (entry->attributes) : NULL;
+  g_mutex_unlock (&shared_lock);
+
   out = json_object_new ();
   members = json_object_get_members (record);
   for (GList *l = members; l != NULL; l = l->next)
@@ -83,7 +182,9 @@ anot_data_context_new_item (AnotItem *item,
       if (strcmp (name, "llm_score") == 0 || strcmp (name, "llm_reasoning") == 0)
         continue;
 
-      if (strcmp (name, "attributes") == 0)
+      if (strcmp (name, "attributes") == 0 && attributes != NULL)
+        json_object_set_object_member (out, name, g_steal_pointer (&attributes));
+      else if (strcmp (name, "attributes") == 0)
         json_object_set_member (out, name, attributes_to_json (member));
       else if (strcmp (name, "categories") == 0 && JSON_NODE_HOLDS_VALUE (member))
         {
@@ -98,11 +199,6 @@ anot_data_context_new_item (AnotItem *item,
         json_object_set_member (out, name, json_node_copy (member));
     }
 
-  reviews = json_array_new ();
-  n_reviews = anot_item_get_n_reviews (item);
-  for (guint i = 0; i < n_reviews; i++)
-    json_array_add_object_element (reviews,
-                                   anot_review_to_json (anot_item_get_review (item, i)));
   json_object_set_array_member (out, "reviews", reviews);
   json_object_set_int_member (out, "index", index);
 
@@ -119,8 +215,8 @@ anot_data_context_new_item (AnotItem *item,
  * Builds the dict context of a candidate pool, the document the
  * data-exploration tools and LWT scripts read:
  * `{"items": {"1": item, "2": item, ...}}` with 1-based string keys and
- * each item as anot_data_context_new_item() builds it.  Nothing is
- * truncated.
+ * each item as anot_data_context_new_item() builds it (its reviews and
+ * attributes shared and sealed).  Nothing is truncated.
  *
  * Returns: (transfer full): a new JSON object node
  */

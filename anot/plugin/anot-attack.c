@@ -174,6 +174,11 @@ find_parameter (AnotAttack *self,
   /* `target_len` and `target-len` are the same parameter. */
   g_strdelimit (canonical, "_", '-');
   pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (self), canonical);
+  /* `items`, the domain-neutral name of the item attacks' `restaurants`:
+   * the property keeps the original's name, which every recorded
+   * configuration and `attack_config.n_restaurants` use. */
+  if (pspec == NULL && strcmp (canonical, "items") == 0)
+    pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (self), "restaurants");
   if (pspec == NULL ||
       (pspec->flags & (G_PARAM_READABLE | G_PARAM_WRITABLE)) != (G_PARAM_READABLE | G_PARAM_WRITABLE) ||
       (pspec->flags & G_PARAM_CONSTRUCT_ONLY) != 0)
@@ -184,7 +189,8 @@ find_parameter (AnotAttack *self,
 /**
  * anot_attack_has_parameter:
  * @self: an #AnotAttack
- * @name: a parameter name, e.g. `restaurants` (`_` and `-` are the same)
+ * @name: a parameter name, e.g. `restaurants` (`_` and `-` are the same;
+ *   `items` is `restaurants`)
  *
  * Whether @self has a parameter @name: a readable and writable property.
  *
@@ -332,7 +338,8 @@ invalid:
 /**
  * anot_attack_set_parameter:
  * @self: an #AnotAttack
- * @name: a parameter name (`_` and `-` are the same)
+ * @name: a parameter name (`_` and `-` are the same; `items` is the
+ *   domain-neutral name of `restaurants`)
  * @value: the value as text: a decimal number, `true`/`false`, an enum nick
  *   or a string, depending on the parameter's type
  * @error: return location for a #GError

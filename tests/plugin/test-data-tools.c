@@ -359,6 +359,57 @@ test_dict_context_demo (void)
     }
 }
 
+/* The reviews and attributes of an item are shared by the contexts alive
+ * at once (a run's requests in flight), sealed so none can change the
+ * others', and the table that shares them is bounded: after 256 other
+ * items an item's reviews are built anew, and the older context still
+ * reads its own. */
+static void
+test_dict_context_shared (void)
+{
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
+  g_autoptr(GPtrArray) items = first_items (dataset, 2);
+  g_autoptr(JsonNode) first = anot_data_context_new (items);
+  g_autoptr(JsonNode) second = anot_data_context_new (items);
+  g_autoptr(JsonNode) later = NULL;
+  g_autofree char *first_text = NULL;
+  g_autofree char *later_text = NULL;
+  JsonObject *a, *b, *c;
+  JsonArray *reviews;
+  AnotItem *item = g_ptr_array_index (items, 0);
+
+  a = json_object_get_object_member (json_object_get_object_member (json_node_get_object (first), "items"), "1");
+  b = json_object_get_object_member (json_object_get_object_member (json_node_get_object (second), "items"), "1");
+  g_assert_true (a != b);
+  reviews = json_object_get_array_member (a, "reviews");
+  g_assert_true (reviews == json_object_get_array_member (b, "reviews"));
+  g_assert_true (json_object_get_object_member (a, "attributes") ==
+                 json_object_get_object_member (b, "attributes"));
+  g_assert_cmpuint (json_array_get_length (reviews), >, 0);
+  g_assert_true (json_node_is_immutable (json_array_get_element (reviews, 0)));
+  g_assert_true (json_object_is_immutable (json_object_get_object_member (a, "attributes")));
+  /* Only the shared parts: the item objects themselves are each context's. */
+  g_assert_false (json_object_is_immutable (a));
+
+  /* 256 other items later, the item's reviews are no longer shared. */
+  for (guint i = 0; i < 256; i++)
+    {
+      g_autoptr(GPtrArray) one = g_ptr_array_new_with_free_func (g_object_unref);
+      g_autoptr(JsonNode) other = NULL;
+
+      g_ptr_array_add (one, anot_item_copy_with_reviews (item, anot_item_get_reviews (item)));
+      other = anot_data_context_new (one);
+    }
+  later = anot_data_context_new (items);
+  c = json_object_get_object_member (json_object_get_object_member (json_node_get_object (later), "items"), "1");
+  g_assert_true (json_object_get_array_member (c, "reviews") != reviews);
+
+  /* Shared or not, a context is the same document. */
+  first_text = json_to_string (first, FALSE);
+  later_text = json_to_string (later, FALSE);
+  g_assert_cmpstr (first_text, ==, later_text);
+}
+
 static void
 test_value_to_text (void)
 {
@@ -790,6 +841,7 @@ main (int   argc,
   g_test_add_func ("/data-path/resolve", test_path_resolve);
   g_test_add_func ("/data-path/resolve-errors", test_path_resolve_errors);
   g_test_add_func ("/data-context/demo", test_dict_context_demo);
+  g_test_add_func ("/data-context/shared", test_dict_context_shared);
   g_test_add_func ("/data-context/value-to-text", test_value_to_text);
   g_test_add_func ("/data-tools/demo", test_tools_demo);
   g_test_add_func ("/data-tools/philly", test_tools_philly);

@@ -47,3 +47,24 @@ def hotels(hotels_dir):
     from gi.repository import Anot
 
     return Anot.Dataset.load(hotels_dir)
+
+
+@pytest.fixture(scope="session")
+def golden_fake_llm(tmp_path_factory):
+    """anot-fake-llm answering from the golden suite's scripted replies
+    (tests/golden/fake-llm-rules.json), for the whole session: its URL and
+    the file where it logs every request it receives."""
+    import subprocess
+
+    path = os.environ.get("ANOT_FAKE_LLM")
+    if not path:
+        pytest.skip("ANOT_FAKE_LLM is not set")
+    rules = os.path.join(os.environ["ANOT_TEST_SRCDIR"], "golden", "fake-llm-rules.json")
+    log = tmp_path_factory.mktemp("golden-fake-llm") / "requests.jsonl"
+    process = subprocess.Popen([path, "--rules", rules, "--log", str(log)],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        yield process.stdout.readline().strip(), log
+    finally:
+        process.terminate()
+        process.wait()

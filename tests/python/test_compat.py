@@ -9,22 +9,6 @@ import pytest
 
 LLM_METHODS = ["cot", "ps", "plan_act", "listwise", "weaver", "anot", "react", "aot",
                "general_anot", "lats"]
-RULES = os.path.join(os.environ["ANOT_TEST_SRCDIR"], "golden", "fake-llm-rules.json")
-
-
-@pytest.fixture(scope="module")
-def fake_llm(tmp_path_factory):
-    path = os.environ.get("ANOT_FAKE_LLM")
-    if not path:
-        pytest.skip("ANOT_FAKE_LLM is not set")
-    log = tmp_path_factory.mktemp("fake") / "requests.jsonl"
-    process = subprocess.Popen([path, "--rules", RULES, "--log", str(log)],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        yield process.stdout.readline().strip(), log
-    finally:
-        process.terminate()
-        process.wait()
 
 
 def run(args, tmp_path):
@@ -34,8 +18,8 @@ def run(args, tmp_path):
 
 
 @pytest.mark.parametrize("method", LLM_METHODS)
-def test_compat_original_runs_every_method(method, fake_llm, tmp_path):
-    url, _ = fake_llm
+def test_compat_original_runs_every_method(method, golden_fake_llm, tmp_path):
+    url, _ = golden_fake_llm
     out = tmp_path / "out"
     proc = run(["--method", method, "--compat", "original", "--candidates", "10", "--limit", "2",
                 "--backend", "openai", "--base-url", url + "/v1", "--model", "golden-fake",

@@ -69,10 +69,17 @@ def test_generic_templates_name_the_domain(hotels, demo):
     assert Anot.AttackTemplates.get_for_dataset(demo).lookup("fake_positive", own) == own
 
 
-def test_benchmark_templates(hotels_dir, tmp_path):
+def hotels_with_templates(hotels_dir, tmp_path, content):
+    """A copy of data/hotels with `content` as its attack_templates.json."""
     copy = tmp_path / "hotels"
     shutil.copytree(hotels_dir, copy)
-    (copy / "attack_templates.json").write_text(
+    (copy / "attack_templates.json").write_text(content)
+    return copy
+
+
+def test_benchmark_templates(hotels_dir, tmp_path):
+    copy = hotels_with_templates(
+        hotels_dir, tmp_path,
         '{"fake_positive": ["A {item} to remember: {attributes}. All the {items} should copy it."]}')
     ds = Anot.Dataset.load(str(copy))
     templates = Anot.AttackTemplates.get_for_dataset(ds)
@@ -217,10 +224,8 @@ def test_sarcastic_attacks_are_about_hotel_attributes(hotels, name):
 
 
 def test_benchmark_names_the_sarcastic_attributes(hotels_dir, tmp_path):
-    copy = tmp_path / "hotels"
-    shutil.copytree(hotels_dir, copy)
-    (copy / "attack_templates.json").write_text(
-        '{"sarcastic_attributes": {"outdoor": "Pool", "price": null}}')
+    copy = hotels_with_templates(hotels_dir, tmp_path,
+                                 '{"sarcastic_attributes": {"outdoor": "Pool", "price": null}}')
     ds = Anot.Dataset.load(str(copy))
     templates = Anot.AttackTemplates.get_for_dataset(ds)
     assert (templates.get_rule_attribute("outdoor"), templates.get_rule_attribute("price"),
@@ -264,3 +269,38 @@ def test_answers_that_say_hotel(hotels, demo):
     cafes, _, _ = attacked_args(demo, "parse", 0)
     assert ranking("Hotel 3 fits best; hotel #7 is close behind.", cafes) == ("references", [7])
     assert ranking("Hotels 5, 1 and 9", cafes)[0] != "list"
+
+
+def test_items_is_the_attack_parameter_restaurants(hotels_dir):
+    """`items` (--attack-items, -A items=N, attack.items) is the
+    domain-neutral name of the item attacks' `restaurants`, which the
+    records keep."""
+    attack = Anot.Registry.get_default().create_attack("fake_positive")
+    assert attack.has_parameter("items")
+    assert attack.set_parameter("items", "3")
+    assert attack.props.restaurants == 3
+
+    def attacked(*options):
+        result = subprocess.run([os.environ["ANOT_RUN"], "attack", "-d", hotels_dir, "--attack",
+                                 "fake_positive", "--request", "R01", "--json", *options],
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        described = json.loads(result.stdout)
+        return described["parameters"]["restaurants"], sum(
+            any(r["status"] == "added" for r in item["reviews"]) for item in described["items"])
+
+    assert attacked("--attack-items", "2") == (2, 2)
+    assert attacked("--attack-restaurants", "4") == (4, 4)
+    assert attacked("-A", "items=1") == (1, 1)
+
+
+def test_attack_items_option(hotels, tmp_path):
+    exp = Anot.Experiment.new(hotels, "bm25")
+    exp.set_option("out", str(tmp_path))
+    exp.set_option("attack", "fake_positive")
+    exp.set_option("attack.items", "3")
+    exp.set_option("limit", "1")
+    exp.run(None)
+    with open(os.path.join(exp.get_directory(), "fake_positive", "run_1", "config.json")) as f:
+        config = json.load(f)["attack_config"]
+    assert config["n_restaurants"] == 3 and config["parameters"]["restaurants"] == 3

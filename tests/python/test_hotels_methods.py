@@ -15,24 +15,8 @@ import pytest
 LLM_METHODS = ["cot", "ps", "plan_act", "listwise", "weaver", "anot", "general_anot", "lats",
                "aot", "react"]
 BASELINES = ["bm25", "random", "oracle"]
-RULES = os.path.join(os.environ["ANOT_TEST_SRCDIR"], "golden", "fake-llm-rules.json")
 N = 10
 FORBIDDEN = re.compile(r"restaurants?|cafe", re.IGNORECASE)
-
-
-@pytest.fixture(scope="module")
-def fake_llm(tmp_path_factory):
-    path = os.environ.get("ANOT_FAKE_LLM")
-    if not path:
-        pytest.skip("ANOT_FAKE_LLM is not set")
-    log = tmp_path_factory.mktemp("fake") / "requests.jsonl"
-    process = subprocess.Popen([path, "--rules", RULES, "--log", str(log)],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        yield process.stdout.readline().strip(), log
-    finally:
-        process.terminate()
-        process.wait()
 
 
 def received_since(log, start):
@@ -84,8 +68,9 @@ CASES = [(m, m, []) for m in LLM_METHODS] + [("anot-head", "anot", ["-O", "anot.
 
 
 @pytest.mark.parametrize("name,method,extra", CASES, ids=[c[0] for c in CASES])
-def test_llm_method_on_hotels(name, method, extra, fake_llm, hotels, hotels_dir, tmp_path):
-    url, log = fake_llm
+def test_llm_method_on_hotels(name, method, extra, golden_fake_llm, hotels, hotels_dir,
+                              tmp_path):
+    url, log = golden_fake_llm
     start = log_size(log)
     out = tmp_path / "out"
     proc = run(["--method", method, "--data", hotels_dir, "--candidates", str(N),
@@ -118,10 +103,10 @@ def test_baseline_on_hotels(method, hotels, hotels_dir, tmp_path):
         assert all(row["gold_rank"] == 1 for row in rows), rows
 
 
-def test_every_attack_through_a_method(fake_llm, hotels, hotels_dir, tmp_path):
+def test_every_attack_through_a_method(golden_fake_llm, hotels, hotels_dir, tmp_path):
     """Every attack through cot: no failed request, and the reviews the
     attacks added or changed reach the model talking about hotels."""
-    url, log = fake_llm
+    url, log = golden_fake_llm
     start = log_size(log)
     out = tmp_path / "out"
     proc = run(["--method", "cot", "--data", hotels_dir, "--candidates", str(N),

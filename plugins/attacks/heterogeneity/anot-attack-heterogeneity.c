@@ -185,7 +185,7 @@ anot_attack_heterogeneity_class_init (AnotAttackHeterogeneityClass *klass)
                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_REVIEWS] =
     g_param_spec_int ("reviews", NULL,
-                      "Reviews per attacked restaurant that are stretched or cut (-1: all)",
+                      "Reviews per attacked item that are stretched or cut (-1: all)",
                       -1, G_MAXINT, 1,
                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);

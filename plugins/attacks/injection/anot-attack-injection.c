@@ -221,7 +221,7 @@ anot_attack_injection_class_init (AnotAttackInjectionClass *klass)
 
   properties[PROP_REVIEWS] =
     g_param_spec_int ("reviews", NULL,
-                      "Reviews per attacked restaurant that get a template (-1: all)",
+                      "Reviews per attacked item that get a template (-1: all)",
                       -1, G_MAXINT, 1,
                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
