@@ -992,17 +992,50 @@ digest_request (AnotChatRequest *request)
   return h;
 }
 
+/* A count kept for a while: the prompt's tokens when @whole; otherwise a
+ * count that stopped once it passed a room (more than @tokens' worth of
+ * room is known not to be enough), over the first @bytes bytes of the
+ * messages' contents.  A stopped count is never given out as a prompt's
+ * tokens, only as "does not fit" and as a sample of tokens per byte. */
+typedef struct
+{
+  guint64 tokens;
+  guint64 bytes;
+  gboolean whole;
+} Count;
+
+static guint64
+content_bytes (AnotChatRequest *request)
+{
+  guint n = anot_chat_request_get_n_messages (request);
+  guint64 bytes = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      const char *content = anot_chat_request_get_message_content (request, i);
+
+      bytes += content != NULL ? strlen (content) : 0;
+    }
+  return bytes;
+}
+
 /* The prompt tokens of @request (whose model is set) with the model's
- * tokenizer, counted once for a while. */
+ * tokenizer, counted once for a while; counting stops once it passes
+ * @limit (G_MAXUINT64: never), and if it did before the end, *@whole is
+ * FALSE and the count is above @limit. */
 static guint64
 count_prompt (AnotBackendRouter  *self,
               AnotChatRequest    *request,
+              guint64             limit,
+              gboolean           *whole,
+              guint64            *counted_bytes,
               AnotTokenizer     **tokenizer_out)
 {
   const char *model = anot_chat_request_get_model (request);
   g_autoptr(AnotTokenizer) tokenizer = NULL;
-  guint64 digest, prompt;
-  gpointer cached;
+  guint64 digest;
+  Count count = { 0, 0, FALSE };
+  Count *cached;
 
   digest = digest_request (request);
   g_mutex_lock (&self->fit_lock);
@@ -1018,33 +1051,40 @@ count_prompt (AnotBackendRouter  *self,
     }
   g_object_ref (tokenizer);
   cached = g_hash_table_lookup (self->counts, &digest);
-  prompt = cached != NULL ? *(guint64 *) cached : 0;
+  /* A stopped count answers only a question it passed. */
+  if (cached != NULL && (cached->whole || cached->tokens > limit))
+    count = *cached;
+  else
+    cached = NULL;
   g_mutex_unlock (&self->fit_lock);
 
   if (cached == NULL)
     {
-      prompt = anot_tokenizer_count_request (tokenizer, request);
+      count.tokens = anot_tokenizer_count_request_up_to (tokenizer, request, limit, &count.bytes);
+      count.whole = count.tokens <= limit || count.bytes == content_bytes (request);
       g_mutex_lock (&self->fit_lock);
       if (g_hash_table_size (self->counts) >= MAX_COUNTS)
         g_hash_table_remove_all (self->counts);
       g_hash_table_insert (self->counts, g_memdup2 (&digest, sizeof digest),
-                           g_memdup2 (&prompt, sizeof prompt));
+                           g_memdup2 (&count, sizeof count));
       g_mutex_unlock (&self->fit_lock);
     }
 
+  *whole = count.whole;
+  if (counted_bytes != NULL)
+    *counted_bytes = count.bytes;
   if (tokenizer_out != NULL)
     *tokenizer_out = g_steal_pointer (&tokenizer);
-  return prompt;
+  return count.tokens;
 }
 
-/* The prompt tokens of @request (whose model is set), and the tokens the
- * model can take (the window less the answer's max_tokens; G_MAXUINT64
- * when no window is known, and then nothing is counted). */
+/* The tokens the model can take for @request (whose model is set): the
+ * window less the answer's max_tokens; G_MAXUINT64 when no window is
+ * known. */
 static guint64
-measure_request (AnotBackendRouter  *self,
-                 AnotChatRequest    *request,
-                 guint64            *room,
-                 AnotTokenizer     **tokenizer_out)
+request_room (AnotBackendRouter *self,
+              AnotChatRequest   *request,
+              guint64           *window_out)
 {
   const char *model = anot_chat_request_get_model (request);
   guint64 window = self->context_tokens > 0 ? self->context_tokens
@@ -1052,12 +1092,9 @@ measure_request (AnotBackendRouter  *self,
   guint64 reserve = anot_chat_request_get_max_tokens (request) > 0
                     ? (guint64) anot_chat_request_get_max_tokens (request) : 0;
 
-  *room = window == 0 ? G_MAXUINT64 : (window > reserve ? window - reserve : 0);
-  if (tokenizer_out != NULL)
-    *tokenizer_out = NULL;
-  if (window == 0)
-    return 0;
-  return count_prompt (self, request, tokenizer_out);
+  if (window_out != NULL)
+    *window_out = window;
+  return window == 0 ? G_MAXUINT64 : (window > reserve ? window - reserve : 0);
 }
 
 /**
@@ -1075,10 +1112,12 @@ guint64
 anot_backend_router_count_prompt_tokens (AnotBackendRouter *self,
                                          AnotChatRequest   *request)
 {
+  gboolean whole;
+
   g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), 0);
   g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (request), 0);
 
-  return count_prompt (self, request, NULL);
+  return count_prompt (self, request, G_MAXUINT64, &whole, NULL, NULL);
 }
 
 /* A prompt that would not fit the model's context window is refused here,
@@ -1087,24 +1126,36 @@ anot_backend_router_count_prompt_tokens (AnotBackendRouter *self,
  * reviews and trying again applies).  The window is --context-tokens, else
  * the price table's `context` of the model; the prompt is counted with the
  * model's tokenizer (AnotTokenizer: exact for OpenAI's encodings,
- * approximate otherwise), the answer's max_tokens reserved.  @refusal:
- * count a refusal in n_not_sent (a call, not a method's check). */
+ * approximate otherwise), the answer's max_tokens reserved.  Counting
+ * stops once the count passes the room, unless @whole_count (the caller
+ * wants the prompt's tokens either way): a prompt of 640k tokens is known
+ * not to fit a 128k window after 128k.  @refusal: count a refusal in
+ * n_not_sent (a call, not a method's check).  *@counted_tokens and
+ * *@counted_bytes: the count (the prompt's tokens when *@whole) and the
+ * bytes of the messages' contents it covers. */
 static gboolean
 fits_context (AnotBackendRouter  *self,
               Route              *route,
               AnotChatRequest    *request,
               gboolean            refusal,
-              guint64            *prompt_tokens,
+              gboolean            whole_count,
+              guint64            *counted_tokens,
+              guint64            *counted_bytes,
               guint64            *max_prompt_tokens,
               GError            **error)
 {
   const char *model = anot_chat_request_get_model (request);
   g_autoptr(AnotTokenizer) tokenizer = NULL;
-  guint64 prompt, room;
+  guint64 prompt = 0, room, window, bytes = 0;
+  gboolean complete = TRUE;
 
-  prompt = measure_request (self, request, &room, &tokenizer);
-  if (prompt_tokens != NULL)
-    *prompt_tokens = prompt;
+  room = request_room (self, request, &window);
+  if (window > 0)
+    prompt = count_prompt (self, request, whole_count ? G_MAXUINT64 : room, &complete, &bytes, &tokenizer);
+  if (counted_tokens != NULL)
+    *counted_tokens = prompt;
+  if (counted_bytes != NULL)
+    *counted_bytes = bytes;
   if (max_prompt_tokens != NULL)
     *max_prompt_tokens = room;
   if (prompt <= room)
@@ -1112,19 +1163,40 @@ fits_context (AnotBackendRouter  *self,
   if (refusal)
     self->n_not_sent++;
   g_set_error (error, ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST,
-               "%s:%s (role %s): not sent: the prompt has %" G_GUINT64_FORMAT " tokens (%s) "
+               "%s:%s (role %s): not sent: the prompt has %s%" G_GUINT64_FORMAT " tokens (%s) "
                "and %" G_GUINT64_FORMAT " are reserved for the answer, more than the model's "
                "maximum context length of %" G_GUINT64_FORMAT " tokens",
                route->backend_name, model ? model : "default model", anot_chat_request_get_role (request),
-               prompt,
+               /* A count that stopped past the room is a lower bound. */
+               complete ? "" : "at least ", prompt,
                /* The approximation's encoding is named "approximate". */
                anot_tokenizer_is_exact (tokenizer) ? anot_tokenizer_get_encoding (tokenizer)
                                                    : "approximated: one per 4 bytes",
                anot_chat_request_get_max_tokens (request) > 0
                ? (guint64) anot_chat_request_get_max_tokens (request) : 0,
-               self->context_tokens > 0 ? self->context_tokens
-                                        : anot_backend_router_lookup_context_tokens (self, model));
+               window);
   return FALSE;
+}
+
+/* @request as the route of @role would send it, or NULL when @role has no
+ * route (the call itself reports that). */
+static AnotChatRequest *
+routed_copy (AnotBackendRouter  *self,
+             const char         *role,
+             AnotChatRequest    *request,
+             Route             **route_out)
+{
+  AnotChatRequest *copy;
+  Route *route = find_route (self, role, NULL);
+
+  *route_out = route;
+  if (route == NULL)
+    return NULL;
+  copy = anot_chat_request_copy (request);
+  anot_chat_request_set_role (copy, role);
+  if (anot_chat_request_get_model (copy) == NULL)
+    anot_chat_request_set_model (copy, route_model (route));
+  return copy;
 }
 
 /**
@@ -1144,6 +1216,8 @@ fits_context (AnotBackendRouter  *self,
  * context window goes, so a method can fit its prompt by counting
  * candidate prompts instead of sending them.  The count is kept for a
  * while: sending the same request afterwards does not count it again.
+ * Without @prompt_tokens, a prompt that does not fit is counted only
+ * until its count passes the room (see anot_backend_router_check_fit_counted()).
  * Not counted in [method@Anot.BackendRouter.get_n_not_sent].
  *
  * Returns: %TRUE if the request fits (or the role has no route, which
@@ -1170,14 +1244,69 @@ anot_backend_router_check_fit (AnotBackendRouter  *self,
     *prompt_tokens = 0;
   if (max_prompt_tokens != NULL)
     *max_prompt_tokens = G_MAXUINT64;
-  route = find_route (self, role, NULL);
-  if (route == NULL)
+  copy = routed_copy (self, role, request, &route);
+  if (copy == NULL)
     return TRUE;
-  copy = anot_chat_request_copy (request);
-  anot_chat_request_set_role (copy, role);
-  if (anot_chat_request_get_model (copy) == NULL)
-    anot_chat_request_set_model (copy, route_model (route));
-  return fits_context (self, route, copy, FALSE, prompt_tokens, max_prompt_tokens, error);
+  return fits_context (self, route, copy, FALSE, prompt_tokens != NULL, prompt_tokens, NULL,
+                       max_prompt_tokens, error);
+}
+
+/**
+ * anot_backend_router_check_fit_counted:
+ * @self: an #AnotBackendRouter
+ * @role: the role that would make the call
+ * @request: the call; not changed
+ * @counted_tokens: (out) (optional): return location for the tokens
+ *   counted: the prompt's tokens when the call fits; when it does not,
+ *   counting stopped once it passed the room, and this is a number above
+ *   @max_prompt_tokens and at most the prompt's tokens (0 when the model
+ *   has no known window)
+ * @counted_bytes: (out) (optional): return location for the bytes of the
+ *   messages' contents whose tokens were counted (all of them when the
+ *   call fits)
+ * @max_prompt_tokens: (out) (optional): return location for the most
+ *   prompt tokens the call may have (%G_MAXUINT64 when no window is known)
+ *
+ * Like anot_backend_router_check_fit(), for a call that may be far too
+ * long: a prompt beyond the window is counted only until the count passes
+ * the room, which is all a refusal needs (a prompt of 640k tokens is known
+ * not to fit a 128k window after 128k).  What was counted still tells the
+ * tokens per byte of the prompt's beginning, from which a method can guess
+ * how much to drop.  The count of a prompt that does not fit is not its
+ * token count and must not be reported as one.  Counts are kept for a
+ * while as with anot_backend_router_check_fit().  No error is set: the
+ * counts are what a caller of this function wants (and a binding that
+ * raises errors would lose them); anot_backend_router_check_fit() says
+ * why a call would be refused.
+ *
+ * Returns: %TRUE if the request fits (or the role has no route)
+ */
+gboolean
+anot_backend_router_check_fit_counted (AnotBackendRouter  *self,
+                                       const char         *role,
+                                       AnotChatRequest    *request,
+                                       guint64            *counted_tokens,
+                                       guint64            *counted_bytes,
+                                       guint64            *max_prompt_tokens)
+{
+  g_autoptr(AnotChatRequest) copy = NULL;
+  Route *route;
+
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), FALSE);
+  g_return_val_if_fail (role != NULL, FALSE);
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (request), FALSE);
+
+  if (counted_tokens != NULL)
+    *counted_tokens = 0;
+  if (counted_bytes != NULL)
+    *counted_bytes = 0;
+  if (max_prompt_tokens != NULL)
+    *max_prompt_tokens = G_MAXUINT64;
+  copy = routed_copy (self, role, request, &route);
+  if (copy == NULL)
+    return TRUE;
+  return fits_context (self, route, copy, FALSE, FALSE, counted_tokens, counted_bytes,
+                       max_prompt_tokens, NULL);
 }
 
 /**
@@ -1243,7 +1372,7 @@ anot_backend_router_complete_copy_async (AnotBackendRouter   *self,
   anot_chat_request_set_role (copy, role);
   if (anot_chat_request_get_model (copy) == NULL)
     anot_chat_request_set_model (copy, route_model (route));
-  if (!fits_context (self, route, copy, TRUE, NULL, NULL, &error))
+  if (!fits_context (self, route, copy, TRUE, FALSE, NULL, NULL, NULL, &error))
     {
       g_object_unref (copy);
       g_task_return_error (task, g_steal_pointer (&error));

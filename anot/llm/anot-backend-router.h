@@ -96,6 +96,13 @@ gboolean           anot_backend_router_check_fit        (AnotBackendRouter    *s
                                                          guint64              *max_prompt_tokens,
                                                          GError              **error);
 ANOT_AVAILABLE_IN_ALL
+gboolean           anot_backend_router_check_fit_counted (AnotBackendRouter   *self,
+                                                         const char           *role,
+                                                         AnotChatRequest      *request,
+                                                         guint64              *counted_tokens,
+                                                         guint64              *counted_bytes,
+                                                         guint64              *max_prompt_tokens);
+ANOT_AVAILABLE_IN_ALL
 gboolean           anot_backend_router_lookup_price     (AnotBackendRouter    *self,
                                                          const char           *model,
                                                          double               *input_per_million,

@@ -422,6 +422,49 @@ approximate (const char *text)
   return text == NULL ? 0 : (strlen (text) + 3) / 4;
 }
 
+/* The tokens of @text, counted piece by piece until they pass @limit;
+ * *@counted: the bytes of the pieces counted (all of @text unless the
+ * count passed @limit first).  Stopping at a piece's end keeps the count
+ * a sum of whole pieces' tokens, so it never exceeds the whole text's. */
+static guint64
+count_text (AnotTokenizer *self,
+            const char    *text,
+            guint64        limit,
+            guint64       *counted)
+{
+  g_autoptr(GMatchInfo) info = NULL;
+  guint64 n = 0;
+  int end = 0;
+
+  *counted = 0;
+  if (text == NULL || *text == '\0')
+    return 0;
+  if (self->encoding == NULL || !g_utf8_validate (text, -1, NULL))
+    {
+      *counted = strlen (text);
+      return approximate (text);
+    }
+
+  g_regex_match (self->encoding->pattern, text, 0, &info);
+  while (g_match_info_matches (info))
+    {
+      int start;
+
+      if (g_match_info_fetch_pos (info, 0, &start, &end) && end > start)
+        {
+          n += count_piece (self->encoding, (const guint8 *) text + start, (gsize) (end - start));
+          if (n > limit)
+            {
+              *counted = (guint64) end;
+              return n;
+            }
+        }
+      g_match_info_next (info, NULL);
+    }
+  *counted = strlen (text);
+  return n;
+}
+
 /**
  * anot_tokenizer_count:
  * @self: an #AnotTokenizer
@@ -433,25 +476,46 @@ guint64
 anot_tokenizer_count (AnotTokenizer *self,
                       const char    *text)
 {
-  g_autoptr(GMatchInfo) info = NULL;
-  guint64 n = 0;
+  guint64 counted;
 
   g_return_val_if_fail (ANOT_IS_TOKENIZER (self), 0);
 
-  if (text == NULL || *text == '\0')
-    return 0;
-  if (self->encoding == NULL || !g_utf8_validate (text, -1, NULL))
-    return approximate (text);
+  return count_text (self, text, G_MAXUINT64, &counted);
+}
 
-  g_regex_match (self->encoding->pattern, text, 0, &info);
-  while (g_match_info_matches (info))
-    {
-      int start, end;
+/**
+ * anot_tokenizer_count_up_to:
+ * @self: an #AnotTokenizer
+ * @text: (nullable): a UTF-8 text
+ * @limit: the count that is enough to know
+ * @counted_bytes: (out) (optional): return location for the bytes of
+ *   @text whose tokens were counted (all of them unless the count passed
+ *   @limit)
+ *
+ * Counts the tokens of @text as anot_tokenizer_count() does, but stops
+ * once the count passes @limit: enough to know that a text does not fit a
+ * budget, for a fraction of the cost of counting a text far beyond it.
+ * The pieces @text is split into are counted whole, in order, so a count
+ * above @limit is the exact count of the first @counted_bytes bytes'
+ * pieces: at most the tokens of @text, never more.  It is not the count
+ * of @text and must not be reported as such.
+ *
+ * Returns: the number of tokens of @text when it is at most @limit;
+ *   otherwise a number above @limit and at most the tokens of @text
+ */
+guint64
+anot_tokenizer_count_up_to (AnotTokenizer *self,
+                            const char    *text,
+                            guint64        limit,
+                            guint64       *counted_bytes)
+{
+  guint64 counted, n;
 
-      if (g_match_info_fetch_pos (info, 0, &start, &end) && end > start)
-        n += count_piece (self->encoding, (const guint8 *) text + start, (gsize) (end - start));
-      g_match_info_next (info, NULL);
-    }
+  g_return_val_if_fail (ANOT_IS_TOKENIZER (self), 0);
+
+  n = count_text (self, text, limit, &counted);
+  if (counted_bytes != NULL)
+    *counted_bytes = counted;
   return n;
 }
 
@@ -482,8 +546,41 @@ guint64
 anot_tokenizer_count_request (AnotTokenizer   *self,
                               AnotChatRequest *request)
 {
+  g_return_val_if_fail (ANOT_IS_TOKENIZER (self), 0);
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (request), 0);
+
+  return anot_tokenizer_count_request_up_to (self, request, G_MAXUINT64, NULL);
+}
+
+/**
+ * anot_tokenizer_count_request_up_to:
+ * @self: an #AnotTokenizer
+ * @request: a chat request
+ * @limit: the count that is enough to know
+ * @counted_bytes: (out) (optional): return location for the bytes of the
+ *   messages' contents whose tokens were counted (all of them unless the
+ *   count passed @limit)
+ *
+ * Counts the prompt tokens of @request as anot_tokenizer_count_request()
+ * does, but stops once the count passes @limit (see
+ * anot_tokenizer_count_up_to()): the messages are counted in order, the
+ * one where the count passes @limit only up to there.  When
+ * @counted_bytes is all of the messages' bytes, nothing was left out
+ * (the approximation, for one, counts every message whole).
+ *
+ * Returns: the prompt tokens of @request when they are at most @limit or
+ *   every byte was counted; otherwise a number above @limit and below the
+ *   prompt tokens
+ */
+guint64
+anot_tokenizer_count_request_up_to (AnotTokenizer   *self,
+                                    AnotChatRequest *request,
+                                    guint64          limit,
+                                    guint64         *counted_bytes)
+{
   guint n_messages;
-  guint64 n = 0;
+  guint64 n = 0, bytes = 0;
+  gboolean stopped = FALSE;
 
   g_return_val_if_fail (ANOT_IS_TOKENIZER (self), 0);
   g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (request), 0);
@@ -491,11 +588,27 @@ anot_tokenizer_count_request (AnotTokenizer   *self,
   n_messages = anot_chat_request_get_n_messages (request);
   for (guint i = 0; i < n_messages; i++)
     {
-      n += anot_tokenizer_count (self, anot_chat_request_get_message_content (request, i));
+      const char *content = anot_chat_request_get_message_content (request, i);
+      guint64 counted;
+
+      if (n > limit)
+        {
+          stopped = TRUE;
+          break;
+        }
       if (self->encoding != NULL)
         n += 3 + anot_tokenizer_count (self, role_name (anot_chat_request_get_message_role (request, i)));
+      n += count_text (self, content, n <= limit ? limit - n : 0, &counted);
+      bytes += counted;
+      if (content != NULL && content[counted] != '\0')
+        {
+          stopped = TRUE;
+          break;
+        }
     }
-  if (self->encoding != NULL && n_messages > 0)
+  if (self->encoding != NULL && n_messages > 0 && !stopped)
     n += 3;
+  if (counted_bytes != NULL)
+    *counted_bytes = bytes;
   return n;
 }

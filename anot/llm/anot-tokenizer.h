@@ -33,8 +33,18 @@ ANOT_AVAILABLE_IN_ALL
 guint64        anot_tokenizer_count             (AnotTokenizer   *self,
                                                  const char      *text);
 ANOT_AVAILABLE_IN_ALL
+guint64        anot_tokenizer_count_up_to       (AnotTokenizer   *self,
+                                                 const char      *text,
+                                                 guint64          limit,
+                                                 guint64         *counted_bytes);
+ANOT_AVAILABLE_IN_ALL
 guint64        anot_tokenizer_count_request     (AnotTokenizer   *self,
                                                  AnotChatRequest *request);
+ANOT_AVAILABLE_IN_ALL
+guint64        anot_tokenizer_count_request_up_to (AnotTokenizer   *self,
+                                                   AnotChatRequest *request,
+                                                   guint64          limit,
+                                                   guint64         *counted_bytes);
 ANOT_AVAILABLE_IN_ALL
 const char    *anot_tokenizer_encoding_for_model (const char     *model);
 

@@ -864,6 +864,58 @@ anot_method_context_check_fit (AnotMethodContext  *self,
 }
 
 /**
+ * anot_method_context_check_fit_counted:
+ * @self: an #AnotMethodContext
+ * @role: the role that would make the call
+ * @system_prompt: (nullable): the system prompt
+ * @prompt: the user message
+ * @counted_tokens: (out) (optional): return location for the tokens
+ *   counted: the prompt's when the call fits; otherwise a number above
+ *   @max_prompt_tokens, at most the prompt's (0 when no window is known)
+ * @counted_bytes: (out) (optional): return location for the bytes of the
+ *   system prompt then @prompt whose tokens were counted
+ * @max_prompt_tokens: (out) (optional): return location for the most
+ *   prompt tokens the call may have (%G_MAXUINT64 when no window is known)
+ *
+ * Like anot_method_context_check_fit(), counting a prompt that does not
+ * fit only until the count passes the room: see
+ * anot_backend_router_check_fit_counted().  The tokens per byte of what
+ * was counted let a method guess how much of a prompt far beyond the
+ * window to drop.
+ *
+ * Returns: %TRUE if the call fits (or the context has no router)
+ */
+gboolean
+anot_method_context_check_fit_counted (AnotMethodContext  *self,
+                                       const char         *role,
+                                       const char         *system_prompt,
+                                       const char         *prompt,
+                                       guint64            *counted_tokens,
+                                       guint64            *counted_bytes,
+                                       guint64            *max_prompt_tokens)
+{
+  g_autoptr(AnotChatRequest) request = NULL;
+
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), FALSE);
+  g_return_val_if_fail (role != NULL, FALSE);
+  g_return_val_if_fail (prompt != NULL, FALSE);
+
+  if (self->router == NULL)
+    {
+      if (counted_tokens != NULL)
+        *counted_tokens = 0;
+      if (counted_bytes != NULL)
+        *counted_bytes = 0;
+      if (max_prompt_tokens != NULL)
+        *max_prompt_tokens = G_MAXUINT64;
+      return TRUE;
+    }
+  request = anot_chat_request_new (system_prompt, prompt);
+  return anot_backend_router_check_fit_counted (self->router, role, request, counted_tokens,
+                                                counted_bytes, max_prompt_tokens);
+}
+
+/**
  * anot_method_context_complete_finish:
  * @self: an #AnotMethodContext
  * @result: the #GAsyncResult passed to the callback

@@ -140,5 +140,13 @@ gboolean           anot_method_context_check_fit      (AnotMethodContext   *self
                                                        guint64             *prompt_tokens,
                                                        guint64             *max_prompt_tokens,
                                                        GError             **error);
+ANOT_AVAILABLE_IN_ALL
+gboolean           anot_method_context_check_fit_counted (AnotMethodContext *self,
+                                                       const char          *role,
+                                                       const char          *system_prompt,
+                                                       const char          *prompt,
+                                                       guint64             *counted_tokens,
+                                                       guint64             *counted_bytes,
+                                                       guint64             *max_prompt_tokens);
 
 G_END_DECLS

@@ -622,6 +622,11 @@ append_float_repr (GString *out,
         {
           double m = nearbyint (ax * scale[d]);
 
+          /* Below 2^52 the decimals are those of the only multiple of
+           * 10^-d that reads back as @x (doubles are closer together
+           * than 10^-d only above), so they are also the nearest. */
+          if (m >= 4503599627370496.0)
+            break;
           if (m / scale[d] == ax && (m != 0 || d == 0))
             {
               gint64 mi = (gint64) m;
@@ -650,15 +655,33 @@ append_float_repr (GString *out,
         }
   }
 
-  for (prec = 1; prec <= 17; prec++)
+  /* The shortest digits that read back as @x: for a normal number, if
+   * any of at most 15 digits do, they are the 15 correctly rounded digits
+   * less their trailing zeros (a double is within 1.2e-16 of such a
+   * decimal, closer than half the 15th digit, so rounding to 15 digits
+   * lands on it); else 16 or 17 digits.  Subnormal numbers are less
+   * precise than that: every count is tried, shortest first. */
+  if (fpclassify (x) == FP_NORMAL)
     {
-      char fmt[16];
+      static const char * const formats[] = { "%.14e", "%.15e", "%.16e" };
 
-      g_snprintf (fmt, sizeof fmt, "%%.%de", prec - 1);
-      g_ascii_formatd (buf, sizeof buf, fmt, x);
-      if (g_ascii_strtod (buf, NULL) == x)
-        break;
+      for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+        {
+          g_ascii_formatd (buf, sizeof buf, formats[i], x);
+          if (g_ascii_strtod (buf, NULL) == x)
+            break;
+        }
     }
+  else
+    for (prec = 1; prec <= 17; prec++)
+      {
+        char fmt[16];
+
+        g_snprintf (fmt, sizeof fmt, "%%.%de", prec - 1);
+        g_ascii_formatd (buf, sizeof buf, fmt, x);
+        if (g_ascii_strtod (buf, NULL) == x)
+          break;
+      }
 
   p = buf;
   if (*p == '-')

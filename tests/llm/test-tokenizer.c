@@ -99,6 +99,91 @@ test_request (void)
   g_assert_cmpuint (anot_tokenizer_count_request (approximate, request), ==, 4 + 4);
 }
 
+/* Counting up to a limit: the exact count when it is within the limit;
+ * past it, a count above the limit and at most the whole text's, which is
+ * the count of the pieces of the bytes it says it covered, and costs about
+ * as much as the limit (on the demo's reviews, 45,814 tokens in all). */
+static void
+test_count_up_to (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", "reviews.jsonl", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(AnotTokenizer) exact = anot_tokenizer_new_for_model ("gpt-4o-mini");
+  g_autoptr(AnotTokenizer) approximate = anot_tokenizer_new_for_model ("fake");
+  const guint64 whole = 45814;
+  const guint64 limits[] = { 0, 1, 100, 12345, 45813 };
+  guint64 bytes = 0;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+
+  /* Within the limit: the count, every byte covered. */
+  g_assert_cmpuint (anot_tokenizer_count_up_to (exact, text, whole, &bytes), ==, whole);
+  g_assert_cmpuint (bytes, ==, strlen (text));
+  g_assert_cmpuint (anot_tokenizer_count_up_to (exact, text, G_MAXUINT64, NULL), ==, whole);
+
+  for (guint i = 0; i < G_N_ELEMENTS (limits); i++)
+    {
+      guint64 n = anot_tokenizer_count_up_to (exact, text, limits[i], &bytes);
+
+      g_test_message ("limit %" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT " tokens over %" G_GUINT64_FORMAT " bytes",
+                      limits[i], n, bytes);
+      g_assert_cmpuint (n, >, limits[i]);
+      g_assert_cmpuint (n, <=, whole);
+      g_assert_cmpuint (bytes, <=, strlen (text));
+      if (limits[i] < whole / 2)
+        g_assert_cmpuint (bytes, <, strlen (text) / 2);
+      /* Stopped at the first piece that passed the limit: the pieces
+       * before it were within it (no piece of this text has 200 tokens). */
+      g_assert_cmpuint (n, <=, limits[i] + 200);
+      /* The bytes covered are whole pieces: the text cut there starts the
+       * same (its last piece may merge with what follows, so the count
+       * of the cut text is compared, not the pieces). */
+      {
+        g_autofree char *prefix = g_strndup (text, bytes);
+        guint64 counted = anot_tokenizer_count (exact, prefix);
+
+        g_assert_cmpuint (counted, >=, n - 1);
+        g_assert_cmpuint (counted, <=, n + 1);
+      }
+    }
+
+  /* The approximation counts every byte anyway. */
+  g_assert_cmpuint (anot_tokenizer_count_up_to (approximate, text, 10, &bytes), ==, (strlen (text) + 3) / 4);
+  g_assert_cmpuint (bytes, ==, strlen (text));
+  g_assert_cmpuint (anot_tokenizer_count_up_to (exact, NULL, 0, &bytes), ==, 0);
+  g_assert_cmpuint (bytes, ==, 0);
+
+  /* A request: messages in order, the limit over the whole count. */
+  {
+    g_autoptr(AnotChatRequest) request = anot_chat_request_new ("Hello, world!", text);
+    guint64 full = anot_tokenizer_count_request (exact, request);
+
+    g_assert_cmpuint (full, ==, (3 + 1 + 4) + (3 + 1 + whole) + 3);
+    g_assert_cmpuint (anot_tokenizer_count_request_up_to (exact, request, full, &bytes), ==, full);
+    g_assert_cmpuint (bytes, ==, strlen ("Hello, world!") + strlen (text));
+    /* Past the limit only with the last tokens: every byte counted, so
+     * the count is whole. */
+    g_assert_cmpuint (anot_tokenizer_count_request_up_to (exact, request, full - 1, &bytes), ==, full);
+    g_assert_cmpuint (bytes, ==, strlen ("Hello, world!") + strlen (text));
+    /* The approximation counts every message whole. */
+    g_assert_cmpuint (anot_tokenizer_count_request_up_to (approximate, request, 5, &bytes), ==,
+                      anot_tokenizer_count_request (approximate, request));
+    g_assert_cmpuint (bytes, ==, strlen ("Hello, world!") + strlen (text));
+    /* Past 1000 tokens in the second message. */
+    {
+      guint64 n = anot_tokenizer_count_request_up_to (exact, request, 1000, &bytes);
+
+      g_assert_cmpuint (n, >, 1000);
+      g_assert_cmpuint (n, <, 1200);
+      g_assert_cmpuint (bytes, >, strlen ("Hello, world!"));
+      g_assert_cmpuint (bytes, <, strlen ("Hello, world!") + strlen (text) / 10);
+    }
+    /* Past the limit in the first message: the second is not counted. */
+    g_assert_cmpuint (anot_tokenizer_count_request_up_to (exact, request, 3, &bytes), >, 3);
+    g_assert_cmpuint (bytes, <=, strlen ("Hello, world!"));
+  }
+}
+
 static void
 test_missing_table (void)
 {
@@ -121,6 +206,7 @@ main (int    argc,
   g_test_add_func ("/tokenizer/long-text", test_long_text);
   g_test_add_func ("/tokenizer/models", test_models);
   g_test_add_func ("/tokenizer/request", test_request);
+  g_test_add_func ("/tokenizer/count-up-to", test_count_up_to);
   g_test_add_func ("/tokenizer/missing-table", test_missing_table);
   return g_test_run ();
 }

@@ -36,16 +36,24 @@ llm_clear (Llm *llm)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Llm, llm_clear)
 
 static void
-llm_start (Llm        *llm,
-           const char *rules)
+llm_start_model (Llm        *llm,
+                 const char *rules,
+                 const char *model)
 {
   g_autoptr(AnotBackend) backend = NULL;
 
   llm->server = anot_test_fake_llm_start (rules, NULL);
-  backend = anot_test_backend_new (llm->server, NULL, "fake-model", 1, 0);
+  backend = anot_test_backend_new (llm->server, NULL, model, 1, 0);
   g_object_set (backend, "retry-max-ms", 2, NULL);
   llm->router = anot_backend_router_new ();
   anot_backend_router_set_route (llm->router, ANOT_DEFAULT_ROLE, "openai", backend, NULL);
+}
+
+static void
+llm_start (Llm        *llm,
+           const char *rules)
+{
+  llm_start_model (llm, rules, "fake-model");
 }
 
 static GPtrArray *
@@ -476,23 +484,34 @@ test_plan_call (gconstpointer data)
     }
 }
 
-/* (len + 3) / 4: the tokens of a message for a model without an encoding,
- * as the router's approximation and the fake server count them. */
+/* The prompt tokens of a call of @system and @user to @model, as the
+ * router counts them. */
 static guint64
-approx_tokens (const char *text)
+call_tokens (AnotTokenizer *tokenizer,
+             const char    *system,
+             const char    *user)
 {
-  return text != NULL ? (strlen (text) + 3) / 4 : 0;
+  g_autoptr(AnotChatRequest) request = anot_chat_request_new (system, user);
+
+  return anot_tokenizer_count_request (tokenizer, request);
 }
 
 /* Fitting to a known window: one refused call, a few counts, then the
  * prompt with the most reviews per item that fits, the one that dropping
- * one review per refused call would have sent. */
+ * one review per refused call would have sent.  With @model's tokenizer:
+ * "fake-model" has the approximation (one token per 4 bytes), gpt-4o-mini
+ * OpenAI's o200k_base, whose counts stop once past the room: the refusal
+ * says "at least", and no count that stopped is ever given as a prompt's
+ * (the router's count of the refused prompt, asked afterwards, is its
+ * whole count). */
 static void
-test_context_window (gconstpointer data)
+check_context_window (const MethodCase *mc,
+                      const char       *model)
 {
-  const MethodCase *mc = data;
   g_autofree char *rules = rules_answer (mc, "ANSWER: 2, 1", mc->extra);
   g_autoptr(GPtrArray) c = first_items (anot_test_get_demo (), 10);
+  g_autoptr(AnotTokenizer) tokenizer = anot_tokenizer_new_for_model (model);
+  g_autofree char *full_user = NULL, *full_system = NULL;
   guint64 full, window;
   guint most = 0;
 
@@ -503,43 +522,83 @@ test_context_window (gconstpointer data)
   {
     g_auto(Llm) llm = { 0 };
     g_autoptr(AnotRanking) ranking = NULL;
-    g_autoptr(GError) error = NULL;
     guint n;
 
-    llm_start (&llm, rules);
+    llm_start_model (&llm, rules, model);
     ranking = rank_ok (&llm, mc->method, anot_test_get_demo (), c, 5);
     n = anot_fake_llm_get_n_requests (llm.server);
-    full = json_object_get_int_member (anot_fake_llm_get_request (llm.server, n - 1), "prompt_tokens");
+    full_user = g_strdup (call_user (&llm, n - 1));
+    full_system = g_strdup (call_system (&llm, n - 1));
+    full = call_tokens (tokenizer, full_system, full_user);
   }
 
   window = full / 2;
   {
     g_auto(Llm) llm = { 0 };
     g_autoptr(AnotRanking) ranking = NULL;
-    g_autoptr(GError) error = NULL;
     g_autoptr(AnotFormatter) f = anot_formatter_new ();
     g_autofree char *fitted = NULL;
-    const char *user, *system, *at;
+    const char *user, *system, *at, *refusal;
     JsonObject *trace;
     guint n;
     gint64 m;
 
-    llm_start (&llm, rules);
+    llm_start_model (&llm, rules, model);
     anot_backend_router_set_context_tokens (llm.router, window);
     ranking = rank_ok (&llm, mc->method, anot_test_get_demo (), c, 5);
     trace = trace_of (ranking);
     g_assert_cmpint (json_object_get_int_member (trace, "truncation_retries"), ==, 1);
     g_assert_cmpuint (anot_backend_router_get_n_not_sent (llm.router), ==, 1);
     m = json_object_get_int_member (trace, "final_max_reviews");
-    g_test_message ("fitted to %" G_GINT64_FORMAT " of %u reviews per item", m, most);
+    g_test_message ("%s: fitted to %" G_GINT64_FORMAT " of %u reviews per item", model, m, most);
     g_assert_cmpint (m, >=, 0);
     /* More than one review dropped: one refused call per review would show. */
     g_assert_cmpint (m, <, (gint64) most - 1);
 
+    /* The refused call: counted until past the room with the exact
+     * tokenizer (a lower bound, said so), whole with the approximation. */
+    {
+      JsonArray *calls = json_object_get_array_member (trace, "calls");
+      JsonObject *first = NULL;
+
+      for (guint i = 0; i < json_array_get_length (calls) && first == NULL; i++)
+        if (!json_object_get_null_member (json_array_get_object_element (calls, i), "error"))
+          first = json_array_get_object_element (calls, i);
+      g_assert_nonnull (first);
+      refusal = json_object_get_string_member (first, "error");
+      g_test_message ("%s", refusal);
+      if (anot_tokenizer_is_exact (tokenizer))
+        {
+          g_autofree char *whole = g_strdup_printf (" %" G_GUINT64_FORMAT " tokens", full);
+
+          g_assert_nonnull (strstr (refusal, "not sent: the prompt has at least "));
+          g_assert_null (strstr (refusal, whole));
+        }
+      else
+        {
+          g_autofree char *whole = g_strdup_printf ("not sent: the prompt has %" G_GUINT64_FORMAT " tokens", full);
+
+          g_assert_nonnull (strstr (refusal, whole));
+        }
+    }
+
     n = anot_fake_llm_get_n_requests (llm.server);
     user = call_user (&llm, n - 1);
     system = call_system (&llm, n - 1);
-    g_assert_cmpuint (approx_tokens (user) + approx_tokens (system), <=, window);
+    g_assert_cmpuint (call_tokens (tokenizer, system, user), <=, window);
+
+    /* The router's counts, as the estimate reports them: the sent
+     * prompt's and the refused one's whole counts. */
+    {
+      g_autoptr(AnotChatRequest) sent = anot_chat_request_new (system, user);
+      g_autoptr(AnotChatRequest) refused = anot_chat_request_new (full_system, full_user);
+
+      anot_chat_request_set_model (sent, model);
+      anot_chat_request_set_model (refused, model);
+      g_assert_cmpuint (anot_backend_router_count_prompt_tokens (llm.router, sent), ==,
+                        call_tokens (tokenizer, system, user));
+      g_assert_cmpuint (anot_backend_router_count_prompt_tokens (llm.router, refused), ==, full);
+    }
 
     /* Every prompt with more reviews per item is too long, so the rule of
      * one review fewer per refused call stops at the same one. */
@@ -556,9 +615,21 @@ test_context_window (gconstpointer data)
         text = anot_formatter_format (f, c, NULL);
         g_string_append (prompt, text);
         g_string_append (prompt, at + strlen (fitted));
-        g_assert_cmpuint (approx_tokens (prompt->str) + approx_tokens (system), >, window);
+        g_assert_cmpuint (call_tokens (tokenizer, system, prompt->str), >, window);
       }
   }
+}
+
+static void
+test_context_window (gconstpointer data)
+{
+  check_context_window (data, "fake-model");
+}
+
+static void
+test_context_window_exact (gconstpointer data)
+{
+  check_context_window (data, "gpt-4o-mini");
 }
 
 /* Adaptive truncation: a prompt the model cannot take (HTTP 400 naming the
@@ -1287,7 +1358,10 @@ main (int argc, char **argv)
            * review fewer per refused call applies as it is. */
           g_autofree char *p9 = g_strdup_printf ("/baselines/%s/context-window", cases[i].method);
 
+          g_autofree char *p10 = g_strdup_printf ("/baselines/%s/context-window-exact", cases[i].method);
+
           g_test_add_data_func (p9, &cases[i], test_context_window);
+          g_test_add_data_func (p10, &cases[i], test_context_window_exact);
         }
       if (g_str_equal (cases[i].method, "ps") || g_str_equal (cases[i].method, "plan_act"))
         {

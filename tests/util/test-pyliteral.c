@@ -443,6 +443,107 @@ test_float_repr_decimals (void)
     }
 }
 
+/* The digits of a repr: its mantissa's digits without leading or trailing
+ * zeros, and the exponent of its first digit. */
+static void
+repr_digits (const char *repr,
+             char       *digits,
+             int        *exp10)
+{
+  const char *p = repr;
+  const char *e = strchr (repr, 'e');
+  int n = 0, point = -1, first = -1, pos = 0;
+
+  if (*p == '-')
+    p++;
+  for (; *p != '\0' && *p != 'e'; p++)
+    {
+      if (*p == '.')
+        {
+          point = pos;
+          continue;
+        }
+      if (first < 0 && *p != '0')
+        first = pos;
+      if (first >= 0)
+        digits[n++] = *p;
+      pos++;
+    }
+  if (point < 0)
+    point = pos;
+  while (n > 1 && digits[n - 1] == '0')
+    n--;
+  digits[n] = '\0';
+  *exp10 = (first >= 0 ? point - first - 1 : 0) + (e != NULL ? atoi (e + 1) : 0);
+}
+
+/* float repr of any double: reads back as the same double, and its digits
+ * are the shortest that do, correctly rounded (what CPython's repr()
+ * prints), whichever way they were found.  Random bit patterns (normal and
+ * subnormal numbers) and random decimals of 1 to 17 digits. */
+static void
+test_float_repr_shortest (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (27);
+
+  for (guint i = 0; i < 60000; i++)
+    {
+      g_autoptr(GString) out = g_string_new (NULL);
+      char digits[32], rounded[64], shorter[64];
+      int exp10;
+      double x;
+      gsize n;
+
+      if (i % 2 == 0)
+        {
+          guint64 bits = ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+
+          memcpy (&x, &bits, sizeof x);
+          if (isnan (x) || isinf (x))
+            continue;
+        }
+      else
+        {
+          char text[64];
+          int nd = g_rand_int_range (rand, 1, 18);
+          gint64 mantissa = 0;
+
+          for (int d = 0; d < nd; d++)
+            mantissa = mantissa * 10 + g_rand_int_range (rand, d == 0 ? 1 : 0, 10);
+          g_snprintf (text, sizeof text, "%" G_GINT64_FORMAT "e%d", mantissa, g_rand_int_range (rand, -330, 300));
+          x = g_ascii_strtod (text, NULL);
+          if (x == 0 || isinf (x))
+            continue;
+        }
+
+      anot_py_append_float_repr (out, x);
+      g_assert_cmpfloat (g_ascii_strtod (out->str, NULL), ==, x);
+      repr_digits (out->str, digits, &exp10);
+      n = strlen (digits);
+      /* The correctly rounded n digits... */
+      {
+        char fmt[16], got[32];
+        int got_exp;
+
+        g_snprintf (fmt, sizeof fmt, "%%.%de", (int) n - 1);
+        g_ascii_formatd (rounded, sizeof rounded, fmt, x);
+        repr_digits (rounded, got, &got_exp);
+        if (g_strcmp0 (got, digits) != 0 || got_exp != exp10)
+          g_error ("%.17g: repr %s, %zu digits correctly rounded %s", x, out->str, n, rounded);
+      }
+      /* ... and no fewer read back. */
+      if (n > 1)
+        {
+          char fmt[16];
+
+          g_snprintf (fmt, sizeof fmt, "%%.%de", (int) n - 2);
+          g_ascii_formatd (shorter, sizeof shorter, fmt, x);
+          if (g_ascii_strtod (shorter, NULL) == x)
+            g_error ("%.17g: repr %s, but %s reads back too", x, out->str, shorter);
+        }
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -461,6 +562,7 @@ main (int    argc,
   g_test_add_func ("/pyliteral/large-dict-index", test_large_dict_index);
   g_test_add_func ("/pyliteral/str-helpers", test_str_helpers);
   g_test_add_func ("/pyliteral/float-repr-decimals", test_float_repr_decimals);
+  g_test_add_func ("/pyliteral/float-repr-shortest", test_float_repr_shortest);
 
   return g_test_run ();
 }

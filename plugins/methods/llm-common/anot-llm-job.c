@@ -453,54 +453,64 @@ anot_llm_job_complete_finish (AnotLlmJob    *job,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-/* The prompt of @data with the candidates formatted with at most @m
- * reviews each in place of @data_at..@data_at + @data_len. */
-static char *
-prompt_with_reviews (AnotLlmJob    *job,
-                     AnotFormatter *f,
-                     GPtrArray     *items,
-                     const char    *prompt,
-                     gsize          data_at,
-                     gsize          data_len,
-                     int            m)
+/* The candidates' text at each number of reviews per item looked at while
+ * fitting, formatted once: the guess's search and the exact checks look
+ * at the same few. */
+typedef struct
 {
-  g_autofree char *data = NULL;
-  GString *out;
+  AnotFormatter *f;
+  GPtrArray *items;
+  char **texts;              /* [m]: the text with at most m reviews each */
+  /* The prompt with the candidates' text at data_at..data_at + data_len. */
+  CallData *data;
+  gsize data_at;
+  gsize data_len;
+} Fit;
 
-  anot_formatter_set_max_reviews (f, m);
-  data = anot_formatter_format (f, items, NULL);
-  out = g_string_sized_new (strlen (prompt) + strlen (data));
-  g_string_append_len (out, prompt, data_at);
-  g_string_append (out, data);
-  g_string_append (out, prompt + data_at + data_len);
-  return g_string_free (out, FALSE);
+static const char *
+fit_text (Fit *fit,
+          int  m)
+{
+  if (fit->texts[m] == NULL)
+    {
+      anot_formatter_set_max_reviews (fit->f, m);
+      fit->texts[m] = anot_formatter_format (fit->f, fit->items, NULL);
+    }
+  return fit->texts[m];
 }
 
+/* Whether the prompt with at most @m reviews per item fits: counted
+ * only until it is past the room when it does not. */
 static gboolean
-fits_with_reviews (AnotLlmJob    *job,
-                   CallData      *data,
-                   AnotFormatter *f,
-                   GPtrArray     *items,
-                   gsize          data_at,
-                   gsize          data_len,
-                   int            m)
+fit_check (AnotLlmJob *job,
+           Fit        *fit,
+           int         m)
 {
-  g_autofree char *prompt = prompt_with_reviews (job, f, items, data->prompt, data_at, data_len, m);
+  const char *text = fit_text (fit, m);
+  const char *prompt = fit->data->prompt;
+  g_autoptr(GString) out = g_string_sized_new (strlen (prompt) + strlen (text));
 
-  return anot_method_context_check_fit (job->context, data->role, data->system_prompt, prompt,
+  g_string_append_len (out, prompt, fit->data_at);
+  g_string_append (out, text);
+  g_string_append (out, prompt + fit->data_at + fit->data_len);
+  return anot_method_context_check_fit (job->context, fit->data->role, fit->data->system_prompt, out->str,
                                         NULL, NULL, NULL);
 }
 
 /* The rule of anot_llm_job_shrink_reviews() (one review fewer per item
  * until the prompt fits) without a refused call per step: the most
  * reviews per item M whose prompt fits while M + 1 does not, found with
- * the router's counts.  A first guess scales the refused prompt's tokens
- * by the candidates' text length at each M (formatting is cheap, counting
- * tokens is not); the guess is then checked exactly and moved one step at
- * a time until the boundary is seen, so the prompt sent is the one the
- * one-at-a-time rule sends whenever dropping reviews never adds tokens.
- * FALSE when the prompt does not hold the candidates' last text as it is
- * formatted now (the caller falls back to the one-at-a-time rule). */
+ * the router's counts.  A first guess scales the text's length at each M
+ * by the tokens per byte of the refused prompt's beginning (the router
+ * stops counting a prompt once it is past the room: a prompt five times
+ * the window costs one window's worth of counting, not five); the guess is
+ * then checked exactly and moved one step at a time until the boundary is
+ * seen, so the prompt sent is the one the one-at-a-time rule sends
+ * whenever dropping reviews never adds tokens.  Checking M + 1 stops
+ * counting past the room too; M, which fits, is counted whole, and that
+ * count is the one the router keeps for the call.  FALSE when the prompt
+ * does not hold the candidates' last text as it is formatted now (the
+ * caller falls back to the one-at-a-time rule). */
 static gboolean
 fit_reviews (AnotLlmJob *job,
              CallData   *data,
@@ -509,10 +519,12 @@ fit_reviews (AnotLlmJob *job,
   AnotFormatter *f = anot_llm_job_get_formatter (job, NULL);
   GPtrArray *items = shown != NULL ? shown : job->candidates;
   const char *at;
-  guint64 tokens = 0, room = 0;
-  gsize data_at, data_len, prompt_len;
+  guint64 tokens = 0, bytes = 0, room = 0;
+  gsize data_len, prompt_len;
+  Fit fit;
+  g_autofree char **texts = NULL;
   int limit, lo, hi, m;
-  guint most = 0;
+  guint most = 0, n_checks = 0;
 
   if (f == NULL || data == NULL || data->prompt == NULL || job->last_data == NULL ||
       job->last_items == NULL || job->last_items->len != items->len)
@@ -532,56 +544,66 @@ fit_reviews (AnotLlmJob *job,
   at = strstr (data->prompt, job->last_data);
   if (at == NULL)
     return FALSE;
-  data_at = at - data->prompt;
   data_len = strlen (job->last_data);
-  prompt_len = strlen (data->prompt);
+  prompt_len = strlen (data->prompt) + (data->system_prompt != NULL ? strlen (data->system_prompt) : 0);
 
   /* The candidates' text in the refused prompt was formatted from these
    * items with the formatter as it is (only fitting changes it), so the
    * prompt at any M is the refused one with that text formatted again.
    * The refused prompt's count is the router's, kept from the refusal. */
-  if (anot_method_context_check_fit (job->context, data->role, data->system_prompt, data->prompt,
-                                     &tokens, &room, NULL) ||
-      tokens == 0 || room == G_MAXUINT64)
+  if (anot_method_context_check_fit_counted (job->context, data->role, data->system_prompt, data->prompt,
+                                             &tokens, &bytes, &room) ||
+      tokens == 0 || bytes == 0 || room == G_MAXUINT64)
     return FALSE;
 
-  /* The guess: the most reviews whose prompt, at the refused prompt's
-   * tokens per byte, fits; lengths grow with M, so a bisection. */
+  fit.f = f;
+  fit.items = items;
+  fit.texts = texts = g_new0 (char *, most + 1);
+  fit.data = data;
+  fit.data_at = at - data->prompt;
+  fit.data_len = data_len;
+
+  /* The guess: the most reviews whose prompt, at the tokens per byte
+   * counted, fits; lengths grow with M, so a bisection. */
   lo = 0;
   hi = (int) most - 1;
   while (lo < hi)
     {
       int mid = (lo + hi + 1) / 2;
-      g_autofree char *text = NULL;
 
-      anot_formatter_set_max_reviews (f, mid);
-      text = anot_formatter_format (f, items, NULL);
-      if ((double) (prompt_len - data_len + strlen (text)) * tokens / prompt_len <= (double) room)
+      if ((double) (prompt_len - data_len + strlen (fit_text (&fit, mid))) * tokens / bytes <= (double) room)
         lo = mid;
       else
         hi = mid - 1;
+      /* Only texts next to the range are checked exactly later. */
+      for (int i = 0; i <= (int) most; i++)
+        if (i < lo - 1 || i > hi + 1)
+          g_clear_pointer (&texts[i], g_free);
     }
 
   /* Then exact counts, one step at a time to the boundary. */
   m = lo;
-  if (fits_with_reviews (job, data, f, items, data_at, data_len, m))
+  n_checks++;
+  if (fit_check (job, &fit, m))
     {
-      while (m + 1 < (int) most && fits_with_reviews (job, data, f, items, data_at, data_len, m + 1))
+      while (m + 1 < (int) most && (n_checks++, fit_check (job, &fit, m + 1)))
         m++;
     }
   else
     {
-      while (m > 0 && !fits_with_reviews (job, data, f, items, data_at, data_len, m - 1))
+      while (m > 0 && (n_checks++, !fit_check (job, &fit, m - 1)))
         m--;
       m = MAX (m - 1, 0);
     }
+  for (guint i = 0; i <= most; i++)
+    g_free (texts[i]);
 
   anot_formatter_set_max_reviews (f, m);
   job->truncation_retries++;
   anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, job->method,
-                             "%s: prompt too long for the model (%" G_GUINT64_FORMAT " tokens, room for %"
-                             G_GUINT64_FORMAT "), retrying with at most %d reviews per item",
-                             anot_method_context_get_request_id (job->context), tokens, room, m);
+                             "%s: prompt too long for the model (more than %" G_GUINT64_FORMAT
+                             " tokens of room), retrying with at most %d reviews per item (%u counts)",
+                             anot_method_context_get_request_id (job->context), room, m, n_checks);
   return TRUE;
 }
 
