@@ -278,7 +278,10 @@ record_trace (AnotExperiment *self,
   if (anot_ranking_get_trace (ranking) != NULL)
     trace = json_node_copy (anot_ranking_get_trace (ranking));
   else if (replaced > 0)
-    trace = json_node_init_object (json_node_alloc (), json_object_new ());
+    {
+      trace = json_node_new (JSON_NODE_OBJECT);
+      json_node_take_object (trace, json_object_new ());
+    }
   else
     return;
   /* Every LLM method's answers went through its context: the count is

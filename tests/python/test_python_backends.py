@@ -161,3 +161,32 @@ def test_experiment_with_python_method_and_backend(demo, tmp_path):
         assert list(row["by_model"]) == ["alphabet-2"]
         assert row["raw_response"] == ", ".join(str(p + 1) for p in
                                                 sorted(range(8), key=lambda i: (names[i], i)))
+
+
+@Anot.register_backend("py-odd")
+class Odd(Alphabet):
+    """Alphabet's answers, as if two \\u0000 escapes had been read as U+FFFD."""
+
+    def complete(self, request):
+        completion = super().complete(request)
+        completion.set_replaced_characters(2)
+        return completion
+
+
+def test_replaced_characters_reach_a_method_without_trace(demo, tmp_path):
+    """py-listwise keeps no trace: the run writes one holding the count of
+    characters its answers had replaced, summed over the request's calls."""
+    exp = Anot.Experiment(demo, "py-listwise", candidates=5, out=tmp_path, limit=2,
+                          backend="py-odd", name="odd")
+    assert exp.run_blocking(progress=False)
+    with open(os.path.join(exp.get_directory(), "clean", "run_1", "trace_5.jsonl")) as f:
+        lines = [json.loads(line) for line in f]
+    assert len(lines) == 2
+    assert all(line["trace"] == {"replaced_characters": 2} for line in lines)
+
+    # Without replaced characters, no trace at all (as before).
+    plain = Anot.Experiment(demo, "py-listwise", candidates=5, out=tmp_path, limit=2,
+                            backend="py-alphabet", name="plain")
+    assert plain.run_blocking(progress=False)
+    path = os.path.join(plain.get_directory(), "clean", "run_1", "trace_5.jsonl")
+    assert not os.path.exists(path) or os.path.getsize(path) == 0

@@ -859,6 +859,54 @@ test_kill_during_creation (Fixture       *f,
                                                    &error));
       g_assert_no_error (error);
     }
+
+  /* Anthropic, the batch still running when the resume asks: it has no
+   * results, so no custom ids to read yet; the newest running batch of as
+   * many requests is polled, and its results (matched by custom id when
+   * it ends) answer every call: still nothing created twice. */
+  {
+    g_autofree char *dir = g_build_filename (f->root, "creation_running", NULL);
+    g_autofree char *state = g_build_filename (dir, "batches.jsonl", NULL);
+    g_autofree char *rows_path = g_build_filename (dir, "clean", "run_1", "results_5.jsonl", NULL);
+    g_autofree char *url = g_strdup (anot_fake_llm_get_url (f->server));
+    guint batches_before = anot_fake_llm_get_n_batches (f->server);
+    guint creates_before = count_requests (f->server, "POST", "/v1/messages/batches");
+    g_autoptr(GSubprocess) process = NULL;
+    g_autoptr(GHashTable) rows = NULL;
+    g_autofree char *contents = NULL;
+    double cost;
+    const char *argv[] = {
+      "--method", "cot", "--backend", "anthropic", "--base-url", url, "--model", "gpt-4o-mini",
+      "--candidates", "5", "--limit", "3", "-j", "3", "--batch", "--out", f->root,
+      "--name", "creation_running", NULL,
+    };
+    const char *resume_argv[] = { "--resume", dir, NULL };
+
+    g_assert_true (anot_fake_llm_set_rules_json (f->server,
+                                                 "{\"default_reply\": \"[3, 1, 2, 5, 4]\","
+                                                 " \"batch\": {\"create_delay_ms\": 60000, \"delay_ms\": 3000}}",
+                                                 &error));
+    g_assert_no_error (error);
+    process = spawn (f, argv);
+    while (anot_fake_llm_get_n_batches (f->server) == batches_before)
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (2000);
+    g_subprocess_force_exit (process);
+    wait_for (process);
+    g_clear_object (&process);
+    g_assert_true (anot_fake_llm_set_rules_json (f->server,
+                                                 "{\"default_reply\": \"[3, 1, 2, 5, 4]\","
+                                                 " \"batch\": {\"delay_ms\": 3000}}", &error));
+    g_assert_no_error (error);
+    process = spawn (f, resume_argv);
+    g_assert_cmpint (wait_for (process), ==, 0);
+    g_assert_cmpuint (anot_fake_llm_get_n_batches (f->server), ==, batches_before + 1);
+    g_assert_cmpuint (count_requests (f->server, "POST", "/v1/messages/batches"), ==, creates_before + 1);
+    rows = read_rows (rows_path, &cost);
+    g_assert_cmpuint (g_hash_table_size (rows), ==, 3);
+    g_assert_true (g_file_get_contents (state, &contents, NULL, NULL));
+    g_assert_nonnull (strstr (contents, "\"submitted\""));
+  }
 }
 
 int
