@@ -46,8 +46,14 @@ anot_run_print_method_options (AnotRegistry *registry,
                                                               original ? original : value)
                                      : original ? g_strdup_printf (" (%s with --compat original)", original)
                                      : g_strdup ("");
-      g_autofree char *default_text = value != NULL ? g_strdup_printf ("default %s%s", value, compat_text)
-                                                    : g_strdup ("no default");
+      const char *applies_key = anot_method_option_get_applies_key (option);
+      g_autofree char *applies_text = applies_key != NULL
+                                      ? g_strdup_printf (" (read only with %s.%s=%s)", method, applies_key,
+                                                         anot_method_option_get_applies_value (option))
+                                      : g_strdup ("");
+      g_autofree char *default_text = value != NULL ? g_strdup_printf ("default %s%s%s", value, compat_text,
+                                                                       applies_text)
+                                                    : g_strdup_printf ("no default%s", applies_text);
 
       g_print ("%s%s%-*s  %s; %s. %s\n", indent, key_prefix, (int) width, key, type, default_text,
                anot_method_option_get_doc (option));

@@ -47,6 +47,8 @@ struct _AnotMethodOption
   char                 *default_text; /* NULL: a string option without default */
   char                 *original_default; /* under --compat original, or NULL: the same */
   gboolean              original_fixed;   /* --compat original admits no other value */
+  char                 *applies_key;      /* read only when this option ... */
+  char                 *applies_value;    /* ... has this value; NULL: always */
 };
 
 G_DEFINE_FINAL_TYPE (AnotMethodOption, anot_method_option, G_TYPE_OBJECT)
@@ -61,6 +63,8 @@ anot_method_option_finalize (GObject *object)
   g_strfreev (self->choices);
   g_free (self->default_text);
   g_free (self->original_default);
+  g_free (self->applies_key);
+  g_free (self->applies_value);
 
   G_OBJECT_CLASS (anot_method_option_parent_class)->finalize (object);
 }
@@ -436,6 +440,80 @@ anot_method_option_with_original_fixed (AnotMethodOption *self,
 {
   anot_method_option_set_original_default (self, value);
   anot_method_option_set_original_fixed (self, TRUE);
+  return self;
+}
+
+/**
+ * anot_method_option_set_applies_when:
+ * @self: an option
+ * @key: (nullable): another option of the same method, or %NULL for none
+ * @value: (nullable): the value of @key under which @self is read
+ *
+ * Declares that the method reads @self only when its option @key has
+ * @value (`anot.aggregate` only with `anot.variant=explore`).  A run in
+ * which @key has another value refuses @self when something sets it (it
+ * would do nothing), and `config.json` records it as not read, not with
+ * a value the run did not use.
+ */
+void
+anot_method_option_set_applies_when (AnotMethodOption *self,
+                                     const char       *key,
+                                     const char       *value)
+{
+  g_return_if_fail (ANOT_IS_METHOD_OPTION (self));
+  g_return_if_fail ((key == NULL) == (value == NULL));
+
+  g_free (self->applies_key);
+  g_free (self->applies_value);
+  self->applies_key = g_strdup (key);
+  self->applies_value = g_strdup (value);
+}
+
+/**
+ * anot_method_option_get_applies_key:
+ * @self: an option
+ *
+ * Returns: (nullable): the option on which reading @self depends
+ *   (anot_method_option_set_applies_when()), or %NULL
+ */
+const char *
+anot_method_option_get_applies_key (AnotMethodOption *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_OPTION (self), NULL);
+  return self->applies_key;
+}
+
+/**
+ * anot_method_option_get_applies_value:
+ * @self: an option
+ *
+ * Returns: (nullable): the value of anot_method_option_get_applies_key()
+ *   under which @self is read, or %NULL
+ */
+const char *
+anot_method_option_get_applies_value (AnotMethodOption *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_OPTION (self), NULL);
+  return self->applies_value;
+}
+
+/**
+ * anot_method_option_with_applies_when: (skip)
+ * @self: (transfer full): an option
+ * @key: another option of the same method
+ * @value: the value of @key under which @self is read
+ *
+ * anot_method_option_set_applies_when(), returning @self: for the list
+ * of anot_plugin_declare_method_options().
+ *
+ * Returns: (transfer full): @self
+ */
+AnotMethodOption *
+anot_method_option_with_applies_when (AnotMethodOption *self,
+                                      const char       *key,
+                                      const char       *value)
+{
+  anot_method_option_set_applies_when (self, key, value);
   return self;
 }
 

@@ -96,6 +96,18 @@ ANOT_AVAILABLE_IN_ALL
 AnotMethodOption     *anot_method_option_with_original_fixed (AnotMethodOption *self,
                                                               const char       *value);
 ANOT_AVAILABLE_IN_ALL
+void                  anot_method_option_set_applies_when (AnotMethodOption *self,
+                                                           const char       *key,
+                                                           const char       *value);
+ANOT_AVAILABLE_IN_ALL
+const char           *anot_method_option_get_applies_key (AnotMethodOption *self);
+ANOT_AVAILABLE_IN_ALL
+const char           *anot_method_option_get_applies_value (AnotMethodOption *self);
+ANOT_AVAILABLE_IN_ALL
+AnotMethodOption     *anot_method_option_with_applies_when (AnotMethodOption *self,
+                                                            const char       *key,
+                                                            const char       *value);
+ANOT_AVAILABLE_IN_ALL
 gboolean              anot_method_option_check_compat (AnotMethodOption  *self,
                                                        AnotCompatMode     compat,
                                                        const char        *text,

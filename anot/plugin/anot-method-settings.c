@@ -1210,6 +1210,49 @@ anot_method_settings_check_options (AnotMethodSettings  *self,
       json_object_set_object_member (effective, name, entry);
     }
 
+  /* An option the method does not read with the value another one took
+   * (anot.aggregate under anot.variant=head): refused when set, since it
+   * would do nothing, and recorded as not read rather than with a value
+   * the run did not use. */
+  for (guint i = 0; declared != NULL && i < declared->len; i++)
+    {
+      AnotMethodOption *option = declared->pdata[i];
+      const char *dep_key = anot_method_option_get_applies_key (option);
+      AnotMethodOption *on = dep_key != NULL ? find_option (declared, dep_key) : NULL;
+      JsonObject *entry, *on_entry;
+      g_autoptr(JsonNode) wanted = NULL;
+      const char *source;
+      g_autofree char *on_text = NULL;
+
+      if (on == NULL)
+        continue;
+      on_entry = json_object_get_object_member (effective, dep_key);
+      wanted = anot_method_option_parse (on, anot_method_option_get_applies_value (option), NULL);
+      if (wanted == NULL || json_node_equal (json_object_get_member (on_entry, "value"), wanted))
+        continue;
+      entry = json_object_get_object_member (effective, anot_method_option_get_name (option));
+      source = json_object_get_string_member (entry, "source");
+      on_text = json_node_get_value_type (json_object_get_member (on_entry, "value")) == G_TYPE_STRING
+                ? g_strdup (json_object_get_string_member (on_entry, "value"))
+                : json_to_string (json_object_get_member (on_entry, "value"), FALSE);
+      if (!g_str_has_prefix (source, "default"))
+        {
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                       "%s.%s (from %s) is read only with %s.%s=%s; this run has %s.%s=%s (from %s), "
+                       "where it would do nothing",
+                       self->method, anot_method_option_get_name (option), source,
+                       self->method, dep_key, anot_method_option_get_applies_value (option),
+                       self->method, dep_key, on_text, json_object_get_string_member (on_entry, "source"));
+          return NULL;
+        }
+      {
+        g_autofree char *why = g_strdup_printf ("not read with %s.%s=%s", self->method, dep_key, on_text);
+
+        json_object_set_null_member (entry, "value");
+        json_object_set_string_member (entry, "source", why);
+      }
+    }
+
   /* The formatter's options, for a method that reads them: recorded as
    * `format.KEY` (a method's own keys have no dot). */
   for (guint i = 0; uses_formatter (self) && i < format_options->len; i++)

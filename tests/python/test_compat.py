@@ -38,6 +38,10 @@ def test_compat_original_runs_every_method(method, golden_fake_llm, tmp_path):
     if method in fixed:
         key, value = fixed[method]
         assert settings[key] == {"value": value, "source": "default (--compat original)"}
+    if method == "anot":
+        # What ANoT-HEAD does not read is recorded as not read.
+        assert settings["aggregate"] == {"value": None, "source": "not read with anot.variant=head"}
+        assert settings["max_rounds"]["value"] == 10
     with open(run_dir / "results_10.jsonl") as f:
         rows = [json.loads(line) for line in f]
     assert len(rows) == 2

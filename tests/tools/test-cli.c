@@ -503,6 +503,21 @@ test_compat_fixed_options (Fixture       *f,
                             NULL), ==, 0);
   g_unsetenv ("ANOT_CONFIG");
 
+  /* An option ANoT-HEAD does not read, set for a HEAD run, would do
+   * nothing: refused too, whether HEAD comes from the option or the
+   * compat mode. */
+  g_assert_cmpint (run_cli (NULL, &err, "--method", "anot", "-O", "anot.variant=head",
+                            "-O", "anot.aggregate=false", "--out", out_dir, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "anot.aggregate (from method option anot.aggregate) is read only with "
+                                 "anot.variant=explore; this run has anot.variant=head (from method option "
+                                 "anot.variant)"));
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_cli (NULL, &err, "--method", "anot", "--compat", "original",
+                            "-O", "anot.max_reviews=3", "--out", out_dir, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "this run has anot.variant=head (from default (--compat original))"));
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_cli (NULL, NULL, "estimate", "--method", "anot", "-O", "anot.aggregate=false", NULL), ==, 0);
+
   /* Nothing was written by the refused runs. */
   g_assert_false (g_file_test (out_dir, G_FILE_TEST_EXISTS));
 }
