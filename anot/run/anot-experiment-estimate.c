@@ -305,6 +305,27 @@ anot_experiment_estimate_request (AnotExperiment    *self,
   return g_object_ref (anot_method_context_get_usage (context));
 }
 
+/* A router of the configured roles and models whose calls all go to
+ * @stand_in, fitted to the experiment's windows as in a run; the
+ * stand-in counts as the router does (its counts kept from fitting). */
+static AnotBackendRouter *
+create_stand_in_router (AnotExperiment     *self,
+                        AnotStandInBackend *stand_in,
+                        GError            **error)
+{
+  AnotBackendRouter *router;
+
+  anot_llm_config_set_stand_in (self->llm_config, ANOT_BACKEND (stand_in));
+  router = anot_llm_config_create_router (self->llm_config, error);
+  anot_llm_config_set_stand_in (self->llm_config, NULL);
+  if (router == NULL)
+    return NULL;
+  stand_in->router = router;
+  g_object_add_weak_pointer (G_OBJECT (router), (gpointer *) &stand_in->router);
+  anot_backend_router_set_context_tokens (router, self->settings->context_tokens);
+  return router;
+}
+
 /* The stand-in router the estimate and the budgets count with;
  * @completion_tokens is assumed for a call that sets no max_tokens. */
 AnotBackendRouter *
@@ -313,19 +334,9 @@ anot_experiment_new_estimate_router (AnotExperiment  *self,
                                      GError         **error)
 {
   g_autoptr(AnotStandInBackend) stand_in = g_object_new (ANOT_TYPE_STAND_IN_BACKEND, NULL);
-  AnotBackendRouter *router;
 
   stand_in->completion_tokens = completion_tokens;
-  anot_llm_config_set_stand_in (self->llm_config, ANOT_BACKEND (stand_in));
-  router = anot_llm_config_create_router (self->llm_config, error);
-  anot_llm_config_set_stand_in (self->llm_config, NULL);
-  if (router == NULL)
-    return NULL;
-  /* As the estimate counts: the router's counts kept from fitting. */
-  stand_in->router = router;
-  g_object_add_weak_pointer (G_OBJECT (router), (gpointer *) &stand_in->router);
-  anot_backend_router_set_context_tokens (router, self->settings->context_tokens);
-  return router;
+  return create_stand_in_router (self, stand_in, error);
 }
 
 static void
@@ -400,16 +411,10 @@ install_stand_in (AnotExperiment     *self,
                   AnotBackendRouter **saved_router,
                   GError            **error)
 {
-  AnotBackendRouter *router;
+  AnotBackendRouter *router = create_stand_in_router (self, stand_in, error);
 
-  anot_llm_config_set_stand_in (self->llm_config, ANOT_BACKEND (stand_in));
-  router = anot_llm_config_create_router (self->llm_config, error);
-  anot_llm_config_set_stand_in (self->llm_config, NULL);
   if (router == NULL)
     return NULL;
-  stand_in->router = router;
-  g_object_add_weak_pointer (G_OBJECT (router), (gpointer *) &stand_in->router);
-  anot_backend_router_set_context_tokens (router, self->settings->context_tokens);
   *saved_router = g_steal_pointer (&self->router);
   self->router = g_object_ref (router);
   return router;
