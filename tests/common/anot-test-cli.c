@@ -160,3 +160,16 @@ anot_test_cli_wait (GSubprocess  *process,
     g_string_free (err.text, TRUE);
   return g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
 }
+
+void
+anot_test_assert_same_rows (GHashTable *a,
+                            GHashTable *b)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_assert_cmpuint (g_hash_table_size (a), ==, g_hash_table_size (b));
+  g_hash_table_iter_init (&iter, a);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    g_assert_cmpstr (value, ==, g_hash_table_lookup (b, key));
+}

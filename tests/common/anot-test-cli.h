@@ -34,4 +34,9 @@ int          anot_test_cli_wait     (GSubprocess         *process,
                                      char               **out_stdout,
                                      char               **out_stderr);
 
+/* Asserts that two tables of a run's rows (request id -> the row's JSON,
+ * volatile members removed) hold the same requests with the same rows. */
+void         anot_test_assert_same_rows (GHashTable *a,
+                                         GHashTable *b);
+
 G_END_DECLS

@@ -117,19 +117,6 @@ read_rows (const char *path,
   return rows;
 }
 
-static void
-assert_same_rows (GHashTable *a,
-                  GHashTable *b)
-{
-  GHashTableIter iter;
-  gpointer key, value;
-
-  g_assert_cmpuint (g_hash_table_size (a), ==, g_hash_table_size (b));
-  g_hash_table_iter_init (&iter, a);
-  while (g_hash_table_iter_next (&iter, &key, &value))
-    g_assert_cmpstr (value, ==, g_hash_table_lookup (b, key));
-}
-
 /* A batch run is killed with SIGKILL while its batch is pending; the
  * resumed run polls the recorded batch, submits nothing, and ends with
  * the rows of an uninterrupted direct run at half its cost. */
@@ -188,7 +175,7 @@ test_kill_and_resume (Fixture       *f,
   g_assert_cmpuint (count_requests (f->server, "POST", "/v1/chat/completions"), ==, direct_calls);
 
   resumed_rows = read_rows (killed_rows_path, &resumed_cost);
-  assert_same_rows (direct_rows, resumed_rows);
+  anot_test_assert_same_rows (direct_rows, resumed_rows);
   /* gpt-4o-mini: $0.15/$0.60 per million tokens, $0.075/$0.30 batched. */
   g_assert_cmpfloat_with_epsilon (resumed_cost, direct_cost / 2, 1e-9);
 }

@@ -124,19 +124,6 @@ read_rows (const char *path,
   return rows;
 }
 
-static void
-assert_same_rows (GHashTable *a,
-                  GHashTable *b)
-{
-  GHashTableIter iter;
-  gpointer key, value;
-
-  g_assert_cmpuint (g_hash_table_size (a), ==, g_hash_table_size (b));
-  g_hash_table_iter_init (&iter, a);
-  while (g_hash_table_iter_next (&iter, &key, &value))
-    g_assert_cmpstr (value, ==, g_hash_table_lookup (b, key));
-}
-
 static char *
 config_status (const char *experiment)
 {
@@ -343,7 +330,7 @@ test_outage (Fixture       *f,
     }
   g_clear_pointer (&rows, g_hash_table_unref);
   rows = read_rows (rows_path, NULL);
-  assert_same_rows (reference, rows);
+  anot_test_assert_same_rows (reference, rows);
   g_clear_pointer (&status, g_free);
   status = config_status (experiment);
   g_assert_cmpstr (status, ==, "complete");
