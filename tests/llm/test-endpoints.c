@@ -10,6 +10,7 @@
 #include <string.h>
 
 #define TEST_KEY "sk-anot-test-SECRET-endpoints"
+#define N_CANDIDATES "10"
 
 #define RULES_TEMPLATE \
   "{\"latency_ms\": %u, \"rules\": [" \
@@ -17,16 +18,25 @@
   "  {\"match\": \"^PLAN\", \"reply\": \"Check every candidate.\"}" \
   "]}"
 
+static void
+set_latency (AnotFakeLlm *server,
+             guint        latency_ms)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *rules = g_strdup_printf (RULES_TEMPLATE, latency_ms);
+
+  g_assert_true (anot_fake_llm_set_rules_json (server, rules, &error));
+  g_assert_no_error (error);
+}
+
 static AnotFakeLlm *
 start_server (guint latency_ms,
               guint port)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *rules = g_strdup_printf (RULES_TEMPLATE, latency_ms);
   AnotFakeLlm *server = anot_fake_llm_new ();
 
-  g_assert_true (anot_fake_llm_set_rules_json (server, rules, &error));
-  g_assert_no_error (error);
+  set_latency (server, latency_ms);
   anot_fake_llm_set_api_key (server, TEST_KEY);
   anot_fake_llm_set_record_bodies (server, FALSE);
   g_assert_true (anot_fake_llm_start (server, port, &error));
@@ -61,6 +71,8 @@ typedef struct
 {
   AnotFakeLlm **stopped;      /* the server to stop and restart */
   guint latency_ms;
+  AnotFakeLlm *others[2];     /* held while it is out, see on_result() */
+  guint others_latency_ms[2];
   guint port;
   guint results;
   guint stop_after;
@@ -71,12 +83,25 @@ typedef struct
 } Outage;
 
 static gboolean
+release_others (gpointer user_data)
+{
+  Outage *outage = user_data;
+
+  if (anot_fake_llm_get_n_requests (*outage->stopped) == 0)
+    return G_SOURCE_CONTINUE;
+  for (guint i = 0; i < G_N_ELEMENTS (outage->others); i++)
+    set_latency (outage->others[i], outage->others_latency_ms[i]);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
 restart_server (gpointer user_data)
 {
   Outage *outage = user_data;
 
   *outage->stopped = start_server (outage->latency_ms, outage->port);
   outage->restarted = TRUE;
+  g_timeout_add (5, release_others, outage);
   return G_SOURCE_REMOVE;
 }
 
@@ -98,6 +123,11 @@ on_result (AnotExperiment *experiment,
   outage->received_before_stop = anot_fake_llm_get_n_requests (*outage->stopped);
   add_prompts (outage->prompts_before_stop, *outage->stopped);
   g_clear_object (outage->stopped);
+  /* The run must outlast the outage and the cool-down for the probe to
+   * reach the restarted server, however fast the machine: the other
+   * servers answer slowly from now until it has received a call. */
+  for (guint i = 0; i < G_N_ELEMENTS (outage->others); i++)
+    set_latency (outage->others[i], 1000);
   g_timeout_add (200, restart_server, outage);
 }
 
@@ -129,7 +159,7 @@ run_experiment (const char *name,
   anot_experiment_set_option (experiment, "backend", "openai");
   anot_experiment_set_option (experiment, "model", "fake-model");
   anot_experiment_set_option (experiment, "base-url", base_url);
-  anot_experiment_set_option (experiment, "candidates", "5");
+  anot_experiment_set_option (experiment, "candidates", N_CANDIDATES);
   anot_experiment_set_option (experiment, "concurrency", "8");
   if (outage != NULL)
     g_signal_connect (experiment, "result", G_CALLBACK (on_result), outage);
@@ -185,7 +215,7 @@ strip_volatile (JsonNode *node)
 static GPtrArray *
 rows_without_volatile (const char *name)
 {
-  g_autofree char *text = read_file (name, "results_5.jsonl");
+  g_autofree char *text = read_file (name, "results_" N_CANDIDATES ".jsonl");
   g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
   GPtrArray *rows = g_ptr_array_new_with_free_func (g_free);
 
@@ -247,6 +277,10 @@ test_three_servers_one_restarted (void)
   outage.latency_ms = 200;
   outage.port = server_port (slow);
   outage.stop_after = 3;
+  outage.others[0] = fast;
+  outage.others_latency_ms[0] = 20;
+  outage.others[1] = middle;
+  outage.others_latency_ms[1] = 60;
   outage.prompts_before_stop = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   experiment = run_experiment ("three-servers", urls, &outage);
   g_assert_true (outage.restarted);
