@@ -36,7 +36,7 @@
 typedef struct
 {
   AnotChatRole role;
-  char *content;
+  char *content;             /* a GRefString: copies share it */
 } Message;
 
 struct _AnotChatRequest
@@ -95,7 +95,7 @@ message_clear (gpointer data)
 {
   Message *message = data;
 
-  g_free (message->content);
+  g_ref_string_release (message->content);
 }
 
 static void
@@ -383,7 +383,9 @@ anot_chat_request_copy (AnotChatRequest *self)
     {
       Message *message = &g_array_index (self->messages, Message, i);
 
-      anot_chat_request_add_message (copy, message->role, message->content);
+      Message shared = { .role = message->role, .content = g_ref_string_acquire (message->content) };
+
+      g_array_append_val (copy->messages, shared);
     }
   copy->model = g_strdup (self->model);
   copy->temperature = self->temperature;
@@ -419,7 +421,7 @@ anot_chat_request_add_message (AnotChatRequest *self,
   g_return_if_fail (role <= ANOT_CHAT_ROLE_ASSISTANT);
 
   message.role = role;
-  message.content = g_strdup (content);
+  message.content = g_ref_string_new (content);
   g_array_append_val (self->messages, message);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_MESSAGES]);
 }

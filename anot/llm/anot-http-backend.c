@@ -82,6 +82,11 @@ typedef struct
   char *content_type;
   gboolean raw;              /* answer with the body's bytes, not a completion */
   GBytes *body;
+  /* A chat call's body is written when the call leaves its queue (then
+   * the request is dropped): a run with many requests in flight can
+   * queue thousands of calls, and their bodies were a quarter of its
+   * heap.  So are the headers, for the same reason. */
+  AnotChatRequest *request;
   char **headers;
   CallState state;
   guint attempts;
@@ -675,6 +680,7 @@ call_free (Call *call)
   g_free (call->content_type);
   g_clear_pointer (&call->uri, g_uri_unref);
   g_clear_pointer (&call->body, g_bytes_unref);
+  g_clear_object (&call->request);
   g_strfreev (call->headers);
   g_clear_pointer (&call->endpoints, g_ptr_array_unref);
   g_clear_pointer (&call->failed_endpoints, g_ptr_array_unref);
@@ -726,6 +732,8 @@ call_finish (Call     *call,
 }
 
 static void call_start_attempt (Call *call);
+static GBytes *write_body (AnotHttpBackend *self, AnotChatRequest *request, const char *model,
+                           GError **error);
 static void http_backend_wake_at (AnotHttpBackend *self, gint64 now_us, gint64 wake_us);
 static void on_attempt_sent (GObject *source, GAsyncResult *result, gpointer user_data);
 
@@ -1144,6 +1152,7 @@ static void
 call_start_attempt (Call *call)
 {
   AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (call->self);
+  AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (call->self);
   SoupMessage *msg;
   SoupMessageHeaders *headers;
 
@@ -1159,6 +1168,8 @@ call_start_attempt (Call *call)
                                               call->body);
   headers = soup_message_get_request_headers (msg);
   soup_message_headers_replace (headers, "Accept", "application/json");
+  if (call->headers == NULL && klass->build_headers != NULL)
+    call->headers = klass->build_headers (call->self, priv->api_key);
   for (guint i = 0; call->headers && call->headers[i] && call->headers[i + 1]; i += 2)
     soup_message_headers_replace (headers, call->headers[i], call->headers[i + 1]);
   call->msg = msg;
@@ -1240,6 +1251,20 @@ http_backend_pump (AnotHttpBackend *self)
       GQueue *queue = g_hash_table_lookup (priv->queues, key);
       Call *call = g_queue_peek_head (queue);
       AnotEndpoint *endpoint = NULL;
+
+      if (call->body == NULL && call->request != NULL)
+        {
+          GError *error = NULL;
+
+          call->body = write_body (self, call->request, call->model, &error);
+          g_clear_object (&call->request);
+          if (call->body == NULL)
+            {
+              queue_remove (self, call);
+              call_finish (call, NULL, error);
+              continue;
+            }
+        }
 
       if (call->endpoints != NULL)
         {
@@ -1360,6 +1385,28 @@ ensure_uri (AnotHttpBackend  *self,
   return priv->uri != NULL;
 }
 
+/* The JSON body of a chat call, or NULL with @error set. */
+static GBytes *
+write_body (AnotHttpBackend  *self,
+            AnotChatRequest  *request,
+            const char       *model,
+            GError          **error)
+{
+  AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (self);
+  g_autoptr(AnotJsonWriter) writer = anot_json_writer_new ();
+
+  if (!klass->write_body (self, request, model, writer, error))
+    return NULL;
+  if (!anot_json_writer_is_complete (writer))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                   "The %s backend wrote an incomplete request body",
+                   klass->name ? klass->name : "HTTP");
+      return NULL;
+    }
+  return anot_json_writer_steal_bytes (writer);
+}
+
 static void http_backend_enqueue (AnotHttpBackend *self,
                                   GTask           *task,
                                   const char      *queue_key,
@@ -1369,6 +1416,7 @@ static void http_backend_enqueue (AnotHttpBackend *self,
                                   const char      *method,
                                   const char      *content_type,
                                   GBytes          *body,
+                                  AnotChatRequest *request,
                                   gboolean         raw);
 
 static void
@@ -1383,7 +1431,6 @@ anot_http_backend_complete_async (AnotBackend         *backend,
   AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (self);
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(AnotJsonWriter) writer = NULL;
   g_autoptr(GBytes) body = NULL;
   const char *model;
 
@@ -1443,24 +1490,15 @@ anot_http_backend_complete_async (AnotBackend         *backend,
       return;
     }
 
-  writer = anot_json_writer_new ();
-  if (!klass->write_body (self, request, model, writer, &error))
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  if (!anot_json_writer_is_complete (writer))
-    {
-      g_task_return_new_error (task, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
-                               "The %s backend wrote an incomplete request body",
-                               klass->name ? klass->name : "HTTP");
-      return;
-    }
-
-  body = anot_json_writer_steal_bytes (writer);
   if (priv->batch_queue != NULL && klass->batch_submit_async != NULL &&
       klass->batch_poll_async != NULL)
     {
+      body = write_body (self, request, model, &error);
+      if (body == NULL)
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
       anot_batch_queue_add (priv->batch_queue, self, model, body,
                             anot_chat_request_get_request_id (request),
                             g_steal_pointer (&task));
@@ -1469,11 +1507,14 @@ anot_http_backend_complete_async (AnotBackend         *backend,
   http_backend_enqueue (self, g_steal_pointer (&task),
                         anot_chat_request_get_request_id (request),
                         model, priv->endpoints,
-                        priv->endpoints ? NULL : g_uri_ref (priv->uri), "POST", NULL, body, FALSE);
+                        priv->endpoints ? NULL : g_uri_ref (priv->uri), "POST", NULL, NULL, request,
+                        FALSE);
 }
 
 /* Queues a call of @task (which it takes) to @uri (which it takes), or
- * when @uri is %NULL to whichever of @endpoints the pump picks. */
+ * when @uri is %NULL to whichever of @endpoints the pump picks.  Its body
+ * is @body, or when that is %NULL the chat call of @request, written when
+ * the call leaves the queue. */
 static void
 http_backend_enqueue (AnotHttpBackend *self,
                       GTask           *task,
@@ -1484,10 +1525,10 @@ http_backend_enqueue (AnotHttpBackend *self,
                       const char      *method,
                       const char      *content_type,
                       GBytes          *body,
+                      AnotChatRequest *request,
                       gboolean         raw)
 {
   AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
-  AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (self);
   GCancellable *cancellable = g_task_get_cancellable (task);
   GQueue *queue;
   Call *call;
@@ -1512,8 +1553,7 @@ http_backend_enqueue (AnotHttpBackend *self,
   call->content_type = g_strdup (content_type);
   call->raw = raw;
   call->body = body ? g_bytes_ref (body) : NULL;
-  if (klass->build_headers != NULL)
-    call->headers = klass->build_headers (self, priv->api_key);
+  call->request = request ? g_object_ref (request) : NULL;
   call->state = CALL_QUEUED;
 
   if (cancellable != NULL)
@@ -1894,7 +1934,7 @@ anot_http_backend_complete_direct (AnotHttpBackend *self,
       return;
     }
   http_backend_enqueue (self, task, queue_key, model, NULL, g_uri_ref (priv->uri), "POST", NULL, body,
-                        FALSE);
+                        NULL, FALSE);
 }
 
 /**
@@ -1948,7 +1988,7 @@ anot_http_backend_send_async (AnotHttpBackend     *self,
       return;
     }
   http_backend_enqueue (self, g_steal_pointer (&task), "", NULL, NULL, uri,
-                        g_intern_string (method), content_type, body, TRUE);
+                        g_intern_string (method), content_type, body, NULL, TRUE);
 }
 
 /**

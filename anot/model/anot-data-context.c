@@ -43,28 +43,29 @@ attributes_to_json (JsonNode *attributes)
   return node;
 }
 
-/* An item's reviews (and attributes) as JSON are most of a dict context (megabytes of json
- * nodes at N = 50 on philly_cafes) and the same in every context of that
- * item: contexts built while others are alive share them instead of each
- * holding a copy (with -j 32 at N = 50, 32 copies of the same 50 items'
- * reviews were 190 MB of the run's 210 MB heap).  The table keeps the most
- * recently used SHARED_REVIEWS_MAX items, so what it holds beyond the
- * contexts alive is bounded whatever the number of requests done; a context
- * keeps its own reference, so eviction never changes one.  Shared arrays
- * are sealed: a consumer that tried to change one would get a critical
+/* An item's record as the dict context shows it (its reviews above all)
+ * is most of a dict context (megabytes of json nodes at N = 50 on
+ * philly_cafes) and the same in every context of that item but for
+ * `index`: contexts built while others are alive share its member nodes
+ * instead of each holding a copy (with -j 32 at N = 50, 32 copies of the
+ * same 50 items' reviews were 190 MB of the run's 210 MB heap; the other
+ * members, copied, were still ~3 MB).  The table keeps the most recently
+ * used SHARED_ITEMS_MAX items, so what it holds beyond the contexts alive
+ * is bounded whatever the number of requests done; a context keeps its
+ * own references, so eviction never changes one.  Shared nodes are
+ * sealed: a consumer that tried to change one would get a critical
  * warning, not change the others' data. */
-#define SHARED_REVIEWS_MAX 256
+#define SHARED_ITEMS_MAX 256
 
 typedef struct
 {
   AnotItem   *item;              /* a reference: the key cannot be reused */
-  JsonArray  *reviews;
-  JsonObject *attributes;        /* attributes_to_json() of an object, or NULL */
+  JsonObject *fields;            /* every member but `index`, in order */
   GList       link;
-} SharedReviews;
+} SharedItem;
 
 static GMutex shared_lock;
-static GHashTable *shared_by_item;      /* AnotItem * -> SharedReviews * */
+static GHashTable *shared_by_item;      /* AnotItem * -> SharedItem * */
 static GQueue shared_order = G_QUEUE_INIT;  /* most recently used first */
 
 static JsonArray *
@@ -79,19 +80,60 @@ reviews_to_json (AnotItem *item)
   return reviews;
 }
 
-static void
-seal (JsonNode *node)
+/* The members of anot_data_context_new_item() but `index`, sealed. */
+static JsonObject *
+item_fields (AnotItem *item)
 {
+  JsonObject *record = anot_item_get_record (item);
+  JsonObject *out = json_object_new ();
+  JsonNode *node;
+  g_autoptr(GList) members = json_object_get_members (record);
+
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      const char *name = l->data;
+      JsonNode *member = json_object_get_member (record, name);
+
+      if (strcmp (name, "llm_score") == 0 || strcmp (name, "llm_reasoning") == 0)
+        continue;
+
+      if (strcmp (name, "attributes") == 0)
+        json_object_set_member (out, name, attributes_to_json (member));
+      else if (strcmp (name, "categories") == 0 && JSON_NODE_HOLDS_VALUE (member))
+        {
+          const char * const *categories = anot_item_get_categories (item);
+          JsonArray *list = json_array_new ();
+
+          for (guint i = 0; categories != NULL && categories[i] != NULL; i++)
+            json_array_add_string_element (list, categories[i]);
+          json_object_set_array_member (out, name, list);
+        }
+      else
+        json_object_set_member (out, name, json_node_copy (member));
+    }
+  json_object_set_array_member (out, "reviews", reviews_to_json (item));
+
+  /* Seals every member with it. */
+  node = json_node_init_object (json_node_alloc (), out);
   json_node_seal (node);
   json_node_unref (node);
+  return out;
+}
+
+static void
+shared_item_free (SharedItem *entry)
+{
+  json_object_unref (entry->fields);
+  g_object_unref (entry->item);
+  g_free (entry);
 }
 
 /* The item's shared entry, most recently used now; call with shared_lock
  * held. */
-static SharedReviews *
+static SharedItem *
 shared_entry (AnotItem *item)
 {
-  SharedReviews *entry;
+  SharedItem *entry;
 
   if (shared_by_item == NULL)
     shared_by_item = g_hash_table_new (NULL, NULL);
@@ -100,31 +142,18 @@ shared_entry (AnotItem *item)
     g_queue_unlink (&shared_order, &entry->link);
   else
     {
-      JsonNode *attributes = json_object_get_member (anot_item_get_record (item), "attributes");
-
-      entry = g_new0 (SharedReviews, 1);
+      entry = g_new0 (SharedItem, 1);
       entry->item = g_object_ref (item);
-      entry->reviews = reviews_to_json (item);
+      entry->fields = item_fields (item);
       entry->link.data = entry;
-      seal (json_node_init_array (json_node_alloc (), entry->reviews));
-      if (attributes != NULL && JSON_NODE_HOLDS_OBJECT (attributes))
-        {
-          JsonNode *node = attributes_to_json (attributes);
-
-          entry->attributes = json_object_ref (json_node_get_object (node));
-          seal (node);
-        }
       g_hash_table_insert (shared_by_item, item, entry);
-      if (shared_order.length >= SHARED_REVIEWS_MAX)
+      if (shared_order.length >= SHARED_ITEMS_MAX)
         {
-          SharedReviews *oldest = g_queue_peek_tail (&shared_order);
+          SharedItem *oldest = g_queue_peek_tail (&shared_order);
 
           g_queue_unlink (&shared_order, &oldest->link);
           g_hash_table_remove (shared_by_item, oldest->item);
-          json_array_unref (oldest->reviews);
-          g_clear_pointer (&oldest->attributes, json_object_unref);
-          g_object_unref (oldest->item);
-          g_free (oldest);
+          shared_item_free (oldest);
         }
     }
   g_queue_push_head_link (&shared_order, &entry->link);
@@ -145,9 +174,9 @@ shared_entry (AnotItem *item)
  * review of the item in file order (see anot_review_to_json()); and
  * `index`.
  *
- * The `reviews` array and the `attributes` object are shared with the
- * other contexts of @item built while they are alive, and sealed
- * (json_node_seal()): read them, do not change them.
+ * Every member but `index` is shared with the other contexts of @item
+ * built while they are alive, and sealed (json_node_seal()): read them,
+ * do not change them.
  *
  * Returns: (transfer full): a new JSON object node
  */
@@ -155,51 +184,23 @@ JsonNode *
 anot_data_context_new_item (AnotItem *item,
                             guint     index)
 {
-  JsonObject *record;
+  g_autoptr(JsonObject) fields = NULL;
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
   JsonObject *out;
   JsonNode *node;
-  SharedReviews *entry;
-  JsonArray *reviews;
-  g_autoptr(JsonObject) attributes = NULL;
-  g_autoptr(GList) members = NULL;
 
   g_return_val_if_fail (ANOT_IS_ITEM (item), NULL);
 
-  record = anot_item_get_record (item);
   g_mutex_lock (&shared_lock);
-  entry = shared_entry (item);
-  reviews = json_array_ref (entry->reviews);
-  attributes = entry->attributes != NULL ? json_object_ref (entry->attributes) : NULL;
+  fields = json_object_ref (shared_entry (item)->fields);
   g_mutex_unlock (&shared_lock);
 
   out = json_object_new ();
-  members = json_object_get_members (record);
-  for (GList *l = members; l != NULL; l = l->next)
-    {
-      const char *name = l->data;
-      JsonNode *member = json_object_get_member (record, name);
-
-      if (strcmp (name, "llm_score") == 0 || strcmp (name, "llm_reasoning") == 0)
-        continue;
-
-      if (strcmp (name, "attributes") == 0 && attributes != NULL)
-        json_object_set_object_member (out, name, g_steal_pointer (&attributes));
-      else if (strcmp (name, "attributes") == 0)
-        json_object_set_member (out, name, attributes_to_json (member));
-      else if (strcmp (name, "categories") == 0 && JSON_NODE_HOLDS_VALUE (member))
-        {
-          const char * const *categories = anot_item_get_categories (item);
-          JsonArray *list = json_array_new ();
-
-          for (guint i = 0; categories != NULL && categories[i] != NULL; i++)
-            json_array_add_string_element (list, categories[i]);
-          json_object_set_array_member (out, name, list);
-        }
-      else
-        json_object_set_member (out, name, json_node_copy (member));
-    }
-
-  json_object_set_array_member (out, "reviews", reviews);
+  json_object_iter_init_ordered (&iter, fields);
+  while (json_object_iter_next_ordered (&iter, &name, &member))
+    json_object_set_member (out, name, json_node_ref (member));
   json_object_set_int_member (out, "index", index);
 
   node = json_node_init_object (json_node_alloc (), out);

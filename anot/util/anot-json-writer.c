@@ -929,10 +929,25 @@ anot_json_writer_get_text (AnotJsonWriter *self,
 GBytes *
 anot_json_writer_steal_bytes (AnotJsonWriter *self)
 {
+  GString *text;
+  gsize length;
+  gboolean oversized;
+  char *data;
+
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (self->text != NULL, NULL);
 
-  return g_string_free_to_bytes (g_steal_pointer (&self->text));
+  /* A GString grows by doubling, so a body can hold up to twice its
+   * length, for as long as its call is in flight (and retried): with many
+   * large prompts in flight that was a fifth of the heap.  Give the spare
+   * capacity back when it is worth a reallocation. */
+  text = g_steal_pointer (&self->text);
+  length = text->len;
+  oversized = text->allocated_len - length > MAX (length / 8, 4096);
+  data = g_string_free (text, FALSE);
+  if (oversized)
+    data = g_realloc (data, length + 1);
+  return g_bytes_new_take (data, length);
 }
 
 void

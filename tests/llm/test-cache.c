@@ -30,6 +30,12 @@ test_hash (void)
     g_autoptr(AnotChatRequest) copy = anot_chat_request_copy (base);
     g_autofree char *h2 = NULL;
 
+    /* A copy shares the messages' text (the router copies every call,
+     * and the HTTP backend holds the copy until the call is sent). */
+    g_assert_cmpuint (anot_chat_request_get_n_messages (copy), ==, 2);
+    for (guint i = 0; i < 2; i++)
+      g_assert_true (anot_chat_request_get_message_content (copy, i) ==
+                     anot_chat_request_get_message_content (base, i));
     anot_chat_request_set_role (copy, "planner");
     anot_chat_request_set_request_id (copy, "R07");
     h2 = anot_chat_request_hash (copy, "openai");

@@ -388,7 +388,26 @@ test_dict_context_shared (void)
   g_assert_cmpuint (json_array_get_length (reviews), >, 0);
   g_assert_true (json_node_is_immutable (json_array_get_element (reviews, 0)));
   g_assert_true (json_object_is_immutable (json_object_get_object_member (a, "attributes")));
-  /* Only the shared parts: the item objects themselves are each context's. */
+  /* Every member but index is the same node, sealed... */
+  {
+    JsonObjectIter iter;
+    const char *name;
+    JsonNode *member;
+    guint n_members = 0;
+
+    json_object_iter_init_ordered (&iter, a);
+    while (json_object_iter_next_ordered (&iter, &name, &member))
+      {
+        n_members++;
+        if (strcmp (name, "index") == 0)
+          continue;
+        g_assert_true (member == json_object_get_member (b, name));
+        g_assert_true (json_node_is_immutable (member));
+      }
+    g_assert_cmpuint (n_members, >, 5);
+    g_assert_cmpuint (n_members, ==, json_object_get_size (b));
+  }
+  /* ...but the item objects themselves are each context's. */
   g_assert_false (json_object_is_immutable (a));
 
   /* 256 other items later, the item's reviews are no longer shared. */
