@@ -222,6 +222,10 @@ anot_expr_value_bool (gboolean b)
 ANOT_EXPR_PRIVATE
 AnotExprValue anot_expr_value_new_string   (const char          *str,
                                             gssize               len);
+/* The interned str of @text if there is one (comparisons with a
+ * formula's constants are then by pointer), else a new one. */
+ANOT_EXPR_PRIVATE
+AnotExprValue anot_expr_value_new_string_shared (const char     *text);
 ANOT_EXPR_PRIVATE
 AnotExprValue anot_expr_value_take_string  (char                *str,
                                             gsize                len);

@@ -832,6 +832,12 @@ new_string_shared (const char *text,
   return v;
 }
 
+AnotExprValue
+anot_expr_value_new_string_shared (const char *text)
+{
+  return new_string_shared (text, strlen (text));
+}
+
 static void
 key_cache_free (gpointer data)
 {
