@@ -4,7 +4,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # Usage: bench-memory.py ANOT_RUN ANOT_FAKE_LLM RULES DIR [--methods M,...] [-j J]
-#                        [--history-margin X] [--goal X] [--limit L]
+#                        [--history-margin X] [--first-cell-margin X] [--goal X]
+#                        [--limit L]
 #
 # For each method (default anot, react, lats), against anot-fake-llm
 # (answering from RULES, the golden suite's scripted replies) on DIR:
@@ -22,11 +23,13 @@
 #     above what N = 50 alone needs.  Exit 1 when the sweep peaks above
 #     --history-margin (default 1.25: runs of one command differ by up to
 #     ~10% with the timing of the requests in flight) times it.
-#   goal: the sweep's peak against its first cell's (issue 27 asks for at
-#     most 1.5x).  Reported, not enforced: prompts and dict contexts at
-#     N = 50 are five times those at N = 10, so a 50-candidate request in
-#     flight legitimately needs more memory than a 10-candidate one; the
-#     N = 10 alone and N = 50 alone peaks show how much.
+#   first cell: the sweep's peak against its first cell's.  Exit 1 above
+#     --first-cell-margin (default 1.6).  Issue 27's goal is 1.5x (--goal,
+#     reported as met or not): a 50-candidate request in flight
+#     legitimately holds more than a 10-candidate one (its prompts, its
+#     dict context), so this ratio cannot fall below N = 50 alone /
+#     N = 10 alone, which is printed beside it; the margin leaves room
+#     for the ~5% that runs of one command differ by.
 #
 # No Python peer: this is about the C runner's own memory.
 
@@ -102,6 +105,7 @@ def main():
     parser.add_argument('-j', type=int, default=32)
     parser.add_argument('--limit', type=int, default=0, help='requests per cell (default: all)')
     parser.add_argument('--history-margin', type=float, default=1.25)
+    parser.add_argument('--first-cell-margin', type=float, default=1.6)
     parser.add_argument('--goal', type=float, default=1.5)
     opts = parser.parse_args()
 
@@ -141,9 +145,12 @@ def main():
                 print('%s history: sweep peak / largest single-N peak = %.2fx (%s %.2fx)'
                       % (method, history, 'within' if ok else 'OVER', opts.history_margin))
                 goal = peaks['sweep'] / first
-                print('%s goal: sweep peak / first cell = %.2fx (issue 27 goal %.2fx: %s; '
+                ok = goal <= opts.first_cell_margin
+                failed |= not ok
+                print('%s first cell: sweep peak / first cell = %.2fx (%s %.2fx; issue 27 goal %.2fx: %s; '
                       'N=50 alone / N=10 alone = %.2fx)'
-                      % (method, goal, opts.goal, 'met' if goal <= opts.goal else 'not met',
+                      % (method, goal, 'within' if ok else 'OVER', opts.first_cell_margin,
+                         opts.goal, 'met' if goal <= opts.goal else 'not met',
                          peaks['50'] / peaks['10']))
                 sys.stdout.flush()
         finally:
