@@ -60,6 +60,9 @@ typedef struct
   guint n_done;
   guint n_failed;             /* items whose execution failed as a whole */
   guint n_with_errors;        /* items with some error */
+  guint n_incomplete;         /* items the infrastructure failed a call of: no outputs */
+  GError *incomplete_error;   /* the first such call's error */
+  GError *fatal;              /* an error that stops the run (anot_error_stops_run()) */
   AnotUsage *usage;
   GError *write_error;
   guint sigint_count;
@@ -103,7 +106,8 @@ write_error_entry (AnotJsonWriter   *writer,
                    const char       *message_text,
                    const char       *where,
                    AnotJsonDocument *where_doc,
-                   int               where_value)
+                   int               where_value,
+                   const char       *error_class)
 {
   anot_json_writer_begin_object (writer);
   anot_json_writer_set_member_name (writer, "stage");
@@ -125,7 +129,23 @@ write_error_entry (AnotJsonWriter   *writer,
       else
         anot_json_writer_add_string_value (writer, "");
     }
+  if (error_class != NULL)
+    {
+      anot_json_writer_set_member_name (writer, "error_class");
+      anot_json_writer_add_string_value (writer, error_class);
+    }
   anot_json_writer_end_object (writer);
+}
+
+/* Whether the call of entry @e of @doc's `llm_errors` failed for the
+ * infrastructure. */
+static gboolean
+entry_is_infrastructure (AnotJsonDocument *doc,
+                         int               e)
+{
+  int member = anot_json_document_get_member (doc, e, "error_class");
+
+  return anot_json_document_string_equal (doc, member, "infrastructure");
 }
 
 /* The row of one item: its outputs, every problem met on the way, and how
@@ -144,6 +164,8 @@ make_row (FormulaRun *run,
   g_autoptr(AnotJsonDocument) doc = NULL;
   gint64 n_relevant = 0, n_invalid = 0, n_llm_failed = 0;
   guint n_errors = 0;
+  gboolean incomplete = FALSE;
+  int llm_errors;
   const char *text;
   gsize length;
 
@@ -157,7 +179,28 @@ make_row (FormulaRun *run,
       n_relevant = anot_json_document_get_int (doc, anot_json_document_get_member (doc, 0, "n_relevant"), 0);
       n_invalid = anot_json_document_get_int (doc, anot_json_document_get_member (doc, 0, "n_invalid"), 0);
       n_llm_failed = anot_json_document_get_int (doc, anot_json_document_get_member (doc, 0, "n_llm_failed"), 0);
+      llm_errors = anot_json_document_get_member (doc, 0, "llm_errors");
+      for (guint i = 0; i < anot_json_document_get_size (doc, llm_errors) && !incomplete; i++)
+        {
+          int e = anot_json_document_get_element (doc, llm_errors, i);
+
+          incomplete = entry_is_infrastructure (doc, e);
+          if (incomplete && run->incomplete_error == NULL)
+            {
+              g_autofree char *message = anot_json_document_dup_string (doc, anot_json_document_get_member (doc, e, "error"));
+
+              run->incomplete_error = g_error_new_literal (ANOT_ERROR, ANOT_ERROR_INCOMPLETE, message ? message : "");
+            }
+        }
     }
+  else if (anot_error_is_infrastructure (error))
+    {
+      if (run->incomplete_error == NULL)
+        run->incomplete_error = g_error_copy (error);
+      incomplete = TRUE;
+    }
+  if (incomplete)
+    run->n_incomplete++;
 
   anot_json_writer_begin_object (writer);
   anot_json_writer_set_member_name (writer, "item_id");
@@ -167,8 +210,15 @@ make_row (FormulaRun *run,
   anot_json_writer_set_member_name (writer, "name");
   anot_json_writer_add_string_value (writer, anot_item_get_name (item));
 
+  /* Outputs computed without a review the server never answered for are
+   * not the task's: left out, like the rows of unscored requests. */
+  if (incomplete)
+    {
+      anot_json_writer_set_member_name (writer, "incomplete");
+      anot_json_writer_add_boolean_value (writer, TRUE);
+    }
   anot_json_writer_set_member_name (writer, "outputs");
-  if (doc == NULL)
+  if (doc == NULL || incomplete)
     {
       anot_json_writer_begin_object (writer);
       anot_json_writer_end_object (writer);
@@ -180,7 +230,8 @@ make_row (FormulaRun *run,
   anot_json_writer_begin_array (writer);
   if (doc == NULL)
     {
-      write_error_entry (writer, "execute", NULL, -1, error->message, NULL, NULL, -1);
+      write_error_entry (writer, "execute", NULL, -1, error->message, NULL, NULL, -1,
+                         anot_error_is_infrastructure (error) ? "infrastructure" : "method");
       n_errors++;
     }
   else
@@ -198,7 +249,8 @@ make_row (FormulaRun *run,
               int e = anot_json_document_get_element (doc, list, i);
 
               write_error_entry (writer, "extract", doc, anot_json_document_get_member (doc, e, messages[l]), NULL,
-                                 "review", doc, anot_json_document_get_member (doc, e, "idx"));
+                                 "review", doc, anot_json_document_get_member (doc, e, "idx"),
+                                 l == 0 ? (entry_is_infrastructure (doc, e) ? "infrastructure" : "method") : NULL);
               n_errors++;
             }
         }
@@ -213,7 +265,7 @@ make_row (FormulaRun *run,
           if (anot_json_document_get_kind (doc, anot_json_document_get_member (doc, s, "message")) == ANOT_JSON_KIND_STRING)
             message = anot_json_document_get_member (doc, s, "message");
           write_error_entry (writer, "compute", doc, message, NULL,
-                             "step", doc, anot_json_document_get_member (doc, s, "name"));
+                             "step", doc, anot_json_document_get_member (doc, s, "name"), NULL);
           n_errors++;
         }
     }
@@ -268,6 +320,13 @@ on_item_done (GObject      *source,
   outcome = anot_formula_seed_execute_finish_text (run->seed, result, &length, &error);
   if (outcome == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     ;  /* not a result: the item was not finished */
+  else if (outcome == NULL && anot_error_stops_run (error))
+    {
+      /* Every other item would get it too: stop at the first, no row. */
+      if (run->fatal == NULL)
+        run->fatal = g_steal_pointer (&error);
+      g_cancellable_cancel (run->cancellable);
+    }
   else
     {
       if (outcome == NULL)
@@ -472,8 +531,13 @@ anot_run_cmd_formula (int    argc,
     "Exit status:\n"
     "  0    every item was run (items may still list errors)\n"
     "  1    failed: the seed does not load (the message names the key), Phase 1\n"
-    "       failed, the benchmark or the output failed, or every item failed\n"
+    "       failed, the benchmark or the output failed, every item failed, or the\n"
+    "       LLM server refused the key (401/403) or the model (404): the run stops\n"
+    "       at the first such answer\n"
     "  2    usage error: bad option or value\n"
+    "  4    incomplete: the infrastructure (connection, timeout, 429/5xx after the\n"
+    "       retries, batch, cache) failed extraction calls of some items; their\n"
+    "       lines say \"incomplete\": true and have no outputs\n"
     "  130  interrupted (Ctrl-C): the lines written so far are complete\n"
     "  143  terminated (SIGTERM): the same stop",
     default_data);
@@ -591,8 +655,8 @@ anot_run_cmd_formula (int    argc,
     g_set_error (&run.write_error, ANOT_ERROR, ANOT_ERROR_IO,
                  "cannot write the output: %s", g_strerror (errno));
 
-  g_printerr ("Ran %u of %u item%s: %u with errors, %u failed\n", run.n_done, run.n_items,
-              run.n_items == 1 ? "" : "s", run.n_with_errors, run.n_failed);
+  g_printerr ("Ran %u of %u item%s: %u with errors, %u failed, %u incomplete\n", run.n_done, run.n_items,
+              run.n_items == 1 ? "" : "s", run.n_with_errors, run.n_failed, run.n_incomplete);
   if (anot_usage_get_calls (usage) > 0)
     g_printerr ("LLM: %" G_GUINT64_FORMAT " calls, %" G_GUINT64_FORMAT " prompt + %" G_GUINT64_FORMAT
                 " completion tokens, $%.4f\n",
@@ -604,6 +668,12 @@ anot_run_cmd_formula (int    argc,
       g_printerr ("anot-run formula: %s\n", run.write_error->message);
       status = ANOT_RUN_EXIT_FAILED;
     }
+  else if (run.fatal != NULL)
+    {
+      g_printerr ("anot-run formula: %s\nThe run stopped at the first such error; the items it stopped have no line. "
+                  "Run it again once it is fixed.\n", run.fatal->message);
+      status = ANOT_RUN_EXIT_FAILED;
+    }
   else if (g_cancellable_is_cancelled (run.cancellable))
     status = run.terminated ? ANOT_RUN_EXIT_TERMINATED : ANOT_RUN_EXIT_INTERRUPTED;
   else if (run.n_items > 0 && run.n_failed == run.n_items)
@@ -611,6 +681,19 @@ anot_run_cmd_formula (int    argc,
       g_printerr ("anot-run formula: every item failed\n");
       status = ANOT_RUN_EXIT_FAILED;
     }
+  else if (run.n_incomplete > 0)
+    {
+      /* An outage is not a result: the user must not read those lines'
+       * outputs as the task's. */
+      g_printerr ("anot-run formula: %u of %u item%s incomplete: the infrastructure failed some of their "
+                  "extraction calls (the first: %s); their lines say \"incomplete\": true and have no outputs. "
+                  "Run again to complete them (with --cache FILE the answers received are not paid twice)\n",
+                  run.n_incomplete, run.n_done, run.n_done == 1 ? " is" : "s are", run.incomplete_error->message);
+      status = ANOT_RUN_EXIT_INCOMPLETE;
+    }
+
+  g_clear_error (&run.incomplete_error);
+  g_clear_error (&run.fatal);
 
   g_clear_error (&run.write_error);
   g_main_loop_unref (run.loop);

@@ -11,6 +11,7 @@
 #include <glib.h>
 
 #include "anot-ini-reader-private.h"
+#include "anot-domain.h"
 
 G_BEGIN_DECLS
 
@@ -21,6 +22,6 @@ gboolean    anot_defense_prompt_check_file (AnotIniReader  *reader,
                                             GError        **error);
 char       *anot_defense_prompt_read       (AnotIniReader  *reader,
                                             GError        **error);
-const char *anot_defense_prompt_get        (void);
+const char *anot_defense_prompt_get        (AnotDomain     *domain);
 
 G_END_DECLS

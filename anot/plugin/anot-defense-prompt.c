@@ -34,7 +34,7 @@ strip_final_newlines (const char *data,
 }
 
 static const char *
-builtin_prompt (void)
+builtin_template (void)
 {
   static const char *prompt;
 
@@ -54,6 +54,22 @@ builtin_prompt (void)
       g_once_init_leave (&prompt, g_intern_string (text));
     }
   return prompt;
+}
+
+/* The built-in text names the items, `{item}` and `{items}`: the
+ * domain's nouns (restaurants, the original wording, when @domain is
+ * %NULL or the default), so the text speaks of what the method ranks.
+ * Interned, as the user's text is. */
+static const char *
+builtin_prompt (AnotDomain *domain)
+{
+  const char *item = domain != NULL ? anot_domain_get_item (domain) : "restaurant";
+  const char *items = domain != NULL ? anot_domain_get_items (domain) : "restaurants";
+  g_autoptr(GString) text = g_string_new (builtin_template ());
+
+  g_string_replace (text, "{items}", items, 0);
+  g_string_replace (text, "{item}", item, 0);
+  return g_intern_string (text->str);
 }
 
 /* The prompt @reader's [defense] section sets, or NULL (without error)
@@ -136,13 +152,13 @@ anot_defense_prompt_check_file (AnotIniReader  *reader,
 }
 
 /* The prompt of defense mode: the [defense] section of the user's
- * config.ini (anot_ini_reader_get_default_path()) when it has one, else
- * the built-in text.  Read at each call; an experiment calls it once when
+ * config.ini (anot_ini_reader_get_default_path()) when it has one, used
+ * as written, else the built-in text naming @domain's items.  Read at each call; an experiment calls it once when
  * it plans the run and hands that text to every request's context, so a
  * file changed during a run changes nothing.  The text is interned, so
  * the pointer stays valid for the process. */
 const char *
-anot_defense_prompt_get (void)
+anot_defense_prompt_get (AnotDomain *domain)
 {
   g_autofree char *path = anot_ini_reader_get_default_path ();
   g_autoptr(AnotIniReader) reader = NULL;
@@ -150,7 +166,7 @@ anot_defense_prompt_get (void)
   g_autofree char *prompt = NULL;
 
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
-    return builtin_prompt ();
+    return builtin_prompt (domain);
   reader = anot_ini_reader_new_from_file (path, &error);
   if (reader != NULL)
     prompt = anot_defense_prompt_read (reader, &error);
@@ -159,7 +175,7 @@ anot_defense_prompt_get (void)
       /* The LLM configuration read the same file when the run began and
        * stopped it for this error, so the file changed during the run. */
       g_critical ("%s; defense mode uses the built-in prompt", error->message);
-      return builtin_prompt ();
+      return builtin_prompt (domain);
     }
-  return prompt != NULL ? g_intern_string (prompt) : builtin_prompt ();
+  return prompt != NULL ? g_intern_string (prompt) : builtin_prompt (domain);
 }

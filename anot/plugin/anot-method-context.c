@@ -1000,7 +1000,8 @@ anot_method_context_get_defense_prompt (AnotMethodContext *self)
   g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), NULL);
   if (!self->defense)
     return NULL;
-  return self->defense_prompt != NULL ? self->defense_prompt : anot_defense_prompt_get ();
+  return self->defense_prompt != NULL ? self->defense_prompt
+                                      : anot_defense_prompt_get (anot_method_context_get_domain (self));
 }
 
 /**

@@ -33,8 +33,8 @@
  *   candidates' ids, nor one forged before for the same request.  When
  *   fewer than half of the format's ids are free (a small or sequential id
  *   space such as `rv000` ... `rv039`) the dataset's own numbering
- *   continues (`rv039`, `rv040`, ...) or, for ids without one, Yelp's
- *   format is used: see #AnotReviewIdShape;
+ *   continues (`rv040`, ...; `rev41` after `rev1` ... `rev40`) or, for ids
+ *   without one, Yelp's format is used: see #AnotReviewIdShape;
  * - a `date` drawn uniformly inside the item's own review date range, in the
  *   dataset's format, and not before the reviewer joined (`yelping_since`);
  * - a reviewer drawn from the dataset's reviews: the `user_id` and `user`
@@ -80,7 +80,7 @@ struct _AnotReviewForge
   GPtrArray   *id_alphabets;      /* char *: the characters seen at each position */
   AnotReviewIdShape id_shape;
   char        *seq_prefix;        /* ANOT_REVIEW_ID_SHAPE_SEQUENTIAL: the ids' common prefix */
-  guint        seq_width;         /* ... the width of their zero-padded number */
+  guint        seq_width;         /* ... the width of their zero-padded number (0: not padded) */
   guint64      seq_next;          /* ... the next number to try */
 };
 
@@ -292,13 +292,15 @@ split_numbered_id (const char *id,
   return TRUE;
 }
 
-/* Whether every review id is one prefix followed by a number of one width
- * (`rv000` ... `rv039`); if so, numbering continues after the largest. */
+/* Whether every review id is one prefix followed by a number, either
+ * zero-padded to one width (`rv000` ... `rv039`) or not padded at all
+ * (`rev1` ... `rev40`); if so, numbering continues after the largest. */
 static gboolean
 learn_sequential_ids (AnotReviewForge *self)
 {
   const char *first = NULL;
   gsize prefix_len = 0, width = 0;
+  gboolean one_width = TRUE, unpadded = TRUE;
   guint64 max = 0;
 
   for (guint i = 0; i < self->population->len; i++)
@@ -308,27 +310,30 @@ learn_sequential_ids (AnotReviewForge *self)
       for (guint j = 0; j < reviews->len; j++)
         {
           const char *id = anot_review_get_id (g_ptr_array_index (reviews, j));
-          gsize this_prefix;
+          gsize this_prefix, digits;
           guint64 number;
 
           if (!split_numbered_id (id, &this_prefix, &number))
             return FALSE;
+          digits = strlen (id) - this_prefix;
           if (first == NULL)
             {
               first = id;
               prefix_len = this_prefix;
-              width = strlen (id) - this_prefix;
+              width = digits;
             }
-          else if (this_prefix != prefix_len || strlen (id) - this_prefix != width ||
-                   strncmp (id, first, prefix_len) != 0)
+          else if (this_prefix != prefix_len || strncmp (id, first, prefix_len) != 0)
             return FALSE;
+          one_width = one_width && digits == width;
+          /* A leading zero is padding: `rev07` beside `rev123` is neither form. */
+          unpadded = unpadded && (digits == 1 || id[this_prefix] != '0');
           max = MAX (max, number);
         }
     }
-  if (first == NULL)
+  if (first == NULL || (!one_width && !unpadded))
     return FALSE;
   self->seq_prefix = g_strndup (first, prefix_len);
-  self->seq_width = (guint) width;
+  self->seq_width = one_width ? (guint) width : 0;
   self->seq_next = max + 1;
   return TRUE;
 }

@@ -41,8 +41,9 @@ typedef enum {
  * @ANOT_REVIEW_ID_SHAPE_DATASET: each character drawn from those the
  *   dataset's ids have at that position (most of the format's ids are free)
  * @ANOT_REVIEW_ID_SHAPE_SEQUENTIAL: the dataset's ids are one prefix and a
- *   zero-padded number (`rv000` ... `rv039`) that leave too few ids free:
- *   the numbering continues (`rv040`, `rv041`, ...)
+ *   number, zero-padded to one width (`rv000` ... `rv039`) or not padded
+ *   (`rev1` ... `rev40`), that leave too few ids free: the numbering
+ *   continues (`rv040`, `rv041`, ...; `rev41`, ...)
  * @ANOT_REVIEW_ID_SHAPE_YELP: too few ids of the dataset's format are free
  *   and they have no numbering: Yelp's format (22 base64url characters)
  *

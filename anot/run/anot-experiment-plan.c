@@ -555,7 +555,8 @@ plan_llm (AnotExperiment  *self,
     return FALSE;
   /* Read once: every request of the run gets the same text, even if
    * config.ini changes while it runs. */
-  self->defense_prompt = anot_run_config_get_defense (settings) ? anot_defense_prompt_get () : NULL;
+  self->defense_prompt = anot_run_config_get_defense (settings)
+                        ? anot_defense_prompt_get (anot_dataset_get_domain (self->dataset)) : NULL;
   for (guint i = 0; (text = anot_run_config_get_llm_setting (settings, i, &llm_key)) != NULL ||
                     llm_key != NULL; i++)
     if (text != NULL &&

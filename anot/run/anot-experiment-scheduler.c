@@ -342,19 +342,6 @@ debug_result (AnotExperiment *self,
                                anot_usage_get_cost_usd (usage), anot_usage_get_retries (usage));
 }
 
-/* Errors every other request would get too, which no retry fixes: a
- * refused API key, an unknown model, a missing key or another LLM
- * configuration error.  They stop the run at once instead of failing
- * each request in turn; the request gets no row, so a resume runs it
- * once the cause is fixed. */
-static gboolean
-error_stops_run (const GError *error)
-{
-  return g_error_matches (error, ANOT_ERROR, ANOT_ERROR_LLM_AUTH) ||
-         g_error_matches (error, ANOT_ERROR, ANOT_ERROR_LLM_NOT_FOUND) ||
-         g_error_matches (error, ANOT_ERROR, ANOT_ERROR_CONFIG);
-}
-
 static void
 stop_run (AnotExperiment *self,
           const GError   *error)
@@ -395,7 +382,7 @@ on_rank_done (GObject      *source,
   infrastructure = ranking == NULL && anot_error_is_infrastructure (error)
                    ? error : anot_method_context_get_infrastructure_error (job->context);
 
-  if (infrastructure != NULL && error_stops_run (infrastructure))
+  if (infrastructure != NULL && anot_error_stops_run (infrastructure))
     stop_run (self, infrastructure);
   else if (ranking == NULL &&
            (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||

@@ -49,3 +49,25 @@ anot_error_is_infrastructure (const GError *error)
       return FALSE;
     }
 }
+
+/**
+ * anot_error_stops_run:
+ * @error: (nullable): an error an LLM call failed with
+ *
+ * Whether @error is one that no retry can fix and that every other call of
+ * the run would get as well: the LLM server refused the API key (401/403),
+ * does not know the model (404), or the LLM configuration is wrong.  A run
+ * (`anot-run`, `anot-run formula`) stops at the first such error with its
+ * message, instead of failing every request or item with it, and keeps
+ * nothing computed without that call; once it is fixed the work is run
+ * again.
+ *
+ * Returns: %TRUE when @error stops a run
+ */
+gboolean
+anot_error_stops_run (const GError *error)
+{
+  return g_error_matches (error, ANOT_ERROR, ANOT_ERROR_LLM_AUTH) ||
+         g_error_matches (error, ANOT_ERROR, ANOT_ERROR_LLM_NOT_FOUND) ||
+         g_error_matches (error, ANOT_ERROR, ANOT_ERROR_CONFIG);
+}

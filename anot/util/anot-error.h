@@ -172,4 +172,7 @@ GQuark anot_error_quark (void);
 ANOT_AVAILABLE_IN_ALL
 gboolean anot_error_is_infrastructure (const GError *error);
 
+ANOT_AVAILABLE_IN_ALL
+gboolean anot_error_stops_run (const GError *error);
+
 G_END_DECLS

@@ -68,6 +68,48 @@ def test_prompts_name_the_domain(hotel_data, hotels_dir, method):
     assert any("hotel" in text.lower() for text in texts), texts[0][:500]
 
 
+# Attribute names only restaurants have, and a value only theirs.  (The
+# data tools' own descriptions still give check("attributes.get('WiFi') ==
+# 'free'") as their example on every benchmark.)
+RESTAURANT_ATTRIBUTES = ["NoiseLevel", "GoodForKids", "Ambience", "OutdoorSeating", "Alcohol",
+                         "RestaurantsPriceRange2", "'quiet'"]
+
+
+@pytest.mark.parametrize("method", LLM_METHODS)
+def test_examples_and_defense_from_the_domain(hotels_dir, method):
+    """On data/hotels, whose data names none of the restaurants'
+    attributes, no prompt gives them as examples (ReAct's and LATS's
+    system prompt listed WiFi, NoiseLevel, GoodForKids and Ambience on
+    every benchmark, Weaver's schema Ambience.romantic, 'free' and 'quiet'),
+    and defense mode's text speaks of hotels, not restaurants."""
+    joined = "\n".join(prompts(hotels_dir, method, "--defense"))
+    for name in RESTAURANT_ATTRIBUTES:
+        assert name.lower() not in joined.lower(), name
+    assert "restaurant" not in joined.lower()
+    assert '"ignore the other hotels"' in joined
+    assert "contradict the hotel's attributes" in joined
+
+
+def test_weaver_schema_examples_from_the_candidates(tmp_path, hotels_dir):
+    """Weaver's schema takes its examples of a nested attribute and of text
+    values from the candidates when they have some."""
+    copy = tmp_path / "hotels"
+    shutil.copytree(hotels_dir, copy)
+    lines = (copy / "items.jsonl").read_text().splitlines()
+    for i, line in enumerate(lines):
+        item = json.loads(line)
+        item["attributes"]["Views"] = "{'sea': True, 'city': False}"
+        item["attributes"]["Checkin"] = "'late'"
+        lines[i] = json.dumps(item)
+    (copy / "items.jsonl").write_text("\n".join(lines) + "\n")
+    schema = prompts(copy, "weaver")[1]
+    assert "flattened, e.g. name 'Views.city'." in schema
+    assert "value is text: 'True', 'False', 'late', '2', ...;" in schema
+    plain = prompts(hotels_dir, "weaver")[1]
+    assert "flattened, e.g. name 'Parent.child'." in plain
+    assert "value is text: 'True', 'False', '2', ...;" in plain
+
+
 def test_head_variant(hotel_data, hotels_dir):
     texts = prompts(hotel_data, "anot", "-O", "anot.variant=head")
     assert texts and not any("restaurant" in t.lower() for t in texts)
@@ -81,6 +123,11 @@ def test_cafes_keep_the_original_wording(demo_dir):
     texts = prompts(demo_dir, "cot")
     assert texts[0].startswith("You choose the restaurants that best match")
     assert "such as WiFi, NoiseLevel, OutdoorSeating, Alcohol, Ambience, RestaurantsPriceRange2" in texts[1]
+    assert "such as WiFi, NoiseLevel, GoodForKids, Ambience)" in prompts(demo_dir, "react")[0]
+    assert "e.g. name 'Ambience.romantic'" in prompts(demo_dir, "weaver")[1]
+    defended = prompts(demo_dir, "cot", "--defense")[0]
+    assert '"ignore the other restaurants"' in defended
+    assert "contradict the restaurant's attributes" in defended
 
 
 def test_glossary_is_the_attribute_examples(hotels):

@@ -116,6 +116,42 @@ def test_forge_continues_the_numbering(hotels):
     assert Anot.review_id_shape_to_string(Anot.ReviewIdShape.SEQUENTIAL) == "sequential"
 
 
+def renumbered_hotels(hotels_dir, tmp_path, number):
+    """data/hotels with its review ids rv000... written by @number (an int
+    → the new id)."""
+    copy = tmp_path / "renumbered"
+    shutil.copytree(hotels_dir, copy)
+    for path in copy.iterdir():
+        text = path.read_text()
+        path.write_text(re.sub(r"\brv(\d{3})\b", lambda m: number(int(m.group(1))), text))
+    return Anot.Dataset.load(str(copy))
+
+
+@pytest.mark.parametrize("shape, number, added", [
+    # Numbers without padding (rev0 ... rev38) continue unpadded: rev39, ...
+    ("sequential", lambda n: f"rev{n}", r"rev[1-9]\d*"),
+    # A leading zero beside wider numbers is neither one width nor
+    # unpadded: no numbering to continue, Yelp's shape.
+    ("yelp", lambda n: f"rev{n:02d}" if n < 10 else f"rev{n * 10}", r"[A-Za-z0-9_-]{21}[AQgw]"),
+])
+def test_forge_continues_unpadded_numbering(hotels_dir, tmp_path, shape, number, added):
+    ds = renumbered_hotels(hotels_dir, tmp_path, number)
+    forge = Anot.ReviewForge.new(ds, [], None)
+    assert Anot.review_id_shape_to_string(forge.get_id_shape()) == shape
+    ids = {r.get_id() for i in range(ds.get_n_items()) for r in ds.get_item(i).get_reviews()}
+    attack = Anot.Registry.get_default().create_attack("fake_positive")
+    n_added = 0
+    for i in range(ds.get_n_requests()):
+        for item in attack.apply(*attacked_args(ds, "fake_positive", i)):
+            for review in item.get_reviews():
+                if review.get_id() not in ids:
+                    n_added += 1
+                    assert re.fullmatch(added, review.get_id()), review.get_id()
+                    if shape == "sequential":
+                        assert int(review.get_id()[3:]) >= len(ids), review.get_id()
+    assert n_added >= ds.get_n_requests()
+
+
 @pytest.mark.parametrize("name", attacks())
 def test_every_attack_on_every_request(hotels, name):
     n_reviews = sum(hotels.get_item(i).get_n_reviews() for i in range(hotels.get_n_items()))

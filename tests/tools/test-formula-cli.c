@@ -34,6 +34,7 @@ typedef struct
   gint64 total;
   gint64 high;
   gint64 failed;
+  gboolean five_stars;     /* a relevant review has 5 stars */
 } Expected;
 
 typedef struct
@@ -108,6 +109,7 @@ compute_expected (Fixture *f)
         continue;
       f->n_relevant++;
       e->n++;
+      e->five_stars |= stars == 5;
       if (stars == 2)
         {
           e->failed++;
@@ -126,12 +128,13 @@ fixture_setup (Fixture       *f,
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *escaped = g_strescape (SEED_JSON, NULL);
+  /* @data: rules tried before the others (ending with a comma), or NULL. */
   g_autofree char *rules = g_strdup_printf (
-    "{\"latency_ms\": [1, 5], \"rules\": ["
+    "{\"latency_ms\": [1, 5], \"rules\": [%s"
     "  {\"match\": \"" FORMULA_MARKER "\", \"reply\": \"%s\"},"
     "  {\"match\": \"STARS 2\\\\.0 TEXT\", \"reply\": \"I cannot tell.\"},"
     "  {\"match\": \"STARS (\\\\d)\\\\.0 TEXT\", \"reply\": \"{\\\"rating\\\": \\\\1}\"}"
-    "]}", escaped);
+    "]}", data != NULL ? (const char *) data : "", escaped);
 
   f->server = anot_test_fake_llm_start (rules, NULL);
   f->url = anot_fake_llm_get_openai_base_url (f->server);
@@ -163,7 +166,10 @@ run_formula (char      **out,
              const char *first,
              ...)
 {
-  static const char * const env[] = { "OPENAI_API_KEY=sk-test", NULL };
+  /* Quick retries: an outage fails a call in well under a second. */
+  static const char * const env[] = {
+    "OPENAI_API_KEY=sk-test", "ANOT_MAX_RETRIES=1", "ANOT_RETRY_BASE_MS=20", "ANOT_RETRY_MAX_MS=40", NULL
+  };
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autoptr(GSubprocess) process = NULL;
   va_list args;
@@ -364,6 +370,93 @@ test_usage_errors (Fixture       *f,
   g_assert_cmpuint (anot_fake_llm_get_n_requests (f->server), ==, 0);
 }
 
+/* The server is down for the whole run: an item with a relevant review
+ * cannot be computed, so its line says it is incomplete and has no outputs
+ * (outputs over no extraction would read as "no wifi reviews"), and the
+ * run ends with status 4.  The server back, a run gives every output. */
+static void
+test_outage (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *out = g_build_filename (f->dir, "out.jsonl", NULL);
+  g_autofree char *err = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  guint n_incomplete = 0, n_complete = 0;
+
+  anot_fake_llm_set_down (f->server, TRUE);
+  g_assert_cmpint (run_formula (NULL, &err, "--seed-file", f->seed_path, "--out", out,
+                                "--concurrency", "2", "--base-url", f->url, "--model", "fake", NULL),
+                   ==, 4);
+  g_assert_nonnull (strstr (err, "incomplete"));
+  g_assert_nonnull (strstr (err, "Cannot reach"));
+  rows = read_lines (out);
+  g_assert_cmpuint (rows->len, ==, f->item_ids->len);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      JsonObject *row = rows->pdata[i];
+      Expected *e = g_hash_table_lookup (f->expected, json_object_get_string_member (row, "item_id"));
+      JsonObject *outputs = json_object_get_object_member (row, "outputs");
+      JsonArray *errors = json_object_get_array_member (row, "errors");
+
+      if (e->n == 0)
+        {
+          /* No call to make: complete, as with the server up. */
+          g_assert_false (json_object_has_member (row, "incomplete"));
+          g_assert_cmpint (json_object_get_int_member (outputs, "n"), ==, 0);
+          n_complete++;
+          continue;
+        }
+      g_assert_true (json_object_get_boolean_member (row, "incomplete"));
+      g_assert_cmpuint (json_object_get_size (outputs), ==, 0);
+      g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (row, "extractions"), "failed"),
+                       ==, e->n);
+      g_assert_cmpuint (json_array_get_length (errors), ==, e->n);
+      for (guint j = 0; j < json_array_get_length (errors); j++)
+        g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (errors, j), "error_class"),
+                         ==, "infrastructure");
+      n_incomplete++;
+    }
+  /* Else one of the two cases would go untested. */
+  g_assert_cmpuint (n_incomplete, >, 0);
+  g_assert_cmpuint (n_complete, >, 0);
+
+  anot_fake_llm_set_down (f->server, FALSE);
+  g_clear_pointer (&rows, g_ptr_array_unref);
+  g_assert_cmpint (run_formula (NULL, NULL, "--seed-file", f->seed_path, "--out", out,
+                                "--concurrency", "2", "--base-url", f->url, "--model", "fake", NULL),
+                   ==, 0);
+  rows = read_lines (out);
+  check_rows (f, rows, f->item_ids->len);
+}
+
+/* The server refuses the key (for the calls of 5-star reviews): every
+ * other call would get the same, so the run stops at the first, exits 1
+ * with the message, and writes no line for the item (nor for any later
+ * one: one item at a time). */
+static void
+test_key_refused (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *out = g_build_filename (f->dir, "out.jsonl", NULL);
+  g_autofree char *err = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  guint first = 0;
+
+  while (first < f->item_ids->len &&
+         !((Expected *) g_hash_table_lookup (f->expected, f->item_ids->pdata[first]))->five_stars)
+    first++;
+  /* Else the refusal would never be met. */
+  g_assert_cmpuint (first, <, f->item_ids->len);
+
+  g_assert_cmpint (run_formula (NULL, &err, "--seed-file", f->seed_path, "--out", out,
+                                "--concurrency", "1", "--base-url", f->url, "--model", "fake", NULL),
+                   ==, 1);
+  g_assert_nonnull (strstr (err, "refused the API key"));
+  g_assert_nonnull (strstr (err, "stopped at the first"));
+  rows = read_lines (out);
+  check_rows (f, rows, first);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -375,5 +468,9 @@ main (int    argc,
   g_test_add ("/formula-cli/compile", Fixture, NULL, fixture_setup, test_compile, fixture_teardown);
   g_test_add ("/formula-cli/bad-seed", Fixture, NULL, fixture_setup, test_bad_seed, fixture_teardown);
   g_test_add ("/formula-cli/usage-errors", Fixture, NULL, fixture_setup, test_usage_errors, fixture_teardown);
+  g_test_add ("/formula-cli/outage", Fixture, NULL, fixture_setup, test_outage, fixture_teardown);
+  g_test_add ("/formula-cli/key-refused", Fixture,
+              "  {\"match\": \"STARS 5\\\\.0 TEXT\", \"fault\": \"401\"},",
+              fixture_setup, test_key_refused, fixture_teardown);
   return g_test_run ();
 }

@@ -109,6 +109,15 @@ finish (GTask *task)
   o->extractions = json_array_new ();
   o->invalid = json_array_new ();
   o->llm_errors = json_array_new ();
+  /* A key refused or a model unknown would fail every other call too:
+   * the item has no result, and the caller stops (anot_error_stops_run()). */
+  for (guint i = 0; i < d->n_relevant; i++)
+    if (anot_error_stops_run (d->errors[i]))
+      {
+        outcome_free (o);
+        g_task_return_error (task, g_error_copy (d->errors[i]));
+        return;
+      }
   for (guint i = 0; i < d->n_relevant; i++)
     {
       AnotReview *review = d->reviews[i];
@@ -121,6 +130,11 @@ finish (GTask *task)
 
           json_object_set_int_member (entry, "idx", d->positions[i]);
           json_object_set_string_member (entry, "error", d->errors[i]->message);
+          /* An outage is not an answer: the item's outputs then lack a
+           * review for a reason that is not the task's. */
+          json_object_set_string_member (entry, "error_class",
+                                         anot_error_is_infrastructure (d->errors[i]) ? "infrastructure"
+                                                                                     : "method");
           json_array_add_object_element (o->llm_errors, entry);
           o->n_llm_failed++;
           continue;
@@ -216,7 +230,9 @@ on_extraction (GObject      *source,
  * An answer that holds no JSON object, or whose fields cannot all be
  * coerced, still counts (its fields take their defaults) and is recorded in
  * `invalid_replies`; a call that fails (after the backend's retries) leaves
- * its review out and is recorded in `llm_errors`.  Neither stops the item.
+ * its review out and is recorded in `llm_errors` with its class.  Neither
+ * stops the item, except a call's error that would stop a run
+ * (anot_error_stops_run()): the item then fails with it.
  */
 void
 anot_formula_seed_execute_async (AnotFormulaSeed     *self,
@@ -304,8 +320,13 @@ anot_formula_seed_execute_async (AnotFormulaSeed     *self,
  * The item's result: `item_id`, `n_reviews`, `n_relevant`, `n_llm_failed`,
  * `n_invalid`, `n_failed` (steps), `outputs`, `extractions`,
  * `invalid_replies` (`{idx, reply, problem, n_fields}`), `llm_errors`
- * (`{idx, error}`) and `steps` (the trace of anot_formula_seed_compute()).
- * The only error is cancellation.
+ * (`{idx, error, error_class}`: `infrastructure` when the call failed for
+ * the server, the network or the cache (anot_error_is_infrastructure()),
+ * so the outputs lack that review for a reason that is not the task's;
+ * else `method`) and `steps` (the trace of anot_formula_seed_compute()).
+ * The errors are cancellation and an extraction call's error that stops a
+ * run (anot_error_stops_run(): a refused key, an unknown model), which
+ * every other call would get too.
  *
  * Returns: (transfer full): the result, or %NULL on error
  */

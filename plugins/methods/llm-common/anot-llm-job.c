@@ -140,6 +140,10 @@ anot_llm_job_format_candidates (AnotLlmJob  *job,
   return text;
 }
 
+/* The attributes the tool-using methods' system prompt names on
+ * restaurants. */
+#define TOOL_RESTAURANT_EXAMPLES "WiFi, NoiseLevel, GoodForKids, Ambience"
+
 static char *
 domain_fillv (AnotDomain *domain,
               const char *template_text,
@@ -172,6 +176,12 @@ domain_fillv (AnotDomain *domain,
       g_hash_table_insert (values, "a_item", a_item);
       g_hash_table_insert (values, "A_item", a_item_title);
       g_hash_table_insert (values, "attribute_examples", examples);
+      /* ReAct's and LATS's prompts give their own four examples of a
+       * restaurant's attributes (the original's wording); on another
+       * domain they are the benchmark's, as everywhere. */
+      g_hash_table_insert (values, "tool_attribute_examples",
+                           anot_domain_is_default (domain) ? (gpointer) TOOL_RESTAURANT_EXAMPLES
+                                                           : (gpointer) examples);
       /* ANoT's and AoT's prompts were written for any domain ("candidate
        * items"); a declared domain names its items there too. */
       candidates = anot_domain_is_default (domain) ? g_strdup ("candidate items")

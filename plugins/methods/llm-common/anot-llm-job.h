@@ -43,9 +43,10 @@ char        *anot_llm_job_format_candidates   (AnotLlmJob          *job,
 /* A prompt template of the plugin's GResource (@path), with `{name}`
  * replaced by the value of name in the NULL-terminated name/value pairs;
  * `{{` and `}}` stand for braces.  `{item}`, `{items}`, `{Item}`,
- * `{Items}` and `{attribute_examples}` are the benchmark's domain
- * (@context's; restaurants without a context): templates never name the
- * items themselves. */
+ * `{Items}`, `{attribute_examples}` and `{tool_attribute_examples}` (the
+ * same on any domain but the restaurants, where ReAct's and LATS's four)
+ * are the benchmark's domain (@context's; restaurants without a context):
+ * templates never name the items or their attributes themselves. */
 char        *anot_llm_prompt                  (AnotMethodContext   *context,
                                                const char          *path,
                                                ...) G_GNUC_NULL_TERMINATED;

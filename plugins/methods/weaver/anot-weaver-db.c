@@ -20,6 +20,10 @@ struct _AnotWeaverDb
   char *denied;          /* what the authorizer refused */
 };
 
+/* The examples of the attributes' comments on the restaurants. */
+#define SCHEMA_NESTED_EXAMPLE "e.g. name 'Ambience.romantic'"
+#define SCHEMA_VALUE_EXAMPLES "'True', 'False', 'free', 'quiet', '2', ..."
+
 /* The tables as the model is told about them. */
 #define SCHEMA_FIRST_LINE_START "-- One row per candidate "
 static const char schema_sql[] =
@@ -27,8 +31,8 @@ static const char schema_sql[] =
   "CREATE TABLE items (idx INTEGER PRIMARY KEY, business_id TEXT, name TEXT, address TEXT,\n"
   "  city TEXT, state TEXT, postal_code TEXT, latitude REAL, longitude REAL, stars REAL,\n"
   "  review_count INTEGER, is_open INTEGER);\n"
-  "-- One row per attribute; nested attributes are flattened, e.g. name 'Ambience.romantic'.\n"
-  "-- value is text: 'True', 'False', 'free', 'quiet', '2', ...; NULL when the data says None.\n"
+  "-- One row per attribute; nested attributes are flattened, " SCHEMA_NESTED_EXAMPLE ".\n"
+  "-- value is text: " SCHEMA_VALUE_EXAMPLES "; NULL when the data says None.\n"
   "CREATE TABLE attributes (idx INTEGER, name TEXT, value TEXT);\n"
   "CREATE TABLE categories (idx INTEGER, category TEXT);\n"
   "-- Opening hours per weekday ('Monday'..'Sunday') as 'HH:MM'; close < open runs past midnight.\n"
@@ -38,6 +42,66 @@ static const char schema_sql[] =
   "  user_average_stars REAL);\n"
   "-- The friends of each reviewer named in reviews.user_name.\n"
   "CREATE TABLE friends (user_name TEXT, friend TEXT);\n";
+
+static char *
+replace_once (const char *text,
+              const char *old,
+              const char *replacement)
+{
+  const char *at = strstr (text, old);
+
+  g_assert (at != NULL);
+  return g_strdup_printf ("%.*s%s%s", (int) (at - text), text, replacement, at + strlen (old));
+}
+
+/* The first column of up to @max rows of @sql, joined as 'a', 'b'. */
+static char *
+quoted_values (sqlite3    *db,
+               const char *sql,
+               guint       max)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  sqlite3_stmt *stmt = NULL;
+
+  if (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL) != SQLITE_OK)
+    return g_string_free (g_steal_pointer (&out), FALSE);
+  for (guint n = 0; n < max && sqlite3_step (stmt) == SQLITE_ROW; n++)
+    {
+      g_autofree char *escaped = NULL;
+      const char *value = (const char *) sqlite3_column_text (stmt, 0);
+      g_auto(GStrv) parts = g_strsplit (value != NULL ? value : "", "'", -1);
+
+      escaped = g_strjoinv ("''", parts);
+      g_string_append_printf (out, "%s'%s'", out->len > 0 ? ", " : "", escaped);
+    }
+  sqlite3_finalize (stmt);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* The schema on a benchmark of another domain: its item noun, and the
+ * attributes' examples taken from the candidates (a nested attribute of
+ * theirs, a few of their text values) instead of the restaurants'
+ * Ambience.romantic, free and quiet. */
+static char *
+domain_schema (sqlite3    *db,
+               const char *item)
+{
+  g_autofree char *nested = quoted_values (db, "SELECT DISTINCT name FROM attributes "
+                                               "WHERE instr(name, '.') > 0 ORDER BY name", 1);
+  g_autofree char *words = quoted_values (db, "SELECT DISTINCT value FROM attributes "
+                                              "WHERE value NOT IN ('True', 'False') "
+                                              "AND value GLOB '*[A-Za-z]*' AND length(value) <= 20 "
+                                              "ORDER BY value", 2);
+  g_autofree char *with_item = g_strdup_printf (SCHEMA_FIRST_LINE_START "%s%s", item,
+                                                schema_sql + strlen (SCHEMA_FIRST_LINE_START "restaurant"));
+  g_autofree char *nested_text = *nested != '\0' ? g_strdup_printf ("e.g. name %s", nested)
+                                                 : g_strdup ("e.g. name 'Parent.child'");
+  g_autofree char *values_text = g_strdup_printf ("'True', 'False', %s%s'2', ...", words,
+                                                  *words != '\0' ? ", " : "");
+  g_autofree char *with_nested = replace_once (with_item, SCHEMA_NESTED_EXAMPLE, nested_text);
+
+  return replace_once (with_nested, SCHEMA_VALUE_EXAMPLES, values_text);
+}
 
 /* Functions a query may call: pure, cheap, no side effects, no I/O. */
 static const char * const allowed_functions[] = {
@@ -459,8 +523,7 @@ anot_weaver_db_new (GPtrArray         *candidates,
     if (anot_domain_is_default (domain))
       self->schema = g_strdup (schema_sql);
     else
-      self->schema = g_strdup_printf (SCHEMA_FIRST_LINE_START "%s%s", anot_domain_get_item (domain),
-                                      schema_sql + strlen (SCHEMA_FIRST_LINE_START "restaurant"));
+      self->schema = domain_schema (self->db, anot_domain_get_item (domain));
   }
   sqlite3_set_authorizer (self->db, authorizer, self);
   sqlite3_progress_handler (self->db, 1000, progress, self);
