@@ -141,3 +141,14 @@ def test_prompt_usage_errors(demo_dir):
     assert result.returncode == 2 and "--request" in result.stderr
     result = anot_run("prompt", "-d", str(demo_dir), "-m", "cot", "--request", "R999")
     assert result.returncode == 2 and "R999" in result.stderr
+
+
+def test_lists_and_help_say_item():
+    """What anot-run lists (methods, attacks, tools) and formula's help are
+    read by users of every domain: they speak of items."""
+    listing = anot_run("--list")
+    assert listing.returncode == 0 and "inject_override" in listing.stdout
+    assert "restaurant" not in listing.stdout.lower()
+    formula = anot_run("formula", "--help")
+    assert formula.returncode == 0 and "every item of a benchmark" in formula.stdout
+    assert "restaurant" not in formula.stdout.lower()
