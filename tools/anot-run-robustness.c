@@ -6,6 +6,7 @@
 
 #include "anot-run.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
 
 static const char robustness_summary[] =
@@ -56,6 +57,25 @@ write_report (const char *directory,
   return ANOT_RUN_EXIT_OK;
 }
 
+/* A run that stopped (budget, interrupted, failed) changed the results a
+ * robustness.json of an earlier run summarised (all of them with
+ * --force): it must not stay beside them.  A refused run (status 2: the
+ * directory exists, another process writes it) changed nothing. */
+static void
+forget_report (const char *directory,
+               int         status)
+{
+  g_autofree char *path = NULL;
+
+  if (directory == NULL || status == ANOT_RUN_EXIT_USAGE)
+    return;
+  path = g_build_filename (directory, "robustness.json", NULL);
+  if (g_remove (path) == 0)
+    g_printerr ("anot-run robustness: removed %s, the report of earlier results; once the "
+                "experiment is finished, anot-run robustness --report %s makes it again\n",
+                path, directory);
+}
+
 /* GOption reorders the argv it parses: each run gets a copy. */
 static int
 run_with (GPtrArray    *args,
@@ -76,6 +96,7 @@ anot_run_cmd_robustness (int    argc,
   gboolean defense_too = FALSE;
   AnotRunHooks plain = { 0 };
   AnotRunHooks defended = { 0 };
+  gboolean incomplete = FALSE;
   int status;
 
   /* Our own options; everything else is the run command's. */
@@ -117,8 +138,13 @@ anot_run_cmd_robustness (int    argc,
   plain.robustness = TRUE;
   plain.defense_later = defense_too;
   status = run_with (run_argv, &plain);
-  if (status != ANOT_RUN_EXIT_OK)
-    goto out;
+  /* Incomplete: every request ran; the report shows what is unscored. */
+  incomplete = status == ANOT_RUN_EXIT_INCOMPLETE;
+  if (status != ANOT_RUN_EXIT_OK && !incomplete)
+    {
+      forget_report (plain.directory, status);
+      goto out;
+    }
 
   if (defense_too)
     {
@@ -128,11 +154,17 @@ anot_run_cmd_robustness (int    argc,
       defended.defense = TRUE;
       defended.name_suffix = "_defense";
       status = run_with (run_argv, &defended);
-      if (status != ANOT_RUN_EXIT_OK)
-        goto out;
+      incomplete |= status == ANOT_RUN_EXIT_INCOMPLETE;
+      if (status != ANOT_RUN_EXIT_OK && status != ANOT_RUN_EXIT_INCOMPLETE)
+        {
+          forget_report (plain.directory, status);
+          goto out;
+        }
     }
 
   status = write_report (plain.directory, defended.directory);
+  if (status == ANOT_RUN_EXIT_OK && incomplete)
+    status = ANOT_RUN_EXIT_INCOMPLETE;
 
 out:
   g_free (plain.directory);

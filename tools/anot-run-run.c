@@ -422,23 +422,26 @@ print_tables (AnotExperiment *experiment,
     }
 }
 
-/* One line with the LLM usage of every row so far, when there was any. */
+/* One line with the LLM usage of every row so far, of every attack (what
+ * the run paid, as the budget counts it), when there was any. */
 static void
 print_llm_usage (AnotExperiment *experiment)
 {
   g_autoptr(AnotUsage) usage = anot_usage_new ();
+  g_auto(GStrv) attacks = anot_experiment_list_attacks (experiment);
   const guint *ns;
   guint n_ns = 0;
 
   ns = anot_experiment_get_candidate_counts (experiment, &n_ns);
-  for (guint i = 0; ns != NULL && i < n_ns; i++)
-    for (guint run = 1; run <= anot_experiment_get_n_runs (experiment); run++)
-      {
-        g_autoptr(GPtrArray) rows = anot_experiment_get_results (experiment, ns[i], run);
+  for (guint a = 0; attacks != NULL && attacks[a] != NULL; a++)
+    for (guint i = 0; ns != NULL && i < n_ns; i++)
+      for (guint run = 1; run <= anot_experiment_get_n_runs (experiment); run++)
+        {
+          g_autoptr(GPtrArray) rows = anot_experiment_get_attack_results (experiment, attacks[a], ns[i], run);
 
-        for (guint r = 0; rows != NULL && r < rows->len; r++)
-          anot_usage_merge (usage, anot_result_get_usage (g_ptr_array_index (rows, r)));
-      }
+          for (guint r = 0; rows != NULL && r < rows->len; r++)
+            anot_usage_merge (usage, anot_result_get_usage (g_ptr_array_index (rows, r)));
+        }
   if (anot_usage_get_calls (usage) == 0)
     return;
   g_print ("LLM: %" G_GUINT64_FORMAT " calls, %" G_GUINT64_FORMAT " prompt + %" G_GUINT64_FORMAT

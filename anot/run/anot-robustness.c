@@ -16,14 +16,40 @@
 
 #define CLEAN_ATTACK "clean"
 
-/* The results of one attack dir at one N: Hits@1 and MRR of each run. */
+/* The scored rows of one run: request id -> Scores. */
+typedef struct
+{
+  double hit1;
+  double rr;
+} Scores;
+
+typedef struct
+{
+  guint run;
+  GHashTable *rows;
+} RunScores;
+
+static void
+run_scores_free (gpointer data)
+{
+  RunScores *scores = data;
+
+  g_hash_table_unref (scores->rows);
+  g_free (scores);
+}
+
+/* The results of one attack dir at one N: Hits@1 and MRR of each run that
+ * scored any request, and the rows the infrastructure failed (in no
+ * figure, as everywhere else). */
 typedef struct
 {
   char *attack;
   guint n;
-  guint requests;
+  guint requests;         /* scored, the most of any run */
+  guint unscored;         /* rows, over every run */
   GArray *hits1;          /* double per run */
   GArray *mrr;
+  GPtrArray *runs;        /* RunScores */
 } Cell;
 
 static void
@@ -34,6 +60,7 @@ cell_free (gpointer data)
   g_free (cell->attack);
   g_array_unref (cell->hits1);
   g_array_unref (cell->mrr);
+  g_ptr_array_unref (cell->runs);
   g_free (cell);
 }
 
@@ -55,6 +82,7 @@ find_or_add_cell (GPtrArray  *cells,
   cell->n = n;
   cell->hits1 = g_array_new (FALSE, FALSE, sizeof (double));
   cell->mrr = g_array_new (FALSE, FALSE, sizeof (double));
+  cell->runs = g_ptr_array_new_with_free_func (run_scores_free);
   g_ptr_array_add (cells, cell);
   return cell;
 }
@@ -186,27 +214,38 @@ read_experiment (const char  *directory,
               for (guint i = 0; i < rows->len; i++)
                 anot_metrics_add_result (metrics, g_ptr_array_index (rows, i));
               cell = find_or_add_cell (cells, attack, (guint) n);
-              {
-                double h1 = anot_metrics_get_hits_at (metrics, 1);
-                double mrr = anot_metrics_get_mrr (metrics);
+              cell->unscored += anot_metrics_get_unscored (metrics);
+              /* A run the infrastructure failed entirely measured nothing. */
+              if (anot_metrics_get_total (metrics) > 0)
+                {
+                  double h1 = anot_metrics_get_hits_at (metrics, 1);
+                  double mrr = anot_metrics_get_mrr (metrics);
+                  RunScores *scores = g_new0 (RunScores, 1);
 
-                g_array_append_val (cell->hits1, h1);
-                g_array_append_val (cell->mrr, mrr);
-              }
-              cell->requests = MAX (cell->requests, rows->len);
+                  g_array_append_val (cell->hits1, h1);
+                  g_array_append_val (cell->mrr, mrr);
+                  cell->requests = MAX (cell->requests, anot_metrics_get_total (metrics));
+                  scores->run = (guint) run;
+                  scores->rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+                  for (guint i = 0; i < rows->len; i++)
+                    {
+                      AnotResult *result = g_ptr_array_index (rows, i);
+                      guint rank = anot_result_get_gold_rank (result);
+                      Scores *value;
+
+                      if (!anot_result_is_scored (result))
+                        continue;
+                      value = g_new (Scores, 1);
+                      value->hit1 = rank == 1 ? 1.0 : 0.0;
+                      value->rr = rank > 0 && rank <= k ? 1.0 / rank : 0.0;
+                      g_hash_table_insert (scores->rows, g_strdup (anot_result_get_request_id (result)), value);
+                    }
+                  g_ptr_array_add (cell->runs, scores);
+                }
             }
         }
     }
   return TRUE;
-}
-
-static double
-mean_of (GArray *values)
-{
-  double mean = 0.0, std = 0.0;
-
-  anot_stats_mean_std ((const double *) values->data, values->len, &mean, &std);
-  return mean;
 }
 
 static void
@@ -216,8 +255,13 @@ add_stat (JsonBuilder *builder,
 {
   double mean = 0.0, std = 0.0;
 
-  anot_stats_mean_std ((const double *) values->data, values->len, &mean, &std);
   json_builder_set_member_name (builder, member);
+  if (values->len == 0)
+    {
+      json_builder_add_null_value (builder);
+      return;
+    }
+  anot_stats_mean_std ((const double *) values->data, values->len, &mean, &std);
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "mean");
   json_builder_add_double_value (builder, mean);
@@ -246,6 +290,58 @@ lookup_cell (GPtrArray  *cells,
   return NULL;
 }
 
+/* The change from @clean to @cell, as `compare` makes it: per run, over
+ * the requests both scored (a request the infrastructure failed on one
+ * side is no evidence of the attack), then the mean over the runs that
+ * paired any.  FALSE when none did. */
+static gboolean
+paired_deltas (Cell   *cell,
+               Cell   *clean,
+               double *delta_hits1,
+               double *delta_mrr)
+{
+  double sum_h1 = 0.0, sum_rr = 0.0;
+  guint n_runs = 0;
+
+  for (guint i = 0; i < cell->runs->len; i++)
+    {
+      RunScores *attacked = g_ptr_array_index (cell->runs, i);
+      RunScores *base = NULL;
+      double h1 = 0.0, rr = 0.0;
+      guint pairs = 0;
+      GHashTableIter iter;
+      gpointer key, value;
+
+      for (guint j = 0; j < clean->runs->len && base == NULL; j++)
+        if (((RunScores *) g_ptr_array_index (clean->runs, j))->run == attacked->run)
+          base = g_ptr_array_index (clean->runs, j);
+      if (base == NULL)
+        continue;
+      g_hash_table_iter_init (&iter, attacked->rows);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        {
+          Scores *a = value;
+          Scores *c = g_hash_table_lookup (base->rows, key);
+
+          if (c == NULL)
+            continue;
+          h1 += a->hit1 - c->hit1;
+          rr += a->rr - c->rr;
+          pairs++;
+        }
+      if (pairs == 0)
+        continue;
+      sum_h1 += h1 / pairs;
+      sum_rr += rr / pairs;
+      n_runs++;
+    }
+  if (n_runs == 0)
+    return FALSE;
+  *delta_hits1 = sum_h1 / n_runs;
+  *delta_mrr = sum_rr / n_runs;
+  return TRUE;
+}
+
 /* The members of one (attack, N) of one mode; deltas against clean. */
 static void
 add_mode (JsonBuilder *builder,
@@ -253,21 +349,25 @@ add_mode (JsonBuilder *builder,
           Cell        *cell)
 {
   Cell *clean = lookup_cell (cells, CLEAN_ATTACK, cell->n);
+  double delta_hits1 = 0.0, delta_mrr = 0.0;
+  gboolean deltas = clean != NULL && paired_deltas (cell, clean, &delta_hits1, &delta_mrr);
 
   json_builder_set_member_name (builder, "requests");
   json_builder_add_int_value (builder, cell->requests);
+  json_builder_set_member_name (builder, "unscored");
+  json_builder_add_int_value (builder, cell->unscored);
   json_builder_set_member_name (builder, "runs");
   json_builder_add_int_value (builder, cell->hits1->len);
   add_stat (builder, "hits_at_1", cell->hits1);
   add_stat (builder, "mrr", cell->mrr);
   json_builder_set_member_name (builder, "delta_hits_at_1");
-  if (clean != NULL)
-    json_builder_add_double_value (builder, mean_of (cell->hits1) - mean_of (clean->hits1));
+  if (deltas)
+    json_builder_add_double_value (builder, delta_hits1);
   else
     json_builder_add_null_value (builder);
   json_builder_set_member_name (builder, "delta_mrr");
-  if (clean != NULL)
-    json_builder_add_double_value (builder, mean_of (cell->mrr) - mean_of (clean->mrr));
+  if (deltas)
+    json_builder_add_double_value (builder, delta_mrr);
   else
     json_builder_add_null_value (builder);
 }
@@ -295,8 +395,12 @@ compare_cells (gconstpointer a,
  * Compares the attacked results of a method with its clean results, as
  * `anot-run robustness` does: for every attack directory and every N, the
  * Hits@1 and MRR (mean, sample std and values over runs) and their change
- * from `clean` (`delta_hits_at_1`, `delta_mrr`: attacked mean minus clean
- * mean).  With @defense_directory, each row also has a `defense` object
+ * from `clean` (`delta_hits_at_1`, `delta_mrr`: per run, the attacked
+ * minus the clean figure over the requests both scored, then the mean over
+ * runs).  Requests the infrastructure failed
+ * ([method@Anot.Result.is_scored]) are in no figure: `requests` counts the
+ * scored ones (the most of any run), `unscored` the rows left out over all
+ * runs; a cell no run scored has null figures and deltas.  With @defense_directory, each row also has a `defense` object
  * with the same members for the defended runs (deltas against the
  * defended clean run), or null when that attack was not run there.
  *
@@ -306,7 +410,7 @@ compare_cells (gconstpointer a,
  * `attack_compat` (the form of the reviews the attacks added, from their
  * `config.json`: `realistic` or `original`, `mixed` when the rows differ,
  * null without such attacks), and `results`, an array of rows `{attack,
- * compat, candidates, requests, runs, hits_at_1, mrr, delta_hits_at_1,
+ * compat, candidates, requests, unscored, runs, hits_at_1, mrr, delta_hits_at_1,
  * delta_mrr, defense}` ordered by N, then `clean` first and the attacks
  * by name (`compat` is null for `clean`).
  *
@@ -427,10 +531,13 @@ static void
 append_mode (GString    *line,
              JsonObject *mode)
 {
-  JsonObject *h1 = json_object_get_object_member (mode, "hits_at_1");
+  JsonNode *h1_node = json_object_get_member (mode, "hits_at_1");
+  JsonObject *h1 = h1_node != NULL && JSON_NODE_HOLDS_OBJECT (h1_node) ? json_node_get_object (h1_node) : NULL;
   JsonNode *delta = json_object_get_member (mode, "delta_hits_at_1");
 
-  if (json_object_get_int_member (mode, "runs") > 1)
+  if (h1 == NULL)
+    g_string_append_printf (line, "%-13s", "--");
+  else if (json_object_get_int_member (mode, "runs") > 1)
     {
       g_autofree char *text = g_strdup_printf ("%.3f±%.3f",
                                                json_object_get_double_member (h1, "mean"),
@@ -463,6 +570,7 @@ anot_robustness_report_format (JsonNode *report)
   JsonObject *root;
   JsonArray *results;
   gboolean with_defense;
+  gboolean with_unscored = FALSE;
   gsize width = strlen ("attack");
 
   g_return_val_if_fail (report != NULL && JSON_NODE_HOLDS_OBJECT (report), NULL);
@@ -471,8 +579,15 @@ anot_robustness_report_format (JsonNode *report)
   results = json_object_get_array_member (root, "results");
   with_defense = !JSON_NODE_HOLDS_NULL (json_object_get_member (root, "defense_directory"));
   for (guint i = 0; i < json_array_get_length (results); i++)
-    width = MAX (width, strlen (json_object_get_string_member (json_array_get_object_element (results, i),
-                                                               "attack")));
+    {
+      JsonObject *row = json_array_get_object_element (results, i);
+      JsonNode *defense = json_object_get_member (row, "defense");
+
+      width = MAX (width, strlen (json_object_get_string_member (row, "attack")));
+      with_unscored |= json_object_get_int_member_with_default (row, "unscored", 0) > 0;
+      if (defense != NULL && JSON_NODE_HOLDS_OBJECT (defense))
+        with_unscored |= json_object_get_int_member_with_default (json_node_get_object (defense), "unscored", 0) > 0;
+    }
 
   out = g_string_new (NULL);
   {
@@ -485,8 +600,10 @@ anot_robustness_report_format (JsonNode *report)
                               : strcmp (compat, "realistic") == 0
                               ? " (in the dataset's own form)" : "");
   }
-  g_string_append_printf (out, "%-4s  %-*s  %-8s  %-13s  %-8s", "N", (int) width, "attack",
-                          "requests", "Hits@1", "delta");
+  g_string_append_printf (out, "%-4s  %-*s  %-8s  ", "N", (int) width, "attack", "requests");
+  if (with_unscored)
+    g_string_append_printf (out, "%-8s  ", "unscored");
+  g_string_append_printf (out, "%-13s  %-8s", "Hits@1", "delta");
   if (with_defense)
     g_string_append_printf (out, "  %-13s  %-8s", "Hits@1 (def)", "delta");
   g_string_append_c (out, '\n');
@@ -500,6 +617,8 @@ anot_robustness_report_format (JsonNode *report)
                               (guint) json_object_get_int_member (row, "candidates"), (int) width,
                               json_object_get_string_member (row, "attack"),
                               (guint) json_object_get_int_member (row, "requests"));
+      if (with_unscored)
+        g_string_append_printf (out, "%-8u  ", (guint) json_object_get_int_member_with_default (row, "unscored", 0));
       append_mode (out, row);
       if (with_defense)
         {
@@ -515,5 +634,8 @@ anot_robustness_report_format (JsonNode *report)
       g_string_append_c (out, '\n');
     }
 
+  if (with_unscored)
+    g_string_append (out, "(unscored: rows the infrastructure failed, in no figure; deltas are over the "
+                          "requests both the attacked and the clean run scored; anot-run --resume runs them again)\n");
   return g_string_free (out, FALSE);
 }

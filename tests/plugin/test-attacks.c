@@ -1635,6 +1635,164 @@ test_robustness_report (void)
   g_assert_nonnull (strstr (table, "Hits@1 (def)"));
 }
 
+/* Request id -> gold rank of the rows of @path the infrastructure did not
+ * fail, read as plain JSON. */
+static GHashTable *
+scored_ranks (const char *path)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  GHashTable *ranks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      JsonObject *row;
+
+      if (*lines[i] == '\0')
+        continue;
+      g_assert_true (json_parser_load_from_data (parser, lines[i], -1, NULL));
+      row = json_node_get_object (json_parser_get_root (parser));
+      if (g_strcmp0 (json_object_get_string_member_with_default (row, "error_class", NULL), "infrastructure") == 0)
+        continue;
+      g_hash_table_insert (ranks, g_strdup (json_object_get_string_member (row, "request_id")),
+                           GINT_TO_POINTER ((int) json_object_get_int_member (row, "gold_rank")));
+    }
+  return ranks;
+}
+
+/* Rewrites the rows of @ids in @path as an outage leaves them: no
+ * prediction, the connection error, class infrastructure. */
+static void
+fail_rows (const char         *path,
+           const char * const *ids)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  guint n_failed = 0;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(JsonGenerator) generator = json_generator_new ();
+      g_autofree char *line = NULL;
+      JsonObject *row;
+
+      if (*lines[i] == '\0')
+        continue;
+      g_assert_true (json_parser_load_from_data (parser, lines[i], -1, NULL));
+      row = json_node_get_object (json_parser_get_root (parser));
+      if (g_strv_contains (ids, json_object_get_string_member (row, "request_id")))
+        {
+          json_object_set_array_member (row, "pred_indices", json_array_new ());
+          json_object_set_int_member (row, "gold_rank", 0);
+          json_object_set_string_member (row, "error", "ANOT_ERROR_LLM_CONNECTION: Cannot reach the server");
+          json_object_set_string_member (row, "error_class", "infrastructure");
+          n_failed++;
+        }
+      json_generator_set_root (generator, json_parser_get_root (parser));
+      line = json_generator_to_data (generator, NULL);
+      g_string_append_printf (out, "%s\n", line);
+    }
+  g_assert_cmpuint (n_failed, ==, g_strv_length ((char **) ids));
+  g_file_set_contents (path, out->str, -1, &error);
+  g_assert_no_error (error);
+}
+
+/* Requests an outage failed are in no figure of the report: the attacked
+ * run's Hits@1 is over the rows it scored, `unscored` counts the others,
+ * and the deltas pair the requests both the attacked and the clean run
+ * scored (an outage on one side is no effect of the attack).  Before, the
+ * failed rows counted as misses, so an outage read as the attack's harm. */
+static void
+test_robustness_report_unscored (void)
+{
+  g_autoptr(AnotDataset) dataset = anot_test_load_demo ();
+  g_autofree char *out = make_temp_dir ();
+  g_autoptr(AnotExperiment) plain =
+    new_experiment (dataset, "test-slow", out, "name", "rob", "attack", "clean,fake_positive",
+                    "runs", "2", "method.test-slow.delay-ms", "0", NULL);
+  g_autofree char *dir = g_build_filename (out, "rob", NULL);
+  g_autoptr(JsonNode) report = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *table = NULL;
+  static const char * const attacked_failed[] = { "R01", "R02", "R03", NULL };
+  static const char * const clean_failed[] = { "R04", NULL };
+  double expected_delta = 0.0;
+  JsonObject *row;
+  JsonArray *values;
+
+  run_experiment_ok (plain);
+  {
+    g_autofree char *attacked = g_build_filename (dir, "fake_positive", "run_1", "results_10.jsonl", NULL);
+    g_autofree char *clean = g_build_filename (dir, "clean", "run_2", "results_10.jsonl", NULL);
+
+    fail_rows (attacked, attacked_failed);
+    fail_rows (clean, clean_failed);
+  }
+
+  /* What the report must say, from the files. */
+  for (guint run = 1; run <= 2; run++)
+    {
+      g_autofree char *name = g_strdup_printf ("run_%u", run);
+      g_autofree char *attacked_path = g_build_filename (dir, "fake_positive", name, "results_10.jsonl", NULL);
+      g_autofree char *clean_path = g_build_filename (dir, "clean", name, "results_10.jsonl", NULL);
+      g_autoptr(GHashTable) attacked = scored_ranks (attacked_path);
+      g_autoptr(GHashTable) clean = scored_ranks (clean_path);
+      GHashTableIter iter;
+      gpointer key, value;
+      double sum = 0.0;
+      guint pairs = 0;
+
+      g_hash_table_iter_init (&iter, attacked);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        {
+          gpointer base;
+
+          if (!g_hash_table_lookup_extended (clean, key, NULL, &base))
+            continue;
+          sum += (GPOINTER_TO_INT (value) == 1) - (GPOINTER_TO_INT (base) == 1);
+          pairs++;
+        }
+      g_assert_cmpuint (pairs, ==, run == 1 ? 27 : 29);
+      expected_delta += sum / pairs / 2;
+    }
+
+  report = anot_robustness_report (dir, NULL, &error);
+  g_assert_no_error (error);
+  row = json_array_get_object_element (json_object_get_array_member (json_node_get_object (report), "results"), 1);
+  g_assert_cmpstr (json_object_get_string_member (row, "attack"), ==, "fake_positive");
+  g_assert_cmpint (json_object_get_int_member (row, "unscored"), ==, 3);
+  g_assert_cmpint (json_object_get_int_member (row, "requests"), ==, 30);
+  g_assert_cmpint (json_object_get_int_member (row, "runs"), ==, 2);
+  values = json_object_get_array_member (json_object_get_object_member (row, "hits_at_1"), "values");
+  {
+    g_autofree char *path = g_build_filename (dir, "fake_positive", "run_1", "results_10.jsonl", NULL);
+    g_autoptr(GHashTable) ranks = scored_ranks (path);
+    GHashTableIter iter;
+    gpointer value;
+    guint hits = 0;
+
+    g_assert_cmpuint (g_hash_table_size (ranks), ==, 27);
+    g_hash_table_iter_init (&iter, ranks);
+    while (g_hash_table_iter_next (&iter, NULL, &value))
+      hits += GPOINTER_TO_INT (value) == 1;
+    g_assert_cmpfloat_with_epsilon (json_array_get_double_element (values, 0), hits / 27.0, 1e-12);
+  }
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (row, "delta_hits_at_1"), expected_delta, 1e-12);
+  row = json_array_get_object_element (json_object_get_array_member (json_node_get_object (report), "results"), 0);
+  g_assert_cmpint (json_object_get_int_member (row, "unscored"), ==, 1);
+
+  table = anot_robustness_report_format (report);
+  g_assert_nonnull (strstr (table, "unscored"));
+}
+
 static void
 test_philly_bm25_fake_positive (void)
 {
@@ -1898,6 +2056,15 @@ test_cli_runs (void)
   report_dir = g_path_get_dirname (report_path);
   g_assert_cmpint (run_cli (&out, NULL, "robustness", "--report", report_dir, NULL), ==, 0);
   g_assert_nonnull (strstr (out, "typo_20"));
+
+  /* Run again with --force, and it fails: the report of the results it
+   * removed does not stay beside the new ones. */
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_cli (NULL, &err, "robustness", "--method", "test-slow", "-O", "test-slow.delay-ms=0",
+                            "-O", "test-slow.fail=true", "--attack", "fake_positive", "--limit", "5",
+                            "--name", "rob", "--out", out_dir, "--force", NULL), ==, 1);
+  g_assert_false (g_file_test (report_path, G_FILE_TEST_EXISTS));
+  g_assert_nonnull (strstr (err, "robustness.json"));
 }
 
 int
@@ -1933,6 +2100,7 @@ main (int    argc,
   g_test_add_func ("/attacks/experiment/errors", test_experiment_errors);
   g_test_add_func ("/attacks/experiment/resume", test_experiment_resume);
   g_test_add_func ("/attacks/robustness-report", test_robustness_report);
+  g_test_add_func ("/attacks/robustness-report-unscored", test_robustness_report_unscored);
   g_test_add_func ("/attacks/philly/bm25-fake-positive", test_philly_bm25_fake_positive);
   g_test_add_func ("/attacks/cli/attack-dump", test_cli_attack_dump);
   g_test_add_func ("/attacks/cli/runs", test_cli_runs);

@@ -754,6 +754,55 @@ test_replaced_characters (Fixture       *f,
   }
 }
 
+/* The sum of "cost_usd" over the rows of @path. */
+static double
+rows_cost (const char *path)
+{
+  g_autoptr(GPtrArray) objects = NULL;
+  g_autoptr(GHashTable) rows = read_rows (path, &objects);
+  double cost = 0.0;
+
+  g_assert_cmpuint (objects->len, >, 0);
+  for (guint i = 0; i < objects->len; i++)
+    cost += json_object_get_double_member (g_ptr_array_index (objects, i), "cost_usd");
+  return cost;
+}
+
+/* The "LLM:" line counts what the run paid for: the calls of every attack
+ * (it counted the clean runs' only, half the bill of `-a clean,typo_10`). */
+static void
+test_usage_every_attack (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *expected = NULL;
+  double cost = 0.0;
+  gint64 prompt_tokens = 0;
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "fake",
+    "--candidates", "5", "--limit", "3", "-a", "clean,typo_10", "--out", f->root, "--name", "two", NULL,
+  };
+  static const char * const attacks[] = { "clean", "typo_10" };
+
+  g_assert_cmpint (run (argv, NULL, &out, &err), ==, 0);
+  g_assert_cmpuint (count_chat_requests (f->server), ==, 6);
+  for (guint a = 0; a < G_N_ELEMENTS (attacks); a++)
+    {
+      g_autofree char *path = g_build_filename (f->root, "two", attacks[a], "run_1", "results_5.jsonl", NULL);
+
+      cost += rows_cost (path);
+    }
+  /* What the server received. */
+  for (guint i = 0; i < anot_fake_llm_get_n_requests (f->server); i++)
+    prompt_tokens += json_object_get_int_member (anot_fake_llm_get_request (f->server, i), "prompt_tokens");
+  expected = g_strdup_printf ("LLM: 6 calls, %" G_GINT64_FORMAT " prompt + ", prompt_tokens);
+  g_assert_nonnull (strstr (out, expected));
+  g_free (expected);
+  expected = g_strdup_printf (" completion tokens, $%.4f, ", cost);
+  g_assert_nonnull (strstr (out, expected));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -771,6 +820,7 @@ main (int    argc,
   ADD ("/failure-cli/missing-key", test_missing_key, NULL);
   ADD ("/failure-cli/context-fit", test_context_fit, NULL);
   ADD ("/failure-cli/replaced-characters", test_replaced_characters, NULL);
+  ADD ("/failure-cli/usage-every-attack", test_usage_every_attack, NULL);
 
 #undef ADD
 
