@@ -511,7 +511,7 @@ anot_run_cmd_formula (int    argc,
   g_option_context_add_main_entries (context, entries, NULL);
   anot_run_llm_options_add_entries (&o.llm, context);
   g_option_context_set_summary (context,
-    "Runs a General ANoT Formula Seed on every item (restaurant) of a benchmark:\n"
+    "Runs a General ANoT Formula Seed on every item of a benchmark:\n"
     "keyword filter, one LLM extraction per relevant review, then the compute DAG.\n"
     "Give the task either as --formula FILE (natural language; the LLM compiles it\n"
     "into a seed first) or as --seed-file FILE (a seed written by hand or saved\n"

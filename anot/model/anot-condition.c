@@ -263,6 +263,106 @@ get_string_member (JsonObject  *obj,
   return json_node_get_string (node);
 }
 
+/* @member of @obj, when present and not null, is a number (the rules
+ * read a string such as "2" as absent and use the default: a `hops` of
+ * "2" would silently be one hop; the reference raised). */
+static gboolean
+check_number_member (JsonObject  *obj,
+                     const char  *member,
+                     const char  *shown,
+                     GString     *path,
+                     GError     **error)
+{
+  JsonNode *node = obj != NULL ? json_object_get_member (obj, member) : NULL;
+  GType type;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  type = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
+  if (type == G_TYPE_INT64 || type == G_TYPE_DOUBLE || type == G_TYPE_BOOLEAN)
+    return TRUE;
+  set_field_error (error, ANOT_ERROR_INVALID_FIELD, path, shown, "expected a number");
+  return FALSE;
+}
+
+/* @member of @obj, when present and not null, is one of @choices: the
+ * rules give any other value a meaning of their own (a `sentiment` of
+ * "postive" gets the negative rule, a `metric` of "avg" makes the leaf
+ * false everywhere), so a typo would change the gold silently. */
+static gboolean
+check_choice_member (JsonObject         *obj,
+                     const char         *member,
+                     const char         *shown,
+                     const char * const *choices,
+                     GString            *path,
+                     GError            **error)
+{
+  JsonNode *node = obj != NULL ? json_object_get_member (obj, member) : NULL;
+  g_autofree char *expected = NULL;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING &&
+      g_strv_contains (choices, json_node_get_string (node)))
+    return TRUE;
+  expected = g_strjoinv ("”, “", (char **) choices);
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    set_field_error (error, ANOT_ERROR_INVALID_FIELD, path, shown,
+                     "unknown value “%s” (expected “%s”)", json_node_get_string (node), expected);
+  else
+    set_field_error (error, ANOT_ERROR_INVALID_FIELD, path, shown, "expected one of “%s”", expected);
+  return FALSE;
+}
+
+static JsonObject *
+object_member_or_null (JsonObject *obj,
+                       const char *member)
+{
+  JsonNode *node = obj != NULL ? json_object_get_member (obj, member) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+/* The parameters of the review kinds the rules read as numbers or as one
+ * of a few words. */
+static gboolean
+check_parameters (JsonObject        *evidence,
+                  AnotEvidenceKind   kind,
+                  GString           *path,
+                  GError           **error)
+{
+  static const char * const sentiments[] = { "positive", "negative", NULL };
+  static const char * const metrics[] = { "count", "avg_stars", NULL };
+  static const char * const operators[] = { "gte", "gt", "lt", "lte", NULL };
+  JsonObject *social = object_member_or_null (evidence, "social_filter");
+  JsonObject *filter = object_member_or_null (evidence, "group_filter");
+  JsonObject *condition = object_member_or_null (evidence, "condition");
+
+  if (!check_number_member (social, "hops", "social_filter.hops", path, error) ||
+      !check_number_member (social, "min_matches", "social_filter.min_matches", path, error))
+    return FALSE;
+  switch (kind)
+    {
+    case ANOT_EVIDENCE_REVIEW_SENTIMENT:
+      return check_choice_member (evidence, "sentiment", "sentiment", sentiments, path, error) &&
+             check_number_member (evidence, "min_positive", "min_positive", path, error) &&
+             check_number_member (evidence, "min_negative", "min_negative", path, error);
+    case ANOT_EVIDENCE_SOCIAL_RATING:
+      return check_number_member (evidence, "min_stars", "min_stars", path, error);
+    case ANOT_EVIDENCE_REVIEW_GROUP_RATING:
+      return check_choice_member (evidence, "metric", "metric", metrics, path, error) &&
+             check_choice_member (evidence, "operator", "operator", operators, path, error) &&
+             check_number_member (evidence, "threshold", "threshold", path, error) &&
+             check_choice_member (filter, "operator", "group_filter.operator", operators, path, error);
+    case ANOT_EVIDENCE_REVIEW_GROUP_RATING_NEGATIVE:
+      return check_number_member (condition, "generous_avg_gte", "condition.generous_avg_gte",
+                                  path, error) &&
+             check_number_member (condition, "harsh_avg_lt", "condition.harsh_avg_lt", path, error);
+    default:
+      return TRUE;
+    }
+}
+
 /* The checks the validator relies on without re-checking: the path of the
  * attribute kinds and the required range of an hours test.  Other kinds are
  * interpreted leniently by the validator (missing parameters have
@@ -318,6 +418,9 @@ check_evidence (JsonObject        *evidence,
             }
         }
     }
+
+  if (!check_parameters (evidence, kind, path, error))
+    return FALSE;
 
   if (kind != ANOT_EVIDENCE_ITEM_META && kind != ANOT_EVIDENCE_ITEM_META_HOURS)
     return TRUE;

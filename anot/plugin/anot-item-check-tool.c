@@ -23,7 +23,9 @@
  * named), so a model can test a condition across the whole pool in one
  * step — `check("attributes.get('WiFi') == 'free'")`,
  * `check("any('quiet' in r['text'].lower() for r in reviews)")`,
- * `check("hours.get('Monday')", 3)`.
+ * `check("hours.get('Monday')", 3)`.  The first is the example its
+ * description gives on restaurants; the agent toolbox gives one over the
+ * candidates' own attributes on a benchmark of another domain.
  *
  * In the expression, `item` is the candidate's record of the dict context
  * (anot_data_context_new()) and each of its fields is also a variable of
@@ -53,6 +55,7 @@ struct _AnotItemCheckTool
 
   JsonNode   *data;
   guint       max_value_length;
+  char       *description;      /* NULL: the restaurants' example */
   /* Converting an item with its reviews into the evaluator's values is
    * most of a check's cost, so each item's scope is built once per
    * document: key -> AnotExprScope. */
@@ -81,6 +84,7 @@ anot_item_check_tool_finalize (GObject *object)
 
   g_clear_pointer (&self->data, json_node_unref);
   g_hash_table_unref (self->scopes);
+  g_free (self->description);
 
   G_OBJECT_CLASS (anot_item_check_tool_parent_class)->finalize (object);
 }
@@ -171,13 +175,34 @@ anot_item_check_tool_get_name (AnotTool *tool)
   return "check";
 }
 
+#define DESCRIPTION_START \
+  "evaluates a Python expression for every item (or the item numbers given) and lists " \
+  "the items where it is true and false, or each item's value; `item` is the item's " \
+  "record and its fields are variables too (attributes, categories, hours, reviews, " \
+  "name, stars), e.g. check(\""
+
 static const char *
 anot_item_check_tool_get_description (AnotTool *tool)
 {
-  return "evaluates a Python expression for every item (or the item numbers given) and lists "
-         "the items where it is true and false, or each item's value; `item` is the item's "
-         "record and its fields are variables too (attributes, categories, hours, reviews, "
-         "name, stars), e.g. check(\"attributes.get('WiFi') == 'free'\")";
+  AnotItemCheckTool *self = ANOT_ITEM_CHECK_TOOL (tool);
+
+  if (self->description != NULL)
+    return self->description;
+  return DESCRIPTION_START "attributes.get('WiFi') == 'free'\")";
+}
+
+/* The example expression of the description: the restaurants' WiFi check
+ * reads as nonsense on a benchmark of jobs, so the agent toolbox gives one
+ * over the candidates' own attributes there. */
+void
+_anot_item_check_tool_set_example (AnotItemCheckTool *self,
+                                   const char        *expression)
+{
+  g_return_if_fail (ANOT_IS_ITEM_CHECK_TOOL (self));
+  g_return_if_fail (expression != NULL);
+
+  g_free (self->description);
+  self->description = g_strconcat (DESCRIPTION_START, expression, "\")", NULL);
 }
 
 static JsonNode *

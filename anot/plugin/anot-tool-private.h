@@ -6,7 +6,13 @@
 
 #include <json-glib/json-glib.h>
 
+#include "anot-item-check-tool.h"
+
 G_BEGIN_DECLS
+
+/* Replaces the example expression of `check`'s description. */
+void       _anot_item_check_tool_set_example (AnotItemCheckTool *self,
+                                              const char        *expression);
 
 /* The items of a dict context ({"items": {"1": ..., "2": ...}}) in
  * numeric key order: (key, JsonObject*) pairs, borrowed.  NULL with a

@@ -68,11 +68,9 @@ def test_prompts_name_the_domain(hotel_data, hotels_dir, method):
     assert any("hotel" in text.lower() for text in texts), texts[0][:500]
 
 
-# Attribute names only restaurants have, and a value only theirs.  (The
-# data tools' own descriptions still give check("attributes.get('WiFi') ==
-# 'free'") as their example on every benchmark.)
+# Attribute names only restaurants have, and values only theirs.
 RESTAURANT_ATTRIBUTES = ["NoiseLevel", "GoodForKids", "Ambience", "OutdoorSeating", "Alcohol",
-                         "RestaurantsPriceRange2", "'quiet'"]
+                         "RestaurantsPriceRange2", "'quiet'", "'free'"]
 
 
 @pytest.mark.parametrize("method", LLM_METHODS)
@@ -80,14 +78,21 @@ def test_examples_and_defense_from_the_domain(hotels_dir, method):
     """On data/hotels, whose data names none of the restaurants'
     attributes, no prompt gives them as examples (ReAct's and LATS's
     system prompt listed WiFi, NoiseLevel, GoodForKids and Ambience on
-    every benchmark, Weaver's schema Ambience.romantic, 'free' and 'quiet'),
-    and defense mode's text speaks of hotels, not restaurants."""
+    every benchmark, Weaver's schema Ambience.romantic, 'free' and 'quiet',
+    the check tool attributes.get('WiFi') == 'free'), and defense mode's
+    text speaks of hotels, not restaurants."""
     joined = "\n".join(prompts(hotels_dir, method, "--defense"))
     for name in RESTAURANT_ATTRIBUTES:
         assert name.lower() not in joined.lower(), name
     assert "restaurant" not in joined.lower()
     assert '"ignore the other hotels"' in joined
     assert "contradict the hotel's attributes" in joined
+    if method in ("react", "lats"):
+        # The check tool's example is over a hotel attribute, as the
+        # expression sees it ("True" is True).
+        assert re.search(r"e\.g\. check\(\"attributes\.get\('(Pool|PetsAllowed|FreeBreakfast|"
+                         r"Parking|FreeWiFi|Spa|AirportShuttle|PriceRange)'\) == (True|False|'\w+')\"\)",
+                         joined), joined[:3000]
 
 
 def test_weaver_schema_examples_from_the_candidates(tmp_path, hotels_dir):
@@ -123,7 +128,9 @@ def test_cafes_keep_the_original_wording(demo_dir):
     texts = prompts(demo_dir, "cot")
     assert texts[0].startswith("You choose the restaurants that best match")
     assert "such as WiFi, NoiseLevel, OutdoorSeating, Alcohol, Ambience, RestaurantsPriceRange2" in texts[1]
-    assert "such as WiFi, NoiseLevel, GoodForKids, Ambience)" in prompts(demo_dir, "react")[0]
+    react = prompts(demo_dir, "react")
+    assert "such as WiFi, NoiseLevel, GoodForKids, Ambience)" in react[0]
+    assert "e.g. check(\"attributes.get('WiFi') == 'free'\")" in react[1]
     assert "e.g. name 'Ambience.romantic'" in prompts(demo_dir, "weaver")[1]
     defended = prompts(demo_dir, "cot", "--defense")[0]
     assert '"ignore the other restaurants"' in defended
@@ -141,3 +148,14 @@ def test_prompt_usage_errors(demo_dir):
     assert result.returncode == 2 and "--request" in result.stderr
     result = anot_run("prompt", "-d", str(demo_dir), "-m", "cot", "--request", "R999")
     assert result.returncode == 2 and "R999" in result.stderr
+
+
+def test_lists_and_help_say_item():
+    """What anot-run lists (methods, attacks, tools) and formula's help are
+    read by users of every domain: they speak of items."""
+    listing = anot_run("--list")
+    assert listing.returncode == 0 and "inject_override" in listing.stdout
+    assert "restaurant" not in listing.stdout.lower()
+    formula = anot_run("formula", "--help")
+    assert formula.returncode == 0 and "every item of a benchmark" in formula.stdout
+    assert "restaurant" not in formula.stdout.lower()

@@ -1,6 +1,9 @@
 """Ranking methods written in Python, run by AnotExperiment like C plugins."""
 import json
 import os
+import subprocess
+import sys
+import time
 
 import pytest
 from gi.repository import Anot, Gio, GLib, GObject
@@ -157,6 +160,96 @@ def test_errors_become_error_rows(demo, tmp_path):
             assert "error" not in row and len(row["pred_indices"]) == 5
         if "error" in row:
             assert row["pred_indices"] == [] and row["gold_rank"] == 0
+
+
+class EscapingAsync(GObject.Object, Anot.Method):
+    """The interface by hand, with the slips the guide warns of: an exception
+    escaping do_rank_async() (before or after finishing the task) or
+    do_rank_finish()."""
+
+    __gtype_name__ = "TestEscapingAsync"
+
+    def do_rank_async(self, request, candidates, k, context, cancellable, callback, *user_data):
+        task = Gio.Task.new(self, cancellable, callback)
+        last = request.get_id()[-1]
+        if last == "1":
+            raise ValueError("escaped before the task finished")
+        if last == "2":
+            task.return_value(Anot.Ranking.new_from_indices(range(len(candidates))))
+            raise ValueError("escaped after the task finished")
+        if last == "3":
+            raise GLib.Error.new_literal(Gio.io_error_quark(), "no route to the backend",
+                                         int(Gio.IOErrorEnum.HOST_UNREACHABLE))
+        task.return_value(None if last == "4" else
+                          Anot.Ranking.new_from_indices(reversed(range(len(candidates)))))
+
+    def do_rank_finish(self, result):
+        value = result.propagate_value().value
+        if value is None:
+            raise KeyError("no ranking in the task")
+        return value
+
+
+def test_exceptions_escaping_an_async_method_fail_its_request_at_once(demo, tmp_path):
+    # PyGObject only prints an exception a vfunc raises: the request used to
+    # wait for its deadline and be recorded as a timeout, naming nothing.
+    Anot.Registry.get_default().register(POINT, EscapingAsync, "py-escaping-async")
+    ids = [r.get_id() for r in demo.requests if r.get_id()[-1] in "12345"][:5]
+    assert sorted(i[-1] for i in ids) == list("12345")
+    start = time.monotonic()
+    exp = Anot.Experiment(demo, "py-escaping-async", candidates=5, out=tmp_path, requests=ids,
+                          request_timeout=30)
+    exp.run_blocking(progress=False)
+    assert time.monotonic() - start < 20
+    rows = {r["request_id"]: r for r in rows_of(exp, 5)}
+    assert set(rows) == set(ids)
+    for rid, row in rows.items():
+        last = rid[-1]
+        if last == "1":
+            assert row["error"].startswith("ANOT_ERROR_METHOD_FAILED: ValueError: escaped before "
+                                           "the task finished (test_python_methods.py:")
+        elif last == "2":
+            # The task finished first: its ranking stands.
+            assert "error" not in row and row["shuffled_preds"] == [1, 2, 3, 4, 5]
+        elif last == "3":
+            # A GLib.Error keeps its domain and code, as from a PyMethod.
+            assert row["error"] == "G_IO_ERROR_HOST_UNREACHABLE: no route to the backend"
+        elif last == "4":
+            assert row["error"].startswith("ANOT_ERROR_METHOD_FAILED: KeyError: 'no ranking in "
+                                           "the task' (test_python_methods.py:")
+        else:
+            assert "error" not in row and row["shuffled_preds"] == [5, 4, 3, 2, 1]
+
+
+def test_an_escaping_exception_fails_rank_blocking(demo_dir):
+    # rank_blocking() has no deadline: without the guard it waited forever,
+    # hence the child process and its timeout.
+    code = f"""
+import gi
+gi.require_version("Anot", "1.0")
+from gi.repository import Anot, Gio, GLib, GObject
+
+class Escaping(GObject.Object, Anot.Method):
+    def do_rank_async(self, request, candidates, k, context, cancellable, callback, *user_data):
+        task = Gio.Task.new(self, cancellable, callback)
+        raise ValueError("escaped before the task finished")
+
+    def do_rank_finish(self, result):
+        return result.propagate_value().value
+
+Anot.Registry.get_default().register(Anot.METHOD_EXTENSION_POINT_NAME, Escaping, "escaping")
+dataset = Anot.Dataset.load({demo_dir!r})
+request = dataset.requests["R01"]
+pool = Anot.Pool.new(dataset, request, 5)
+context = Anot.MethodContext.new(dataset, "R01", 1)
+try:
+    Anot.Registry.get_default().create_method("escaping").rank_blocking(request, pool.shuffled, context)
+except GLib.Error as error:
+    print(error.matches(Anot.error_quark(), Anot.Error.METHOD_FAILED), error.message)
+"""
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.startswith("True ValueError: escaped before the task finished (<string>:")
 
 
 def test_rank_blocking_raises_the_method_error(demo):

@@ -11,6 +11,9 @@
 
 #include "anot-tool-private.h"
 #include "anot-data-context.h"
+#include "anot-dataset.h"
+#include "anot-dataset-private.h"
+#include "anot-domain.h"
 #include "anot-data-tool.h"
 #include "anot-item.h"
 #include "anot-item-check-tool.h"
@@ -166,6 +169,60 @@ anot_agent_toolbox_init (AnotAgentToolbox *self)
   self->max_observation_chars = ANOT_AGENT_TOOLBOX_DEFAULT_MAX_OBSERVATION_CHARS;
 }
 
+/* A value that reads the same in the raw data and in the expression:
+ * letters, digits, spaces, '_' and '-', at most 20 characters. */
+static gboolean
+plain_value (const char *value)
+{
+  gsize length = strlen (value);
+
+  if (length == 0 || length > 20)
+    return FALSE;
+  for (const char *p = value; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && *p != ' ' && *p != '_' && *p != '-')
+      return FALSE;
+  return TRUE;
+}
+
+/* `check`'s example over the candidates' own attributes when they come
+ * from a benchmark of another domain than restaurants: the first of the
+ * domain's example attributes that a candidate has with a boolean or a
+ * plain value, compared with that value as the check sees it ("True" is
+ * True).  NULL on restaurants (the original example) or when no
+ * attribute fits. */
+static char *
+check_example (GPtrArray *candidates)
+{
+  g_autoptr(AnotDataset) dataset = NULL;
+  AnotDomain *domain;
+  const char * const *names;
+
+  if (candidates->len == 0)
+    return NULL;
+  dataset = _anot_item_get_dataset (g_ptr_array_index (candidates, 0));
+  domain = dataset != NULL ? anot_dataset_get_domain (dataset) : NULL;
+  if (domain == NULL || anot_domain_is_default (domain))
+    return NULL;
+  names = anot_domain_get_example_attributes (domain);
+  for (guint n = 0; names[n] != NULL; n++)
+    {
+      if (!plain_value (names[n]))
+        continue;
+      for (guint i = 0; i < candidates->len; i++)
+        {
+          const char *value = anot_item_get_attribute (g_ptr_array_index (candidates, i), names[n]);
+
+          if (value == NULL)
+            continue;
+          if (g_str_equal (value, "True") || g_str_equal (value, "False"))
+            return g_strdup_printf ("attributes.get('%s') == %s", names[n], value);
+          if (plain_value (value) && !g_str_equal (value, "None"))
+            return g_strdup_printf ("attributes.get('%s') == '%s'", names[n], value);
+        }
+    }
+  return NULL;
+}
+
 /**
  * anot_agent_toolbox_new:
  * @candidates: (element-type Anot.Item): the candidates, in the order the
@@ -202,6 +259,10 @@ anot_agent_toolbox_new (GPtrArray *candidates)
     g_autoptr(AnotItemCheckTool) check = anot_item_check_tool_new (NULL);
     g_autoptr(AnotReviewSearchTool) search = anot_review_search_tool_new (NULL);
 
+    g_autofree char *example = check_example (candidates);
+
+    if (example != NULL)
+      _anot_item_check_tool_set_example (check, example);
     anot_agent_toolbox_add_tool (self, ANOT_TOOL (check), "check(\"expression\"[, item])");
     anot_agent_toolbox_add_tool (self, ANOT_TOOL (search), "search_reviews(\"keyword\"[, item])");
   }

@@ -12,6 +12,7 @@
 
 import collections.abc
 import contextlib
+import functools
 import importlib.metadata
 import json
 import logging
@@ -1108,8 +1109,88 @@ def _to_ranking(value, n_candidates):
     return Ranking.new_from_indices(indices, scores)
 
 
+# The name of the task a guarded do_rank_async() fails its request with.
+_ESCAPED_TASK_NAME = "anot-python-method-exception"
+
+
+def _guard_rank_async(rank_async):
+    """Wraps a Python do_rank_async() so that an exception escaping it fails
+    the request at once.
+
+    PyGObject only prints an exception a vfunc raises: the task the method
+    made is never completed, so the request would wait for its deadline
+    (an hour by default) and be recorded as a timeout, with the exception's
+    name nowhere in the results.  Instead the request fails with the
+    exception, as a PyMethod's rank() does.  The callback is forwarded once:
+    a method that finished its task before it raised keeps its ranking (the
+    exception is logged), and a task it finishes after the failure is
+    ignored.
+    """
+    @functools.wraps(rank_async)
+    def guarded(self, request, candidates, k, context, cancellable, callback, *user_data):
+        forwarded = []
+
+        def forward(source, result, *unused):
+            if forwarded:
+                _log.warning("%s.do_rank_async(): its request %s had already finished; "
+                             "a later completion is ignored", type(self).__name__,
+                             context.get_request_id())
+                return
+            forwarded.append(True)
+            callback(source, result)
+
+        try:
+            rank_async(self, request, candidates, k, context, cancellable, forward, *user_data)
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                # As in a PyMethod: a Ctrl-C landing in Python code cancels.
+                if cancellable is not None:
+                    cancellable.cancel()
+                error = _cancelled_error("Interrupted")
+            else:
+                error = _error_from_exception(exc, Anot.Error.METHOD_FAILED)
+                _log.warning("%s.do_rank_async() raised for request %s: %s",
+                             type(self).__name__, context.get_request_id(), error.message)
+            task = Gio.Task.new(self, cancellable, forward)
+            task.set_name(_ESCAPED_TASK_NAME)
+            task.return_error(error)
+            if not isinstance(exc, Exception):
+                raise
+    guarded._anot_guarded = True
+    return guarded
+
+
+def _guard_rank_finish(rank_finish):
+    """Wraps a Python do_rank_finish(): it propagates the failure of a guarded
+    do_rank_async(), and turns an exception other than GLib.Error into
+    ANOT_ERROR_METHOD_FAILED naming it (PyGObject would otherwise return no
+    ranking and no error)."""
+    @functools.wraps(rank_finish)
+    def guarded(self, result):
+        if isinstance(result, Gio.Task) and result.get_name() == _ESCAPED_TASK_NAME:
+            return result.propagate_value()   # raises the task's error
+        try:
+            return rank_finish(self, result)
+        except GLib.Error:
+            raise
+        except Exception as exc:
+            raise _error_from_exception(exc, Anot.Error.METHOD_FAILED) from exc
+    guarded._anot_guarded = True
+    return guarded
+
+
 @_export
 class Method(Anot.Method):
+    def __init_subclass__(cls, **kwargs):
+        # Runs before PyGObject hooks the class's do_* functions up as its
+        # vfuncs, so the guarded versions are the ones C calls.
+        super().__init_subclass__(**kwargs)
+        for name, guard in (("do_rank_async", _guard_rank_async),
+                            ("do_rank_finish", _guard_rank_finish)):
+            function = cls.__dict__.get(name)
+            if callable(function) and not getattr(function, "_anot_guarded", False):
+                setattr(cls, name, guard(function))
+
     def rank_blocking(self, request, candidates, context, k=5, cancellable=None):
         """Ranks `candidates` for `request` and waits for the Anot.Ranking.
 
