@@ -305,8 +305,13 @@ test_outage (Fixture       *f,
   g_assert_true (g_file_get_contents (summary_path, &summary, NULL, NULL));
   {
     g_autofree char *member = g_strdup_printf ("\"unscored\" : %u", unscored);
+    g_autoptr(JsonParser) parser = json_parser_new ();
 
     g_assert_nonnull (strstr (summary, member));
+    /* Beside the figures, not only in per_run. */
+    g_assert_true (json_parser_load_from_data (parser, summary, -1, NULL));
+    g_assert_cmpint (json_object_get_int_member_with_default (json_node_get_object (json_parser_get_root (parser)),
+                                                              "unscored", 0), ==, unscored);
   }
 
   /* The server is back: the resume runs the unscored requests, only
