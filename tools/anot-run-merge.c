@@ -16,7 +16,30 @@ static const char merge_summary[] =
   "The shards must have the same method, options and dataset checksum,\n"
   "be every shard of one split once, and hold every request exactly once;\n"
   "otherwise nothing is written and the shards, options or requests at\n"
-  "fault are named (finish an interrupted shard with anot-run --resume).";
+  "fault are named (finish an interrupted shard with anot-run --resume).\n"
+  "\n"
+  "Exit status: 0 merged; 1 failed; 2 the shards do not belong together or\n"
+  "OUT is busy or exists; 4 merged, but the infrastructure failed some\n"
+  "requests of the shards (unscored): anot-run --resume OUT runs them again.";
+
+/* The rows of @directory the infrastructure failed (unscored). */
+static guint
+count_unscored (const char *directory)
+{
+  g_autoptr(AnotResults) results = anot_results_load (directory, NULL);
+  JsonArray *rows;
+  guint n = 0;
+
+  if (results == NULL)
+    return 0;
+  rows = anot_results_get_rows (results);
+  for (guint i = 0; i < json_array_get_length (rows); i++)
+    if (g_strcmp0 (json_object_get_string_member_with_default (json_array_get_object_element (rows, i),
+                                                                "error_class", NULL),
+                   "infrastructure") == 0)
+      n++;
+  return n;
+}
 
 int
 anot_run_cmd_merge (int    argc,
@@ -54,6 +77,21 @@ anot_run_cmd_merge (int    argc,
              ? ANOT_RUN_EXIT_USAGE : ANOT_RUN_EXIT_FAILED;
     }
   g_print ("Merged %u shards into %s\n", g_strv_length (arguments) - 1, arguments[0]);
+  {
+    guint unscored = count_unscored (arguments[0]);
+
+    /* The shards' own exit status said so, but a job that merges
+     * whatever the shards left must not read an incomplete experiment as
+     * done. */
+    if (unscored > 0)
+      {
+        g_printerr ("anot-run merge: %u request%s of the experiment could not be scored: the infrastructure "
+                    "failed %s in the shards; the summaries are over the others. Run %s again with: "
+                    "anot-run --resume %s\n", unscored, unscored == 1 ? "" : "s",
+                    unscored == 1 ? "it" : "them", unscored == 1 ? "it" : "them", arguments[0]);
+        return ANOT_RUN_EXIT_INCOMPLETE;
+      }
+  }
   return ANOT_RUN_EXIT_OK;
 }
 

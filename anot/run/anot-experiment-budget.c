@@ -70,6 +70,7 @@ anot_experiment_budget_clear (AnotExperiment *self)
 {
   g_clear_pointer (&self->budgets, g_ptr_array_unref);
   g_clear_pointer (&self->budget_message, g_free);
+  g_clear_pointer (&self->budget_option, g_free);
   g_clear_object (&self->estimate_router);
   g_clear_object (&self->estimate_method);
   g_clear_pointer (&self->estimated_costs, g_free);
@@ -230,11 +231,23 @@ anot_experiment_budget_reserve (AnotExperiment  *self,
       if (self->in_flight > 0)
         return FALSE;
       self->over_budget = TRUE;
-      self->budget_message =
-        g_strdup_printf ("the budget%s%s of $%.2f would be passed: $%.4f spent, "
-                         "the next request is estimated at $%.4f",
-                         budget->role ? " of role " : "", budget->role ? budget->role : "",
-                         budget->limit, budget->spent, costs[i]);
+      {
+        /* Cents, unless that would misstate the budget ($0.002 is not $0.00). */
+        g_autofree char *limit = g_strdup_printf ("%.2f", budget->limit);
+
+        if (budget->limit != g_ascii_strtod (limit, NULL))
+          {
+            g_free (limit);
+            limit = g_strdup_printf ("%.6g", budget->limit);
+          }
+        self->budget_message =
+          g_strdup_printf ("the budget%s%s of $%s would be passed: $%.4f spent, "
+                           "the next request is estimated at $%.4f",
+                           budget->role ? " of role " : "", budget->role ? budget->role : "",
+                           limit, budget->spent, costs[i]);
+        self->budget_option = budget->role ? g_strdup_printf ("--max-cost-role %s=USD", budget->role)
+                                           : g_strdup ("--max-cost USD");
+      }
       return FALSE;
     }
 
@@ -271,8 +284,9 @@ anot_experiment_budget_error (AnotExperiment *self)
   return g_error_new (ANOT_ERROR, ANOT_ERROR_BUDGET,
                       "Stopped: %s. %u of %u requests are done, %u were not started; "
                       "the results so far are in %s. Continue with a higher budget: "
-                      "anot-run --resume %s --max-cost USD",
+                      "anot-run --resume %s %s",
                       self->budget_message, done, self->n_planned,
                       self->n_planned > done ? self->n_planned - done : 0,
-                      self->directory, self->directory);
+                      self->directory, self->directory,
+                      self->budget_option != NULL ? self->budget_option : "--max-cost USD");
 }

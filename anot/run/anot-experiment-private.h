@@ -118,6 +118,7 @@ struct _AnotExperiment
   guint n_costed;               /* finished requests counted */
   gboolean over_budget;
   char *budget_message;
+  char *budget_option;          /* the option that raises the budget passed */
   AnotBackendRouter *estimate_router; /* the stand-in's, made on first use */
   AnotMethod *estimate_method;  /* a method of the estimate's own: one may
                                  * keep what it learnt from answers */

@@ -87,7 +87,7 @@ class Tap:
 
 
 def main():
-    tap = Tap(6)
+    tap = Tap(7)
     tmp = tempfile.mkdtemp(prefix='anot-shards-')
     env = golden.run_env(tmp)
     server = golden.FakeLlm(tmp)
@@ -203,6 +203,34 @@ def main():
             assert not os.path.exists(out) or not os.listdir(out), 'a refused merge wrote files'
             return None
         tap.check('merges that must refuse name the shard, option or request', refusals)
+
+        def unscored():
+            # A shard whose server went away for two requests: their rows
+            # are the infrastructure's failures, as an outage writes them.
+            dirs = [os.path.join(shard_dir(i), 'exp') for i in range(SHARDS)]
+            outage = os.path.join(tmp, 'outage')
+            shutil.copytree(dirs[1], os.path.join(outage, 'exp'))
+            path = os.path.join(outage, 'exp', 'clean', 'run_1', 'results_10.jsonl')
+            with open(path) as f:
+                rows = [json.loads(line) for line in f if line.strip()]
+            for row in rows[:2]:
+                row.update(pred_indices=[], shuffled_preds=[], gold_rank=0, error_class='infrastructure',
+                           error='ANOT_ERROR_LLM_CONNECTION: Cannot reach the server')
+            with open(path, 'w') as f:
+                f.writelines(json.dumps(row) + '\n' for row in rows)
+            out = os.path.join(tmp, 'merged_outage', 'exp')
+            proc = anot_run(['merge', out, dirs[0], os.path.join(outage, 'exp')] + dirs[2:], env,
+                            check=False)
+            # Merged, but not read as done: a job merging what the shards
+            # left must see the experiment is incomplete.
+            assert proc.returncode == 4, proc.stdout
+            assert '2 requests of the experiment could not be scored' in proc.stdout, proc.stdout
+            assert 'anot-run --resume %s' % out in proc.stdout, proc.stdout
+            with open(os.path.join(out, 'clean', 'summary.json')) as f:
+                summary = f.read()
+            assert '"unscored"' in summary, summary
+            return None
+        tap.check('a merge of shards with unscored requests says so and exits 4', unscored)
 
         def caches():
             merged_cache = os.path.join(tmp, 'cache.sqlite')

@@ -1,6 +1,7 @@
 """The example C plugin of docs/examples/c-plugin: it builds, loads and ranks."""
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -109,6 +110,11 @@ def prompts(log):
             for body in bodies for m in body["messages"] if m["role"] == "user"}
 
 
+def systems(log):
+    bodies = [json.loads(line)["body"] for line in log.read_text().splitlines()]
+    return {m["content"] for body in bodies for m in body["messages"] if m["role"] == "system"}
+
+
 def run_listwise(demo, url, out, reviews):
     exp = Anot.Experiment(demo, LISTWISE, backend="openai", base_url=url + "/v1", model="fake",
                           candidates=6, limit=4, out=str(out),
@@ -140,9 +146,11 @@ def test_listwise_reads_every_field(demo, plugin_dir, fake_llm, tmp_path):
         assert len(blocks) == 6
         for number, (item, block) in enumerate(zip(pool.shuffled, blocks), 1):
             head = f"{number}] {item.get_name()} ({item.get_stars():.1f} stars; "
-            assert block.startswith(head + ", ".join(item.get_categories()) + ")"), block
+            assert block.startswith(head + ", ".join(item.get_categories()) + ") at "
+                                    f"{item.to_dict()['address']}, {item.get_city()}\n"), block
             assert f"Sunday: {item.get_hours('Sunday') or 'closed'};" in block
-            assert f"{len(item.attributes)} attributes in all" in block
+            assert (f"{len(item.attributes)} attributes in all; {item.get_n_reviews()} reviews\n"
+                    in block + "\n")
             shown = [line[4:] for line in block.splitlines() if line.startswith("    ")]
             assert len(shown) == min(2, item.get_n_reviews())
             texts = [review.get_text() for review in item.reviews]
@@ -152,7 +160,25 @@ def test_listwise_reads_every_field(demo, plugin_dir, fake_llm, tmp_path):
                     friends = demo.get_friends(review.get_reviewer_name()) or []
                     assert (f"by {review.get_reviewer_name() or 'someone'} ({len(friends)} friends); "
                             f"votes: {review.get_useful()} useful, {review.get_funny()} funny, "
-                            f"{review.get_cool()} cool") in block
+                            f"{review.get_cool()} cool; the reviewer: "
+                            f"{review.get_user_review_count()} reviews since "
+                            f"{review.get_user_yelping_since() or '?'}") in block
+    # The demo declares no domain: restaurants.
+    assert systems(log) == {"You rank restaurants for a customer."}
+
+
+def test_listwise_names_the_benchmarks_domain(hotels, plugin_dir, fake_llm, tmp_path):
+    """The guide's example takes the items' noun from the context, so on a
+    benchmark of hotels its prompts name hotels, as the built-in methods'
+    do (test_hotels_methods.py)."""
+    url, log = fake_llm
+    exp = Anot.Experiment(hotels, LISTWISE, backend="openai", base_url=url + "/v1", model="fake",
+                          candidates=6, limit=2, out=str(tmp_path), defense=True)
+    exp.run_blocking()
+    assert all(not row.get("error") for row in exp.result_rows(n_candidates=6))
+    (system,) = systems(log)
+    assert system.startswith("You rank hotels for a customer.\n\nBefore you judge")
+    assert not re.search(r"restaurants?|cafe", log.read_text(), re.IGNORECASE)
 
 
 def test_listwise_is_seeded_and_reads_its_option(demo, plugin_dir, fake_llm, tmp_path):

@@ -305,8 +305,13 @@ test_outage (Fixture       *f,
   g_assert_true (g_file_get_contents (summary_path, &summary, NULL, NULL));
   {
     g_autofree char *member = g_strdup_printf ("\"unscored\" : %u", unscored);
+    g_autoptr(JsonParser) parser = json_parser_new ();
 
     g_assert_nonnull (strstr (summary, member));
+    /* Beside the figures, not only in per_run. */
+    g_assert_true (json_parser_load_from_data (parser, summary, -1, NULL));
+    g_assert_cmpint (json_object_get_int_member_with_default (json_node_get_object (json_parser_get_root (parser)),
+                                                              "unscored", 0), ==, unscored);
   }
 
   /* The server is back: the resume runs the unscored requests, only
@@ -803,6 +808,42 @@ test_usage_every_attack (Fixture       *f,
   g_assert_nonnull (strstr (out, expected));
 }
 
+/* A run stopped by a role's budget says that budget as given (not $0.01
+ * for $0.015) and the option that raises it; a resume with it finishes. */
+static void
+test_role_budget (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *dir = g_build_filename (f->root, "role_budget", NULL);
+  g_autofree char *rows_path = g_build_filename (dir, "clean", "run_1", "results_5.jsonl", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *hint = NULL;
+  g_autoptr(GPtrArray) objects = NULL;
+  g_autoptr(GHashTable) rows = NULL;
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "fake",
+    "--candidates", "5", "--limit", "3", "-j", "1", "--out", f->root, "--name", "role_budget",
+    "--max-cost-role", "default=0.015", NULL,
+  };
+  const char *resume_argv[] = { "--resume", dir, "--max-cost-role", "default=1", NULL };
+
+  g_assert_cmpint (run (argv, NULL, &out, &err), ==, 3);
+  g_assert_nonnull (strstr (err, "the budget of role default of $0.015 would be passed"));
+  hint = g_strdup_printf ("anot-run --resume %s --max-cost-role default=USD", dir);
+  g_assert_nonnull (strstr (err, hint));
+  rows = read_rows (rows_path, &objects);
+  g_assert_cmpuint (objects->len, <, 3);
+  g_clear_pointer (&rows, g_hash_table_unref);
+  g_clear_pointer (&objects, g_ptr_array_unref);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (run (resume_argv, NULL, &out, &err), ==, 0);
+  rows = read_rows (rows_path, &objects);
+  g_assert_cmpuint (objects->len, ==, 3);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -821,6 +862,7 @@ main (int    argc,
   ADD ("/failure-cli/context-fit", test_context_fit, NULL);
   ADD ("/failure-cli/replaced-characters", test_replaced_characters, NULL);
   ADD ("/failure-cli/usage-every-attack", test_usage_every_attack, NULL);
+  ADD ("/failure-cli/role-budget", test_role_budget, NULL);
 
 #undef ADD
 

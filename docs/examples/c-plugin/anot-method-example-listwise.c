@@ -3,9 +3,10 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * "example-listwise" shows the model the request and every candidate as a
- * method may see it (name, stars, categories, attributes, hours, a seeded
- * sample of reviews with their stars, date, reviewer, votes and the
- * reviewer's friends) and reads a ranking back from its answer.  It is the
+ * method may see it (name, stars, categories, address and city, attributes,
+ * hours, a seeded sample of reviews with their stars, date, reviewer, votes,
+ * the reviewer's profile and friends), in the words of the benchmark's
+ * domain, and reads a ranking back from its answer.  It is the
  * second example of docs/writing-a-method-plugin.md ("LLM calls" and "What
  * a method can read"): every ```c block of that guide is found, line by
  * line, in this file or in anot-method-example.c (tests/check-doc-blocks.py),
@@ -40,16 +41,23 @@ describe_review (GString           *out,
 {
   const char *reviewer = anot_review_get_reviewer_name (review);  /* "" if unknown */
   const char *date = anot_review_get_date (review);               /* nullable */
+  const char *since = anot_review_get_user_yelping_since (review); /* nullable */
   const char * const *friends = anot_method_context_get_friends (context, reviewer); /* nullable */
 
   g_string_append_printf (out, "  - %.1f stars, %s, by %s (%u friends); votes: %" G_GINT64_FORMAT
-                          " useful, %" G_GINT64_FORMAT " funny, %" G_GINT64_FORMAT " cool\n    %s\n",
+                          " useful, %" G_GINT64_FORMAT " funny, %" G_GINT64_FORMAT " cool",
                           anot_review_get_stars (review),
                           date != NULL ? date : "undated",
                           reviewer[0] != '\0' ? reviewer : "someone",
                           friends != NULL ? g_strv_length ((char **) friends) : 0,
                           anot_review_get_useful (review), anot_review_get_funny (review),
-                          anot_review_get_cool (review), anot_review_get_text (review));
+                          anot_review_get_cool (review));
+  /* The reviewer's profile, from the benchmark's user records. */
+  g_string_append_printf (out, "; the reviewer: %" G_GINT64_FORMAT " reviews since %s",
+                          anot_review_get_user_review_count (review), since != NULL ? since : "?");
+  if (anot_review_has_user_average_stars (review))
+    g_string_append_printf (out, ", %.1f stars on average", anot_review_get_user_average_stars (review));
+  g_string_append_printf (out, "\n    %s\n", anot_review_get_text (review));
 }
 
 /* One candidate: what it is, when it opens, and up to @n_reviews of its
@@ -67,13 +75,21 @@ describe_item (GString           *out,
   const char *sunday = anot_item_get_hours (item, "Sunday");  /* nullable */
   GPtrArray *reviews = anot_item_get_reviews (item);           /* transfer none */
   JsonObject *attributes = anot_item_get_attributes (item);    /* nullable */
+  JsonObject *record = anot_item_get_record (item);            /* the whole record as in the file */
+  const char *city = anot_item_get_city (item);                /* nullable */
   guint start;
 
-  g_string_append_printf (out, "[%u] %s (%.1f stars; %s)\n", number,
-                          anot_item_get_name (item), anot_item_get_stars (item), categories);
-  g_string_append_printf (out, "  WiFi: %s; Sunday: %s; %u attributes in all\n",
+  /* debug.log (ANOT_DEBUG=2) tells which item each number of the prompt was. */
+  anot_method_context_debug (context, ANOT_DEBUG_LEVEL_VERBOSE, "prompt", "[%u] is %s",
+                             number, anot_item_get_id (item));
+  g_string_append_printf (out, "[%u] %s (%.1f stars; %s) at %s, %s\n", number,
+                          anot_item_get_name (item), anot_item_get_stars (item), categories,
+                          json_object_get_string_member_with_default (record, "address", "?"),
+                          city != NULL ? city : "?");
+  g_string_append_printf (out, "  WiFi: %s; Sunday: %s; %u attributes in all; %u reviews\n",
                           wifi != NULL ? wifi : "unknown", sunday != NULL ? sunday : "closed",
-                          attributes != NULL ? json_object_get_size (attributes) : 0);
+                          attributes != NULL ? json_object_get_size (attributes) : 0,
+                          anot_item_get_n_reviews (item));
 
   start = reviews->len > n_reviews ? (guint) g_rand_int_range (rand, 0, (gint32) (reviews->len - n_reviews + 1)) : 0;
   for (guint i = start; i < reviews->len && i < start + n_reviews; i++)
@@ -121,6 +137,8 @@ example_listwise_rank_async (AnotMethod          *method,
   g_autoptr(GString) prompt = g_string_new (NULL);
   g_autofree char *system = NULL;
   const char *defense;
+  /* What the items are ("restaurants" unless the benchmark says otherwise). */
+  AnotDomain *domain = anot_method_context_get_domain (context);
   GError *error = NULL;
   guint n_reviews;
 
@@ -146,8 +164,8 @@ example_listwise_rank_async (AnotMethod          *method,
   /* Defense mode (the method registers ANOT_PLUGIN_SUPPORTS_DEFENSE): the
    * defense text follows the instructions of every call that shows data. */
   defense = anot_method_context_get_defense_prompt (context);
-  system = defense != NULL ? g_strconcat ("You rank cafes for a customer.\n\n", defense, NULL)
-                           : g_strdup ("You rank cafes for a customer.");
+  system = g_strdup_printf ("You rank %s for a customer.%s%s", anot_domain_get_items (domain),
+                            defense != NULL ? "\n\n" : "", defense != NULL ? defense : "");
 
   g_task_set_task_data (task, g_ptr_array_ref (candidates), (GDestroyNotify) g_ptr_array_unref);
   anot_method_context_complete_async (context, ANOT_DEFAULT_ROLE, system, prompt->str,
@@ -198,6 +216,7 @@ g_io_module_load (GIOModule *module)
                                       anot_method_option_new_int ("reviews", 0, 20, 2,
                                                                   "reviews shown per candidate"),
                                       NULL);
+  anot_plugin_declare_method_roles (METHOD_NAME, ANOT_DEFAULT_ROLE, NULL);
 }
 
 G_MODULE_EXPORT void

@@ -158,6 +158,7 @@ g_io_module_load (GIOModule *module)
                                       anot_method_option_new_int ("min-reviews", 0, G_MAXUINT, 0,
                                                                   "items with fewer reviews rank last"),
                                       NULL);
+  anot_plugin_declare_method_roles (METHOD_NAME, NULL);     /* it calls no LLM */
 }
 
 G_MODULE_EXPORT void
