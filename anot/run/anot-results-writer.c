@@ -449,6 +449,19 @@ add_ranking_summary (JsonBuilder *builder,
   json_builder_set_member_name (builder, "k");
   json_builder_add_int_value (builder, k);
   add_hits_summary (builder, stats, k);
+  {
+    /* Beside the figures, not only in per_run: a mean over runs the
+     * infrastructure left incomplete must say so where it is read. */
+    gint64 unscored = 0;
+
+    for (guint i = 0; i < stats->len; i++)
+      unscored += (gint64) object_double (g_ptr_array_index (stats, i), "unscored");
+    if (unscored > 0)
+      {
+        json_builder_set_member_name (builder, "unscored");
+        json_builder_add_int_value (builder, unscored);
+      }
+  }
 
   for (guint i = 0; i < stats->len; i++)
     {

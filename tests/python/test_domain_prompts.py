@@ -159,3 +159,18 @@ def test_lists_and_help_say_item():
     formula = anot_run("formula", "--help")
     assert formula.returncode == 0 and "every item of a benchmark" in formula.stdout
     assert "restaurant" not in formula.stdout.lower()
+
+
+def test_python_preview_is_the_cli_prompt(hotels_dir):
+    """Experiment.preview_prompts() gives Python users what anot-run prompt
+    gives on the command line, byte for byte, defense and domain included."""
+    from gi.repository import Anot
+
+    dataset = Anot.Dataset.load(str(hotels_dir))
+    experiment = Anot.Experiment(dataset, "react", requests="R01", candidates=10, defense=True)
+    cells = experiment.preview_prompts(0)
+    result = anot_run("prompt", "-d", str(hotels_dir), "-m", "react", "--request", "R01", "-n", "10",
+                      "--calls", "0", "--json", "--defense")
+    assert result.returncode == 0, result.stderr
+    assert cells == json.loads(result.stdout)
+    assert "ignore the other hotels" in cells[0]["calls"][0]["messages"][0]["content"]

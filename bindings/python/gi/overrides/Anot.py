@@ -707,6 +707,19 @@ class Experiment(Anot.Experiment):
         """
         return _json_to_py(Anot.Experiment.estimate(self, completion_tokens))
 
+    def preview_prompts(self, max_calls=1):
+        """The exact prompts the method would send, without calling any LLM.
+
+        What `anot-run prompt --json` prints, as a list: one dict per
+        planned request and cell (`request_id`, `attack`, `n`, `run`,
+        `calls`), each call `{model, role, messages}` with the chat
+        messages `{role, content}` as sent.  Choose the request with the
+        `requests` option; `max_calls` is how many of each request's calls
+        to give (0: every call).  Raises GLib.Error when the experiment
+        cannot be prepared.
+        """
+        return _json_to_py(Anot.Experiment.preview_prompts(self, max_calls))
+
     def run_blocking(self, cancellable=None, progress=None):
         """Runs the experiment; Ctrl-C (or a notebook's interrupt) cancels it.
 
