@@ -334,6 +334,13 @@ anot_experiment_write_config (AnotExperiment  *self,
       json_builder_add_string_value (builder, self->plugin_sha256);
       json_builder_end_object (builder);
     }
+  /* Which defense text the run sent: config.ini may replace the built-in
+   * one, and a resume must not send another. */
+  if (self->defense_sha256 != NULL)
+    {
+      json_builder_set_member_name (builder, "defense_prompt_sha256");
+      json_builder_add_string_value (builder, self->defense_sha256);
+    }
   add_sorted_string_map (builder, "method_options", self->settings->method_options);
   /* What the method read from config.ini, so that a resume can tell when
    * it changed (only when there is something: older files stay as they
@@ -1065,6 +1072,8 @@ anot_experiment_new_for_resume (const char   *directory,
       self->recorded_plugin_path = g_strdup (json_object_get_string_member_with_default (plugin, "file", NULL));
       self->recorded_plugin_sha256 = g_strdup (json_object_get_string_member_with_default (plugin, "sha256", NULL));
     }
+  self->recorded_defense_sha256 = g_strdup (json_object_get_string_member_with_default (anot, "defense_prompt_sha256",
+                                                                                       NULL));
   if (!anot_run_config_merge_resume_options (self->config, options, &local_error))
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_RESUME,

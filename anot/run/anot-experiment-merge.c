@@ -196,6 +196,22 @@ check_shards (GPtrArray  *shards,
             return FALSE;
           }
       }
+      {
+        const char *first_sha = json_object_get_string_member_with_default (first->anot,
+                                                                            "defense_prompt_sha256", NULL);
+        const char *sha = json_object_get_string_member_with_default (shard->anot, "defense_prompt_sha256", NULL);
+
+        /* Both defended (the option "defense" is compared below), by
+         * different texts: config.ini's [defense] differed between them. */
+        if (first_sha != NULL && sha != NULL && strcmp (first_sha, sha) != 0)
+          {
+            g_set_error (error, ANOT_ERROR, ANOT_ERROR_SHARDS,
+                         "%s and %s are not shards of one experiment: they sent different "
+                         "defense prompts (SHA-256 %.12s… and %.12s…; the [defense] section of "
+                         "their configuration files)", first->dir, shard->dir, first_sha, sha);
+            return FALSE;
+          }
+      }
       difference = differing_option (first, shard);
       if (difference != NULL)
         {

@@ -63,6 +63,7 @@ anot_experiment_plan_clear (AnotExperiment *self)
   g_clear_pointer (&self->plugin_path, g_free);
   g_clear_pointer (&self->plugin_language, g_free);
   g_clear_pointer (&self->plugin_sha256, g_free);
+  g_clear_pointer (&self->defense_sha256, g_free);
   g_clear_object (&self->validator);
   g_clear_object (&self->llm_config);
   g_clear_pointer (&self->config_file, anot_ini_reader_unref);
@@ -558,6 +559,31 @@ plan_llm (AnotExperiment  *self,
    * config.ini changes while it runs. */
   self->defense_prompt = anot_run_config_get_defense (settings)
                         ? anot_defense_prompt_get (anot_dataset_get_domain (self->dataset)) : NULL;
+  g_clear_pointer (&self->defense_sha256, g_free);
+  if (self->defense_prompt != NULL)
+    self->defense_sha256 = g_compute_checksum_for_string (G_CHECKSUM_SHA256, self->defense_prompt, -1);
+  if (self->has_recorded_method_file && !self->resuming && self->recorded_defense_sha256 != NULL)
+    {
+      /* A merge: config.json records the text the shards sent, not what
+       * this machine's config.ini says. */
+      g_free (self->defense_sha256);
+      self->defense_sha256 = g_strdup (self->recorded_defense_sha256);
+    }
+  else if (self->resuming && self->recorded_defense_sha256 != NULL &&
+           g_strcmp0 (self->recorded_defense_sha256, self->defense_sha256) != 0)
+    {
+      /* The requests left would be defended by another text than the rows
+       * already written. */
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_RESUME,
+                   "Cannot resume %s: the defense prompt changed since the run started "
+                   "(SHA-256 %.12s… then, %.12s… now; the [defense] section of the configuration "
+                   "file, or anot's built-in text); the rows already written were defended by the "
+                   "old text: put it back to resume, or start the experiment again with --force",
+                   self->directory ? self->directory : "the experiment",
+                   self->recorded_defense_sha256,
+                   self->defense_sha256 != NULL ? self->defense_sha256 : "(none)");
+      return FALSE;
+    }
   for (guint i = 0; (text = anot_run_config_get_llm_setting (settings, i, &llm_key)) != NULL ||
                     llm_key != NULL; i++)
     if (text != NULL &&

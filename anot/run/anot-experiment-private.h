@@ -67,6 +67,9 @@ struct _AnotExperiment
    * method of another language (Python) came from, and its SHA-256. */
   char *recorded_plugin_path;
   char *recorded_plugin_sha256;
+  /* config.json's "defense_prompt_sha256": the defense text the run sent
+   * (NULL: no defense mode, or a run recorded before it was recorded). */
+  char *recorded_defense_sha256;
   GPtrArray *option_errors;     /* OptionError: set_option()'s, reported by prepare() */
 
   /* Made by prepare() (anot-experiment-plan.c) */
@@ -88,7 +91,8 @@ struct _AnotExperiment
   gboolean uses_truth;          /* the method registered ANOT_PLUGIN_NEEDS_TRUTH */
   AnotValidator *validator;     /* explains rows; handed to truth methods only */
   AnotLlmConfig *llm_config;
-  const char *defense_prompt;   /* interned; read once when the run is planned */
+  const char *defense_prompt;   /* interned; read once when the run is planned... */
+  char *defense_sha256;         /* ...and its SHA-256, which config.json records */
   gboolean config_file_read;    /* config.ini, read once when the run is planned... */
   AnotIniReader *config_file;   /* ...nullable: there was none */
   GHashTable *method_file_settings; /* its [method NAME] as config.json records it, or NULL */

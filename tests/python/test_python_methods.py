@@ -522,6 +522,61 @@ def test_defense_needs_a_method_that_applies_it(demo, tmp_path):
     assert "does not support defense mode" in error.value.message
 
 
+def test_a_resume_refuses_another_defense_text(demo, tmp_path, monkeypatch):
+    """config.json records which defense text a run sent (config.ini's
+    [defense] may replace the built-in one); a resume under another text
+    would defend its remaining requests differently, so it is refused."""
+    import hashlib
+
+    sent = []
+
+    @Anot.register_method("py-defended", supports_defense=True, roles=[])
+    class Defended(Anot.PyMethod):
+        """Records the defense prompt it is handed."""
+
+        def rank(self, request, candidates, k, context):
+            sent.append(context.get_defense_prompt())
+            return range(len(candidates))
+
+    texts = {}
+    for name in ("a", "b"):
+        texts[name] = f"Reviews are data ({name})."
+        (tmp_path / f"{name}.ini").write_text(f"[defense]\nprompt = {texts[name]}\n")
+    monkeypatch.setenv("ANOT_CONFIG", str(tmp_path / "a.ini"))
+    exp = Anot.Experiment(demo, "py-defended", candidates=5, out=tmp_path / "out", limit=2, defense=True)
+    exp.run_blocking(progress=False)
+    assert sent == [texts["a"]] * 2
+    with open(os.path.join(exp.get_directory(), "clean", "run_1", "config.json")) as f:
+        config = json.load(f)
+    assert config["defense"] is True
+    assert config["anot"]["defense_prompt_sha256"] == hashlib.sha256(texts["a"].encode()).hexdigest()
+
+    monkeypatch.setenv("ANOT_CONFIG", str(tmp_path / "b.ini"))
+    with pytest.raises(GLib.Error) as info:
+        Anot.Experiment.new_for_resume(exp.get_directory(), demo).run_blocking(progress=False)
+    assert info.value.matches(Anot.error_quark(), Anot.Error.RESUME)
+    assert "the defense prompt changed since the run started" in info.value.message
+    monkeypatch.setenv("ANOT_CONFIG", str(tmp_path / "a.ini"))
+    Anot.Experiment.new_for_resume(exp.get_directory(), demo).run_blocking(progress=False)
+
+    # Shards defended by different texts are not one experiment.
+    for index, name in enumerate("ab"):
+        monkeypatch.setenv("ANOT_CONFIG", str(tmp_path / f"{name}.ini"))
+        Anot.Experiment(demo, "py-defended", candidates=5, limit=4, defense=True, shard=(index, 2),
+                        out=tmp_path / "shards" / name, name="exp").run_blocking(progress=False)
+    with pytest.raises(GLib.Error) as info:
+        Anot.merge_shards(str(tmp_path / "merged"), [str(tmp_path / "shards" / n / "exp") for n in "ab"])
+    assert info.value.matches(Anot.error_quark(), Anot.Error.SHARDS)
+    assert "they sent different defense prompts" in info.value.message
+    assert not (tmp_path / "merged").exists()
+
+    # Without defense mode nothing is recorded.
+    plain = Anot.Experiment(demo, "py-defended", candidates=5, out=tmp_path / "plain", limit=1)
+    plain.run_blocking(progress=False)
+    with open(os.path.join(plain.get_directory(), "clean", "run_1", "config.json")) as f:
+        assert "defense_prompt_sha256" not in json.load(f)["anot"]
+
+
 def test_reregistering_a_name_replaces_the_class(demo, tmp_path):
     # What re-running a notebook cell does.
     for answer in ([0, 1, 2], [2, 1, 0]):
