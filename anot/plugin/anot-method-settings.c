@@ -608,6 +608,59 @@ anot_method_settings_get_uint (AnotMethodSettings  *self,
 }
 
 /**
+ * anot_method_settings_get_int:
+ * @self: settings
+ * @context: (nullable): the request's context
+ * @key: the key
+ * @default_value: the value when nothing sets it
+ * @min_value: the smallest valid value
+ * @max_value: the largest valid value
+ * @out_value: (out): the value
+ * @error: return location for a #GError
+ *
+ * Reads an integer option of any sign and up to 64 bits, as
+ * [ctor@Anot.MethodOption.new_int] declares them;
+ * [method@Anot.MethodSettings.get_uint] reads those of a range within
+ * `guint`.
+ *
+ * Errors: %ANOT_ERROR_INVALID_ARGUMENT for a value that is not an
+ * integer in [@min_value, @max_value]; the message names its source.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+anot_method_settings_get_int (AnotMethodSettings  *self,
+                              AnotMethodContext   *context,
+                              const char          *key,
+                              gint64               default_value,
+                              gint64               min_value,
+                              gint64               max_value,
+                              gint64              *out_value,
+                              GError             **error)
+{
+  g_autofree char *source = NULL;
+  g_autofree char *text = anot_method_settings_lookup (self, context, key, &source);
+  gint64 value = default_value;
+  g_autofree char *default_text = g_strdup_printf ("%" G_GINT64_FORMAT, default_value);
+  g_autoptr(AnotMethodOption) declared = check_declared (self, context, key, ANOT_METHOD_OPTION_INT, default_text,
+                                                         (double) min_value, (double) max_value);
+
+  if (text != NULL && !g_ascii_string_to_signed (text, 10, min_value, max_value, &value, NULL))
+    {
+      g_autofree char *expected = g_strdup_printf ("an integer from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT,
+                                                   min_value, max_value);
+
+      invalid (self, key, source, text, expected, error);
+      return FALSE;
+    }
+  if (!compat_admits (self, context, declared, text, source, error))
+    return FALSE;
+  *out_value = value;
+  record (self, key, json_node_init_int (json_node_alloc (), value), source);
+  return TRUE;
+}
+
+/**
  * anot_method_settings_get_double:
  * @self: settings
  * @context: (nullable): the request's context

@@ -54,6 +54,15 @@ gboolean            anot_method_settings_get_uint          (AnotMethodSettings  
                                                             guint               *out_value,
                                                             GError             **error);
 ANOT_AVAILABLE_IN_ALL
+gboolean            anot_method_settings_get_int           (AnotMethodSettings  *self,
+                                                            AnotMethodContext   *context,
+                                                            const char          *key,
+                                                            gint64               default_value,
+                                                            gint64               min_value,
+                                                            gint64               max_value,
+                                                            gint64              *out_value,
+                                                            GError             **error);
+ANOT_AVAILABLE_IN_ALL
 gboolean            anot_method_settings_get_double        (AnotMethodSettings  *self,
                                                             AnotMethodContext   *context,
                                                             const char          *key,

@@ -122,6 +122,16 @@ anot_experiment_budget_reset (AnotExperiment *self)
       while (g_hash_table_iter_next (&iter, NULL, &value))
         anot_experiment_budget_add_result (self, value);
     }
+  /* Spent already on the requests an outage left unscored (attempts, in
+   * the average cost of one). */
+  if (self->replaced_usage != NULL)
+    self->n_costed += self->n_replaced;
+  for (guint i = 0; self->replaced_usage != NULL && i < self->budgets->len; i++)
+    {
+      Budget *budget = g_ptr_array_index (self->budgets, i);
+
+      budget->spent += usage_cost (self->replaced_usage, budget->role);
+    }
 }
 
 void

@@ -625,6 +625,9 @@ gboolean
 anot_experiment_load_existing_rows (AnotExperiment  *self,
                                     GError         **error)
 {
+  g_clear_object (&self->replaced_usage);
+  self->replaced_usage = anot_usage_new ();
+  self->n_replaced = 0;
   for (guint i = 0; i < self->cells->len; i++)
     {
       Cell *cell = g_ptr_array_index (self->cells, i);
@@ -649,9 +652,15 @@ anot_experiment_load_existing_rows (AnotExperiment  *self,
           for (guint j = 0; j < kept->len && !planned; j++)
             planned = strcmp (anot_request_get_id (g_ptr_array_index (kept, j)), id) == 0;
           /* A request the infrastructure failed runs again: its row is
-           * replaced by the new one. */
+           * replaced by the new one, but the calls it made before the
+           * failure were paid (the budget counts them). */
           if (planned && anot_experiment_cell_plans (cell, id) && anot_result_is_scored (result))
             g_hash_table_insert (cell->rows, g_strdup (id), g_object_ref (result));
+          else if (planned && anot_experiment_cell_plans (cell, id))
+            {
+              anot_usage_merge (self->replaced_usage, anot_result_get_usage (result));
+              self->n_replaced++;
+            }
         }
     }
   return TRUE;

@@ -72,6 +72,7 @@ anot_experiment_plan_clear (AnotExperiment *self)
   g_clear_object (&self->router);
   g_clear_object (&self->batch_queue);
   anot_experiment_budget_clear (self);
+  g_clear_object (&self->replaced_usage);
   self->n_planned = 0;
 }
 

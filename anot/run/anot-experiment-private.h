@@ -119,6 +119,9 @@ struct _AnotExperiment
   gboolean over_budget;
   char *budget_message;
   char *budget_option;          /* the option that raises the budget passed */
+  AnotUsage *replaced_usage;    /* what the rows a resume runs again had cost:
+                                 * paid, though their rows are replaced */
+  guint n_replaced;             /* those rows */
   AnotBackendRouter *estimate_router; /* the stand-in's, made on first use */
   AnotMethod *estimate_method;  /* a method of the estimate's own: one may
                                  * keep what it learnt from answers */

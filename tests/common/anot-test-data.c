@@ -136,3 +136,46 @@ anot_test_time_scale (void)
 
   return scale != NULL ? MAX (1, (guint) g_ascii_strtoull (scale, NULL, 10)) : 1;
 }
+
+/* Rewrites the rows of @ids in @path as an outage leaves them: no
+ * prediction, the connection error, class infrastructure; what they
+ * cost stays (calls made before the failure were paid). */
+void
+anot_test_fail_rows (const char         *path,
+                     const char * const *ids)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  guint n_failed = 0;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(JsonGenerator) generator = json_generator_new ();
+      g_autofree char *line = NULL;
+      JsonObject *row;
+
+      if (*lines[i] == '\0')
+        continue;
+      g_assert_true (json_parser_load_from_data (parser, lines[i], -1, NULL));
+      row = json_node_get_object (json_parser_get_root (parser));
+      if (g_strv_contains (ids, json_object_get_string_member (row, "request_id")))
+        {
+          json_object_set_array_member (row, "pred_indices", json_array_new ());
+          json_object_set_int_member (row, "gold_rank", 0);
+          json_object_set_string_member (row, "error", "ANOT_ERROR_LLM_CONNECTION: Cannot reach the server");
+          json_object_set_string_member (row, "error_class", "infrastructure");
+          n_failed++;
+        }
+      json_generator_set_root (generator, json_parser_get_root (parser));
+      line = json_generator_to_data (generator, NULL);
+      g_string_append_printf (out, "%s\n", line);
+    }
+  g_assert_cmpuint (n_failed, ==, g_strv_length ((char **) ids));
+  g_file_set_contents (path, out->str, -1, &error);
+  g_assert_no_error (error);
+}

@@ -24,4 +24,10 @@ void         anot_test_remove_tree    (const char *path);
  * times more under AddressSanitizer on a loaded machine. */
 guint        anot_test_time_scale     (void);
 
+/* Rewrites the rows of @ids (NULL-terminated) in the results file @path
+ * as an outage leaves them (no prediction, error class infrastructure),
+ * keeping what they cost. */
+void         anot_test_fail_rows      (const char         *path,
+                                       const char * const *ids);
+
 G_END_DECLS

@@ -134,6 +134,48 @@ test_provenance (void)
   g_assert_nonnull (strstr (error->message, file_source));
 }
 
+/* anot_method_settings_get_int() reads what anot_method_option_new_int()
+ * declares: signed, 64 bits. */
+static void
+test_signed_int (void)
+{
+  g_autoptr(AnotMethodSettings) settings = anot_method_settings_new ("mine");
+  g_autoptr(AnotMethodContext) context = anot_method_context_new (anot_test_get_demo (), "R01", 1);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  gint64 value = 0;
+  guint unsigned_value = 0;
+
+  g_assert_true (anot_method_settings_get_int (settings, context, "offset", -1, -10, 10, &value, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (value, ==, -1);
+
+  anot_method_context_set_option (context, "mine.offset", "-7");
+  g_assert_true (anot_method_settings_get_int (settings, context, "offset", -1, -10, 10, &value, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (value, ==, -7);
+  json = anot_method_settings_to_json (settings);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (json_node_get_object (json), "offset"),
+                                               "value"), ==, -7);
+  /* What get_uint() could not read. */
+  g_assert_false (anot_method_settings_get_uint (settings, context, "offset", 0, 0, 10, &unsigned_value, &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  anot_method_context_set_option (context, "mine.offset", "-11");
+  g_assert_false (anot_method_settings_get_int (settings, context, "offset", -1, -10, 10, &value, &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpstr (error->message, ==,
+                   "mine.offset (from method option mine.offset): expected an integer from -10 to 10, got “-11”");
+  g_clear_error (&error);
+
+  anot_method_context_set_option (context, "mine.offset", "6000000000");
+  g_assert_true (anot_method_settings_get_int (settings, context, "offset", 0, G_MININT64, G_MAXINT64,
+                                               &value, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (value, ==, G_GINT64_CONSTANT (6000000000));
+}
+
 /* The defense prompt: built in (byte for byte the text that was in C),
  * or the [defense] section of config.ini. */
 static void
@@ -223,6 +265,7 @@ main (int    argc,
 
   g_test_add_func ("/config-file/errors", test_config_errors);
   g_test_add_func ("/config-file/provenance", test_provenance);
+  g_test_add_func ("/config-file/signed-int", test_signed_int);
   g_test_add_func ("/config-file/defense-prompt", test_defense_prompt);
   g_test_add_func ("/config-file/prices", test_prices);
   return g_test_run ();

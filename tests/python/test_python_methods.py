@@ -311,6 +311,39 @@ def test_method_options_and_seed_reach_python(demo, tmp_path):
     assert list(options[1].get_choices()) == ["fast", "slow"]
 
 
+def test_a_signed_integer_option_is_read_with_get_int(demo, tmp_path):
+    # MethodOption.new_int declares a signed 64-bit range, which get_uint
+    # cannot read (nor name without a critical about the range).
+    seen = {}
+
+    @Anot.register_method("py-offset", options=[
+        Anot.MethodOption.new_int("offset", -10, 10, -1, "positions to rotate the candidates by")])
+    class Offset(Anot.PyMethod):
+        """Rotates the candidates by an offset that may be negative."""
+
+        def rank(self, request, candidates, k, context):
+            settings = Anot.MethodSettings.new("py-offset")
+            settings.load_for_context(context)
+            ok, offset = settings.get_int(context, "offset", -1, -10, 10)
+            seen[context.get_request_id()] = offset
+            return [(i + offset) % len(candidates) for i in range(len(candidates))]
+
+    exp = Anot.Experiment(demo, "py-offset", candidates=5, out=tmp_path, limit=2,
+                          method_options={"py-offset.offset": -3})
+    exp.run_blocking(progress=False)
+    assert set(seen.values()) == {-3}
+    assert [r["shuffled_preds"] for r in rows_of(exp, 5)] == [[3, 4, 5, 1, 2]] * 2
+
+    settings = Anot.MethodSettings.new("py-offset")
+    context = Anot.MethodContext.new(demo, "R01", 1)
+    assert settings.get_int(context, "offset", -1, -10, 10) == (True, -1)
+    context.set_option("py-offset.offset", "-11")
+    with pytest.raises(GLib.Error) as info:
+        settings.get_int(context, "offset", -1, -10, 10)
+    assert "py-offset.offset (from method option py-offset.offset): expected an integer from -10 to 10, " \
+        "got “-11”" in info.value.message
+
+
 @pytest.mark.parametrize("options, named", [
     ({"py-spy.alpah": 0.5}, "py-spy.alpah (did you mean py-spy.alpha?)"),
     ({"py-spy.alpha": "abc"}, "py-spy.alpha (from method option py-spy.alpha): expected a number from 0 to 1"),

@@ -844,6 +844,48 @@ test_role_budget (Fixture       *f,
   g_assert_cmpuint (objects->len, ==, 3);
 }
 
+/* The calls a request made before an outage failed it were paid: a
+ * resume that runs it again counts them against the budget (its row is
+ * replaced, the money is not given back).  Here every call of two of the
+ * four requests was paid before they were unscored: with a budget of
+ * what the four cost plus a fraction of one, nothing more may start. */
+static void
+test_budget_counts_unscored (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *dir = g_build_filename (f->root, "paid", NULL);
+  g_autofree char *rows_path = g_build_filename (dir, "clean", "run_1", "results_5.jsonl", NULL);
+  g_autofree char *budget = NULL;
+  g_autofree char *spent = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GPtrArray) objects = NULL;
+  g_autoptr(GHashTable) rows = NULL;
+  static const char * const failed[] = { "R01", "R02", NULL };
+  double total = 0.0;
+  guint calls;
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "fake",
+    "--candidates", "5", "--limit", "4", "-j", "1", "--out", f->root, "--name", "paid", NULL,
+  };
+  const char *resume_argv[] = { "--resume", dir, "--max-cost", NULL, NULL };
+
+  g_assert_cmpint (run (argv, NULL, NULL, NULL), ==, 0);
+  rows = read_rows (rows_path, &objects);
+  g_assert_cmpuint (objects->len, ==, 4);
+  for (guint i = 0; i < objects->len; i++)
+    total += json_object_get_double_member (g_ptr_array_index (objects, i), "cost_usd");
+  anot_test_fail_rows (rows_path, failed);
+
+  budget = g_strdup_printf ("%.6f", total * 1.1);
+  resume_argv[3] = budget;
+  calls = count_chat_requests (f->server);
+  g_assert_cmpint (run (resume_argv, NULL, &out, &err), ==, 3);
+  spent = g_strdup_printf ("$%.4f spent", total);
+  g_assert_nonnull (strstr (err, spent));
+  g_assert_cmpuint (count_chat_requests (f->server), ==, calls);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -863,6 +905,7 @@ main (int    argc,
   ADD ("/failure-cli/replaced-characters", test_replaced_characters, NULL);
   ADD ("/failure-cli/usage-every-attack", test_usage_every_attack, NULL);
   ADD ("/failure-cli/role-budget", test_role_budget, NULL);
+  ADD ("/failure-cli/budget-counts-unscored", test_budget_counts_unscored, NULL);
 
 #undef ADD
 
