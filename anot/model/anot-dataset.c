@@ -1033,6 +1033,14 @@ parse_review (AnotJsonDocument  *doc,
       !read_string (doc, v[TEXT], "text", TRUE, &text, error))
     return NULL;
 
+  /* The rules compare stars with thresholds and average them: a 9 or a 0
+   * (a 10-point scale, a typo) would pass or fail conditions silently. */
+  if (!(f.stars >= 1.0 && f.stars <= 5.0))
+    {
+      field_invalid ("stars", "a number from 1 to 5", error);
+      return NULL;
+    }
+
   if (!read_string (doc, v[USER_ID], "user_id", FALSE, &user_id, error) ||
       !read_string (doc, v[DATE], "date", FALSE, &date, error))
     return NULL;
