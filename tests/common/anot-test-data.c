@@ -10,6 +10,8 @@
  */
 #include "anot-test-data.h"
 
+#include <malloc.h>
+
 #include <glib/gstdio.h>
 
 /**
@@ -178,4 +180,13 @@ anot_test_fail_rows (const char         *path,
   g_assert_cmpuint (n_failed, ==, g_strv_length ((char **) ids));
   g_file_set_contents (path, out->str, -1, &error);
   g_assert_no_error (error);
+}
+
+gsize
+anot_test_heap_in_use (void)
+{
+  struct mallinfo2 info = mallinfo2 ();
+
+  /* Large blocks are mmap()ed, outside the arena. */
+  return info.uordblks + info.hblkhd;
 }

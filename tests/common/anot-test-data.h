@@ -24,6 +24,11 @@ void         anot_test_remove_tree    (const char *path);
  * times more under AddressSanitizer on a loaded machine. */
 guint        anot_test_time_scale     (void);
 
+/* The heap in use, the arena's blocks and the mmap()ed ones, for tests
+ * that check what a change keeps.  Not under AddressSanitizer, whose heap
+ * mallinfo2() does not see: such tests skip the measurement there. */
+gsize        anot_test_heap_in_use    (void);
+
 /* Rewrites the rows of @ids (NULL-terminated) in the results file @path
  * as an outage leaves them (no prediction, error class infrastructure),
  * keeping what they cost. */

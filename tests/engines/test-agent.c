@@ -10,7 +10,6 @@
 
 #include "anot-test-data.h"
 
-#include <malloc.h>
 #include <string.h>
 
 #define N_CANDIDATES 6
@@ -335,17 +334,6 @@ test_toolbox_check (Fixture       *fixture,
   g_assert_false (json_object_has_member (result, "errors"));
 }
 
-#ifndef __SANITIZE_ADDRESS__
-/* Large blocks are mmap()ed, outside the arena. */
-static size_t
-heap_in_use (void)
-{
-  struct mallinfo2 info = mallinfo2 ();
-
-  return info.uordblks + info.hblkhd;
-}
-#endif
-
 /* Checks of several requests over the same items share the evaluator's
  * values of those items (react and lats at N = 50, -j 32 held 32 copies
  * of the same reviews), and see the same values as a check of an
@@ -372,14 +360,14 @@ test_toolbox_check_shared (Fixture       *fixture,
     g_autofree char *result_text = NULL;
     g_autoptr(JsonNode) first_node = parse_json (first);
 #ifndef __SANITIZE_ADDRESS__
-    size_t start = heap_in_use ();
+    size_t start = anot_test_heap_in_use ();
 #endif
 
     unshared = anot_item_check_tool_new (copy);
     result = anot_tool_invoke (ANOT_TOOL (unshared), args, &error);
 #ifndef __SANITIZE_ADDRESS__
     /* What converting the items' values costs. */
-    unshared_cost = heap_in_use () - start;
+    unshared_cost = anot_test_heap_in_use () - start;
 #endif
 
     g_assert_no_error (error);
@@ -392,7 +380,7 @@ test_toolbox_check_shared (Fixture       *fixture,
   g_test_message ("mallinfo2() does not see AddressSanitizer's heap: memory not measured");
 #else
   {
-    size_t before = heap_in_use ();
+    size_t before = anot_test_heap_in_use ();
     size_t each;
 
     for (guint i = 0; i < 16; i++)
@@ -404,7 +392,7 @@ test_toolbox_check_shared (Fixture       *fixture,
         g_assert_cmpstr (observation, ==, first);
         g_ptr_array_add (toolboxes, toolbox);
       }
-    each = (heap_in_use () - before) / 16;
+    each = (anot_test_heap_in_use () - before) / 16;
     g_test_message ("heap: %zu bytes for a check of an unshared copy, %zu a toolbox "
                     "(its dict context and check) for 16 more", unshared_cost, each);
     /* Without sharing, each toolbox converted the items again. */

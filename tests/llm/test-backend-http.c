@@ -6,8 +6,8 @@
 #include <anot/anot.h>
 
 #include "anot-fake-llm.h"
+#include "anot-test-data.h"
 
-#include <malloc.h>
 #include <string.h>
 
 #define TEST_KEY "sk-test-SECRET-0123456789"
@@ -523,17 +523,6 @@ test_concurrency_bound (Fixture       *fixture,
   calls_clear (&calls);
 }
 
-#ifndef __SANITIZE_ADDRESS__
-/* Large blocks are mmap()ed, outside the arena. */
-static size_t
-heap_in_use (void)
-{
-  struct mallinfo2 info = mallinfo2 ();
-
-  return info.uordblks + info.hblkhd;
-}
-#endif
-
 /* A queued call keeps its request, not a body written from it: with
  * thousands of calls queued (anot at N = 50, -j 32) the bodies were a
  * quarter of the heap.  Forty calls of one 1 MB request, one slot: the
@@ -554,10 +543,10 @@ test_queued_calls_hold_no_body (Fixture       *fixture,
   set_rules (fixture, "{\"latency_ms\": 3000}");
   anot_http_backend_set_max_concurrency (ANOT_HTTP_BACKEND (fixture->backend), 1);
   calls_init (&calls);
-  before = heap_in_use ();
+  before = anot_test_heap_in_use ();
   for (guint i = 0; i < 40; i++)
     calls_start (&calls, fixture->backend, request, cancellable);
-  after = heap_in_use ();
+  after = anot_test_heap_in_use ();
   g_test_message ("heap: %zu bytes more with 40 calls queued", after - before);
   g_assert_cmpuint (anot_http_backend_get_n_queued (ANOT_HTTP_BACKEND (fixture->backend)), ==, 39);
   g_assert_cmpuint (after - before, <, 4 * 1024 * 1024);
