@@ -586,24 +586,12 @@ anot_method_settings_get_uint (AnotMethodSettings  *self,
                                guint               *out_value,
                                GError             **error)
 {
-  g_autofree char *source = NULL;
-  g_autofree char *text = anot_method_settings_lookup (self, context, key, &source);
-  guint64 value = default_value;
-  g_autofree char *default_text = g_strdup_printf ("%u", default_value);
-  g_autoptr(AnotMethodOption) declared = check_declared (self, context, key, ANOT_METHOD_OPTION_INT, default_text,
-                                                         min_value, max_value);
+  gint64 value;
 
-  if (text != NULL && !g_ascii_string_to_unsigned (text, 10, min_value, max_value, &value, NULL))
-    {
-      g_autofree char *expected = g_strdup_printf ("an integer from %u to %u", min_value, max_value);
-
-      invalid (self, key, source, text, expected, error);
-      return FALSE;
-    }
-  if (!compat_admits (self, context, declared, text, source, error))
+  if (!anot_method_settings_get_int (self, context, key, default_value, min_value, max_value,
+                                     &value, error))
     return FALSE;
   *out_value = (guint) value;
-  record (self, key, json_node_init_int (json_node_alloc (), value), source);
   return TRUE;
 }
 
