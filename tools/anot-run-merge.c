@@ -22,25 +22,6 @@ static const char merge_summary[] =
   "OUT is busy or exists; 4 merged, but the infrastructure failed some\n"
   "requests of the shards (unscored): anot-run --resume OUT runs them again.";
 
-/* The rows of @directory the infrastructure failed (unscored). */
-static guint
-count_unscored (const char *directory)
-{
-  g_autoptr(AnotResults) results = anot_results_load (directory, NULL);
-  JsonArray *rows;
-  guint n = 0;
-
-  if (results == NULL)
-    return 0;
-  rows = anot_results_get_rows (results);
-  for (guint i = 0; i < json_array_get_length (rows); i++)
-    if (g_strcmp0 (json_object_get_string_member_with_default (json_array_get_object_element (rows, i),
-                                                                "error_class", NULL),
-                   "infrastructure") == 0)
-      n++;
-  return n;
-}
-
 int
 anot_run_cmd_merge (int    argc,
                     char **argv)
@@ -70,6 +51,13 @@ anot_run_cmd_merge (int    argc,
 
   if (!anot_experiment_merge_shards (arguments[0], (const char * const *) arguments + 1, force, &error))
     {
+      if (g_error_matches (error, ANOT_ERROR, ANOT_ERROR_INCOMPLETE))
+        {
+          /* Merged all the same. */
+          g_print ("Merged %u shards into %s\n", g_strv_length (arguments) - 1, arguments[0]);
+          g_printerr ("anot-run merge: %s\n", error->message);
+          return ANOT_RUN_EXIT_INCOMPLETE;
+        }
       g_printerr ("anot-run merge: %s\n", error->message);
       return g_error_matches (error, ANOT_ERROR, ANOT_ERROR_SHARDS) ||
              g_error_matches (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT) ||
@@ -77,21 +65,6 @@ anot_run_cmd_merge (int    argc,
              ? ANOT_RUN_EXIT_USAGE : ANOT_RUN_EXIT_FAILED;
     }
   g_print ("Merged %u shards into %s\n", g_strv_length (arguments) - 1, arguments[0]);
-  {
-    guint unscored = count_unscored (arguments[0]);
-
-    /* The shards' own exit status said so, but a job that merges
-     * whatever the shards left must not read an incomplete experiment as
-     * done. */
-    if (unscored > 0)
-      {
-        g_printerr ("anot-run merge: %u request%s of the experiment could not be scored: the infrastructure "
-                    "failed %s in the shards; the summaries are over the others. Run %s again with: "
-                    "anot-run --resume %s\n", unscored, unscored == 1 ? "" : "s",
-                    unscored == 1 ? "it" : "them", unscored == 1 ? "it" : "them", arguments[0]);
-        return ANOT_RUN_EXIT_INCOMPLETE;
-      }
-  }
   return ANOT_RUN_EXIT_OK;
 }
 

@@ -488,9 +488,13 @@ merge_traces (AnotExperiment  *self,
  *
  * Errors: %ANOT_ERROR_SHARDS naming the shard, option or requests at
  * fault; %ANOT_ERROR_RESUME when the recorded dataset cannot be loaded;
- * %ANOT_ERROR_INVALID_ARGUMENT when @out_directory is not empty.
+ * %ANOT_ERROR_INVALID_ARGUMENT when @out_directory is not empty;
+ * %ANOT_ERROR_INCOMPLETE after the merged directory was written, when the
+ * infrastructure failed some requests in the shards (unscored, as a run
+ * ends): `anot-run --resume` of @out_directory runs them again.
  *
- * Returns: %TRUE when the merged directory was written
+ * Returns: %TRUE when the merged directory was written and every request
+ *   in it scored
  */
 gboolean
 anot_experiment_merge_shards (const char         *out_directory,
@@ -503,6 +507,7 @@ anot_experiment_merge_shards (const char         *out_directory,
   g_autofree char *out = NULL;
   g_autofree char *name = NULL;
   g_autofree char *trimmed = NULL;
+  guint n_rows = 0, n_unscored = 0;
 
   g_return_val_if_fail (out_directory != NULL, FALSE);
   g_return_val_if_fail (shard_directories != NULL, FALSE);
@@ -557,12 +562,32 @@ anot_experiment_merge_shards (const char         *out_directory,
     {
       Cell *cell = g_ptr_array_index (experiment->cells, c);
       g_autofree char *dir = anot_experiment_run_dir_path (cell->attack, cell->run);
+      GHashTableIter iter;
+      gpointer row;
 
       cell->complete = TRUE;
       if (!anot_experiment_make_directory (dir, error) ||
           !merge_traces (experiment, shards, cell, error) ||
           !anot_experiment_write_cell_files (experiment, cell, "complete", TRUE, error))
         return FALSE;
+      g_hash_table_iter_init (&iter, cell->rows);
+      while (g_hash_table_iter_next (&iter, NULL, &row))
+        {
+          n_rows++;
+          if (!anot_result_is_scored (row))
+            n_unscored++;
+        }
+    }
+  /* As a run ends: a job that merges whatever the shards left must not
+   * read an incomplete experiment as done. */
+  if (n_unscored > 0)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_INCOMPLETE,
+                   "%u of %u requests of the experiment could not be scored: the infrastructure "
+                   "failed them in the shards. The merged summaries are over the %u scored; run "
+                   "the others again with: anot-run --resume %s",
+                   n_unscored, n_rows, n_rows - n_unscored, out_directory);
+      return FALSE;
     }
   return TRUE;
 }

@@ -48,6 +48,29 @@ def test_a_missing_shard_is_named(demo, tmp_path):
     assert not os.path.exists(tmp_path / "merged" / "exp")
 
 
+def test_a_merge_of_unscored_rows_raises_incomplete(demo, tmp_path):
+    """As a run with requests the infrastructure failed: the merged
+    directory is written, and the merge raises ANOT_ERROR_INCOMPLETE naming
+    how many and the resume."""
+    import json
+
+    for i in range(2):
+        run(demo, tmp_path / ("shard%d" % i), shard=(i, 2))
+    path = tmp_path / "shard1" / "exp" / "clean" / "run_1" / "results_10.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for row in rows[:3]:
+        row.update(pred_indices=[], shuffled_preds=[], gold_rank=0, error_class="infrastructure",
+                   error="ANOT_ERROR_LLM_CONNECTION: Cannot reach the server")
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    merged = tmp_path / "merged" / "exp"
+    with pytest.raises(GLib.Error) as info:
+        Anot.merge_shards(merged, [tmp_path / ("shard%d" % i) / "exp" for i in range(2)])
+    assert info.value.matches(Anot.error_quark(), Anot.Error.INCOMPLETE)
+    assert "3 of 120 requests of the experiment could not be scored" in info.value.message
+    assert "anot-run --resume %s" % merged in info.value.message
+    assert (merged / "clean" / "summary.json").exists()
+
+
 def test_bad_shard_values(demo):
     for value in ((3, 3), (0, 0), "1"):
         with pytest.raises(GLib.Error) as info:

@@ -943,8 +943,10 @@ def merge_shards(out_directory, shard_directories, force=False):
     experiment (each run with `shard=(i, n)`) into `out_directory`, the
     directory one process would have written; paths may be os.PathLike.
     Raises GLib.Error (Anot.Error.SHARDS) naming the shard, option or
-    requests at fault.  Anot.Experiment.merge_shards() is the same with
-    strings and `force` required."""
+    requests at fault, or after writing (Anot.Error.INCOMPLETE) when the
+    infrastructure failed some requests in the shards (unscored), as a run
+    does.  Anot.Experiment.merge_shards() is the same with strings and
+    `force` required."""
     return _experiment_merge_shards(os.fspath(out_directory),
                                     [os.fspath(d) for d in shard_directories], force)
 
