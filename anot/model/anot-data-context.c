@@ -11,6 +11,7 @@
 
 #include "anot-data-path-private.h"
 #include "anot-pyliteral-private.h"
+#include "anot-shared-table-private.h"
 
 /* json.loads() of the original's values back to JSON, so the tools see
  * `true` and `{"garage": false}` where the file has `"True"` and
@@ -49,24 +50,19 @@ attributes_to_json (JsonNode *attributes)
  * `index`: contexts built while others are alive share its member nodes
  * instead of each holding a copy (with -j 32 at N = 50, 32 copies of the
  * same 50 items' reviews were 190 MB of the run's 210 MB heap; the other
- * members, copied, were still ~3 MB).  The table keeps the most recently
- * used SHARED_ITEMS_MAX items, so what it holds beyond the contexts alive
- * is bounded whatever the number of requests done; a context keeps its
- * own references, so eviction never changes one.  Shared nodes are
+ * members, copied, were still ~3 MB), through a table of the 256 most
+ * recently used items (anot-shared-table-private.h).  Shared nodes are
  * sealed: a consumer that tried to change one would get a critical
  * warning, not change the others' data. */
-#define SHARED_ITEMS_MAX 256
-
 typedef struct
 {
   AnotItem   *item;              /* a reference: the key cannot be reused */
   JsonObject *fields;            /* every member but `index`, in order */
-  GList       link;
 } SharedItem;
 
-static GMutex shared_lock;
-static GHashTable *shared_by_item;      /* AnotItem * -> SharedItem * */
-static GQueue shared_order = G_QUEUE_INIT;  /* most recently used first */
+static void shared_item_free (SharedItem *entry);
+
+static AnotSharedTable shared_items = ANOT_SHARED_TABLE_INIT (256, shared_item_free);
 
 static JsonArray *
 reviews_to_json (AnotItem *item)
@@ -128,36 +124,20 @@ shared_item_free (SharedItem *entry)
   g_free (entry);
 }
 
-/* The item's shared entry, most recently used now; call with shared_lock
- * held. */
-static SharedItem *
-shared_entry (AnotItem *item)
+static gpointer
+shared_item_new (gpointer item)
 {
-  SharedItem *entry;
+  SharedItem *entry = g_new0 (SharedItem, 1);
 
-  if (shared_by_item == NULL)
-    shared_by_item = g_hash_table_new (NULL, NULL);
-  entry = g_hash_table_lookup (shared_by_item, item);
-  if (entry != NULL)
-    g_queue_unlink (&shared_order, &entry->link);
-  else
-    {
-      entry = g_new0 (SharedItem, 1);
-      entry->item = g_object_ref (item);
-      entry->fields = item_fields (item);
-      entry->link.data = entry;
-      g_hash_table_insert (shared_by_item, item, entry);
-      if (shared_order.length >= SHARED_ITEMS_MAX)
-        {
-          SharedItem *oldest = g_queue_peek_tail (&shared_order);
-
-          g_queue_unlink (&shared_order, &oldest->link);
-          g_hash_table_remove (shared_by_item, oldest->item);
-          shared_item_free (oldest);
-        }
-    }
-  g_queue_push_head_link (&shared_order, &entry->link);
+  entry->item = g_object_ref (item);
+  entry->fields = item_fields (item);
   return entry;
+}
+
+static gpointer
+shared_item_ref_fields (gpointer entry)
+{
+  return json_object_ref (((SharedItem *) entry)->fields);
 }
 
 /**
@@ -193,9 +173,7 @@ anot_data_context_new_item (AnotItem *item,
 
   g_return_val_if_fail (ANOT_IS_ITEM (item), NULL);
 
-  g_mutex_lock (&shared_lock);
-  fields = json_object_ref (shared_entry (item)->fields);
-  g_mutex_unlock (&shared_lock);
+  fields = anot_shared_table_lookup (&shared_items, item, shared_item_new, shared_item_ref_fields);
 
   out = json_object_new ();
   json_object_iter_init_ordered (&iter, fields);

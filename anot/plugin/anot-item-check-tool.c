@@ -13,6 +13,7 @@
 #include "anot-error.h"
 #include "anot-expr.h"
 #include "anot-expr-private.h"
+#include "anot-shared-table-private.h"
 #include "anot-tool.h"
 
 /**
@@ -238,22 +239,14 @@ is_identifier (const char *name)
  * 50 items' reviews were 150 MB of a 160 MB heap; shared, there is one.
  * The values are immortal (their reference counts are not touched, so
  * checks in several threads can read them) and freed with the last scope
- * that uses them once the table has let them go.  The table keeps the
- * SHARED_VALUES_MAX most recently used nodes, so what it holds beyond the
- * scopes alive is bounded whatever the number of requests done. */
-#define SHARED_VALUES_MAX 4096
-
+ * that uses them once the table (of the 4,096 most recently used nodes,
+ * anot-shared-table-private.h) has let them go. */
 typedef struct
 {
   gatomicrefcount ref_count;   /* the table's, and one per scope */
   JsonNode *node;              /* a reference: the key cannot be reused */
   AnotExprValue value;         /* immortal */
-  GList link;
 } SharedValue;
-
-static GMutex shared_values_lock;
-static GHashTable *shared_values;          /* JsonNode * -> SharedValue * */
-static GQueue shared_values_order = G_QUEUE_INIT;  /* most recently used first */
 
 static void
 shared_value_unref (gpointer data)
@@ -267,39 +260,26 @@ shared_value_unref (gpointer data)
   g_free (shared);
 }
 
-/* A new reference to the shared value of @node, which is sealed. */
-static SharedValue *
-shared_value_get (JsonNode *node)
+static AnotSharedTable shared_values = ANOT_SHARED_TABLE_INIT (4096, shared_value_unref);
+
+static gpointer
+shared_value_new (gpointer node)
 {
-  SharedValue *shared;
+  SharedValue *shared = g_new0 (SharedValue, 1);
 
-  g_mutex_lock (&shared_values_lock);
-  if (shared_values == NULL)
-    shared_values = g_hash_table_new (NULL, NULL);
-  shared = g_hash_table_lookup (shared_values, node);
-  if (shared != NULL)
-    g_queue_unlink (&shared_values_order, &shared->link);
-  else
-    {
-      shared = g_new0 (SharedValue, 1);
-      g_atomic_ref_count_init (&shared->ref_count);
-      shared->node = json_node_ref (node);
-      shared->value = anot_expr_value_from_json (node);
-      anot_expr_value_make_immortal (shared->value);
-      shared->link.data = shared;
-      g_hash_table_insert (shared_values, node, shared);
-      if (shared_values_order.length >= SHARED_VALUES_MAX)
-        {
-          SharedValue *oldest = g_queue_peek_tail (&shared_values_order);
+  g_atomic_ref_count_init (&shared->ref_count);
+  shared->node = json_node_ref (node);
+  shared->value = anot_expr_value_from_json (node);
+  anot_expr_value_make_immortal (shared->value);
+  return shared;
+}
 
-          g_queue_unlink (&shared_values_order, &oldest->link);
-          g_hash_table_remove (shared_values, oldest->node);
-          shared_value_unref (oldest);
-        }
-    }
-  g_queue_push_head_link (&shared_values_order, &shared->link);
+static gpointer
+shared_value_ref (gpointer data)
+{
+  SharedValue *shared = data;
+
   g_atomic_ref_count_inc (&shared->ref_count);
-  g_mutex_unlock (&shared_values_lock);
   return shared;
 }
 
@@ -322,7 +302,8 @@ item_value (JsonObject *item,
 
       if (json_node_is_immutable (member))
         {
-          SharedValue *shared = shared_value_get (member);
+          SharedValue *shared = anot_shared_table_lookup (&shared_values, member, shared_value_new,
+                                                          shared_value_ref);
 
           g_ptr_array_add (kept, shared);
           value = shared->value;
