@@ -25,7 +25,9 @@ anot_run_cmd_estimate (int    argc,
       "bytes otherwise, which the output says) and answers at once.  Prompts built before a\n"
       "method needs a real answer are exact; methods whose later rounds depend on answers\n"
       "(anot, aot, react, lats, general_anot) may stop early on the stand-in: those requests\n"
-      "are counted as incomplete (lower bounds), next to the method's call formula.\n"
+      "are counted as incomplete (lower bounds), next to the method's call formula; react\n"
+      "and lats declare the most calls their settings allow (steps; iterations, beam and\n"
+      "max_calls), printed as the upper bound.\n"
       "--max-tokens and --context-tokens change the figures; the options of how a run\n"
       "calls the LLM or where it writes (--concurrency, --out, --name, --force, --cache,\n"
       "--offline, the --batch options, the budgets) are accepted and do not change them.\n"
@@ -135,6 +137,19 @@ anot_run_estimate_experiment (AnotExperiment *experiment,
   print_money ("", json_object_get_double_member (total, "cost_usd"));
   print_money (" direct, ", json_object_get_double_member (total, "batch_cost_usd"));
   g_print (" batched\n");
+  if (!json_object_get_null_member (total, "calls_bound") &&
+      json_object_get_int_member (total, "calls_bound") > json_object_get_int_member (total, "calls"))
+    {
+      g_print ("Upper bound: at most %" G_GINT64_FORMAT " calls per request (%" G_GINT64_FORMAT
+               " in all), as the method's settings allow; ",
+               json_object_get_int_member (total, "calls_per_request_bound"),
+               json_object_get_int_member (total, "calls_bound"));
+      print_money ("", json_object_get_double_member (total, "cost_at_bound_usd"));
+      print_money (" direct, ", json_object_get_double_member (total, "batch_cost_at_bound_usd"));
+      g_print (" batched\nat that many calls, each priced as the average call above (later rounds' prompts\n"
+               "are longer, so the cost may be higher; a budget holds each call to it before it\n"
+               "is sent)\n");
+    }
 
   {
     JsonObject *tokenizers = json_object_get_object_member (root, "tokenizers");

@@ -51,11 +51,11 @@ anot_run_llm_options_add_entries (AnotRunLlmOptions *o,
       "Context window prompts are fitted to before sending, in tokens "
       "(default: the model's from the price table)", "N" },
     { "max-cost", 0, 0, G_OPTION_ARG_STRING, &o->max_cost,
-      "Budget in US dollars, a cap: a request starts only when its estimated cost "
-      "fits (exit status 3 when the next does not); "
-      "--resume with a higher one continues", "USD" },
+      "Budget in US dollars above 0, a cap: a request starts only when its estimated "
+      "cost fits, and each LLM call only when its own does (exit status 3 when the next "
+      "does not); --resume with a higher one continues", "USD" },
     { "max-cost-role", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->max_cost_roles,
-      "Budget of one role (repeatable)", "ROLE=USD" },
+      "Budget of one role, above 0 (repeatable)", "ROLE=USD" },
     G_OPTION_ENTRY_NULL
   };
 

@@ -71,4 +71,17 @@ void anot_backend_router_set_price_entry (AnotBackendRouter *self,
 void anot_backend_router_set_prices_date (AnotBackendRouter *self,
                                           const char        *as_of);
 
+/* What sending @request as @role would cost, before it is sent: the route's
+ * model and max_tokens filled in as a call gets them, the prompt counted as
+ * context fitting counts it (the count is shared), the answer its
+ * max_tokens or else @completion_tokens, at the batch price when @batch.
+ * FALSE with @error when the role has no route. */
+gboolean anot_backend_router_estimate_call (AnotBackendRouter *self,
+                                            const char        *role,
+                                            AnotChatRequest   *request,
+                                            guint              completion_tokens,
+                                            gboolean           batch,
+                                            double            *out_cost,
+                                            GError           **error);
+
 G_END_DECLS

@@ -1398,6 +1398,45 @@ anot_backend_router_complete_copy_async (AnotBackendRouter   *self,
   g_object_unref (copy);
 }
 
+gboolean
+anot_backend_router_estimate_call (AnotBackendRouter *self,
+                                   const char        *role,
+                                   AnotChatRequest   *request,
+                                   guint              completion_tokens,
+                                   gboolean           batch,
+                                   double            *out_cost,
+                                   GError           **error)
+{
+  g_autoptr(AnotChatRequest) routed = NULL;
+  guint64 prompt, answer;
+  gboolean whole;
+  double input, output;
+  Route *route;
+
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), FALSE);
+
+  *out_cost = 0;
+  route = find_route (self, role, error);
+  if (route == NULL)
+    return FALSE;
+  /* Counted under the model it is sent to, so that the count is the one
+   * context fitting keeps. */
+  routed = anot_chat_request_copy (request);
+  if (anot_chat_request_get_model (routed) == NULL)
+    anot_chat_request_set_model (routed, route_model (route));
+  if (anot_chat_request_get_max_tokens (routed) == 0)
+    anot_chat_request_set_max_tokens (routed, anot_chat_request_get_max_tokens (route->defaults));
+  prompt = count_prompt (self, routed, G_MAXUINT64, &whole, NULL, NULL);
+  /* Past the window it is refused unsent: it costs nothing. */
+  if (prompt > request_room (self, routed, NULL))
+    return TRUE;
+  answer = anot_chat_request_get_max_tokens (routed) > 0
+           ? (guint64) anot_chat_request_get_max_tokens (routed) : completion_tokens;
+  lookup_prices (self, anot_chat_request_get_model (routed), batch, &input, &output);
+  *out_cost = prompt / 1e6 * input + answer / 1e6 * output;
+  return TRUE;
+}
+
 /**
  * anot_backend_router_complete_finish:
  * @self: an #AnotBackendRouter

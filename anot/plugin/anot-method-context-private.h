@@ -26,6 +26,30 @@ G_GNUC_INTERNAL
 gboolean anot_method_context_get_config_file (AnotMethodContext *self,
                                               AnotIniReader    **out_reader);
 
+/* The run's say on each call before it is sent (its budgets): @gate
+ * returns FALSE with @error to refuse the call (it is not sent, and fails
+ * with that error), else a ticket that @done gets back when the call ends,
+ * with its completion (NULL: it failed or was cancelled). */
+typedef gboolean (*AnotCallGateFunc) (AnotMethodContext  *context,
+                                      const char         *role,
+                                      AnotChatRequest    *request,
+                                      gpointer            user_data,
+                                      gpointer           *out_ticket,
+                                      GError            **error);
+typedef void     (*AnotCallDoneFunc) (gpointer            ticket,
+                                      AnotCompletion     *completion);
+
+G_GNUC_INTERNAL
+void anot_method_context_set_call_gate (AnotMethodContext *self,
+                                        AnotCallGateFunc   gate,
+                                        AnotCallDoneFunc   done,
+                                        gpointer           user_data,
+                                        GDestroyNotify     destroy);
+
+/* The first call the gate refused, or NULL. */
+G_GNUC_INTERNAL
+const GError *anot_method_context_get_gate_error (AnotMethodContext *self);
+
 G_GNUC_INTERNAL
 const GError *anot_method_context_get_infrastructure_error (AnotMethodContext *self);
 G_GNUC_INTERNAL

@@ -62,7 +62,32 @@ struct _AnotMethodContext
   AnotIniReader *config_file;   /* ...nullable: the run had no config.ini */
   GError *infrastructure_error; /* the first call that failed for the infrastructure */
   guint replaced_characters;    /* \u0000 and lone surrogates of every answer, as U+FFFD */
+  guint max_calls;              /* declared by the method; 0: not declared */
+  AnotCallGateFunc gate;        /* set by the experiment: its budgets */
+  GError *gate_error;           /* the first call the gate refused */
+  AnotCallDoneFunc gate_done;
+  gpointer gate_data;
+  GDestroyNotify gate_destroy;
 };
+
+/* One call in flight: its role, and the gate's ticket. */
+typedef struct
+{
+  char *role;
+  AnotCallDoneFunc done;
+  gpointer ticket;
+} CallData;
+
+static void
+call_data_free (CallData *data)
+{
+  /* A call that ends without a completion (failed, cancelled, or its
+   * task dropped) gives its ticket back all the same. */
+  if (data->done != NULL)
+    data->done (data->ticket, NULL);
+  g_free (data->role);
+  g_free (data);
+}
 
 G_DEFINE_FINAL_TYPE (AnotMethodContext, anot_method_context, G_TYPE_OBJECT)
 
@@ -96,7 +121,10 @@ anot_method_context_finalize (GObject *object)
   g_hash_table_unref (self->options);
   g_clear_pointer (&self->config_file, anot_ini_reader_unref);
   g_clear_error (&self->infrastructure_error);
+  g_clear_error (&self->gate_error);
 
+  if (self->gate_destroy != NULL)
+    self->gate_destroy (self->gate_data);
   G_OBJECT_CLASS (anot_method_context_parent_class)->finalize (object);
 }
 
@@ -675,11 +703,17 @@ on_routed_complete (GObject      *source,
 {
   g_autoptr(GTask) task = user_data;
   AnotMethodContext *self = g_task_get_source_object (task);
-  const char *role = g_task_get_task_data (task);
+  CallData *data = g_task_get_task_data (task);
+  const char *role = data->role;
   g_autoptr(GError) error = NULL;
   g_autoptr(AnotCompletion) completion = NULL;
 
   completion = anot_backend_router_complete_finish (ANOT_BACKEND_ROUTER (source), result, &error);
+  if (completion != NULL && data->done != NULL)
+    {
+      data->done (data->ticket, completion);
+      data->done = NULL;
+    }
   if (completion == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -741,6 +775,8 @@ anot_method_context_complete_request_async (AnotMethodContext   *self,
 {
   g_autoptr(GTask) task = NULL;
   g_autoptr(AnotChatRequest) copy = NULL;
+  g_autoptr(GError) error = NULL;
+  CallData *data;
 
   g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
   g_return_if_fail (role != NULL);
@@ -749,7 +785,9 @@ anot_method_context_complete_request_async (AnotMethodContext   *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, anot_method_context_complete_request_async);
   g_task_set_name (task, "[anot] method LLM call");
-  g_task_set_task_data (task, g_strdup (role), g_free);
+  data = g_new0 (CallData, 1);
+  data->role = g_strdup (role);
+  g_task_set_task_data (task, data, (GDestroyNotify) call_data_free);
 
   if (self->router == NULL)
     {
@@ -761,6 +799,21 @@ anot_method_context_complete_request_async (AnotMethodContext   *self,
 
   copy = anot_chat_request_copy (request);
   anot_chat_request_set_request_id (copy, self->request_id);
+
+  /* Not sent when the run's budgets have no room for it. */
+  if (self->gate != NULL)
+    {
+      if (!self->gate (self, role, copy, self->gate_data, &data->ticket, &error))
+        {
+          if (self->gate_error == NULL)
+            self->gate_error = g_error_copy (error);
+          anot_method_context_debug (self, ANOT_DEBUG_LEVEL_SUMMARY, "LLM", "%s not sent: %s",
+                                     role, error->message);
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
+      data->done = self->gate_done;
+    }
 
   if (anot_method_context_get_debug_level (self) >= ANOT_DEBUG_LEVEL_FULL)
     {
@@ -936,6 +989,63 @@ anot_method_context_complete_finish (AnotMethodContext  *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+const GError *
+anot_method_context_get_gate_error (AnotMethodContext *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), NULL);
+  return self->gate_error;
+}
+
+void
+anot_method_context_set_call_gate (AnotMethodContext *self,
+                                   AnotCallGateFunc   gate,
+                                   AnotCallDoneFunc   done,
+                                   gpointer           user_data,
+                                   GDestroyNotify     destroy)
+{
+  g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
+
+  if (self->gate_destroy != NULL)
+    self->gate_destroy (self->gate_data);
+  self->gate = gate;
+  self->gate_done = done;
+  self->gate_data = user_data;
+  self->gate_destroy = destroy;
+}
+
+/**
+ * anot_method_context_declare_max_calls:
+ * @self: an #AnotMethodContext
+ * @max_calls: the most LLM calls the method makes for this request
+ *
+ * Declares, when the method starts a request, the most calls its settings
+ * allow it (ReAct: its steps and the forced finish; LATS: its iterations,
+ * beam and `max_calls`).  `anot-run estimate` reports the bound, and a
+ * budget reserves for it before the request starts: a method whose later
+ * rounds depend on the answers cannot be counted on a stand-in.
+ */
+void
+anot_method_context_declare_max_calls (AnotMethodContext *self,
+                                       guint              max_calls)
+{
+  g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
+  self->max_calls = max_calls;
+}
+
+/**
+ * anot_method_context_get_max_calls:
+ * @self: an #AnotMethodContext
+ *
+ * Returns: the bound of anot_method_context_declare_max_calls(), or 0
+ *   when the method declared none
+ */
+guint
+anot_method_context_get_max_calls (AnotMethodContext *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), 0);
+  return self->max_calls;
 }
 
 /**

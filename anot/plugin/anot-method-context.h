@@ -149,4 +149,10 @@ gboolean           anot_method_context_check_fit_counted (AnotMethodContext *sel
                                                        guint64             *counted_bytes,
                                                        guint64             *max_prompt_tokens);
 
+ANOT_AVAILABLE_IN_ALL
+void                anot_method_context_declare_max_calls (AnotMethodContext *self,
+                                                           guint              max_calls);
+ANOT_AVAILABLE_IN_ALL
+guint               anot_method_context_get_max_calls (AnotMethodContext *self);
+
 G_END_DECLS

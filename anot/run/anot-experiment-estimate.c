@@ -157,6 +157,14 @@ typedef struct
   guint64 completion_tokens;
   double cost;
   double batch_cost;
+  /* At the most calls the method's settings allow (its declared bound;
+   * the calls made when it declares none); unbounded when a request
+   * stopped early on the stand-in without a declared bound. */
+  guint64 calls_bound;
+  guint64 calls_bound_max;
+  double cost_at_bound;
+  double batch_cost_at_bound;
+  gboolean unbounded;
 } Row;
 
 /* One method call of the estimate, shared with its callback: a call past
@@ -260,7 +268,8 @@ anot_experiment_estimate_request (AnotExperiment    *self,
                                   AnotMethod        *method,
                                   Cell              *cell,
                                   AnotRequest       *request,
-                                  gboolean          *incomplete)
+                                  gboolean          *incomplete,
+                                  guint             *max_calls)
 {
   g_autoptr(GMainContext) main_context = g_main_context_new ();
   g_autoptr(AnotTrial) trial = NULL;
@@ -302,6 +311,8 @@ anot_experiment_estimate_request (AnotExperiment    *self,
   g_main_context_pop_thread_default (main_context);
 
   *incomplete = ranking == NULL;
+  if (max_calls != NULL)
+    *max_calls = anot_method_context_get_max_calls (context);
   return g_object_ref (anot_method_context_get_usage (context));
 }
 
@@ -369,6 +380,26 @@ add_row_json (JsonBuilder *builder,
   json_builder_add_double_value (builder, row->batch_cost);
   json_builder_set_member_name (builder, "incomplete");
   json_builder_add_int_value (builder, row->incomplete);
+  json_builder_set_member_name (builder, "calls_bound");
+  if (row->unbounded)
+    json_builder_add_null_value (builder);
+  else
+    json_builder_add_int_value (builder, (gint64) row->calls_bound);
+  json_builder_set_member_name (builder, "calls_per_request_bound");
+  if (row->unbounded)
+    json_builder_add_null_value (builder);
+  else
+    json_builder_add_int_value (builder, (gint64) row->calls_bound_max);
+  json_builder_set_member_name (builder, "cost_at_bound_usd");
+  if (row->unbounded)
+    json_builder_add_null_value (builder);
+  else
+    json_builder_add_double_value (builder, row->cost_at_bound);
+  json_builder_set_member_name (builder, "batch_cost_at_bound_usd");
+  if (row->unbounded)
+    json_builder_add_null_value (builder);
+  else
+    json_builder_add_double_value (builder, row->batch_cost_at_bound);
   json_builder_end_object (builder);
 }
 
@@ -376,9 +407,15 @@ static void
 row_add (Row       *row,
          AnotUsage *usage,
          double     cost_batch,
-         gboolean   incomplete)
+         gboolean   incomplete,
+         guint      max_calls)
 {
   guint64 calls = anot_usage_get_calls (usage);
+  guint64 bound = MAX (calls, max_calls);
+  /* Each call the stand-in's answers did not lead to, at the average of
+   * those they did: later rounds' prompts are longer, so this is the
+   * bound's low end in money, not in calls. */
+  double scale = calls > 0 ? (double) bound / calls : 1;
 
   row->calls_min = row->requests == 0 ? calls : MIN (row->calls_min, calls);
   row->calls_max = MAX (row->calls_max, calls);
@@ -389,6 +426,12 @@ row_add (Row       *row,
   row->completion_tokens += anot_usage_get_completion_tokens (usage);
   row->cost += anot_usage_get_cost_usd (usage);
   row->batch_cost += cost_batch;
+  row->calls_bound += bound;
+  row->calls_bound_max = MAX (row->calls_bound_max, bound);
+  row->cost_at_bound += anot_usage_get_cost_usd (usage) * scale;
+  row->batch_cost_at_bound += cost_batch * scale;
+  if (incomplete && max_calls == 0)
+    row->unbounded = TRUE;
 }
 
 /* "...; calls: 1 if N <= w, else ..." -> "1 if N <= w, else ..." */
@@ -480,7 +523,7 @@ anot_experiment_preview_prompts (AnotExperiment  *self,
             continue;
           g_clear_pointer (&stand_in->captured, g_ptr_array_unref);
           stand_in->captured = g_ptr_array_new_with_free_func (g_object_unref);
-          usage = anot_experiment_estimate_request (self, router, self->method, cell, request, &incomplete);
+          usage = anot_experiment_estimate_request (self, router, self->method, cell, request, &incomplete, NULL);
           if (usage == NULL)
             continue;
 
@@ -561,7 +604,14 @@ anot_experiment_preview_prompts (AnotExperiment  *self,
  * `completion_tokens_assumed`, `rows` (one per attack and N, summed over
  * runs: `attack`, `n`, `requests`, `calls`, `calls_per_request_min`,
  * `calls_per_request_max`, `prompt_tokens`, `completion_tokens`,
- * `cost_usd`, `batch_cost_usd`, `incomplete`) and `total` (the same sums).
+ * `cost_usd`, `batch_cost_usd`, `incomplete`, and the upper bound:
+ * `calls_bound` and `calls_per_request_bound`, the most calls the
+ * method's settings allow — ReAct and LATS declare it with
+ * anot_method_context_declare_max_calls(), a fixed-call method makes
+ * what it made — with `cost_at_bound_usd` and `batch_cost_at_bound_usd`,
+ * each call beyond those made priced at the average of those made; all
+ * four null when a request stopped early without a declared bound) and
+ * `total` (the same sums).
  *
  * Returns: (transfer full) (nullable): the estimate, or %NULL with @error
  *   set when the experiment cannot be prepared
@@ -619,13 +669,15 @@ anot_experiment_estimate (AnotExperiment  *self,
           AnotRequest *request = g_ptr_array_index (kept, i);
           g_autoptr(AnotUsage) usage = NULL;
           gboolean incomplete = FALSE;
+          guint max_calls = 0;
 
           if (g_hash_table_contains (cell->rows, anot_request_get_id (request)) ||
               !anot_experiment_cell_plans (cell, anot_request_get_id (request)))
             continue;
-          usage = anot_experiment_estimate_request (self, router, self->method, cell, request, &incomplete);
+          usage = anot_experiment_estimate_request (self, router, self->method, cell, request,
+                                                    &incomplete, &max_calls);
           if (usage != NULL)
-            row_add (row, usage, batch_cost (router, usage), incomplete);
+            row_add (row, usage, batch_cost (router, usage), incomplete, max_calls);
         }
     }
 
@@ -682,6 +734,11 @@ anot_experiment_estimate (AnotExperiment  *self,
       total.completion_tokens += row->completion_tokens;
       total.cost += row->cost;
       total.batch_cost += row->batch_cost;
+      total.calls_bound += row->calls_bound;
+      total.calls_bound_max = MAX (total.calls_bound_max, row->calls_bound_max);
+      total.cost_at_bound += row->cost_at_bound;
+      total.batch_cost_at_bound += row->batch_cost_at_bound;
+      total.unbounded |= row->unbounded;
     }
   json_builder_end_array (builder);
   json_builder_set_member_name (builder, "total");

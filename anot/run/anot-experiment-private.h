@@ -24,6 +24,8 @@ G_BEGIN_DECLS
 
 #define CLEAN_ATTACK "clean"
 
+typedef struct _BudgetHold BudgetHold;
+
 /* One attack of the experiment ("clean": none). */
 typedef struct
 {
@@ -119,6 +121,7 @@ struct _AnotExperiment
 
   /* Budgets (anot-experiment-budget.c) */
   GPtrArray *budgets;           /* Budget */
+  guint budget_generation;      /* bumped when the budgets are made again */
   guint n_costed;               /* finished requests counted */
   gboolean over_budget;
   char *budget_message;
@@ -202,9 +205,12 @@ G_GNUC_INTERNAL void         anot_experiment_budget_add_result   (AnotExperiment
 G_GNUC_INTERNAL gboolean     anot_experiment_budget_reserve      (AnotExperiment  *self,
                                                                   Cell            *cell,
                                                                   AnotRequest     *request,
-                                                                  double         **out_reservation);
+                                                                  BudgetHold     **out_hold);
+G_GNUC_INTERNAL void         anot_experiment_budget_attach       (AnotExperiment    *self,
+                                                                  BudgetHold        *hold,
+                                                                  AnotMethodContext *context);
 G_GNUC_INTERNAL void         anot_experiment_budget_release      (AnotExperiment  *self,
-                                                                  double          *reservation);
+                                                                  BudgetHold      *hold);
 G_GNUC_INTERNAL void         anot_experiment_budget_clear        (AnotExperiment  *self);
 G_GNUC_INTERNAL GError      *anot_experiment_budget_error        (AnotExperiment  *self);
 
@@ -214,7 +220,8 @@ G_GNUC_INTERNAL AnotUsage   *anot_experiment_estimate_request    (AnotExperiment
                                                                   AnotMethod        *method,
                                                                   Cell              *cell,
                                                                   AnotRequest       *request,
-                                                                  gboolean          *incomplete);
+                                                                  gboolean          *incomplete,
+                                                                  guint             *max_calls);
 G_GNUC_INTERNAL AnotBackendRouter *anot_experiment_new_estimate_router (AnotExperiment  *self,
                                                                         guint            completion_tokens,
                                                                         GError         **error);

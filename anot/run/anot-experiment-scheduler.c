@@ -45,7 +45,7 @@ typedef struct
   Cell *cell;
   AnotTrial *trial;
   AnotMethodContext *context;
-  double *reservation;       /* per budget, released when the job ends */
+  BudgetHold *hold;          /* of the budgets, released when its row is written */
   GCancellable *cancellable;      /* this request's: the run's, or its deadline */
   GCancellable *run_cancellable;  /* the run's, which cancels it */
   gulong run_cancelled_id;
@@ -60,8 +60,8 @@ static void
 job_free (Job *job)
 {
   /* After its row (if any) counted what it spent. */
-  if (job->reservation != NULL)
-    anot_experiment_budget_release (job->self, job->reservation);
+  if (job->hold != NULL)
+    anot_experiment_budget_release (job->self, job->hold);
   if (job->deadline != NULL)
     g_source_destroy (job->deadline);
   g_clear_pointer (&job->deadline, g_source_unref);
@@ -394,12 +394,23 @@ on_rank_done (GObject      *source,
     {
       g_autoptr(AnotResult) result = NULL;
 
+      const GError *refused = anot_method_context_get_gate_error (job->context);
+
+      /* A call not sent for the budget: whatever the method made of the
+       * others is not its result. */
+      if (refused != NULL && infrastructure == NULL)
+        {
+          g_clear_error (&error);
+          error = g_error_copy (refused);
+        }
       if (ranking == NULL && error == NULL)
         g_set_error (&error, ANOT_ERROR, ANOT_ERROR_METHOD_FAILED,
                      "The method returned no ranking and no error");
       if (infrastructure != NULL && error == NULL)
         error = g_error_copy (infrastructure);
       result = result_from_ranking (self, job, ranking, error, infrastructure != NULL);
+      if (refused != NULL && infrastructure == NULL)
+        anot_result_set_budget_class (result);
       record_trace (self, job, ranking);
       record_result (self, job->cell, result);
       debug_result (self, job, result);
@@ -453,8 +464,8 @@ on_deadline (gpointer user_data)
   self->in_flight--;
   job->cell->in_flight--;
   /* Its row counted what it spent. */
-  if (job->reservation != NULL)
-    anot_experiment_budget_release (self, g_steal_pointer (&job->reservation));
+  if (job->hold != NULL)
+    anot_experiment_budget_release (self, g_steal_pointer (&job->hold));
 
   /* Last: a method that honours it may call back at once, freeing @job. */
   g_cancellable_cancel (cancellable);
@@ -533,7 +544,7 @@ static void
 start_job (AnotExperiment *self,
            Cell           *cell,
            AnotRequest    *request,
-           double         *reservation)
+           BudgetHold     *hold)
 {
   AnotRunConfig *settings = self->settings;
   g_autoptr(GError) error = NULL;
@@ -541,7 +552,7 @@ start_job (AnotExperiment *self,
 
   job->self = g_object_ref (self);
   job->cell = cell;
-  job->reservation = reservation;
+  job->hold = hold;
   job->trial = anot_trial_new (self->dataset, request, cell->n, settings->pool, settings->shuffle,
                                settings->seed, cell->run, cell->attack->attack, cell->attack->name,
                                &error);
@@ -577,6 +588,7 @@ start_job (AnotExperiment *self,
 
   job->context = anot_experiment_new_method_context (self, job->trial);
   anot_method_context_set_debug_log (job->context, cell->debug_log);
+  anot_experiment_budget_attach (self, job->hold, job->context);
   self->in_flight++;
   cell->in_flight++;
   job->cancellable = g_cancellable_new ();
@@ -891,15 +903,16 @@ experiment_pump (AnotExperiment *self)
           if (cell != NULL)
             {
               AnotRequest *request = g_ptr_array_index (cell->jobs, cell->next_job);
-              double *reservation = NULL;
+              BudgetHold *hold = NULL;
 
               /* A request starts only when its estimated cost fits in
-               * every budget beside what is spent and reserved; if not,
-               * it waits for the requests in flight, or the run stops. */
-              if (!anot_experiment_budget_reserve (self, cell, request, &reservation))
+               * every budget beside what is spent and held; if not, it
+               * waits for the requests in flight, or the run stops.  Its
+               * calls are held to the budgets again one by one. */
+              if (!anot_experiment_budget_reserve (self, cell, request, &hold))
                 break;
               cell->next_job++;
-              start_job (self, cell, request, reservation);
+              start_job (self, cell, request, hold);
             }
           else
             open_cell (self);

@@ -511,6 +511,8 @@ error_class_of_message (const char *message)
       if (value != NULL)
         error = g_error_new_literal (ANOT_ERROR, value->value, "");
     }
+  if (g_error_matches (error, ANOT_ERROR, ANOT_ERROR_BUDGET))
+    return ANOT_RESULT_ERROR_CLASS_BUDGET;
   return anot_error_is_infrastructure (error) ? ANOT_RESULT_ERROR_CLASS_INFRASTRUCTURE
                                               : ANOT_RESULT_ERROR_CLASS_METHOD;
 }
@@ -523,6 +525,16 @@ anot_result_set_error_class (AnotResult *self,
   g_return_if_fail (self->error_message != NULL);
   self->error_class = infrastructure ? ANOT_RESULT_ERROR_CLASS_INFRASTRUCTURE
                                      : ANOT_RESULT_ERROR_CLASS_METHOD;
+}
+
+/* A call of the request was not sent for the budget: whatever it ranked
+ * is not the method's result. */
+void
+anot_result_set_budget_class (AnotResult *self)
+{
+  g_return_if_fail (ANOT_IS_RESULT (self));
+  g_return_if_fail (self->error_message != NULL);
+  self->error_class = ANOT_RESULT_ERROR_CLASS_BUDGET;
 }
 
 void
@@ -838,6 +850,8 @@ anot_result_new_from_json (JsonObject  *row,
 
       if (g_strcmp0 (error_class, ANOT_RESULT_ERROR_CLASS_INFRASTRUCTURE) == 0)
         self->error_class = ANOT_RESULT_ERROR_CLASS_INFRASTRUCTURE;
+      else if (g_strcmp0 (error_class, ANOT_RESULT_ERROR_CLASS_BUDGET) == 0)
+        self->error_class = ANOT_RESULT_ERROR_CLASS_BUDGET;
       else if (g_strcmp0 (error_class, ANOT_RESULT_ERROR_CLASS_METHOD) == 0)
         self->error_class = ANOT_RESULT_ERROR_CLASS_METHOD;
       else
@@ -1399,7 +1413,8 @@ anot_result_get_top1_failed (AnotResult *self)
  * (an answer the method could not parse, an error of the method, a
  * refusal: a miss, as the original framework counts it) or
  * %ANOT_RESULT_ERROR_CLASS_INFRASTRUCTURE (the LLM server, the network,
- * the provider's batch, the cache: see anot_error_is_infrastructure()).
+ * the provider's batch, the cache: see anot_error_is_infrastructure()) or
+ * %ANOT_RESULT_ERROR_CLASS_BUDGET (a call not sent for the run's budget).
  * Rows are `"error_class"`; rows written before it existed are classified
  * by the error code their `error` starts with.
  *
@@ -1421,16 +1436,21 @@ anot_result_get_error_class (AnotResult *self)
  * @self: an #AnotResult
  *
  * Whether the request counts in the metrics: every row except those of
- * requests that failed for the infrastructure, which say nothing about the
- * method (a resume runs them again).
+ * requests that failed for the infrastructure or that the budget stopped
+ * before one of their calls, which say nothing about the method (a
+ * resume runs them again).
  *
- * Returns: %FALSE for an infrastructure failure
+ * Returns: %FALSE for an infrastructure failure or a budget stop
  */
 gboolean
 anot_result_is_scored (AnotResult *self)
 {
+  const char *error_class;
+
   g_return_val_if_fail (ANOT_IS_RESULT (self), FALSE);
-  return g_strcmp0 (anot_result_get_error_class (self), ANOT_RESULT_ERROR_CLASS_INFRASTRUCTURE) != 0;
+  error_class = anot_result_get_error_class (self);
+  return g_strcmp0 (error_class, ANOT_RESULT_ERROR_CLASS_INFRASTRUCTURE) != 0 &&
+         g_strcmp0 (error_class, ANOT_RESULT_ERROR_CLASS_BUDGET) != 0;
 }
 
 /**

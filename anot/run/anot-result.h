@@ -34,6 +34,15 @@ G_BEGIN_DECLS
  */
 #define ANOT_RESULT_ERROR_CLASS_INFRASTRUCTURE "infrastructure"
 
+/**
+ * ANOT_RESULT_ERROR_CLASS_BUDGET:
+ *
+ * The [method@Anot.Result.get_error_class] of a request stopped by the
+ * run's budget (`--max-cost`) before one of its calls was sent: not scored,
+ * run again by a resume (with a higher budget).
+ */
+#define ANOT_RESULT_ERROR_CLASS_BUDGET "budget"
+
 #define ANOT_TYPE_RESULT (anot_result_get_type ())
 ANOT_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (AnotResult, anot_result, ANOT, RESULT, GObject)

@@ -43,6 +43,7 @@ void        anot_result_explain           (AnotResult    *self,
                                            AnotItem      *gold);
 void        anot_result_set_error_class   (AnotResult  *self,
                                            gboolean     infrastructure);
+void        anot_result_set_budget_class  (AnotResult  *self);
 void        anot_result_set_context_fit   (AnotResult  *self,
                                            guint        reviews_dropped,
                                            guint        reviews,

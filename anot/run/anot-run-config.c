@@ -94,12 +94,15 @@
  *   never honours the cancellation.  0: no deadline.  In batch mode,
  *   where a request waits for provider batches (up to a day), there is no
  *   deadline unless one is given
- * - `max-cost`: a budget in US dollars, a cap: a request starts only when
- *   its estimated cost (as `anot-run estimate` reckons it) fits beside
- *   what was spent and what the requests in flight reserved; once one
+ * - `max-cost`: a budget in US dollars above 0, a cap: a request starts
+ *   only when its estimated cost (as `anot-run estimate` reckons it, for
+ *   ReAct and LATS at the most calls their settings allow) fits beside
+ *   what was spent and what the requests in flight hold, and each LLM
+ *   call is sent only when its own estimate fits likewise; once one
  *   cannot, the run lets those in flight finish and ends with
  *   %ANOT_ERROR_BUDGET (`anot-run` exits with 3); a resume with a higher
- *   budget continues.  0 (default): no budget
+ *   budget continues.  Unset (default): no budget; 0 and negative amounts
+ *   are refused
  * - `max-cost-role`: budgets of single roles, `ROLE=USD,...`, e.g.
  *   `planner=5`
  * - `method.KEY`: an option passed to the method's
@@ -242,9 +245,9 @@ static const KeyInfo keys[] = {
     0, 30 * 86400, ANOT_RUN_CONFIG_DEFAULT_REQUEST_TIMEOUT },
   /* Budgets: a resume keeps them unless given a new one. */
   { "max-cost", KIND_USD, FLAG_RESUME | FLAG_PER_SHARD, FIELD (max_cost),
-    0, 0, 0, NULL, NULL, "an amount in US dollars, e.g. 25 or 2.50" },
+    0, 0, 0, NULL, NULL, "an amount in US dollars above 0, e.g. 25 or 2.50 (no budget: leave the option out)" },
   { "max-cost-role", KIND_STRING, FLAG_RESUME | FLAG_PER_SHARD, FIELD (max_cost_role),
-    0, 0, 0, NULL, NULL, "ROLE=USD, comma-separated, e.g. planner=5,default=20",
+    0, 0, 0, NULL, NULL, "ROLE=USD (USD above 0), comma-separated, e.g. planner=5,default=20",
     .check = check_role_costs },
 };
 
@@ -265,7 +268,7 @@ check_role_costs (const char *text)
       if (eq == NULL || eq == parts[i])
         return FALSE;
       value = g_ascii_strtod (eq + 1, &end);
-      if (end == eq + 1 || *end != '\0' || !(value >= 0) || value > 1e9)
+      if (end == eq + 1 || *end != '\0' || !(value > 0) || value > 1e9)
         return FALSE;
     }
   return TRUE;
@@ -707,7 +710,8 @@ parse_value (AnotRunConfig  *self,
         char *end = NULL;
         double value = g_ascii_strtod (text, &end);
 
-        if (end == text || *end != '\0' || !(value >= 0) || value > 1e9)
+        /* 0 is not "no budget": a budget is left out for none. */
+        if (end == text || *end != '\0' || !(value > 0) || value > 1e9)
           return invalid_value (error, info->key, text, info->expected);
         *MEMBER (self, info, double) = value;
         return TRUE;

@@ -89,8 +89,9 @@ G_BEGIN_DECLS
  * @ANOT_ERROR_LLM_BATCH: a call sent through a provider's batch API got no
  *   answer: its line expired, was cancelled or the whole batch failed, and
  *   the retries allowed for it are spent
- * @ANOT_ERROR_BUDGET: a run stopped because the next request would pass
- *   the spending limit (`--max-cost`)
+ * @ANOT_ERROR_BUDGET: a run stopped because the next request or LLM call
+ *   would pass the spending limit (`--max-cost`); a call refused so is not
+ *   sent
  * @ANOT_ERROR_PLUGIN_LOAD: a plugin file (a module, a Python method file)
  *   named explicitly could not be loaded; the message names the file and
  *   why (the line, for a Python file)

@@ -12,7 +12,11 @@
  * ("SCORE <request id> item <i>: <name>") whose answer is read as a
  * number; candidates are ranked by that number, highest first, and the
  * planner's answer is the raw response.  The option test-llm.tag adds a
- * word to every prompt, so a test can ask questions no cache has seen. */
+ * word to every prompt, so a test can ask questions no cache has seen.
+ * A plan that says "MORE <n>" is followed, after the scores, by n more
+ * planner calls one after the other ("AGAIN <request id> <i>: ..."): a
+ * method whose later rounds follow the answers, which an estimate on a
+ * stand-in cannot count. */
 
 #define ANOT_TYPE_METHOD_TEST_LLM (anot_method_test_llm_get_type ())
 G_DECLARE_FINAL_TYPE (AnotMethodTestLlm, anot_method_test_llm, ANOT, METHOD_TEST_LLM, GObject)
@@ -38,6 +42,7 @@ typedef struct
   double *scores;
   guint pending;
   char *plan;
+  guint more;
   GError *error;
 } RankData;
 
@@ -68,6 +73,21 @@ prompt_tag (AnotMethodContext *context)
   return value ? value : "";
 }
 
+static void finish (GTask *task);
+
+static void
+on_again (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  RankData *data = g_task_get_task_data (task);
+  g_autoptr(AnotCompletion) completion = NULL;
+
+  completion = anot_method_context_complete_finish (ANOT_METHOD_CONTEXT (source), result, &data->error);
+  finish (task);
+}
+
 static void
 finish (GTask *task)
 {
@@ -79,6 +99,16 @@ finish (GTask *task)
   if (data->error != NULL)
     {
       g_task_return_error (task, g_steal_pointer (&data->error));
+      return;
+    }
+  if (data->more > 0)
+    {
+      g_autofree char *prompt = g_strdup_printf ("AGAIN %s %u: %s", anot_query_get_id (data->request),
+                                                 data->more, anot_query_get_text (data->request));
+
+      data->more--;
+      anot_method_context_complete_async (data->context, "planner", "You plan the ranking.", prompt,
+                                          data->cancellable, on_again, g_object_ref (task));
       return;
     }
   for (guint i = 0; i < n; i++)
@@ -146,6 +176,8 @@ on_plan (GObject      *source,
       return;
     }
   data->plan = g_strdup (anot_completion_get_text (completion));
+  if (strstr (data->plan, "MORE ") != NULL)
+    data->more = (guint) strtoul (strstr (data->plan, "MORE ") + 5, NULL, 10);
   anot_method_context_debug (data->context, ANOT_DEBUG_LEVEL_SUMMARY, "P1", "Plan: %s",
                              data->plan);
 

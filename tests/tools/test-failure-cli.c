@@ -829,7 +829,7 @@ test_role_budget (Fixture       *f,
   const char *resume_argv[] = { "--resume", dir, "--max-cost-role", "default=1", NULL };
 
   g_assert_cmpint (run (argv, NULL, &out, &err), ==, 3);
-  g_assert_nonnull (strstr (err, "the budget of role default of $0.015 would be passed"));
+  g_assert_nonnull (strstr (err, "the budget of role default of $0.015 has no room for the next"));
   hint = g_strdup_printf ("anot-run --resume %s --max-cost-role default=USD", dir);
   g_assert_nonnull (strstr (err, hint));
   rows = read_rows (rows_path, &objects);

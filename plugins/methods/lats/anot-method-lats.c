@@ -254,6 +254,12 @@ read_params (Job     *job,
   job->p.backprop = backprop_index == 1 ? ANOT_BACKPROP_MAX : ANOT_BACKPROP_MEAN;
   job->p.llm_selection = selection_index == 1;
   job->p.tree_file = anot_method_settings_get_string (s, c, "tree_file");
+  /* An iteration makes at most one selection call, beam_width expansions
+   * and an evaluation per new child; max_calls is never passed. */
+  anot_method_context_declare_max_calls (c, (guint) MIN ((guint64) job->p.max_calls,
+                                                         (guint64) job->p.max_iterations *
+                                                         ((job->p.llm_selection ? 1 : 0) +
+                                                          2 * (guint64) job->p.beam_width)));
   return TRUE;
 }
 

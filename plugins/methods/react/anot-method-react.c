@@ -319,6 +319,8 @@ anot_method_react_rank_async (AnotMethod          *method,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
+  /* Its steps, then the forced finish: what a budget reserves. */
+  anot_method_context_declare_max_calls (context, job->max_steps + 1);
   if (candidates->len == 0)
     {
       g_task_return_pointer (task, anot_ranking_new (), g_object_unref);
