@@ -37,12 +37,36 @@ CASES = [
     ("plan_act", ["-m", "plan_act"]),
     ("listwise", ["-m", "listwise"]),
     ("weaver", ["-m", "weaver"]),
+    ("react", ["-m", "react"]),
+    ("lats", ["-m", "lats"]),
+    ("aot", ["-m", "aot"]),
+    ("anot", ["-m", "anot"]),
+    ("general_anot", ["-m", "general_anot"]),
+    ("anot-head", ["-m", "anot", "-O", "anot.variant=head"]),
+    ("anot-head-compat-original", ["-m", "anot", "--compat", "original"]),
 ]
 
 
-def pick_requests(data, per_group):
+def original_pool_survivors(data, n):
+    """The requests the original framework's pool of size n keeps
+    (methods.md 0.2: the n items most often gold, ties by index; a
+    request whose gold is outside is dropped)."""
+    gold = {}
+    for line in open(os.path.join(data, "groundtruth.jsonl"), encoding="utf-8"):
+        if line.strip():
+            g = json.loads(line)
+            gold[g["request_id"]] = g["gold_idx"]
+    count = {}
+    for i in gold.values():
+        count[i] = count.get(i, 0) + 1
+    kept = set(sorted(count, key=lambda i: (-count[i], i))[:n])
+    return {r for r, i in gold.items() if i in kept}
+
+
+def pick_requests(data, per_group, among=None):
     reqs = [json.loads(l) for l in open(os.path.join(data, "requests.jsonl"), encoding="utf-8")
             if l.strip()]
+    reqs = [r for r in reqs if among is None or r["id"] in among]
     if per_group <= 0:
         return [r["id"] for r in reqs]
     taken, out = {}, []
@@ -54,7 +78,11 @@ def pick_requests(data, per_group):
     return out
 
 
-def run_case(name, args, data, requests, work, url):
+def run_case(name, args, data, per_group, work, url):
+    # --compat original runs the original's pool, which drops the requests
+    # whose gold is outside it: take the ones it keeps.
+    among = original_pool_survivors(data, 10) if "original" in args else None
+    requests = pick_requests(data, per_group, among)
     out = os.path.join(work, name)
     env = dict(os.environ, OPENAI_API_KEY="perfect-reader")
     cmd = [os.environ["ANOT_RUN"], *args, "-d", data, "--requests", ",".join(requests),
@@ -62,13 +90,13 @@ def run_case(name, args, data, requests, work, url):
            "-o", out, "--name", "run", "-j", "4"]
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
     if p.returncode != 0:
-        return name, None, "anot-run exited %d: %s" % (p.returncode, p.stderr.strip()[-2000:])
+        return name, None, "anot-run exited %d: %s" % (p.returncode, p.stderr.strip()[-2000:]), requests
     rows = []
     for root, _, files in os.walk(out):
         for f in files:
             if f.startswith("results_") and f.endswith(".jsonl"):
                 rows += [json.loads(l) for l in open(os.path.join(root, f)) if l.strip()]
-    return name, rows, p.stderr
+    return name, rows, p.stderr, requests
 
 
 def refuses_placeholder(url):
@@ -94,7 +122,6 @@ def main():
     if not os.path.exists(os.path.join(data, "requests.jsonl")):
         print("1..0 # SKIP no benchmark at %s" % data)
         return 0
-    requests = pick_requests(data, per_group)
     work = tempfile.mkdtemp(prefix="anot-perfect-reader-")
     violations = os.path.join(work, "violations.jsonl")
     server = subprocess.Popen(
@@ -111,9 +138,9 @@ def main():
         failed += bool(err)
         jobs = int(os.environ.get("ANOT_PERFECT_READER_JOBS", "3"))
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(run_case, n, a, data, requests, work, url) for n, a in CASES]
+            futures = [pool.submit(run_case, n, a, data, per_group, work, url) for n, a in CASES]
             for i, fut in enumerate(futures, 2):
-                name, rows, err = fut.result()
+                name, rows, err, requests = fut.result()
                 if rows is None:
                     print("not ok %d - %s: %s" % (i, name, err.replace("\n", "\n# ")))
                     failed += 1
@@ -121,8 +148,9 @@ def main():
                 hits = sum(1 for r in rows if r.get("gold_rank") == 1)
                 missed = [r["request_id"] for r in rows
                           if r.get("gold_rank") != 1]
-                ok = rows and hits == len(rows)
-                print("%s %d - %s: Hits@1 %d/%d%s" % ("ok" if ok else "not ok", i, name, hits, len(rows),
+                ok = rows and hits == len(rows) == len(requests)
+                print("%s %d - %s: Hits@1 %d/%d of %d requests%s" % ("ok" if ok else "not ok", i, name, hits,
+                                                                   len(rows), len(requests),
                                                       "" if ok else " (missed %s)" % ", ".join(missed)))
                 failed += not ok
         with urllib.request.urlopen(url + "/stats") as r:
