@@ -473,13 +473,17 @@ anot_http_backend_dup_key_hint (AnotHttpBackend *self)
                           klass->name ? klass->name : "NAME", config);
 }
 
+static gboolean ensure_uri (AnotHttpBackend  *self,
+                            GError          **error);
+
 /**
  * anot_http_backend_check_api_key:
  * @self: an #AnotHttpBackend
  * @error: return location for a #GError
  *
- * Whether calls can go out as far as the key is concerned: the
- * provider's own endpoint (the base URL unset or the class default, for
+ * Whether calls can go out as far as the base URL and the key are
+ * concerned: a base URL (or list of servers) that cannot be used is an
+ * error, %ANOT_ERROR_CONFIG; the provider's own endpoint (the base URL unset or the class default, for
  * a class with an `api_key_variable`) refuses every call without a key,
  * so that is an error, %ANOT_ERROR_CONFIG naming the environment
  * variable, the configuration key and `--base-url`.  Another server
@@ -500,6 +504,18 @@ anot_http_backend_check_api_key (AnotHttpBackend  *self,
 
   priv = anot_http_backend_get_instance_private (self);
   klass = ANOT_HTTP_BACKEND_GET_CLASS (self);
+  /* A base URL no call could use is refused now, with the call's own
+   * message, rather than by the first call of a run already written. */
+  if (priv->base_url != NULL && strpbrk (priv->base_url, ",;") != NULL)
+    {
+      g_autoptr(GPtrArray) endpoints = anot_endpoints_parse (priv->base_url, klass->endpoint_path,
+                                                             klass->name, error);
+
+      if (endpoints == NULL)
+        return FALSE;
+    }
+  else if (!ensure_uri (self, error))
+    return FALSE;
   if (klass->api_key_variable == NULL || priv->api_key != NULL ||
       g_strcmp0 (anot_http_backend_get_base_url (self), klass->default_base_url) != 0)
     return TRUE;

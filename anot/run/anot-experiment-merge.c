@@ -543,6 +543,7 @@ anot_experiment_merge_shards (const char         *out_directory,
   out = g_path_get_dirname (trimmed);
   name = g_path_get_basename (trimmed);
   experiment->resuming = FALSE;
+  experiment->merging = TRUE;
   if (!anot_run_config_set (experiment->config, "shard", NULL, error) ||
       !anot_run_config_set (experiment->config, "out", out, error) ||
       !anot_run_config_set (experiment->config, "name", name, error) ||

@@ -835,6 +835,16 @@ check_directories (AnotExperiment  *self,
     {
       AttackEntry *entry = g_ptr_array_index (self->attacks, a);
 
+      if (directory_is_nonempty (entry->dir) && self->merging)
+        {
+          /* anot-run merge has neither --resume nor --name. */
+          g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
+                       "The results directory %s already exists and is not empty (another "
+                       "merge may have written it); merge into another OUT directory, "
+                       "or overwrite it with --force",
+                       entry->dir);
+          return FALSE;
+        }
       if (directory_is_nonempty (entry->dir))
         {
           g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,

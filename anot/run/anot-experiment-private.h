@@ -77,6 +77,7 @@ struct _AnotExperiment
   /* Made by prepare() (anot-experiment-plan.c) */
   gboolean prepared;
   gboolean resuming;
+  gboolean merging;             /* prepared by anot_experiment_merge_shards() */
   AnotRunConfig *settings;      /* what runs: defaults, N, groups and name resolved */
   char *directory;              /* <out>/<name> */
   GPtrArray *attacks;           /* AttackEntry, in run order */

@@ -189,8 +189,10 @@ static const KeyInfo keys[] = {
     0, 0, ANOT_POOL_MODE_SAMPLED, NULL, anot_pool_mode_get_type },
   { "shuffle", KIND_ENUM, FLAG_RECORD | FLAG_RESUME | FLAG_EFFECTIVE, FIELD (shuffle),
     0, 0, ANOT_SHUFFLE_MODE_RANDOM, NULL, anot_shuffle_mode_get_type },
+  /* At most 2^63 - 1: config.json records it as a JSON integer, which
+   * readers (json-glib, the original's Python) take as signed 64 bits. */
   { "seed", KIND_UINT, FLAG_RECORD | FLAG_RESUME | FLAG_EFFECTIVE, FIELD (seed),
-    0, G_MAXUINT64, 42 },
+    0, G_MAXINT64, 42 },
   { "runs", KIND_UINT, FLAG_RECORD | FLAG_RESUME | FLAG_EFFECTIVE, FIELD (runs), 1, 1000, 1 },
   { "k", KIND_UINT, FLAG_RECORD | FLAG_RESUME | FLAG_EFFECTIVE, FIELD (k), 1, 100, 5 },
   { "concurrency", KIND_UINT, FLAG_RECORD | FLAG_RESUME | FLAG_EFFECTIVE, FIELD (concurrency),
@@ -217,7 +219,9 @@ static const KeyInfo keys[] = {
     0, 0, ANOT_ATTACK_COMPAT_REALISTIC, NULL, anot_attack_compat_get_type },
   /* The LLM choices, so a resume asks the same models. */
   { "backend", KIND_STRING, FLAG_RESUME, FIELD (backend), .llm_key = "backend" },
-  { "model", KIND_STRING, FLAG_RESUME, FIELD (model), .llm_key = "model" },
+  { "model", KIND_STRING, FLAG_RESUME | FLAG_NONEMPTY, FIELD (model),
+    0, 0, 0, NULL, NULL, "a model name (leave the option out for the configured default)",
+    .llm_key = "model" },
   { "base-url", KIND_STRING, FLAG_RESUME | FLAG_PER_SHARD, FIELD (base_url), .llm_key = "base_url" },
   { "temperature", KIND_STRING, FLAG_RESUME, FIELD (temperature), .llm_key = "temperature" },
   { "max-tokens", KIND_STRING, FLAG_RESUME, FIELD (max_tokens), .llm_key = "max_tokens" },

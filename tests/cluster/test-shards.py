@@ -159,6 +159,15 @@ def main():
                 raise AssertionError('the resumed shard did not ask its own server')
             anot_run(['merge', '--force', merged]
                      + [os.path.join(shard_dir(i), 'exp') for i in range(SHARDS)], env)
+            # A second merge into it (the loser of two at once) names the
+            # options merge has: not run's --resume or --name.
+            again = anot_run(['merge', merged]
+                             + [os.path.join(shard_dir(i), 'exp') for i in range(SHARDS)], env,
+                             check=False)
+            if again.returncode != 2 or '--force' not in again.stdout \
+                    or '--name' in again.stdout or '--resume' in again.stdout:
+                raise AssertionError('merge into a merged directory: %d\n%s'
+                                     % (again.returncode, again.stdout))
             return '%d files identical after the resume (%d calls to its own server)' \
                 % (compare_trees(single, merged), asked)
         tap.check('a killed shard resumes; the merge refuses it until then', resume_killed_shard)

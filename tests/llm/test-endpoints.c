@@ -235,8 +235,10 @@ rows_without_volatile (const char *name)
 
 /* Three servers answering in 20, 60 and 200 ms; the 200 ms one is stopped
  * with calls on it and restarted 200 ms later.  The run has the rows of
- * a run on one server, every call answered exactly once, and the faster
- * servers answered more. */
+ * a run on one server, every call answered exactly once, and every
+ * server took calls.  It asserts counts, not which server was faster (it
+ * once failed with "n_fast > n_middle (134 > 134)" on a busy machine);
+ * checked 20 times out of 20 beside two busy loops. */
 static void
 test_three_servers_one_restarted (void)
 {
@@ -325,11 +327,14 @@ test_three_servers_one_restarted (void)
 
   /* The restarted server took calls again after its probe. */
   g_assert_cmpuint (anot_fake_llm_get_n_requests (slow), >, 0);
-  /* Least outstanding calls: the faster the server, the more calls. */
+  /* Every server took calls: the run's first eight calls leave at once,
+   * spread over the three by least outstanding calls.  Which server
+   * answers more after that depends on the machine's load, not on the
+   * code: /endpoints/least-outstanding checks the choice itself. */
   g_test_message ("calls answered: 20 ms %u, 60 ms %u, 200 ms %u (stopped once)",
                   n_fast, n_middle, n_slow);
-  g_assert_cmpuint (n_fast, >, n_middle);
-  g_assert_cmpuint (n_middle, >, n_slow);
+  g_assert_cmpuint (n_fast, >, 0);
+  g_assert_cmpuint (n_middle, >, 0);
 
   /* Per-endpoint usage in config.json: every call, and the errors of
    * the stopped server's attempts. */
@@ -492,8 +497,53 @@ test_cooldown_and_probe (void)
   g_assert_cmpstr (anot_completion_get_endpoint (g_ptr_array_index (completions, 6)), ==, down_url);
 }
 
+/* Calls that leave together (within one pump of the backend: no answer
+ * can come in between, whatever the load) go to the endpoint with the
+ * fewest calls in flight per unit of weight, ties to the first listed:
+ * the count each server gets is exact.  Checked 20 times out of 20
+ * beside two busy loops. */
+static guint
+count_endpoint (GPtrArray  *completions,
+                guint       from,
+                const char *url)
+{
+  guint n = 0;
+
+  for (guint i = from; i < completions->len; i++)
+    if (g_strcmp0 (anot_completion_get_endpoint (g_ptr_array_index (completions, i)), url) == 0)
+      n++;
+  return n;
+}
+
+static void
+test_least_outstanding (void)
+{
+  g_autoptr(AnotFakeLlm) a = start_server (30, 0);
+  g_autoptr(AnotFakeLlm) b = start_server (30, 0);
+  g_autoptr(AnotFakeLlm) c = start_server (30, 0);
+  g_autofree char *a_url = anot_fake_llm_get_openai_base_url (a);
+  g_autofree char *b_url = anot_fake_llm_get_openai_base_url (b);
+  g_autofree char *c_url = anot_fake_llm_get_openai_base_url (c);
+  g_autofree char *urls = g_strjoin (",", a_url, b_url, c_url, NULL);
+  g_autoptr(GPtrArray) completions = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(AnotBackend) backend = new_openai ();
+
+  g_object_set (backend, "base-url", urls, "model", "fake", "api-key", TEST_KEY,
+                "max-concurrency", 9, NULL);
+  complete_n (backend, 9, completions);
+  g_assert_cmpuint (count_endpoint (completions, 0, a_url), ==, 3);
+  g_assert_cmpuint (count_endpoint (completions, 0, b_url), ==, 3);
+  g_assert_cmpuint (count_endpoint (completions, 0, c_url), ==, 3);
+  /* One at a time, every call finds them all empty: the first listed. */
+  g_object_set (backend, "max-concurrency", 1, NULL);
+  complete_n (backend, 3, completions);
+  g_assert_cmpuint (count_endpoint (completions, 9, a_url), ==, 3);
+}
+
 /* `;max_concurrency=C` bounds one server (the fake server counts its
- * calls in flight), and `;weight=W` gives it W times the share. */
+ * calls in flight), and `;weight=W` gives it W times the share: twelve
+ * calls leaving together go 2 (bounded), 8 (weight 3), 2 (weight 1).
+ * Counts, not races: checked 20 times out of 20 beside two busy loops. */
 static void
 test_bound_and_weight (void)
 {
@@ -510,15 +560,23 @@ test_bound_and_weight (void)
 
   g_object_set (backend, "base-url", urls, "model", "fake", "api-key", TEST_KEY,
                 "max-concurrency", 12, NULL);
-  complete_n (backend, 60, completions);
+  complete_n (backend, 12, completions);
+  g_assert_cmpuint (count_endpoint (completions, 0, bounded_url), ==, 2);
+  g_assert_cmpuint (count_endpoint (completions, 0, heavy_url), ==, 8);
+  g_assert_cmpuint (count_endpoint (completions, 0, light_url), ==, 2);
 
+  /* Then 48 more as answers free room: whatever the order of the
+   * answers, the bound holds and every call is answered once. */
+  complete_n (backend, 48, completions);
   g_test_message ("calls: bounded %u (peak %u), weight 3 %u (peak %u), weight 1 %u (peak %u)",
                   anot_fake_llm_get_n_requests (bounded), anot_fake_llm_get_peak_in_flight (bounded),
                   anot_fake_llm_get_n_requests (heavy), anot_fake_llm_get_peak_in_flight (heavy),
                   anot_fake_llm_get_n_requests (light), anot_fake_llm_get_peak_in_flight (light));
   g_assert_cmpuint (anot_fake_llm_get_peak_in_flight (bounded), <=, 2);
-  g_assert_cmpuint (anot_fake_llm_get_peak_in_flight (heavy), >, anot_fake_llm_get_peak_in_flight (light));
-  g_assert_cmpuint (anot_fake_llm_get_n_requests (heavy), >, anot_fake_llm_get_n_requests (light));
+  /* With 12 in flight at most, weight 1 is picked over weight 3 only
+   * while (n + 1) * 3 < (heavy's + 1): never past 3 in flight (the
+   * server sees no more than the client sent). */
+  g_assert_cmpuint (anot_fake_llm_get_peak_in_flight (light), <=, 3);
   g_assert_cmpuint (anot_fake_llm_get_n_requests (bounded) + anot_fake_llm_get_n_requests (heavy) +
                     anot_fake_llm_get_n_requests (light), ==, 60);
 }
@@ -590,6 +648,7 @@ main (int    argc,
 
   g_test_add_func ("/endpoints/three-servers-one-restarted", test_three_servers_one_restarted);
   g_test_add_func ("/endpoints/cooldown-and-probe", test_cooldown_and_probe);
+  g_test_add_func ("/endpoints/least-outstanding", test_least_outstanding);
   g_test_add_func ("/endpoints/bound-and-weight", test_bound_and_weight);
   g_test_add_func ("/endpoints/invalid-lists", test_invalid_lists);
   g_test_add_func ("/endpoints/batch-needs-one-server", test_batch_needs_one_server);

@@ -13,7 +13,7 @@ static const struct
   const char *value;
 } samples[] = {
   { "candidates", "10,20" }, { "scaling", "true" }, { "compat", "original" }, { "pool", "original" },
-  { "shuffle", "middle" }, { "seed", "18446744073709551615" }, { "runs", "3" },
+  { "shuffle", "middle" }, { "seed", "9223372036854775807" }, { "runs", "3" },
   { "k", "4" }, { "concurrency", "2" }, { "limit", "7" }, { "requests", "R01,R05" },
   { "groups", "G01,1-3" }, { "out", "/tmp/out" }, { "name", "exp" }, { "force", "true" },
   { "defense", "true" }, { "attack", "clean,noise" }, { "attack-compat", "original" }, { "backend", "anthropic" },
@@ -79,7 +79,7 @@ test_every_key_round_trips (void)
     g_assert_cmpuint (n, ==, 2);
     g_assert_cmpuint (ns[0], ==, 10);
     g_assert_cmpuint (ns[1], ==, 20);
-    g_assert_cmpuint (anot_run_config_get_seed (back), ==, G_MAXUINT64);
+    g_assert_cmpuint (anot_run_config_get_seed (back), ==, G_MAXINT64);
     g_assert_cmpint (anot_run_config_get_pool_mode (back), ==, ANOT_POOL_MODE_ORIGINAL);
     g_assert_cmpint (anot_run_config_get_shuffle_mode (back), ==, ANOT_SHUFFLE_MODE_MIDDLE);
     g_assert_cmpuint (anot_run_config_get_k (back), ==, 4);
@@ -122,15 +122,15 @@ test_errors_name_key_and_value (void)
     const char *key;
     const char *value;
   } bad[] = {
-    { "k", "0" }, { "k", "abc" }, { "seed", "-1" }, { "runs", "1001" },
+    { "k", "0" }, { "k", "abc" }, { "seed", "-1" }, { "seed", "18446744073709551615" }, { "runs", "1001" },
     { "candidates", "10,10" }, { "candidates", " , " }, { "candidates", "x" },
     { "pool", "weird" }, { "shuffle", "sideways" }, { "scaling", "maybe" },
     { "requests", "," }, { "groups", "" }, { "name", "a/b" }, { "name", ".." },
     { "name", "" }, { "attack", "" }, { "debug", "loud" }, { "limit", "0" },
     { "shard", "4/4" }, { "shard", "1" }, { "shard", "0/0" }, { "shard", "-1/2" },
     { "batch", "often" }, { "batch-max-size", "0" }, { "batch-max-size", "100001" }, { "batch-max-bytes", "lots" },
-    { "batch-retry", "sometimes" }, { "max-cost", "-1" }, { "max-cost", "ten" },
-    { "max-cost-role", "planner" }, { "max-cost-role", "=3" }, { "max-cost-role", "planner=x" },
+    { "batch-retry", "sometimes" }, { "max-cost", "-1" }, { "max-cost", "0" }, { "max-cost", "ten" },
+    { "max-cost-role", "planner" }, { "max-cost-role", "=3" }, { "max-cost-role", "planner=x" }, { "max-cost-role", "planner=0" }, { "model", "" },
     { "context-tokens", "many" },
   };
   g_autoptr(AnotRunConfig) config = anot_run_config_new ();

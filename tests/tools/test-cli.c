@@ -233,6 +233,44 @@ test_usage_errors (Fixture       *f,
   g_assert_false (g_file_test (out_dir, G_FILE_TEST_EXISTS));
 }
 
+/* Every check that can refuse a run refuses it before the results
+ * directory exists: a base URL without a scheme, an empty model name, a
+ * seed config.json could not record exactly (a JSON integer is signed). */
+static void
+test_refused_before_writing (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *out_dir = g_build_filename (f->root, "results", NULL);
+  g_autofree char *err = NULL;
+
+  g_assert_cmpint (run_cli (NULL, &err, "-m", "cot", "--backend", "openai", "--base-url",
+                            "127.0.0.1:9/v1", "--model", "m", "--out", out_dir, NULL), ==, 2);
+  g_test_message ("%s", err);
+  g_assert_nonnull (strstr (err, "127.0.0.1:9/v1"));
+  g_assert_null (strstr (err, "--resume"));
+  g_assert_cmpint (run_cli (NULL, &err, "-m", "cot", "--backend", "openai", "--base-url",
+                            "http://127.0.0.1:9/v1", "--model", "", "--out", out_dir, NULL), ==, 2);
+  g_test_message ("%s", err);
+  g_assert_nonnull (strstr (err, "model"));
+  g_assert_cmpint (run_cli (NULL, &err, "-m", "bm25", "--seed", "18446744073709551615",
+                            "--out", out_dir, NULL), ==, 2);
+  g_test_message ("%s", err);
+  g_assert_nonnull (strstr (err, "9223372036854775807"));
+  g_assert_false (g_file_test (out_dir, G_FILE_TEST_EXISTS));
+
+  /* The largest seed it takes is recorded as given. */
+  {
+    g_autofree char *config = g_build_filename (out_dir, "bm25_demo", "clean", "run_1",
+                                                "config.json", NULL);
+    g_autofree char *text = NULL;
+
+    g_assert_cmpint (run_cli (NULL, NULL, "-m", "bm25", "--seed", "9223372036854775807",
+                              "--candidates", "5", "--limit", "1", "--out", out_dir, NULL), ==, 0);
+    g_assert_true (g_file_get_contents (config, &text, NULL, NULL));
+    g_assert_nonnull (strstr (text, "9223372036854775807"));
+  }
+}
+
 /* Every option goes through AnotRunConfig: a bad value is a usage error
  * naming the setting and the value, and so is a key a resume finds in
  * config.json that no setting has. */
@@ -777,6 +815,7 @@ main (int    argc,
 
   ADD ("/cli/help", test_help);
   ADD ("/cli/usage-errors", test_usage_errors);
+  ADD ("/cli/refused-before-writing", test_refused_before_writing);
   ADD ("/cli/setting-errors", test_setting_errors);
   ADD ("/cli/unknown-method", test_unknown_method);
   ADD ("/cli/run-demo", test_run_demo);
