@@ -150,8 +150,8 @@ load (AnotCallJournal  *self,
  * @path: (type filename): the journal file
  * @error: return location for a #GError
  *
- * Opens the journal at @path for appending, after reading the answers it
- * already holds.
+ * Opens the journal at @path, reading the answers it already holds; the
+ * first answer appended creates the file.
  *
  * Returns: (transfer full) (nullable): the journal, or %NULL with @error
  *   set (%ANOT_ERROR_IO, %ANOT_ERROR_PARSE naming the line)
@@ -169,15 +169,8 @@ anot_call_journal_open (const char  *path,
   self->path = g_strdup (path);
   if (!load (self, error))
     return NULL;
-  self->fd = g_open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (self->fd < 0)
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_IO, "Cannot open %s: %s", path,
-                   g_strerror (saved_errno));
-      return NULL;
-    }
+  /* The file is made by the first answer: a run without LLM calls has
+   * none. */
   return g_steal_pointer (&self);
 }
 
@@ -277,6 +270,18 @@ anot_call_journal_append (AnotCallJournal  *self,
   g_return_val_if_fail (key != NULL, FALSE);
   g_return_val_if_fail (ANOT_IS_COMPLETION (completion), FALSE);
 
+  if (self->error == NULL && self->fd < 0)
+    {
+      self->fd = g_open (self->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+      if (self->fd < 0)
+        {
+          int saved_errno = errno;
+
+          g_set_error (&self->error, ANOT_ERROR, ANOT_ERROR_IO,
+                       "Cannot open the journal of answers %s: %s", self->path,
+                       g_strerror (saved_errno));
+        }
+    }
   if (self->error != NULL)
     {
       g_propagate_error (error, g_error_copy (self->error));

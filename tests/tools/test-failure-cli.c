@@ -1059,6 +1059,16 @@ test_full_disk (Fixture       *f,
   g_assert_cmpuint (g_hash_table_size (rows), <, 16);
   first_calls = count_chat_requests (f->server);
   g_assert_cmpuint (first_calls, >, g_hash_table_size (rows));
+  /* The report says that a trace line is torn, rather than reading one
+   * trace fewer in silence. */
+  {
+    g_autofree char *page = g_build_filename (f->root, "full.html", NULL);
+    const char *report_argv[] = { "report", dir, "-o", page, NULL };
+
+    g_clear_pointer (&out, g_free);
+    g_assert_cmpint (run (report_argv, NULL, &out, NULL), ==, 0);
+    g_assert_nonnull (strstr (out, "1 trace line unreadable"));
+  }
 
   g_assert_cmpint (run (resume_argv, NULL, &out, &err), ==, 0);
   g_assert_cmpuint (count_chat_requests (f->server), ==, 16);
