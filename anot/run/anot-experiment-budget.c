@@ -259,7 +259,7 @@ anot_experiment_budget_reserve (AnotExperiment  *self,
     return FALSE;
   /* The slots of the gate come first: a budget's verdict may change
    * while a request waits for one. */
-  if (self->gate != NULL && !anot_run_gate_has_slot (self->gate))
+  if (self->gate != NULL && !anot_run_gate_has_slot (self->gate, self))
     return FALSE;
   if (self->budgets == NULL || self->budgets->len == 0)
     {

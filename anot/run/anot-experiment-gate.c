@@ -29,6 +29,7 @@ anot_run_gate_new (double max_cost,
   self->limit = max_cost;
   self->max_in_flight = max_in_flight;
   self->experiments = g_ptr_array_new ();
+  self->waiting = g_ptr_array_new ();
   return self;
 }
 
@@ -48,6 +49,7 @@ anot_run_gate_unref (AnotRunGate *self)
     g_source_destroy (self->wake_source);
   g_clear_pointer (&self->wake_source, g_source_unref);
   g_ptr_array_unref (self->experiments);
+  g_ptr_array_unref (self->waiting);
   g_free (self);
 }
 
@@ -61,6 +63,20 @@ wake_all (gpointer user_data)
   /* Pumping one may end its run and drop the last reference to another. */
   for (guint i = 0; i < self->experiments->len; i++)
     g_ptr_array_add (experiments, g_object_ref (g_ptr_array_index (self->experiments, i)));
+
+  /* Those that waited for a slot first, in the order they asked, one
+   * slot each in turn... */
+  while (self->waiting->len > 0 && !self->held &&
+         (self->max_in_flight == 0 || self->in_flight < self->max_in_flight))
+    {
+      g_autoptr(AnotExperiment) next = g_object_ref (g_ptr_array_steal_index (self->waiting, 0));
+
+      self->turn = next;
+      anot_experiment_pump (next);
+      self->turn = NULL;
+    }
+  /* ...then every one: a request that waited for a reservation to end
+   * may fit now. */
   for (guint i = 0; i < experiments->len; i++)
     anot_experiment_pump (g_ptr_array_index (experiments, i));
   return G_SOURCE_REMOVE;
@@ -85,10 +101,26 @@ anot_run_gate_open (AnotRunGate *self)
   schedule_wake (self);
 }
 
+/* Whether @experiment may start a request now.  Slots go round: while
+ * others wait for one, an experiment that asks (the one whose request
+ * just ended, typically) queues behind them, so that every cell's
+ * requests are in flight together instead of the first cell's only. */
 gboolean
-anot_run_gate_has_slot (AnotRunGate *self)
+anot_run_gate_has_slot (AnotRunGate    *self,
+                        AnotExperiment *experiment)
 {
-  return !self->held && (self->max_in_flight == 0 || self->in_flight < self->max_in_flight);
+  gboolean free_slot = !self->held && (self->max_in_flight == 0 || self->in_flight < self->max_in_flight);
+
+  if (free_slot && (self->turn == experiment || (self->turn == NULL && self->waiting->len == 0)))
+    {
+      self->turn = NULL;
+      return TRUE;
+    }
+  if (!g_ptr_array_find (self->waiting, experiment, NULL))
+    g_ptr_array_add (self->waiting, experiment);
+  if (free_slot)
+    schedule_wake (self);
+  return FALSE;
 }
 
 void
@@ -108,6 +140,9 @@ anot_experiment_set_gate (AnotExperiment *self,
   if (self->gate != NULL)
     {
       g_ptr_array_remove (self->gate->experiments, self);
+      g_ptr_array_remove (self->gate->waiting, self);
+      if (self->gate->turn == self)
+        self->gate->turn = NULL;
       anot_run_gate_unref (self->gate);
     }
   self->gate = gate ? anot_run_gate_ref (gate) : NULL;

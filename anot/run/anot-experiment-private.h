@@ -38,6 +38,8 @@ struct _AnotRunGate
   guint in_flight;
   gboolean held;                /* nothing starts until anot_run_gate_open() */
   GPtrArray *experiments;       /* AnotExperiment, not referenced */
+  GPtrArray *waiting;           /* ...that asked for a slot in vain, in order */
+  AnotExperiment *turn;         /* the one whose turn it is, being pumped */
   GSource *wake_source;
 };
 
@@ -246,7 +248,8 @@ G_GNUC_INTERNAL AnotRunGate *anot_run_gate_new                   (double        
 G_GNUC_INTERNAL AnotRunGate *anot_run_gate_ref                   (AnotRunGate     *self);
 G_GNUC_INTERNAL void         anot_run_gate_unref                 (AnotRunGate     *self);
 G_GNUC_INTERNAL void         anot_run_gate_open                  (AnotRunGate     *self);
-G_GNUC_INTERNAL gboolean     anot_run_gate_has_slot              (AnotRunGate     *self);
+G_GNUC_INTERNAL gboolean     anot_run_gate_has_slot              (AnotRunGate     *self,
+                                                                  AnotExperiment  *experiment);
 G_GNUC_INTERNAL void         anot_run_gate_release_slot          (AnotRunGate     *self);
 G_GNUC_INTERNAL void         anot_experiment_set_gate            (AnotExperiment  *self,
                                                                   AnotRunGate     *gate);

@@ -911,6 +911,60 @@ build_cells (AnotStudy *self)
     }
 }
 
+static gboolean
+load_dataset (AnotStudy  *self,
+              GError    **error)
+{
+  g_autofree char *data = NULL;
+
+  if (self->dataset != NULL)
+    return TRUE;
+  if (self->data == NULL)
+    {
+      const char *env = g_getenv ("ANOT_DATA_DIR");
+
+      /* As anot-run's: the demo benchmark. */
+      data = g_build_filename (env && *env ? env : ANOT_PKGDATADIR, "demo", NULL);
+    }
+  else
+    data = g_strdup (self->data);
+  self->dataset = anot_dataset_load (data, NULL, error);
+  if (self->dataset == NULL)
+    {
+      g_prefix_error (error, "%s: cannot load the benchmark %s: ", self->path, data);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Every experiment as a new one would be, prepared and dropped: the
+ * attacks and the method options checked whatever the directories hold. */
+static gboolean
+validate_entries (AnotStudy  *self,
+                  GError    **error)
+{
+  for (guint e = 0; e < self->entries->len; e++)
+    {
+      Entry *entry = g_ptr_array_index (self->entries, e);
+      g_autoptr(AnotRunConfig) config = NULL;
+      g_autoptr(AnotExperiment) experiment = NULL;
+      guint saved = self->shard_count;
+
+      self->shard_count = 0;
+      config = entry_config (self, entry, 0, error);
+      self->shard_count = saved;
+      if (config == NULL)
+        return FALSE;
+      /* Nothing is written: an existing directory is no obstacle. */
+      anot_run_config_set (config, "force", "true", NULL);
+      experiment = anot_experiment_new (self->dataset, entry->method);
+      anot_experiment_set_config (experiment, config);
+      if (!prepare_entry (self, entry, experiment, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* Makes and prepares every experiment (again, when a setting changed). */
 static gboolean
 study_build (AnotStudy  *self,
@@ -918,28 +972,8 @@ study_build (AnotStudy  *self,
 {
   if (self->built)
     return TRUE;
-
-  if (self->dataset == NULL)
-    {
-      g_autofree char *data = NULL;
-
-      if (self->data == NULL)
-        {
-          const char *env = g_getenv ("ANOT_DATA_DIR");
-
-          /* As anot-run's: the demo benchmark. */
-          data = g_build_filename (env && *env ? env : ANOT_PKGDATADIR, "demo", NULL);
-        }
-      else
-        data = g_strdup (self->data);
-      self->dataset = anot_dataset_load (data, NULL, error);
-      if (self->dataset == NULL)
-        {
-          g_prefix_error (error, "%s: cannot load the benchmark %s: ", self->path, data);
-          return FALSE;
-        }
-    }
-
+  if (!load_dataset (self, error))
+    return FALSE;
   if (self->shard_count > 0 && !assign_shards (self, error))
     return FALSE;
 
@@ -966,7 +1000,10 @@ study_build (AnotStudy  *self,
  * Reads a study file and checks it before anything runs: an unknown key,
  * section, method, attack or method option, or a bad value, is
  * %ANOT_ERROR_CONFIG naming the file, the line and the key.  Every
- * experiment is prepared (nothing is written).
+ * experiment is prepared as a new one (nothing is written); whether the
+ * study's directory holds a run of other settings is checked when the
+ * study is run, estimated or asked for its cells, once the results root
+ * ([method@Anot.Study.set_out]) is known.
  *
  * Returns: (transfer full): the study, or %NULL with @error set
  */
@@ -985,7 +1022,8 @@ anot_study_load (const char  *path,
       !parse_study_section (self, error) ||
       !parse_method_sections (self, error) ||
       !resolve_baseline (self, error) ||
-      !study_build (self, error))
+      !load_dataset (self, error) ||
+      !validate_entries (self, error))
     return NULL;
   return g_steal_pointer (&self);
 }
