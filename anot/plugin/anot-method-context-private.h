@@ -29,6 +29,8 @@ gboolean anot_method_context_get_config_file (AnotMethodContext *self,
 G_GNUC_INTERNAL
 const GError *anot_method_context_get_infrastructure_error (AnotMethodContext *self);
 G_GNUC_INTERNAL
+guint         anot_method_context_get_calls_pending (AnotMethodContext *self);
+G_GNUC_INTERNAL
 guint         anot_method_context_get_replaced_characters (AnotMethodContext *self);
 
 G_END_DECLS

@@ -62,6 +62,7 @@ struct _AnotMethodContext
   AnotIniReader *config_file;   /* ...nullable: the run had no config.ini */
   GError *infrastructure_error; /* the first call that failed for the infrastructure */
   guint replaced_characters;    /* \u0000 and lone surrogates of every answer, as U+FFFD */
+  guint calls_pending;          /* sent to the router, not yet answered */
 };
 
 G_DEFINE_FINAL_TYPE (AnotMethodContext, anot_method_context, G_TYPE_OBJECT)
@@ -679,6 +680,7 @@ on_routed_complete (GObject      *source,
   g_autoptr(GError) error = NULL;
   g_autoptr(AnotCompletion) completion = NULL;
 
+  self->calls_pending--;
   completion = anot_backend_router_complete_finish (ANOT_BACKEND_ROUTER (source), result, &error);
   if (completion == NULL)
     {
@@ -775,6 +777,7 @@ anot_method_context_complete_request_async (AnotMethodContext   *self,
                             text->str);
     }
 
+  self->calls_pending++;
   anot_backend_router_complete_copy_async (self->router, role, g_steal_pointer (&copy),
                                            cancellable, on_routed_complete,
                                            g_steal_pointer (&task));
@@ -1076,6 +1079,16 @@ anot_method_context_get_replaced_characters (AnotMethodContext *self)
 {
   g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), 0);
   return self->replaced_characters;
+}
+
+/* How many of the request's LLM calls wait on the infrastructure: sent,
+ * retrying, queued for or inside a batch.  At the request's deadline they
+ * make the lateness the infrastructure's, not the method's. */
+guint
+anot_method_context_get_calls_pending (AnotMethodContext *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), 0);
+  return self->calls_pending;
 }
 
 /* The first of this request's LLM calls that failed for the

@@ -13,7 +13,8 @@
  * before it are done, or the run stops.
  *
  * Every request has a deadline (`request-timeout`).  At the deadline its
- * row is written as the method's failure, its own cancellable is
+ * row is written as the method's failure (the infrastructure's when one of
+ * its LLM calls is still out: unscored), its own cancellable is
  * cancelled and its slot is given to the next request: the job is
  * abandoned, so a method that never finishes, even cancelled, costs its
  * request and not the run.  If it calls back after all, the call is only
@@ -413,8 +414,9 @@ on_rank_done (GObject      *source,
   g_object_unref (self);
 }
 
-/* The request's deadline passed: its row is the method's failure, the
- * method is asked to stop, and the run goes on without waiting for it. */
+/* The request's deadline passed: its row is the method's failure (or the
+ * infrastructure's, when one of its calls is still out), the method is
+ * asked to stop, and the run goes on without waiting for it. */
 static gboolean
 on_deadline (gpointer user_data)
 {
@@ -434,11 +436,23 @@ on_deadline (gpointer user_data)
     {
       g_autoptr(AnotResult) result = NULL;
       g_autoptr(GError) error = NULL;
+      guint pending = anot_method_context_get_calls_pending (job->context);
 
-      g_set_error (&error, ANOT_ERROR, ANOT_ERROR_METHOD_TIMEOUT,
-                   "the method did not finish the request within its deadline of %u s "
-                   "(--request-timeout); it was cancelled", job->timeout);
-      result = result_from_ranking (self, job, NULL, error, FALSE);
+      /* Late because a call still waits on the server (in flight,
+       * retrying, queued for or inside a batch): the infrastructure's
+       * failure, unscored, and a resume runs the request again (a batch
+       * the call waits in is recorded and polled then, not paid again). */
+      if (pending > 0)
+        g_set_error (&error, ANOT_ERROR, ANOT_ERROR_LLM_TIMEOUT,
+                     "the request's deadline of %u s (--request-timeout) passed while %u of "
+                     "its LLM calls still waited on the server (sent, retrying or in a "
+                     "batch); it was cancelled, and a resume runs it again", job->timeout,
+                     pending);
+      else
+        g_set_error (&error, ANOT_ERROR, ANOT_ERROR_METHOD_TIMEOUT,
+                     "the method did not finish the request within its deadline of %u s "
+                     "(--request-timeout); it was cancelled", job->timeout);
+      result = result_from_ranking (self, job, NULL, error, pending > 0);
       record_result (self, job->cell, result);
       debug_result (self, job, result);
     }
