@@ -14,7 +14,10 @@ with HTTP 400 and recorded; the test fails on any such record.
 Takes PER_GROUP requests of each group (all requests when 0).  TAP output;
 skips when the dataset is absent (the philly benchmark is not in the
 repository).  No timing is asserted: the faults are drawn by a seeded
-generator and retried by the client, so only counts are checked.
+generator, at most twice for one request body (the client retries five
+times), so which calls fail varies with the order they arrive but no call
+fails for good; only counts are checked (15/15 runs of the three tests
+passed).
 """
 
 import concurrent.futures
@@ -44,6 +47,9 @@ CASES = [
     ("general_anot", ["-m", "general_anot"]),
     ("anot-head", ["-m", "anot", "-O", "anot.variant=head"]),
     ("anot-head-compat-original", ["-m", "anot", "--compat", "original"]),
+    # The original's string context, wording and answer parsers.
+    ("cot-compat-original", ["-m", "cot", "--compat", "original"]),
+    ("listwise-compat-original", ["-m", "listwise", "--compat", "original"]),
 ]
 
 
@@ -99,10 +105,11 @@ def run_case(name, args, data, per_group, work, url):
     return name, rows, p.stderr, requests
 
 
-def refuses_placeholder(url):
-    """The reader's own check: a prompt with a {name} left is answered 400."""
+def refused(url, prompt, expect):
+    """None when the reader answers @prompt with a 400 whose message holds
+    @expect, else what it did."""
     body = json.dumps({"model": "perfect-reader", "messages": [
-        {"role": "user", "content": "Rule out the {items} that fail a hard condition."}]}).encode()
+        {"role": "user", "content": prompt}]}).encode()
     req = urllib.request.Request(url + "/v1/chat/completions", body,
                                  {"Content-Type": "application/json"})
     for _ in range(20):  # past the injected faults
@@ -112,8 +119,23 @@ def refuses_placeholder(url):
         except urllib.error.HTTPError as e:
             if e.code == 400:
                 msg = json.load(e)["error"]["message"]
-                return None if "{items}" in msg else "400 without the placeholder: " + msg
+                return None if expect in msg else "400 without %r: %s" % (expect, msg)
     return "never answered 400"
+
+
+def short_listing(data):
+    """A ranking prompt that announces three items and shows two."""
+    req = json.loads(open(os.path.join(data, "requests.jsonl"), encoding="utf-8").readline())
+    path = os.path.join(data, "items.jsonl")
+    if not os.path.exists(path):
+        path = os.path.join(data, "restaurants.jsonl")
+    with open(path, encoding="utf-8") as f:
+        items = [json.loads(f.readline()) for _ in range(2)]
+    records = "\n\n".join(json.dumps({"business_id": it["business_id"], "name": it["name"], "index": n},
+                                      indent=2) for n, it in enumerate(items, 1))
+    return ("RANKING task: find the top-1 of the 3 items below for this user request.\n\n"
+            "User request: %s\n\n%s\n\nEnd with one line of the form ANSWER: <n1>."
+            % (req["text"], records))
 
 
 def main():
@@ -130,16 +152,20 @@ def main():
         stdout=subprocess.PIPE, text=True)
     url = server.stdout.readline().strip()
     failed = 0
-    print("1..%d" % (len(CASES) + 2))
+    print("1..%d" % (len(CASES) + 3))
     try:
-        err = refuses_placeholder(url)
-        print("%s 1 - a prompt holding {items} is refused with 400%s"
-              % ("not ok" if err else "ok", ": " + err if err else ""))
-        failed += bool(err)
+        for i, (what, prompt, expect) in enumerate([
+                ("a prompt holding {items}", "Rule out the {items} that fail a hard condition.", "{items}"),
+                ("a ranking prompt that shows fewer items than it announces", short_listing(data),
+                 "announces 3 items")], 1):
+            err = refused(url, prompt, expect)
+            print("%s %d - %s is refused with 400%s" % ("not ok" if err else "ok", i, what,
+                                                       ": " + err if err else ""))
+            failed += bool(err)
         jobs = int(os.environ.get("ANOT_PERFECT_READER_JOBS", "3"))
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
             futures = [pool.submit(run_case, n, a, data, per_group, work, url) for n, a in CASES]
-            for i, fut in enumerate(futures, 2):
+            for i, fut in enumerate(futures, 3):
                 name, rows, err, requests = fut.result()
                 if rows is None:
                     print("not ok %d - %s: %s" % (i, name, err.replace("\n", "\n# ")))
@@ -155,11 +181,14 @@ def main():
                 failed += not ok
         with urllib.request.urlopen(url + "/stats") as r:
             stats = json.load(r)
+        # Prompts the reader could answer but a model may not: reported, not failed.
+        for f, n in sorted(stats["findings"].items()):
+            print("# finding (%d calls): %s" % (n, f))
         bad = [json.loads(l) for l in open(violations)] if os.path.exists(violations) else []
-        bad = bad[1:]  # the refused {items} above
+        bad = bad[2:]  # the two refused above
         ok = not bad and stats["faults"] > 0
         print("%s %d - no prompt violated the protocol (%d calls, %d faults injected)%s"
-              % ("ok" if ok else "not ok", len(CASES) + 2, stats["requests"], stats["faults"],
+              % ("ok" if ok else "not ok", len(CASES) + 3, stats["requests"], stats["faults"],
                  "".join("\n# %s: %s" % (v["violation"], v.get("placeholders") or v.get("reason"))
                          for v in bad[:10])))
         failed += not ok
