@@ -47,6 +47,7 @@ typedef struct
   int stop_signal;
   guint sigint_count;
   guint n_ran;
+  guint done_at_start;
   guint planned;
   gint64 started_us;
   gboolean line_shown;
@@ -74,15 +75,17 @@ on_result (AnotStudy     *study,
   state->n_ran++;
   if (!state->tty)
     return;
-  if (state->n_ran < state->planned)
+  if (state->done_at_start + state->n_ran < state->planned)
     {
       double elapsed = (g_get_monotonic_time () - state->started_us) / 1e6;
-      guint seconds = (guint) (elapsed / state->n_ran * (state->planned - state->n_ran) + 0.5);
+      guint left = state->planned - state->done_at_start - state->n_ran;
+      guint seconds = (guint) (elapsed / state->n_ran * left + 0.5);
 
       eta = g_strdup_printf ("%u:%02u", seconds / 60, seconds % 60);
     }
-  fprintf (stderr, "\r\033[K[%s] %u requests run  ETA %s", anot_study_cell_get_name (cell),
-           state->n_ran, eta ? eta : "--:--");
+  /* Rows a retry round replaces count again: never past the plan. */
+  fprintf (stderr, "\r\033[K[study %s] %u/%u requests  ETA %s", anot_study_cell_get_name (cell),
+           MIN (state->done_at_start + state->n_ran, state->planned), state->planned, eta ? eta : "--:--");
   fflush (stderr);
   state->line_shown = TRUE;
 }
@@ -236,6 +239,7 @@ anot_run_cmd_study (int    argc,
   g_autofree char *max_cost = NULL;
   g_autofree char *concurrency = NULL;
   g_autofree char *base_url = NULL;
+  g_autofree char *cache = NULL;
   g_autofree char *completion_tokens = NULL;
   gboolean estimate = FALSE, json = FALSE;
   guint64 retry_rounds = 0, tokens = 300;
@@ -261,6 +265,8 @@ anot_run_cmd_study (int    argc,
       "Requests in flight at once, over every cell (instead of the file's)", "C" },
     { "base-url", 0, 0, G_OPTION_ARG_STRING, &base_url,
       "The LLM server(s) of every cell, instead of the file's (a Slurm task's own)", "URL" },
+    { "cache", 0, 0, G_OPTION_ARG_FILENAME, &cache,
+      "The response cache of every cell, instead of the file's (a Slurm task's own)", "FILE" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE" },
     G_OPTION_ENTRY_NULL
   };
@@ -310,7 +316,8 @@ anot_run_cmd_study (int    argc,
   anot_study_set_retry (study, (guint) retry_rounds);
   if ((max_cost != NULL && !anot_study_set_option (study, "max-cost", max_cost, &error)) ||
       (concurrency != NULL && !anot_study_set_option (study, "concurrency", concurrency, &error)) ||
-      (base_url != NULL && !anot_study_set_option (study, "base-url", base_url, &error)))
+      (base_url != NULL && !anot_study_set_option (study, "base-url", base_url, &error)) ||
+      (cache != NULL && !anot_study_set_option (study, "cache", cache, &error)))
     return anot_run_usage_error ("study", "%s", error->message);
 
   if (estimate)
@@ -328,6 +335,7 @@ anot_run_cmd_study (int    argc,
                ? ANOT_RUN_EXIT_USAGE : ANOT_RUN_EXIT_FAILED;
       }
     state.planned = anot_study_get_n_planned (study);
+    state.done_at_start = anot_study_get_n_done (study);
     g_print ("Study %s: %u cells, %u requests planned%s%s\n", anot_study_get_name (study), cells->len,
              state.planned, shard ? " in shard " : "", shard ? shard : "");
     g_print ("Results directory: %s\n", directory);
@@ -351,7 +359,10 @@ anot_run_cmd_study (int    argc,
   g_signal_handlers_disconnect_by_data (study, &state);
   clear_line (&state);
 
-  g_print ("Ran %u request%s\n", state.n_ran, state.n_ran == 1 ? "" : "s");
+  g_print ("Ran %u request%s", state.n_ran, state.n_ran == 1 ? "" : "s");
+  if (state.done_at_start > 0)
+    g_print (" (%u already done)", state.done_at_start);
+  g_print ("\n");
   print_cells (study);
   if (state.ok)
     {

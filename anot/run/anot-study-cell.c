@@ -287,3 +287,33 @@ anot_study_cell_get_experiment (AnotStudyCell *self)
   g_return_val_if_fail (ANOT_IS_STUDY_CELL (self), NULL);
   return self->experiment;
 }
+
+/**
+ * anot_study_cell_get_results:
+ * @self: an #AnotStudyCell
+ *
+ * The rows the cell holds so far, by N, then run, then request.
+ *
+ * Returns: (transfer container) (element-type AnotResult): the rows
+ */
+GPtrArray *
+anot_study_cell_get_results (AnotStudyCell *self)
+{
+  GPtrArray *all = g_ptr_array_new_with_free_func (g_object_unref);
+  const guint *ns;
+  guint n_ns = 0;
+
+  g_return_val_if_fail (ANOT_IS_STUDY_CELL (self), NULL);
+  if (self->experiment == NULL)
+    return all;
+  ns = anot_experiment_get_candidate_counts (self->experiment, &n_ns);
+  for (guint i = 0; ns != NULL && i < n_ns; i++)
+    for (guint run = 1; run <= anot_experiment_get_n_runs (self->experiment); run++)
+      {
+        g_autoptr(GPtrArray) rows = anot_experiment_get_attack_results (self->experiment, self->attack, ns[i], run);
+
+        for (guint r = 0; rows != NULL && r < rows->len; r++)
+          g_ptr_array_add (all, g_object_ref (g_ptr_array_index (rows, r)));
+      }
+  return all;
+}

@@ -34,5 +34,7 @@ ANOT_AVAILABLE_IN_ALL
 const char     *anot_study_cell_get_directory  (AnotStudyCell *self);
 ANOT_AVAILABLE_IN_ALL
 AnotExperiment *anot_study_cell_get_experiment (AnotStudyCell *self);
+ANOT_AVAILABLE_IN_ALL
+GPtrArray      *anot_study_cell_get_results    (AnotStudyCell *self);
 
 G_END_DECLS

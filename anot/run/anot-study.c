@@ -812,15 +812,15 @@ assign_shards (AnotStudy  *self,
     {
       Entry *entry = g_ptr_array_index (self->entries, e);
       g_autoptr(AnotExperiment) whole = NULL;
-      g_autoptr(AnotRunConfig) config = entry_config (self, entry, 0, error);
+      g_autoptr(AnotRunConfig) config = NULL;
       g_autoptr(JsonNode) estimate = NULL;
 
+      /* The whole experiment, as if not sharded: nothing is written. */
+      self->shard_count = 0;
+      config = entry_config (self, entry, 0, error);
+      self->shard_count = n;
       if (config == NULL)
         return FALSE;
-      /* The whole experiment, as if not sharded: nothing is written. */
-      anot_run_config_set (config, "shard", "", NULL);
-      config->shard_count = 0;
-      config->shard_index = 0;
       anot_run_config_set (config, "force", "true", NULL);
       whole = anot_experiment_new (self->dataset, entry->method);
       anot_experiment_set_config (whole, config);
@@ -1235,6 +1235,28 @@ anot_study_get_n_planned (AnotStudy *self)
         planned += anot_experiment_get_n_planned (entry->experiment);
     }
   return planned;
+}
+
+/**
+ * anot_study_get_n_done:
+ * @self: an #AnotStudy
+ *
+ * Returns: the rows every cell holds (this process's shard), scored or
+ *   not: those a study run again does not run, unscored ones aside
+ */
+guint
+anot_study_get_n_done (AnotStudy *self)
+{
+  guint done = 0;
+
+  g_return_val_if_fail (ANOT_IS_STUDY (self), 0);
+  for (guint c = 0; c < self->cells->len; c++)
+    {
+      g_autoptr(GPtrArray) rows = anot_study_cell_get_results (g_ptr_array_index (self->cells, c));
+
+      done += rows->len;
+    }
+  return done;
 }
 
 /* ------------------------------------------------------------------------
@@ -1665,24 +1687,24 @@ on_experiment_result (AnotExperiment *experiment,
     }
 }
 
+/* What @experiment's rows cost. */
 static double
-experiment_spent (AnotExperiment *experiment)
+experiment_spent (AnotStudy      *self,
+                  AnotExperiment *experiment)
 {
-  g_auto(GStrv) attacks = anot_experiment_list_attacks (experiment);
-  const guint *ns;
-  guint n_ns = 0;
   double spent = 0;
 
-  ns = anot_experiment_get_candidate_counts (experiment, &n_ns);
-  for (guint a = 0; attacks != NULL && attacks[a] != NULL; a++)
-    for (guint i = 0; ns != NULL && i < n_ns; i++)
-      for (guint run = 1; run <= anot_experiment_get_n_runs (experiment); run++)
-        {
-          g_autoptr(GPtrArray) rows = anot_experiment_get_attack_results (experiment, attacks[a], ns[i], run);
+  for (guint c = 0; c < self->cells->len; c++)
+    {
+      AnotStudyCell *cell = g_ptr_array_index (self->cells, c);
+      g_autoptr(GPtrArray) rows = NULL;
 
-          for (guint r = 0; rows != NULL && r < rows->len; r++)
-            spent += anot_usage_get_cost_usd (anot_result_get_usage (g_ptr_array_index (rows, r)));
-        }
+      if (anot_study_cell_get_experiment (cell) != experiment)
+        continue;
+      rows = anot_study_cell_get_results (cell);
+      for (guint r = 0; r < rows->len; r++)
+        spent += anot_usage_get_cost_usd (anot_result_get_usage (g_ptr_array_index (rows, r)));
+    }
   return spent;
 }
 
@@ -1731,23 +1753,7 @@ study_outcome (AnotStudy *self)
     }
   if (budget != NULL)
     {
-      for (guint c = 0; c < self->cells->len; c++)
-        {
-          AnotStudyCell *cell = g_ptr_array_index (self->cells, c);
-          AnotExperiment *experiment = anot_study_cell_get_experiment (cell);
-          const guint *ns;
-          guint n_ns = 0;
-
-          ns = anot_experiment_get_candidate_counts (experiment, &n_ns);
-          for (guint i = 0; i < n_ns; i++)
-            for (guint run = 1; run <= anot_experiment_get_n_runs (experiment); run++)
-              {
-                g_autoptr(GPtrArray) rows =
-                  anot_experiment_get_attack_results (experiment, anot_study_cell_get_attack (cell), ns[i], run);
-
-                done += rows ? rows->len : 0;
-              }
-        }
+      done = anot_study_get_n_done (self);
       return g_error_new (ANOT_ERROR, ANOT_ERROR_BUDGET,
                           "Stopped by the study's budget: max_cost $%.2f would be passed ($%.4f "
                           "spent by its cells). %u of %u requests are done; the results so far "
@@ -1862,7 +1868,7 @@ study_start_round (AnotStudy *self)
           if (!g_error_matches (entry->error, ANOT_ERROR, ANOT_ERROR_INCOMPLETE))
             {
               /* Not run again: what it spent still counts. */
-              self->gate->spent += experiment_spent (entry->experiment);
+              self->gate->spent += experiment_spent (self, entry->experiment);
               continue;
             }
           again = make_experiment (self, entry, entry->shard, &error);

@@ -52,6 +52,8 @@ GPtrArray  *anot_study_get_cells         (AnotStudy           *self,
 ANOT_AVAILABLE_IN_ALL
 guint       anot_study_get_n_planned     (AnotStudy           *self);
 ANOT_AVAILABLE_IN_ALL
+guint       anot_study_get_n_done        (AnotStudy           *self);
+ANOT_AVAILABLE_IN_ALL
 JsonNode   *anot_study_estimate          (AnotStudy           *self,
                                           guint                completion_tokens,
                                           GError             **error);
