@@ -457,6 +457,10 @@ print_llm_usage (AnotExperiment *experiment)
                " retried), %u recorded by an interrupted run polled again\n",
                anot_batch_queue_get_n_submitted (queue), anot_batch_queue_get_n_lines_sent (queue),
                anot_batch_queue_get_n_lines_retried (queue), anot_batch_queue_get_n_resumed (queue));
+      if (anot_batch_queue_get_n_lines_lost_resent (queue) > 0)
+        g_print ("Batches lost by the provider (HTTP 404): %" G_GUINT64_FORMAT " of their lines "
+                 "sent once more (paid twice if the provider had answered them)\n",
+                 anot_batch_queue_get_n_lines_lost_resent (queue));
     }
 }
 
