@@ -292,7 +292,8 @@ anot_study_cell_get_experiment (AnotStudyCell *self)
  * anot_study_cell_get_results:
  * @self: an #AnotStudyCell
  *
- * The rows the cell holds so far, by N, then run, then request.
+ * The rows the cell holds so far, by N, then run, then request.  The
+ * array holds a reference on each row and releases it when freed.
  *
  * Returns: (transfer container) (element-type AnotResult): the rows
  */

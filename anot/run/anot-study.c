@@ -1198,7 +1198,9 @@ anot_study_set_retry (AnotStudy *self,
  * @self: an #AnotStudy
  * @error: return location for a #GError
  *
- * Every cell, by experiment (in the file's order) then attack.
+ * Every cell, by experiment (in the file's order) then attack.  The
+ * array holds a reference on each cell and releases it when freed (hence
+ * `transfer container`: the bindings must not release them twice).
  *
  * Returns: (transfer container) (element-type AnotStudyCell): the cells,
  *   or %NULL with @error set when the study cannot be prepared
@@ -1211,7 +1213,8 @@ anot_study_get_cells (AnotStudy  *self,
 
   if (self->task == NULL && !study_build (self, error))
     return NULL;
-  return g_ptr_array_ref (self->cells);
+  /* A copy: the bindings free the container they are given. */
+  return g_ptr_array_copy (self->cells, (GCopyFunc) (void (*) (void)) g_object_ref, NULL);
 }
 
 /**
