@@ -173,8 +173,11 @@ anot_experiment_budget_remove_usage (AnotExperiment *self,
   for (guint i = 0; i < self->budgets->len; i++)
     {
       Budget *budget = g_ptr_array_index (self->budgets, i);
+      double cost = usage_cost (usage, budget->role);
 
-      budget->spent = MAX (0.0, budget->spent - usage_cost (usage, budget->role));
+      budget->spent = MAX (0.0, budget->spent - cost);
+      if (budget->gate != NULL)
+        budget->gate->spent = MAX (0.0, budget->gate->spent - cost);
     }
 }
 
