@@ -629,7 +629,8 @@ anot_run_run_experiment (int           argc,
     { "resume", 'r', 0, G_OPTION_ARG_FILENAME, &o.resume,
       "Finish an interrupted experiment (the directory printed at its start); "
       "only --concurrency, --request-timeout, --data, --base-url, --cache, --offline, "
-      "--context-tokens, the --batch options and the budgets may be given with it", "DIR" },
+      "--context-tokens, the --batch options and the budgets may be given with it; answers "
+      "already paid for are replayed from DIR/answers.jsonl", "DIR" },
     { "attack", 'a', 0, G_OPTION_ARG_STRING, &o.attack,
       "Attacks to run, comma-separated: names (see --list), clean, noise, injection, "
       "deception, all, both (default: clean; robustness: all)", "ATTACKS" },
@@ -691,6 +692,7 @@ anot_run_run_experiment (int           argc,
   g_option_context_set_summary (context, hooks && hooks->summary ? hooks->summary :
     "Commands:\n"
     "  anot-run [run] --method NAME [OPTION…]   run a method over a benchmark (default)\n"
+    "  anot-run study FILE [--estimate|--shard I/N]  a grid of methods × models × attacks\n"
     "  anot-run robustness --method NAME [OPTION…]  clean and attacked runs, compared\n"
     "  anot-run estimate --method NAME [OPTION…]    calls, tokens and cost, no LLM called\n"
     "  anot-run prompt --method NAME --request ID   the exact prompt(s) a method sends\n"

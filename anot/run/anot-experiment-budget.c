@@ -56,7 +56,23 @@ typedef struct
   double spent;              /* by finished requests, and calls after their row */
   double reserved;           /* held by the requests in flight and their calls */
   double running;            /* by the finished calls of the requests in flight */
+  AnotRunGate *gate;         /* a study's budget: the limit is the gate's, and
+                              * so is what counts against it (every
+                              * experiment's); spent, reserved and running
+                              * above stay this experiment's own */
 } Budget;
+
+static double
+budget_spent (Budget *budget)
+{
+  return budget->gate ? budget->gate->spent : budget->spent;
+}
+
+static double
+budget_reserved (Budget *budget)
+{
+  return budget->gate ? budget->gate->reserved : budget->reserved;
+}
 
 /* What one request holds of each budget, from before it starts until its
  * row is written, and its calls' shares until they end: a call may end
@@ -74,6 +90,7 @@ struct _BudgetHold
   double *held;
   double *done;
   double *pending;
+  gboolean has_slot;         /* of a study's gate, released with the row */
 };
 
 /* One call let through the gate: its estimate, per budget. */
@@ -151,6 +168,14 @@ anot_experiment_budget_reset (AnotExperiment *self)
           g_ptr_array_add (self->budgets, budget);
         }
     }
+  if (self->gate != NULL && self->gate->limit > 0)
+    {
+      Budget *budget = g_new0 (Budget, 1);
+
+      budget->limit = self->gate->limit;
+      budget->gate = self->gate;
+      g_ptr_array_add (self->budgets, budget);
+    }
 
   for (guint c = 0; c < self->cells->len; c++)
     {
@@ -169,8 +194,31 @@ anot_experiment_budget_reset (AnotExperiment *self)
   for (guint i = 0; self->replaced_usage != NULL && i < self->budgets->len; i++)
     {
       Budget *budget = g_ptr_array_index (self->budgets, i);
+      double cost = usage_cost (self->replaced_usage, budget->role);
 
-      budget->spent += usage_cost (self->replaced_usage, budget->role);
+      budget->spent += cost;
+      if (budget->gate != NULL)
+        budget->gate->spent += cost;
+    }
+}
+
+/* What a replaced row had cost was counted when the run started: the
+ * answers of it that its request's new row holds again (replayed from the
+ * journal, not paid again) are not counted twice. */
+void
+anot_experiment_budget_remove_usage (AnotExperiment *self,
+                                     AnotUsage      *usage)
+{
+  if (self->budgets == NULL || usage == NULL)
+    return;
+  for (guint i = 0; i < self->budgets->len; i++)
+    {
+      Budget *budget = g_ptr_array_index (self->budgets, i);
+      double cost = usage_cost (usage, budget->role);
+
+      budget->spent = MAX (0.0, budget->spent - cost);
+      if (budget->gate != NULL)
+        budget->gate->spent = MAX (0.0, budget->gate->spent - cost);
     }
 }
 
@@ -186,8 +234,11 @@ anot_experiment_budget_add_result (AnotExperiment *self,
   for (guint i = 0; i < self->budgets->len; i++)
     {
       Budget *budget = g_ptr_array_index (self->budgets, i);
+      double cost = usage_cost (usage, budget->role);
 
-      budget->spent += usage_cost (usage, budget->role);
+      budget->spent += cost;
+      if (budget->gate != NULL)
+        budget->gate->spent += cost;
     }
 }
 
@@ -285,10 +336,11 @@ stop_at (AnotExperiment *self,
 {
   g_autofree char *limit = format_limit (budget->limit);
   g_autofree char *held_text = NULL;
-  double spent = budget->spent + budget->running;
+  /* A study's budget: what its cells spent and hold, every experiment's. */
+  double spent = budget->gate ? budget->gate->spent : budget->spent + budget->running;
   /* Beyond what is spent: the estimates of the calls in flight, and what
    * the requests in flight hold for their calls to come. */
-  double held = MAX (0, budget->reserved - budget->running);
+  double held = budget->gate ? budget->gate->reserved : MAX (0, budget->reserved - budget->running);
 
   self->over_budget = TRUE;
   if (self->budget_message != NULL)
@@ -296,12 +348,15 @@ stop_at (AnotExperiment *self,
   if (held >= 0.00005)
     held_text = g_strdup_printf (" and $%.4f held by the requests in flight", held);
   self->budget_message =
-    g_strdup_printf ("the budget%s%s of $%s has no room for the next %s: $%.4f spent%s, "
+    g_strdup_printf ("the %sbudget%s%s of $%s has no room for the next %s: $%.4f spent%s%s, "
                      "the next %s is estimated at $%.4f",
+                     budget->gate ? "study's " : "",
                      budget->role ? " of role " : "", budget->role ? budget->role : "",
-                     limit, what, spent, held_text ? held_text : "", what, cost);
-  self->budget_option = budget->role ? g_strdup_printf ("--max-cost-role %s=USD", budget->role)
-                                     : g_strdup ("--max-cost USD");
+                     limit, what, spent, budget->gate ? " by its cells" : "",
+                     held_text ? held_text : "", what, cost);
+  self->budget_option = budget->gate ? g_strdup ("--max-cost USD (or max_cost in the study file)")
+                        : budget->role ? g_strdup_printf ("--max-cost-role %s=USD", budget->role)
+                                       : g_strdup ("--max-cost USD");
 }
 
 /* What @hold holds of budget @i now. */
@@ -317,7 +372,7 @@ hold_is_current (BudgetHold *hold)
 {
   AnotExperiment *self = hold->self;
 
-  return self->budgets != NULL && hold->generation == self->budget_generation &&
+  return self->budgets != NULL && hold->n > 0 && hold->generation == self->budget_generation &&
          hold->n == self->budgets->len;
 }
 
@@ -341,6 +396,8 @@ hold_change (BudgetHold *hold,
   if (hold->active)
     budget->running += hold->done[i];
   budget->reserved = MAX (0, budget->reserved + hold_commit (hold, i) - before);
+  if (budget->gate != NULL)
+    budget->gate->reserved = MAX (0, budget->gate->reserved + hold_commit (hold, i) - before);
 }
 
 static BudgetHold *
@@ -360,6 +417,25 @@ hold_unref (BudgetHold *hold)
   g_free (hold->done);
   g_free (hold->pending);
   g_free (hold);
+}
+
+/* A hold of @costs (per budget; NULL: of no budget, only the gate's slot). */
+static BudgetHold *
+hold_new (AnotExperiment *self,
+          const double   *costs)
+{
+  BudgetHold *hold = g_new0 (BudgetHold, 1);
+
+  g_ref_count_init (&hold->ref_count);
+  hold->self = g_object_ref (self);
+  hold->generation = self->budget_generation;
+  hold->n = costs != NULL ? self->budgets->len : 0;
+  hold->held = costs != NULL ? g_memdup2 (costs, sizeof (double) * hold->n) : NULL;
+  hold->done = g_new0 (double, hold->n);
+  hold->pending = g_new0 (double, hold->n);
+  hold->active = TRUE;
+  hold->has_slot = self->gate != NULL;
+  return hold;
 }
 
 /* The call gate (see the top of the file). */
@@ -396,7 +472,7 @@ gate_call (AnotMethodContext  *context,
       estimate[i] = cost;
       after = hold->active ? MAX (hold->held[i], hold->done[i] + hold->pending[i] + cost)
                            : hold->pending[i] + cost;
-      if (budget->spent + budget->reserved + (after - hold_commit (hold, i)) <= budget->limit)
+      if (budget_spent (budget) + budget_reserved (budget) + (after - hold_commit (hold, i)) <= budget->limit)
         continue;
       stop_at (self, budget, "call", cost);
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_BUDGET,
@@ -437,7 +513,11 @@ gate_call_done (gpointer        user_data,
           if (completion != NULL && (budget->role == NULL || g_strcmp0 (budget->role, role) == 0))
             cost = anot_completion_get_cost_usd (completion);
           if (!hold->active)
-            budget->spent += cost;
+            {
+              budget->spent += cost;
+              if (budget->gate != NULL)
+                budget->gate->spent += cost;
+            }
           hold_change (hold, i, hold->active ? cost : 0, -ticket->estimate[i], hold->active);
         }
     }
@@ -461,34 +541,47 @@ anot_experiment_budget_reserve (AnotExperiment  *self,
   *out_hold = NULL;
   if (self->over_budget)
     return FALSE;
+  /* The slots of the gate come first: a budget's verdict may change
+   * while a request waits for one. */
+  if (self->gate != NULL && !anot_run_gate_has_slot (self->gate, self))
+    return FALSE;
   if (self->budgets == NULL || self->budgets->len == 0)
-    return TRUE;
+    {
+      /* A hold of nothing, released with the gate's slot. */
+      if (self->gate != NULL)
+        {
+          self->gate->in_flight++;
+          *out_hold = hold_new (self, NULL);
+        }
+      return TRUE;
+    }
 
   costs = estimate (self, cell, request);
   for (guint i = 0; i < self->budgets->len; i++)
     {
       Budget *budget = g_ptr_array_index (self->budgets, i);
 
-      if (budget->spent + budget->reserved + costs[i] <= budget->limit)
+      if (budget_spent (budget) + budget_reserved (budget) + costs[i] <= budget->limit)
         continue;
-      /* Those in flight may cost less than they hold: wait for them. */
-      if (self->in_flight > 0)
+      /* Those in flight may cost less than they hold: wait for them
+       * (with a study's budget, those of every experiment). */
+      if (self->in_flight > 0 || (budget->gate != NULL && budget->gate->in_flight > 0))
         return FALSE;
       stop_at (self, budget, "request", costs[i]);
       return FALSE;
     }
 
-  hold = g_new0 (BudgetHold, 1);
-  g_ref_count_init (&hold->ref_count);
-  hold->self = g_object_ref (self);
-  hold->generation = self->budget_generation;
-  hold->n = self->budgets->len;
-  hold->held = g_memdup2 (costs, sizeof (double) * hold->n);
-  hold->done = g_new0 (double, hold->n);
-  hold->pending = g_new0 (double, hold->n);
+  hold = hold_new (self, costs);
   for (guint i = 0; i < hold->n; i++)
-    ((Budget *) g_ptr_array_index (self->budgets, i))->reserved += costs[i];
-  hold->active = TRUE;
+    {
+      Budget *budget = g_ptr_array_index (self->budgets, i);
+
+      budget->reserved += costs[i];
+      if (budget->gate != NULL)
+        budget->gate->reserved += costs[i];
+    }
+  if (self->gate != NULL)
+    self->gate->in_flight++;
   g_clear_pointer (&self->estimated_costs, g_free);
   self->estimated_cell = NULL;
   self->estimated_request = NULL;
@@ -518,6 +611,9 @@ anot_experiment_budget_release (AnotExperiment *self,
     for (guint i = 0; i < hold->n; i++)
       hold_change (hold, i, 0, 0, FALSE);
   hold->active = FALSE;
+  if (self->gate != NULL && hold->has_slot)
+    anot_run_gate_release_slot (self->gate);
+  hold->has_slot = FALSE;
   hold_unref (hold);
 }
 

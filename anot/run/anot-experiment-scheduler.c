@@ -431,6 +431,9 @@ on_rank_done (GObject      *source,
         anot_result_set_budget_class (result);
       record_trace (self, job, ranking);
       record_result (self, job->cell, result);
+      if (job->cell->replaced != NULL &&
+          g_hash_table_contains (job->cell->replaced, anot_result_get_request_id (result)))
+        anot_experiment_budget_remove_usage (self, anot_method_context_get_replayed_usage (job->context));
       debug_result (self, job, result);
     }
 
@@ -1004,6 +1007,13 @@ experiment_pump (AnotExperiment *self)
     }
   while (self->pump_again);
   self->pumping = FALSE;
+}
+
+/* Another experiment of its gate ended a request: this one may start. */
+void
+anot_experiment_pump (AnotExperiment *self)
+{
+  experiment_pump (self);
 }
 
 void
