@@ -596,7 +596,9 @@ anot_run_run_experiment (int           argc,
     { "runs", 0, 0, G_OPTION_ARG_STRING, &o.runs,
       "Number of runs, each in its own run_<R> directory (default 1)", "R" },
     { "concurrency", 'j', 0, G_OPTION_ARG_STRING, &o.concurrency,
-      "Requests in flight at once (default 8); does not change results", "C" },
+      "Requests in flight at once, which fixes the calls in flight (default auto: up to 64 "
+      "requests, the calls in flight per server adapt to its capacity, 8 in batch mode); "
+      "does not change results", "C|auto" },
     { "request-timeout", 0, 0, G_OPTION_ARG_STRING, &o.request_timeout,
       "Deadline of one request in seconds (default 3600; 0: none; in batch mode none unless "
       "given): a method not done by then is cancelled, its request recorded as failed, "
@@ -624,7 +626,7 @@ anot_run_run_experiment (int           argc,
     { "resume", 'r', 0, G_OPTION_ARG_FILENAME, &o.resume,
       "Finish an interrupted experiment (the directory printed at its start); "
       "only --concurrency, --request-timeout, --data, --base-url, --cache, --offline, "
-      "--context-tokens, the --batch options and the budgets may be given with it", "DIR" },
+      "--context-tokens, --rpm, --tpm, the --batch options and the budgets may be given with it", "DIR" },
     { "attack", 'a', 0, G_OPTION_ARG_STRING, &o.attack,
       "Attacks to run, comma-separated: names (see --list), clean, noise, injection, "
       "deception, all, both (default: clean; robustness: all)", "ATTACKS" },
@@ -834,8 +836,8 @@ anot_run_run_experiment (int           argc,
           run_options_clear (&o);
           return anot_run_usage_error (NULL, "--resume takes its options from the interrupted run; "
                               "only --concurrency, --request-timeout, --data, --base-url, --cache, --offline, "
-                              "--context-tokens, the --batch options and the budgets may be "
-                              "given with it");
+                              "--context-tokens, --rpm, --tpm, the --batch options and the "
+                              "budgets may be given with it");
         }
       if (o.data != NULL)
         {
@@ -1002,7 +1004,9 @@ anot_run_run_experiment (int           argc,
     if (anot_experiment_get_batch_queue (experiment) != NULL)
       {
         g_autoptr(AnotRunConfig) effective = anot_experiment_get_config (experiment);
-        guint concurrency = anot_run_config_get_concurrency (effective);
+        /* auto (0) is 8 requests in batch mode. */
+        guint concurrency = anot_run_config_get_concurrency (effective)
+                            ? anot_run_config_get_concurrency (effective) : 8;
         guint planned = anot_experiment_get_n_planned (experiment);
 
         /* At most --concurrency requests are in flight, whatever their

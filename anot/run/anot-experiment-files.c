@@ -248,7 +248,7 @@ anot_experiment_write_config (AnotExperiment  *self,
   json_builder_set_member_name (builder, "k");
   json_builder_add_int_value (builder, self->settings->k);
   json_builder_set_member_name (builder, "parallel");
-  json_builder_add_boolean_value (builder, self->settings->concurrency > 1);
+  json_builder_add_boolean_value (builder, anot_experiment_requests_in_flight (self) > 1);
   json_builder_set_member_name (builder, "llm_config");
   if (used_an_llm (usage, n_failed))
     json_builder_add_value (builder, anot_llm_config_to_json (self->llm_config, self->router));
