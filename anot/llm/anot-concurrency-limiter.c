@@ -40,6 +40,7 @@ struct _AnotConcurrencyLimiter
   double baseline;           /* lowest latency per unit of work, ms */
   double smoothed;           /* recent latency per unit of work, ms */
   gint64 last_decrease_us;
+  guint64 n_answers;
 };
 
 AnotConcurrencyLimiter *
@@ -74,11 +75,11 @@ anot_concurrency_limiter_get_limit (AnotConcurrencyLimiter *self)
   return MAX (1, (guint) self->limit);
 }
 
-/* The highest limit reached. */
+/* The highest limit reached; 0 before any answer. */
 guint
 anot_concurrency_limiter_get_peak (AnotConcurrencyLimiter *self)
 {
-  return self->peak;
+  return self->n_answers > 0 ? self->peak : 0;
 }
 
 static void
@@ -104,6 +105,7 @@ anot_concurrency_limiter_succeeded (AnotConcurrencyLimiter *self,
   double latency = MAX (now_us - sent_us, 1) / 1000.0 / (1.0 + completion_tokens / TOKENS_PER_UNIT);
   double ratio;
 
+  self->n_answers++;
   if (self->baseline == 0 || latency < self->baseline)
     self->baseline = latency;
   else
@@ -136,5 +138,6 @@ anot_concurrency_limiter_dropped (AnotConcurrencyLimiter *self,
                                   gint64                  sent_us,
                                   gint64                  now_us)
 {
+  self->n_answers++;
   decrease (self, sent_us, now_us);
 }

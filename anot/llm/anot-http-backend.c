@@ -925,7 +925,7 @@ on_backoff_done (gpointer user_data)
   /* A retry is paced like a first attempt. */
   if (!call_admit (call->self, call, NULL, now, &wait_until))
     {
-      call_backoff_until (call, wait_until > now ? (guint64) (wait_until - now + 999) / 1000 : 100);
+      call_backoff_until (call, (guint64) (wait_until - now + 999) / 1000);
       return G_SOURCE_REMOVE;
     }
   call->state = CALL_RUNNING;
@@ -1069,8 +1069,6 @@ attempt_done (Call   *call,
   g_clear_pointer (&call->answer, g_byte_array_unref);
   g_clear_object (&call->attempt_cancellable);
   klass = ANOT_HTTP_BACKEND_GET_CLASS (call->self);
-  if (call->limiter != NULL)
-    anot_rate_limiter_attempt_ended (call->limiter);
   if (call->endpoint != NULL)
     {
       call->endpoint->n_in_flight--;
@@ -1476,12 +1474,6 @@ call_admit (AnotHttpBackend *self,
     return TRUE;
   limiter = anot_http_pacer_rate_limiter (priv->pacer, endpoint ? endpoint->base_url : NULL,
                                           call->model);
-  if (anot_rate_limiter_awaits_first_answer (limiter))
-    {
-      /* The answer pumps again. */
-      *wait_until_us = 0;
-      return FALSE;
-    }
   slot = anot_rate_limiter_next_slot (limiter, now_us, call->input_tokens, call->output_tokens);
   if (slot > now_us)
     {
@@ -1576,11 +1568,8 @@ http_backend_pump (AnotHttpBackend *self)
        * behind it: a smaller call overtaking would starve a large one. */
       if (!call_admit (self, call, endpoint, now, &wait_until))
         {
-          if (wait_until > 0)
-            {
-              anot_http_pacer_set_waiting (priv->pacer, wait_until);
-              http_backend_wake_at (self, now, wait_until);
-            }
+          anot_http_pacer_set_waiting (priv->pacer, wait_until);
+          http_backend_wake_at (self, now, wait_until);
           return;
         }
       if (endpoint != NULL)

@@ -34,8 +34,6 @@ G_GNUC_INTERNAL gint64           anot_rate_limiter_next_slot      (AnotRateLimit
                                                                    gint64           now_us,
                                                                    guint64          input_tokens,
                                                                    guint64          output_tokens);
-G_GNUC_INTERNAL gboolean         anot_rate_limiter_awaits_first_answer (AnotRateLimiter *self);
-G_GNUC_INTERNAL void             anot_rate_limiter_attempt_ended  (AnotRateLimiter *self);
 G_GNUC_INTERNAL void             anot_rate_limiter_admit          (AnotRateLimiter *self,
                                                                    gint64           now_us,
                                                                    guint64          input_tokens,

@@ -48,10 +48,6 @@ struct _AnotRateLimiter
   gint64 debt_until_us[ANOT_RATE_N_METERS];
   gint64 hold_until_us;
   GArray *entries;           /* Entry, oldest first */
-  /* Until the first answer, one call at a time: the server's limits are
-   * not known before, and a burst of calls would meet them by 429s. */
-  gboolean answered;
-  gboolean probing;
 };
 
 AnotRateLimiter *
@@ -248,20 +244,6 @@ anot_rate_limiter_next_slot (AnotRateLimiter *self,
   return slot;
 }
 
-/* Whether calls wait for the first answer, which says the limits. */
-gboolean
-anot_rate_limiter_awaits_first_answer (AnotRateLimiter *self)
-{
-  return !self->answered && self->probing;
-}
-
-/* An attempt ended, answered or not: its successors need not wait. */
-void
-anot_rate_limiter_attempt_ended (AnotRateLimiter *self)
-{
-  self->answered = TRUE;
-}
-
 void
 anot_rate_limiter_admit (AnotRateLimiter *self,
                          gint64           now_us,
@@ -271,7 +253,6 @@ anot_rate_limiter_admit (AnotRateLimiter *self,
   Entry entry = { now_us, { 0 } };
   guint i = self->entries->len;
 
-  self->probing = TRUE;
   costs (input_tokens, output_tokens, entry.amount);
   /* Times come in order, but keep the ledger sorted whatever. */
   while (i > 0 && g_array_index (self->entries, Entry, i - 1).t > now_us)

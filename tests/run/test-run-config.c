@@ -21,7 +21,7 @@ static const struct
   { "max-tokens", "100" }, { "role", "planner=openai:x" }, { "cache", "/tmp/c.sqlite" },
   { "offline", "true" }, { "debug", "2" }, { "shard", "2/4" }, { "batch", "true" }, { "batch-max-size", "500" }, { "batch-max-bytes", "4000000" },
   { "batch-window", "60" }, { "batch-retry", "direct" }, { "context-tokens", "8000" },
-  { "request-timeout", "90" },
+  { "request-timeout", "90" }, { "rpm", "500" }, { "tpm", "600000" },
   { "max-cost", "2.5" }, { "max-cost-role", "planner=1,default=0.5" },
 };
 
