@@ -20,9 +20,9 @@
  *
  * Latency is compared per unit of work: an answer of many tokens takes
  * longer on an idle server too, so the latency is divided by
- * 1 + completion tokens / 64 before it is compared with the lowest seen
- * (which creeps up slowly, so a changed mix of calls is not taken for
- * congestion forever). */
+ * 1 + completion tokens / 64, smoothed, and compared with the lowest the
+ * smoothed value has been (which creeps up slowly, so a changed mix of
+ * calls is not taken for congestion forever). */
 
 #define RISEN_RATIO 2.0          /* smoothed / no-load: back off */
 #define HOLDS_RATIO 1.5          /* at most this: latency holds, grow */
@@ -106,12 +106,14 @@ anot_concurrency_limiter_succeeded (AnotConcurrencyLimiter *self,
   double ratio;
 
   self->n_answers++;
-  if (self->baseline == 0 || latency < self->baseline)
-    self->baseline = latency;
-  else
-    self->baseline += (latency - self->baseline) * BASELINE_CREEP;
   self->smoothed = self->smoothed == 0 ? latency
                                        : self->smoothed + (latency - self->smoothed) * SMOOTHING;
+  /* The lowest of the smoothed latency, not of one answer: one quick
+   * answer must not make every later one look slow. */
+  if (self->baseline == 0 || self->smoothed < self->baseline)
+    self->baseline = self->smoothed;
+  else
+    self->baseline += (self->smoothed - self->baseline) * BASELINE_CREEP;
   ratio = self->smoothed / self->baseline;
 
   if (ratio > RISEN_RATIO)
@@ -124,8 +126,10 @@ anot_concurrency_limiter_succeeded (AnotConcurrencyLimiter *self,
       self->slow_start = FALSE;
       return;
     }
-  /* Grow only when the limit was what held the calls back. */
-  if ((double) in_flight_at_send + 1 < self->limit * 0.75)
+  /* Grow only when the limit was what held the calls back: the calls in
+   * flight then were near the limit then, which is at least half the
+   * limit now (it at most doubles in a round trip). */
+  if ((double) in_flight_at_send + 1 < self->limit * 0.5)
     return;
   self->limit += self->slow_start ? 1.0 : 1.0 / self->limit;
   self->limit = MIN (self->limit, (double) self->cap);

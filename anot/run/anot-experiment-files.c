@@ -217,8 +217,17 @@ add_concurrency_reached (JsonBuilder       *builder,
           json_builder_begin_object (builder);
           any = TRUE;
         }
-      json_builder_set_member_name (builder, url ? url : "");
-      json_builder_add_int_value (builder, peak);
+      {
+        /* A base URL may carry credentials: never written. */
+        g_autoptr(GUri) uri = url ? g_uri_parse (url, G_URI_FLAGS_NONE, NULL) : NULL;
+        g_autofree char *shown = uri ? g_uri_to_string_partial (uri, G_URI_HIDE_USERINFO |
+                                                                     G_URI_HIDE_QUERY |
+                                                                     G_URI_HIDE_FRAGMENT)
+                                     : g_strdup ("several servers");
+
+        json_builder_set_member_name (builder, shown);
+        json_builder_add_int_value (builder, peak);
+      }
     }
   if (any)
     json_builder_end_object (builder);
