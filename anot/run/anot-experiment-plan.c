@@ -40,6 +40,7 @@ cell_free (gpointer data)
 
   g_hash_table_unref (cell->rows);
   g_clear_pointer (&cell->shard_ids, g_hash_table_unref);
+  g_clear_pointer (&cell->replaced, g_hash_table_unref);
   g_clear_pointer (&cell->jobs, g_ptr_array_unref);
   g_clear_object (&cell->append);
   g_clear_object (&cell->trace_append);
@@ -72,6 +73,7 @@ anot_experiment_plan_clear (AnotExperiment *self)
   self->config_file_read = FALSE;
   g_clear_object (&self->router);
   g_clear_object (&self->batch_queue);
+  g_clear_object (&self->journal);
   anot_experiment_budget_clear (self);
   g_clear_object (&self->replaced_usage);
   self->n_planned = 0;

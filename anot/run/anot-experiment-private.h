@@ -12,6 +12,7 @@
 #include "anot-experiment.h"
 
 #include "anot-backend-router.h"
+#include "anot-call-journal-private.h"
 #include "anot-debug-log.h"
 #include "anot-ini-reader-private.h"
 #include "anot-llm-config.h"
@@ -41,6 +42,8 @@ typedef struct
   GHashTable *rows;       /* request id -> AnotResult */
   gboolean complete;
   GHashTable *shard_ids;  /* with `shard`: the request ids this shard runs */
+  GHashTable *replaced;   /* request ids whose unscored row a resume replaces:
+                           * the budget counted what that row cost */
 
   /* While the cell is open in a run (anot-experiment-scheduler.c) */
   GPtrArray *jobs;              /* AnotRequest still to start */
@@ -99,6 +102,7 @@ struct _AnotExperiment
   JsonNode *method_settings;    /* every declared option's effective value and source */
   AnotBackendRouter *router;
   AnotBatchQueue *batch_queue;  /* in batch mode */
+  AnotCallJournal *journal;     /* answers.jsonl of the run in progress */
   int lock_fd;                  /* the experiment directory's lock, or -1 */
   AnotDebugLevel debug_level;
   AnotDebugLog *debug_log;      /* of the run in progress */
@@ -114,6 +118,7 @@ struct _AnotExperiment
   guint next_open;              /* the first cell not opened */
   guint in_flight;
   GError *fatal;
+  guint n_unwritten;            /* finished requests whose row the fatal error kept out */
   gboolean pumping;
   gboolean pump_again;
 
@@ -180,6 +185,9 @@ G_GNUC_INTERNAL gboolean     anot_experiment_write_config        (AnotExperiment
                                                                   guint            run,
                                                                   const char      *status,
                                                                   GError         **error);
+G_GNUC_INTERNAL gboolean     anot_experiment_repair_trace_file   (const char      *path,
+                                                                  GHashTable      *rows,
+                                                                  GError         **error);
 G_GNUC_INTERNAL gboolean     anot_experiment_write_cell_files    (AnotExperiment  *self,
                                                                   Cell            *cell,
                                                                   const char      *status,
@@ -199,6 +207,8 @@ G_GNUC_INTERNAL char        *anot_experiment_find_config         (const char    
 G_GNUC_INTERNAL void         anot_experiment_budget_reset        (AnotExperiment  *self);
 G_GNUC_INTERNAL void         anot_experiment_budget_add_result   (AnotExperiment  *self,
                                                                   AnotResult      *result);
+G_GNUC_INTERNAL void         anot_experiment_budget_remove_usage (AnotExperiment  *self,
+                                                                  AnotUsage       *usage);
 G_GNUC_INTERNAL gboolean     anot_experiment_budget_reserve      (AnotExperiment  *self,
                                                                   Cell            *cell,
                                                                   AnotRequest     *request,
