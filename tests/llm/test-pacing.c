@@ -359,6 +359,38 @@ test_cli_paced_run (void)
   anot_test_cli_teardown (&cli);
 }
 
+/* estimate: the time at the limits it knows, beside the cost. */
+static void
+test_estimate_time (void)
+{
+  g_autoptr(GSubprocess) process = NULL;
+  g_autofree char *out = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *root, *pace, *total;
+  const char *argv[] = {
+    "estimate", "--method", "cot", "--candidates", "10", "--backend", "openai",
+    "--model", "fake", "--tpm", "100000", "--rpm", "10", "--json", NULL,
+  };
+  double tokens;
+
+  process = anot_test_cli_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE, argv, NULL);
+  g_assert_cmpint (anot_test_cli_wait (process, NULL, NULL, &out, NULL), ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  pace = json_object_get_object_member (root, "pace");
+  total = json_object_get_object_member (root, "total");
+  g_assert_cmpint (json_object_get_int_member (pace, "tpm"), ==, 100000);
+  g_assert_cmpint (json_object_get_int_member (pace, "rpm"), ==, 10);
+  tokens = json_object_get_int_member (total, "prompt_tokens") +
+           json_object_get_int_member (total, "completion_tokens");
+  /* 30 calls at 10 a minute: 3 min; ~680,000 tokens at 100,000: ~6.8. */
+  g_assert_cmpstr (json_object_get_string_member (pace, "bound_by"), ==, "tokens");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (pace, "minutes"),
+                                  tokens / 100000, 1e-9);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -374,5 +406,6 @@ main (int    argc,
   g_test_add_func ("/pacing/adaptive-capacity", test_adaptive_capacity);
   g_test_add_func ("/pacing/adaptive-backs-off-on-429", test_adaptive_backs_off_on_429);
   g_test_add_func ("/pacing/cli-paced-run", test_cli_paced_run);
+  g_test_add_func ("/pacing/estimate-time", test_estimate_time);
   return g_test_run ();
 }
