@@ -7,8 +7,10 @@
 #include "anot-chat-request.h"
 
 #include "anot-enum-types.h"
+#include "anot-text-private.h"
 
 #include <math.h>
+#include <string.h>
 
 /**
  * AnotChatRequest:
@@ -33,10 +35,16 @@
  * A request must not be changed while a backend works on it.
  */
 
+/* A message's text is shared by the copies of a request (the router's,
+ * the backend's queue, the cache's) and, when it was given away with
+ * anot_chat_request_add_message_take(), is the very buffer its writer
+ * wrote: a prompt of megabytes is never copied between the method and the
+ * body.  Its bytes are followed by a NUL the size does not count. */
 typedef struct
 {
   AnotChatRole role;
-  char *content;             /* a GRefString: copies share it */
+  GBytes *content;
+  gssize n_chars;            /* counted on first request; -1 before */
 } Message;
 
 struct _AnotChatRequest
@@ -95,7 +103,7 @@ message_clear (gpointer data)
 {
   Message *message = data;
 
-  g_ref_string_release (message->content);
+  g_bytes_unref (message->content);
 }
 
 static void
@@ -383,7 +391,8 @@ anot_chat_request_copy (AnotChatRequest *self)
     {
       Message *message = &g_array_index (self->messages, Message, i);
 
-      Message shared = { .role = message->role, .content = g_ref_string_acquire (message->content) };
+      Message shared = { .role = message->role, .content = g_bytes_ref (message->content),
+                         .n_chars = message->n_chars };
 
       g_array_append_val (copy->messages, shared);
     }
@@ -401,29 +410,75 @@ anot_chat_request_copy (AnotChatRequest *self)
   return copy;
 }
 
+/* g_bytes_get_data() may give NULL for an empty text. */
+static const char *
+message_text (Message *message)
+{
+  const char *text = g_bytes_get_data (message->content, NULL);
+
+  return text != NULL ? text : "";
+}
+
+static void
+append_message (AnotChatRequest *self,
+                AnotChatRole     role,
+                GBytes          *content)
+{
+  Message message = { .role = role, .content = content, .n_chars = -1 };
+
+  g_array_append_val (self->messages, message);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_MESSAGES]);
+}
+
 /**
  * anot_chat_request_add_message:
  * @self: an #AnotChatRequest
  * @role: who the message is from
  * @content: the message text
  *
- * Appends a message.
+ * Appends a message (a copy of @content).
  */
 void
 anot_chat_request_add_message (AnotChatRequest *self,
                                AnotChatRole     role,
                                const char      *content)
 {
-  Message message;
+  gsize length;
 
   g_return_if_fail (ANOT_IS_CHAT_REQUEST (self));
   g_return_if_fail (content != NULL);
   g_return_if_fail (role <= ANOT_CHAT_ROLE_ASSISTANT);
 
-  message.role = role;
-  message.content = g_ref_string_new (content);
-  g_array_append_val (self->messages, message);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_MESSAGES]);
+  length = strlen (content);
+  append_message (self, role, g_bytes_new_take (g_memdup2 (content, length + 1), length));
+}
+
+/**
+ * anot_chat_request_add_message_take:
+ * @self: an #AnotChatRequest
+ * @role: who the message is from
+ * @content: (transfer full): the message text, allocated with g_malloc()
+ * @length: the bytes of @content before its terminating NUL, or -1
+ *
+ * Appends a message whose text is @content itself, not a copy: the
+ * request and its copies keep it until the last of them is freed.  A
+ * method building a prompt of megabytes gives it away with this, so the
+ * router, the cache and the backend all read the buffer it wrote.
+ */
+void
+anot_chat_request_add_message_take (AnotChatRequest *self,
+                                    AnotChatRole     role,
+                                    char            *content,
+                                    gssize           length)
+{
+  g_return_if_fail (ANOT_IS_CHAT_REQUEST (self));
+  g_return_if_fail (content != NULL);
+  g_return_if_fail (role <= ANOT_CHAT_ROLE_ASSISTANT);
+  g_return_if_fail (length < 0 || content[length] == '\0');
+
+  if (length < 0)
+    length = strlen (content);
+  append_message (self, role, g_bytes_new_take (content, length));
 }
 
 /**
@@ -468,7 +523,56 @@ anot_chat_request_get_message_content (AnotChatRequest *self,
 {
   g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), NULL);
   g_return_val_if_fail (index < self->messages->len, NULL);
-  return g_array_index (self->messages, Message, index).content;
+  return message_text (&g_array_index (self->messages, Message, index));
+}
+
+/**
+ * anot_chat_request_get_message_length:
+ * @self: an #AnotChatRequest
+ * @index: a message index, below [property@Anot.ChatRequest:n-messages]
+ *
+ * Returns: the bytes of the text of message @index (strlen() of
+ *   anot_chat_request_get_message_content(), without reading it)
+ */
+gsize
+anot_chat_request_get_message_length (AnotChatRequest *self,
+                                      guint            index)
+{
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), 0);
+  g_return_val_if_fail (index < self->messages->len, 0);
+  return g_bytes_get_size (g_array_index (self->messages, Message, index).content);
+}
+
+/**
+ * anot_chat_request_get_message_chars:
+ * @self: an #AnotChatRequest
+ * @index: a message index, below [property@Anot.ChatRequest:n-messages]
+ *
+ * The characters (Unicode code points, what Python's `len()` counts) of
+ * the text of message @index, which must be UTF-8.  Counted once, at
+ * memory speed, and kept with the message.
+ *
+ * Returns: the characters of message @index
+ */
+gsize
+anot_chat_request_get_message_chars (AnotChatRequest *self,
+                                     guint            index)
+{
+  Message *message;
+
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), 0);
+  g_return_val_if_fail (index < self->messages->len, 0);
+
+  message = &g_array_index (self->messages, Message, index);
+  if (message->n_chars < 0)
+    {
+      gsize length;
+      const char *text = message_text (message);
+
+      length = g_bytes_get_size (message->content);
+      message->n_chars = (gssize) anot_utf8_count_chars (text, length);
+    }
+  return (gsize) message->n_chars;
 }
 
 /**
@@ -495,9 +599,10 @@ anot_chat_request_dup_system_prompt (AnotChatRequest *self)
       if (message->role != ANOT_CHAT_ROLE_SYSTEM)
         continue;
       if (text == NULL)
-        text = g_string_new (message->content);
+        text = g_string_new (NULL);
       else
-        g_string_append_printf (text, "\n\n%s", message->content);
+        g_string_append (text, "\n\n");
+      g_string_append_len (text, message_text (message), g_bytes_get_size (message->content));
     }
   return text ? g_string_free (text, FALSE) : NULL;
 }
@@ -883,7 +988,7 @@ anot_chat_request_hash (AnotChatRequest *self,
 
       json_builder_begin_array (builder);
       json_builder_add_int_value (builder, message->role);
-      json_builder_add_string_value (builder, message->content);
+      json_builder_add_string_value (builder, message_text (message));
       json_builder_end_array (builder);
     }
   json_builder_end_array (builder);

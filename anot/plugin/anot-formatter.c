@@ -18,6 +18,7 @@
 #include "anot-dataset-private.h"
 #include "anot-json-private.h"
 #include "anot-pyliteral-private.h"
+#include "anot-text-private.h"
 #include "anot-review.h"
 
 /**
@@ -756,30 +757,9 @@ anot_formatter_set_exclude (AnotFormatter      *self,
  * decoded attribute strings, which must be parsed as Python literals.
  * ------------------------------------------------------------------------ */
 
-/* g_utf8_strlen() of valid UTF-8 (all the formatter writes: the dataset's
- * strings are validated when loaded): the bytes that do not continue a
- * character, eight at a time. */
-static glong
-count_chars (const char *text,
-             gsize       len)
-{
-  const guchar *p = (const guchar *) text;
-  const guchar *end = p + len;
-  glong n = 0;
-
-  for (; p + 8 <= end; p += 8)
-    {
-      guint64 w;
-
-      memcpy (&w, p, 8);
-      /* A continuation byte is 10xxxxxx: bit 7 set and bit 6 clear. */
-      w = ((w & ~(w << 1)) >> 7) & G_GUINT64_CONSTANT (0x0101010101010101);
-      n += 8 - (glong) ((w * G_GUINT64_CONSTANT (0x0101010101010101)) >> 56);
-    }
-  for (; p < end; p++)
-    n += (*p & 0xc0) != 0x80;
-  return n;
-}
+/* The formatter writes valid UTF-8 only (the dataset's strings are
+ * validated when loaded), which anot_utf8_count_chars() counts. */
+#define count_chars(text, len) ((glong) anot_utf8_count_chars ((text), (len)))
 
 #define BYTES(b) (G_GUINT64_CONSTANT (0x0101010101010101) * (b))
 #define HIGH_BITS BYTES (0x80)
@@ -788,6 +768,25 @@ count_chars (const char *text,
  * @c: the usual bit tricks, exact for these arguments. */
 #define HAS_LESS(w, n) (((w) - BYTES (n)) & ~(w) & HIGH_BITS)
 #define HAS_BYTE(w, c) HAS_LESS ((w) ^ BYTES (c), 1)
+
+#define append_space anot_string_append_space
+#define append_bytes anot_string_append_bytes
+
+/* "\uXXXX" of a UTF-16 unit. */
+static inline void
+append_u_escape (GString *out,
+                 guint    unit)
+{
+  static const char hex[] = "0123456789abcdef";
+  char *at = append_space (out, 6);
+
+  at[0] = '\\';
+  at[1] = 'u';
+  at[2] = hex[(unit >> 12) & 0xf];
+  at[3] = hex[(unit >> 8) & 0xf];
+  at[4] = hex[(unit >> 4) & 0xf];
+  at[5] = hex[unit & 0xf];
+}
 
 /* json.encoder's py_encode_basestring(_ascii). */
 static void
@@ -799,7 +798,7 @@ append_json_string (GString    *out,
   const char *p = str;
   const char *end = str + len;
 
-  g_string_append_c (out, '"');
+  *append_space (out, 1) = '"';
   while (p < end)
     {
       const char *run = p;
@@ -821,28 +820,29 @@ append_json_string (GString    *out,
       while (p < end && (guchar) *p >= 0x20 && (guchar) *p < 0x7f && *p != '"' && *p != '\\')
         p++;
       if (p > run)
-        g_string_append_len (out, run, p - run);
+        append_bytes (out, run, p - run);
       if (p >= end)
         break;
 
       b = (guchar) *p;
       if (b < 0x80)
         {
+          char *at;
+
           p++;
           switch (b)
             {
-            case '"': g_string_append (out, "\\\""); break;
-            case '\\': g_string_append (out, "\\\\"); break;
-            case '\n': g_string_append (out, "\\n"); break;
-            case '\r': g_string_append (out, "\\r"); break;
-            case '\t': g_string_append (out, "\\t"); break;
-            case '\b': g_string_append (out, "\\b"); break;
-            case '\f': g_string_append (out, "\\f"); break;
+            case '"': case '\\': at = append_space (out, 2); at[0] = '\\'; at[1] = (char) b; break;
+            case '\n': at = append_space (out, 2); at[0] = '\\'; at[1] = 'n'; break;
+            case '\r': at = append_space (out, 2); at[0] = '\\'; at[1] = 'r'; break;
+            case '\t': at = append_space (out, 2); at[0] = '\\'; at[1] = 't'; break;
+            case '\b': at = append_space (out, 2); at[0] = '\\'; at[1] = 'b'; break;
+            case '\f': at = append_space (out, 2); at[0] = '\\'; at[1] = 'f'; break;
             default:
               if (b < 0x20 || (b == 0x7f && ensure_ascii))
-                g_string_append_printf (out, "\\u%04x", b);
+                append_u_escape (out, b);
               else
-                g_string_append_c (out, (char) b);
+                *append_space (out, 1) = (char) b;
             }
           continue;
         }
@@ -852,7 +852,7 @@ append_json_string (GString    *out,
         {
           /* Not UTF-8 (cannot come from a loaded dataset): keep the data
            * visible rather than fail the whole prompt. */
-          g_string_append (out, "\\ufffd");
+          append_u_escape (out, 0xfffd);
           p++;
           continue;
         }
@@ -861,25 +861,24 @@ append_json_string (GString    *out,
         {
           const char *next = g_utf8_next_char (p);
 
-          g_string_append_len (out, p, next - p);
+          append_bytes (out, p, next - p);
           p = next;
         }
       else
         {
           p = g_utf8_next_char (p);
           if (c < 0x10000)
-            g_string_append_printf (out, "\\u%04x", c);
+            append_u_escape (out, c);
           else
             {
               gunichar v = c - 0x10000;
 
-              g_string_append_printf (out, "\\u%04x\\u%04x",
-                                      0xd800 | ((v >> 10) & 0x3ff),
-                                      0xdc00 | (v & 0x3ff));
+              append_u_escape (out, 0xd800 | ((v >> 10) & 0x3ff));
+              append_u_escape (out, 0xdc00 | (v & 0x3ff));
             }
         }
     }
-  g_string_append_c (out, '"');
+  *append_space (out, 1) = '"';
 }
 
 static void
@@ -930,11 +929,10 @@ append_indent (GString *out,
                int      depth)
 {
   gsize n = (gsize) indent * depth;
-  gsize at = out->len;
+  char *at = append_space (out, 1 + n);
 
-  g_string_set_size (out, at + 1 + n);
-  out->str[at] = '\n';
-  memset (out->str + at + 1, ' ', n);
+  at[0] = '\n';
+  memset (at + 1, ' ', n);
 }
 
 /* The separator before a member or element of a JSON container written at
@@ -1378,7 +1376,7 @@ object_key (ObjectWriter *w,
         g_string_append (w->out, ", ");
       anot_py_append_str_repr (w->out, key, strlen (key));
     }
-  g_string_append (w->out, ": ");
+  append_bytes (w->out, ": ", 2);
   w->first = FALSE;
 }
 

@@ -60,7 +60,7 @@ send_answer (GTask *task)
 {
   AnotLlmJob *job = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
-  g_autofree char *data = NULL;
+  const char *data = NULL;
   g_autofree char *task_text = NULL;
   g_autofree char *instruction = NULL;
   g_autofree char *n = g_strdup_printf ("%u", anot_llm_job_get_candidates (job)->len);
@@ -91,8 +91,8 @@ send_answer (GTask *task)
                             "instruction", instruction,
                             NULL);
 
-  anot_llm_job_complete_async (job, "answer", ANOT_DEFAULT_ROLE, system_prompt, prompt,
-                               on_answer, task);
+  anot_llm_job_complete_take_async (job, "answer", ANOT_DEFAULT_ROLE, system_prompt,
+                                    g_steal_pointer (&prompt), on_answer, task);
 }
 
 static void

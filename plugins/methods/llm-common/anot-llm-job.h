@@ -34,8 +34,9 @@ GCancellable      *anot_llm_job_get_cancellable (AnotLlmJob *job);
 AnotFormatter *anot_llm_job_get_formatter     (AnotLlmJob          *job,
                                                GError             **error);
 /* Formats @subset (NULL: every candidate) and records the coverage under
- * @label in the trace. */
-char        *anot_llm_job_format_candidates   (AnotLlmJob          *job,
+ * @label in the trace.  The text is the job's, valid until the next
+ * format. */
+const char  *anot_llm_job_format_candidates   (AnotLlmJob          *job,
                                                const char          *label,
                                                GPtrArray           *subset,
                                                GError             **error);
@@ -69,6 +70,15 @@ void         anot_llm_job_complete_async      (AnotLlmJob          *job,
                                                const char          *role,
                                                const char          *system_prompt,
                                                const char          *prompt,
+                                               GAsyncReadyCallback  callback,
+                                               gpointer             user_data);
+/* The same with @prompt (g_malloc()ed) given away: it is the text the
+ * router counts and the backend writes into the body, never copied. */
+void         anot_llm_job_complete_take_async (AnotLlmJob          *job,
+                                               const char          *phase,
+                                               const char          *role,
+                                               const char          *system_prompt,
+                                               char                *prompt,
                                                GAsyncReadyCallback  callback,
                                                gpointer             user_data);
 /* Returns the completion, or NULL and @error; *record (borrowed) is the
