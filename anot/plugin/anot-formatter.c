@@ -806,7 +806,8 @@ append_json_string (GString    *out,
       gunichar c;
 
       /* Most of a review is printable ASCII: find the end of the run
-       * eight bytes at a time, then copy it at once. */
+       * sixteen then eight bytes at a time, then copy it at once. */
+      p = anot_json_skip_plain (p, end, TRUE);
       while (p + 8 <= end)
         {
           guint64 w;
@@ -1675,6 +1676,54 @@ item_frame_clear (ItemFrame *frame)
     g_string_free (frame->tail, TRUE);
 }
 
+/* Decoded attribute strings kept, at most this many (then the table is
+ * emptied and fills again). */
+#define MAX_DECODED 4096
+
+static GMutex decoded_lock;
+static GHashTable *decoded_strings;   /* attribute string -> AnotPyValue */
+
+/* @member decoded as the original loader decodes an attribute.  The
+ * Yelp-encoded strings ("u'free'", "{'garage': False, ...}") are the same
+ * in every prompt that shows their item, and many are shared between
+ * items: each is parsed once and its value (immutable once normalised)
+ * shared, instead of being parsed as a Python literal on every render. */
+static AnotPyValue *
+decode_attribute_value (JsonNode *member)
+{
+  g_autoptr(AnotPyValue) raw = NULL;
+  AnotPyValue *decoded = NULL;
+  const char *text;
+
+  if (!JSON_NODE_HOLDS_VALUE (member) || json_node_get_value_type (member) != G_TYPE_STRING)
+    {
+      raw = anot_py_value_new_from_json (member);
+      return anot_py_normalise_pass_a (raw);
+    }
+
+  text = json_node_get_string (member);
+  g_mutex_lock (&decoded_lock);
+  if (decoded_strings != NULL)
+    decoded = g_hash_table_lookup (decoded_strings, text);
+  if (decoded != NULL)
+    anot_py_value_ref (decoded);
+  g_mutex_unlock (&decoded_lock);
+  if (decoded != NULL)
+    return decoded;
+
+  raw = anot_py_value_new_from_json (member);
+  decoded = anot_py_normalise_pass_a (raw);
+  g_mutex_lock (&decoded_lock);
+  if (decoded_strings == NULL)
+    decoded_strings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                             (GDestroyNotify) anot_py_value_unref);
+  if (g_hash_table_size (decoded_strings) >= MAX_DECODED)
+    g_hash_table_remove_all (decoded_strings);
+  g_hash_table_replace (decoded_strings, g_strdup (text), anot_py_value_ref (decoded));
+  g_mutex_unlock (&decoded_lock);
+  return decoded;
+}
+
 /* The attribute @member decoded as the original loader decodes it, less
  * the excluded keys; NULL when the attribute itself is excluded. */
 static AnotPyValue *
@@ -1682,13 +1731,11 @@ decode_attribute (AnotFormatter *self,
                   const char    *name,
                   JsonNode      *member)
 {
-  g_autoptr(AnotPyValue) raw = NULL;
   AnotPyValue *decoded;
 
   if (is_excluded (self, "attributes", name))
     return NULL;
-  raw = anot_py_value_new_from_json (member);
-  decoded = anot_py_normalise_pass_a (raw);
+  decoded = decode_attribute_value (member);
   if (anot_py_value_get_kind (decoded) == ANOT_PY_DICT)
     {
       g_autofree char *path = g_strconcat ("attributes.", name, NULL);
@@ -2383,6 +2430,33 @@ anot_formatter_build_context (AnotFormatter *self,
  *
  * Returns: (transfer full): the text
  */
+/* Room for the text of @candidates, so that megabytes of reviews are
+ * written once rather than copied as the string doubles: each review's
+ * text with an eighth more for its escapes, and its other members.  Too
+ * much costs nothing but address space (pages never written are never
+ * touched); too little, a reallocation. */
+static gsize
+estimate_size (GPtrArray *candidates)
+{
+  gsize size = 4096;
+
+  for (guint i = 0; i < candidates->len; i++)
+    {
+      AnotItem *item = g_ptr_array_index (candidates, i);
+      guint n = anot_item_get_n_reviews (item);
+
+      size += 8192;
+      for (guint r = 0; r < n; r++)
+        {
+          const char *text = anot_review_get_text (anot_item_get_review (item, r));
+          gsize length = text != NULL ? strlen (text) : 0;
+
+          size += length + length / 8 + 768;
+        }
+    }
+  return size;
+}
+
 char *
 anot_formatter_format (AnotFormatter  *self,
                        GPtrArray      *candidates,
@@ -2394,7 +2468,7 @@ anot_formatter_format (AnotFormatter  *self,
   g_return_val_if_fail (ANOT_IS_FORMATTER (self), NULL);
   g_return_val_if_fail (candidates != NULL, NULL);
 
-  out = g_string_sized_new (16384 * (candidates->len + 1));
+  out = g_string_sized_new (estimate_size (candidates));
   if (self->style == ANOT_FORMAT_STYLE_PYTHON)
     g_string_append (out, "{'items': {");
   else

@@ -179,7 +179,8 @@ write_string (GString    *out,
   const char *end = text + length;
 
   /* Names and values mostly need no escape: then one copy with their
-   * quotes, the text checked 8 bytes at a time. */
+   * quotes, the text checked 16 and 8 bytes at a time. */
+  p = anot_json_skip_plain (p, end, FALSE);
   while (end - p >= 8)
     {
       guint64 w;
@@ -216,6 +217,9 @@ write_string (GString    *out,
     {
       unsigned char c;
 
+      p = anot_json_skip_plain (p, end, FALSE);
+      if (p == end)
+        break;
       if (end - p >= 8)
         {
           guint64 w, look;
