@@ -168,13 +168,36 @@ word_needs_escape (guint64 w)
           ((w - ANOT_JSON_ONES * 0x20) & ~w)) & ANOT_JSON_HIGHS;
 }
 
+/* How each byte is written in a JSON string: 0 as it is, 'u' as \u00XX,
+ * else a backslash and this letter. */
+static const char escapes[256] = {
+  'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'b', 't', 'n', 'u', 'f', 'r', 'u', 'u',
+  'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
+  ['"'] = '"', ['\\'] = '\\',
+};
+
+/* Room for @n more bytes after the end of @out, not yet counted in its
+ * length: the caller writes there and sets the length. */
+static inline char *
+reserve_space (GString *out,
+               gsize    n)
+{
+  if (G_UNLIKELY (out->len + n >= out->allocated_len))
+    {
+      gsize length = out->len;
+
+      g_string_set_size (out, length + n);
+      out->len = length;
+    }
+  return out->str + out->len;
+}
+
 static void
 write_string (GString    *out,
               const char *text)
 {
   static const char hex[] = "0123456789abcdef";
   gsize length = strlen (text);
-  const char *run = text;
   const char *p = text;
   const char *end = text + length;
 
@@ -209,65 +232,49 @@ write_string (GString    *out,
       return;
     }
 
-  /* Runs between escapes copied at once, found eight bytes at a time: the
-   * lowest flagged byte of a word is exact.  A prompt of JSON candidates
-   * has an escape every few dozen bytes. */
+  /* Plain runs are copied at once (found sixteen bytes at a time); the
+   * sixteen bytes where one stops are written byte by byte through the
+   * table into room reserved for their worst case.  A prompt of JSON
+   * candidates, escaped again into a body, has a quote or a line break
+   * every few bytes between its reviews' texts. */
   *append_space (out, 1) = '"';
+  append_bytes (out, text, p - text);
   while (p < end)
     {
-      unsigned char c;
+      const char *plain = anot_json_skip_plain (p, end, FALSE);
+      const char *stop;
+      char *dst;
 
-      p = anot_json_skip_plain (p, end, FALSE);
-      if (p == end)
-        break;
-      if (end - p >= 8)
+      if (plain > p)
         {
-          guint64 w, look;
+          append_bytes (out, p, plain - p);
+          p = plain;
+        }
+      stop = p + MIN ((gsize) (end - p), 16);
+      dst = reserve_space (out, 6 * (gsize) (stop - p));
+      for (; p < stop; p++)
+        {
+          unsigned char c = (unsigned char) *p;
+          char e = escapes[c];
 
-          memcpy (&w, p, sizeof w);
-          look = word_needs_escape (w);
-          if (look == 0)
+          if (e == 0)
+            *dst++ = (char) c;
+          else if (e != 'u')
             {
-              p += 8;
-              continue;
+              dst[0] = '\\';
+              dst[1] = e;
+              dst += 2;
             }
-#if G_BYTE_ORDER == G_LITTLE_ENDIAN && defined (__GNUC__)
-          p += __builtin_ctzll (look) / 8;
-#else
-          /* The word holds a byte to escape (its lowest flag is exact). */
-          while ((unsigned char) *p >= 0x20 && *p != '"' && *p != '\\')
-            p++;
-#endif
+          else
+            {
+              memcpy (dst, "\\u00", 4);
+              dst[4] = hex[c >> 4];
+              dst[5] = hex[c & 0xf];
+              dst += 6;
+            }
         }
-      else if ((unsigned char) *p >= 0x20 && *p != '"' && *p != '\\')
-        {
-          p++;
-          continue;
-        }
-
-      c = (unsigned char) *p;
-      append_bytes (out, run, p - run);
-      run = ++p;
-      switch (c)
-        {
-        case '"': append_literal (out, "\\\""); break;
-        case '\\': append_literal (out, "\\\\"); break;
-        case '\b': append_literal (out, "\\b"); break;
-        case '\f': append_literal (out, "\\f"); break;
-        case '\n': append_literal (out, "\\n"); break;
-        case '\r': append_literal (out, "\\r"); break;
-        case '\t': append_literal (out, "\\t"); break;
-        default:
-          {
-            char *at = append_space (out, 6);
-
-            memcpy (at, "\\u00", 4);
-            at[4] = hex[c >> 4];
-            at[5] = hex[c & 0xf];
-          }
-        }
+      out->len = dst - out->str;
     }
-  append_bytes (out, run, p - run);
   *append_space (out, 1) = '"';
 }
 
