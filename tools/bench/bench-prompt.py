@@ -44,16 +44,43 @@ import time
 
 N = 50
 
-# Stage: the functions whose inclusive instructions make it up.
-STAGES = [
-    ('render (formatter)', ['anot_formatter_format']),
-    ('prompt (template filled)', ['domain_fillv']),
-    ('count (characters for the trace)', ['anot_chat_request_get_message_chars']),
-    ('fit (window check, token count)', ['fits_context', 'anot_backend_router_count_prompt_tokens']),
-    ('record (the call in the trace)', ['on_completed', 'anot_llm_job_build_trace']),
-    ('body (request JSON)', ['write_body']),
-    ('whole process', ['PROGRAM TOTALS']),
-]
+# The stages, from callgrind's inclusive counts per function (a name
+# absent from a run counts 0; older names are listed beside the current
+# ones so that a run of an older tree reads the same way):
+# render    the formatter writing the candidates;
+# prompt    the template filled around them;
+# count     the prompt's characters for the trace;
+# fit       the router's window check and token count;
+# record    the job's call less the hand-off and the count: the trace
+#           record and the chat request;
+# hand-off  the method context, router and backend until the call is
+#           queued or answered, less the fit and the body;
+# body      the request JSON (a direct run only).
+JOB = ['anot_llm_job_complete_take_async']
+JOB_OLD = ['anot_llm_job_complete_async']
+HANDOFF = ['anot_method_context_complete_request_async']
+FIT = ['fits_context', 'anot_backend_router_count_prompt_tokens']
+COUNT = ['anot_chat_request_get_message_chars']
+COUNT_OLD = ['g_utf8_strlen']
+BODY = ['write_body']
+
+
+def stages(c):
+    def total(names):
+        return sum(c.get(n, 0) for n in names)
+    new = total(JOB) > 0
+    count = total(COUNT) if new else total(COUNT_OLD)
+    handoff = total(HANDOFF)
+    return [
+        ('render', total(['anot_formatter_format'])),
+        ('prompt', total(['domain_fillv'])),
+        ('count', count),
+        ('fit', total(FIT)),
+        ('record', (total(JOB) if new else total(JOB_OLD)) - handoff - count),
+        ('hand-off', handoff - total(FIT) - total(BODY)),
+        ('body', total(BODY)),
+        ('whole process', c.get('PROGRAM TOTALS', 0)),
+    ]
 
 
 def cpu_of(args, env):
@@ -84,12 +111,11 @@ def python_dumps_us(bench_render, data, repeat):
     return best * 1e6 / len(items)
 
 
-def callgrind_stages(args, env, tmp, name):
-    out = os.path.join(tmp, name + '.callgrind')
-    subprocess.run(['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out] + args,
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    text = subprocess.run(['callgrind_annotate', '--inclusive=yes', '--threshold=100', out],
-                          check=True, stdout=subprocess.PIPE, text=True).stdout
+def read_callgrind(path):
+    """Inclusive instructions per function name (its largest entry)."""
+    text = subprocess.run(['callgrind_annotate', '--inclusive=yes', '--threshold=100', path],
+                          check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          text=True).stdout
     counts = {}
     for line in text.splitlines():
         m = re.match(r'\s*([\d,]+) \([^)]*\)\s+(\S+)', line)
@@ -100,10 +126,16 @@ def callgrind_stages(args, env, tmp, name):
         if where == 'PROGRAM':
             counts['PROGRAM TOTALS'] = value
             continue
-        # "file:function [object]": the function's name, its largest line kept.
         fn = where.rsplit(':', 1)[-1]
         counts[fn] = max(counts.get(fn, 0), value)
     return counts
+
+
+def callgrind_stages(args, env, tmp, name):
+    out = os.path.join(tmp, name + '.callgrind')
+    subprocess.run(['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out] + args,
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    return read_callgrind(out)
 
 
 def main():
@@ -170,13 +202,14 @@ def main():
                     a = callgrind_stages(one, env, tmp, label.replace(' ', '-') + '-1')
                     b = callgrind_stages(many, env, tmp, label.replace(' ', '-') + '-n')
                     per_run[label] = (a, b)
-                print('%-36s %14s %14s' % ('stage', 'estimate', 'direct run'))
-                for stage, fns in STAGES:
-                    cells = []
-                    for label in runs:
-                        a, b = per_run[label]
-                        cells.append(sum(b.get(fn, 0) - a.get(fn, 0) for fn in fns) / items_more)
-                    print('%-36s %14.0f %14.0f' % (stage, cells[0], cells[1]))
+                print('%-16s %14s %14s' % ('stage', 'estimate', 'direct run'))
+                rows = {}
+                for label in runs:
+                    a, b = per_run[label]
+                    for (stage, x), (_, y) in zip(stages(a), stages(b)):
+                        rows.setdefault(stage, []).append((y - x) / items_more)
+                for stage, cells in rows.items():
+                    print('%-16s %14.0f %14.0f' % (stage, cells[0], cells[1]))
         finally:
             server.terminate()
             server.wait()
