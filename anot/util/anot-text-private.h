@@ -94,13 +94,14 @@ anot_utf8_count_chars (const char *text,
 
 /* The end of the bytes from @p on, sixteen at a time, that a JSON string
  * holds as they are: no quote, backslash or control byte, nor (with
- * @ascii_only) DEL or a byte above 127.  It stops at the first sixteen
- * that hold one (or fewer than sixteen left): the caller looks at the
- * rest.  Without vectors from the compiler, @p. */
+ * @ascii_only) DEL or a byte above 127, nor (with @no_del) DEL.  It stops
+ * at the first sixteen that hold one (or fewer than sixteen left): the
+ * caller looks at the rest.  Without vectors from the compiler, @p. */
 static inline const char *
-anot_json_skip_plain (const char *p,
-                      const char *end,
-                      gboolean    ascii_only)
+anot_json_skip_plain_full (const char *p,
+                           const char *end,
+                           gboolean    ascii_only,
+                           gboolean    no_del)
 {
 #if defined (__GNUC__)
   typedef signed char Lanes __attribute__ ((vector_size (16)));
@@ -117,6 +118,8 @@ anot_json_skip_plain (const char *p,
       stop = ascii_only ? (Lanes) ((v < 0x20) | (v == 0x7f))
                         : (Lanes) ((Bytes) v < 0x20);
       stop |= (Lanes) ((v == '"') | (v == '\\'));
+      if (no_del)
+        stop |= (Lanes) (v == 0x7f);
       memcpy (&h, &stop, 16);
       if ((h[0] | h[1]) != 0)
         break;
@@ -125,6 +128,9 @@ anot_json_skip_plain (const char *p,
 #endif
   return p;
 }
+
+#define anot_json_skip_plain(p, end, ascii_only) \
+  anot_json_skip_plain_full ((p), (end), (ascii_only), FALSE)
 
 /* Room for @n more bytes at the end of @out, which they fill: a pointer
  * to them.  GString's own appends are calls, and the JSON writers append
