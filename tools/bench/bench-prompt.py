@@ -53,8 +53,12 @@ N = 50
 # fit       the router's window check and token count;
 # record    the job's call less the hand-off and the count: the trace
 #           record and the chat request;
+# key       the call's key for the journal of answers (SHA-256 of the
+#           request; callgrind runs Nettle without the CPU's SHA
+#           instructions, so this stage is far costlier there than on the
+#           CPU);
 # hand-off  the method context, router and backend until the call is
-#           queued or answered, less the fit and the body;
+#           queued or answered, less the key, the fit and the body;
 # body      the request JSON (a direct run only).
 JOB = ['anot_llm_job_complete_take_async']
 JOB_OLD = ['anot_llm_job_complete_async']
@@ -63,6 +67,7 @@ FIT = ['fits_context', 'anot_backend_router_count_prompt_tokens']
 COUNT = ['anot_chat_request_get_message_chars']
 COUNT_OLD = ['g_utf8_strlen']
 BODY = ['write_body']
+KEY = ['anot_chat_request_hash']
 
 
 def stages(c):
@@ -77,7 +82,8 @@ def stages(c):
         ('count', count),
         ('fit', total(FIT)),
         ('record', (total(JOB) if new else total(JOB_OLD)) - handoff - count),
-        ('hand-off', handoff - total(FIT) - total(BODY)),
+        ('key', total(KEY)),
+        ('hand-off', handoff - total(KEY) - total(FIT) - total(BODY)),
         ('body', total(BODY)),
         ('whole process', c.get('PROGRAM TOTALS', 0)),
     ]
