@@ -890,24 +890,6 @@ test_budget_counts_unscored (Fixture       *f,
  * A stall under the request deadline
  * --------------------------------------------------------------------- */
 
-static guint
-count_path (AnotFakeLlm *server,
-            const char  *method,
-            const char  *path)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < anot_fake_llm_get_n_requests (server); i++)
-    {
-      JsonObject *record = anot_fake_llm_get_request (server, i);
-
-      if (strcmp (json_object_get_string_member (record, "method"), method) == 0 &&
-          strcmp (json_object_get_string_member (record, "path"), path) == 0)
-        n++;
-    }
-  return n;
-}
-
 /* The server stalls (direct: it answers after 30 s; batch mode: the batch
  * runs for 4 s) past every request's deadline of 1 s: the requests were
  * late because their calls waited on the server, so their rows are the
@@ -966,7 +948,7 @@ test_stall (Fixture       *f,
                                        "ANOT_ERROR_LLM_TIMEOUT: the request's deadline of 1 s"));
     }
   if (batch)
-    g_assert_cmpuint (count_path (f->server, "POST", "/v1/batches"), ==, 1);
+    g_assert_cmpuint (anot_test_cli_count_requests (f->server, "POST", "/v1/batches"), ==, 1);
   else
     g_assert_cmpuint (count_chat_requests (f->server), ==, 4);
 
@@ -981,7 +963,7 @@ test_stall (Fixture       *f,
   if (batch)
     {
       /* The batch the deadline left was polled, not sent again. */
-      g_assert_cmpuint (count_path (f->server, "POST", "/v1/batches"), ==, 1);
+      g_assert_cmpuint (anot_test_cli_count_requests (f->server, "POST", "/v1/batches"), ==, 1);
       g_assert_cmpuint (anot_fake_llm_get_n_batch_lines (f->server), ==, lines_before + 4);
       g_assert_cmpuint (count_chat_requests (f->server), ==, 0);
     }
