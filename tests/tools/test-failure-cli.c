@@ -925,6 +925,7 @@ test_stall (Fixture       *f,
   };
   const char *resume_argv[] = { "--resume", dir, "--request-timeout", "0", NULL };
   guint64 lines_before;
+  guint stalled_calls, stalled_batches;
 
   g_assert_cmpint (run (reference_argv, NULL, NULL, NULL), ==, 0);
   reference = read_rows (reference_path, NULL);
@@ -950,10 +951,14 @@ test_stall (Fixture       *f,
                                        batch ? "ANOT_ERROR_LLM_TIMEOUT: the request's deadline of 3 s"
                                              : "ANOT_ERROR_LLM_TIMEOUT: the request's deadline of 1 s"));
     }
+  /* At most one call a request reached the server (a slow machine may
+   * pass the deadline before some are sent). */
   if (batch)
-    g_assert_cmpuint (anot_test_cli_count_requests (f->server, "POST", "/v1/batches"), ==, 1);
+    g_assert_cmpuint (anot_test_cli_count_requests (f->server, "POST", "/v1/batches"), <=, 1);
   else
-    g_assert_cmpuint (count_chat_requests (f->server), ==, 4);
+    g_assert_cmpuint (count_chat_requests (f->server), <=, 4);
+  stalled_calls = count_chat_requests (f->server);
+  stalled_batches = anot_test_cli_count_requests (f->server, "POST", "/v1/batches");
 
   /* The server is quick again: the resume scores every request. */
   g_assert_true (anot_fake_llm_set_rules_json (f->server, "{\"default_reply\": \"[3, 1, 2, 5, 4]\"}",
@@ -965,13 +970,15 @@ test_stall (Fixture       *f,
   anot_test_assert_same_rows (reference, rows);
   if (batch)
     {
-      /* The batch the deadline left was polled, not sent again. */
-      g_assert_cmpuint (anot_test_cli_count_requests (f->server, "POST", "/v1/batches"), ==, 1);
+      /* The batch the deadline left was polled, not sent again: each line
+       * was answered once. */
+      g_assert_cmpuint (anot_test_cli_count_requests (f->server, "POST", "/v1/batches"), ==,
+                        MAX (stalled_batches, 1));
       g_assert_cmpuint (anot_fake_llm_get_n_batch_lines (f->server), ==, lines_before + 4);
       g_assert_cmpuint (count_chat_requests (f->server), ==, 0);
     }
   else
-    g_assert_cmpuint (count_chat_requests (f->server), ==, 8);
+    g_assert_cmpuint (count_chat_requests (f->server), ==, stalled_calls + 4);
 }
 
 /* ------------------------------------------------------------------------
