@@ -339,6 +339,35 @@ anot_method_context_get_friends (AnotMethodContext *self,
 }
 
 /**
+ * anot_method_context_lookup_friends:
+ * @self: an #AnotMethodContext
+ * @name: a reviewer's name
+ * @friends: (out) (optional) (transfer none) (array zero-terminated=1):
+ *   return location for the friends, %NULL if @name is not in the graph
+ *
+ * As anot_method_context_get_friends(), telling a name without friends
+ * from a name not in the graph (Python's `get_friends()` returns `None`
+ * for the latter through it).
+ *
+ * Returns: whether @name is in the friend graph
+ */
+gboolean
+anot_method_context_lookup_friends (AnotMethodContext   *self,
+                                    const char          *name,
+                                    const char * const **friends)
+{
+  const char * const *found;
+
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  found = anot_method_context_get_friends (self, name);
+  if (friends != NULL)
+    *friends = found;
+  return found != NULL;
+}
+
+/**
  * anot_method_context_set_truth_request:
  * @self: an #AnotMethodContext
  * @request: (nullable): the full request, with its structure and gold

@@ -52,6 +52,10 @@ ANOT_AVAILABLE_IN_ALL
 const char * const *anot_method_context_get_friends   (AnotMethodContext *self,
                                                        const char        *name);
 ANOT_AVAILABLE_IN_ALL
+gboolean            anot_method_context_lookup_friends (AnotMethodContext   *self,
+                                                        const char          *name,
+                                                        const char * const **friends);
+ANOT_AVAILABLE_IN_ALL
 void               anot_method_context_set_truth_request (AnotMethodContext *self,
                                                        AnotRequest       *request);
 ANOT_AVAILABLE_IN_ALL

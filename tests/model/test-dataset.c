@@ -1226,6 +1226,8 @@ test_hours_all_day (void)
 
   g_assert_no_error (error);
   g_assert_cmpstr (anot_item_get_hours (anot_dataset_get_item (ds, 1), "Monday"), ==, "0:0-24:0");
+  /* A day stored as "" is closed, as the rules read it (dataset-format.md). */
+  g_assert_null (anot_item_get_hours (anot_dataset_get_item (ds, 1), "Sunday"));
   remove_tree (dir);
 }
 
@@ -1393,8 +1395,18 @@ test_philly_items (void)
   g_assert_cmpstr (anot_item_get_attribute (item, "DriveThru"), ==, "True");
   g_assert_true (g_str_has_prefix (anot_item_get_attribute (item, "Ambience"), "{'touristy': False"));
   g_assert_cmpstr (anot_item_get_hours (item, "Monday"), ==, "8:0-15:0");
-  /* The full record, including what methods must not see */
-  g_assert_true (json_object_has_member (anot_item_get_record (item), "llm_score"));
+  /* The record a method reads has no field that leaks the answer; the
+   * file's record has them. */
+  g_assert_false (json_object_has_member (anot_item_get_record (item), "llm_score"));
+  g_assert_false (json_object_has_member (anot_item_get_record (item), "llm_reasoning"));
+  {
+    g_autoptr(JsonObject) file_record = anot_item_dup_file_record (item);
+
+    g_assert_true (json_object_has_member (file_record, "llm_score"));
+    g_assert_true (json_object_has_member (file_record, "llm_reasoning"));
+    g_assert_cmpuint (json_object_get_size (file_record), ==,
+                      json_object_get_size (anot_item_get_record (item)) + 2);
+  }
   g_assert_cmpint (json_object_get_int_member (anot_item_get_record (item), "review_count"), ==, 228);
 
   item = anot_dataset_get_item (ds, 1);

@@ -159,12 +159,33 @@ class Dataset(Anot.Dataset):
         """The requests of one group (`"G01"`), in dataset order."""
         return [r for r in self.requests if r.get_group() == group]
 
+    def get_friends(self, name):
+        """The friends of `name` in the friend graph, or None if `name` is not in it."""
+        return _friends(self, name)
+
     def __repr__(self):
         return (f"<Anot.Dataset {self.get_name()!r}: {self.get_n_items()} items, "
                 f"{self.get_n_reviews()} reviews, {self.get_n_requests()} requests>")
 
 
 Dataset = override(Dataset)
+
+
+def _friends(owner, name):
+    # PyGObject gives [] for a NULL zero-terminated array: the C API's NULL
+    # (not in the graph) would read as "no friends".
+    found, friends = owner.lookup_friends(name)
+    return list(friends or []) if found else None
+
+
+@_export
+class MethodContext(Anot.MethodContext):
+    def get_friends(self, name):
+        """The friends of `name` in the friend graph, or None if `name` is not in it."""
+        return _friends(self, name)
+
+
+MethodContext = override(MethodContext)
 
 
 @_export
@@ -181,7 +202,9 @@ class Item(Anot.Item):
         return _json_to_py(self.get_attributes()) or {}
 
     def to_dict(self):
-        """The item's record as in `restaurants.jsonl`."""
+        """The item's record as in `restaurants.jsonl`, without the fields
+        that leak the answer (`llm_score`, `llm_reasoning`): what a method
+        may read (`_json_to_py(item.dup_file_record())` has them)."""
         return _json_to_py(self.get_record())
 
     def __repr__(self):
