@@ -731,13 +731,15 @@ test_many_items (void)
                  anot_item_get_categories (anot_dataset_lookup_item (ds, "gen5"))[0]);
   g_clear_object (&ds);
 
-  /* A duplicate in the last batch still names its line and the first item */
+  /* A duplicate in the last batch still names its line and the first
+   * occurrence's, both 1-based lines of the file */
   g_string_append (items, "{\"business_id\": \"itemA\", \"name\": \"Again\"}\n");
   write_file (dir, "restaurants.jsonl", items->str);
   g_assert_null (anot_dataset_load (dir, NULL, &error));
   g_assert_error (error, ANOT_ERROR, ANOT_ERROR_DUPLICATE_ID);
   g_assert_cmpstr (error->message, ==,
-                   "restaurants.jsonl:3003: field “business_id”: duplicate item id “itemA” (also item 0)");
+                   "restaurants.jsonl:3003: field “business_id”: duplicate item id “itemA” "
+                   "(first at restaurants.jsonl:1)");
 
   remove_tree (dir);
 }
@@ -792,6 +794,11 @@ test_many_reviews_errors (void)
       g_assert_null (anot_dataset_load (dir, NULL, &error));
       g_assert_error (error, ANOT_ERROR, cases[c].code);
       g_assert_true (g_str_has_prefix (error->message, cases[c].where));
+      /* A duplicate review id names where it first occurs. */
+      if (cases[c].code == ANOT_ERROR_DUPLICATE_ID)
+        g_assert_cmpstr (error->message, ==,
+                         "reviews.jsonl:100: field “review_id”: duplicate review id “m1” "
+                         "(first at reviews.jsonl:1)");
 
       remove_tree (dir);
     }
