@@ -340,3 +340,22 @@ def test_attack_items_option(hotels, tmp_path):
     with open(os.path.join(exp.get_directory(), "fake_positive", "run_1", "config.json")) as f:
         config = json.load(f)["attack_config"]
     assert config["n_restaurants"] == 3 and config["parameters"]["restaurants"] == 3
+
+
+def test_attack_command_takes_the_shared_options_as_a_run_does(hotels_dir):
+    """`anot-run attack` accepts the options of a run of several attacks:
+    --attack-target-len goes to heterogeneity, and is left out (said) for an
+    attack without it, as `run --attack all` leaves it out; -A stays strict."""
+    def attack(*options):
+        return subprocess.run([os.environ["ANOT_RUN"], "attack", "-d", hotels_dir, "--request", "R01",
+                               "--json", *options], capture_output=True, text=True, timeout=60)
+
+    typo = attack("--attack", "typo_10", "--attack-target-len", "300")
+    assert typo.returncode == 0, typo.stderr
+    assert "typo_10 takes no target-len" in typo.stderr
+    assert "target-len" not in json.loads(typo.stdout)["parameters"]
+    het = attack("--attack", "heterogeneity", "--attack-target-len", "300")
+    assert het.returncode == 0, het.stderr
+    assert json.loads(het.stdout)["parameters"]["target-len"] == 300 and not het.stderr
+    strict = attack("--attack", "typo_10", "-A", "target-len=300")
+    assert strict.returncode == 2 and "no parameter" in strict.stderr
