@@ -59,8 +59,50 @@ def test_list_marks_python_methods(tmp_path):
     line = next(l for l in listing.splitlines() if "file-most-reviewed" in l)
     assert f"[Python: {MOST_REVIEWED}]" in line
     assert "Ranks by number of reviews" in line
-    # C methods are not marked.
-    assert "[Python" not in next(l for l in listing.splitlines() if l.strip().startswith("bm25"))
+    # C methods are marked with their module.
+    bm25 = next(l for l in listing.splitlines() if l.strip().startswith("bm25"))
+    assert "[Python" not in bm25 and "[C: " in bm25 and bm25.endswith("libanot-method-bm25.so]")
+    # The library's own tools are built in.
+    assert "[built in]" in next(l for l in listing.splitlines() if l.strip().startswith("keys"))
+
+
+FAKE_BM25 = """
+import gi
+gi.require_version("Anot", "1.0")
+from gi.repository import Anot
+
+@Anot.register_method("bm25", options=[Anot.MethodOption.new_int("depth", 1, 9, 3, "x")])
+class FakeBm25(Anot.PyMethod):
+    def rank(self, query, candidates, k, context):
+        return Anot.Ranking.new_from_indices(list(range(len(candidates))))
+"""
+
+
+def test_a_plugin_does_not_shadow_a_registered_name(tmp_path):
+    """A method file defining bm25 is refused, both origins named; the
+    built-in bm25 and its options stay.  --plugin-override replaces it."""
+    fake = tmp_path / "fake_bm25.py"
+    fake.write_text(FAKE_BM25)
+    refused = anot_run("--plugin", fake, "-m", "bm25", "--limit", "1", "-o", tmp_path, check=False)
+    assert refused.returncode == 2
+    assert str(fake) in refused.stderr and "libanot-method-bm25.so" in refused.stderr
+    assert "--plugin-override" in refused.stderr
+    assert not (tmp_path / "bm25_demo").exists()
+    # On the plugin path too: the file is reported, the C method stays, with its options.
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    shutil.copy(fake, plugins / "fake_bm25.py")
+    env = {"ANOT_PLUGIN_PATH": os.environ["ANOT_PLUGIN_PATH"] + os.pathsep + str(plugins)}
+    listing = anot_run("--list", env=env)
+    bm25 = next(l for l in listing.stdout.splitlines() if l.strip().startswith("bm25"))
+    assert bm25.endswith("libanot-method-bm25.so]")
+    assert str(plugins / "fake_bm25.py") in listing.stderr and "libanot-method-bm25.so" in listing.stderr
+    anot_run("-m", "bm25", "-O", "bm25.k1=1.5", "--limit", "1", "-o", tmp_path, "--name", "c", env=env)
+    # Asked for explicitly, the file's bm25 replaces it.
+    listing = anot_run("--plugin-override", fake, "--list").stdout
+    assert f"[Python: {fake}]" in next(l for l in listing.splitlines() if l.strip().startswith("bm25"))
+    anot_run("--plugin-override", fake, "-m", "bm25", "--limit", "1", "-o", tmp_path, "--name", "py")
+    assert config(tmp_path / "py")["method_plugin"]["file"] == str(fake)
 
 
 def test_cli_rankings_equal_the_python_api(philly, philly_dir, in_process, tmp_path):
