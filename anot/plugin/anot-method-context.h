@@ -47,6 +47,16 @@ AnotMethodContext *anot_method_context_new            (AnotDataset       *datase
                                                        const char        *request_id,
                                                        guint64            seed);
 ANOT_AVAILABLE_IN_ALL
+AnotMethodContext *anot_method_context_new_for_run    (AnotDataset       *dataset,
+                                                      const char        *request_id,
+                                                      guint              n_candidates,
+                                                      guint64            seed,
+                                                      guint              run);
+ANOT_AVAILABLE_IN_ALL
+guint64            anot_method_context_derive_seed    (guint64            run_seed,
+                                                      const char        *request_id,
+                                                      guint              n_candidates);
+ANOT_AVAILABLE_IN_ALL
 AnotDomain        *anot_method_context_get_domain    (AnotMethodContext *self);
 ANOT_AVAILABLE_IN_ALL
 const char * const *anot_method_context_get_friends   (AnotMethodContext *self,

@@ -56,9 +56,12 @@
  * The first call to anot_registry_get_default() loads every module found,
  * recursively, in each directory of the `ANOT_PLUGIN_PATH` environment
  * variable (separated by `G_SEARCHPATH_SEPARATOR`, `:` on Unix) and then in
- * the installed plugin directory (`$libdir/anot-1.0/plugins`, or
- * `ANOT_PLUGIN_DIR` if that variable is set; set it to the empty string to
- * load nothing from an installed tree).  Directories are visited in that
+ * the built-in plugin directory: the installed one
+ * (`$libdir/anot-1.0/plugins`), or `ANOT_PLUGIN_DIR` if that variable is set
+ * (`meson devenv` sets it to the build tree's `plugins/`; the empty string
+ * loads nothing built in).  As `GST_PLUGIN_PATH` beside GStreamer's system
+ * path, `ANOT_PLUGIN_PATH` adds to the built-in plugins and never replaces
+ * them.  Directories are visited in that
  * order and, inside a directory, files before subdirectories, each in name
  * order.  Like a #GIOModuleScope with %G_IO_MODULE_SCOPE_BLOCK_DUPLICATES, a
  * module whose file name was already seen is skipped, so the copy in a
@@ -954,9 +957,21 @@ load_plugin_file (AnotRegistry *self,
     {
       *no_loader = TRUE;
       if (g_strcmp0 (suffix, "py") == 0)
-        return g_strdup ("Python method files need the Python loader plugin (libanot-python.so), "
-                         "which was not found on the plugin path: anot was built without "
-                         "python3-embed (Debian: apt install python3-dev), or it is not installed");
+        {
+          g_autofree char *dirs = NULL;
+
+          g_ptr_array_add (self->search_path, NULL);
+          dirs = g_strjoinv (", ", (char **) self->search_path->pdata);
+          g_ptr_array_set_size (self->search_path, self->search_path->len - 1);
+          /* Name the directories: a plugin path that left out the
+           * built-in one is a likelier cause than the build. */
+          return g_strdup_printf ("Python method files need the Python loader plugin "
+                                  "(libanot-python.so), which is in none of the plugin "
+                                  "directories searched (%s): the built-in directory is "
+                                  "ANOT_PLUGIN_DIR or the installed one; or anot was built "
+                                  "without python3-embed (Debian: apt install python3-dev)",
+                                  dirs[0] != '\0' ? dirs : "none");
+        }
       return g_strdup_printf ("no loader plugin takes .%s files", suffix ? suffix : "(no suffix)");
     }
 

@@ -126,3 +126,27 @@ def test_edge_cases_read_as_documented(tmp_path):
     assert reviews[1].get_date() is None and reviews[1].get_user_yelping_since() is None
     assert reviews[1].get_user_review_count() == 0 and not reviews[1].has_user_average_stars()
     assert reviews[0].get_user_average_stars() == 4.5
+
+
+def test_context_for_run_has_the_runs_seed(tmp_path):
+    """MethodContext.new_for_run(ds, id, N, seed, run) is the context run R
+    of an experiment gives the method: the seeds a method sees in a run of
+    two are those of the contexts built for runs 1 and 2."""
+    ds = Anot.Dataset.load(str(__import__("os").path.join(__import__("os").environ["ANOT_DATA_DIR"], "demo")))
+    seen = {}
+
+    @Anot.register_method("test-seed-recorder")
+    class SeedRecorder(Anot.PyMethod):
+        def rank(self, request, candidates, k, context):
+            seen.setdefault((request.get_id(), len(candidates)), set()).add(context.get_seed())
+            return list(range(len(candidates)))
+
+    Anot.Experiment(ds, "test-seed-recorder", candidates=5, runs=2, seed=7, limit=2,
+                    out=str(tmp_path)).run_blocking(progress=False)
+    assert len(seen) == 2
+    for (request_id, n), seeds in seen.items():
+        built = {Anot.MethodContext.new_for_run(ds, request_id, n, seed=7, run=r).get_seed()
+                 for r in (1, 2)}
+        assert seeds == built and len(built) == 2
+        # The constructor's third argument is a seed, not a run.
+        assert Anot.MethodContext.new(ds, request_id, 1).get_seed() not in seeds

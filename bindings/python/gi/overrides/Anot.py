@@ -180,6 +180,14 @@ def _friends(owner, name):
 
 @_export
 class MethodContext(Anot.MethodContext):
+    @staticmethod
+    def new_for_run(dataset, request_id, n_candidates, seed=42, run=1):
+        """The context run `run` of an experiment with `seed` (`--seed`, 42
+        by default) gives the method for `request_id` at N = `n_candidates`:
+        the same seed, so a seeded method ranks as in that run.  Its pool is
+        `Anot.Pool.new(dataset, request, n_candidates, seed=seed + run)`."""
+        return Anot.MethodContext.new_for_run(dataset, request_id, n_candidates, seed, run)
+
     def get_friends(self, name):
         """The friends of `name` in the friend graph, or None if `name` is not in it."""
         return _friends(self, name)
@@ -1235,7 +1243,7 @@ class Method(Anot.Method):
         For trying a method on one request in a notebook; `request` is an
         Anot.Request (the method is handed its blind Anot.Query, as in an
         experiment) or an Anot.Query, `context` an Anot.MethodContext
-        (`Anot.MethodContext.new(dataset, request_id, seed)`, plus options
+        (`Anot.MethodContext.new_for_run(dataset, request_id, n)`, run 1's, plus options
         or a router when the method needs them).  Errors arrive as
         GLib.Error; Ctrl-C cancels the call.
         """
