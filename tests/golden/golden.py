@@ -32,7 +32,9 @@
 #                 results directory.  "version" (anot.version): the release
 #                 number, so a version bump is not a result change.
 #                 "base-url" (anot.options.base-url): the fake LLM server's
-#                 URL, whose port is picked at random.
+#                 URL, whose port is picked at random.  "method_plugin" of
+#                 a C method (anot.method_plugin): the module's path and
+#                 SHA-256 are the build's; the member is left out.
 #   scaling_summary.json
 #                 the wall-time part of "usage" ("686k, $0.69, 1s" keeps
 #                 "686k, $0.69" and blanks "1s").
@@ -109,6 +111,8 @@ def normalise(relpath, text):
     if name == 'config.json':
         for key, placeholder in CONFIG_KEYS.items():
             text = blank_key(text, key, placeholder)
+        # A C method's module and its SHA-256 are the build's, not a result.
+        text = re.sub(r'\n\s*"method_plugin" : \{[^{}]*"language" : "C"[^{}]*\},?', '', text)
     if name == 'scaling_summary.json':
         text = re.sub(r'("usage"\s*:\s*"[^"]*, )[0-9.]+(?:ms|s|m|h)[^"]*"',
                       r'\1<wall-time>"', text)

@@ -130,9 +130,23 @@ def test_config_records_the_file_and_its_hash(tmp_path):
     import hashlib
     assert record == {"file": str(plugin), "language": "Python",
                       "sha256": hashlib.sha256(plugin.read_bytes()).hexdigest()}
-    # A C method records none.
-    anot_run("-m", "bm25", "--limit", "2", "-o", tmp_path, "--name", "c")
-    assert "method_plugin" not in config(tmp_path / "c")
+    # A C method records its module, and a resume refuses a rebuilt one.
+    module = tmp_path / "modules" / "libanot-method-bm25.so"
+    module.parent.mkdir()
+    bm25 = next(os.path.join(d, f) for d, _, fs in os.walk(os.environ["ANOT_PLUGIN_PATH"].split(os.pathsep)[0])
+                for f in fs if f == "libanot-method-bm25.so")
+    shutil.copy(bm25, module)
+    env = {"ANOT_PLUGIN_PATH": str(module.parent) + os.pathsep + os.environ["ANOT_PLUGIN_PATH"]}
+    anot_run("-m", "bm25", "--limit", "4", "-o", tmp_path, "--name", "c", env=env)
+    assert config(tmp_path / "c")["method_plugin"] == {
+        "file": str(module), "language": "C", "sha256": hashlib.sha256(module.read_bytes()).hexdigest()}
+    results = tmp_path / "c" / "clean" / "run_1" / "results_10.jsonl"
+    results.write_text("".join(results.read_text().splitlines(True)[:2]))   # as if killed
+    with open(module, "ab") as f:
+        f.write(b"\0rebuilt")                      # a rebuild: other bytes, same behaviour
+    refused = anot_run("--resume", tmp_path / "c", env=env, check=False)
+    assert refused.returncode == 2, refused.stderr
+    assert f"the method module {module} was rebuilt since the run started" in refused.stderr
 
 
 def test_plugin_path_directory_without_option(tmp_path):
@@ -183,6 +197,30 @@ def test_merge_refuses_shards_of_another_file(tmp_path):
     merge = anot_run("merge", tmp_path / "m", tmp_path / "s0", tmp_path / "s1", check=False)
     assert merge.returncode != 0
     assert str(plugin) in merge.stderr and "different versions" in merge.stderr
+
+
+def test_merge_agrees_with_resume_on_the_method_file(tmp_path):
+    """merge refuses a method file edited after the shards ran, as resume
+    does; with the file moved away it needs no method (nothing is ranked)
+    and says nothing of resuming."""
+    plugin = tmp_path / "mine.py"
+    shutil.copy(MOST_REVIEWED, plugin)
+    common = ["--plugin", plugin, "-m", "file-most-reviewed", "--limit", "4", "-o", tmp_path]
+    anot_run(*common, "--shard", "0/2", "--name", "s0")
+    anot_run(*common, "--shard", "1/2", "--name", "s1")
+    shards = [tmp_path / "s0", tmp_path / "s1"]
+    plugin.write_text(plugin.read_text() + "\n# edited after the shards ran\n")
+    refused = anot_run("merge", tmp_path / "m", *shards, check=False)
+    assert refused.returncode != 0
+    assert f"its method file {plugin} changed since the shards ran" in refused.stderr
+    assert "Cannot resume" not in refused.stderr
+    assert not (tmp_path / "m").exists()
+    plugin.unlink()
+    merged = anot_run("merge", tmp_path / "m", *shards, check=False)
+    assert merged.returncode == 0, merged.stderr
+    assert "Cannot resume" not in merged.stderr
+    assert len(rows(tmp_path / "m")) == 4
+    assert config(tmp_path / "m")["method_plugin"] == config(tmp_path / "s0")["method_plugin"]
 
 
 def test_resume_loads_the_file_and_refuses_a_changed_one(tmp_path):
