@@ -181,6 +181,9 @@ def main():
                 failed += not ok
         with urllib.request.urlopen(url + "/stats") as r:
             stats = json.load(r)
+        # Prompts the reader could answer but a model may not: reported, not failed.
+        for f, n in sorted(stats["findings"].items()):
+            print("# finding (%d calls): %s" % (n, f))
         bad = [json.loads(l) for l in open(violations)] if os.path.exists(violations) else []
         bad = bad[2:]  # the two refused above
         ok = not bad and stats["faults"] > 0
