@@ -557,6 +557,7 @@ _anot_loader_load_jsonl (Loader       *loader,
       if (!parse_line (loader->doc, basename, line_no, line, len, error))
         return FALSE;
 
+      loader->line_no = line_no;
       if (!handler (loader, loader->doc, &local_error))
         {
           g_propagate_prefixed_error (error, local_error, "%s:%u: ", basename, line_no);

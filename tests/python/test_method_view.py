@@ -150,3 +150,45 @@ def test_context_for_run_has_the_runs_seed(tmp_path):
         assert seeds == built and len(built) == 2
         # The constructor's third argument is a seed, not a run.
         assert Anot.MethodContext.new(ds, request_id, 1).get_seed() not in seeds
+
+
+def test_validate_warns_of_names_no_item_has(tmp_path):
+    """A request on an attribute, path or review field that no item or
+    review has is warned of, naming file, line and field; --strict refuses."""
+    import os
+    import subprocess
+    write_benchmark(tmp_path / "edge")
+    odd = [
+        {"id": "R02", "group": "G01", "text": "Pets allowed.", "gold_item": "a1",
+         "structure": {"op": "AND", "args": [
+             {"aspect": "wifi", "evidence": {"kind": "item_meta", "path": ["attributes", "WiFi"],
+                                             "true": "free"}},
+             {"aspect": "pets", "evidence": {"kind": "item_meta", "path": ["attributes", "PetAllowed"],
+                                             "true": "True"}}]}},
+        {"id": "R03", "group": "G01", "text": "Recent praise.", "gold_item": "a1",
+         "structure": {"aspect": "recent", "evidence": {
+             "kind": "review_group_rating", "group": "recent",
+             "group_filter": {"field": ["user", "karma"], "operator": "gte", "value": 1},
+             "metric": "avg_stars", "threshold": 4.0, "operator": "gte"}}},
+    ]
+    with open(tmp_path / "edge" / "requests.jsonl", "a") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in odd))
+
+    def validate(*options):
+        return subprocess.run([os.environ["ANOT_RUN"], "validate", "-d", str(tmp_path / "edge"), *options],
+                              capture_output=True, text=True, timeout=60)
+
+    run = validate()
+    assert ('requests.jsonl:2: field “structure.args[1].evidence.path”: no item has '
+            '["attributes","PetAllowed"]') in run.stderr, run.stderr
+    assert ('requests.jsonl:3: field “structure.evidence.group_filter.field”: no review has '
+            '["user","karma"]') in run.stderr, run.stderr
+    assert "WiFi" not in run.stderr          # an attribute some item has: no warning
+    strict = validate("--strict")
+    assert strict.returncode == 1 and "refused with --strict" in strict.stderr
+    # The benchmarks the project ships have none.
+    for bundled in ("demo", "hotels"):
+        clean = subprocess.run([os.environ["ANOT_RUN"], "validate", "--strict", "-d",
+                                os.path.join(os.environ["ANOT_DATA_DIR"], bundled)],
+                               capture_output=True, text=True, timeout=120)
+        assert clean.returncode == 0, clean.stderr
