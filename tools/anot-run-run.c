@@ -457,6 +457,10 @@ print_llm_usage (AnotExperiment *experiment)
                " retried), %u recorded by an interrupted run polled again\n",
                anot_batch_queue_get_n_submitted (queue), anot_batch_queue_get_n_lines_sent (queue),
                anot_batch_queue_get_n_lines_retried (queue), anot_batch_queue_get_n_resumed (queue));
+      if (anot_batch_queue_get_n_lines_lost_resent (queue) > 0)
+        g_print ("Batches lost by the provider (HTTP 404): %" G_GUINT64_FORMAT " of their lines "
+                 "sent once more (paid twice if the provider had answered them)\n",
+                 anot_batch_queue_get_n_lines_lost_resent (queue));
     }
 }
 
@@ -625,7 +629,8 @@ anot_run_run_experiment (int           argc,
     { "resume", 'r', 0, G_OPTION_ARG_FILENAME, &o.resume,
       "Finish an interrupted experiment (the directory printed at its start); "
       "only --concurrency, --request-timeout, --data, --base-url, --cache, --offline, "
-      "--context-tokens, the --batch options and the budgets may be given with it", "DIR" },
+      "--context-tokens, the --batch options and the budgets may be given with it; answers "
+      "already paid for are replayed from DIR/answers.jsonl", "DIR" },
     { "attack", 'a', 0, G_OPTION_ARG_STRING, &o.attack,
       "Attacks to run, comma-separated: names (see --list), clean, noise, injection, "
       "deception, all, both (default: clean; robustness: all)", "ATTACKS" },

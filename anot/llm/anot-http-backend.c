@@ -9,6 +9,7 @@
 #include "anot-endpoints-private.h"
 #include "anot-batch-queue-private.h"
 #include "anot-error.h"
+#include "anot-error-private.h"
 #include "anot-json-private.h"
 
 #include <libsoup/soup.h>
@@ -719,6 +720,9 @@ call_finish (Call     *call,
                                                 g_ptr_array_index (call->failed_endpoints, i));
         }
     }
+  /* A failed call's retries count as a successful one's do. */
+  if (error != NULL)
+    anot_error_set_retries (error, call->attempts > 0 ? call->attempts - 1 : 0);
   call_free (call);
 
   /* The slot is free before the caller's callback runs, which may start
@@ -991,7 +995,7 @@ attempt_done (Call   *call,
                           TRUE, retry_after_ms (msg));
     else if (status == 404 && call->model == NULL)
       call_retry_or_fail (call,
-                          g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST,
+                          g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_BATCH_NOT_FOUND,
                                        "HTTP 404 from %s: %s", WHERE, server_message),
                           FALSE, -1);
     else if (status == 404)

@@ -108,6 +108,9 @@ G_BEGIN_DECLS
  *   runs them again
  * @ANOT_ERROR_BUSY: another process is running, resuming or merging into
  *   the same experiment directory (its PID and host are in the message)
+ * @ANOT_ERROR_LLM_BATCH_NOT_FOUND: the LLM server answered a request of its
+ *   batch API (a batch, its file) with HTTP 404: it does not know the
+ *   object (deleted, or forgotten by the provider)
  *
  * Error codes in the %ANOT_ERROR domain.  Errors about input files carry the
  * file name, the 1-based line number and the field in their message, e.g.
@@ -159,6 +162,7 @@ typedef enum {
   ANOT_ERROR_LLM_NOT_FOUND,
   ANOT_ERROR_INCOMPLETE,
   ANOT_ERROR_BUSY,
+  ANOT_ERROR_LLM_BATCH_NOT_FOUND,
 } AnotError;
 
 /**
