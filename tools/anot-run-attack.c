@@ -187,13 +187,29 @@ print_description (JsonArray *items,
     }
 }
 
+/* The shared options (--attack-items, --attack-reviews,
+ * --attack-target-len) go to the attack when it takes them and are left
+ * out, said, when it does not: as a run of several attacks (`--attack
+ * all`) gives each the ones it takes, so the command line of such a run
+ * shows any of its attacks.  --attack-option stays strict. */
 static gboolean
 set_parameter (AnotAttack  *attack,
+               const char  *attack_name,
                const char  *name,
+               const char  *option,
                const char  *value,
                GError     **error)
 {
-  return value == NULL || anot_attack_set_parameter (attack, name, value, error);
+  if (value == NULL)
+    return TRUE;
+  if (!anot_attack_has_parameter (attack, name))
+    {
+      g_printerr ("anot-run attack: %s takes no %s; --%s is left out, as a run of several "
+                  "attacks leaves it out for this one\n",
+                  attack_name, name, option);
+      return TRUE;
+    }
+  return anot_attack_set_parameter (attack, name, value, error);
 }
 
 /* Shows the candidates of one request the way an experiment with the same
@@ -292,9 +308,9 @@ anot_run_cmd_attack (int    argc,
 
   attack = anot_registry_create_attack (anot_registry_get_default (), o.attack, &error);
   if (attack == NULL ||
-      !set_parameter (attack, "restaurants", o.attack_restaurants, &error) ||
-      !set_parameter (attack, "reviews", o.attack_reviews, &error) ||
-      !set_parameter (attack, "target-len", o.attack_target_len, &error) ||
+      !set_parameter (attack, o.attack, "restaurants", "attack-items", o.attack_restaurants, &error) ||
+      !set_parameter (attack, o.attack, "reviews", "attack-reviews", o.attack_reviews, &error) ||
+      !set_parameter (attack, o.attack, "target-len", "attack-target-len", o.attack_target_len, &error) ||
       !anot_run_set_attack_compat (attack, o.attack_compat, &error))
     {
       status = anot_run_usage_error ("attack", "%s", error->message);

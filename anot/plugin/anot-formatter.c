@@ -122,9 +122,6 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
-/* Fields never shown: they were computed from the answers. */
-static const char * const blocked_fields[] = { "llm_score", "llm_reasoning" };
-
 static void
 anot_formatter_finalize (GObject *object)
 {
@@ -1253,15 +1250,6 @@ anot_json_to_python_repr (JsonNode *node)
  * Exclusions
  * ------------------------------------------------------------------------ */
 
-static gboolean
-is_blocked (const char *name)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (blocked_fields); i++)
-    if (g_str_equal (name, blocked_fields[i]))
-      return TRUE;
-  return FALSE;
-}
-
 /* Whether @prefix.@name (or @name without a prefix) is excluded. */
 static gboolean
 is_excluded (AnotFormatter *self,
@@ -1943,7 +1931,8 @@ static gboolean
 shows_member (AnotFormatter *self,
               const char    *name)
 {
-  return !is_blocked (name) && !is_excluded (self, NULL, name) && !g_str_equal (name, "reviews");
+  /* The record has no field that leaks the answer (anot_item_get_record()). */
+  return !is_excluded (self, NULL, name) && !g_str_equal (name, "reviews");
 }
 
 /* The item's text around its reviews: its record fields in file order

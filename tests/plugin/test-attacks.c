@@ -1898,8 +1898,14 @@ test_cli_attack_dump (void)
                             NULL), ==, 2);
   g_assert_cmpint (run_cli (NULL, NULL, "attack", "--attack", "nope", "--request", "R01", NULL), ==, 2);
   g_assert_cmpint (run_cli (NULL, NULL, "attack", "--attack", "typo_10", "--request", "R999", NULL), ==, 2);
+  /* A parameter the attack lacks: strict when named for it (-A), left out,
+   * said, as a run of several attacks leaves it out, when shared. */
   g_assert_cmpint (run_cli (NULL, NULL, "attack", "--attack", "typo_10", "--request", "R01",
-                            "--attack-reviews", "2", NULL), ==, 2);
+                            "-A", "reviews=2", NULL), ==, 2);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_cli (NULL, &err, "attack", "--attack", "typo_10", "--request", "R01",
+                            "--attack-reviews", "2", NULL), ==, 0);
+  g_assert_nonnull (strstr (err, "typo_10 takes no reviews"));
 }
 
 static void

@@ -142,6 +142,41 @@ anot_llm_job_format_candidates (AnotLlmJob  *job,
  * restaurants. */
 #define TOOL_RESTAURANT_EXAMPLES "WiFi, NoiseLevel, GoodForKids, Ambience"
 
+/* The original prompts' attributes in their examples of a plan (AoT) and
+ * of data paths (ANoT), on restaurants. */
+#define PLAN_RESTAURANT_ATTRIBUTE "DriveThru"
+#define PATH_RESTAURANT_ATTRIBUTE "WiFi"
+#define PATH_RESTAURANT_QUOTED "\"Good For Kids\""
+
+/* "WiFi (wireless internet in the rooms), NoiseLevel": the example
+ * attributes with the glossary's meaning of each that has one. */
+static char *
+describe_examples (AnotDomain         *domain,
+                   const char * const *names)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      const char *meaning = anot_domain_get_attribute_description (domain, names[i]);
+
+      g_string_append_printf (out, "%s%s", i > 0 ? ", " : "", names[i]);
+      if (meaning != NULL && meaning[0] != '\0')
+        g_string_append_printf (out, " (%s)", meaning);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* @name as a JSON string, quotes included. */
+static char *
+json_quote (const char *name)
+{
+  g_autoptr(JsonNode) node = json_node_init_string (json_node_alloc (), name);
+
+  return json_to_string (node, FALSE);
+}
+
+
 static char *
 domain_fillv (AnotDomain *domain,
               const char *template_text,
@@ -150,6 +185,7 @@ domain_fillv (AnotDomain *domain,
   g_autoptr(GHashTable) values = g_hash_table_new (g_str_hash, g_str_equal);
   g_autofree char *items_upper = NULL, *examples = NULL;
   g_autofree char *a_item = NULL, *a_item_title = NULL, *candidates = NULL;
+  g_autofree char *plan_attribute = NULL, *path_attribute = NULL, *path_quoted = NULL;
   GHashTableIter iter;
   gpointer filled;
   gsize size;
@@ -161,7 +197,7 @@ domain_fillv (AnotDomain *domain,
    * domain; a method's own value of the same name wins. */
   if (domain != NULL)
     {
-      examples = g_strjoinv (", ", (char **) anot_domain_get_example_attributes (domain));
+      examples = describe_examples (domain, anot_domain_get_example_attributes (domain));
       g_hash_table_insert (values, "item", (gpointer) anot_domain_get_item (domain));
       g_hash_table_insert (values, "items", (gpointer) anot_domain_get_items (domain));
       g_hash_table_insert (values, "Item", (gpointer) anot_domain_get_item_title (domain));
@@ -183,6 +219,40 @@ domain_fillv (AnotDomain *domain,
       g_hash_table_insert (values, "tool_attribute_examples",
                            anot_domain_is_default (domain) ? (gpointer) TOOL_RESTAURANT_EXAMPLES
                                                            : (gpointer) examples);
+      /* The attributes inside the prompts' examples (AoT's plan, ANoT's
+       * data paths): the original's on restaurants, else the benchmark's
+       * own, so no example names an attribute its items lack. */
+      if (anot_domain_is_default (domain))
+        {
+          g_hash_table_insert (values, "plan_attribute", PLAN_RESTAURANT_ATTRIBUTE);
+          g_hash_table_insert (values, "path_attribute", PATH_RESTAURANT_ATTRIBUTE);
+          g_hash_table_insert (values, "path_attribute_quoted", PATH_RESTAURANT_QUOTED);
+        }
+      else
+        {
+          const char * const *names = anot_domain_get_example_attributes (domain);
+          const char *dotted = NULL, *quoted = NULL;
+
+          for (guint i = 0; names[i] != NULL; i++)
+            {
+              if (dotted == NULL && anot_data_path_key_is_bare (names[i]))
+                dotted = names[i];
+              /* Brackets are for names a dot cannot take; else another
+               * name than the dotted one. */
+              if (quoted == NULL && !anot_data_path_key_is_bare (names[i]))
+                quoted = names[i];
+            }
+          if (quoted == NULL)
+            quoted = names[0] != NULL && names[1] != NULL ? names[1] : names[0];
+          if (dotted == NULL)
+            dotted = quoted;
+          plan_attribute = g_strdup (names[0] != NULL ? names[0] : "NAME");
+          path_attribute = g_strdup (dotted != NULL ? dotted : "NAME");
+          path_quoted = quoted != NULL ? json_quote (quoted) : g_strdup ("\"NAME\"");
+          g_hash_table_insert (values, "plan_attribute", plan_attribute);
+          g_hash_table_insert (values, "path_attribute", path_attribute);
+          g_hash_table_insert (values, "path_attribute_quoted", path_quoted);
+        }
       /* ANoT's and AoT's prompts were written for any domain ("candidate
        * items"); a declared domain names its items there too. */
       candidates = anot_domain_is_default (domain) ? g_strdup ("candidate items")
