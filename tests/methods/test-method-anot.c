@@ -870,6 +870,75 @@ test_head_fallbacks_and_compat (void)
   fixture_stop (&fixture);
 }
 
+/* The rule-out prompt (methods.md §6.3, step 3): the listing fills its own
+ * place and the word for the items stays a word ("Rule out the Item 1:
+ * WiFi='free' ... that fail" was what a listing passed as the template's
+ * {items} gave), and each value has one spelling: the demo spells free
+ * WiFi both u'free' and 'free', the validator reads both as free. */
+static void
+test_head_ruleout_listing (void)
+{
+  Fixture fixture = { 0 };
+  g_autoptr(AnotMethodContext) context = NULL;
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) listing = g_string_new (NULL);
+  g_autoptr(GRegex) quoted = g_regex_new ("^u?'(.*)'$", 0, 0, NULL);
+  const char *prompt;
+  gboolean both_spellings[2] = { FALSE, FALSE };
+  const char *pass_start;
+
+  fixture_start (&fixture,
+                 "{\"rules\": ["
+                 "  {\"match\": \"^Break this\", \"reply\": \"[ATTR] free WiFi\"},"
+                 "  {\"match\": \"^Map this condition\", \"reply\": \"PATH: WiFi\\nEXPECTED: free\\nTYPE: HARD\"},"
+                 "  {\"match\": \"^Rule out\", \"reply\": \"===CANDIDATES===\\n[3]\\n===PRUNED===\\n1: no\"},"
+                 "  {\"match\": \"^You are refining\", \"reply\": \"done()\"}"
+                 "]}");
+  /* Every demo restaurant: both spellings of free are among them. */
+  g_ptr_array_set_size (fixture.candidates, 0);
+  for (guint i = 0; i < anot_dataset_get_n_items (fixture.dataset); i++)
+    {
+      AnotItem *item = anot_dataset_get_item (fixture.dataset, i);
+      const char *raw = anot_item_get_attribute (item, "WiFi");
+      g_autoptr(GMatchInfo) info = NULL;
+      g_autofree char *value = NULL;
+
+      g_ptr_array_add (fixture.candidates, g_object_ref (item));
+      if (raw != NULL && g_regex_match (quoted, raw, 0, &info))
+        {
+          value = g_match_info_fetch (info, 1);
+          if (g_str_equal (value, "free"))
+            both_spellings[raw[0] == 'u'] = TRUE;
+        }
+      else
+        value = g_strdup (raw != NULL ? raw : "None");
+      if (raw == NULL || g_strcmp0 (raw, "None") == 0)
+        g_string_append_printf (listing, "Item %u: WiFi=None\n", i + 1);
+      else
+        g_string_append_printf (listing, "Item %u: WiFi='%s'\n", i + 1, value);
+    }
+  g_assert_true (both_spellings[0] && both_spellings[1]);
+
+  context = new_context (&fixture, ANOT_DEBUG_LEVEL_OFF);
+  anot_method_context_set_option (context, "anot.variant", "head");
+  ranking = rank (&fixture, context, 3, NULL, &error);
+  g_assert_no_error (error);
+
+  prompt = find_request (fixture.server, "Rule out");
+  g_assert_nonnull (prompt);
+  g_assert_true (g_str_has_prefix (prompt, "Rule out the restaurants that fail a hard condition.\n"));
+  g_assert_nonnull (strstr (prompt, "1. WiFi = free\n"));
+  /* The listing, exactly once, in the validator's spelling. */
+  g_assert_nonnull (strstr (prompt, listing->str));
+  g_assert_null (strstr (strstr (prompt, listing->str) + 1, "Item 1:"));
+  g_assert_null (strstr (prompt, "\"'"));
+  pass_start = strstr (prompt, "===CANDIDATES===\n");
+  g_assert_nonnull (pass_start);
+  g_assert_true (g_str_has_prefix (pass_start, "===CANDIDATES===\n[<numbers of the restaurants that pass, "));
+  fixture_stop (&fixture);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -886,6 +955,7 @@ main (int   argc,
   g_test_add_func ("/method-anot/job-released", test_job_released);
   g_test_add_func ("/method-anot/head", test_head);
   g_test_add_func ("/method-anot/head-searches", test_head_searches);
+  g_test_add_func ("/method-anot/head-ruleout-listing", test_head_ruleout_listing);
   g_test_add_func ("/method-anot/head-fallbacks-and-compat", test_head_fallbacks_and_compat);
 
   return g_test_run ();

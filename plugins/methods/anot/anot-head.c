@@ -1154,8 +1154,11 @@ on_ruled_out (GObject      *source,
   skeleton_start (task);
 }
 
-/* `Field=value` of one hard path for one item, values as Python prints
- * them (`Ambience={hipster=True}` for a nested field). */
+/* `Field=value` of one hard path for one item (`Ambience={hipster=True}`
+ * for a nested field), each value as the validator reads it and Python
+ * prints it: the original printed the raw repr, so one listing showed
+ * `WiFi='free'` for Yelp's `u'free'` and `WiFi="'free'"` for its
+ * `'free'`, two spellings of one value (docs/fidelity.md). */
 static void
 append_field (GString    *out,
               JsonObject *record,
@@ -1181,11 +1184,11 @@ append_field (GString    *out,
                         json_object_has_member (json_node_get_object (node), parts[1])
                         ? json_object_get_member (json_node_get_object (node), parts[1]) : NULL;
 
-      repr = inner != NULL ? anot_json_to_python_repr (inner) : g_strdup ("None");
+      repr = inner != NULL ? anot_json_to_validator_repr (inner) : g_strdup ("None");
       g_string_append_printf (out, "%s={%s=%s}", parts[0], parts[1], repr);
       return;
     }
-  repr = node != NULL ? anot_json_to_python_repr (node) : g_strdup ("None");
+  repr = node != NULL ? anot_json_to_validator_repr (node) : g_strdup ("None");
   g_string_append_printf (out, "%s=%s", parts[0], repr);
 }
 
@@ -1194,7 +1197,7 @@ ruleout_start (GTask *task)
 {
   Head *h = g_task_get_task_data (task);
   g_autoptr(GString) conditions = g_string_new (NULL);
-  g_autoptr(GString) items = g_string_new (NULL);
+  g_autoptr(GString) listing = g_string_new (NULL);
   g_autoptr(GPtrArray) paths = g_ptr_array_new ();
   g_autofree char *prompt = NULL;
   guint n_hard = 0;
@@ -1214,21 +1217,21 @@ ruleout_start (GTask *task)
     {
       JsonObject *record = item_record (h, n);
 
-      g_string_append_printf (items, "Item %u: ", n);
+      g_string_append_printf (listing, "Item %u: ", n);
       for (guint p = 0; p < paths->len; p++)
         {
           if (p > 0)
-            g_string_append (items, ", ");
-          append_field (items, record, paths->pdata[p]);
+            g_string_append (listing, ", ");
+          append_field (listing, record, paths->pdata[p]);
         }
-      g_string_append_c (items, '\n');
+      g_string_append_c (listing, '\n');
     }
   g_strchomp (conditions->str);
-  g_strchomp (items->str);
+  g_strchomp (listing->str);
   h->ruled_out = TRUE;
   prompt = anot_llm_prompt (h->context, PROMPTS "/head-ruleout.txt",
                             "conditions", conditions->str,
-                            "items", items->str,
+                            "listing", listing->str,
                             NULL);
   call_planner (task, "P1", prompt, on_ruled_out);
 }

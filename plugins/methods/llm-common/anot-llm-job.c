@@ -144,58 +144,15 @@ anot_llm_job_format_candidates (AnotLlmJob  *job,
  * restaurants. */
 #define TOOL_RESTAURANT_EXAMPLES "WiFi, NoiseLevel, GoodForKids, Ambience"
 
-static char *
-domain_fillv (AnotDomain *domain,
-              const char *template_text,
-              va_list     args)
+char *
+anot_llm_template_fill_table (const char *template_text,
+                              GHashTable *values)
 {
-  g_autoptr(GHashTable) values = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autofree char *items_upper = NULL, *examples = NULL;
-  g_autofree char *a_item = NULL, *a_item_title = NULL, *candidates = NULL;
   GString *out = g_string_new (NULL);
-  const char *name;
-  gboolean an;
 
-  /* What every template may say of the items, from the benchmark's
-   * domain; a method's own value of the same name wins. */
-  if (domain != NULL)
-    {
-      examples = g_strjoinv (", ", (char **) anot_domain_get_example_attributes (domain));
-      g_hash_table_insert (values, "item", (gpointer) anot_domain_get_item (domain));
-      g_hash_table_insert (values, "items", (gpointer) anot_domain_get_items (domain));
-      g_hash_table_insert (values, "Item", (gpointer) anot_domain_get_item_title (domain));
-      g_hash_table_insert (values, "Items", (gpointer) anot_domain_get_items_title (domain));
-      items_upper = g_utf8_strup (anot_domain_get_items (domain), -1);
-      /* English articles: "an" before a written vowel ("an item", "an
-       * apartment"); nouns where the sound decides ("a university") are
-       * rare enough among item nouns to accept. */
-      an = strchr ("aeiouAEIOU", anot_domain_get_item (domain)[0]) != NULL;
-      a_item = g_strconcat (an ? "an " : "a ", anot_domain_get_item (domain), NULL);
-      a_item_title = g_strconcat (an ? "An " : "A ", anot_domain_get_item (domain), NULL);
-      g_hash_table_insert (values, "ITEMS", items_upper);
-      g_hash_table_insert (values, "a_item", a_item);
-      g_hash_table_insert (values, "A_item", a_item_title);
-      g_hash_table_insert (values, "attribute_examples", examples);
-      /* ReAct's and LATS's prompts give their own four examples of a
-       * restaurant's attributes (the original's wording); on another
-       * domain they are the benchmark's, as everywhere. */
-      g_hash_table_insert (values, "tool_attribute_examples",
-                           anot_domain_is_default (domain) ? (gpointer) TOOL_RESTAURANT_EXAMPLES
-                                                           : (gpointer) examples);
-      /* ANoT's and AoT's prompts were written for any domain ("candidate
-       * items"); a declared domain names its items there too. */
-      candidates = anot_domain_is_default (domain) ? g_strdup ("candidate items")
-                   : g_strconcat ("candidate ", anot_domain_get_items (domain), NULL);
-      g_hash_table_insert (values, "candidate_items", candidates);
-    }
-
-  while ((name = va_arg (args, const char *)) != NULL)
-    {
-      const char *value = va_arg (args, const char *);
-
-      g_hash_table_insert (values, (gpointer) name, (gpointer) (value != NULL ? value : ""));
-    }
-
+  /* One pass over the template: a value is copied as it is, never read
+   * again for placeholders (a review or a listing that holds `{items}`
+   * stays as written). */
   for (const char *p = template_text; *p != '\0'; p++)
     {
       if (p[0] == '{' && p[1] == '{')
@@ -234,24 +191,66 @@ domain_fillv (AnotDomain *domain,
   return g_string_free (out, FALSE);
 }
 
-char *
-anot_llm_template_fillv (const char *template_text,
-                         va_list     args)
+static char *
+domain_fillv (AnotDomain *domain,
+              const char *path,
+              const char *template_text,
+              va_list     args)
 {
-  return domain_fillv (NULL, template_text, args);
-}
+  g_autoptr(GHashTable) values = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autofree char *items_upper = NULL, *examples = NULL;
+  g_autofree char *a_item = NULL, *a_item_title = NULL, *candidates = NULL;
+  const char *name;
+  gboolean an;
 
-char *
-anot_llm_template_fill (const char *template_text,
-                        ...)
-{
-  va_list args;
-  char *text;
+  /* What every template may say of the items, from the benchmark's
+   * domain. */
+  examples = g_strjoinv (", ", (char **) anot_domain_get_example_attributes (domain));
+  g_hash_table_insert (values, "item", (gpointer) anot_domain_get_item (domain));
+  g_hash_table_insert (values, "items", (gpointer) anot_domain_get_items (domain));
+  g_hash_table_insert (values, "Item", (gpointer) anot_domain_get_item_title (domain));
+  g_hash_table_insert (values, "Items", (gpointer) anot_domain_get_items_title (domain));
+  items_upper = g_utf8_strup (anot_domain_get_items (domain), -1);
+  /* English articles: "an" before a written vowel ("an item", "an
+   * apartment"); nouns where the sound decides ("a university") are
+   * rare enough among item nouns to accept. */
+  an = strchr ("aeiouAEIOU", anot_domain_get_item (domain)[0]) != NULL;
+  a_item = g_strconcat (an ? "an " : "a ", anot_domain_get_item (domain), NULL);
+  a_item_title = g_strconcat (an ? "An " : "A ", anot_domain_get_item (domain), NULL);
+  g_hash_table_insert (values, "ITEMS", items_upper);
+  g_hash_table_insert (values, "a_item", a_item);
+  g_hash_table_insert (values, "A_item", a_item_title);
+  g_hash_table_insert (values, "attribute_examples", examples);
+  /* ReAct's and LATS's prompts give their own four examples of a
+   * restaurant's attributes (the original's wording); on another
+   * domain they are the benchmark's, as everywhere. */
+  g_hash_table_insert (values, "tool_attribute_examples",
+                       anot_domain_is_default (domain) ? (gpointer) TOOL_RESTAURANT_EXAMPLES
+                                                       : (gpointer) examples);
+  /* ANoT's and AoT's prompts were written for any domain ("candidate
+   * items"); a declared domain names its items there too. */
+  candidates = anot_domain_is_default (domain) ? g_strdup ("candidate items")
+               : g_strconcat ("candidate ", anot_domain_get_items (domain), NULL);
+  g_hash_table_insert (values, "candidate_items", candidates);
 
-  va_start (args, template_text);
-  text = anot_llm_template_fillv (template_text, args);
-  va_end (args);
-  return text;
+  while ((name = va_arg (args, const char *)) != NULL)
+    {
+      const char *value = va_arg (args, const char *);
+
+      /* A method's value under one of the domain's words would fill every
+       * place the template names the items (ANoT-HEAD's rule-out prompt
+       * once read "Rule out the Item 1: WiFi='free' ... that fail"): the
+       * value needs a placeholder of its own. */
+      if (g_hash_table_contains (values, name))
+        {
+          g_critical ("prompt %s: {%s} is the benchmark's word for its items, "
+                      "not a value the method may set", path, name);
+          continue;
+        }
+      g_hash_table_insert (values, (gpointer) name, (gpointer) (value != NULL ? value : ""));
+    }
+
+  return anot_llm_template_fill_table (template_text, values);
 }
 
 static char *
@@ -293,7 +292,7 @@ anot_llm_prompt (AnotMethodContext *context,
     }
 
   va_start (args, path);
-  filled = domain_fillv (domain, text, args);
+  filled = domain_fillv (domain, path, text, args);
   va_end (args);
   return filled;
 }

@@ -43,17 +43,22 @@ char        *anot_llm_job_format_candidates   (AnotLlmJob          *job,
 /* A prompt template of the plugin's GResource (@path), with `{name}`
  * replaced by the value of name in the NULL-terminated name/value pairs;
  * `{{` and `}}` stand for braces.  `{item}`, `{items}`, `{Item}`,
- * `{Items}`, `{attribute_examples}` and `{tool_attribute_examples}` (the
- * same on any domain but the restaurants, where ReAct's and LATS's four)
- * are the benchmark's domain (@context's; restaurants without a context):
- * templates never name the items or their attributes themselves. */
+ * `{Items}`, `{ITEMS}`, `{a_item}`, `{A_item}`, `{candidate_items}`,
+ * `{attribute_examples}` and `{tool_attribute_examples}` (the same on any
+ * domain but the restaurants, where ReAct's and LATS's four) are the
+ * benchmark's domain (@context's; restaurants without a context):
+ * templates never name the items or their attributes themselves, and a
+ * method passing a value under one of these names is a critical (its
+ * value would fill every place the template names the items). */
 char        *anot_llm_prompt                  (AnotMethodContext   *context,
                                                const char          *path,
                                                ...) G_GNUC_NULL_TERMINATED;
-char        *anot_llm_template_fill           (const char          *template_text,
-                                               ...) G_GNUC_NULL_TERMINATED;
-char        *anot_llm_template_fillv          (const char          *template_text,
-                                               va_list              args);
+/* @template_text with each `{name}` replaced by @values' string of name
+ * (`{{` and `}}` stand for braces), in one pass: no value is expanded
+ * again.  A placeholder without a value is a critical and stays as
+ * written. */
+char        *anot_llm_template_fill_table     (const char          *template_text,
+                                               GHashTable          *values);
 
 /* @base, followed by the defense instructions in defense mode. */
 char        *anot_llm_system_prompt           (AnotMethodContext   *context,
