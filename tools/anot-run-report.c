@@ -89,6 +89,10 @@ anot_run_cmd_report (int    argc,
            anot_report_writer_get_n_traces (writer));
   if (anot_report_writer_get_n_traces_omitted (writer) > 0)
     g_print (", %u left out: trace budget spent", anot_report_writer_get_n_traces_omitted (writer));
+  if (anot_report_writer_get_n_traces_unreadable (writer) > 0)
+    g_print (", %u trace line%s unreadable (torn by a kill or a full disk; anot-run --resume "
+             "cuts them off and runs their requests again)", anot_report_writer_get_n_traces_unreadable (writer),
+             anot_report_writer_get_n_traces_unreadable (writer) == 1 ? "" : "s");
   g_print (")\n");
   return ANOT_RUN_EXIT_OK;
 }

@@ -457,6 +457,10 @@ print_llm_usage (AnotExperiment *experiment)
                " retried), %u recorded by an interrupted run polled again\n",
                anot_batch_queue_get_n_submitted (queue), anot_batch_queue_get_n_lines_sent (queue),
                anot_batch_queue_get_n_lines_retried (queue), anot_batch_queue_get_n_resumed (queue));
+      if (anot_batch_queue_get_n_lines_lost_resent (queue) > 0)
+        g_print ("Batches lost by the provider (HTTP 404): %" G_GUINT64_FORMAT " of their lines "
+                 "sent once more (paid twice if the provider had answered them)\n",
+                 anot_batch_queue_get_n_lines_lost_resent (queue));
     }
 }
 
@@ -599,8 +603,9 @@ anot_run_run_experiment (int           argc,
       "Requests in flight at once (default 8); does not change results", "C" },
     { "request-timeout", 0, 0, G_OPTION_ARG_STRING, &o.request_timeout,
       "Deadline of one request in seconds (default 3600; 0: none; in batch mode none unless "
-      "given): a method not done by then is cancelled, its request recorded as failed, "
-      "and the run goes on", "SECONDS" },
+      "given): a method not done by then is cancelled and the run goes on; its request "
+      "is the method's failure, or unscored (resume runs it) when one of its LLM calls "
+      "still waited on the server", "SECONDS" },
     { "limit", 0, 0, G_OPTION_ARG_STRING, &o.limit,
       "Run only the first L requests (after --groups/--requests)", "L" },
     { "requests", 0, 0, G_OPTION_ARG_STRING, &o.requests,

@@ -119,6 +119,7 @@ struct _Sub
   GSource *poll_source;
   guint poll_ms;
   guint poll_failures;
+  guint not_found;           /* polls answered 404 in a row */
   gboolean resumed;
 };
 
@@ -167,6 +168,8 @@ struct _AnotBatchQueue
   guint n_waiting;
   guint64 n_lines_sent;
   guint64 n_lines_retried;
+  GHashTable *lost_ids;      /* custom_id: in a batch recorded as lost */
+  guint64 n_lines_lost_resent;
 };
 
 G_DEFINE_FINAL_TYPE (AnotBatchQueue, anot_batch_queue, G_TYPE_OBJECT)
@@ -275,6 +278,7 @@ anot_batch_queue_finalize (GObject *object)
   g_hash_table_unref (self->records);
   g_hash_table_unref (self->intent_ids);
   g_hash_table_unref (self->intents);
+  g_hash_table_unref (self->lost_ids);
   g_clear_object (&self->cancellable);
   if (self->state_fd >= 0)
     close (self->state_fd);
@@ -445,6 +449,7 @@ anot_batch_queue_init (AnotBatchQueue *self)
   self->intent_ids = g_hash_table_new (g_str_hash, g_str_equal);
   self->cancellable = g_cancellable_new ();
   self->state_fd = -1;
+  self->lost_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
 /**
@@ -578,6 +583,23 @@ state_record_ended (AnotBatchQueue *self,
   state_append (self, writer);
 }
 
+static void
+state_record_lost (AnotBatchQueue *self,
+                   Sub            *sub)
+{
+  g_autoptr(AnotJsonWriter) writer = anot_json_writer_new ();
+
+  anot_json_writer_begin_object (writer);
+  anot_json_writer_set_member_name (writer, "event");
+  anot_json_writer_add_string_value (writer, "lost");
+  anot_json_writer_set_member_name (writer, "batch_id");
+  anot_json_writer_add_string_value (writer, anot_batch_get_id (sub->batch));
+  anot_json_writer_set_member_name (writer, "time");
+  anot_json_writer_add_int_value (writer, g_get_real_time () / G_USEC_PER_SEC);
+  anot_json_writer_end_object (writer);
+  state_append (self, writer);
+}
+
 static gboolean
 state_load_line (AnotBatchQueue  *self,
                  const char      *path,
@@ -610,6 +632,25 @@ state_load_line (AnotBatchQueue  *self,
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_MISSING_FIELD,
                    "%s:%u: a batch record needs “event” and “batch_id”", path, line_number);
       return FALSE;
+    }
+  if (strcmp (event, "lost") == 0)
+    {
+      /* The provider forgot the batch (404): its calls are sent once
+       * more. */
+      record = g_hash_table_lookup (self->records, batch_id);
+      if (record != NULL)
+        {
+          for (guint i = 0; i < record->custom_ids->len; i++)
+            {
+              const char *id = g_ptr_array_index (record->custom_ids, i);
+
+              if (g_hash_table_lookup (self->recorded_ids, id) == record)
+                g_hash_table_remove (self->recorded_ids, id);
+              g_hash_table_add (self->lost_ids, g_strdup (id));
+            }
+          g_hash_table_remove (self->records, batch_id);
+        }
+      return TRUE;
     }
   if (strcmp (event, "submitted") != 0 && strcmp (event, "intent") != 0)
     return TRUE;
@@ -947,6 +988,37 @@ on_polled (GObject      *source,
   if ((sub = g_hash_table_lookup (self->subs, batch_id)) == NULL)
     return;
 
+  if (!ok && g_error_matches (error, ANOT_ERROR, ANOT_ERROR_LLM_BATCH_NOT_FOUND))
+    {
+      guint n = anot_batch_get_n_lines (sub->batch);
+      g_autoptr(GError) lost = NULL;
+
+      /* Once may be a provider's hiccup; twice, the batch is gone (the
+       * provider forgot it).  Recorded as lost: its calls fail now
+       * (unscored), and the next resume sends them once more rather than
+       * polling an id that no longer exists. */
+      if (++sub->not_found < 2)
+        {
+          sub_schedule_poll (sub, sub->poll_ms);
+          return;
+        }
+      state_record_lost (self, sub);
+      lost = g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_BATCH,
+                          "Batch %s is unknown to %s (HTTP 404 on two polls): recorded as "
+                          "lost in %s; a resume sends its calls once more",
+                          batch_id, ANOT_HTTP_BACKEND_GET_CLASS (backend)->name,
+                          self->state_path ? self->state_path : "the batch state file");
+      for (guint i = 0; i < n; i++)
+        {
+          Line *line = g_hash_table_lookup (self->lines, anot_batch_get_line_custom_id (sub->batch, i));
+
+          if (line != NULL && line->sub == sub)
+            line_resolve (self, line, NULL, NULL, lost);
+        }
+      g_hash_table_remove (self->subs, batch_id);
+      return;
+    }
+  sub->not_found = 0;
   if (!ok)
     {
       sub->poll_failures++;
@@ -1096,6 +1168,8 @@ group_close (AnotBatchQueue *self,
       line->sub = sub;
       line->attempts++;
       anot_batch_add_line (sub->batch, line->custom_id, line->body);
+      if (g_hash_table_remove (self->lost_ids, line->custom_id))
+        self->n_lines_lost_resent++;
     }
   self->n_submitted++;
   self->n_lines_sent += group->lines->len;
@@ -1270,13 +1344,23 @@ on_waiter_cancelled (GCancellable *cancellable,
   return G_SOURCE_REMOVE;
 }
 
+static char *make_custom_id_at (AnotHttpBackend *backend, const char *base_url, GBytes *body);
+
 static char *
 make_custom_id (AnotHttpBackend *backend,
                 GBytes          *body)
 {
+  return make_custom_id_at (backend, anot_http_backend_get_base_url (backend), body);
+}
+
+/* The custom id the call would have had sent through @base_url. */
+static char *
+make_custom_id_at (AnotHttpBackend *backend,
+                   const char      *base_url,
+                   GBytes          *body)
+{
   AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (backend);
   g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
-  const char *base_url = anot_http_backend_get_base_url (backend);
   gsize size;
   const guint8 *data = g_bytes_get_data (body, &size);
 
@@ -1354,8 +1438,29 @@ on_intent_searched (GObject      *source,
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   else
-    g_warning ("Cannot ask %s whether an interrupted run created batch %s: %s; its calls are "
-               "sent again", ANOT_HTTP_BACKEND_GET_CLASS (backend)->name, record->intent_id, error->message);
+    {
+      g_autoptr(GError) unknown = NULL;
+
+      /* The batch may exist and be paid for: its calls are not sent
+       * again.  They fail (unscored), the intent stays recorded, and the
+       * next resume asks again. */
+      record->searching = FALSE;
+      unknown = g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_BATCH,
+                             "Cannot ask %s whether an interrupted run created batch %s: %s; "
+                             "its calls are not sent again (they may be paid already): a resume "
+                             "asks again", ANOT_HTTP_BACKEND_GET_CLASS (backend)->name,
+                             record->intent_id, error->message);
+      for (guint i = 0; waiting != NULL && i < waiting->len; i++)
+        {
+          Line *line = g_ptr_array_index (waiting, i);
+
+          if (line->waiters->len == 0)
+            g_hash_table_remove (self->lines, line->custom_id);
+          else
+            line_resolve (self, line, NULL, NULL, unknown);
+        }
+      return;
+    }
 
   for (guint i = 0; i < record->custom_ids->len; i++)
     g_hash_table_remove (self->intent_ids, g_ptr_array_index (record->custom_ids, i));
@@ -1440,6 +1545,52 @@ sub_from_record_exists (AnotBatchQueue  *self,
   return record != NULL && g_strcmp0 (record->backend, ANOT_HTTP_BACKEND_GET_CLASS (backend)->name) == 0;
 }
 
+/* An error naming the base URL through which an earlier run recorded a
+ * batch (or the intent of one) holding this call for @backend's provider,
+ * when it is not @backend's base URL; NULL when there is none. */
+static GError *
+recorded_elsewhere (AnotBatchQueue  *self,
+                    AnotHttpBackend *backend,
+                    GBytes          *body)
+{
+  AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (backend);
+  const char *base_url = anot_http_backend_get_base_url (backend);
+  GHashTable *tables[] = { self->records, self->intents };
+  g_autoptr(GHashTable) tried = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint t = 0; t < G_N_ELEMENTS (tables); t++)
+    {
+      GHashTableIter iter;
+      gpointer value;
+
+      g_hash_table_iter_init (&iter, tables[t]);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        {
+          Record *record = value;
+          g_autofree char *id = NULL;
+          Record *holder;
+
+          if (g_strcmp0 (record->backend, klass->name) != 0 || record->base_url == NULL ||
+              g_strcmp0 (record->base_url, base_url) == 0 ||
+              !g_hash_table_add (tried, record->base_url))
+            continue;
+          id = make_custom_id_at (backend, record->base_url, body);
+          holder = g_hash_table_lookup (self->recorded_ids, id);
+          if (holder == NULL)
+            holder = g_hash_table_lookup (self->intent_ids, id);
+          if (holder != NULL)
+            return g_error_new (ANOT_ERROR, ANOT_ERROR_CONFIG,
+                                "An interrupted run sent this call to %s in batch %s through %s; "
+                                "it is not sent again through %s, where it would be paid twice. "
+                                "Resume with --base-url %s (batches are the provider's: the "
+                                "run polls it there)",
+                                klass->name, holder->batch_id ? holder->batch_id : holder->intent_id,
+                                holder->base_url, base_url ? base_url : "(none)", holder->base_url);
+        }
+    }
+  return NULL;
+}
+
 void
 anot_batch_queue_add (AnotBatchQueue  *self,
                       AnotHttpBackend *backend,
@@ -1469,6 +1620,21 @@ anot_batch_queue_add (AnotBatchQueue  *self,
     }
 
   line = g_hash_table_lookup (self->lines, custom_id);
+  if (line == NULL && !sub_from_record_exists (self, backend, custom_id) &&
+      !g_hash_table_contains (self->intent_ids, custom_id))
+    {
+      g_autoptr(GError) moved = recorded_elsewhere (self, backend, body);
+
+      /* An earlier run sent this call through another base URL (a resume
+       * with --base-url): the provider may hold and bill it there, so it
+       * is not sent again through this one. */
+      if (moved != NULL)
+        {
+          g_task_return_error (task, g_steal_pointer (&moved));
+          g_object_unref (task);
+          return;
+        }
+    }
   if (line == NULL && sub_from_record_exists (self, backend, custom_id) == FALSE)
     {
       guint64 max_bytes;
@@ -1577,6 +1743,21 @@ anot_batch_queue_get_n_lines_sent (AnotBatchQueue *self)
 {
   g_return_val_if_fail (ANOT_IS_BATCH_QUEUE (self), 0);
   return self->n_lines_sent;
+}
+
+/**
+ * anot_batch_queue_get_n_lines_lost_resent:
+ * @self: an #AnotBatchQueue
+ *
+ * Returns: the lines sent again because the batch an earlier run sent
+ *   them in was lost (the provider answered 404 on two polls of it): paid
+ *   twice if the provider had answered them before it forgot the batch
+ */
+guint64
+anot_batch_queue_get_n_lines_lost_resent (AnotBatchQueue *self)
+{
+  g_return_val_if_fail (ANOT_IS_BATCH_QUEUE (self), 0);
+  return self->n_lines_lost_resent;
 }
 
 /**

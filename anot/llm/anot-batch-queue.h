@@ -52,5 +52,7 @@ ANOT_AVAILABLE_IN_ALL
 guint64         anot_batch_queue_get_n_lines_sent    (AnotBatchQueue  *self);
 ANOT_AVAILABLE_IN_ALL
 guint64         anot_batch_queue_get_n_lines_retried (AnotBatchQueue  *self);
+ANOT_AVAILABLE_IN_ALL
+guint64         anot_batch_queue_get_n_lines_lost_resent (AnotBatchQueue *self);
 
 G_END_DECLS

@@ -991,7 +991,7 @@ attempt_done (Call   *call,
                           TRUE, retry_after_ms (msg));
     else if (status == 404 && call->model == NULL)
       call_retry_or_fail (call,
-                          g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_BAD_REQUEST,
+                          g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_BATCH_NOT_FOUND,
                                        "HTTP 404 from %s: %s", WHERE, server_message),
                           FALSE, -1);
     else if (status == 404)

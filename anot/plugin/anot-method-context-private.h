@@ -6,6 +6,7 @@
 
 #include "anot-method-context.h"
 #include "anot-ini-reader-private.h"
+#include "anot-call-journal-private.h"
 
 G_BEGIN_DECLS
 
@@ -28,6 +29,12 @@ gboolean anot_method_context_get_config_file (AnotMethodContext *self,
 
 G_GNUC_INTERNAL
 const GError *anot_method_context_get_infrastructure_error (AnotMethodContext *self);
+G_GNUC_INTERNAL
+void          anot_method_context_set_journal (AnotMethodContext *self,
+                                               AnotCallJournal   *journal,
+                                               const char        *scope);
+G_GNUC_INTERNAL
+guint         anot_method_context_get_calls_pending (AnotMethodContext *self);
 G_GNUC_INTERNAL
 guint         anot_method_context_get_replaced_characters (AnotMethodContext *self);
 

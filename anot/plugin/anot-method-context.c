@@ -8,6 +8,8 @@
 
 #include "anot-defense-prompt-private.h"
 #include "anot-method-context-private.h"
+
+#include "anot-call-journal-private.h"
 #include "anot-backend-router-private.h"
 #include "anot-enum-types.h"
 #include "anot-error.h"
@@ -62,7 +64,26 @@ struct _AnotMethodContext
   AnotIniReader *config_file;   /* ...nullable: the run had no config.ini */
   GError *infrastructure_error; /* the first call that failed for the infrastructure */
   guint replaced_characters;    /* \u0000 and lone surrogates of every answer, as U+FFFD */
+  guint calls_pending;          /* sent to the router, not yet answered */
+  AnotCallJournal *journal;     /* nullable: set by the experiment */
+  char *journal_scope;          /* the cell and request, in the journal's keys */
+  GHashTable *occurrences;      /* role and call -> how many were made */
 };
+
+/* One LLM call of the method, from its start to its answer. */
+typedef struct
+{
+  char *role;
+  char *journal_key;            /* nullable */
+} Call;
+
+static void
+call_free (Call *call)
+{
+  g_free (call->role);
+  g_free (call->journal_key);
+  g_free (call);
+}
 
 G_DEFINE_FINAL_TYPE (AnotMethodContext, anot_method_context, G_TYPE_OBJECT)
 
@@ -96,6 +117,9 @@ anot_method_context_finalize (GObject *object)
   g_hash_table_unref (self->options);
   g_clear_pointer (&self->config_file, anot_ini_reader_unref);
   g_clear_error (&self->infrastructure_error);
+  g_clear_object (&self->journal);
+  g_free (self->journal_scope);
+  g_clear_pointer (&self->occurrences, g_hash_table_unref);
 
   G_OBJECT_CLASS (anot_method_context_parent_class)->finalize (object);
 }
@@ -668,6 +692,35 @@ chat_role_name (AnotChatRole role)
     }
 }
 
+/* An answer, called or replayed from the journal, counted and logged. */
+static void
+context_take_answer (AnotMethodContext *self,
+                     const char        *role,
+                     const char        *backend_name,
+                     AnotCompletion    *completion,
+                     gboolean           replayed)
+{
+  anot_usage_add_completion (self->usage, completion);
+  self->replaced_characters += anot_completion_get_replaced_characters (completion);
+  anot_method_context_debug (self, ANOT_DEBUG_LEVEL_VERBOSE, "LLM",
+                             "%s %s:%s %" G_GUINT64_FORMAT "+%" G_GUINT64_FORMAT
+                             " tokens, %.0f ms, %u retries%s%s%s",
+                             role, backend_name ? backend_name : "?",
+                             anot_completion_get_model (completion)
+                             ? anot_completion_get_model (completion) : "?",
+                             anot_completion_get_prompt_tokens (completion),
+                             anot_completion_get_completion_tokens (completion),
+                             anot_completion_get_latency_ms (completion),
+                             anot_completion_get_retries (completion),
+                             anot_completion_get_cached (completion) ? ", cached" : "",
+                             replayed ? ", replayed from the journal (paid by an earlier attempt)" : "",
+                             anot_completion_get_replaced_characters (completion) > 0
+                             ? ", \\u0000 or lone surrogates read as U+FFFD" : "");
+  anot_method_context_debug (self, ANOT_DEBUG_LEVEL_FULL, "LLM", "%s response:\n%s",
+                             role, anot_completion_get_text (completion)
+                             ? anot_completion_get_text (completion) : "");
+}
+
 static void
 on_routed_complete (GObject      *source,
                     GAsyncResult *result,
@@ -675,10 +728,12 @@ on_routed_complete (GObject      *source,
 {
   g_autoptr(GTask) task = user_data;
   AnotMethodContext *self = g_task_get_source_object (task);
-  const char *role = g_task_get_task_data (task);
+  Call *call = g_task_get_task_data (task);
+  const char *role = call->role;
   g_autoptr(GError) error = NULL;
   g_autoptr(AnotCompletion) completion = NULL;
 
+  self->calls_pending--;
   completion = anot_backend_router_complete_finish (ANOT_BACKEND_ROUTER (source), result, &error);
   if (completion == NULL)
     {
@@ -693,27 +748,14 @@ on_routed_complete (GObject      *source,
       return;
     }
 
-  anot_usage_add_completion (self->usage, completion);
-  self->replaced_characters += anot_completion_get_replaced_characters (completion);
-  anot_method_context_debug (self, ANOT_DEBUG_LEVEL_VERBOSE, "LLM",
-                             "%s %s:%s %" G_GUINT64_FORMAT "+%" G_GUINT64_FORMAT
-                             " tokens, %.0f ms, %u retries%s%s",
-                             role,
-                             anot_backend_router_get_backend_name (ANOT_BACKEND_ROUTER (source), role)
-                             ? anot_backend_router_get_backend_name (ANOT_BACKEND_ROUTER (source), role)
-                             : "?",
-                             anot_completion_get_model (completion)
-                             ? anot_completion_get_model (completion) : "?",
-                             anot_completion_get_prompt_tokens (completion),
-                             anot_completion_get_completion_tokens (completion),
-                             anot_completion_get_latency_ms (completion),
-                             anot_completion_get_retries (completion),
-                             anot_completion_get_cached (completion) ? ", cached" : "",
-                             anot_completion_get_replaced_characters (completion) > 0
-                             ? ", \\u0000 or lone surrogates read as U+FFFD" : "");
-  anot_method_context_debug (self, ANOT_DEBUG_LEVEL_FULL, "LLM", "%s response:\n%s",
-                             role, anot_completion_get_text (completion)
-                             ? anot_completion_get_text (completion) : "");
+  /* Kept before the method sees it: a resume replays it.  A journal that
+   * cannot be written stops the run (the experiment reads its error);
+   * this answer, paid for, is still used. */
+  if (call->journal_key != NULL)
+    anot_call_journal_append (self->journal, call->journal_key, completion, NULL);
+  context_take_answer (self, role,
+                       anot_backend_router_get_backend_name (ANOT_BACKEND_ROUTER (source), role),
+                       completion, FALSE);
   g_task_return_pointer (task, g_steal_pointer (&completion), g_object_unref);
 }
 
@@ -741,6 +783,7 @@ anot_method_context_complete_request_async (AnotMethodContext   *self,
 {
   g_autoptr(GTask) task = NULL;
   g_autoptr(AnotChatRequest) copy = NULL;
+  Call *call;
 
   g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
   g_return_if_fail (role != NULL);
@@ -749,7 +792,9 @@ anot_method_context_complete_request_async (AnotMethodContext   *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, anot_method_context_complete_request_async);
   g_task_set_name (task, "[anot] method LLM call");
-  g_task_set_task_data (task, g_strdup (role), g_free);
+  call = g_new0 (Call, 1);
+  call->role = g_strdup (role);
+  g_task_set_task_data (task, call, (GDestroyNotify) call_free);
 
   if (self->router == NULL)
     {
@@ -761,6 +806,31 @@ anot_method_context_complete_request_async (AnotMethodContext   *self,
 
   copy = anot_chat_request_copy (request);
   anot_chat_request_set_request_id (copy, self->request_id);
+
+  if (self->journal != NULL)
+    {
+      g_autofree char *call_hash = anot_chat_request_hash (copy, role);
+      g_autofree char *counted = g_strconcat (role, "\n", call_hash, NULL);
+      guint occurrence = GPOINTER_TO_UINT (g_hash_table_lookup (self->occurrences, counted));
+      g_autoptr(AnotCompletion) replayed = NULL;
+
+      g_hash_table_insert (self->occurrences, g_steal_pointer (&counted),
+                           GUINT_TO_POINTER (occurrence + 1));
+      call->journal_key = anot_call_journal_key (self->journal_scope, role, copy, occurrence);
+      replayed = anot_call_journal_replay (self->journal, call->journal_key);
+      if (replayed != NULL)
+        {
+          /* Paid by an earlier attempt of the run: counted again in this
+           * request's row (the row of that attempt is replaced), not
+           * paid again. */
+          anot_completion_set_role (replayed, role);
+          context_take_answer (self, role,
+                               anot_backend_router_get_backend_name (self->router, role),
+                               replayed, TRUE);
+          g_task_return_pointer (task, g_steal_pointer (&replayed), g_object_unref);
+          return;
+        }
+    }
 
   if (anot_method_context_get_debug_level (self) >= ANOT_DEBUG_LEVEL_FULL)
     {
@@ -775,6 +845,7 @@ anot_method_context_complete_request_async (AnotMethodContext   *self,
                             text->str);
     }
 
+  self->calls_pending++;
   anot_backend_router_complete_copy_async (self->router, role, g_steal_pointer (&copy),
                                            cancellable, on_routed_complete,
                                            g_steal_pointer (&task));
@@ -1076,6 +1147,35 @@ anot_method_context_get_replaced_characters (AnotMethodContext *self)
 {
   g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), 0);
   return self->replaced_characters;
+}
+
+/* Every answer the method gets is appended to @journal under a key in
+ * @scope (the cell and request) as it arrives, and a call whose key the
+ * journal already holds (an earlier attempt of the run made it) is
+ * answered from it. */
+void
+anot_method_context_set_journal (AnotMethodContext *self,
+                                 AnotCallJournal   *journal,
+                                 const char        *scope)
+{
+  g_return_if_fail (ANOT_IS_METHOD_CONTEXT (self));
+  g_return_if_fail (journal == NULL || ANOT_IS_CALL_JOURNAL (journal));
+
+  g_set_object (&self->journal, journal);
+  g_free (self->journal_scope);
+  self->journal_scope = g_strdup (scope ? scope : "");
+  if (self->occurrences == NULL)
+    self->occurrences = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+/* How many of the request's LLM calls wait on the infrastructure: sent,
+ * retrying, queued for or inside a batch.  At the request's deadline they
+ * make the lateness the infrastructure's, not the method's. */
+guint
+anot_method_context_get_calls_pending (AnotMethodContext *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), 0);
+  return self->calls_pending;
 }
 
 /* The first of this request's LLM calls that failed for the

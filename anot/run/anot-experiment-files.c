@@ -710,6 +710,63 @@ anot_experiment_write_cell_files (AnotExperiment  *self,
          (!run_over || write_summary (self, cell->attack, error));
 }
 
+/* Before a resumed cell appends traces: the trace file keeps a line only
+ * for a request with a row (@rows: request id -> row), so that a torn
+ * last line (a kill, a full disk) and the trace of a request that runs
+ * again (its row was not written, or was unscored) are gone and every
+ * request has one trace.  The file is rewritten only when a line goes. */
+gboolean
+anot_experiment_repair_trace_file (const char  *path,
+                                   GHashTable  *rows,
+                                   GError     **error)
+{
+  g_autofree char *contents = NULL;
+  g_autoptr(GString) kept = NULL;
+  g_autoptr(GError) local = NULL;
+  gsize length, start = 0;
+  gboolean dropped = FALSE;
+
+  if (!g_file_get_contents (path, &contents, &length, &local))
+    {
+      if (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_IO, "Cannot read %s: %s", path, local->message);
+      return FALSE;
+    }
+  kept = g_string_sized_new (length);
+  while (start < length)
+    {
+      const char *line = contents + start;
+      const char *end = memchr (line, '\n', length - start);
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      JsonNode *root;
+      const char *id = NULL;
+
+      if (end == NULL)
+        {
+          dropped = TRUE;
+          break;
+        }
+      if (json_parser_load_from_data (parser, line, end - line, NULL) &&
+          (root = json_parser_get_root (parser)) != NULL && JSON_NODE_HOLDS_OBJECT (root))
+        id = json_object_get_string_member_with_default (json_node_get_object (root),
+                                                         "request_id", NULL);
+      if (id != NULL && g_hash_table_contains (rows, id))
+        g_string_append_len (kept, line, end - line + 1);
+      else
+        dropped = TRUE;
+      start = (gsize) (end - contents) + 1;
+    }
+  if (!dropped)
+    return TRUE;
+  if (!g_file_set_contents (path, kept->str, (gssize) kept->len, &local))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_IO, "Cannot write %s: %s", path, local->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* One writer per experiment directory: an exclusive flock() on
  * <directory>/.anot-lock from the start of a run or a merge to its end
  * (anot_experiment_unlock_directory(), or the object's finalize), released

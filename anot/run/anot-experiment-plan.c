@@ -72,6 +72,7 @@ anot_experiment_plan_clear (AnotExperiment *self)
   self->config_file_read = FALSE;
   g_clear_object (&self->router);
   g_clear_object (&self->batch_queue);
+  g_clear_object (&self->journal);
   anot_experiment_budget_clear (self);
   g_clear_object (&self->replaced_usage);
   self->n_planned = 0;

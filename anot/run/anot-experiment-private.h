@@ -12,6 +12,7 @@
 #include "anot-experiment.h"
 
 #include "anot-backend-router.h"
+#include "anot-call-journal-private.h"
 #include "anot-debug-log.h"
 #include "anot-ini-reader-private.h"
 #include "anot-llm-config.h"
@@ -99,6 +100,7 @@ struct _AnotExperiment
   JsonNode *method_settings;    /* every declared option's effective value and source */
   AnotBackendRouter *router;
   AnotBatchQueue *batch_queue;  /* in batch mode */
+  AnotCallJournal *journal;     /* answers.jsonl of the run in progress */
   int lock_fd;                  /* the experiment directory's lock, or -1 */
   AnotDebugLevel debug_level;
   AnotDebugLog *debug_log;      /* of the run in progress */
@@ -114,6 +116,7 @@ struct _AnotExperiment
   guint next_open;              /* the first cell not opened */
   guint in_flight;
   GError *fatal;
+  guint n_unwritten;            /* finished requests whose row the fatal error kept out */
   gboolean pumping;
   gboolean pump_again;
 
@@ -179,6 +182,9 @@ G_GNUC_INTERNAL gboolean     anot_experiment_write_config        (AnotExperiment
                                                                   AttackEntry     *attack,
                                                                   guint            run,
                                                                   const char      *status,
+                                                                  GError         **error);
+G_GNUC_INTERNAL gboolean     anot_experiment_repair_trace_file   (const char      *path,
+                                                                  GHashTable      *rows,
                                                                   GError         **error);
 G_GNUC_INTERNAL gboolean     anot_experiment_write_cell_files    (AnotExperiment  *self,
                                                                   Cell            *cell,

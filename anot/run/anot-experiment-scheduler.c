@@ -13,7 +13,8 @@
  * before it are done, or the run stops.
  *
  * Every request has a deadline (`request-timeout`).  At the deadline its
- * row is written as the method's failure, its own cancellable is
+ * row is written as the method's failure (the infrastructure's when one of
+ * its LLM calls is still out: unscored), its own cancellable is
  * cancelled and its slot is given to the next request: the job is
  * abandoned, so a method that never finishes, even cancelled, costs its
  * request and not the run.  If it calls back after all, the call is only
@@ -240,10 +241,6 @@ record_result (AnotExperiment *self,
   g_autofree char *line = anot_results_node_to_line (node);
   g_autofree char *with_newline = g_strconcat (line, "\n", NULL);
 
-  g_hash_table_insert (cell->rows, g_strdup (anot_result_get_request_id (result)),
-                       g_object_ref (result));
-  anot_experiment_budget_add_result (self, result);
-
   if (cell->append != NULL && self->fatal == NULL)
     {
       /* Written and flushed now, so a kill loses only requests in flight. */
@@ -254,6 +251,18 @@ record_result (AnotExperiment *self,
           g_prefix_error (&self->fatal, "Cannot write results: ");
         }
     }
+  /* Finished, but this write or an earlier one (its trace's, another
+   * row's) failed: the row is kept out of the cell's files, so that the
+   * resume runs the request again, from the answers the journal kept. */
+  if (self->fatal != NULL && cell->append != NULL)
+    {
+      self->n_unwritten++;
+      return;
+    }
+
+  g_hash_table_insert (cell->rows, g_strdup (anot_result_get_request_id (result)),
+                       g_object_ref (result));
+  anot_experiment_budget_add_result (self, result);
 
   g_signal_emit (self, anot_experiment_signals[SIGNAL_RESULT], 0, result);
 }
@@ -382,6 +391,15 @@ on_rank_done (GObject      *source,
   infrastructure = ranking == NULL && anot_error_is_infrastructure (error)
                    ? error : anot_method_context_get_infrastructure_error (job->context);
 
+  /* An answer that could not be journaled would be paid again by a
+   * resume: nothing more is sent. */
+  if (self->journal != NULL && anot_call_journal_get_error (self->journal) != NULL &&
+      self->fatal == NULL)
+    {
+      self->fatal = g_error_copy (anot_call_journal_get_error (self->journal));
+      g_cancellable_cancel (self->jobs_cancellable);
+    }
+
   if (infrastructure != NULL && anot_error_stops_run (infrastructure))
     stop_run (self, infrastructure);
   else if (ranking == NULL &&
@@ -413,8 +431,9 @@ on_rank_done (GObject      *source,
   g_object_unref (self);
 }
 
-/* The request's deadline passed: its row is the method's failure, the
- * method is asked to stop, and the run goes on without waiting for it. */
+/* The request's deadline passed: its row is the method's failure (or the
+ * infrastructure's, when one of its calls is still out), the method is
+ * asked to stop, and the run goes on without waiting for it. */
 static gboolean
 on_deadline (gpointer user_data)
 {
@@ -434,11 +453,23 @@ on_deadline (gpointer user_data)
     {
       g_autoptr(AnotResult) result = NULL;
       g_autoptr(GError) error = NULL;
+      guint pending = anot_method_context_get_calls_pending (job->context);
 
-      g_set_error (&error, ANOT_ERROR, ANOT_ERROR_METHOD_TIMEOUT,
-                   "the method did not finish the request within its deadline of %u s "
-                   "(--request-timeout); it was cancelled", job->timeout);
-      result = result_from_ranking (self, job, NULL, error, FALSE);
+      /* Late because a call still waits on the server (in flight,
+       * retrying, queued for or inside a batch): the infrastructure's
+       * failure, unscored, and a resume runs the request again (a batch
+       * the call waits in is recorded and polled then, not paid again). */
+      if (pending > 0)
+        g_set_error (&error, ANOT_ERROR, ANOT_ERROR_LLM_TIMEOUT,
+                     "the request's deadline of %u s (--request-timeout) passed while %u of "
+                     "its LLM calls still waited on the server (sent, retrying or in a "
+                     "batch); it was cancelled, and a resume runs it again", job->timeout,
+                     pending);
+      else
+        g_set_error (&error, ANOT_ERROR, ANOT_ERROR_METHOD_TIMEOUT,
+                     "the method did not finish the request within its deadline of %u s "
+                     "(--request-timeout); it was cancelled", job->timeout);
+      result = result_from_ranking (self, job, NULL, error, pending > 0);
       record_result (self, job->cell, result);
       debug_result (self, job, result);
     }
@@ -577,6 +608,13 @@ start_job (AnotExperiment *self,
 
   job->context = anot_experiment_new_method_context (self, job->trial);
   anot_method_context_set_debug_log (job->context, cell->debug_log);
+  if (self->journal != NULL)
+    {
+      g_autofree char *scope = g_strdup_printf ("%s/%u/%u/%s", cell->attack->name, cell->run,
+                                                cell->n, anot_request_get_id (request));
+
+      anot_method_context_set_journal (job->context, self->journal, scope);
+    }
   self->in_flight++;
   cell->in_flight++;
   job->cancellable = g_cancellable_new ();
@@ -726,7 +764,28 @@ experiment_end (AnotExperiment *self)
 
   if (self->fatal != NULL)
     {
-      experiment_complete (self, g_steal_pointer (&self->fatal));
+      GError *fatal = g_steal_pointer (&self->fatal);
+
+      /* A write that failed (a full disk): what it kept out, and how to
+       * get it back without paying again. */
+      if (fatal->domain == G_IO_ERROR || g_error_matches (fatal, ANOT_ERROR, ANOT_ERROR_IO))
+        {
+          GError *error = g_error_new (fatal->domain, fatal->code,
+                                       "%s\n%u finished request%s could not be written; "
+                                       "their answers are kept in %s/answers.jsonl%s. Once "
+                                       "the disk has room, continue with: anot-run --resume %s "
+                                       "(it pays for no answer again)",
+                                       fatal->message, self->n_unwritten,
+                                       self->n_unwritten == 1 ? "" : "s", self->directory,
+                                       self->journal != NULL &&
+                                       anot_call_journal_get_error (self->journal) != NULL
+                                       ? " (up to the answer that could not be journaled)" : "",
+                                       self->directory);
+
+          g_error_free (fatal);
+          fatal = error;
+        }
+      experiment_complete (self, fatal);
       return;
     }
   if (self->over_budget && !g_cancellable_is_cancelled (self->cancellable))
@@ -799,7 +858,8 @@ open_cell (AnotExperiment *self)
   if (!anot_experiment_make_directory (dir, &error) ||
       (first_of_run && !anot_experiment_write_config (self, cell->attack, cell->run, "running", &error)) ||
       /* Rewriting what was read drops a torn last line before appending. */
-      !anot_results_write_rows (path, rows, &error))
+      !anot_results_write_rows (path, rows, &error) ||
+      !anot_experiment_repair_trace_file (trace_path, cell->rows, &error))
     goto fail;
 
   cell->jobs = g_ptr_array_new_with_free_func (g_object_unref);

@@ -479,6 +479,24 @@ open_batch_state (AnotExperiment  *self,
   return anot_batch_queue_open_state (self->batch_queue, path, error);
 }
 
+/* The journal of the run's answered calls, answers.jsonl in the
+ * experiment directory: every answer is appended as it arrives, and a
+ * resume replays those of the requests it runs again instead of paying
+ * for them twice. */
+static gboolean
+open_journal (AnotExperiment  *self,
+              GError         **error)
+{
+  g_autofree char *path = g_build_filename (self->directory, "answers.jsonl", NULL);
+
+  /* --force starts over: the old answers are another run's. */
+  if (self->settings->force && !self->resuming)
+    g_unlink (path);
+  g_clear_object (&self->journal);
+  self->journal = anot_call_journal_open (path, error);
+  return self->journal != NULL;
+}
+
 /**
  * anot_experiment_get_batch_queue:
  * @self: an #AnotExperiment
@@ -538,7 +556,8 @@ anot_experiment_run_async (AnotExperiment      *self,
 
   if (!anot_experiment_check_api_keys (self, &error) ||
       !anot_experiment_open_directories (self, &error) ||
-      !open_batch_state (self, &error))
+      !open_batch_state (self, &error) ||
+      !open_journal (self, &error))
     {
       anot_experiment_unlock_directory (self);
       g_task_return_error (task, g_steal_pointer (&error));
@@ -553,6 +572,7 @@ anot_experiment_run_async (AnotExperiment      *self,
                                                    self->jobs_cancellable, NULL);
   self->cell_index = 0;
   self->in_flight = 0;
+  self->n_unwritten = 0;
   g_clear_error (&self->fatal);
   anot_experiment_budget_reset (self);
 

@@ -62,6 +62,7 @@ struct _AnotReportWriter
 
   guint n_traces;
   guint n_traces_omitted;
+  guint n_traces_unreadable;
 };
 
 G_DEFINE_FINAL_TYPE (AnotReportWriter, anot_report_writer, G_TYPE_OBJECT)
@@ -186,6 +187,24 @@ anot_report_writer_get_n_traces_omitted (AnotReportWriter *self)
 {
   g_return_val_if_fail (ANOT_IS_REPORT_WRITER (self), 0);
   return self->n_traces_omitted;
+}
+
+/**
+ * anot_report_writer_get_n_traces_unreadable:
+ * @self: an #AnotReportWriter
+ *
+ * Lines of the trace files that are not JSON: the torn last line a kill
+ * or a full disk left (`anot-run --resume` cuts it off and runs its
+ * request again).  The report holds no trace for them.
+ *
+ * Returns: the unreadable trace lines the last
+ *   [method@Anot.ReportWriter.write] skipped
+ */
+guint
+anot_report_writer_get_n_traces_unreadable (AnotReportWriter *self)
+{
+  g_return_val_if_fail (ANOT_IS_REPORT_WRITER (self), 0);
+  return self->n_traces_unreadable;
 }
 
 /* ------------------------------------------------------------------------
@@ -1367,7 +1386,8 @@ write_traces_of (AnotReportWriter *self,
   walk->file = file;
   walk->n = n;
   walk->run_index = run_index;
-  if (!anot_results_foreach_trace (run->directory, n, collect_trace, walk, error))
+  if (!anot_results_foreach_trace (run->directory, n, collect_trace, walk,
+                                   &self->n_traces_unreadable, error))
     return FALSE;
 
   for (guint i = first; i <= last; i++)
@@ -1563,6 +1583,7 @@ anot_report_writer_write (AnotReportWriter  *self,
 
   self->n_traces = 0;
   self->n_traces_omitted = 0;
+  self->n_traces_unreadable = 0;
   methods = anot_results_list_methods (self->results);
   n_rows = anot_results_get_n_rows (self->results);
   trace_state = g_array_sized_new (FALSE, TRUE, sizeof (gint), n_rows);

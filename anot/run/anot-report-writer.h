@@ -56,5 +56,7 @@ ANOT_AVAILABLE_IN_ALL
 guint             anot_report_writer_get_n_traces     (AnotReportWriter  *self);
 ANOT_AVAILABLE_IN_ALL
 guint             anot_report_writer_get_n_traces_omitted (AnotReportWriter *self);
+ANOT_AVAILABLE_IN_ALL
+guint             anot_report_writer_get_n_traces_unreadable (AnotReportWriter *self);
 
 G_END_DECLS

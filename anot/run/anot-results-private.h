@@ -72,7 +72,9 @@ const AnotResultsRow *anot_results_peek_row (AnotResults *self,
 
 /* Opens trace_<N>.jsonl of a run directory and calls @func for every
  * line that parses, with the request id and the "trace" member; stops
- * early when @func returns FALSE.  A missing file is no error. */
+ * early when @func returns FALSE.  A missing file is no error.  Lines that
+ * do not parse (a torn last line of a killed run or a full disk) are
+ * skipped and counted in @out_n_unreadable (nullable). */
 typedef gboolean (*AnotResultsTraceFunc) (const char *request_id,
                                           JsonNode   *trace,
                                           gpointer    user_data);
@@ -80,6 +82,7 @@ gboolean anot_results_foreach_trace (const char            *run_directory,
                                      guint                  n,
                                      AnotResultsTraceFunc   func,
                                      gpointer               user_data,
+                                     guint                 *out_n_unreadable,
                                      GError               **error);
 
 G_END_DECLS

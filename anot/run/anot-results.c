@@ -864,6 +864,7 @@ anot_results_foreach_trace (const char            *run_directory,
                             guint                  n,
                             AnotResultsTraceFunc   func,
                             gpointer               user_data,
+                            guint                 *out_n_unreadable,
                             GError               **error)
 {
   g_autofree char *name = g_strdup_printf ("trace_%u.jsonl", n);
@@ -901,9 +902,16 @@ anot_results_foreach_trace (const char            *run_directory,
             }
           return TRUE;
         }
-      /* A torn last line of a killed run is skipped, as results rows are. */
-      if (*line == '\0' || !json_parser_load_from_data (parser, line, -1, NULL))
+      /* A torn last line of a killed run is skipped, as results rows are,
+       * and counted: the caller says so. */
+      if (*line == '\0')
         continue;
+      if (!json_parser_load_from_data (parser, line, -1, NULL))
+        {
+          if (out_n_unreadable != NULL)
+            (*out_n_unreadable)++;
+          continue;
+        }
       root = json_parser_get_root (parser);
       if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
         continue;
@@ -965,7 +973,7 @@ anot_results_get_trace (AnotResults  *self,
   r = &g_array_index (self->rows, AnotResultsRow, row);
   run = g_ptr_array_index (self->runs, r->run_index);
   find.request_id = r->request_id;
-  if (!anot_results_foreach_trace (run->directory, r->n, find_trace, &find, error))
+  if (!anot_results_foreach_trace (run->directory, r->n, find_trace, &find, NULL, error))
     {
       g_clear_pointer (&find.found, json_node_unref);
       return NULL;

@@ -17,7 +17,8 @@ G_DEFINE_QUARK (anot-error-quark, anot_error)
  * 5xx through every retry, broke the API's protocol, refused the key
  * (401/403) or did not know the model (404); a batch line expired, was
  * cancelled or its batch failed; the response cache failed or had no
- * answer offline; the LLM configuration is wrong.  Such a request says
+ * answer offline; the LLM configuration is wrong; the batch API did not
+ * know a batch (HTTP 404).  Such a request says
  * nothing about the method: a run does not score it, and a resume runs it
  * again.  Everything else — an answer the method cannot parse, an error in
  * the method's code, a refusal, an empty answer, a prompt the server
@@ -41,6 +42,7 @@ anot_error_is_infrastructure (const GError *error)
     case ANOT_ERROR_LLM_CONNECTION:
     case ANOT_ERROR_LLM_PROTOCOL:
     case ANOT_ERROR_LLM_BATCH:
+    case ANOT_ERROR_LLM_BATCH_NOT_FOUND:
     case ANOT_ERROR_CACHE_MISS:
     case ANOT_ERROR_CACHE:
     case ANOT_ERROR_CONFIG:

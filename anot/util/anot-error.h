@@ -43,7 +43,9 @@ G_BEGIN_DECLS
  * @ANOT_ERROR_LLM_RATE_LIMITED: HTTP 429 persisted through every retry
  * @ANOT_ERROR_LLM_SERVER: HTTP 5xx persisted through every retry
  * @ANOT_ERROR_LLM_TIMEOUT: no complete answer within the per-call timeout,
- *   through every retry
+ *   through every retry; or a request reached its deadline
+ *   (`--request-timeout`) while one of its calls still waited on the
+ *   server (sent, retrying, queued for or inside a batch)
  * @ANOT_ERROR_LLM_CONNECTION: the LLM server could not be reached or closed
  *   the connection early, through every retry
  * @ANOT_ERROR_LLM_PROTOCOL: the answer is not what the API defines
@@ -95,8 +97,8 @@ G_BEGIN_DECLS
  *   named explicitly could not be loaded; the message names the file and
  *   why (the line, for a Python file)
  * @ANOT_ERROR_METHOD_TIMEOUT: a method did not finish a request within its
- *   deadline (`--request-timeout`); the request was cancelled and recorded
- *   as a failure of the method
+ *   deadline (`--request-timeout`) and had no LLM call outstanding; the
+ *   request was cancelled and recorded as a failure of the method
  * @ANOT_ERROR_LLM_NOT_FOUND: the LLM server answered a call with HTTP 404:
  *   an unknown model or a wrong base URL; never retried, and it stops a run
  *   at once (every other call would get it too)
@@ -106,6 +108,9 @@ G_BEGIN_DECLS
  *   runs them again
  * @ANOT_ERROR_BUSY: another process is running, resuming or merging into
  *   the same experiment directory (its PID and host are in the message)
+ * @ANOT_ERROR_LLM_BATCH_NOT_FOUND: the LLM server answered a request of its
+ *   batch API (a batch, its file) with HTTP 404: it does not know the
+ *   object (deleted, or forgotten by the provider)
  *
  * Error codes in the %ANOT_ERROR domain.  Errors about input files carry the
  * file name, the 1-based line number and the field in their message, e.g.
@@ -157,6 +162,7 @@ typedef enum {
   ANOT_ERROR_LLM_NOT_FOUND,
   ANOT_ERROR_INCOMPLETE,
   ANOT_ERROR_BUSY,
+  ANOT_ERROR_LLM_BATCH_NOT_FOUND,
 } AnotError;
 
 /**

@@ -142,7 +142,10 @@ def main():
                 raise AssertionError('merge of an unfinished shard: %d\n%s'
                                      % (refused.returncode, refused.stdout))
             # Without its cache, so the requests run again are asked again
-            # (with it they would be answered from it, and their traces say so).
+            # (with it they would be answered from it, and their traces say so),
+            # and without its journal of answers (answers.jsonl), which a
+            # resume replays instead of asking again.
+            os.unlink(os.path.join(shard_dir(2), 'exp', 'answers.jsonl'))
             # Resumed against a server of its own and with a budget, as a
             # Slurm task on another node would be: options a shard may
             # have of its own, which the merge must not refuse.

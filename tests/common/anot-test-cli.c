@@ -5,7 +5,9 @@
  */
 #include "anot-test-cli.h"
 
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "anot-test-backend.h"
 #include "anot-test-data.h"
@@ -34,12 +36,36 @@ anot_test_cli_teardown (AnotTestCli *cli)
   g_clear_object (&cli->server);
 }
 
+/* In the child, before exec: no file may grow past the limit, and a write
+ * that would fails (EFBIG) instead of killing the process, as a full
+ * disk fails it (ENOSPC). */
+static void
+limit_file_size (gpointer data)
+{
+  struct rlimit limit;
+
+  limit.rlim_cur = limit.rlim_max = (rlim_t) GPOINTER_TO_SIZE (data);
+  signal (SIGXFSZ, SIG_IGN);
+  setrlimit (RLIMIT_FSIZE, &limit);
+}
+
 /* $ANOT_RUN with @argv (its arguments, NULL-terminated) and @env
  * ("NAME=VALUE" to set, "NAME" to unset; NULL-terminated, or NULL). */
 GSubprocess *
 anot_test_cli_spawn (GSubprocessFlags    flags,
                      const char * const *argv,
                      const char * const *env)
+{
+  return anot_test_cli_spawn_limited (flags, argv, env, 0);
+}
+
+/* Like anot_test_cli_spawn(), with no file written larger than
+ * @max_file_bytes (0: no limit): a disk that fills up. */
+GSubprocess *
+anot_test_cli_spawn_limited (GSubprocessFlags    flags,
+                             const char * const *argv,
+                             const char * const *env,
+                             gsize               max_file_bytes)
 {
   g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (flags);
   g_autoptr(GPtrArray) args = g_ptr_array_new ();
@@ -59,6 +85,9 @@ anot_test_cli_spawn (GSubprocessFlags    flags,
           g_subprocess_launcher_setenv (launcher, name, eq + 1, TRUE);
         }
     }
+  if (max_file_bytes > 0)
+    g_subprocess_launcher_set_child_setup (launcher, limit_file_size,
+                                           GSIZE_TO_POINTER (max_file_bytes), NULL);
   g_assert_nonnull (g_getenv ("ANOT_RUN"));
   g_ptr_array_add (args, (gpointer) g_getenv ("ANOT_RUN"));
   for (guint i = 0; argv[i] != NULL; i++)

@@ -28,6 +28,10 @@ void         anot_test_cli_teardown (AnotTestCli         *cli);
 GSubprocess *anot_test_cli_spawn    (GSubprocessFlags     flags,
                                      const char * const  *argv,
                                      const char * const  *env);
+GSubprocess *anot_test_cli_spawn_limited (GSubprocessFlags     flags,
+                                          const char * const  *argv,
+                                          const char * const  *env,
+                                          gsize                max_file_bytes);
 int          anot_test_cli_wait     (GSubprocess         *process,
                                      void               (*tick) (gpointer),
                                      gpointer             tick_data,

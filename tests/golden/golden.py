@@ -126,6 +126,9 @@ def tree_files(root):
             # The one-writer lock names the process that held it.
             if f == '.anot-lock':
                 continue
+            # The journal of answers: in arrival order, with latencies.
+            if f == 'answers.jsonl':
+                continue
             out.append(os.path.relpath(os.path.join(dirpath, f), root))
     return sorted(out)
 

@@ -896,6 +896,191 @@ test_kill_during_creation (Fixture       *f,
   }
 }
 
+/* The answer to a batch creation is lost to a kill, and the resume cannot
+ * ask the provider for its batches (the list answers HTTP 500): the calls,
+ * which the batch may hold and the provider bill, are not sent again:
+ * unscored, exit 4.  The next resume, the list answering again, finds the
+ * batch and polls it: every line was sent once. */
+static void
+test_list_fails (Fixture       *f,
+                 gconstpointer  data)
+{
+  static const char * const quick_retries[] = {
+    "ANOT_MAX_RETRIES=1", "ANOT_RETRY_BASE_MS=20", "ANOT_RETRY_MAX_MS=40", NULL,
+  };
+  g_autofree char *dir = g_build_filename (f->root, "unlisted", NULL);
+  g_autofree char *state = g_build_filename (dir, "batches.jsonl", NULL);
+  g_autofree char *rows_path = g_build_filename (dir, "clean", "run_1", "results_5.jsonl", NULL);
+  guint batches_before = anot_fake_llm_get_n_batches (f->server);
+  guint64 lines_before = anot_fake_llm_get_n_batch_lines (f->server);
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GHashTable) rows = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+  double cost;
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "3", "-j", "3", "--batch", "--out", f->root, "--name", "unlisted", NULL,
+  };
+  const char *resume_argv[] = { "--resume", dir, NULL };
+
+  g_assert_true (anot_fake_llm_set_rules_json (f->server,
+                                               "{\"default_reply\": \"[3, 1, 2, 5, 4]\","
+                                               " \"batch\": {\"create_delay_ms\": 60000, \"delay_ms\": 200}}",
+                                               &error));
+  g_assert_no_error (error);
+  process = spawn (f, argv);
+  while (anot_fake_llm_get_n_batches (f->server) == batches_before)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (2000);
+  g_subprocess_force_exit (process);
+  wait_for (process);
+  g_clear_object (&process);
+  g_assert_true (g_file_get_contents (state, &contents, NULL, NULL));
+  g_assert_nonnull (strstr (contents, "\"intent\""));
+
+  g_assert_true (anot_fake_llm_set_rules_json (f->server,
+                                               "{\"default_reply\": \"[3, 1, 2, 5, 4]\","
+                                               " \"batch\": {\"delay_ms\": 200, \"list_status\": 500}}",
+                                               &error));
+  g_assert_no_error (error);
+  /* Retried quickly: the list fails in well under a second. */
+  process = anot_test_cli_spawn (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
+                                 resume_argv, quick_retries);
+  g_assert_cmpint (wait_for (process), ==, 4);
+  g_clear_object (&process);
+  g_assert_cmpuint (count_requests (f->server, "POST", "/v1/batches"), ==, 1);
+  g_assert_cmpuint (anot_fake_llm_get_n_batches (f->server), ==, batches_before + 1);
+
+  g_assert_true (anot_fake_llm_set_rules_json (f->server,
+                                               "{\"default_reply\": \"[3, 1, 2, 5, 4]\","
+                                               " \"batch\": {\"delay_ms\": 200}}", &error));
+  g_assert_no_error (error);
+  process = spawn (f, resume_argv);
+  g_assert_cmpint (wait_for (process), ==, 0);
+  g_assert_cmpuint (count_requests (f->server, "POST", "/v1/batches"), ==, 1);
+  g_assert_cmpuint (anot_fake_llm_get_n_batch_lines (f->server), ==, lines_before + 3);
+  rows = read_rows (rows_path, &cost);
+  g_assert_cmpuint (g_hash_table_size (rows), ==, 3);
+}
+
+/* The server restarts without the batch a killed run submitted: the
+ * resume's polls answer 404; on the second the batch is recorded as lost
+ * and its calls fail (unscored, exit 4) instead of being polled forever;
+ * the next resume sends its lines once more, and says so. */
+static void
+test_lost_batch (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *dir = g_build_filename (f->root, "lost", NULL);
+  g_autofree char *state = g_build_filename (dir, "batches.jsonl", NULL);
+  g_autofree char *rows_path = g_build_filename (dir, "clean", "run_1", "results_5.jsonl", NULL);
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GHashTable) rows = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *out = NULL;
+  double cost;
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "3", "-j", "3", "--batch", "--out", f->root, "--name", "lost", NULL,
+  };
+  const char *resume_argv[] = { "--resume", dir, NULL };
+
+  anot_fake_llm_set_batch_delay_ms (f->server, 60000);
+  process = spawn (f, argv);
+  for (;;)
+    {
+      g_clear_pointer (&contents, g_free);
+      if (g_file_get_contents (state, &contents, NULL, NULL) && strstr (contents, "\"submitted\"") != NULL)
+        break;
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (2000);
+    }
+  g_subprocess_force_exit (process);
+  wait_for (process);
+  g_clear_object (&process);
+  g_assert_cmpuint (count_requests (f->server, "POST", "/v1/batches"), ==, 1);
+
+  anot_fake_llm_forget_batches (f->server);
+  anot_fake_llm_set_batch_delay_ms (f->server, 200);
+  process = spawn (f, resume_argv);
+  g_assert_cmpint (wait_for (process), ==, 4);
+  g_clear_object (&process);
+  g_assert_cmpuint (count_requests (f->server, "POST", "/v1/batches"), ==, 1);
+  g_clear_pointer (&contents, g_free);
+  g_assert_true (g_file_get_contents (state, &contents, NULL, NULL));
+  g_assert_nonnull (strstr (contents, "\"lost\""));
+
+  process = anot_test_cli_spawn (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
+                                 resume_argv, NULL);
+  g_assert_cmpint (anot_test_cli_wait (process, NULL, NULL, &out, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "3 of their lines sent once more"));
+  g_assert_cmpuint (count_requests (f->server, "POST", "/v1/batches"), ==, 2);
+  g_assert_cmpuint (anot_fake_llm_get_n_batch_lines (f->server), ==, 3);
+  rows = read_rows (rows_path, &cost);
+  g_assert_cmpuint (g_hash_table_size (rows), ==, 3);
+}
+
+/* A run killed while its batch runs is resumed with --base-url naming
+ * another address of the same server: the call the recorded batch holds
+ * is not sent again through it (it would be paid twice); the resume stops
+ * naming the recorded endpoint, and one given that endpoint again takes
+ * the batch. */
+static void
+test_resume_other_url (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *dir = g_build_filename (f->root, "moved", NULL);
+  g_autofree char *state = g_build_filename (dir, "batches.jsonl", NULL);
+  g_autofree char *rows_path = g_build_filename (dir, "clean", "run_1", "results_5.jsonl", NULL);
+  g_autofree char *other_url = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GHashTable) rows = NULL;
+  double cost;
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "3", "-j", "3", "--batch", "--out", f->root, "--name", "moved", NULL,
+  };
+  const char *moved_argv[] = { "--resume", dir, "--base-url", NULL, NULL };
+  const char *resume_argv[] = { "--resume", dir, "--base-url", f->base_url, NULL };
+
+  g_assert_true (g_str_has_prefix (f->base_url, "http://127.0.0.1:"));
+  other_url = g_strconcat ("http://localhost:", f->base_url + strlen ("http://127.0.0.1:"), NULL);
+  moved_argv[3] = other_url;
+
+  anot_fake_llm_set_batch_delay_ms (f->server, 1500);
+  process = spawn (f, argv);
+  for (;;)
+    {
+      g_clear_pointer (&contents, g_free);
+      if (g_file_get_contents (state, &contents, NULL, NULL) && strstr (contents, "\"submitted\"") != NULL)
+        break;
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (2000);
+    }
+  g_subprocess_force_exit (process);
+  wait_for (process);
+  g_clear_object (&process);
+
+  process = anot_test_cli_spawn (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                                 moved_argv, NULL);
+  g_assert_cmpint (anot_test_cli_wait (process, NULL, NULL, NULL, &err), !=, 0);
+  g_clear_object (&process);
+  g_test_message ("%s", err);
+  g_assert_nonnull (strstr (err, f->base_url));
+  g_assert_nonnull (strstr (err, "not sent again"));
+  g_assert_cmpuint (count_requests (f->server, "POST", "/v1/batches"), ==, 1);
+
+  process = spawn (f, resume_argv);
+  g_assert_cmpint (wait_for (process), ==, 0);
+  g_assert_cmpuint (count_requests (f->server, "POST", "/v1/batches"), ==, 1);
+  g_assert_cmpuint (anot_fake_llm_get_n_batch_lines (f->server), ==, 3);
+  rows = read_rows (rows_path, &cost);
+  g_assert_cmpuint (g_hash_table_size (rows), ==, 3);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -914,6 +1099,10 @@ main (int    argc,
   g_test_add ("/batch-cli/one-writer", Fixture, NULL, fixture_setup, test_one_writer, fixture_teardown);
   g_test_add ("/batch-cli/size-limits", Fixture, NULL, fixture_setup, test_size_limits, fixture_teardown);
   g_test_add ("/batch-cli/kill-during-creation", Fixture, NULL, fixture_setup, test_kill_during_creation,
+              fixture_teardown);
+  g_test_add ("/batch-cli/list-fails", Fixture, NULL, fixture_setup, test_list_fails, fixture_teardown);
+  g_test_add ("/batch-cli/lost-batch", Fixture, NULL, fixture_setup, test_lost_batch, fixture_teardown);
+  g_test_add ("/batch-cli/resume-other-url", Fixture, NULL, fixture_setup, test_resume_other_url,
               fixture_teardown);
   return g_test_run ();
 }

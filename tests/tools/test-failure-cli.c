@@ -886,6 +886,211 @@ test_budget_counts_unscored (Fixture       *f,
   g_assert_cmpuint (count_chat_requests (f->server), ==, calls);
 }
 
+/* ------------------------------------------------------------------------
+ * A stall under the request deadline
+ * --------------------------------------------------------------------- */
+
+static guint
+count_path (AnotFakeLlm *server,
+            const char  *method,
+            const char  *path)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < anot_fake_llm_get_n_requests (server); i++)
+    {
+      JsonObject *record = anot_fake_llm_get_request (server, i);
+
+      if (strcmp (json_object_get_string_member (record, "method"), method) == 0 &&
+          strcmp (json_object_get_string_member (record, "path"), path) == 0)
+        n++;
+    }
+  return n;
+}
+
+/* The server stalls (direct: it answers after 30 s; batch mode: the batch
+ * runs for 4 s) past every request's deadline of 1 s: the requests were
+ * late because their calls waited on the server, so their rows are the
+ * infrastructure's, unscored, and the run exits with 4; the resume scores
+ * every one of them, paying each call (direct) or batch line once.  The
+ * deadline is a second against a stall of many: it holds beside two busy
+ * loops (checked 20 times). */
+static void
+test_stall (Fixture       *f,
+            gconstpointer  data)
+{
+  gboolean batch = GPOINTER_TO_INT (data);
+  g_autofree char *dir = g_build_filename (f->root, "stalled", NULL);
+  g_autofree char *rows_path = g_build_filename (dir, "clean", "run_1", "results_5.jsonl", NULL);
+  g_autofree char *reference_path = g_build_filename (f->root, "reference", "clean", "run_1",
+                                                      "results_5.jsonl", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GPtrArray) objects = NULL;
+  g_autoptr(GHashTable) rows = NULL;
+  g_autoptr(GHashTable) reference = NULL;
+  const char *reference_argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "4", "-j", "4", "--out", f->root, "--name", "reference",
+    batch ? "--batch" : NULL, NULL,
+  };
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "4", "-j", "4", "--out", f->root, "--name", "stalled",
+    "--request-timeout", "1", batch ? "--batch" : NULL, NULL,
+  };
+  const char *resume_argv[] = { "--resume", dir, "--request-timeout", "0", NULL };
+  guint64 lines_before;
+
+  g_assert_cmpint (run (reference_argv, NULL, NULL, NULL), ==, 0);
+  reference = read_rows (reference_path, NULL);
+  anot_fake_llm_clear_requests (f->server);
+  lines_before = anot_fake_llm_get_n_batch_lines (f->server);
+
+  if (batch)
+    anot_fake_llm_set_batch_delay_ms (f->server, 4000);
+  else
+    g_assert_true (anot_fake_llm_set_rules_json (f->server, "{\"default_reply\": \"[3, 1, 2, 5, 4]\", "
+                                                 "\"latency_ms\": 30000}", NULL));
+  g_assert_cmpint (run (argv, NULL, &out, &err), ==, 4);
+  g_assert_nonnull (strstr (err, "--resume"));
+  rows = read_rows (rows_path, &objects);
+  g_assert_cmpuint (objects->len, ==, 4);
+  for (guint i = 0; i < objects->len; i++)
+    {
+      JsonObject *row = g_ptr_array_index (objects, i);
+
+      g_assert_cmpstr (json_object_get_string_member_with_default (row, "error_class", NULL), ==,
+                       "infrastructure");
+      g_assert_true (g_str_has_prefix (json_object_get_string_member (row, "error"),
+                                       "ANOT_ERROR_LLM_TIMEOUT: the request's deadline of 1 s"));
+    }
+  if (batch)
+    g_assert_cmpuint (count_path (f->server, "POST", "/v1/batches"), ==, 1);
+  else
+    g_assert_cmpuint (count_chat_requests (f->server), ==, 4);
+
+  /* The server is quick again: the resume scores every request. */
+  g_assert_true (anot_fake_llm_set_rules_json (f->server, "{\"default_reply\": \"[3, 1, 2, 5, 4]\"}",
+                                               NULL));
+  g_assert_cmpint (run (resume_argv, NULL, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "Ran 4 requests"));
+  g_clear_pointer (&rows, g_hash_table_unref);
+  rows = read_rows (rows_path, NULL);
+  anot_test_assert_same_rows (reference, rows);
+  if (batch)
+    {
+      /* The batch the deadline left was polled, not sent again. */
+      g_assert_cmpuint (count_path (f->server, "POST", "/v1/batches"), ==, 1);
+      g_assert_cmpuint (anot_fake_llm_get_n_batch_lines (f->server), ==, lines_before + 4);
+      g_assert_cmpuint (count_chat_requests (f->server), ==, 0);
+    }
+  else
+    g_assert_cmpuint (count_chat_requests (f->server), ==, 8);
+}
+
+/* ------------------------------------------------------------------------
+ * A full disk
+ * --------------------------------------------------------------------- */
+
+static goffset
+file_size (const char *path)
+{
+  GStatBuf buf;
+
+  g_assert_cmpint (g_stat (path, &buf), ==, 0);
+  return buf.st_size;
+}
+
+/* The disk fills up in the middle of a run (no file may grow past half
+ * of the traces the run writes): the run stops, saying how many finished
+ * requests it could not write and how to resume.  Their answers, paid
+ * for, are in answers.jsonl: the resume, with room again, pays for none
+ * of them.  Over both, the server answered each request's call once, and
+ * the rows are those of a run on a disk with room. */
+static void
+test_full_disk (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autofree char *dir = g_build_filename (f->root, "full", NULL);
+  g_autofree char *rows_path = g_build_filename (dir, "clean", "run_1", "results_5.jsonl", NULL);
+  g_autofree char *reference_dir = g_build_filename (f->root, "reference", NULL);
+  g_autofree char *reference_path = g_build_filename (reference_dir, "clean", "run_1",
+                                                      "results_5.jsonl", NULL);
+  g_autofree char *trace_path = g_build_filename (reference_dir, "clean", "run_1", "trace_5.jsonl", NULL);
+  g_autofree char *config_path = g_build_filename (reference_dir, "clean", "run_1", "config.json", NULL);
+  g_autofree char *resume_hint = g_strdup_printf ("anot-run --resume %s", dir);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GHashTable) reference = NULL;
+  g_autoptr(GHashTable) rows = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  const char *reference_argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "16", "-j", "2", "--out", f->root, "--name", "reference", NULL,
+  };
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "16", "-j", "2", "--out", f->root, "--name", "full", NULL,
+  };
+  const char *resume_argv[] = { "--resume", dir, NULL };
+  const char *quick[] = {
+    "ANOT_MAX_RETRIES=1", "ANOT_RETRY_BASE_MS=20", "ANOT_RETRY_MAX_MS=40",
+    "ANOT_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", NULL,
+  };
+  gsize limit;
+  guint first_calls;
+
+  g_assert_cmpint (run (reference_argv, NULL, NULL, NULL), ==, 0);
+  reference = read_rows (reference_path, NULL);
+  g_assert_cmpuint (g_hash_table_size (reference), ==, 16);
+  /* The files written before any row fit. */
+  limit = (gsize) file_size (trace_path) / 2;
+  g_assert_cmpuint (limit, >, file_size (config_path));
+  anot_fake_llm_clear_requests (f->server);
+
+  process = anot_test_cli_spawn_limited (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                                         argv, quick, limit);
+  g_assert_cmpint (anot_test_cli_wait (process, NULL, NULL, &out, &err), ==, 1);
+  g_test_message ("%s", err);
+  g_assert_nonnull (strstr (err, "could not be written"));
+  g_assert_nonnull (strstr (err, resume_hint));
+  rows = read_rows (rows_path, NULL);
+  g_assert_cmpuint (g_hash_table_size (rows), <, 16);
+  first_calls = count_chat_requests (f->server);
+  g_assert_cmpuint (first_calls, >, g_hash_table_size (rows));
+  /* The report says that a trace line is torn, rather than reading one
+   * trace fewer in silence. */
+  {
+    g_autofree char *page = g_build_filename (f->root, "full.html", NULL);
+    const char *report_argv[] = { "report", dir, "-o", page, NULL };
+
+    g_clear_pointer (&out, g_free);
+    g_assert_cmpint (run (report_argv, NULL, &out, NULL), ==, 0);
+    g_assert_nonnull (strstr (out, "1 trace line unreadable"));
+  }
+
+  g_assert_cmpint (run (resume_argv, NULL, &out, &err), ==, 0);
+  g_assert_cmpuint (count_chat_requests (f->server), ==, 16);
+  g_clear_pointer (&rows, g_hash_table_unref);
+  rows = read_rows (rows_path, NULL);
+  anot_test_assert_same_rows (reference, rows);
+  /* One whole trace a request: the torn line the full disk left, and the
+   * traces of the requests run again, are gone. */
+  {
+    g_autofree char *traces_path = g_build_filename (dir, "clean", "run_1", "trace_5.jsonl", NULL);
+    g_autoptr(GHashTable) traces = read_rows (traces_path, NULL);
+    g_autofree char *contents = NULL;
+    g_auto(GStrv) lines = NULL;
+
+    g_assert_true (g_file_get_contents (traces_path, &contents, NULL, NULL));
+    g_assert_true (g_str_has_suffix (contents, "\n"));
+    g_assert_cmpuint (g_hash_table_size (traces), ==, 16);
+    lines = g_strsplit (contents, "\n", -1);
+    g_assert_cmpuint (g_strv_length (lines), ==, 17);
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -906,6 +1111,9 @@ main (int    argc,
   ADD ("/failure-cli/usage-every-attack", test_usage_every_attack, NULL);
   ADD ("/failure-cli/role-budget", test_role_budget, NULL);
   ADD ("/failure-cli/budget-counts-unscored", test_budget_counts_unscored, NULL);
+  ADD ("/failure-cli/stall/direct", test_stall, GINT_TO_POINTER (FALSE));
+  ADD ("/failure-cli/stall/batch", test_stall, GINT_TO_POINTER (TRUE));
+  ADD ("/failure-cli/full-disk", test_full_disk, NULL);
 
 #undef ADD
 
