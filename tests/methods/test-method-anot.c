@@ -858,6 +858,29 @@ test_head_fallbacks_and_compat (void)
   /* 1 + 0 conditions + 1 refinement + 1 step. */
   g_assert_cmpuint (anot_test_count_requests (fixture.server, "", NULL), ==, 3);
   g_assert_cmpuint (anot_test_count_requests (fixture.server, "Rank the items 1 to 6", "scorer-model"), ==, 1);
+  /* The default step shows every item's name and attributes. */
+  {
+    const char *step = find_request (fixture.server, "Rank the items 1 to 6");
+
+    for (guint i = 0; i < N_CANDIDATES; i++)
+      {
+        g_autofree char *named = g_strdup_printf ("Candidate %u is %s, attributes {", i + 1,
+                                                  anot_item_get_name (g_ptr_array_index (fixture.candidates, i)));
+
+        g_assert_nonnull (strstr (step, named));
+      }
+    g_assert_nonnull (strstr (step, "\"WiFi\""));
+  }
+  /* Under --compat original the refinement prompt offers what the
+   * original's did: update_step and done(). */
+  {
+    const char *refine = find_request (fixture.server, "You are refining");
+
+    g_assert_nonnull (strstr (refine, "update_step(\"id\", \"new instruction\")"));
+    g_assert_nonnull (strstr (refine, "done()"));
+    g_assert_null (strstr (refine, "keyword_search"));
+    g_assert_null (strstr (refine, "insert_step"));
+  }
 
   contradicted = new_context (&fixture, ANOT_DEBUG_LEVEL_OFF);
   anot_method_context_set_compat (contradicted, ANOT_COMPAT_MODE_ORIGINAL);

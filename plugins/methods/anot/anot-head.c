@@ -983,7 +983,11 @@ refine_next (GTask *task)
   Head *h = g_task_get_task_data (task);
   g_autofree char *script = script_text (h);
   g_autofree char *candidates = kept_text (h);
-  g_autofree char *base = anot_llm_prompt (h->context, PROMPTS "/head-refine.txt",
+  /* --compat original: the original's prompt offers only update_step and
+   * done() (methods.md §6.3), though every tool of a reply still runs. */
+  g_autofree char *base = anot_llm_prompt (h->context,
+                                           anot_method_context_get_compat (h->context) == ANOT_COMPAT_MODE_ORIGINAL
+                                           ? PROMPTS "/head-refine-original.txt" : PROMPTS "/head-refine.txt",
                                            "request", h->request_text,
                                            "candidates", candidates,
                                            "script", script,
@@ -1377,14 +1381,22 @@ on_extracted (GObject      *source,
 
   if (h->conditions->len == 0)
     {
-      g_autofree char *instruction = g_strdup_printf ("Rank the items 1 to %u for the request: "
-                                                      "{(query)}. Output the numbers of the top %u, "
-                                                      "best first, comma-separated.",
-                                                      h->candidates->len, h->k);
+      g_autoptr(GString) instruction = g_string_new (NULL);
 
+      /* The step ranks items 1..N (methods.md §6.3) from their names and
+       * attributes: a step that held only the request gave the model
+       * nothing to rank by. */
+      g_string_append_printf (instruction, "Rank the items 1 to %u for the request: {(query)}. ",
+                              h->candidates->len);
       for (guint i = 1; i <= h->candidates->len; i++)
-        g_array_append_val (h->kept, i);
-      set_single_step (h, instruction);
+        {
+          g_string_append_printf (instruction, "%sCandidate %u is {(context)}[%u][name], attributes "
+                                  "{(context)}[%u][attributes]", i > 1 ? "; " : "", i, i, i);
+          g_array_append_val (h->kept, i);
+        }
+      g_string_append_printf (instruction, ". Output the numbers of the top %u, best first, comma-separated.",
+                              h->k);
+      set_single_step (h, instruction->str);
       phase2_start (task);
       return;
     }

@@ -329,13 +329,15 @@ anot_llm_job_instruction (AnotLlmJob *job,
 
 char *
 anot_llm_job_task (AnotLlmJob *job,
-                   const char *prefix)
+                   const char *prefix,
+                   gboolean    listed)
 {
   g_autofree char *path = g_strconcat (prefix, "/task.txt", NULL);
   g_autofree char *k = g_strdup_printf ("%u", job->k);
   g_autofree char *n = g_strdup_printf ("%u", job->candidates->len);
 
-  return anot_llm_prompt (job->context, path, "k", k, "n", n,
+  /* A plan call sees no item: its task may not say they are "below". */
+  return anot_llm_prompt (job->context, path, "k", k, "n", n, "below", listed ? " below" : "",
                           "request", anot_query_get_text (job->request), NULL);
 }
 

@@ -128,10 +128,12 @@ AnotRanking *anot_llm_job_rank_answer         (AnotLlmJob          *job,
  * under @prefix). */
 char        *anot_llm_job_instruction         (AnotLlmJob          *job,
                                                const char          *prefix);
-/* The compact task description, @prefix/task.txt, with {k}, {n} and
- * {request}. */
+/* The compact task description, @prefix/task.txt, with {k}, {n},
+ * {request} and {below}: " below" when the prompt lists the items after
+ * it (@listed), nothing in a plan call that shows none. */
 char        *anot_llm_job_task                (AnotLlmJob          *job,
-                                               const char          *prefix);
+                                               const char          *prefix,
+                                               gboolean             listed);
 
 /* Adaptive truncation, as the original harness did for string-context
  * methods: whether @error says the prompt was too long for the model
