@@ -630,7 +630,8 @@ anot_run_run_experiment (int           argc,
     { "resume", 'r', 0, G_OPTION_ARG_FILENAME, &o.resume,
       "Finish an interrupted experiment (the directory printed at its start); "
       "only --concurrency, --request-timeout, --data, --base-url, --cache, --offline, "
-      "--context-tokens, the --batch options and the budgets may be given with it", "DIR" },
+      "--context-tokens, the --batch options and the budgets may be given with it; answers "
+      "already paid for are replayed from DIR/answers.jsonl", "DIR" },
     { "attack", 'a', 0, G_OPTION_ARG_STRING, &o.attack,
       "Attacks to run, comma-separated: names (see --list), clean, noise, injection, "
       "deception, all, both (default: clean; robustness: all)", "ATTACKS" },

@@ -9,6 +9,7 @@
 #include "anot-endpoints-private.h"
 #include "anot-batch-queue-private.h"
 #include "anot-error.h"
+#include "anot-error-private.h"
 #include "anot-json-private.h"
 
 #include <libsoup/soup.h>
@@ -719,6 +720,9 @@ call_finish (Call     *call,
                                                 g_ptr_array_index (call->failed_endpoints, i));
         }
     }
+  /* A failed call's retries count as a successful one's do. */
+  if (error != NULL)
+    anot_error_set_retries (error, call->attempts > 0 ? call->attempts - 1 : 0);
   call_free (call);
 
   /* The slot is free before the caller's callback runs, which may start

@@ -22,6 +22,12 @@ void anot_usage_add_partial (AnotUsage  *self,
                              double      latency_ms,
                              guint64     retries);
 
+/* The retries of a call that failed in the end: counted in the totals and
+ * under @role (nullable), beside no call. */
+void anot_usage_add_failed_retries (AnotUsage  *self,
+                                    const char *role,
+                                    guint64     retries);
+
 /* The per-endpoint table (several endpoints only): read back from rows,
  * written into rows, usage.jsonl and config.json. */
 void      anot_usage_add_endpoint_partial (AnotUsage  *self,

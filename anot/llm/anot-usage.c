@@ -209,8 +209,8 @@ anot_usage_class_init (AnotUsageClass *klass)
   /**
    * AnotUsage:retries:
    *
-   * Sum of the retries of the successful calls (rate limits, server errors,
-   * timeouts, dropped connections).
+   * Sum of the retries of the calls, those that failed in the end
+   * included (rate limits, server errors, timeouts, dropped connections).
    */
   properties[PROP_RETRIES] =
     g_param_spec_uint64 ("retries", NULL, NULL, 0, G_MAXUINT64, 0,
@@ -281,6 +281,24 @@ anot_usage_add_completion (AnotUsage      *self,
 
       table_add (self->by_endpoint, endpoint_errors[i], &failed);
     }
+  anot_usage_notify_all (self);
+}
+
+void
+anot_usage_add_failed_retries (AnotUsage  *self,
+                               const char *role,
+                               guint64     retries)
+{
+  UsageTotals totals = { 0 };
+
+  g_return_if_fail (ANOT_IS_USAGE (self));
+
+  if (retries == 0)
+    return;
+  totals.retries = retries;
+  totals_add (&self->total, &totals);
+  if (role != NULL)
+    table_add (self->by_role, role, &totals);
   anot_usage_notify_all (self);
 }
 
@@ -411,7 +429,8 @@ anot_usage_get_latency_ms (AnotUsage *self)
  * anot_usage_get_retries:
  * @self: an #AnotUsage
  *
- * Returns: the sum of the retries of the successful calls
+ * Returns: the sum of the retries of the calls, those that failed in the
+ *   end included
  */
 guint64
 anot_usage_get_retries (AnotUsage *self)

@@ -34,6 +34,8 @@ void          anot_method_context_set_journal (AnotMethodContext *self,
                                                AnotCallJournal   *journal,
                                                const char        *scope);
 G_GNUC_INTERNAL
+AnotUsage    *anot_method_context_get_replayed_usage (AnotMethodContext *self);
+G_GNUC_INTERNAL
 guint         anot_method_context_get_calls_pending (AnotMethodContext *self);
 G_GNUC_INTERNAL
 guint         anot_method_context_get_replaced_characters (AnotMethodContext *self);

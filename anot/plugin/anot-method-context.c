@@ -10,6 +10,8 @@
 #include "anot-method-context-private.h"
 
 #include "anot-call-journal-private.h"
+#include "anot-error-private.h"
+#include "anot-usage-private.h"
 #include "anot-backend-router-private.h"
 #include "anot-enum-types.h"
 #include "anot-error.h"
@@ -68,6 +70,7 @@ struct _AnotMethodContext
   AnotCallJournal *journal;     /* nullable: set by the experiment */
   char *journal_scope;          /* the cell and request, in the journal's keys */
   GHashTable *occurrences;      /* role and call -> how many were made */
+  AnotUsage *replayed;          /* nullable: the answers the journal gave back */
 };
 
 /* One LLM call of the method, from its start to its answer. */
@@ -120,6 +123,7 @@ anot_method_context_finalize (GObject *object)
   g_clear_object (&self->journal);
   g_free (self->journal_scope);
   g_clear_pointer (&self->occurrences, g_hash_table_unref);
+  g_clear_object (&self->replayed);
 
   G_OBJECT_CLASS (anot_method_context_parent_class)->finalize (object);
 }
@@ -744,6 +748,8 @@ on_routed_complete (GObject      *source,
        * fallback ranking): what it ranked then is not its own result. */
       if (self->infrastructure_error == NULL && anot_error_is_infrastructure (error))
         self->infrastructure_error = g_error_copy (error);
+      /* Retried (a 429, a 5xx) before it gave up: counted with the rest. */
+      anot_usage_add_failed_retries (self->usage, role, anot_error_get_retries (error));
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
@@ -824,6 +830,9 @@ anot_method_context_complete_request_async (AnotMethodContext   *self,
            * request's row (the row of that attempt is replaced), not
            * paid again. */
           anot_completion_set_role (replayed, role);
+          if (self->replayed == NULL)
+            self->replayed = anot_usage_new ();
+          anot_usage_add_completion (self->replayed, replayed);
           context_take_answer (self, role,
                                anot_backend_router_get_backend_name (self->router, role),
                                replayed, TRUE);
@@ -1166,6 +1175,15 @@ anot_method_context_set_journal (AnotMethodContext *self,
   self->journal_scope = g_strdup (scope ? scope : "");
   if (self->occurrences == NULL)
     self->occurrences = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+/* The part of the usage that the journal gave back (paid by an earlier
+ * attempt of the run), or NULL when there is none. */
+AnotUsage *
+anot_method_context_get_replayed_usage (AnotMethodContext *self)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), NULL);
+  return self->replayed;
 }
 
 /* How many of the request's LLM calls wait on the infrastructure: sent,

@@ -134,6 +134,23 @@ anot_experiment_budget_reset (AnotExperiment *self)
     }
 }
 
+/* What a replaced row had cost was counted when the run started: the
+ * answers of it that its request's new row holds again (replayed from the
+ * journal, not paid again) are not counted twice. */
+void
+anot_experiment_budget_remove_usage (AnotExperiment *self,
+                                     AnotUsage      *usage)
+{
+  if (self->budgets == NULL || usage == NULL)
+    return;
+  for (guint i = 0; i < self->budgets->len; i++)
+    {
+      Budget *budget = g_ptr_array_index (self->budgets, i);
+
+      budget->spent = MAX (0.0, budget->spent - usage_cost (usage, budget->role));
+    }
+}
+
 void
 anot_experiment_budget_add_result (AnotExperiment *self,
                                    AnotResult     *result)

@@ -638,6 +638,12 @@ anot_experiment_load_existing_rows (AnotExperiment  *self,
   for (guint i = 0; i < self->cells->len; i++)
     {
       Cell *cell = g_ptr_array_index (self->cells, i);
+
+      g_clear_pointer (&cell->replaced, g_hash_table_unref);
+    }
+  for (guint i = 0; i < self->cells->len; i++)
+    {
+      Cell *cell = g_ptr_array_index (self->cells, i);
       g_autofree char *path = results_path (cell->attack, cell->run, cell->n);
       GPtrArray *kept = g_hash_table_lookup (self->kept, GUINT_TO_POINTER (cell->n));
       g_autoptr(GPtrArray) rows = NULL;
@@ -667,6 +673,9 @@ anot_experiment_load_existing_rows (AnotExperiment  *self,
             {
               anot_usage_merge (self->replaced_usage, anot_result_get_usage (result));
               self->n_replaced++;
+              if (cell->replaced == NULL)
+                cell->replaced = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+              g_hash_table_add (cell->replaced, g_strdup (id));
             }
         }
     }

@@ -40,6 +40,7 @@ cell_free (gpointer data)
 
   g_hash_table_unref (cell->rows);
   g_clear_pointer (&cell->shard_ids, g_hash_table_unref);
+  g_clear_pointer (&cell->replaced, g_hash_table_unref);
   g_clear_pointer (&cell->jobs, g_ptr_array_unref);
   g_clear_object (&cell->append);
   g_clear_object (&cell->trace_append);

@@ -42,6 +42,8 @@ typedef struct
   GHashTable *rows;       /* request id -> AnotResult */
   gboolean complete;
   GHashTable *shard_ids;  /* with `shard`: the request ids this shard runs */
+  GHashTable *replaced;   /* request ids whose unscored row a resume replaces:
+                           * the budget counted what that row cost */
 
   /* While the cell is open in a run (anot-experiment-scheduler.c) */
   GPtrArray *jobs;              /* AnotRequest still to start */
@@ -205,6 +207,8 @@ G_GNUC_INTERNAL char        *anot_experiment_find_config         (const char    
 G_GNUC_INTERNAL void         anot_experiment_budget_reset        (AnotExperiment  *self);
 G_GNUC_INTERNAL void         anot_experiment_budget_add_result   (AnotExperiment  *self,
                                                                   AnotResult      *result);
+G_GNUC_INTERNAL void         anot_experiment_budget_remove_usage (AnotExperiment  *self,
+                                                                  AnotUsage       *usage);
 G_GNUC_INTERNAL gboolean     anot_experiment_budget_reserve      (AnotExperiment  *self,
                                                                   Cell            *cell,
                                                                   AnotRequest     *request,

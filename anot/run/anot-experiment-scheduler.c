@@ -420,6 +420,9 @@ on_rank_done (GObject      *source,
       result = result_from_ranking (self, job, ranking, error, infrastructure != NULL);
       record_trace (self, job, ranking);
       record_result (self, job->cell, result);
+      if (job->cell->replaced != NULL &&
+          g_hash_table_contains (job->cell->replaced, anot_result_get_request_id (result)))
+        anot_experiment_budget_remove_usage (self, anot_method_context_get_replayed_usage (job->context));
       debug_result (self, job, result);
     }
 

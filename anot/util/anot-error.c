@@ -4,9 +4,81 @@
  */
 #include "config.h"
 
-#include "anot-error.h"
+#include "anot-error-private.h"
 
-G_DEFINE_QUARK (anot-error-quark, anot_error)
+/* An extended error domain (GLib's G_DEFINE_EXTENDED_ERROR, written out
+ * because the domain keeps its name, "anot-error-quark", which Python code
+ * compares with): every error of the domain carries AnotErrorPrivate. */
+typedef struct
+{
+  guint retries;
+} AnotErrorPrivate;
+
+static AnotErrorPrivate *
+anot_error_get_private (const GError *error)
+{
+  /* GLib puts the private data before the GError, aligned as here. */
+  const gsize sa = 2 * sizeof (gsize);
+  const gsize as = (sizeof (AnotErrorPrivate) + (sa - 1)) & -sa;
+
+  return (AnotErrorPrivate *) (((guint8 *) error) - as);
+}
+
+static void
+anot_error_private_init (GError *error)
+{
+  anot_error_get_private (error)->retries = 0;
+}
+
+static void
+anot_error_private_copy (const GError *src,
+                         GError       *dest)
+{
+  anot_error_get_private (dest)->retries = anot_error_get_private (src)->retries;
+}
+
+static void
+anot_error_private_clear (GError *error)
+{
+}
+
+GQuark
+anot_error_quark (void)
+{
+  static gsize quark;
+
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark, g_error_domain_register_static ("anot-error-quark",
+                                                               sizeof (AnotErrorPrivate),
+                                                               anot_error_private_init,
+                                                               anot_error_private_copy,
+                                                               anot_error_private_clear));
+  return (GQuark) quark;
+}
+
+/* Registered when the library is loaded: an error of the domain made from
+ * its name alone (PyGObject's GLib.Error) has the private data too. */
+__attribute__ ((constructor)) static void
+anot_error_register (void)
+{
+  anot_error_quark ();
+}
+
+void
+anot_error_set_retries (GError *error,
+                        guint   retries)
+{
+  if (error != NULL && error->domain == ANOT_ERROR)
+    anot_error_get_private (error)->retries = retries;
+}
+
+guint
+anot_error_get_retries (const GError *error)
+{
+  if (error == NULL || error->domain != ANOT_ERROR)
+    return 0;
+  return anot_error_get_private (error)->retries;
+}
 
 /**
  * anot_error_is_infrastructure:

@@ -1091,6 +1091,139 @@ test_full_disk (Fixture       *f,
   }
 }
 
+/* ------------------------------------------------------------------------
+ * What was paid for
+ * --------------------------------------------------------------------- */
+
+typedef struct
+{
+  AnotFakeLlm *server;
+  guint after;
+  gboolean down;
+} Cut;
+
+static void
+cut_tick (gpointer data)
+{
+  Cut *cut = data;
+
+  if (!cut->down && count_chat_requests (cut->server) >= cut->after)
+    {
+      anot_fake_llm_set_down (cut->server, TRUE);
+      cut->down = TRUE;
+    }
+}
+
+/* The server's bill: every chat call it answered, at gpt-4o-mini's list
+ * price ($0.15 and $0.60 per million tokens). */
+static double
+server_bill (AnotFakeLlm *server,
+             guint       *out_calls)
+{
+  double bill = 0;
+
+  *out_calls = 0;
+  for (guint i = 0; i < anot_fake_llm_get_n_requests (server); i++)
+    {
+      JsonObject *record = anot_fake_llm_get_request (server, i);
+
+      if (strcmp (json_object_get_string_member (record, "path"), "/v1/chat/completions") != 0 ||
+          json_object_get_int_member (record, "status") != 200)
+        continue;
+      (*out_calls)++;
+      bill += json_object_get_int_member (record, "prompt_tokens") * 0.15e-6 +
+              json_object_get_int_member (record, "completion_tokens") * 0.60e-6;
+    }
+  return bill;
+}
+
+/* plan_act makes two calls a request; the server goes down after five,
+ * in the middle of a request, until the run ends: a request whose first
+ * call was answered and paid for is unscored.  The resume replays that
+ * answer and pays only for what was not answered: the summary's calls
+ * and spend are the server's, call for call. */
+static void
+test_outage_spend (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *dir = g_build_filename (f->root, "paid", NULL);
+  g_autofree char *summary_path = g_build_filename (dir, "clean", "summary.json", NULL);
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *usage;
+  Cut cut = { f->server, 5, FALSE };
+  double bill;
+  guint calls;
+  const char *argv[] = {
+    "--method", "plan_act", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "8", "-j", "2", "--out", f->root, "--name", "paid", NULL,
+  };
+  const char *resume_argv[] = { "--resume", dir, NULL };
+
+  process = spawn (argv, NULL);
+  g_assert_cmpint (anot_test_cli_wait (process, cut_tick, &cut, NULL, NULL), ==, 4);
+  g_assert_true (cut.down);
+  anot_fake_llm_set_down (f->server, FALSE);
+  g_assert_cmpint (run (resume_argv, NULL, NULL, NULL), ==, 0);
+
+  bill = server_bill (f->server, &calls);
+  g_assert_true (json_parser_load_from_file (parser, summary_path, NULL));
+  usage = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "usage");
+  g_test_message ("server: %u calls, $%.8f; summary: %" G_GINT64_FORMAT " calls, $%.8f", calls, bill,
+                  json_object_get_int_member (usage, "total_calls"),
+                  json_object_get_double_member (usage, "total_cost_usd"));
+  g_assert_cmpint (json_object_get_int_member (usage, "total_calls"), ==, calls);
+  /* The summary rounds to the millionth of a dollar; the rows do not. */
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (usage, "total_cost_usd"), bill, 5e-7);
+  {
+    g_autofree char *rows_path = g_build_filename (dir, "clean", "run_1", "results_5.jsonl", NULL);
+    g_autoptr(GHashTable) rows = NULL;
+    g_autoptr(GPtrArray) objects = NULL;
+    double spent = 0;
+
+    rows = read_rows (rows_path, &objects);
+    for (guint i = 0; i < objects->len; i++)
+      spent += json_object_get_double_member (g_ptr_array_index (objects, i), "cost_usd");
+    g_assert_cmpfloat_with_epsilon (spent, bill, 1e-12);
+  }
+}
+
+/* Rate-limited: the first three calls are answered 429.  With one retry
+ * a call, the first call gives up after its retry and the second gets
+ * through on its retry: every call the server saw beyond one a request is
+ * a retry, and the rows, the summary and the LLM line count them all, the
+ * failed call's included. */
+static void
+test_retries_counted (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *dir = g_build_filename (f->root, "limited", NULL);
+  g_autofree char *summary_path = g_build_filename (dir, "clean", "summary.json", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *line = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *usage;
+  guint sent, retries;
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "4", "-j", "1", "--out", f->root, "--name", "limited", NULL,
+  };
+
+  g_assert_true (anot_fake_llm_set_rules_json (f->server,
+                                               "{\"default_reply\": \"[3, 1, 2, 5, 4]\", \"rules\": "
+                                               "[{\"match\": \".\", \"fault\": \"429\", \"times\": 3}]}",
+                                               NULL));
+  g_assert_cmpint (run (argv, NULL, &out, NULL), ==, 4);
+  sent = count_chat_requests (f->server);
+  g_assert_cmpuint (sent, ==, 6);
+  retries = sent - 4;
+  line = g_strdup_printf (", %u retries\n", retries);
+  g_assert_nonnull (strstr (out, line));
+  g_assert_true (json_parser_load_from_file (parser, summary_path, NULL));
+  usage = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "usage");
+  g_assert_cmpint (json_object_get_int_member (usage, "total_retries"), ==, retries);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1114,6 +1247,8 @@ main (int    argc,
   ADD ("/failure-cli/stall/direct", test_stall, GINT_TO_POINTER (FALSE));
   ADD ("/failure-cli/stall/batch", test_stall, GINT_TO_POINTER (TRUE));
   ADD ("/failure-cli/full-disk", test_full_disk, NULL);
+  ADD ("/failure-cli/outage/spend", test_outage_spend, NULL);
+  ADD ("/failure-cli/retries-counted", test_retries_counted, NULL);
 
 #undef ADD
 
