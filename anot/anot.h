@@ -28,6 +28,8 @@
 #include "anot-enum-types.h"
 #include "anot-error.h"
 #include "anot-experiment.h"
+#include "anot-study.h"
+#include "anot-study-cell.h"
 #include "anot-expr.h"
 #include "anot-formatter.h"
 #include "anot-formula-seed.h"

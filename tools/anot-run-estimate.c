@@ -57,6 +57,23 @@ print_money (const char *label,
   g_print ("%s$%.4f", label, value);
 }
 
+/* The last line of an estimate, the same for a run and a study. */
+void
+anot_run_print_estimate_total (JsonObject *total)
+{
+  g_print ("Total: %" G_GINT64_FORMAT " requests, %" G_GINT64_FORMAT " calls (%" G_GINT64_FORMAT
+           "..%" G_GINT64_FORMAT " per request), %" G_GINT64_FORMAT " prompt + %" G_GINT64_FORMAT
+           " completion tokens; ",
+           json_object_get_int_member (total, "requests"), json_object_get_int_member (total, "calls"),
+           json_object_get_int_member (total, "calls_per_request_min"),
+           json_object_get_int_member (total, "calls_per_request_max"),
+           json_object_get_int_member (total, "prompt_tokens"),
+           json_object_get_int_member (total, "completion_tokens"));
+  print_money ("", json_object_get_double_member (total, "cost_usd"));
+  print_money (" direct, ", json_object_get_double_member (total, "batch_cost_usd"));
+  g_print (" batched\n");
+}
+
 int
 anot_run_estimate_experiment (AnotExperiment *experiment,
                               AnotRunHooks   *hooks)
@@ -124,17 +141,8 @@ anot_run_estimate_experiment (AnotExperiment *experiment,
                json_object_get_double_member (row, "cost_usd"),
                json_object_get_double_member (row, "batch_cost_usd"));
     }
-  g_print ("\nTotal: %" G_GINT64_FORMAT " requests, %" G_GINT64_FORMAT " calls (%" G_GINT64_FORMAT
-           "..%" G_GINT64_FORMAT " per request), %" G_GINT64_FORMAT " prompt + %" G_GINT64_FORMAT
-           " completion tokens; ",
-           json_object_get_int_member (total, "requests"), json_object_get_int_member (total, "calls"),
-           json_object_get_int_member (total, "calls_per_request_min"),
-           json_object_get_int_member (total, "calls_per_request_max"),
-           json_object_get_int_member (total, "prompt_tokens"),
-           json_object_get_int_member (total, "completion_tokens"));
-  print_money ("", json_object_get_double_member (total, "cost_usd"));
-  print_money (" direct, ", json_object_get_double_member (total, "batch_cost_usd"));
-  g_print (" batched\n");
+  g_print ("\n");
+  anot_run_print_estimate_total (total);
 
   {
     JsonObject *tokenizers = json_object_get_object_member (root, "tokenizers");

@@ -9,6 +9,8 @@
 
 static const char merge_summary[] =
   "Joins the shards of one experiment (each run with anot-run --shard I/N\n"
+  "or, for a study, anot-run study FILE --shard I/N: give the shards' study\n"
+  "directories <out>/<name>; every cell is merged, then the report written)\n"
   "into its own directory) into OUT, the experiment directory one anot-run\n"
   "with the same options would have written: the same rows, usage,\n"
   "summaries and config.json, timestamps and wall times aside.\n"
@@ -49,7 +51,10 @@ anot_run_cmd_merge (int    argc,
   if (arguments == NULL || arguments[0] == NULL || arguments[1] == NULL)
     return anot_run_usage_error ("merge", "give the directory to write and the shard directories");
 
-  if (!anot_experiment_merge_shards (arguments[0], (const char * const *) arguments + 1, force, &error))
+  /* The shards of a study (anot-run study FILE --shard I/N) hold study.json. */
+  if (anot_study_is_study_directory (arguments[1])
+      ? !anot_study_merge_shards (arguments[0], (const char * const *) arguments + 1, force, &error)
+      : !anot_experiment_merge_shards (arguments[0], (const char * const *) arguments + 1, force, &error))
     {
       if (g_error_matches (error, ANOT_ERROR, ANOT_ERROR_INCOMPLETE))
         {

@@ -693,6 +693,7 @@ anot_run_run_experiment (int           argc,
   g_option_context_set_summary (context, hooks && hooks->summary ? hooks->summary :
     "Commands:\n"
     "  anot-run [run] --method NAME [OPTION…]   run a method over a benchmark (default)\n"
+    "  anot-run study FILE [--estimate|--shard I/N]  a grid of methods × models × attacks\n"
     "  anot-run robustness --method NAME [OPTION…]  clean and attacked runs, compared\n"
     "  anot-run estimate --method NAME [OPTION…]    calls, tokens and cost, no LLM called\n"
     "  anot-run prompt --method NAME --request ID   the exact prompt(s) a method sends\n"

@@ -42,6 +42,8 @@ main (int    argc,
     return anot_run_cmd_compare (argc - 1, argv + 1);
   if (strcmp (command, "report") == 0)
     return anot_run_cmd_report (argc - 1, argv + 1);
+  if (strcmp (command, "study") == 0)
+    return anot_run_cmd_study (argc - 1, argv + 1);
   if (strcmp (command, "merge") == 0)
     return anot_run_cmd_merge (argc - 1, argv + 1);
   if (strcmp (command, "cache") == 0)
@@ -55,7 +57,7 @@ main (int    argc,
     }
   if (command[0] != '-')
     {
-      g_printerr ("anot-run: unknown command “%s” (commands: run, robustness, estimate, prompt, attack, formula, validate, compare, report, merge, cache, list)\n"
+      g_printerr ("anot-run: unknown command “%s” (commands: run, study, robustness, estimate, prompt, attack, formula, validate, compare, report, merge, cache, list)\n"
                   "Try “anot-run --help”.\n", command);
       return ANOT_RUN_EXIT_USAGE;
     }

@@ -26,6 +26,10 @@ int anot_run_cmd_compare  (int argc, char **argv);
 int anot_run_cmd_report   (int argc, char **argv);
 int anot_run_cmd_merge    (int argc, char **argv);
 int anot_run_cmd_cache    (int argc, char **argv);
+int anot_run_cmd_study    (int argc, char **argv);
+
+/* anot-run-estimate.c: the `Total:` line of an estimate's "total". */
+void anot_run_print_estimate_total (JsonObject *total);
 
 /* anot-run-compare.c: the options `compare` and `report` share
  * (--baseline, --resamples, --bootstrap-seed, --confidence), and the

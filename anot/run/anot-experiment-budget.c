@@ -42,7 +42,23 @@ typedef struct
   double limit;
   double spent;              /* by finished requests */
   double reserved;           /* by the requests in flight */
+  AnotRunGate *gate;         /* a study's budget: the limit is the gate's, and
+                              * so is what counts against it (every
+                              * experiment's); spent and reserved above
+                              * stay this experiment's own */
 } Budget;
+
+static double
+budget_spent (Budget *budget)
+{
+  return budget->gate ? budget->gate->spent : budget->spent;
+}
+
+static double
+budget_reserved (Budget *budget)
+{
+  return budget->gate ? budget->gate->reserved : budget->reserved;
+}
 
 static void
 budget_free (Budget *budget)
@@ -111,6 +127,14 @@ anot_experiment_budget_reset (AnotExperiment *self)
           g_ptr_array_add (self->budgets, budget);
         }
     }
+  if (self->gate != NULL && self->gate->limit > 0)
+    {
+      Budget *budget = g_new0 (Budget, 1);
+
+      budget->limit = self->gate->limit;
+      budget->gate = self->gate;
+      g_ptr_array_add (self->budgets, budget);
+    }
 
   for (guint c = 0; c < self->cells->len; c++)
     {
@@ -129,8 +153,11 @@ anot_experiment_budget_reset (AnotExperiment *self)
   for (guint i = 0; self->replaced_usage != NULL && i < self->budgets->len; i++)
     {
       Budget *budget = g_ptr_array_index (self->budgets, i);
+      double cost = usage_cost (self->replaced_usage, budget->role);
 
-      budget->spent += usage_cost (self->replaced_usage, budget->role);
+      budget->spent += cost;
+      if (budget->gate != NULL)
+        budget->gate->spent += cost;
     }
 }
 
@@ -146,8 +173,11 @@ anot_experiment_budget_remove_usage (AnotExperiment *self,
   for (guint i = 0; i < self->budgets->len; i++)
     {
       Budget *budget = g_ptr_array_index (self->budgets, i);
+      double cost = usage_cost (usage, budget->role);
 
-      budget->spent = MAX (0.0, budget->spent - usage_cost (usage, budget->role));
+      budget->spent = MAX (0.0, budget->spent - cost);
+      if (budget->gate != NULL)
+        budget->gate->spent = MAX (0.0, budget->gate->spent - cost);
     }
 }
 
@@ -163,8 +193,11 @@ anot_experiment_budget_add_result (AnotExperiment *self,
   for (guint i = 0; i < self->budgets->len; i++)
     {
       Budget *budget = g_ptr_array_index (self->budgets, i);
+      double cost = usage_cost (usage, budget->role);
 
-      budget->spent += usage_cost (usage, budget->role);
+      budget->spent += cost;
+      if (budget->gate != NULL)
+        budget->gate->spent += cost;
     }
 }
 
@@ -244,18 +277,31 @@ anot_experiment_budget_reserve (AnotExperiment  *self,
   *out_reservation = NULL;
   if (self->over_budget)
     return FALSE;
+  /* The slots of the gate come first: a budget's verdict may change
+   * while a request waits for one. */
+  if (self->gate != NULL && !anot_run_gate_has_slot (self->gate, self))
+    return FALSE;
   if (self->budgets == NULL || self->budgets->len == 0)
-    return TRUE;
+    {
+      /* A reservation of nothing, released with the gate's slot. */
+      if (self->gate != NULL)
+        {
+          self->gate->in_flight++;
+          *out_reservation = g_new0 (double, 1);
+        }
+      return TRUE;
+    }
 
   costs = estimate (self, cell, request);
   for (guint i = 0; i < self->budgets->len; i++)
     {
       Budget *budget = g_ptr_array_index (self->budgets, i);
 
-      if (budget->spent + budget->reserved + costs[i] <= budget->limit)
+      if (budget_spent (budget) + budget_reserved (budget) + costs[i] <= budget->limit)
         continue;
-      /* Those in flight may cost less than they hold: wait for them. */
-      if (self->in_flight > 0)
+      /* Those in flight may cost less than they hold: wait for them
+       * (with a study's budget, those of every experiment). */
+      if (self->in_flight > 0 || (budget->gate != NULL && budget->gate->in_flight > 0))
         return FALSE;
       self->over_budget = TRUE;
       {
@@ -267,20 +313,35 @@ anot_experiment_budget_reserve (AnotExperiment  *self,
             g_free (limit);
             limit = g_strdup_printf ("%.6g", budget->limit);
           }
-        self->budget_message =
-          g_strdup_printf ("the budget%s%s of $%s would be passed: $%.4f spent, "
-                           "the next request is estimated at $%.4f",
-                           budget->role ? " of role " : "", budget->role ? budget->role : "",
-                           limit, budget->spent, costs[i]);
-        self->budget_option = budget->role ? g_strdup_printf ("--max-cost-role %s=USD", budget->role)
-                                           : g_strdup ("--max-cost USD");
+        if (budget->gate != NULL)
+          self->budget_message =
+            g_strdup_printf ("the study's budget of $%s would be passed: $%.4f spent by its "
+                             "cells, the next request is estimated at $%.4f",
+                             limit, budget_spent (budget), costs[i]);
+        else
+          self->budget_message =
+            g_strdup_printf ("the budget%s%s of $%s would be passed: $%.4f spent, "
+                             "the next request is estimated at $%.4f",
+                             budget->role ? " of role " : "", budget->role ? budget->role : "",
+                             limit, budget->spent, costs[i]);
+        self->budget_option = budget->gate ? g_strdup ("--max-cost USD (or max_cost in the study file)")
+                              : budget->role ? g_strdup_printf ("--max-cost-role %s=USD", budget->role)
+                                             : g_strdup ("--max-cost USD");
       }
       return FALSE;
     }
 
   *out_reservation = g_memdup2 (costs, sizeof (double) * self->budgets->len);
   for (guint i = 0; i < self->budgets->len; i++)
-    ((Budget *) g_ptr_array_index (self->budgets, i))->reserved += costs[i];
+    {
+      Budget *budget = g_ptr_array_index (self->budgets, i);
+
+      budget->reserved += costs[i];
+      if (budget->gate != NULL)
+        budget->gate->reserved += costs[i];
+    }
+  if (self->gate != NULL)
+    self->gate->in_flight++;
   g_clear_pointer (&self->estimated_costs, g_free);
   self->estimated_cell = NULL;
   self->estimated_request = NULL;
@@ -296,8 +357,12 @@ anot_experiment_budget_release (AnotExperiment *self,
       Budget *budget = g_ptr_array_index (self->budgets, i);
 
       budget->reserved = MAX (0, budget->reserved - reservation[i]);
+      if (budget->gate != NULL)
+        budget->gate->reserved = MAX (0, budget->gate->reserved - reservation[i]);
     }
   g_free (reservation);
+  if (self->gate != NULL)
+    anot_run_gate_release_slot (self->gate);
 }
 
 /* The error a run stopped by its budget ends with. */

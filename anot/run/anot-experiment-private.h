@@ -25,6 +25,25 @@ G_BEGIN_DECLS
 
 #define CLEAN_ATTACK "clean"
 
+/* What experiments that run together share (anot-experiment-gate.c): the
+ * requests in flight and one budget. */
+typedef struct _AnotRunGate AnotRunGate;
+
+struct _AnotRunGate
+{
+  grefcount ref_count;
+  double limit;                 /* US dollars; 0: no budget */
+  double spent;                 /* by every experiment's finished requests */
+  double reserved;              /* by their requests in flight */
+  guint max_in_flight;          /* 0: no limit */
+  guint in_flight;
+  gboolean held;                /* nothing starts until anot_run_gate_open() */
+  GPtrArray *experiments;       /* AnotExperiment, not referenced */
+  GPtrArray *waiting;           /* ...that asked for a slot in vain, in order */
+  AnotExperiment *turn;         /* the one whose turn it is, being pumped */
+  GSource *wake_source;
+};
+
 /* One attack of the experiment ("clean": none). */
 typedef struct
 {
@@ -121,6 +140,8 @@ struct _AnotExperiment
   guint n_unwritten;            /* finished requests whose row the fatal error kept out */
   gboolean pumping;
   gboolean pump_again;
+
+  AnotRunGate *gate;            /* shared with the experiments run beside it */
 
   /* Budgets (anot-experiment-budget.c) */
   GPtrArray *budgets;           /* Budget */
@@ -231,7 +252,21 @@ G_GNUC_INTERNAL AnotBackendRouter *anot_experiment_new_estimate_router (AnotExpe
 G_GNUC_INTERNAL double       anot_experiment_batch_cost          (AnotBackendRouter *router,
                                                                   AnotUsage         *usage);
 
+/* anot-experiment-gate.c */
+G_GNUC_INTERNAL AnotRunGate *anot_run_gate_new                   (double           max_cost,
+                                                                  guint            max_in_flight);
+G_GNUC_INTERNAL AnotRunGate *anot_run_gate_ref                   (AnotRunGate     *self);
+G_GNUC_INTERNAL void         anot_run_gate_unref                 (AnotRunGate     *self);
+G_GNUC_INTERNAL void         anot_run_gate_open                  (AnotRunGate     *self);
+G_GNUC_INTERNAL gboolean     anot_run_gate_has_slot              (AnotRunGate     *self,
+                                                                  AnotExperiment  *experiment);
+G_GNUC_INTERNAL void         anot_run_gate_release_slot          (AnotRunGate     *self);
+G_GNUC_INTERNAL void         anot_experiment_set_gate            (AnotExperiment  *self,
+                                                                  AnotRunGate     *gate);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AnotRunGate, anot_run_gate_unref)
+
 /* anot-experiment-scheduler.c */
+G_GNUC_INTERNAL void         anot_experiment_pump                (AnotExperiment  *self);
 G_GNUC_INTERNAL AnotMethodContext *anot_experiment_new_method_context (AnotExperiment *self,
                                                                         AnotTrial      *trial);
 G_GNUC_INTERNAL void         anot_experiment_start               (AnotExperiment  *self);

@@ -996,6 +996,13 @@ experiment_pump (AnotExperiment *self)
   self->pumping = FALSE;
 }
 
+/* Another experiment of its gate ended a request: this one may start. */
+void
+anot_experiment_pump (AnotExperiment *self)
+{
+  experiment_pump (self);
+}
+
 void
 anot_experiment_start (AnotExperiment *self)
 {

@@ -92,6 +92,7 @@ anot_experiment_finalize (GObject *object)
 
   anot_experiment_plan_clear (self);
   anot_experiment_unlock_directory (self);
+  anot_experiment_set_gate (self, NULL);
   g_clear_object (&self->dataset);
   g_free (self->method_name);
   anot_run_config_unref (self->config);

@@ -65,6 +65,11 @@ typedef struct
   guint n_preds;
 } AnotResultsRow;
 
+/* Labels every method by its experiment's name, as a study names its
+ * experiments (`cot@gpt-4o-mini`), even when one experiment has it. */
+void anot_results_set_label_by_name (AnotResults *self,
+                                     gboolean     label_by_name);
+
 const AnotResultsRun *anot_results_peek_run (AnotResults *self,
                                              guint        index);
 const AnotResultsRow *anot_results_peek_row (AnotResults *self,

@@ -57,6 +57,7 @@ struct _AnotResults
   GHashTable *seen;       /* run directories already read */
   JsonArray *rows_json;   /* built on demand */
   JsonArray *runs_json;
+  gboolean label_by_name;  /* a study's: methods named with their models */
 };
 
 G_DEFINE_FINAL_TYPE (AnotResults, anot_results, G_TYPE_OBJECT)
@@ -571,8 +572,19 @@ assign_labels (AnotResults *self)
       GHashTable *names = g_hash_table_lookup (names_by_method, run->method);
 
       g_free (run->label);
-      run->label = g_strdup (g_hash_table_size (names) > 1 ? run->run_name : run->method);
+      run->label = g_strdup (self->label_by_name || g_hash_table_size (names) > 1
+                             ? run->run_name : run->method);
     }
+}
+
+void
+anot_results_set_label_by_name (AnotResults *self,
+                                gboolean     label_by_name)
+{
+  self->label_by_name = label_by_name;
+  assign_labels (self);
+  g_clear_pointer (&self->rows_json, json_array_unref);
+  g_clear_pointer (&self->runs_json, json_array_unref);
 }
 
 /**

@@ -3,7 +3,9 @@
 # job that starts when every task succeeded.
 #
 #   ANOT_ARGS="--method cot --scaling --model gpt-4o-mini" ./submit.sh 8
+#   ANOT_STUDY=$PWD/robustness.ini ANOT_NAME=robustness ./submit.sh 8   (a study)
 #
+# (The jobs run in ANOT_OUT: give ANOT_STUDY as an absolute path.)
 # Prints the two job ids.  Extra sbatch options (partition, account, GPUs)
 # go in SBATCH_ARGS, e.g. SBATCH_ARGS="--partition=gpu --gres=gpu:1".
 set -euo pipefail

@@ -822,6 +822,19 @@ def _widgets_work():
         return False
 
 
+def _tqdm_class():
+    """tqdm's progress bar class for run_blocking(), or None without tqdm."""
+    try:
+        if "ipykernel" in sys.modules and not _widgets_work():
+            # A text bar, which a notebook shows well enough.
+            from tqdm.std import tqdm
+        else:
+            from tqdm.auto import tqdm
+    except ImportError:
+        tqdm = None
+    return tqdm
+
+
 class _Progress:
     """run_blocking()'s progress: one bar (or text line) per attack, run and
     N, with Hits@1 so far, from the experiment's signals."""
@@ -830,15 +843,7 @@ class _Progress:
         self._experiment = experiment
         self._handlers = []
         self._cell = None
-        try:
-            if "ipykernel" in sys.modules and not _widgets_work():
-                # A text bar, which a notebook shows well enough.
-                from tqdm.std import tqdm
-            else:
-                from tqdm.auto import tqdm
-        except ImportError:
-            tqdm = None
-        self._tqdm = tqdm
+        self._tqdm = _tqdm_class()
         self._bar = None
         self._shown = 0.0
 
@@ -916,6 +921,125 @@ class _Progress:
             sys.stderr.write("\n")
             sys.stderr.flush()
         self._cell = None
+
+
+class _StudyProgress:
+    """Study.run_blocking()'s progress: one bar (or text line) over every
+    cell's requests, naming the cell of the last one done, as `anot-run
+    study` shows on a terminal."""
+
+    def __init__(self, study):
+        self._study = study
+        self._handler = None
+        self._tqdm = _tqdm_class()
+        self._bar = None
+        self._total = 0
+        self._done = 0
+        self._done_at_start = 0
+        self._started = 0.0
+        self._shown = 0.0
+
+    def __enter__(self):
+        self._total = self._study.get_n_planned()
+        self._done = self._done_at_start = self._study.get_n_done()
+        self._started = time.monotonic()
+        if self._tqdm is not None:
+            self._bar = self._tqdm(total=self._total, initial=self._done,
+                                   desc=f"study {self._study.get_name()}", unit="request", leave=True)
+        self._handler = self._study.connect("result", self._on_result)
+        return self
+
+    def __exit__(self, *exc):
+        self._study.disconnect(self._handler)
+        if self._bar is not None:
+            self._bar.close()
+        else:
+            self._show(None, force=True)
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+        return False
+
+    def _on_result(self, study, cell, result):
+        # Rows a retry round replaces count again: never past the plan.
+        if self._done >= self._total:
+            return
+        self._done += 1
+        if self._bar is not None:
+            self._bar.set_postfix_str(cell.get_name(), refresh=False)
+            self._bar.update(1)
+        else:
+            self._show(cell, force=self._done >= self._total)
+
+    def _show(self, cell, force=False):
+        """The text line of anot-run study: [study cot@gpt-4o-mini/clean] 12/80 requests  ETA 0:03"""
+        now = time.monotonic()
+        if not force and now - self._shown < 0.2:
+            return
+        self._shown = now
+        eta = "--:--"
+        ran = self._done - self._done_at_start
+        if 0 < ran and self._done < self._total:
+            seconds = int((now - self._started) / ran * (self._total - self._done) + 0.5)
+            eta = f"{seconds // 60}:{seconds % 60:02d}"
+        name = cell.get_name() if cell is not None else self._study.get_name()
+        sys.stderr.write(f"\r[study {name}] {self._done}/{self._total} requests  ETA {eta}")
+        sys.stderr.flush()
+
+
+@_export
+class Study(Anot.Study):
+    """A study file: methods × models × attacks × defense run as one (see
+    docs/studies.md).
+
+    `Anot.Study.load("robustness.ini")` reads and checks it (GLib.Error
+    naming the file, line and key when it is refused); `cells()` are its
+    `Anot.StudyCell`s, `estimate()` a dict of what it would cost,
+    `run_blocking()` runs it (continuing one started before), and
+    `to_dataframe()` has every cell's rows, methods named with their
+    models.
+    """
+
+    def run_blocking(self, cancellable=None, progress=None):
+        """Runs every cell; Ctrl-C (or a notebook's interrupt) cancels it.
+
+        Like Experiment.run_blocking(): on the first Ctrl-C no new request
+        starts, the requests in flight are cancelled, every cell's results
+        so far are written and KeyboardInterrupt is raised.  A study
+        stopped by its budget raises GLib.Error Anot.Error.BUDGET, one left
+        with unscored requests Anot.Error.INCOMPLETE, after writing
+        everything (report included).  `progress` as for experiments.
+        Returns True.
+        """
+        if progress is None:
+            progress = _interactive()
+        with contextlib.ExitStack() as stack:
+            if progress:
+                stack.enter_context(_StudyProgress(self))
+            with _interrupt_scope(cancellable, False) as interrupt:
+                return _wait_for(lambda cb: self.run_async(interrupt.cancellable, cb),
+                                 self.run_finish, interrupt)
+
+    def cells(self):
+        """The cells, by experiment (in the file's order) then attack."""
+        return list(self.get_cells())
+
+    def estimate(self, completion_tokens=300):
+        """What every cell would cost, and the total, as a dict (no LLM called)."""
+        return _json_to_py(Anot.Study.estimate(self, completion_tokens))
+
+    def results(self):
+        """The rows written so far, as Anot.Results (methods named with their models)."""
+        return self.load_results()
+
+    def to_dataframe(self):
+        """Every cell's rows as a pandas DataFrame (ImportError without pandas)."""
+        return self.load_results().to_dataframe()
+
+    def __repr__(self):
+        return "<Anot.Study %s: %d cells>" % (self.get_name(), len(self.get_cells()))
+
+
+Study = override(Study)
 
 
 def _metric_row(metrics, run, n, group):
