@@ -1246,6 +1246,31 @@ anot_json_to_python_repr (JsonNode *node)
   return g_string_free (out, FALSE);
 }
 
+/**
+ * anot_json_to_validator_repr:
+ * @node: a #JsonNode, a value of an item's record
+ *
+ * Writes the Python `repr()` of the value as the validator reads it
+ * (anot_validator_evaluate_condition()): a string that spells a Python literal is
+ * that literal, so Yelp's `"u'free'"` and `"'free'"` both give `'free'`,
+ * `"True"` gives `True` and `"None"` gives `None`.  A listing that shows a
+ * model several items' values this way shows each value in one spelling.
+ *
+ * Returns: (transfer full): the text
+ */
+char *
+anot_json_to_validator_repr (JsonNode *node)
+{
+  g_autoptr(AnotPyValue) value = NULL;
+  g_autoptr(AnotPyValue) read = NULL;
+
+  g_return_val_if_fail (node != NULL, NULL);
+
+  value = anot_py_value_new_from_json (node);
+  read = anot_py_normalise_pass_b (value);
+  return anot_py_value_repr (read);
+}
+
 /* ------------------------------------------------------------------------ *
  * Exclusions
  * ------------------------------------------------------------------------ */

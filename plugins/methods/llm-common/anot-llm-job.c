@@ -176,9 +176,67 @@ json_quote (const char *name)
   return json_to_string (node, FALSE);
 }
 
+char *
+anot_llm_template_fill_table (const char *template_text,
+                              GHashTable *values)
+{
+  GHashTableIter iter;
+  gpointer filled;
+  gsize size;
+  GString *out;
+
+  /* Sized for the template and every value once: a value of megabytes
+   * (the candidates) is copied once, not again as the string grows. */
+  size = strlen (template_text) + 1;
+  g_hash_table_iter_init (&iter, values);
+  while (g_hash_table_iter_next (&iter, NULL, &filled))
+    size += strlen (filled);
+  out = g_string_sized_new (size);
+
+  /* One pass over the template: a value is copied as it is, never read
+   * again for placeholders (a review or a listing that holds `{items}`
+   * stays as written). */
+  for (const char *p = template_text; *p != '\0'; p++)
+    {
+      if (p[0] == '{' && p[1] == '{')
+        {
+          g_string_append_c (out, '{');
+          p++;
+          continue;
+        }
+      if (p[0] == '}' && p[1] == '}')
+        {
+          g_string_append_c (out, '}');
+          p++;
+          continue;
+        }
+      if (p[0] == '{')
+        {
+          const char *end = strchr (p, '}');
+
+          if (end != NULL)
+            {
+              g_autofree char *key = g_strndup (p + 1, end - p - 1);
+              const char *value = g_hash_table_lookup (values, key);
+
+              if (value != NULL)
+                {
+                  g_string_append (out, value);
+                  p = end;
+                  continue;
+                }
+              /* A placeholder nobody filled is a bug of the plugin. */
+              g_critical ("prompt template: no value for {%s}", key);
+            }
+        }
+      g_string_append_c (out, *p);
+    }
+  return g_string_free (out, FALSE);
+}
 
 static char *
 domain_fillv (AnotDomain *domain,
+              const char *path,
               const char *template_text,
               va_list     args)
 {
@@ -186,15 +244,11 @@ domain_fillv (AnotDomain *domain,
   g_autofree char *items_upper = NULL, *examples = NULL;
   g_autofree char *a_item = NULL, *a_item_title = NULL, *candidates = NULL;
   g_autofree char *plan_attribute = NULL, *path_attribute = NULL, *path_quoted = NULL;
-  GHashTableIter iter;
-  gpointer filled;
-  gsize size;
-  GString *out;
   const char *name;
   gboolean an;
 
   /* What every template may say of the items, from the benchmark's
-   * domain; a method's own value of the same name wins. */
+   * domain. */
   if (domain != NULL)
     {
       examples = describe_examples (domain, anot_domain_get_example_attributes (domain));
@@ -264,74 +318,22 @@ domain_fillv (AnotDomain *domain,
     {
       const char *value = va_arg (args, const char *);
 
+      /* A method's value under one of the domain's words would fill every
+       * place the template names the items (ANoT-HEAD's rule-out prompt
+       * once read "Rule out the Item 1: WiFi='free' ... that fail"): the
+       * value needs a placeholder of its own. */
+      if (g_hash_table_contains (values, name))
+        {
+          g_critical ("prompt %s: {%s} is the benchmark's word for its items, "
+                      "not a value the method may set", path, name);
+          continue;
+        }
       g_hash_table_insert (values, (gpointer) name, (gpointer) (value != NULL ? value : ""));
     }
 
-  /* Sized for the template and every value once: a value of megabytes
-   * (the candidates) is copied once, not again as the string grows. */
-  size = strlen (template_text) + 1;
-  g_hash_table_iter_init (&iter, values);
-  while (g_hash_table_iter_next (&iter, NULL, &filled))
-    size += strlen (filled);
-  out = g_string_sized_new (size);
-
-  for (const char *p = template_text; *p != '\0'; p++)
-    {
-      if (p[0] == '{' && p[1] == '{')
-        {
-          g_string_append_c (out, '{');
-          p++;
-          continue;
-        }
-      if (p[0] == '}' && p[1] == '}')
-        {
-          g_string_append_c (out, '}');
-          p++;
-          continue;
-        }
-      if (p[0] == '{')
-        {
-          const char *end = strchr (p, '}');
-
-          if (end != NULL)
-            {
-              g_autofree char *key = g_strndup (p + 1, end - p - 1);
-              const char *value = g_hash_table_lookup (values, key);
-
-              if (value != NULL)
-                {
-                  g_string_append (out, value);
-                  p = end;
-                  continue;
-                }
-              /* A placeholder nobody filled is a bug of the plugin. */
-              g_critical ("prompt template: no value for {%s}", key);
-            }
-        }
-      g_string_append_c (out, *p);
-    }
-  return g_string_free (out, FALSE);
+  return anot_llm_template_fill_table (template_text, values);
 }
 
-char *
-anot_llm_template_fillv (const char *template_text,
-                         va_list     args)
-{
-  return domain_fillv (NULL, template_text, args);
-}
-
-char *
-anot_llm_template_fill (const char *template_text,
-                        ...)
-{
-  va_list args;
-  char *text;
-
-  va_start (args, template_text);
-  text = anot_llm_template_fillv (template_text, args);
-  va_end (args);
-  return text;
-}
 
 static char *
 load_resource (const char *path)
@@ -372,7 +374,7 @@ anot_llm_prompt (AnotMethodContext *context,
     }
 
   va_start (args, path);
-  filled = domain_fillv (domain, text, args);
+  filled = domain_fillv (domain, path, text, args);
   va_end (args);
   return filled;
 }
@@ -409,13 +411,15 @@ anot_llm_job_instruction (AnotLlmJob *job,
 
 char *
 anot_llm_job_task (AnotLlmJob *job,
-                   const char *prefix)
+                   const char *prefix,
+                   gboolean    listed)
 {
   g_autofree char *path = g_strconcat (prefix, "/task.txt", NULL);
   g_autofree char *k = g_strdup_printf ("%u", job->k);
   g_autofree char *n = g_strdup_printf ("%u", job->candidates->len);
 
-  return anot_llm_prompt (job->context, path, "k", k, "n", n,
+  /* A plan call sees no item: its task may not say they are "below". */
+  return anot_llm_prompt (job->context, path, "k", k, "n", n, "below", listed ? " below" : "",
                           "request", anot_query_get_text (job->request), NULL);
 }
 
