@@ -24,6 +24,7 @@
 static const char *domain_words[] = {
   "item", "items", "Item", "Items", "ITEMS", "a_item", "A_item",
   "candidate_items", "attribute_examples", "tool_attribute_examples",
+  "plan_attribute", "path_attribute", "path_attribute_quoted",
 };
 
 typedef struct {
