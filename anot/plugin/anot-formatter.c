@@ -122,9 +122,6 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
-/* Fields never shown: they were computed from the answers. */
-static const char * const blocked_fields[] = { "llm_score", "llm_reasoning" };
-
 static void
 anot_formatter_finalize (GObject *object)
 {
@@ -1249,18 +1246,34 @@ anot_json_to_python_repr (JsonNode *node)
   return g_string_free (out, FALSE);
 }
 
+/**
+ * anot_json_to_validator_repr:
+ * @node: a #JsonNode, a value of an item's record
+ *
+ * Writes the Python `repr()` of the value as the validator reads it
+ * (anot_validator_evaluate_condition()): a string that spells a Python literal is
+ * that literal, so Yelp's `"u'free'"` and `"'free'"` both give `'free'`,
+ * `"True"` gives `True` and `"None"` gives `None`.  A listing that shows a
+ * model several items' values this way shows each value in one spelling.
+ *
+ * Returns: (transfer full): the text
+ */
+char *
+anot_json_to_validator_repr (JsonNode *node)
+{
+  g_autoptr(AnotPyValue) value = NULL;
+  g_autoptr(AnotPyValue) read = NULL;
+
+  g_return_val_if_fail (node != NULL, NULL);
+
+  value = anot_py_value_new_from_json (node);
+  read = anot_py_normalise_pass_b (value);
+  return anot_py_value_repr (read);
+}
+
 /* ------------------------------------------------------------------------ *
  * Exclusions
  * ------------------------------------------------------------------------ */
-
-static gboolean
-is_blocked (const char *name)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (blocked_fields); i++)
-    if (g_str_equal (name, blocked_fields[i]))
-      return TRUE;
-  return FALSE;
-}
 
 /* Whether @prefix.@name (or @name without a prefix) is excluded. */
 static gboolean
@@ -1943,7 +1956,8 @@ static gboolean
 shows_member (AnotFormatter *self,
               const char    *name)
 {
-  return !is_blocked (name) && !is_excluded (self, NULL, name) && !g_str_equal (name, "reviews");
+  /* The record has no field that leaks the answer (anot_item_get_record()). */
+  return !is_excluded (self, NULL, name) && !g_str_equal (name, "reviews");
 }
 
 /* The item's text around its reviews: its record fields in file order

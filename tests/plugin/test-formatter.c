@@ -179,6 +179,33 @@ test_dumps_layout (void)
   g_assert_cmpstr (repr, ==, "{'a': [1, {'b': None}], 'c': {}, 'd': 'é'}");
 }
 
+/* The validator's reading of a value: Yelp's two spellings of one string
+ * come out as one. */
+static void
+test_validator_repr (void)
+{
+  static const struct { const char *json; const char *expected; } cases[] = {
+    { "\"u'free'\"", "'free'" },
+    { "\"'free'\"", "'free'" },
+    { "\"free\"", "'free'" },
+    { "\"u'very_loud'\"", "'very_loud'" },
+    { "\"True\"", "True" },
+    { "\"None\"", "None" },
+    { "true", "True" },
+    { "null", "None" },
+    { "\"{'hipster': False}\"", "{'hipster': False}" },
+    { "{\"hipster\": false}", "{'hipster': False}" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonNode) node = parse_json (cases[i].json);
+      g_autofree char *text = anot_json_to_validator_repr (node);
+
+      g_assert_cmpstr (text, ==, cases[i].expected);
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 
 static void
@@ -548,6 +575,7 @@ main (int argc, char **argv)
   g_test_add_func ("/formatter/dumps/scalars", test_dumps_scalars);
   g_test_add_func ("/formatter/dumps/layout", test_dumps_layout);
   g_test_add_func ("/formatter/dumps/string-runs", test_dumps_string_runs);
+  g_test_add_func ("/formatter/validator-repr", test_validator_repr);
   g_test_add_func ("/formatter/philly/byte-exact", test_philly_byte_exact);
   g_test_add_func ("/formatter/philly/facts", test_philly_facts);
   g_test_add_func ("/formatter/max-reviews", test_max_reviews);

@@ -279,6 +279,19 @@ rank_window (GTask *task)
   system_prompt = anot_llm_job_system_prompt (job, system_base);
   prompt = anot_llm_prompt (anot_llm_job_get_context (job), PROMPTS "/user.txt", "task", task_text, "candidates", data,
                             "n", n, "example", example, NULL);
+  /* --compat original --defense: the original's listwise put the
+   * data-quality instructions into the user prompt too (methods.md §4,
+   * attacks.md §5); anot's own defense is the system prompt's alone, as
+   * for every method. */
+  if (anot_method_context_get_compat (anot_llm_job_get_context (job)) == ANOT_COMPAT_MODE_ORIGINAL &&
+      anot_method_context_get_defense_prompt (anot_llm_job_get_context (job)) != NULL)
+    {
+      char *defended = g_strconcat (anot_method_context_get_defense_prompt (anot_llm_job_get_context (job)),
+                                    "\n\n", prompt, NULL);
+
+      g_free (prompt);
+      prompt = defended;
+    }
   anot_llm_job_complete_take_async (job, label, ANOT_DEFAULT_ROLE, system_prompt,
                                     g_steal_pointer (&prompt), on_window, task);
 }

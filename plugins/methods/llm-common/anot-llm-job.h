@@ -44,17 +44,22 @@ const char  *anot_llm_job_format_candidates   (AnotLlmJob          *job,
 /* A prompt template of the plugin's GResource (@path), with `{name}`
  * replaced by the value of name in the NULL-terminated name/value pairs;
  * `{{` and `}}` stand for braces.  `{item}`, `{items}`, `{Item}`,
- * `{Items}`, `{attribute_examples}` and `{tool_attribute_examples}` (the
- * same on any domain but the restaurants, where ReAct's and LATS's four)
- * are the benchmark's domain (@context's; restaurants without a context):
- * templates never name the items or their attributes themselves. */
+ * `{Items}`, `{ITEMS}`, `{a_item}`, `{A_item}`, `{candidate_items}`,
+ * `{attribute_examples}` and `{tool_attribute_examples}` (the same on any
+ * domain but the restaurants, where ReAct's and LATS's four) are the
+ * benchmark's domain (@context's; restaurants without a context):
+ * templates never name the items or their attributes themselves, and a
+ * method passing a value under one of these names is a critical (its
+ * value would fill every place the template names the items). */
 char        *anot_llm_prompt                  (AnotMethodContext   *context,
                                                const char          *path,
                                                ...) G_GNUC_NULL_TERMINATED;
-char        *anot_llm_template_fill           (const char          *template_text,
-                                               ...) G_GNUC_NULL_TERMINATED;
-char        *anot_llm_template_fillv          (const char          *template_text,
-                                               va_list              args);
+/* @template_text with each `{name}` replaced by @values' string of name
+ * (`{{` and `}}` stand for braces), in one pass: no value is expanded
+ * again.  A placeholder without a value is a critical and stays as
+ * written. */
+char        *anot_llm_template_fill_table     (const char          *template_text,
+                                               GHashTable          *values);
 
 /* @base, followed by the defense instructions in defense mode. */
 char        *anot_llm_system_prompt           (AnotMethodContext   *context,
@@ -133,10 +138,12 @@ AnotRanking *anot_llm_job_rank_answer         (AnotLlmJob          *job,
  * under @prefix). */
 char        *anot_llm_job_instruction         (AnotLlmJob          *job,
                                                const char          *prefix);
-/* The compact task description, @prefix/task.txt, with {k}, {n} and
- * {request}. */
+/* The compact task description, @prefix/task.txt, with {k}, {n},
+ * {request} and {below}: " below" when the prompt lists the items after
+ * it (@listed), nothing in a plan call that shows none. */
 char        *anot_llm_job_task                (AnotLlmJob          *job,
-                                               const char          *prefix);
+                                               const char          *prefix,
+                                               gboolean             listed);
 
 /* Adaptive truncation, as the original harness did for string-context
  * methods: whether @error says the prompt was too long for the model

@@ -104,7 +104,7 @@ send_second (GTask *task)
       g_object_unref (task);
       return;
     }
-  task_text = anot_llm_job_task (job, spec->prompts);
+  task_text = anot_llm_job_task (job, spec->prompts, TRUE);
   instruction = anot_llm_job_instruction (job, spec->prompts);
   system_path = g_strdup_printf ("%s/%s-system.txt", spec->prompts, spec->second_call);
   user_path = g_strdup_printf ("%s/%s-user.txt", spec->prompts, spec->second_call);
@@ -174,7 +174,7 @@ anot_llm_two_phase_rank_async (const AnotLlmTwoPhase *spec,
       state->verbatim = plan_index == 1;
     }
 
-  task_text = anot_llm_job_task (state->job, spec->prompts);
+  task_text = anot_llm_job_task (state->job, spec->prompts, FALSE);
   system_base = anot_llm_prompt (context, plan_system, NULL);
   system_prompt = anot_llm_job_system_prompt (state->job, system_base);
   prompt = anot_llm_prompt (context, plan_user, "task", task_text, "n", n, NULL);

@@ -288,7 +288,7 @@ ask_answer (GTask *task)
                             NULL);
   result_text = w->result != NULL ? render_result (w->result)
                                   : g_strdup_printf ("(error: %s)", w->sql_error ? w->sql_error : "no query");
-  task_text = anot_llm_job_task (job, PROMPTS);
+  task_text = anot_llm_job_task (job, PROMPTS, TRUE);
   instruction = anot_llm_job_instruction (job, PROMPTS);
   system_base = anot_llm_prompt (anot_llm_job_get_context (job), PROMPTS "/answer-system.txt", NULL);
   system_prompt = anot_llm_job_system_prompt (job, system_base);
