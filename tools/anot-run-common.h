@@ -37,6 +37,8 @@ typedef struct
   char *batch_retry;
   char *max_cost;
   char *context_tokens;
+  char *rpm;
+  char *tpm;
   char **max_cost_roles;
 } AnotRunLlmOptions;
 

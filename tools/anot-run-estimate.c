@@ -143,6 +143,23 @@ anot_run_estimate_experiment (AnotExperiment *experiment,
     }
   g_print ("\n");
   anot_run_print_estimate_total (total);
+  {
+    JsonObject *pace = json_object_get_object_member (root, "pace");
+
+    if (pace != NULL && !json_object_get_null_member (pace, "minutes"))
+      {
+        double minutes = json_object_get_double_member (pace, "minutes");
+        gboolean by_tokens = g_strcmp0 (json_object_get_string_member (pace, "bound_by"), "tokens") == 0;
+
+        g_print ("Time at the rate limits: at least %.1f min (%s ÷ %" G_GINT64_FORMAT
+                 " per minute; the server's own limits, read during the run, may be tighter)\n",
+                 minutes, by_tokens ? "tokens" : "calls",
+                 json_object_get_int_member (pace, by_tokens ? "tpm" : "rpm"));
+      }
+    else
+      g_print ("Time at the rate limits: none known (--rpm, --tpm; the server's are read "
+               "during the run)\n");
+  }
 
   {
     JsonObject *tokenizers = json_object_get_object_member (root, "tokenizers");

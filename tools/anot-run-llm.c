@@ -50,6 +50,12 @@ anot_run_llm_options_add_entries (AnotRunLlmOptions *o,
     { "context-tokens", 0, 0, G_OPTION_ARG_STRING, &o->context_tokens,
       "Context window prompts are fitted to before sending, in tokens "
       "(default: the model's from the price table)", "N" },
+    { "rpm", 0, 0, G_OPTION_ARG_STRING, &o->rpm,
+      "Requests per minute the server allows, for servers that do not say (the server's "
+      "own limits, read from its answers, apply too; the tighter wins)", "N" },
+    { "tpm", 0, 0, G_OPTION_ARG_STRING, &o->tpm,
+      "Tokens per minute the server allows (prompt + max_tokens of each call, counted "
+      "when it is sent): calls wait until they fit instead of being refused", "N" },
     { "max-cost", 0, 0, G_OPTION_ARG_STRING, &o->max_cost,
       "Budget in US dollars, a cap: a request starts only when its estimated cost "
       "fits (exit status 3 when the next does not); "
@@ -81,6 +87,8 @@ anot_run_llm_options_clear (AnotRunLlmOptions *o)
   g_clear_pointer (&o->batch_retry, g_free);
   g_clear_pointer (&o->max_cost, g_free);
   g_clear_pointer (&o->context_tokens, g_free);
+  g_clear_pointer (&o->rpm, g_free);
+  g_clear_pointer (&o->tpm, g_free);
   g_clear_pointer (&o->max_cost_roles, g_strfreev);
 }
 
@@ -120,6 +128,8 @@ anot_run_llm_options_to_config (const AnotRunLlmOptions *o,
     { "batch-retry", o->batch_retry, FALSE },
     { "max-cost", o->max_cost, FALSE },
     { "context-tokens", o->context_tokens, FALSE },
+    { "rpm", o->rpm, FALSE },
+    { "tpm", o->tpm, FALSE },
     { "max-cost-role", role_costs, FALSE },
   };
 
@@ -145,6 +155,8 @@ anot_run_llm_options_create_router (const AnotRunLlmOptions *o,
     { "base_url", o->base_url },
     { "temperature", o->temperature },
     { "max_tokens", o->max_tokens },
+    { "rpm", o->rpm },
+    { "tpm", o->tpm },
   };
 
   if (!anot_llm_config_load_default_file (config, error))

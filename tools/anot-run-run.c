@@ -130,9 +130,41 @@ clear_progress_line (RunState *state)
     }
 }
 
+/* The pace of the HTTP backends, for the progress line: the calls in
+ * flight and the most allowed now (adapted without -j), and how long the
+ * next call still waits for a rate limit.  Empty without HTTP backends. */
+static char *
+pace_text (AnotExperiment *experiment)
+{
+  AnotBackendRouter *router = anot_experiment_get_router (experiment);
+  g_autoptr(GPtrArray) backends = NULL;
+  guint in_flight = 0, limit = 0, wait_ms = 0;
+  GString *text;
+
+  if (router == NULL)
+    return g_strdup ("");
+  backends = anot_backend_router_list_http_backends (router);
+  if (backends->len == 0)
+    return g_strdup ("");
+  for (guint i = 0; i < backends->len; i++)
+    {
+      AnotHttpBackend *backend = g_ptr_array_index (backends, i);
+
+      in_flight += anot_http_backend_get_n_in_flight (backend);
+      limit += anot_http_backend_get_concurrency_limit (backend);
+      wait_ms = MAX (wait_ms, anot_http_backend_get_rate_limit_wait_ms (backend));
+    }
+  text = g_string_new (NULL);
+  g_string_append_printf (text, "  calls %u/%u", in_flight, limit);
+  if (wait_ms > 0)
+    g_string_append_printf (text, "  rate limit: next call in %us", (wait_ms + 999) / 1000);
+  return g_string_free (text, FALSE);
+}
+
 static void
 show_progress (RunState *state)
 {
+  g_autofree char *pace = NULL;
   g_autoptr(AnotMetrics) metrics = NULL;
   g_autofree char *eta = NULL;
   guint new_done = state->done - state->done_at_start;
@@ -172,11 +204,12 @@ show_progress (RunState *state)
   else
     eta = g_strdup ("--:--");
 
-  fprintf (stderr, "\r\033[K[%s%sN=%u run %u] %u/%u requests  Hits@1 %.2f  ETA %s",
+  pace = pace_text (state->experiment);
+  fprintf (stderr, "\r\033[K[%s%sN=%u run %u] %u/%u requests  Hits@1 %.2f  ETA %s%s",
            attack && strcmp (attack, "clean") != 0 ? attack : "",
            attack && strcmp (attack, "clean") != 0 ? " " : "",
            state->n, state->run, state->done, state->total,
-           metrics ? anot_metrics_get_hits_at (metrics, 1) : 0.0, eta);
+           metrics ? anot_metrics_get_hits_at (metrics, 1) : 0.0, eta, pace);
   fflush (stderr);
   state->line_shown = TRUE;
 }
@@ -207,6 +240,18 @@ on_result (AnotExperiment *experiment,
   state->done++;
   state->n_ran++;
   show_progress (state);
+}
+
+/* The line also moves while no request finishes: a wait for a rate
+ * limit, the calls in flight. */
+static gboolean
+on_progress_tick (gpointer user_data)
+{
+  RunState *state = user_data;
+
+  if (state->line_shown)
+    show_progress (state);
+  return G_SOURCE_CONTINUE;
 }
 
 static void
@@ -449,6 +494,22 @@ print_llm_usage (AnotExperiment *experiment)
            anot_usage_get_calls (usage), anot_usage_get_prompt_tokens (usage),
            anot_usage_get_completion_tokens (usage), anot_usage_get_cost_usd (usage),
            anot_usage_get_retries (usage));
+  {
+    AnotBackendRouter *router = anot_experiment_get_router (experiment);
+    g_autoptr(GPtrArray) backends = router ? anot_backend_router_list_http_backends (router) : NULL;
+
+    /* What -j found: the figure to give it next time, if any. */
+    for (guint i = 0; backends != NULL && i < backends->len; i++)
+      {
+        AnotHttpBackend *backend = g_ptr_array_index (backends, i);
+
+        if (anot_http_backend_get_peak_concurrency (backend) > 0)
+          g_print ("Calls in flight adapted to at most %u on %s (config.json: "
+                   "concurrency_reached)\n",
+                   anot_http_backend_get_peak_concurrency (backend),
+                   anot_http_backend_get_base_url (backend));
+      }
+  }
   if (anot_experiment_get_batch_queue (experiment) != NULL)
     {
       AnotBatchQueue *queue = anot_experiment_get_batch_queue (experiment);
@@ -572,6 +633,7 @@ anot_run_run_experiment (int           argc,
   g_autofree char *description = NULL;
   gboolean original_pool = FALSE;
   guint sigint_source = 0;
+  guint progress_source = 0;
   guint sigterm_source = 0;
   int status = ANOT_RUN_EXIT_OK;
   const GOptionEntry entries[] = {
@@ -600,7 +662,9 @@ anot_run_run_experiment (int           argc,
     { "runs", 0, 0, G_OPTION_ARG_STRING, &o.runs,
       "Number of runs, each in its own run_<R> directory (default 1)", "R" },
     { "concurrency", 'j', 0, G_OPTION_ARG_STRING, &o.concurrency,
-      "Requests in flight at once (default 8); does not change results", "C" },
+      "Requests in flight at once, which fixes the calls in flight (default auto: up to 64 "
+      "requests, the calls in flight per server adapt to its capacity, 8 in batch mode); "
+      "does not change results", "C|auto" },
     { "request-timeout", 0, 0, G_OPTION_ARG_STRING, &o.request_timeout,
       "Deadline of one request in seconds (default 3600; 0: none; in batch mode none unless "
       "given): a method not done by then is cancelled and the run goes on; its request "
@@ -629,8 +693,8 @@ anot_run_run_experiment (int           argc,
     { "resume", 'r', 0, G_OPTION_ARG_FILENAME, &o.resume,
       "Finish an interrupted experiment (the directory printed at its start); "
       "only --concurrency, --request-timeout, --data, --base-url, --cache, --offline, "
-      "--context-tokens, the --batch options and the budgets may be given with it; answers "
-      "already paid for are replayed from DIR/answers.jsonl", "DIR" },
+      "--context-tokens, --rpm, --tpm, the --batch options and the budgets may be given with "
+      "it; answers already paid for are replayed from DIR/answers.jsonl", "DIR" },
     { "attack", 'a', 0, G_OPTION_ARG_STRING, &o.attack,
       "Attacks to run, comma-separated: names (see --list), clean, noise, injection, "
       "deception, all, both (default: clean; robustness: all)", "ATTACKS" },
@@ -841,8 +905,8 @@ anot_run_run_experiment (int           argc,
           run_options_clear (&o);
           return anot_run_usage_error (NULL, "--resume takes its options from the interrupted run; "
                               "only --concurrency, --request-timeout, --data, --base-url, --cache, --offline, "
-                              "--context-tokens, the --batch options and the budgets may be "
-                              "given with it");
+                              "--context-tokens, --rpm, --tpm, the --batch options and the "
+                              "budgets may be given with it");
         }
       if (o.data != NULL)
         {
@@ -1009,7 +1073,9 @@ anot_run_run_experiment (int           argc,
     if (anot_experiment_get_batch_queue (experiment) != NULL)
       {
         g_autoptr(AnotRunConfig) effective = anot_experiment_get_config (experiment);
-        guint concurrency = anot_run_config_get_concurrency (effective);
+        /* auto (0) is 8 requests in batch mode. */
+        guint concurrency = anot_run_config_get_concurrency (effective)
+                            ? anot_run_config_get_concurrency (effective) : 8;
         guint planned = anot_experiment_get_n_planned (experiment);
 
         /* At most --concurrency requests are in flight, whatever their
@@ -1038,8 +1104,12 @@ anot_run_run_experiment (int           argc,
   sigint_source = g_unix_signal_add (SIGINT, on_sigint, &state);
   sigterm_source = g_unix_signal_add (SIGTERM, on_sigterm, &state);
 
+  if (state.tty)
+    progress_source = g_timeout_add_seconds (1, on_progress_tick, &state);
   anot_experiment_run_async (experiment, state.cancellable, on_run_done, &state);
   g_main_loop_run (state.loop);
+  if (progress_source != 0)
+    g_source_remove (progress_source);
 
   g_source_remove (sigint_source);
   g_source_remove (sigterm_source);

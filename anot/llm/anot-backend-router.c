@@ -70,6 +70,7 @@ struct _AnotBackendRouter
   guint64 n_not_sent;
   AnotResponseCache *cache;
   gboolean offline;
+  gboolean adaptive_concurrency;
 };
 
 G_DEFINE_FINAL_TYPE (AnotBackendRouter, anot_backend_router, G_TYPE_OBJECT)
@@ -89,6 +90,15 @@ static GParamSpec *properties[N_PROPS];
 
 /* The entry of every model without one of its own. */
 #define FALLBACK_MODEL "*"
+
+static int
+compare_base_urls (gconstpointer a,
+                   gconstpointer b)
+{
+  /* g_ptr_array_sort() passes pointers to the elements. */
+  return g_strcmp0 (anot_http_backend_get_base_url (*(AnotHttpBackend **) a),
+                    anot_http_backend_get_base_url (*(AnotHttpBackend **) b));
+}
 
 static void
 route_free (Route *route)
@@ -410,8 +420,74 @@ anot_backend_router_set_route (AnotBackendRouter *self,
   route->backend_name = g_strdup (backend_name ? backend_name : G_OBJECT_TYPE_NAME (backend));
   route->backend = g_object_ref (backend);
   route->defaults = defaults ? anot_chat_request_copy (defaults) : anot_chat_request_new (NULL, NULL);
+  if (self->adaptive_concurrency && ANOT_IS_HTTP_BACKEND (backend))
+    g_object_set (backend, "adaptive-concurrency", TRUE, NULL);
   route_update_effective (self, route);
   g_hash_table_replace (self->routes, g_strdup (role), route);
+}
+
+/**
+ * anot_backend_router_set_adaptive_concurrency:
+ * @self: an #AnotBackendRouter
+ * @adaptive: whether the calls in flight adapt
+ *
+ * Sets [property@Anot.HttpBackend:adaptive-concurrency] on the HTTP
+ * backends of every route, those built later included.  `anot-run` does
+ * so unless given `-j`.
+ */
+void
+anot_backend_router_set_adaptive_concurrency (AnotBackendRouter *self,
+                                              gboolean           adaptive)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  g_return_if_fail (ANOT_IS_BACKEND_ROUTER (self));
+
+  self->adaptive_concurrency = adaptive;
+  g_hash_table_iter_init (&iter, self->routes);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Route *route = value;
+
+      if (ANOT_IS_HTTP_BACKEND (route->backend))
+        g_object_set (route->backend, "adaptive-concurrency", adaptive, NULL);
+    }
+}
+
+/**
+ * anot_backend_router_list_http_backends:
+ * @self: an #AnotBackendRouter
+ *
+ * The HTTP backends of the routes built so far, each once (roles that
+ * share a server share its backend): what a progress display reads the
+ * pace from ([property@Anot.HttpBackend:concurrency-limit],
+ * [property@Anot.HttpBackend:rate-limit-wait-ms]).
+ *
+ * Returns: (transfer container) (element-type AnotHttpBackend): the
+ *   backends, sorted by base URL
+ */
+GPtrArray *
+anot_backend_router_list_http_backends (AnotBackendRouter *self)
+{
+  GPtrArray *backends;
+  GHashTableIter iter;
+  gpointer value;
+
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), NULL);
+
+  backends = g_ptr_array_new ();
+  g_hash_table_iter_init (&iter, self->routes);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Route *route = value;
+
+      if (ANOT_IS_HTTP_BACKEND (route->backend) &&
+          !g_ptr_array_find (backends, route->backend, NULL))
+        g_ptr_array_add (backends, route->backend);
+    }
+  g_ptr_array_sort (backends, compare_base_urls);
+  return backends;
 }
 
 static Route *

@@ -84,6 +84,11 @@ ANOT_AVAILABLE_IN_ALL
 void               anot_backend_router_set_context_tokens (AnotBackendRouter  *self,
                                                          guint64               context_tokens);
 ANOT_AVAILABLE_IN_ALL
+void               anot_backend_router_set_adaptive_concurrency (AnotBackendRouter *self,
+                                                               gboolean           adaptive);
+ANOT_AVAILABLE_IN_ALL
+GPtrArray         *anot_backend_router_list_http_backends (AnotBackendRouter *self);
+ANOT_AVAILABLE_IN_ALL
 guint64            anot_backend_router_get_n_not_sent   (AnotBackendRouter    *self);
 ANOT_AVAILABLE_IN_ALL
 guint64            anot_backend_router_count_prompt_tokens (AnotBackendRouter *self,

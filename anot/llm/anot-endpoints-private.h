@@ -15,6 +15,7 @@ typedef struct
   GUri *uri;                   /* base URL + the class's endpoint path */
   guint weight;                /* share of the calls, relative (default 1) */
   guint max_concurrency;       /* its own bound on calls in flight; 0: none */
+  guint adaptive_limit;        /* what its adaptive concurrency allows; 0: none */
   guint n_in_flight;
 
   /* Health: a cool-down after repeated refused connections or timeouts,

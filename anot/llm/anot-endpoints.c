@@ -142,6 +142,8 @@ usable (AnotEndpoint *endpoint,
     }
   if (endpoint->probing && endpoint->n_in_flight > 0)
     return FALSE;
+  if (endpoint->adaptive_limit > 0 && endpoint->n_in_flight >= endpoint->adaptive_limit)
+    return FALSE;
   return endpoint->max_concurrency == 0 || endpoint->n_in_flight < endpoint->max_concurrency;
 }
 

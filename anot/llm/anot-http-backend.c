@@ -7,6 +7,7 @@
 #include "anot-http-backend.h"
 
 #include "anot-endpoints-private.h"
+#include "anot-http-pacer-private.h"
 #include "anot-batch-queue-private.h"
 #include "anot-error.h"
 #include "anot-error-private.h"
@@ -110,6 +111,16 @@ typedef struct
   AnotEndpoint *endpoint;
   AnotEndpoint *avoid;
   GPtrArray *failed_endpoints;
+  /* Pacing: the call's size as rate limits count it (set once), the
+   * limiter of its endpoint × model that admitted the attempt on the
+   * wire, when it was sent and how many were in flight then. */
+  gboolean sized;
+  guint64 input_tokens;
+  guint64 output_tokens;
+  AnotRateLimiter *limiter;
+  gint64 admitted_us;
+  gint64 sent_us;
+  guint in_flight_at_send;
 } Call;
 
 /* An answer larger than this is an error, not a reason to grow without
@@ -138,6 +149,7 @@ typedef struct
   guint64 n_retries;
 
   AnotBatchQueue *batch_queue;
+  AnotHttpPacer *pacer;
 } AnotHttpBackendPrivate;
 
 static void anot_http_backend_backend_iface_init (AnotBackendInterface *iface);
@@ -160,6 +172,13 @@ enum {
   PROP_N_IN_FLIGHT,
   PROP_N_QUEUED,
   PROP_N_RETRIES,
+  PROP_RPM,
+  PROP_TPM,
+  PROP_RATE_WINDOW_MS,
+  PROP_ADAPTIVE_CONCURRENCY,
+  PROP_CONCURRENCY_LIMIT,
+  PROP_PEAK_CONCURRENCY,
+  PROP_RATE_LIMIT_WAIT_MS,
   N_PROPS
 };
 
@@ -206,6 +225,7 @@ anot_http_backend_finalize (GObject *object)
   g_clear_pointer (&priv->endpoints, g_ptr_array_unref);
   g_hash_table_unref (priv->queues);
   g_queue_clear (&priv->ring);
+  anot_http_pacer_free (priv->pacer);
 
   G_OBJECT_CLASS (anot_http_backend_parent_class)->finalize (object);
 }
@@ -251,6 +271,27 @@ anot_http_backend_get_property (GObject    *object,
     case PROP_N_RETRIES:
       g_value_set_uint64 (value, priv->n_retries);
       break;
+    case PROP_RPM:
+      g_value_set_uint (value, anot_http_pacer_get_rpm (priv->pacer));
+      break;
+    case PROP_TPM:
+      g_value_set_uint (value, anot_http_pacer_get_tpm (priv->pacer));
+      break;
+    case PROP_RATE_WINDOW_MS:
+      g_value_set_uint (value, anot_http_pacer_get_window_ms (priv->pacer));
+      break;
+    case PROP_ADAPTIVE_CONCURRENCY:
+      g_value_set_boolean (value, anot_http_pacer_get_adaptive (priv->pacer));
+      break;
+    case PROP_CONCURRENCY_LIMIT:
+      g_value_set_uint (value, anot_http_backend_get_concurrency_limit (self));
+      break;
+    case PROP_PEAK_CONCURRENCY:
+      g_value_set_uint (value, anot_http_backend_get_peak_concurrency (self));
+      break;
+    case PROP_RATE_LIMIT_WAIT_MS:
+      g_value_set_uint (value, anot_http_backend_get_rate_limit_wait_ms (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -290,6 +331,21 @@ anot_http_backend_set_property (GObject      *object,
       break;
     case PROP_MAX_CONCURRENCY:
       anot_http_backend_set_max_concurrency (self, g_value_get_uint (value));
+      break;
+    case PROP_RPM:
+      anot_http_pacer_set_rpm (priv->pacer, g_value_get_uint (value));
+      http_backend_pump (self);
+      break;
+    case PROP_TPM:
+      anot_http_pacer_set_tpm (priv->pacer, g_value_get_uint (value));
+      http_backend_pump (self);
+      break;
+    case PROP_RATE_WINDOW_MS:
+      anot_http_pacer_set_window_ms (priv->pacer, g_value_get_uint (value));
+      break;
+    case PROP_ADAPTIVE_CONCURRENCY:
+      anot_http_pacer_set_adaptive (priv->pacer, g_value_get_boolean (value));
+      http_backend_pump (self);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -418,6 +474,81 @@ anot_http_backend_class_init (AnotHttpBackendClass *klass)
     g_param_spec_uint64 ("n-retries", NULL, NULL, 0, G_MAXUINT64, 0,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * AnotHttpBackend:rpm:
+   *
+   * Your own limit of requests per window
+   * ([property@Anot.HttpBackend:rate-window-ms], a minute), per server and
+   * model; 0 for none.  The server's own limits, read from its answers
+   * (OpenAI's `x-ratelimit-*`, Anthropic's `anthropic-ratelimit-*`
+   * headers), apply as well: the tighter one wins.  A call waits in its
+   * queue until it fits instead of being sent and refused.
+   */
+  properties[PROP_RPM] =
+    g_param_spec_uint ("rpm", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotHttpBackend:tpm:
+   *
+   * Your own limit of tokens per window, per server and model; 0 for
+   * none.  A call counts as providers count it when they admit it: its
+   * prompt tokens (the larger of the model's tokenizer count and the
+   * characters / 4, OpenAI's rule) plus its `max_tokens`.
+   */
+  properties[PROP_TPM] =
+    g_param_spec_uint ("tpm", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotHttpBackend:rate-window-ms:
+   *
+   * The window rate limits count over, in milliseconds: a minute, as
+   * every provider's; another length only for servers that count
+   * otherwise (and tests).
+   */
+  properties[PROP_RATE_WINDOW_MS] =
+    g_param_spec_uint ("rate-window-ms", NULL, NULL, 1, G_MAXUINT,
+                       ANOT_HTTP_PACER_DEFAULT_WINDOW_MS,
+                       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotHttpBackend:adaptive-concurrency:
+   *
+   * Whether the calls in flight per server adapt instead of being fixed:
+   * from 1 up to [property@Anot.HttpBackend:max-concurrency], growing
+   * while latency holds and backing off on a 429, a timeout, a server
+   * error or latency that doubled (AIMD with a slow start).  `anot-run`
+   * sets it unless given `-j`.
+   */
+  properties[PROP_ADAPTIVE_CONCURRENCY] =
+    g_param_spec_boolean ("adaptive-concurrency", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotHttpBackend:concurrency-limit:
+   *
+   * The calls that may be in flight now: the adaptive limit (over every
+   * server), or [property@Anot.HttpBackend:max-concurrency].
+   */
+  properties[PROP_CONCURRENCY_LIMIT] =
+    g_param_spec_uint ("concurrency-limit", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotHttpBackend:peak-concurrency:
+   *
+   * The highest adaptive limit reached (over every server); 0 when the
+   * concurrency is fixed.
+   */
+  properties[PROP_PEAK_CONCURRENCY] =
+    g_param_spec_uint ("peak-concurrency", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotHttpBackend:rate-limit-wait-ms:
+   *
+   * How long the next queued call still waits for a rate limit, in
+   * milliseconds; 0 when none is waiting for one.
+   */
+  properties[PROP_RATE_LIMIT_WAIT_MS] =
+    g_param_spec_uint ("rate-limit-wait-ms", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -433,6 +564,7 @@ anot_http_backend_init (AnotHttpBackend *self)
   priv->max_concurrency = DEFAULT_MAX_CONCURRENCY;
   priv->queues = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, queue_free);
   g_queue_init (&priv->ring);
+  priv->pacer = anot_http_pacer_new ();
 }
 
 /* ------------------------------------------------------------------------
@@ -736,6 +868,8 @@ call_finish (Call     *call,
 }
 
 static void call_start_attempt (Call *call);
+static gboolean call_admit (AnotHttpBackend *self, Call *call, AnotEndpoint *endpoint,
+                            gint64 now_us, gint64 *wait_until_us);
 static GBytes *write_body (AnotHttpBackend *self, AnotChatRequest *request, const char *model,
                            GError **error);
 static void http_backend_wake_at (AnotHttpBackend *self, gint64 now_us, gint64 wake_us);
@@ -766,15 +900,36 @@ call_requeue (Call *call)
   http_backend_pump (self);
 }
 
+static gboolean on_backoff_done (gpointer user_data);
+
+static void
+call_backoff_until (Call   *call,
+                    guint64 delay_ms)
+{
+  call->state = CALL_BACKOFF;
+  call->backoff_source = g_timeout_source_new ((guint) MIN (delay_ms, G_MAXUINT));
+  g_source_set_callback (call->backoff_source, on_backoff_done, call, NULL);
+  g_source_set_static_name (call->backoff_source, "[anot] LLM retry backoff");
+  g_source_attach (call->backoff_source, g_task_get_context (call->task));
+}
+
 static gboolean
 on_backoff_done (gpointer user_data)
 {
   Call *call = user_data;
+  gint64 now = g_get_monotonic_time ();
+  gint64 wait_until = 0;
 
   g_clear_pointer (&call->backoff_source, g_source_unref);
   if (call->endpoints != NULL)
     {
       call_requeue (call);
+      return G_SOURCE_REMOVE;
+    }
+  /* A retry is paced like a first attempt. */
+  if (!call_admit (call->self, call, NULL, now, &wait_until))
+    {
+      call_backoff_until (call, (guint64) (wait_until - now + 999) / 1000);
       return G_SOURCE_REMOVE;
     }
   call->state = CALL_RUNNING;
@@ -858,11 +1013,43 @@ call_retry_or_fail (Call    *call,
   g_clear_error (&call->last_error);
   call->last_error = error;
   priv->n_retries++;
-  call->state = CALL_BACKOFF;
-  call->backoff_source = g_timeout_source_new ((guint) MIN (delay_ms, G_MAXUINT));
-  g_source_set_callback (call->backoff_source, on_backoff_done, call, NULL);
-  g_source_set_static_name (call->backoff_source, "[anot] LLM retry backoff");
-  g_source_attach (call->backoff_source, g_task_get_context (call->task));
+  call_backoff_until (call, delay_ms);
+}
+
+/* The server of the attempt that just ended (NULL: the one server). */
+static const char *
+call_endpoint_name (Call *call)
+{
+  return call->avoid != NULL ? call->avoid->base_url : NULL;
+}
+
+/* An attempt that says the server is full or gone: fewer calls in
+ * flight (when they adapt). */
+static void
+call_congested (Call *call)
+{
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (call->self);
+
+  anot_http_pacer_dropped (priv->pacer, call_endpoint_name (call), call->sent_us,
+                           g_get_monotonic_time ());
+}
+
+/* A 429: the time the server asked for (Retry-After, retry-after-ms, or
+ * OpenAI's "Please try again in 1.234s" in the message), for which every
+ * call of the endpoint × model waits; -1 when it said none. */
+static gint64
+rate_limited_delay_ms (Call        *call,
+                       SoupMessage *msg,
+                       const char  *server_message)
+{
+  gint64 delay_ms = retry_after_ms (msg);
+
+  if (delay_ms < 0)
+    delay_ms = anot_rate_parse_try_again_ms (server_message);
+  call_congested (call);
+  if (call->limiter != NULL && delay_ms >= 0)
+    anot_rate_limiter_hold (call->limiter, g_get_monotonic_time () + delay_ms * 1000);
+  return delay_ms;
 }
 
 /* The end of an attempt: @bytes_in is the whole answer, or NULL and
@@ -904,6 +1091,7 @@ attempt_done (Call   *call,
 
   if (bytes == NULL)
     {
+      call_congested (call);
       if (call->timed_out)
         call_retry_or_fail (call,
                             g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_TIMEOUT,
@@ -925,6 +1113,15 @@ attempt_done (Call   *call,
     }
 
   status = soup_message_get_status (msg);
+  if (call->limiter != NULL)
+    {
+      /* A call refused was not counted by the server. */
+      if (status == 429)
+        anot_rate_limiter_refund (call->limiter, call->admitted_us, call->input_tokens,
+                                  call->output_tokens);
+      anot_rate_limiter_read_headers (call->limiter, soup_message_get_response_headers (msg),
+                                      call->admitted_us, g_get_monotonic_time ());
+    }
   if (call->raw && status >= 200 && status < 300)
     {
       call_finish (call, g_steal_pointer (&bytes), NULL);
@@ -958,6 +1155,14 @@ attempt_done (Call   *call,
       anot_completion_set_replaced_characters (completion, _anot_json_document_get_n_replaced (body));
       if (call->avoid != NULL)
         anot_endpoint_succeeded (call->avoid);
+      {
+        AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (call->self);
+
+        anot_http_pacer_succeeded (priv->pacer, call_endpoint_name (call), call->sent_us,
+                                   g_get_monotonic_time (),
+                                   anot_completion_get_completion_tokens (completion),
+                                   call->in_flight_at_send);
+      }
       call_finish (call, completion, NULL);
       return;
     }
@@ -984,15 +1189,22 @@ attempt_done (Call   *call,
                             FALSE, -1);
       }
     else if (status == 429)
-      call_retry_or_fail (call,
-                          g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_RATE_LIMITED,
-                                       "HTTP 429 from %s: %s", WHERE, server_message),
-                          TRUE, retry_after_ms (msg));
+      {
+        gint64 delay_ms = rate_limited_delay_ms (call, msg, server_message);
+
+        call_retry_or_fail (call,
+                            g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_RATE_LIMITED,
+                                         "HTTP 429 from %s: %s", WHERE, server_message),
+                            TRUE, delay_ms);
+      }
     else if (status >= 500 || status == 408 || status == 409)
-      call_retry_or_fail (call,
-                          g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_SERVER,
-                                       "HTTP %u from %s: %s", status, WHERE, server_message),
-                          TRUE, retry_after_ms (msg));
+      {
+        call_congested (call);
+        call_retry_or_fail (call,
+                            g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_SERVER,
+                                         "HTTP %u from %s: %s", status, WHERE, server_message),
+                            TRUE, retry_after_ms (msg));
+      }
     else if (status == 404 && call->model == NULL)
       call_retry_or_fail (call,
                           g_error_new (ANOT_ERROR, ANOT_ERROR_LLM_BATCH_NOT_FOUND,
@@ -1180,6 +1392,8 @@ call_start_attempt (Call *call)
 
   call->attempts++;
   call->timed_out = FALSE;
+  call->sent_us = g_get_monotonic_time ();
+  call->in_flight_at_send = priv->n_in_flight;
   call->attempt_cancellable = g_cancellable_new ();
   if (priv->timeout_ms > 0)
     {
@@ -1244,18 +1458,87 @@ http_backend_wake_at (AnotHttpBackend *self,
   g_source_attach (priv->wake_source, g_main_context_get_thread_default ());
 }
 
+/* Whether @call may be sent now to @endpoint (NULL: the one server) as
+ * its endpoint × model's rate limits go; it is then counted.  Otherwise
+ * *@wait_until_us says when it fits. */
+static gboolean
+call_admit (AnotHttpBackend *self,
+            Call            *call,
+            AnotEndpoint    *endpoint,
+            gint64           now_us,
+            gint64          *wait_until_us)
+{
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+  AnotRateLimiter *limiter;
+  gint64 slot;
+
+  /* Batch and file calls (raw) are the batch APIs': their limits are
+   * others. */
+  if (call->raw)
+    return TRUE;
+  limiter = anot_http_pacer_rate_limiter (priv->pacer, endpoint ? endpoint->base_url : NULL,
+                                          call->model);
+  slot = anot_rate_limiter_next_slot (limiter, now_us, call->input_tokens, call->output_tokens);
+  if (slot > now_us)
+    {
+      *wait_until_us = slot;
+      return FALSE;
+    }
+  anot_rate_limiter_admit (limiter, now_us, call->input_tokens, call->output_tokens);
+  call->limiter = limiter;
+  call->admitted_us = now_us;
+  return TRUE;
+}
+
+/* The most calls in flight now: with one server, its adaptive limit;
+ * with several, each has its own (the endpoints' books apply it). */
+static guint
+http_backend_bound (AnotHttpBackend *self)
+{
+  AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
+
+  if (!anot_http_pacer_get_adaptive (priv->pacer))
+    return priv->max_concurrency;
+  if (priv->endpoints == NULL)
+    return anot_http_pacer_bound (priv->pacer, NULL, priv->max_concurrency);
+  for (guint i = 0; i < priv->endpoints->len; i++)
+    {
+      AnotEndpoint *endpoint = g_ptr_array_index (priv->endpoints, i);
+      guint cap = endpoint->max_concurrency ? MIN (endpoint->max_concurrency, priv->max_concurrency)
+                                            : priv->max_concurrency;
+
+      endpoint->adaptive_limit = anot_http_pacer_bound (priv->pacer, endpoint->base_url, cap);
+    }
+  return priv->max_concurrency;
+}
+
 static void
 http_backend_pump (AnotHttpBackend *self)
 {
   AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (self);
 
-  while (priv->n_in_flight < priv->max_concurrency && !g_queue_is_empty (&priv->ring))
+  anot_http_pacer_set_waiting (priv->pacer, 0);
+  while (priv->n_in_flight < http_backend_bound (self) && !g_queue_is_empty (&priv->ring))
     {
       const char *key = g_queue_peek_head (&priv->ring);
       GQueue *queue = g_hash_table_lookup (priv->queues, key);
       Call *call = g_queue_peek_head (queue);
       AnotEndpoint *endpoint = NULL;
+      gint64 now = g_get_monotonic_time ();
+      gint64 wait_until = 0;
 
+      if (!call->sized && call->request != NULL)
+        {
+          AnotRateLimiter *limiter =
+            anot_http_pacer_rate_limiter (priv->pacer,
+                                          call->endpoints ? ((AnotEndpoint *) g_ptr_array_index (call->endpoints, 0))->base_url
+                                                          : NULL,
+                                          call->model);
+
+          anot_http_pacer_size_call (priv->pacer, limiter, call->request, call->model,
+                                     &call->input_tokens, &call->output_tokens);
+          call->sized = TRUE;
+        }
       if (call->body == NULL && call->request != NULL)
         {
           GError *error = NULL;
@@ -1272,7 +1555,6 @@ http_backend_pump (AnotHttpBackend *self)
 
       if (call->endpoints != NULL)
         {
-          gint64 now = g_get_monotonic_time ();
           gint64 wake_us = 0;
 
           endpoint = anot_endpoints_pick (call->endpoints, call->avoid, now, &wake_us);
@@ -1285,6 +1567,17 @@ http_backend_pump (AnotHttpBackend *self)
                 http_backend_wake_at (self, now, wake_us);
               return;
             }
+        }
+      /* The call at the head waits for its rate limit, and the others
+       * behind it: a smaller call overtaking would starve a large one. */
+      if (!call_admit (self, call, endpoint, now, &wait_until))
+        {
+          anot_http_pacer_set_waiting (priv->pacer, wait_until);
+          http_backend_wake_at (self, now, wait_until);
+          return;
+        }
+      if (endpoint != NULL)
+        {
           endpoint->n_in_flight++;
           call->endpoint = endpoint;
           g_clear_pointer (&call->uri, g_uri_unref);
@@ -1908,6 +2201,66 @@ anot_http_backend_get_n_retries (AnotHttpBackend *self)
 
   priv = anot_http_backend_get_instance_private (self);
   return priv->n_retries;
+}
+
+/**
+ * anot_http_backend_get_concurrency_limit:
+ * @self: an #AnotHttpBackend
+ *
+ * Returns: the value of [property@Anot.HttpBackend:concurrency-limit]:
+ *   the calls that may be in flight now
+ */
+guint
+anot_http_backend_get_concurrency_limit (AnotHttpBackend *self)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), 0);
+
+  priv = anot_http_backend_get_instance_private (self);
+  return anot_http_pacer_get_limit (priv->pacer, priv->max_concurrency);
+}
+
+/**
+ * anot_http_backend_get_peak_concurrency:
+ * @self: an #AnotHttpBackend
+ *
+ * Returns: the value of [property@Anot.HttpBackend:peak-concurrency]: the
+ *   highest adaptive limit reached, 0 when the concurrency is fixed
+ */
+guint
+anot_http_backend_get_peak_concurrency (AnotHttpBackend *self)
+{
+  AnotHttpBackendPrivate *priv;
+
+  g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), 0);
+
+  priv = anot_http_backend_get_instance_private (self);
+  return anot_http_pacer_get_peak (priv->pacer);
+}
+
+/**
+ * anot_http_backend_get_rate_limit_wait_ms:
+ * @self: an #AnotHttpBackend
+ *
+ * Returns: the value of [property@Anot.HttpBackend:rate-limit-wait-ms]:
+ *   how long the next queued call still waits for a rate limit, 0 when
+ *   none does
+ */
+guint
+anot_http_backend_get_rate_limit_wait_ms (AnotHttpBackend *self)
+{
+  AnotHttpBackendPrivate *priv;
+  gint64 until, now;
+
+  g_return_val_if_fail (ANOT_IS_HTTP_BACKEND (self), 0);
+
+  priv = anot_http_backend_get_instance_private (self);
+  until = anot_http_pacer_get_waiting (priv->pacer);
+  now = g_get_monotonic_time ();
+  if (until <= now || priv->n_queued == 0)
+    return 0;
+  return (guint) MIN ((until - now + 999) / 1000, G_MAXUINT);
 }
 
 /* ------------------------------------------------------------------------

@@ -153,6 +153,12 @@ ANOT_AVAILABLE_IN_ALL
 guint       anot_http_backend_get_n_queued        (AnotHttpBackend *self);
 ANOT_AVAILABLE_IN_ALL
 guint64     anot_http_backend_get_n_retries       (AnotHttpBackend *self);
+ANOT_AVAILABLE_IN_ALL
+guint       anot_http_backend_get_concurrency_limit (AnotHttpBackend *self);
+ANOT_AVAILABLE_IN_ALL
+guint       anot_http_backend_get_peak_concurrency (AnotHttpBackend *self);
+ANOT_AVAILABLE_IN_ALL
+guint       anot_http_backend_get_rate_limit_wait_ms (AnotHttpBackend *self);
 
 ANOT_AVAILABLE_IN_ALL
 AnotBatchQueue *anot_http_backend_get_batch_queue (AnotHttpBackend *self);

@@ -30,8 +30,10 @@
  * model as a comma-separated list, `base_urls` in the file; see
  * [property@Anot.HttpBackend:base-url]), `api_key` (file and
  * environment only), `temperature`, `max_tokens`, `top_p`, `seed`,
- * `timeout_ms`, `max_retries`, `retry_base_ms`, `retry_max_ms` and
- * `max_concurrency`.
+ * `timeout_ms`, `max_retries`, `retry_base_ms`, `retry_max_ms`,
+ * `max_concurrency`, `rpm` and `tpm` (your own rate limits per minute,
+ * for servers that send none; see [property@Anot.HttpBackend:rpm]) and
+ * `rate_window_ms` (the window they count over, a minute).
  *
  * - Command line ([method@Anot.LlmConfig.set],
  *   [method@Anot.LlmConfig.add_role_spec]): `--backend`, `--model`,
@@ -90,6 +92,7 @@ static const char * const run_keys[] = {
 static const char * const known_keys[] = {
   "backend", "model", "base_url", "api_key", "temperature", "max_tokens", "top_p", "seed",
   "timeout_ms", "max_retries", "retry_base_ms", "retry_max_ms", "max_concurrency",
+  "rpm", "tpm", "rate_window_ms",
 };
 
 /* Settings of the backend instance (shared by the roles that agree on
@@ -105,6 +108,9 @@ static const struct
   { "retry_base_ms", "retry-base-ms" },
   { "retry_max_ms", "retry-max-ms" },
   { "max_concurrency", "max-concurrency" },
+  { "rpm", "rpm" },
+  { "tpm", "tpm" },
+  { "rate_window_ms", "rate-window-ms" },
 };
 
 #define DEFAULT_BACKEND "openai"
@@ -278,6 +284,12 @@ validate_value (const char  *key,
         goto invalid;
       return TRUE;
     }
+  if (strcmp (key, "rate_window_ms") == 0)
+    {
+      if (!g_ascii_string_to_unsigned (value, 10, 1, G_MAXUINT, &number, NULL))
+        goto invalid;
+      return TRUE;
+    }
   if (strcmp (key, "max_concurrency") == 0)
     {
       if (!g_ascii_string_to_unsigned (value, 10, 1, 100000, &number, NULL))
@@ -290,7 +302,7 @@ validate_value (const char  *key,
         goto invalid;
       return TRUE;
     }
-  /* max_tokens, timeout_ms, retry_base_ms, retry_max_ms */
+  /* max_tokens, timeout_ms, retry_base_ms, retry_max_ms, rpm, tpm */
   if (!g_ascii_string_to_unsigned (value, 10, 0, G_MAXUINT, &number, NULL))
     goto invalid;
   return TRUE;

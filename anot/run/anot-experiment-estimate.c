@@ -561,11 +561,66 @@ anot_experiment_preview_prompts (AnotExperiment  *self,
  * `completion_tokens_assumed`, `rows` (one per attack and N, summed over
  * runs: `attack`, `n`, `requests`, `calls`, `calls_per_request_min`,
  * `calls_per_request_max`, `prompt_tokens`, `completion_tokens`,
- * `cost_usd`, `batch_cost_usd`, `incomplete`) and `total` (the same sums).
+ * `cost_usd`, `batch_cost_usd`, `incomplete`), `total` (the same sums)
+ * and `pace`: the default role's `rpm` and `tpm` (yours, from the options,
+ * environment or configuration file; null when unset) and the `minutes`
+ * the run needs at their sustained rate — tokens (prompt + completion) ÷
+ * `tpm` or calls ÷ `rpm`, the larger (`bound_by`) — null without either.
  *
  * Returns: (transfer full) (nullable): the estimate, or %NULL with @error
  *   set when the experiment cannot be prepared
  */
+/* The default role's rpm or tpm (yours: the server's are read during the
+ * run); 0 when none is set. */
+static guint64
+known_limit (AnotExperiment *self,
+             const char     *key)
+{
+  g_autofree char *text = anot_llm_config_lookup (self->llm_config, ANOT_DEFAULT_ROLE, key, NULL);
+  guint64 value = 0;
+
+  if (text == NULL || !g_ascii_string_to_unsigned (text, 10, 1, G_MAXUINT, &value, NULL))
+    return 0;
+  return value;
+}
+
+/* "pace": the time the run needs at the limits known, at their sustained
+ * rate: tokens (prompt + completion, as a call's size is counted) ÷ tpm,
+ * calls ÷ rpm, the larger; null without limits. */
+static void
+add_pace_json (AnotExperiment *self,
+               JsonBuilder    *builder,
+               const Row      *total)
+{
+  guint64 rpm = known_limit (self, "rpm"), tpm = known_limit (self, "tpm");
+  double by_tokens = tpm ? (double) (total->prompt_tokens + total->completion_tokens) / tpm : 0;
+  double by_requests = rpm ? (double) total->calls / rpm : 0;
+
+  json_builder_set_member_name (builder, "pace");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "rpm");
+  if (rpm)
+    json_builder_add_int_value (builder, (gint64) rpm);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "tpm");
+  if (tpm)
+    json_builder_add_int_value (builder, (gint64) tpm);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "minutes");
+  if (rpm || tpm)
+    json_builder_add_double_value (builder, MAX (by_tokens, by_requests));
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "bound_by");
+  if (rpm || tpm)
+    json_builder_add_string_value (builder, by_tokens >= by_requests ? "tokens" : "requests");
+  else
+    json_builder_add_null_value (builder);
+  json_builder_end_object (builder);
+}
+
 JsonNode *
 anot_experiment_estimate (AnotExperiment  *self,
                           guint            completion_tokens,
@@ -686,6 +741,7 @@ anot_experiment_estimate (AnotExperiment  *self,
   json_builder_end_array (builder);
   json_builder_set_member_name (builder, "total");
   add_row_json (builder, &total);
+  add_pace_json (self, builder, &total);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
 }

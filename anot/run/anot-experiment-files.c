@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "anot-experiment-private.h"
+#include "anot-http-backend.h"
 
 #include "anot-error.h"
 #include "anot-attack-templates.h"
@@ -191,6 +192,47 @@ add_attack_config (JsonBuilder *builder,
  * run (perhaps by an earlier process, before a resume).  A failed call is
  * not counted, so a run with failed requests keeps its configured LLM: it
  * may be what failed. */
+/* Without -j: the most calls in flight each server's adaptive limit
+ * reached, by base URL (what to give -j next time, or
+ * max_concurrency).  A fact about this process's run, outside "anot",
+ * which a resume reads: a resume starts from 1 again. */
+static void
+add_concurrency_reached (JsonBuilder       *builder,
+                         AnotBackendRouter *router)
+{
+  g_autoptr(GPtrArray) backends = router ? anot_backend_router_list_http_backends (router) : NULL;
+  gboolean any = FALSE;
+
+  for (guint i = 0; backends != NULL && i < backends->len; i++)
+    {
+      AnotHttpBackend *backend = g_ptr_array_index (backends, i);
+      guint peak = anot_http_backend_get_peak_concurrency (backend);
+      const char *url = anot_http_backend_get_base_url (backend);
+
+      if (peak == 0)
+        continue;
+      if (!any)
+        {
+          json_builder_set_member_name (builder, "concurrency_reached");
+          json_builder_begin_object (builder);
+          any = TRUE;
+        }
+      {
+        /* A base URL may carry credentials: never written. */
+        g_autoptr(GUri) uri = url ? g_uri_parse (url, G_URI_FLAGS_NONE, NULL) : NULL;
+        g_autofree char *shown = uri ? g_uri_to_string_partial (uri, G_URI_HIDE_USERINFO |
+                                                                     G_URI_HIDE_QUERY |
+                                                                     G_URI_HIDE_FRAGMENT)
+                                     : g_strdup ("several servers");
+
+        json_builder_set_member_name (builder, shown);
+        json_builder_add_int_value (builder, peak);
+      }
+    }
+  if (any)
+    json_builder_end_object (builder);
+}
+
 static gboolean
 used_an_llm (AnotUsage *usage,
              guint      n_failed)
@@ -248,7 +290,7 @@ anot_experiment_write_config (AnotExperiment  *self,
   json_builder_set_member_name (builder, "k");
   json_builder_add_int_value (builder, self->settings->k);
   json_builder_set_member_name (builder, "parallel");
-  json_builder_add_boolean_value (builder, self->settings->concurrency > 1);
+  json_builder_add_boolean_value (builder, anot_experiment_requests_in_flight (self) > 1);
   json_builder_set_member_name (builder, "llm_config");
   if (used_an_llm (usage, n_failed))
     json_builder_add_value (builder, anot_llm_config_to_json (self->llm_config, self->router));
@@ -301,6 +343,7 @@ anot_experiment_write_config (AnotExperiment  *self,
 
   json_builder_set_member_name (builder, "usage");
   json_builder_add_value (builder, anot_usage_to_json (usage));
+  add_concurrency_reached (builder, self->router);
   json_builder_set_member_name (builder, "timestamp");
   json_builder_add_string_value (builder, timestamp);
   json_builder_set_member_name (builder, "benchmark_mode");

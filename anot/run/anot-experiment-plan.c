@@ -607,6 +607,10 @@ plan_llm (AnotExperiment  *self,
   if (self->router == NULL)
     return FALSE;
   anot_backend_router_set_context_tokens (self->router, settings->context_tokens);
+  /* Without -j the calls in flight find each server's capacity; batch
+   * mode keeps its own pace. */
+  if (settings->concurrency == 0 && self->batch_queue == NULL)
+    anot_backend_router_set_adaptive_concurrency (self->router, TRUE);
 
   if (anot_run_config_is_set (settings, "debug"))
     self->debug_level = settings->debug;

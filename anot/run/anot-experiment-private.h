@@ -272,5 +272,10 @@ G_GNUC_INTERNAL void         anot_experiment_pump                (AnotExperiment
 G_GNUC_INTERNAL AnotMethodContext *anot_experiment_new_method_context (AnotExperiment *self,
                                                                         AnotTrial      *trial);
 G_GNUC_INTERNAL void         anot_experiment_start               (AnotExperiment  *self);
+/* -j auto: requests in flight (the HTTP backends' cap is 64 calls), and
+ * in batch mode the default -j had before auto. */
+#define ANOT_EXPERIMENT_AUTO_REQUESTS_IN_FLIGHT 64
+#define ANOT_EXPERIMENT_BATCH_REQUESTS_IN_FLIGHT 8
+G_GNUC_INTERNAL guint        anot_experiment_requests_in_flight  (AnotExperiment  *self);
 
 G_END_DECLS

@@ -55,6 +55,18 @@ typedef struct
   gboolean abandoned;             /* its row was written at the deadline */
 } Job;
 
+/* The requests in flight at once: -j, or without it (auto) enough for
+ * the adaptive concurrency of the backends to reach their cap; batch
+ * mode keeps the former default. */
+guint
+anot_experiment_requests_in_flight (AnotExperiment *self)
+{
+  if (self->settings->concurrency > 0)
+    return (guint) self->settings->concurrency;
+  return self->batch_queue != NULL ? ANOT_EXPERIMENT_BATCH_REQUESTS_IN_FLIGHT
+                                   : ANOT_EXPERIMENT_AUTO_REQUESTS_IN_FLIGHT;
+}
+
 static void experiment_pump (AnotExperiment *self);
 
 static void
@@ -943,7 +955,7 @@ experiment_pump (AnotExperiment *self)
 
       /* Start what may start, opening cells as the ones before them run
        * out of requests to start. */
-      while (!experiment_stopping (self) && self->in_flight < self->settings->concurrency)
+      while (!experiment_stopping (self) && self->in_flight < anot_experiment_requests_in_flight (self))
         {
           Cell *cell = cell_with_work (self);
           gboolean can_open = self->next_open < self->cells->len &&

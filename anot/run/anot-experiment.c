@@ -514,6 +514,24 @@ anot_experiment_get_batch_queue (AnotExperiment *self)
   return self->batch_queue;
 }
 
+/**
+ * anot_experiment_get_router:
+ * @self: an #AnotExperiment
+ *
+ * The router the run's LLM calls go through, once prepared: where a
+ * progress display reads the backends' pace (see
+ * [method@Anot.BackendRouter.list_http_backends]).
+ *
+ * Returns: (transfer none) (nullable): the router, or %NULL before the
+ *   run is prepared
+ */
+AnotBackendRouter *
+anot_experiment_get_router (AnotExperiment *self)
+{
+  g_return_val_if_fail (ANOT_IS_EXPERIMENT (self), NULL);
+  return self->router;
+}
+
 static void
 on_run_cancelled (GCancellable *cancellable,
                   GCancellable *jobs_cancellable)

@@ -52,6 +52,8 @@ struct _AnotRunConfig
   double max_cost;              /* US dollars; 0: no budget */
   char *max_cost_role;          /* ROLE=USD,... */
   guint64 context_tokens;       /* 0: the price table's */
+  char *rpm;                    /* requests per minute, as text; NULL: none */
+  char *tpm;                    /* tokens per minute, as text; NULL: none */
   GHashTable *method_options;   /* KEY -> value, of `method.KEY` */
   GHashTable *attack_options;   /* KEY -> value, of `attack.KEY` */
 };

@@ -39,7 +39,10 @@
  * - `k`: predictions kept per request, Hits@1..k (default 5)
  * - `seed`: the base seed (default 42); run R uses seed + R
  * - `runs`: the number of runs (default 1)
- * - `concurrency`: requests in flight at once (default 8)
+ * - `concurrency`: requests in flight at once, which also fixes the calls
+ *   in flight; `auto` (the default) lets the calls in flight per server
+ *   adapt (see [property@Anot.HttpBackend:adaptive-concurrency]) with up
+ *   to 64 requests in flight (8 in batch mode)
  * - `limit`: keep only the first L selected requests
  * - `requests`: comma-separated request ids
  * - `groups`: groups as `G01,G04`, `1,4` or `1-3`
@@ -83,6 +86,10 @@
  * - `batch-retry`: `batch` (default) or `direct`: where calls a batch did
  *   not answer (expired, cancelled, a 429 or 5xx line) are retried
  *   (`ANOT_BATCH_RETRY`, `[llm] batch_retry`)
+ * - `rpm`, `tpm`: your own limits of requests and tokens per minute for
+ *   the default role's server, for servers that send none (see
+ *   [property@Anot.HttpBackend:rpm]); the server's own, read from its
+ *   answers, apply too.  Kept for a resume
  * - `context-tokens`: the context window prompts are fitted to before they
  *   are sent (see [method@Anot.BackendRouter.set_context_tokens]); 0
  *   (default): each model's from the price table
@@ -168,6 +175,13 @@ typedef struct
 
 static gboolean check_role_costs (const char *text);
 
+/* A whole number ≥ 1. */
+static gboolean
+check_count (const char *text)
+{
+  return g_ascii_string_to_unsigned (text, 10, 1, G_MAXUINT, NULL, NULL);
+}
+
 #define FIELD(f) G_STRUCT_OFFSET (AnotRunConfig, f)
 
 /* KIND_SHARD reads the count right after the index. */
@@ -190,8 +204,10 @@ static const KeyInfo keys[] = {
     0, G_MAXUINT64, 42 },
   { "runs", KIND_UINT, FLAG_RECORD | FLAG_RESUME | FLAG_EFFECTIVE, FIELD (runs), 1, 1000, 1 },
   { "k", KIND_UINT, FLAG_RECORD | FLAG_RESUME | FLAG_EFFECTIVE, FIELD (k), 1, 100, 5 },
+  /* 0, the default, is "auto" (recorded as null): the calls in flight
+   * per server adapt. */
   { "concurrency", KIND_UINT, FLAG_RECORD | FLAG_RESUME | FLAG_EFFECTIVE, FIELD (concurrency),
-    1, 10000, 8 },
+    1, 10000, 0 },
   /* 0, the default, is "no limit" and recorded as null. */
   { "limit", KIND_UINT, FLAG_RECORD | FLAG_RESUME, FIELD (limit), 1, G_MAXUINT, 0 },
   { "requests", KIND_STRING_LIST, FLAG_RECORD | FLAG_RESUME, FIELD (requests),
@@ -236,6 +252,11 @@ static const KeyInfo keys[] = {
   { "batch-retry", KIND_ENUM, FLAG_RESUME | FLAG_PER_SHARD, FIELD (batch_retry),
     0, 0, ANOT_BATCH_RETRY_BATCH, NULL, anot_batch_retry_get_type },
   { "context-tokens", KIND_UINT, FLAG_RESUME, FIELD (context_tokens), 0, 100000000, 0 },
+  /* Limits of the account or server, like where the calls go. */
+  { "rpm", KIND_STRING, FLAG_RESUME | FLAG_PER_SHARD, FIELD (rpm), 0, 0, 0, NULL, NULL,
+    "requests per minute, e.g. 500", .llm_key = "rpm", .check = check_count },
+  { "tpm", KIND_STRING, FLAG_RESUME | FLAG_PER_SHARD, FIELD (tpm), 0, 0, 0, NULL, NULL,
+    "tokens per minute, e.g. 600000", .llm_key = "tpm", .check = check_count },
   /* Where the calls go and how long they may take, like the server: a
    * shard on a slower server may wait longer. */
   { "request-timeout", KIND_UINT, FLAG_RESUME | FLAG_PER_SHARD, FIELD (request_timeout),
@@ -660,6 +681,11 @@ parse_value (AnotRunConfig  *self,
   switch (info->kind)
     {
     case KIND_UINT:
+      if (strcmp (info->key, "concurrency") == 0 && g_ascii_strcasecmp (text, "auto") == 0)
+        {
+          *MEMBER (self, info, guint64) = 0;
+          return TRUE;
+        }
       return parse_uint (info->key, text, info->min, info->max, MEMBER (self, info, guint64), error);
     case KIND_BOOL:
       return parse_bool (info->key, text, MEMBER (self, info, gboolean), error);
@@ -846,6 +872,8 @@ value_text (const AnotRunConfig *self,
   switch (info->kind)
     {
     case KIND_UINT:
+      if (strcmp (info->key, "concurrency") == 0 && *MEMBER (self, info, guint64) == 0)
+        return g_strdup ("auto");
       return g_strdup_printf ("%" G_GUINT64_FORMAT, *MEMBER (self, info, guint64));
     case KIND_BOOL:
       return g_strdup (*MEMBER (self, info, gboolean) ? "true" : "false");
@@ -1350,7 +1378,8 @@ anot_run_config_get_runs (const AnotRunConfig *self)
  * anot_run_config_get_concurrency:
  * @self: an #AnotRunConfig
  *
- * Returns: the requests in flight at once
+ * Returns: the requests in flight at once; 0 for `auto` (the calls in
+ *   flight adapt per server)
  */
 guint
 anot_run_config_get_concurrency (const AnotRunConfig *self)

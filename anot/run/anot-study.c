@@ -1856,6 +1856,10 @@ study_start_round (AnotStudy *self)
   g_autoptr(GError) error = NULL;
   guint concurrency = anot_run_config_get_concurrency (self->base);
 
+  /* auto: the cells together as many requests as one experiment. */
+  if (concurrency == 0)
+    concurrency = self->base->batch ? ANOT_EXPERIMENT_BATCH_REQUESTS_IN_FLIGHT
+                                    : ANOT_EXPERIMENT_AUTO_REQUESTS_IN_FLIGHT;
   g_clear_pointer (&self->gate, anot_run_gate_unref);
   self->gate = anot_run_gate_new (self->max_cost, concurrency);
   self->gate->held = TRUE;

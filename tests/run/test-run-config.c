@@ -21,7 +21,7 @@ static const struct
   { "max-tokens", "100" }, { "role", "planner=openai:x" }, { "cache", "/tmp/c.sqlite" },
   { "offline", "true" }, { "debug", "2" }, { "shard", "2/4" }, { "batch", "true" }, { "batch-max-size", "500" }, { "batch-max-bytes", "4000000" },
   { "batch-window", "60" }, { "batch-retry", "direct" }, { "context-tokens", "8000" },
-  { "request-timeout", "90" },
+  { "request-timeout", "90" }, { "rpm", "500" }, { "tpm", "600000" },
   { "max-cost", "2.5" }, { "max-cost-role", "planner=1,default=0.5" },
 };
 
@@ -89,6 +89,39 @@ test_every_key_round_trips (void)
     g_assert_true (anot_run_config_get_scaling (back));
     g_assert_true (anot_run_config_get_defense (back));
   }
+}
+
+/* -j auto, the default: 0, "auto" as text, null in the record, and a
+ * number still a number; rpm and tpm must be counts. */
+static void
+test_concurrency_auto (void)
+{
+  g_autoptr(AnotRunConfig) config = anot_run_config_new ();
+  g_autoptr(AnotRunConfig) back = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = anot_run_config_get (config, "concurrency");
+
+  g_assert_cmpuint (anot_run_config_get_concurrency (config), ==, 0);
+  g_assert_cmpstr (text, ==, "auto");
+  g_assert_true (anot_run_config_set (config, "concurrency", "12", &error));
+  g_assert_cmpuint (anot_run_config_get_concurrency (config), ==, 12);
+  g_assert_true (anot_run_config_set (config, "concurrency", "AUTO", &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (anot_run_config_get_concurrency (config), ==, 0);
+  json = anot_run_config_to_json (config);
+  back = anot_run_config_new_from_json (json, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (anot_run_config_get_concurrency (back), ==, 0);
+  g_assert_false (anot_run_config_set (config, "concurrency", "0", &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (anot_run_config_set (config, "tpm", "lots", &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "tpm"));
+  g_clear_error (&error);
+  g_assert_false (anot_run_config_set (config, "rpm", "0", &error));
+  g_clear_error (&error);
 }
 
 static void
@@ -207,6 +240,7 @@ main (int    argc,
 
   g_test_add_func ("/run-config/round-trip", test_every_key_round_trips);
   g_test_add_func ("/run-config/defaults", test_defaults);
+  g_test_add_func ("/run-config/concurrency-auto", test_concurrency_auto);
   g_test_add_func ("/run-config/errors", test_errors_name_key_and_value);
   g_test_add_func ("/run-config/unknown-key", test_unknown_key);
   g_test_add_func ("/run-config/copy", test_copy_is_independent);
