@@ -913,7 +913,7 @@ anot_method_context_complete_request_async (AnotMethodContext   *self,
 
       g_hash_table_insert (self->occurrences, g_steal_pointer (&counted),
                            GUINT_TO_POINTER (occurrence + 1));
-      call->journal_key = anot_call_journal_key (self->journal_scope, role, copy, occurrence);
+      call->journal_key = anot_call_journal_key (self->journal_scope, role, call_hash, occurrence);
       replayed = anot_call_journal_replay (self->journal, call->journal_key);
       if (replayed != NULL)
         {

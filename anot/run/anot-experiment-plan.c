@@ -706,8 +706,6 @@ plan_requests (AnotExperiment  *self,
       if (settings->requests &&
           !g_strv_contains ((const char * const *) settings->requests, anot_request_get_id (request)))
         continue;
-      if (settings->limit && self->requests->len >= settings->limit)
-        break;
       g_ptr_array_add (self->requests, g_object_ref (request));
     }
   return TRUE;
@@ -744,7 +742,10 @@ plan_cells (AnotExperiment  *self,
         continue;
 
       kept = g_ptr_array_new_with_free_func (g_object_unref);
-      for (guint r = 0; r < self->requests->len; r++)
+      /* --limit counts the requests that run, after the original pools
+       * dropped those whose gold is outside (`--limit 7` at N = 10 runs
+       * 7, not the 5 of the first 7 whose gold is in the pool). */
+      for (guint r = 0; r < self->requests->len && !(settings->limit && kept->len >= settings->limit); r++)
         {
           AnotRequest *request = g_ptr_array_index (self->requests, r);
           g_autoptr(GError) pool_error = NULL;

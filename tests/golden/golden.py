@@ -113,11 +113,11 @@ def normalise(relpath, text):
     if name == 'config.json':
         for key, placeholder in CONFIG_KEYS.items():
             text = blank_key(text, key, placeholder)
-        # A C method's module and its SHA-256 are the build's, not a result.
-        text = re.sub(r'\n\s*"method_plugin" : \{[^{}]*"language" : "C"[^{}]*\},?', '', text)
         # Without -j: the calls in flight each server's limit reached, which
         # the clock decides (and a merge of shards cannot know).
         text = re.sub(r',\s*"concurrency_reached"\s*:\s*\{[^{}]*\}', '', text)
+        # A C method's module and its SHA-256 are the build's, not a result.
+        text = re.sub(r'\n\s*"method_plugin" : \{[^{}]*"language" : "C"[^{}]*\},?', '', text)
     if name == 'scaling_summary.json':
         text = re.sub(r'("usage"\s*:\s*"[^"]*, )[0-9.]+(?:ms|s|m|h)[^"]*"',
                       r'\1<wall-time>"', text)
