@@ -23,6 +23,7 @@ typedef struct
   char *attack_reviews;
   char *attack_target_len;
   char *attack_compat;
+  char *compat;
   gboolean dump;
   gboolean json;
 } AttackOptions;
@@ -65,6 +66,7 @@ attack_options_clear (AttackOptions *o)
   g_free (o->attack_reviews);
   g_free (o->attack_target_len);
   g_free (o->attack_compat);
+  g_free (o->compat);
 }
 
 static gboolean
@@ -187,13 +189,29 @@ print_description (JsonArray *items,
     }
 }
 
+/* The shared options (--attack-items, --attack-reviews,
+ * --attack-target-len) go to the attack when it takes them and are left
+ * out, said, when it does not: as a run of several attacks (`--attack
+ * all`) gives each the ones it takes, so the command line of such a run
+ * shows any of its attacks.  --attack-option stays strict. */
 static gboolean
 set_parameter (AnotAttack  *attack,
+               const char  *attack_name,
                const char  *name,
+               const char  *option,
                const char  *value,
                GError     **error)
 {
-  return value == NULL || anot_attack_set_parameter (attack, name, value, error);
+  if (value == NULL)
+    return TRUE;
+  if (!anot_attack_has_parameter (attack, name))
+    {
+      g_printerr ("anot-run attack: %s takes no %s; --%s is left out, as a run of several "
+                  "attacks leaves it out for this one\n",
+                  attack_name, name, option);
+      return TRUE;
+    }
+  return anot_attack_set_parameter (attack, name, value, error);
 }
 
 /* Shows the candidates of one request the way an experiment with the same
@@ -213,7 +231,7 @@ anot_run_cmd_attack (int    argc,
   g_autofree char *default_data = anot_run_default_data_dir ();
   AnotRequest *request;
   guint64 n, seed, run, run_seed, attack_seed;
-  int pool_mode, shuffle;
+  int pool_mode, shuffle, compat;
   int status = ANOT_RUN_EXIT_OK;
   const GOptionEntry entries[] = {
     { "attack", 'a', 0, G_OPTION_ARG_STRING, &o.attack,
@@ -245,6 +263,9 @@ anot_run_cmd_attack (int    argc,
     { "attack-compat", 0, 0, G_OPTION_ARG_STRING, &o.attack_compat,
       "Form of added reviews: realistic (default, like the dataset's) or original "
       "(the original's labelled fake_001, 2024-01-01, no user)", "MODE" },
+    { "compat", 0, 0, G_OPTION_ARG_STRING, &o.compat,
+      "none (default) or original: the candidates of a run with --compat original "
+      "(--pool original, --attack-compat original)", "MODE" },
     { "dump", 0, 0, G_OPTION_ARG_NONE, &o.dump,
       "Print every review of every candidate, not only the attacked ones", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json,
@@ -284,17 +305,40 @@ anot_run_cmd_attack (int    argc,
       !parse_enum_nick (ANOT_TYPE_POOL_MODE, "pool", o.pool, ANOT_POOL_MODE_SAMPLED,
                         &pool_mode, &error) ||
       !parse_enum_nick (ANOT_TYPE_SHUFFLE_MODE, "shuffle", o.shuffle, ANOT_SHUFFLE_MODE_RANDOM,
-                        &shuffle, &error))
+                        &shuffle, &error) ||
+      !parse_enum_nick (ANOT_TYPE_COMPAT_MODE, "compat", o.compat, ANOT_COMPAT_MODE_NONE,
+                        &compat, &error))
     {
       status = anot_run_usage_error ("attack", "%s", error->message);
       goto out;
     }
+  /* What `anot-run --compat original` implies, refused against a setting
+   * that contradicts it, as the run refuses it. */
+  if (compat == ANOT_COMPAT_MODE_ORIGINAL)
+    {
+      if (o.pool != NULL && pool_mode != ANOT_POOL_MODE_ORIGINAL)
+        {
+          status = anot_run_usage_error ("attack", "compat original uses pool original; pool %s contradicts it",
+                                         o.pool);
+          goto out;
+        }
+      if (o.attack_compat != NULL && g_strcmp0 (o.attack_compat, "original") != 0)
+        {
+          status = anot_run_usage_error ("attack",
+                                         "compat original uses attack-compat original; attack-compat %s "
+                                         "contradicts it", o.attack_compat);
+          goto out;
+        }
+      pool_mode = ANOT_POOL_MODE_ORIGINAL;
+      g_free (o.attack_compat);
+      o.attack_compat = g_strdup ("original");
+    }
 
   attack = anot_registry_create_attack (anot_registry_get_default (), o.attack, &error);
   if (attack == NULL ||
-      !set_parameter (attack, "restaurants", o.attack_restaurants, &error) ||
-      !set_parameter (attack, "reviews", o.attack_reviews, &error) ||
-      !set_parameter (attack, "target-len", o.attack_target_len, &error) ||
+      !set_parameter (attack, o.attack, "restaurants", "attack-items", o.attack_restaurants, &error) ||
+      !set_parameter (attack, o.attack, "reviews", "attack-reviews", o.attack_reviews, &error) ||
+      !set_parameter (attack, o.attack, "target-len", "attack-target-len", o.attack_target_len, &error) ||
       !anot_run_set_attack_compat (attack, o.attack_compat, &error))
     {
       status = anot_run_usage_error ("attack", "%s", error->message);

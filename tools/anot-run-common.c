@@ -49,14 +49,16 @@ on_plugin_option (const char  *option_name,
                   gpointer     data,
                   GError     **error)
 {
-  return anot_registry_load_plugin (anot_registry_get_default (), value, error);
+  return anot_registry_load_plugin_full (anot_registry_get_default (), value,
+                                         g_str_equal (option_name, "--plugin-override"), error);
 }
 
 /**
  * anot_run_add_plugin_option:
  * @context: the option context of a subcommand
  *
- * Adds `--plugin PATH` (repeatable): each is loaded as it is parsed, after
+ * Adds `--plugin PATH` and `--plugin-override PATH` (repeatable; the
+ * second lets the file's names replace registered ones): each is loaded as it is parsed, after
  * the plugin path, so the options after it can name its methods.  A file
  * that cannot be loaded fails the parse with the file, line and reason.
  */
@@ -66,7 +68,11 @@ anot_run_add_plugin_option (GOptionContext *context)
   const GOptionEntry entries[] = {
     { "plugin", 'P', 0, G_OPTION_ARG_CALLBACK, (gpointer) on_plugin_option,
       "Load plugins from PATH (repeatable): a Python method file (.py), a module (.so) "
-      "or a directory of them, after those of ANOT_PLUGIN_PATH", "PATH" },
+      "or a directory of them, after those of ANOT_PLUGIN_PATH; a name another plugin "
+      "already gave is refused", "PATH" },
+    { "plugin-override", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) on_plugin_option,
+      "As --plugin, and its names replace those other plugins gave (a Python bm25 for "
+      "the built-in one)", "PATH" },
     G_OPTION_ENTRY_NULL
   };
 

@@ -87,10 +87,11 @@ print_kind (AnotRegistry *registry,
        * check of the harness, not a result. */
       const char *language = NULL;
       const char *file = anot_registry_get_origin (registry, extension_point, names[i], &language);
-      /* Where a method written in another language comes from: the file
-       * a user edits, and the one config.json will name. */
-      g_autofree char *origin = language != NULL
-        ? g_strdup_printf (" [%s: %s]", language, file) : g_strdup ("");
+      /* Where each comes from: the module or file config.json will name
+       * (a plugin may replace a name only with --plugin-override). */
+      g_autofree char *origin = file != NULL
+        ? g_strdup_printf (" [%s: %s]", language != NULL ? language : "C", file)
+        : g_strdup (" [built in]");
       g_autofree char *text = g_strconcat (truth ? "[uses the truth] " : "",
                                            description != NULL ? description : "",
                                            origin, NULL);
@@ -128,9 +129,13 @@ anot_run_cmd_list (int    argc,
                                 "List the methods, backends, attacks and tools that can be used,\n"
                                 "and the plugin modules that failed to load.\n\n"
                                 "Plugins are loaded from each directory of ANOT_PLUGIN_PATH, then from\n"
-                                "the installed plugin directory (ANOT_PLUGIN_DIR overrides it), then\n"
-                                "from each --plugin.  A plugin is a C module (lib*.so) or a Python\n"
-                                "method file (*.py), listed with [Python: FILE].");
+                                "the built-in plugin directory (installed, or ANOT_PLUGIN_DIR, which\n"
+                                "meson devenv sets to the build tree's), then\n"
+                                "from each --plugin and --plugin-override.  A plugin is a C module\n"
+                                "(lib*.so), listed with [C: FILE], or a Python method file (*.py),\n"
+                                "listed with [Python: FILE]; the library's own are [built in].  A name\n"
+                                "one plugin gave is refused to another unless it comes with\n"
+                                "--plugin-override.");
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("anot-run --list: %s\n", error->message);

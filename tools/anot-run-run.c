@@ -671,7 +671,8 @@ anot_run_run_experiment (int           argc,
       "is the method's failure, or unscored (resume runs it) when one of its LLM calls "
       "still waited on the server", "SECONDS" },
     { "limit", 0, 0, G_OPTION_ARG_STRING, &o.limit,
-      "Run only the first L requests (after --groups/--requests)", "L" },
+      "Run only the first L requests (after --groups/--requests and, with --pool original, "
+      "the requests its pools drop)", "L" },
     { "requests", 0, 0, G_OPTION_ARG_STRING, &o.requests,
       "Run only these requests, e.g. R01,R05", "IDS" },
     { "shard", 0, 0, G_OPTION_ARG_STRING, &o.shard,

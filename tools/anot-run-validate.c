@@ -108,6 +108,7 @@ anot_run_cmd_validate (int    argc,
   g_autofree char *request_list = NULL;
   gboolean json = FALSE;
   gboolean write_groundtruth = FALSE;
+  gboolean strict = FALSE;
   guint n_ok = 0;
   const GOptionEntry entries[] = {
     { "data", 'd', 0, G_OPTION_ARG_FILENAME, &data,
@@ -118,6 +119,9 @@ anot_run_cmd_validate (int    argc,
       "Only these requests (comma-separated ids)", "R01,R02,..." },
     { "write-groundtruth", 0, 0, G_OPTION_ARG_NONE, &write_groundtruth,
       "Write DIR/groundtruth.jsonl from the validator's findings (every request)", NULL },
+    { "strict", 0, 0, G_OPTION_ARG_NONE, &strict,
+      "Refuse the benchmark (exit 1) when there is a warning, e.g. a request on an attribute "
+      "or review field no item or review has", NULL },
     G_OPTION_ENTRY_NULL
   };
 
@@ -128,8 +132,10 @@ anot_run_cmd_validate (int    argc,
                                 "Check the gold labels of a benchmark: evaluate every request on every\n"
                                 "item with the three-valued validator and report, per request, how many\n"
                                 "items satisfy it and whether the only one is the gold item.\n\n"
-                                "Records the loader ignored (see the dataset format guide) are\n"
-                                "printed as warnings first.  --write-groundtruth writes the benchmark's\n"
+                                "Records the loader ignored (see the dataset format guide), and\n"
+                                "requests on an attribute, path or review field that no item or\n"
+                                "review has, are printed as warnings first (--strict: refused).\n"
+                                "--write-groundtruth writes the benchmark's\n"
                                 "groundtruth.jsonl (the gold of every request, its index and the status\n"
                                 "found), replacing the file.\n\n"
                                 "Exit status: 0 if every label is confirmed, 1 if one is not or the\n"
@@ -162,6 +168,12 @@ anot_run_cmd_validate (int    argc,
 
     for (guint i = 0; warnings[i] != NULL; i++)
       g_printerr ("warning: %s\n", warnings[i]);
+    if (strict && warnings[0] != NULL)
+      {
+        g_printerr ("anot-run validate: %u warning%s, refused with --strict\n",
+                    g_strv_length ((char **) warnings), warnings[1] != NULL ? "s" : "");
+        return ANOT_RUN_EXIT_FAILED;
+      }
   }
 
   if (write_groundtruth)

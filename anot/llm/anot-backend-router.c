@@ -1060,10 +1060,9 @@ digest_request (AnotChatRequest *request)
   h = digest_bytes (h, model != NULL ? model : "", model != NULL ? strlen (model) : 0);
   for (guint i = 0; i < n; i++)
     {
-      const char *content = anot_chat_request_get_message_content (request, i);
-
       h = digest_bytes (h ^ ((guint64) anot_chat_request_get_message_role (request, i) + 1), "", 0);
-      h = digest_bytes (h, content != NULL ? content : "", content != NULL ? strlen (content) : 0);
+      h = digest_bytes (h, anot_chat_request_get_message_content (request, i),
+                        anot_chat_request_get_message_length (request, i));
     }
   return h;
 }
@@ -1087,11 +1086,7 @@ content_bytes (AnotChatRequest *request)
   guint64 bytes = 0;
 
   for (guint i = 0; i < n; i++)
-    {
-      const char *content = anot_chat_request_get_message_content (request, i);
-
-      bytes += content != NULL ? strlen (content) : 0;
-    }
+    bytes += anot_chat_request_get_message_length (request, i);
   return bytes;
 }
 
@@ -1109,11 +1104,11 @@ count_prompt (AnotBackendRouter  *self,
 {
   const char *model = anot_chat_request_get_model (request);
   g_autoptr(AnotTokenizer) tokenizer = NULL;
-  guint64 digest;
+  guint64 digest = 0;
   Count count = { 0, 0, FALSE };
-  Count *cached;
+  Count *cached = NULL;
+  gboolean exact;
 
-  digest = digest_request (request);
   g_mutex_lock (&self->fit_lock);
   if (self->tokenizers == NULL)
     self->tokenizers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
@@ -1126,18 +1121,31 @@ count_prompt (AnotBackendRouter  *self,
       g_hash_table_insert (self->tokenizers, g_strdup (model ? model : ""), tokenizer);
     }
   g_object_ref (tokenizer);
-  cached = g_hash_table_lookup (self->counts, &digest);
-  /* A stopped count answers only a question it passed. */
-  if (cached != NULL && (cached->whole || cached->tokens > limit))
-    count = *cached;
-  else
-    cached = NULL;
   g_mutex_unlock (&self->fit_lock);
+
+  /* The approximation is the messages' lengths: cheaper than the digest
+   * that would find it in the table. */
+  exact = anot_tokenizer_is_exact (tokenizer);
+  if (exact)
+    {
+      digest = digest_request (request);
+      g_mutex_lock (&self->fit_lock);
+      cached = g_hash_table_lookup (self->counts, &digest);
+      /* A stopped count answers only a question it passed. */
+      if (cached != NULL && (cached->whole || cached->tokens > limit))
+        count = *cached;
+      else
+        cached = NULL;
+      g_mutex_unlock (&self->fit_lock);
+    }
 
   if (cached == NULL)
     {
       count.tokens = anot_tokenizer_count_request_up_to (tokenizer, request, limit, &count.bytes);
       count.whole = count.tokens <= limit || count.bytes == content_bytes (request);
+    }
+  if (cached == NULL && exact)
+    {
       g_mutex_lock (&self->fit_lock);
       if (g_hash_table_size (self->counts) >= MAX_COUNTS)
         g_hash_table_remove_all (self->counts);

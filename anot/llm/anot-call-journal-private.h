@@ -24,7 +24,7 @@ const char      *anot_call_journal_get_path       (AnotCallJournal  *self);
 G_GNUC_INTERNAL
 char            *anot_call_journal_key            (const char       *scope,
                                                    const char       *role,
-                                                   AnotChatRequest  *request,
+                                                   const char       *call_hash,
                                                    guint             occurrence);
 G_GNUC_INTERNAL
 AnotCompletion  *anot_call_journal_replay         (AnotCallJournal  *self,

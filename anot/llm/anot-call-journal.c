@@ -181,16 +181,17 @@ anot_call_journal_get_path (AnotCallJournal *self)
   return self->path;
 }
 
-/* The key of the @occurrence-th (from 0) call @request of @role within
- * @scope (one request of one cell). */
+/* The key of the @occurrence-th (from 0) call of @role within @scope (one
+ * request of one cell) whose request has @call_hash
+ * (anot_chat_request_hash() of it and @role: the caller has it already,
+ * and a prompt of megabytes is hashed once). */
 char *
-anot_call_journal_key (const char      *scope,
-                       const char      *role,
-                       AnotChatRequest *request,
-                       guint            occurrence)
+anot_call_journal_key (const char *scope,
+                       const char *role,
+                       const char *call_hash,
+                       guint       occurrence)
 {
-  g_autofree char *call = anot_chat_request_hash (request, role);
-  g_autofree char *text = g_strdup_printf ("%s\n%s\n%s\n%u", scope, role, call, occurrence);
+  g_autofree char *text = g_strdup_printf ("%s\n%s\n%s\n%u", scope, role, call_hash, occurrence);
 
   return g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
 }

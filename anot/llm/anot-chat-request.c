@@ -7,8 +7,12 @@
 #include "anot-chat-request.h"
 
 #include "anot-enum-types.h"
+#include "anot-text-private.h"
 
 #include <math.h>
+#include <string.h>
+
+#include <nettle/sha2.h>
 
 /**
  * AnotChatRequest:
@@ -33,10 +37,16 @@
  * A request must not be changed while a backend works on it.
  */
 
+/* A message's text is shared by the copies of a request (the router's,
+ * the backend's queue, the cache's) and, when it was given away with
+ * anot_chat_request_add_message_take(), is the very buffer its writer
+ * wrote: a prompt of megabytes is never copied between the method and the
+ * body.  Its bytes are followed by a NUL the size does not count. */
 typedef struct
 {
   AnotChatRole role;
-  char *content;             /* a GRefString: copies share it */
+  GBytes *content;
+  gssize n_chars;            /* counted on first request; -1 before */
 } Message;
 
 struct _AnotChatRequest
@@ -95,7 +105,7 @@ message_clear (gpointer data)
 {
   Message *message = data;
 
-  g_ref_string_release (message->content);
+  g_bytes_unref (message->content);
 }
 
 static void
@@ -383,7 +393,8 @@ anot_chat_request_copy (AnotChatRequest *self)
     {
       Message *message = &g_array_index (self->messages, Message, i);
 
-      Message shared = { .role = message->role, .content = g_ref_string_acquire (message->content) };
+      Message shared = { .role = message->role, .content = g_bytes_ref (message->content),
+                         .n_chars = message->n_chars };
 
       g_array_append_val (copy->messages, shared);
     }
@@ -401,29 +412,75 @@ anot_chat_request_copy (AnotChatRequest *self)
   return copy;
 }
 
+/* g_bytes_get_data() may give NULL for an empty text. */
+static const char *
+message_text (Message *message)
+{
+  const char *text = g_bytes_get_data (message->content, NULL);
+
+  return text != NULL ? text : "";
+}
+
+static void
+append_message (AnotChatRequest *self,
+                AnotChatRole     role,
+                GBytes          *content)
+{
+  Message message = { .role = role, .content = content, .n_chars = -1 };
+
+  g_array_append_val (self->messages, message);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_MESSAGES]);
+}
+
 /**
  * anot_chat_request_add_message:
  * @self: an #AnotChatRequest
  * @role: who the message is from
  * @content: the message text
  *
- * Appends a message.
+ * Appends a message (a copy of @content).
  */
 void
 anot_chat_request_add_message (AnotChatRequest *self,
                                AnotChatRole     role,
                                const char      *content)
 {
-  Message message;
+  gsize length;
 
   g_return_if_fail (ANOT_IS_CHAT_REQUEST (self));
   g_return_if_fail (content != NULL);
   g_return_if_fail (role <= ANOT_CHAT_ROLE_ASSISTANT);
 
-  message.role = role;
-  message.content = g_ref_string_new (content);
-  g_array_append_val (self->messages, message);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_MESSAGES]);
+  length = strlen (content);
+  append_message (self, role, g_bytes_new_take (g_memdup2 (content, length + 1), length));
+}
+
+/**
+ * anot_chat_request_add_message_take:
+ * @self: an #AnotChatRequest
+ * @role: who the message is from
+ * @content: (transfer full): the message text, allocated with g_malloc()
+ * @length: the bytes of @content before its terminating NUL, or -1
+ *
+ * Appends a message whose text is @content itself, not a copy: the
+ * request and its copies keep it until the last of them is freed.  A
+ * method building a prompt of megabytes gives it away with this, so the
+ * router, the cache and the backend all read the buffer it wrote.
+ */
+void
+anot_chat_request_add_message_take (AnotChatRequest *self,
+                                    AnotChatRole     role,
+                                    char            *content,
+                                    gssize           length)
+{
+  g_return_if_fail (ANOT_IS_CHAT_REQUEST (self));
+  g_return_if_fail (content != NULL);
+  g_return_if_fail (role <= ANOT_CHAT_ROLE_ASSISTANT);
+  g_return_if_fail (length < 0 || content[length] == '\0');
+
+  if (length < 0)
+    length = strlen (content);
+  append_message (self, role, g_bytes_new_take (content, length));
 }
 
 /**
@@ -468,7 +525,56 @@ anot_chat_request_get_message_content (AnotChatRequest *self,
 {
   g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), NULL);
   g_return_val_if_fail (index < self->messages->len, NULL);
-  return g_array_index (self->messages, Message, index).content;
+  return message_text (&g_array_index (self->messages, Message, index));
+}
+
+/**
+ * anot_chat_request_get_message_length:
+ * @self: an #AnotChatRequest
+ * @index: a message index, below [property@Anot.ChatRequest:n-messages]
+ *
+ * Returns: the bytes of the text of message @index (strlen() of
+ *   anot_chat_request_get_message_content(), without reading it)
+ */
+gsize
+anot_chat_request_get_message_length (AnotChatRequest *self,
+                                      guint            index)
+{
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), 0);
+  g_return_val_if_fail (index < self->messages->len, 0);
+  return g_bytes_get_size (g_array_index (self->messages, Message, index).content);
+}
+
+/**
+ * anot_chat_request_get_message_chars:
+ * @self: an #AnotChatRequest
+ * @index: a message index, below [property@Anot.ChatRequest:n-messages]
+ *
+ * The characters (Unicode code points, what Python's `len()` counts) of
+ * the text of message @index, which must be UTF-8.  Counted once, at
+ * memory speed, and kept with the message.
+ *
+ * Returns: the characters of message @index
+ */
+gsize
+anot_chat_request_get_message_chars (AnotChatRequest *self,
+                                     guint            index)
+{
+  Message *message;
+
+  g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), 0);
+  g_return_val_if_fail (index < self->messages->len, 0);
+
+  message = &g_array_index (self->messages, Message, index);
+  if (message->n_chars < 0)
+    {
+      gsize length;
+      const char *text = message_text (message);
+
+      length = g_bytes_get_size (message->content);
+      message->n_chars = (gssize) anot_utf8_count_chars (text, length);
+    }
+  return (gsize) message->n_chars;
 }
 
 /**
@@ -495,9 +601,10 @@ anot_chat_request_dup_system_prompt (AnotChatRequest *self)
       if (message->role != ANOT_CHAT_ROLE_SYSTEM)
         continue;
       if (text == NULL)
-        text = g_string_new (message->content);
+        text = g_string_new (NULL);
       else
-        g_string_append_printf (text, "\n\n%s", message->content);
+        g_string_append (text, "\n\n");
+      g_string_append_len (text, message_text (message), g_bytes_get_size (message->content));
     }
   return text ? g_string_free (text, FALSE) : NULL;
 }
@@ -843,6 +950,116 @@ anot_chat_request_set_request_id (AnotChatRequest *self,
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_REQUEST_ID]);
 }
 
+/* The text of anot_chat_request_hash(), hashed as it is written, through
+ * a small buffer. */
+typedef struct
+{
+  struct sha256_ctx sha;
+  gsize len;
+  char buf[4096];
+} HashText;
+
+static void
+hash_flush (HashText *h)
+{
+  sha256_update (&h->sha, h->len, (const guint8 *) h->buf);
+  h->len = 0;
+}
+
+static void
+hash_bytes (HashText   *h,
+            const char *bytes,
+            gsize       n)
+{
+  if (n > sizeof h->buf - h->len)
+    {
+      hash_flush (h);
+      if (n >= sizeof h->buf)
+        {
+          sha256_update (&h->sha, n, (const guint8 *) bytes);
+          return;
+        }
+    }
+  memcpy (h->buf + h->len, bytes, n);
+  h->len += n;
+}
+
+#define hash_literal(h, text) hash_bytes ((h), (text), strlen (text))
+
+static void G_GNUC_PRINTF (2, 3)
+hash_printf (HashText   *h,
+             const char *format,
+             ...)
+{
+  g_autofree char *text = NULL;
+  va_list args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  hash_bytes (h, text, strlen (text));
+}
+
+/* A string as json-glib 1.6 escapes it (json_strescape()): quotes and
+ * backslashes; \b \f \n \r \t; \u00XX for the other bytes 1 to 0x1e
+ * and for DEL; 0x1f and every byte above 127 as they are.  The cache's
+ * and the journal's keys were made with it and must not change. */
+static void
+hash_string (HashText   *h,
+             const char *text,
+             gsize       length)
+{
+  static const char hex[] = "0123456789abcdef";
+  const char *p = text;
+  const char *end = text + length;
+
+  hash_bytes (h, "\"", 1);
+  while (p < end)
+    {
+      const char *plain = anot_json_skip_plain_full (p, end, FALSE, TRUE);
+      const char *stop;
+
+      if (plain > p)
+        {
+          hash_bytes (h, p, plain - p);
+          p = plain;
+        }
+      for (stop = p + MIN ((gsize) (end - p), 16); p < stop; p++)
+        {
+          guchar c = (guchar) *p;
+          char escape[6];
+
+          if (c == '"' || c == '\\')
+            {
+              escape[0] = '\\';
+              escape[1] = (char) c;
+              hash_bytes (h, escape, 2);
+            }
+          else if ((c > 0 && c < 0x1f) || c == 0x7f)
+            {
+              const char *letter = strchr ("\bb\ff\nn\rr\tt", c);
+
+              escape[0] = '\\';
+              if (letter != NULL && c != 0)
+                {
+                  escape[1] = letter[1];
+                  hash_bytes (h, escape, 2);
+                }
+              else
+                {
+                  memcpy (escape, "\\u00", 4);
+                  escape[4] = hex[c >> 4];
+                  escape[5] = hex[c & 0xf];
+                  hash_bytes (h, escape, 6);
+                }
+            }
+          else
+            hash_bytes (h, p, 1);
+        }
+    }
+  hash_bytes (h, "\"", 1);
+}
+
 /**
  * anot_chat_request_hash:
  * @self: an #AnotChatRequest
@@ -859,59 +1076,70 @@ char *
 anot_chat_request_hash (AnotChatRequest *self,
                         const char      *backend)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) root = NULL;
-  g_autofree char *text = NULL;
+  static const char hex[] = "0123456789abcdef";
+  HashText h;
   char number[G_ASCII_DTOSTR_BUF_SIZE];
+  guint8 digest[SHA256_DIGEST_SIZE];
+  char *out;
 
   g_return_val_if_fail (ANOT_IS_CHAT_REQUEST (self), NULL);
   g_return_val_if_fail (backend != NULL, NULL);
 
-  /* A fixed member order, so the text (and its hash) is canonical. */
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "v");
-  json_builder_add_int_value (builder, 1);
-  json_builder_set_member_name (builder, "backend");
-  json_builder_add_string_value (builder, backend);
-  json_builder_set_member_name (builder, "model");
-  json_builder_add_string_value (builder, self->model ? self->model : "");
-  json_builder_set_member_name (builder, "messages");
-  json_builder_begin_array (builder);
+  /* The text json-glib wrote of the object built member by member (a
+   * fixed order, so it is canonical), streamed into the hash: keys made
+   * before are kept.  A message of megabytes is neither copied into a
+   * tree nor escaped into a string first. */
+  sha256_init (&h.sha);
+  h.len = 0;
+  hash_literal (&h, "{\"v\":1,\"backend\":");
+  hash_string (&h, backend, strlen (backend));
+  hash_literal (&h, ",\"model\":");
+  hash_string (&h, self->model ? self->model : "", self->model ? strlen (self->model) : 0);
+  hash_literal (&h, ",\"messages\":[");
   for (guint i = 0; i < self->messages->len; i++)
     {
       Message *message = &g_array_index (self->messages, Message, i);
 
-      json_builder_begin_array (builder);
-      json_builder_add_int_value (builder, message->role);
-      json_builder_add_string_value (builder, message->content);
-      json_builder_end_array (builder);
+      hash_printf (&h, "%s[%d,", i > 0 ? "," : "", (int) message->role);
+      hash_string (&h, message_text (message), g_bytes_get_size (message->content));
+      hash_literal (&h, "]");
     }
-  json_builder_end_array (builder);
-  json_builder_set_member_name (builder, "temperature");
-  json_builder_add_string_value (builder, g_ascii_dtostr (number, sizeof number, self->temperature));
-  json_builder_set_member_name (builder, "top_p");
-  json_builder_add_string_value (builder, g_ascii_dtostr (number, sizeof number, self->top_p));
-  json_builder_set_member_name (builder, "max_tokens");
-  json_builder_add_int_value (builder, self->max_tokens);
-  json_builder_set_member_name (builder, "seed");
-  json_builder_add_int_value (builder, self->seed);
-  json_builder_set_member_name (builder, "stop");
-  json_builder_begin_array (builder);
+  hash_literal (&h, "],\"temperature\":");
+  g_ascii_dtostr (number, sizeof number, self->temperature);
+  hash_string (&h, number, strlen (number));
+  hash_literal (&h, ",\"top_p\":");
+  g_ascii_dtostr (number, sizeof number, self->top_p);
+  hash_string (&h, number, strlen (number));
+  hash_printf (&h, ",\"max_tokens\":%u,\"seed\":%" G_GINT64_FORMAT ",\"stop\":[",
+               self->max_tokens, self->seed);
   for (guint i = 0; self->stop && self->stop[i]; i++)
-    json_builder_add_string_value (builder, self->stop[i]);
-  json_builder_end_array (builder);
-  json_builder_set_member_name (builder, "response_format");
-  json_builder_add_int_value (builder, self->response_format);
-  json_builder_set_member_name (builder, "schema_name");
-  json_builder_add_string_value (builder, self->json_schema_name ? self->json_schema_name : "");
-  json_builder_set_member_name (builder, "schema");
+    {
+      if (i > 0)
+        hash_literal (&h, ",");
+      hash_string (&h, self->stop[i], strlen (self->stop[i]));
+    }
+  hash_printf (&h, "],\"response_format\":%d,\"schema_name\":", (int) self->response_format);
+  hash_string (&h, self->json_schema_name ? self->json_schema_name : "",
+               self->json_schema_name ? strlen (self->json_schema_name) : 0);
+  hash_literal (&h, ",\"schema\":");
   if (self->json_schema != NULL)
-    json_builder_add_value (builder, json_node_copy (self->json_schema));
-  else
-    json_builder_add_null_value (builder);
-  json_builder_end_object (builder);
+    {
+      g_autofree char *schema = json_to_string (self->json_schema, FALSE);
 
-  root = json_builder_get_root (builder);
-  text = json_to_string (root, FALSE);
-  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
+      hash_bytes (&h, schema, strlen (schema));
+    }
+  else
+    hash_literal (&h, "null");
+  hash_literal (&h, "}");
+  hash_flush (&h);
+
+  sha256_digest (&h.sha, sizeof digest, digest);
+  out = g_malloc (2 * sizeof digest + 1);
+  for (gsize i = 0; i < sizeof digest; i++)
+    {
+      out[2 * i] = hex[digest[i] >> 4];
+      out[2 * i + 1] = hex[digest[i] & 0xf];
+    }
+  out[2 * sizeof digest] = '\0';
+  return out;
 }

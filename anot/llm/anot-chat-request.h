@@ -67,12 +67,23 @@ void                anot_chat_request_add_message          (AnotChatRequest    *
                                                             AnotChatRole        role,
                                                             const char         *content);
 ANOT_AVAILABLE_IN_ALL
+void                anot_chat_request_add_message_take     (AnotChatRequest    *self,
+                                                            AnotChatRole        role,
+                                                            char               *content,
+                                                            gssize              length);
+ANOT_AVAILABLE_IN_ALL
 guint               anot_chat_request_get_n_messages       (AnotChatRequest    *self);
 ANOT_AVAILABLE_IN_ALL
 AnotChatRole        anot_chat_request_get_message_role     (AnotChatRequest    *self,
                                                             guint               index);
 ANOT_AVAILABLE_IN_ALL
 const char         *anot_chat_request_get_message_content  (AnotChatRequest    *self,
+                                                            guint               index);
+ANOT_AVAILABLE_IN_ALL
+gsize               anot_chat_request_get_message_length   (AnotChatRequest    *self,
+                                                            guint               index);
+ANOT_AVAILABLE_IN_ALL
+gsize               anot_chat_request_get_message_chars    (AnotChatRequest    *self,
                                                             guint               index);
 ANOT_AVAILABLE_IN_ALL
 char               *anot_chat_request_dup_system_prompt    (AnotChatRequest    *self);

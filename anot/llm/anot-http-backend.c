@@ -1706,8 +1706,19 @@ write_body (AnotHttpBackend  *self,
             GError          **error)
 {
   AnotHttpBackendClass *klass = ANOT_HTTP_BACKEND_GET_CLASS (self);
-  g_autoptr(AnotJsonWriter) writer = anot_json_writer_new ();
+  g_autoptr(AnotJsonWriter) writer = NULL;
+  gsize size = 4096;
 
+  /* Room for the messages and their escapes (an eighth more: a prompt of
+   * JSON candidates escapes its quotes and line breaks), so that a body of
+   * megabytes is written once rather than copied as it grows. */
+  for (guint i = 0; i < anot_chat_request_get_n_messages (request); i++)
+    {
+      gsize length = anot_chat_request_get_message_length (request, i);
+
+      size += length + length / 8;
+    }
+  writer = _anot_json_writer_new_sized (size);
   if (!klass->write_body (self, request, model, writer, error))
     return NULL;
   if (!anot_json_writer_is_complete (writer))

@@ -596,6 +596,16 @@ anot_tokenizer_count_request_up_to (AnotTokenizer   *self,
           stopped = TRUE;
           break;
         }
+      if (self->encoding == NULL)
+        {
+          /* The approximation needs the length alone, which the request
+           * knows without reading a prompt of megabytes. */
+          gsize length = anot_chat_request_get_message_length (request, i);
+
+          n += (length + 3) / 4;
+          bytes += length;
+          continue;
+        }
       if (self->encoding != NULL)
         n += 3 + anot_tokenizer_count (self, role_name (anot_chat_request_get_message_role (request, i)));
       n += count_text (self, content, n <= limit ? limit - n : 0, &counted);

@@ -90,9 +90,6 @@ item_fields (AnotItem *item)
       const char *name = l->data;
       JsonNode *member = json_object_get_member (record, name);
 
-      if (strcmp (name, "llm_score") == 0 || strcmp (name, "llm_reasoning") == 0)
-        continue;
-
       if (strcmp (name, "attributes") == 0)
         json_object_set_member (out, name, attributes_to_json (member));
       else if (strcmp (name, "categories") == 0 && JSON_NODE_HOLDS_VALUE (member))

@@ -602,6 +602,25 @@ is_identifier (const char *key)
   return TRUE;
 }
 
+/**
+ * anot_data_path_key_is_bare:
+ * @key: a key of an object, e.g. an attribute name
+ *
+ * Whether @key can be written after a dot in a data path
+ * (`items[1].attributes.WiFi`) and read back as the same key; other keys
+ * are written quoted in brackets (`items[1].attributes["Good For Kids"]`),
+ * as anot_data_path_to_string() writes them.
+ *
+ * Returns: %TRUE if @key can be written bare
+ */
+gboolean
+anot_data_path_key_is_bare (const char *key)
+{
+  g_return_val_if_fail (key != NULL, FALSE);
+
+  return is_identifier (key);
+}
+
 static void
 append_quoted (GString    *out,
                const char *key)

@@ -31,6 +31,8 @@ gboolean      anot_data_path_has_wildcard   (AnotDataPath  *self);
 ANOT_AVAILABLE_IN_ALL
 char         *anot_data_path_to_string      (AnotDataPath  *self);
 ANOT_AVAILABLE_IN_ALL
+gboolean      anot_data_path_key_is_bare    (const char    *key);
+ANOT_AVAILABLE_IN_ALL
 GPtrArray    *anot_data_path_resolve        (AnotDataPath  *self,
                                              JsonNode      *root,
                                              GStrv         *out_paths,

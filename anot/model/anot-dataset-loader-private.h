@@ -77,6 +77,9 @@ typedef struct {
   AnotItem     *last_item;      /* reviews of one item are usually contiguous */
   GHashTable   *gt_seen;        /* requests with a groundtruth.jsonl line */
   GHashTable   *graph_names;    /* everyone in the friend graph, borrowed */
+  GHashTable   *known_paths;    /* request paths looked up: "path" -> found? */
+  guint         review_fields;  /* AnotReviewFlags some review has */
+  guint         line_no;        /* of the line the LineHandler is given */
   GAsyncQueue  *spares;         /* read buffers to read into again */
 } Loader;
 

@@ -334,6 +334,174 @@ graph_has_name (Loader     *loader,
   return g_hash_table_contains (loader->graph_names, name);
 }
 
+/* Whether some item has @path (a JSON array of keys from the item, as
+ * item_meta's `path`): a request about an attribute no item has reads null
+ * on every item, which is a typo more often than a design. */
+static gboolean
+some_item_has_path (Loader    *loader,
+                    JsonArray *path)
+{
+  AnotDataset *ds = loader->ds;
+  g_autoptr(GString) key = g_string_new (NULL);
+  guint len = json_array_get_length (path);
+  gpointer found;
+  gboolean result = FALSE;
+
+  for (guint i = 0; i < len; i++)
+    {
+      JsonNode *step = json_array_get_element (path, i);
+
+      if (!JSON_NODE_HOLDS_VALUE (step) || json_node_get_value_type (step) != G_TYPE_STRING)
+        return TRUE;   /* not a path of keys: the validator says what it means */
+      g_string_append_printf (key, "%s\n", json_node_get_string (step));
+    }
+  if (loader->known_paths == NULL)
+    loader->known_paths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  if (g_hash_table_lookup_extended (loader->known_paths, key->str, NULL, &found))
+    return GPOINTER_TO_INT (found);
+
+  for (guint i = 0; i < ds->items->len && !result; i++)
+    {
+      AnotItem *item = ds->items->pdata[i];
+
+      /* The common case without parsing the record: a string attribute. */
+      if (len == 2 && strcmp (json_array_get_string_element (path, 0), "attributes") == 0 &&
+          anot_item_get_attribute (item, json_array_get_string_element (path, 1)) != NULL)
+        result = TRUE;
+    }
+  for (guint i = 0; i < ds->items->len && !result; i++)
+    {
+      g_autoptr(JsonObject) record = _anot_item_dup_record (ds->items->pdata[i]);
+      JsonObject *object = record;
+
+      for (guint s = 0; s < len && object != NULL; s++)
+        {
+          JsonNode *member = json_object_get_member (object, json_array_get_string_element (path, s));
+
+          if (member == NULL || JSON_NODE_HOLDS_NULL (member))
+            break;
+          if (s + 1 == len)
+            result = TRUE;
+          object = JSON_NODE_HOLDS_OBJECT (member) ? json_node_get_object (member) : NULL;
+        }
+    }
+  g_hash_table_insert (loader->known_paths, g_strdup (key->str), GINT_TO_POINTER (result));
+  return result;
+}
+
+/* The AnotReviewFlags bit of a review field (`"date"`, `["user",
+ * "average_stars"]`) as review_group_rating's `group_filter.field` names
+ * it; 0 for the fields every review has; -1 for one no review can have. */
+static int
+review_field_flag (JsonNode *field)
+{
+  static const struct { const char *name; int flag; } top[] = {
+    { "review_id", 0 }, { "business_id", 0 }, { "stars", 0 }, { "text", 0 },
+    { "date", ANOT_REVIEW_HAS_DATE }, { "useful", ANOT_REVIEW_HAS_USEFUL },
+    { "funny", ANOT_REVIEW_HAS_FUNNY }, { "cool", ANOT_REVIEW_HAS_COOL },
+    { "user_id", ANOT_REVIEW_HAS_USER_ID }, { "user", ANOT_REVIEW_HAS_USER },
+  }, user[] = {
+    { "review_count", ANOT_REVIEW_HAS_USER_REVIEW_COUNT },
+    { "average_stars", ANOT_REVIEW_HAS_USER_AVERAGE_STARS },
+    { "yelping_since", ANOT_REVIEW_HAS_USER_YELPING_SINCE },
+    { "name", ANOT_REVIEW_HAS_ASSIGNMENT }, { "friends", ANOT_REVIEW_HAS_ASSIGNMENT },
+  };
+  const char *first = NULL, *second = NULL;
+
+  if (JSON_NODE_HOLDS_VALUE (field) && json_node_get_value_type (field) == G_TYPE_STRING)
+    first = json_node_get_string (field);
+  else if (JSON_NODE_HOLDS_ARRAY (field))
+    {
+      JsonArray *array = json_node_get_array (field);
+
+      if (json_array_get_length (array) == 0 || json_array_get_length (array) > 2)
+        return 0;   /* the validator's business */
+      first = json_array_get_string_element (array, 0);
+      if (json_array_get_length (array) == 2)
+        second = json_array_get_string_element (array, 1);
+    }
+  if (first == NULL)
+    return 0;
+  if (second == NULL)
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (top); i++)
+        if (strcmp (first, top[i].name) == 0)
+          return top[i].flag;
+      return -1;
+    }
+  if (strcmp (first, "user") != 0)
+    return -1;
+  for (guint i = 0; i < G_N_ELEMENTS (user); i++)
+    if (strcmp (second, user[i].name) == 0)
+      return user[i].flag;
+  return -1;
+}
+
+/* Warns (file, line, field) of a leaf that names an attribute, a path or
+ * a review field no item or review of the benchmark has: `anot-run
+ * validate` prints it, and refuses the benchmark with --strict. */
+static void
+check_references (Loader        *loader,
+                  AnotCondition *condition,
+                  const char    *path)
+{
+  AnotDataset *ds = loader->ds;
+  JsonObject *evidence = anot_condition_get_evidence (condition);
+  const char *kind;
+  JsonNode *node;
+
+  if (evidence == NULL)
+    return;
+  kind = json_object_get_string_member_with_default (evidence, "kind", "");
+  node = json_object_get_member (evidence, "path");
+  if (strcmp (kind, "item_meta") == 0 && node != NULL && JSON_NODE_HOLDS_ARRAY (node) &&
+      !some_item_has_path (loader, json_node_get_array (node)))
+    {
+      g_autofree char *text = json_to_string (node, FALSE);
+
+      _anot_dataset_add_warning (ds, "requests.jsonl:%u: field “%s.evidence.path”: no item has %s, "
+                                 "so the condition reads a missing value on every item",
+                                 loader->line_no, path, text);
+    }
+  if (g_str_has_prefix (kind, "review_group_rating"))
+    {
+      JsonNode *filter = json_object_get_member (evidence, "group_filter");
+      JsonNode *field = filter != NULL && JSON_NODE_HOLDS_OBJECT (filter)
+                        ? json_object_get_member (json_node_get_object (filter), "field") : NULL;
+      int flag;
+
+      if (field == NULL)
+        return;
+      flag = review_field_flag (field);
+      if (loader->review_fields == 0)
+        {
+          for (guint i = 0; i < ds->items->len; i++)
+            {
+              GPtrArray *reviews = anot_item_get_reviews (ds->items->pdata[i]);
+
+              for (guint r = 0; r < reviews->len; r++)
+                {
+                  AnotReview *review = reviews->pdata[r];
+
+                  loader->review_fields |= _anot_review_get_flags (review);
+                  if (_anot_review_has_assignment (review))
+                    loader->review_fields |= ANOT_REVIEW_HAS_ASSIGNMENT;
+                }
+            }
+          /* Looked at once, even when no review has an optional field. */
+          loader->review_fields |= 1u << 31;
+        }
+      if (flag < 0 || (flag > 0 && (loader->review_fields & (guint) flag) == 0))
+        {
+          g_autofree char *text = json_to_string (field, FALSE);
+
+          _anot_dataset_add_warning (ds, "requests.jsonl:%u: field “%s.evidence.group_filter.field”: "
+                                     "no review has %s, so the condition selects no review",
+                                     loader->line_no, path, text);
+        }
+    }
+}
+
 /* What the grammar allows but the format forbids: an aspect label used
  * twice in one request (results and traces identify leaves by it), and a
  * social anchor nobody in the friend graph has heard of (every social
@@ -374,6 +542,7 @@ check_structure (Loader         *loader,
       return FALSE;
     }
   g_hash_table_insert (aspects, (gpointer) aspect, g_strdup (path->str));
+  check_references (loader, condition, path->str);
 
   evidence = anot_condition_get_evidence (condition);
   filter = evidence != NULL ? json_object_get_member (evidence, "social_filter") : NULL;
@@ -909,6 +1078,7 @@ anot_dataset_load (const char    *path,
 
   digest = _anot_loader_hasher_finish (&loader.hasher);
   g_clear_pointer (&loader.graph_names, g_hash_table_unref);
+  g_clear_pointer (&loader.known_paths, g_hash_table_unref);
   /* Buffers still out (none once the hasher is done) free themselves. */
   g_async_queue_unref (loader.spares);
   if (!ok)

@@ -557,6 +557,7 @@ _anot_loader_load_jsonl (Loader       *loader,
       if (!parse_line (loader->doc, basename, line_no, line, len, error))
         return FALSE;
 
+      loader->line_no = line_no;
       if (!handler (loader, loader->doc, &local_error))
         {
           g_propagate_prefixed_error (error, local_error, "%s:%u: ", basename, line_no);
@@ -652,6 +653,72 @@ typedef struct {
   void      (*clear)  (Parsed      *parsed);
 } RecordKind;
 
+/* The line of @basename where the record whose @field is @id first
+ * occurs, before line @before; 0 if none is found.  Only a duplicate id
+ * asks, so reading the file again costs nothing a good load pays. */
+static guint
+first_line_of (Loader     *loader,
+               const char *basename,
+               const char *field,
+               const char *id,
+               guint       before)
+{
+  g_autoptr(GFile) file = g_file_get_child (loader->dir, basename);
+  g_autofree char *contents = NULL;
+  gsize length;
+  const char *line, *end;
+  guint line_no = 1;
+
+  if (!g_file_load_contents (file, loader->cancellable, &contents, &length, NULL, NULL))
+    return 0;
+  end = contents + length;
+  line = contents + anot_utf8_bom_length (contents, length);
+  for (; line < end && line_no < before; line_no++)
+    {
+      const char *eol = memchr (line, '\n', end - line);
+      gsize len = (eol != NULL ? eol : end) - line;
+
+      /* Parsing only the lines that hold the id. */
+      if (g_strstr_len (line, len, id) != NULL)
+        {
+          g_autoptr(AnotJsonDocument) doc = anot_json_document_new_from_data (line, len, NULL);
+          int value = doc != NULL ? _anot_loader_member (doc, 0, field) : -1;
+          g_autofree char *found = NULL;
+
+          if (value >= 0 && anot_json_document_get_kind (doc, value) == ANOT_JSON_KIND_STRING)
+            found = anot_json_document_dup_string (doc, value);
+          if (g_strcmp0 (found, id) == 0)
+            return line_no;
+        }
+      if (eol == NULL)
+        break;
+      line = eol + 1;
+    }
+  return 0;
+}
+
+/* "duplicate <what> id “<id>” (first at <file>:<line>)" */
+static gboolean
+duplicate_id (Loader     *loader,
+              const char *basename,
+              const char *field,
+              const char *what,
+              const char *id,
+              guint       line_no,
+              GError    **error)
+{
+  guint first = first_line_of (loader, basename, field, id, line_no);
+
+  if (first > 0)
+    g_set_error (error, ANOT_ERROR, ANOT_ERROR_DUPLICATE_ID,
+                 "field “%s”: duplicate %s id “%s” (first at %s:%u)",
+                 field, what, id, basename, first);
+  else
+    g_set_error (error, ANOT_ERROR, ANOT_ERROR_DUPLICATE_ID,
+                 "field “%s”: duplicate %s id “%s”", field, what, id);
+  return FALSE;
+}
+
 /* restaurants.jsonl */
 
 typedef struct {
@@ -683,16 +750,10 @@ commit_item (Loader  *loader,
 {
   ParsedItem *p = (ParsedItem *) parsed;
   AnotDataset *ds = loader->ds;
-  AnotItem *other;
 
-  other = g_hash_table_lookup (ds->items_by_id, anot_item_get_id (p->item));
-  if (other != NULL)
-    {
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_DUPLICATE_ID,
-                   "field “business_id”: duplicate item id “%s” (also item %u)",
-                   anot_item_get_id (p->item), anot_item_get_index (other));
-      return FALSE;
-    }
+  if (g_hash_table_contains (ds->items_by_id, anot_item_get_id (p->item)))
+    return duplicate_id (loader, ds->items_file, "business_id", "item",
+                         anot_item_get_id (p->item), parsed->line_no, error);
 
   _anot_item_set_index (p->item, ds->items->len);
   _anot_item_set_dataset_link (p->item, ds->link);
@@ -867,11 +928,8 @@ commit_review (Loader  *loader,
   /* One hash for the check and the insertion; on a duplicate the dataset
    * is dropped, so the replaced value does not matter. */
   if (!g_hash_table_insert (ds->reviews_by_id, (gpointer) id, p->review))
-    {
-      g_set_error (error, ANOT_ERROR, ANOT_ERROR_DUPLICATE_ID,
-                   "field “review_id”: duplicate review id “%s”", id);
-      return FALSE;
-    }
+    return duplicate_id (loader, "reviews.jsonl", "review_id", "review", id,
+                         parsed->line_no, error);
 
   _anot_review_place (p->review, anot_item_get_n_reviews (item), anot_item_get_id (item));
   /* The position was just placed: the review goes in as it is. */

@@ -555,6 +555,35 @@ anot_dataset_get_friends (AnotDataset *self,
 }
 
 /**
+ * anot_dataset_lookup_friends:
+ * @self: a #AnotDataset
+ * @name: a reviewer name
+ * @friends: (out) (optional) (transfer none) (array zero-terminated=1):
+ *   return location for the friends, %NULL if @name is not a key
+ *
+ * Looks @name up in the friend graph, telling a name without friends (an
+ * empty list) from a name not in the graph, which bindings cannot tell
+ * from anot_dataset_get_friends()'s return value.
+ *
+ * Returns: whether @name is a key of the graph
+ */
+gboolean
+anot_dataset_lookup_friends (AnotDataset         *self,
+                             const char          *name,
+                             const char * const **friends)
+{
+  const char * const *found;
+
+  g_return_val_if_fail (ANOT_IS_DATASET (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  found = anot_dataset_get_friends (self, name);
+  if (friends != NULL)
+    *friends = found;
+  return found != NULL;
+}
+
+/**
  * anot_dataset_get_judgement:
  * @self: a #AnotDataset
  * @review_id: a `review_id`

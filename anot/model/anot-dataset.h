@@ -75,6 +75,10 @@ ANOT_AVAILABLE_IN_ALL
 const char * const *anot_dataset_get_friends       (AnotDataset         *self,
                                                     const char          *name);
 ANOT_AVAILABLE_IN_ALL
+gboolean            anot_dataset_lookup_friends    (AnotDataset         *self,
+                                                    const char          *name,
+                                                    const char * const **friends);
+ANOT_AVAILABLE_IN_ALL
 AnotJudgement       anot_dataset_get_judgement     (AnotDataset         *self,
                                                     const char          *review_id,
                                                     const char          *aspect);

@@ -44,7 +44,9 @@ struct _AnotItem
   AnotStore          *store;
   const char         *json_text;          /* in the store; NULL if built from an object */
   gsize               json_len;
-  JsonObject         *record;             /* set once, on demand if json_text */
+  JsonObject         *record;             /* set once, on demand if json_text; without
+                                           * the hidden fields */
+  JsonObject         *file_record;        /* the record given, if not json_text */
   const char         *id;
   const char         *name;
   const char         *city;
@@ -120,6 +122,7 @@ anot_item_finalize (GObject *object)
   AnotItem *self = ANOT_ITEM (object);
 
   g_clear_pointer (&self->record, json_object_unref);
+  g_clear_pointer (&self->file_record, json_object_unref);
   g_clear_pointer (&self->reviews, g_ptr_array_unref);
   g_clear_pointer (&self->store, _anot_store_unref);
   g_clear_pointer (&self->dataset_link, _anot_dataset_link_unref);
@@ -346,6 +349,62 @@ store_pairs (AnotStore        *store,
   *out_n = n;
 
   return pairs;
+}
+
+/* Fields the benchmark's builder computed from the answers: kept in the
+ * file, never shown to a method (anot_item_get_record() leaves them out;
+ * anot_item_dup_file_record() has them). */
+static const char * const hidden_fields[] = { "llm_score", "llm_reasoning" };
+
+static gboolean
+is_hidden_field (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (hidden_fields); i++)
+    if (strcmp (name, hidden_fields[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* @record without the hidden fields, sealed (transfer full; @record itself
+ * when it has none). */
+static JsonObject *
+without_hidden_fields (JsonObject *record)
+{
+  JsonObject *out;
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+  gboolean any = FALSE;
+
+  for (guint i = 0; i < G_N_ELEMENTS (hidden_fields); i++)
+    any = any || json_object_has_member (record, hidden_fields[i]);
+  if (!any)
+    {
+      if (!json_object_is_immutable (record))
+        json_object_seal (record);
+      return json_object_ref (record);
+    }
+
+  out = json_object_new ();
+  json_object_iter_init_ordered (&iter, record);
+  while (json_object_iter_next_ordered (&iter, &name, &member))
+    if (!is_hidden_field (name))
+      json_object_set_member (out, name, json_node_copy (member));
+  json_object_seal (out);
+  return out;
+}
+
+/* The text of a loaded item parsed again (it parsed when the item was
+ * built, so this succeeds): the record as in the file. */
+static JsonObject *
+parse_file_record (AnotItem *self)
+{
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr(GError) error = NULL;
+
+  if (!json_parser_load_from_data (parser, self->json_text, self->json_len, &error))
+    g_error ("item %s: record no longer parses: %s", self->id, error->message);
+  return json_object_ref (json_node_get_object (json_parser_get_root (parser)));
 }
 
 static const char *
@@ -581,7 +640,8 @@ anot_item_new_internal (AnotStore   *store,
     {
       if (!json_object_is_immutable (record))
         json_object_seal (record);
-      self->record = json_object_ref (record);
+      self->file_record = json_object_ref (record);
+      self->record = without_hidden_fields (record);
     }
   return self;
 }
@@ -655,6 +715,7 @@ anot_item_copy_with_reviews (AnotItem  *self,
   copy->json_text = self->json_text;
   copy->json_len = self->json_len;
   copy->record = json_object_ref (anot_item_get_record (self));
+  copy->file_record = self->file_record != NULL ? json_object_ref (self->file_record) : NULL;
   copy->id = self->id;
   copy->name = self->name;
   copy->city = self->city;
@@ -818,9 +879,11 @@ anot_item_get_categories_string (AnotItem *self)
  * anot_item_get_record:
  * @self: a #AnotItem
  *
- * Gets the item's record exactly as read from `restaurants.jsonl`,
- * including fields the methods must not see (`llm_score`,
- * `llm_reasoning`).  Records loaded from a file are immutable.
+ * Gets the item's record as read from `restaurants.jsonl` without the
+ * fields that leak the answer (`llm_score`, `llm_reasoning`, which the
+ * original framework computed from the gold answers and never showed a
+ * method): what a method may read.  Records loaded from a file are
+ * immutable.  anot_item_dup_file_record() has the whole record.
  *
  * Returns: (transfer none): the record
  */
@@ -832,41 +895,50 @@ anot_item_get_record (AnotItem *self)
   /* Items are shared between threads once loaded: parse once. */
   if (g_once_init_enter (&self->record))
     {
-      g_autoptr(JsonParser) parser = json_parser_new_immutable ();
-      g_autoptr(GError) error = NULL;
-      JsonObject *record;
+      g_autoptr(JsonObject) record = parse_file_record (self);
 
-      /* The text was parsed when the item was built, so this succeeds. */
-      if (!json_parser_load_from_data (parser, self->json_text, self->json_len, &error))
-        g_error ("item %s: record no longer parses: %s", self->id, error->message);
-      record = json_object_ref (json_node_get_object (json_parser_get_root (parser)));
-
-      g_once_init_leave (&self->record, record);
+      g_once_init_leave (&self->record, without_hidden_fields (record));
     }
 
   return self->record;
 }
 
-/* The record as a new reference: the cached one when
- * anot_item_get_record() already parsed it, else parsed from the text
- * without keeping it, for a reader that needs it once per item (the
+/**
+ * anot_item_dup_file_record:
+ * @self: a #AnotItem
+ *
+ * Gets the item's record exactly as in the file, with the fields a method
+ * must not see (`llm_score`, `llm_reasoning`): for tools that study how a
+ * benchmark was built, never for a method.  Each call of a loaded item
+ * parses its line again.
+ *
+ * Returns: (transfer full): the record
+ */
+JsonObject *
+anot_item_dup_file_record (AnotItem *self)
+{
+  g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
+
+  if (self->json_text == NULL)
+    return json_object_ref (self->file_record);
+  return parse_file_record (self);
+}
+
+/* The record as a new reference, without the hidden fields: the cached
+ * one when anot_item_get_record() already parsed it, else parsed from the
+ * text without keeping it, for a reader that needs it once per item (the
  * validator over a whole dataset, which must not keep a tree per item). */
 JsonObject *
 _anot_item_dup_record (AnotItem *self)
 {
-  g_autoptr(JsonParser) parser = NULL;
-  g_autoptr(GError) error = NULL;
-  JsonObject *record = g_atomic_pointer_get (&self->record);
+  g_autoptr(JsonObject) record = NULL;
 
   g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
 
-  if (record != NULL || self->json_text == NULL)
+  if (g_atomic_pointer_get (&self->record) != NULL || self->json_text == NULL)
     return json_object_ref (anot_item_get_record (self));
-  parser = json_parser_new_immutable ();
-  /* The text was parsed when the item was built, so this succeeds. */
-  if (!json_parser_load_from_data (parser, self->json_text, self->json_len, &error))
-    g_error ("item %s: record no longer parses: %s", self->id, error->message);
-  return json_object_ref (json_node_get_object (json_parser_get_root (parser)));
+  record = parse_file_record (self);
+  return without_hidden_fields (record);
 }
 
 /* The names of the item's string attributes, in record order (the
@@ -935,17 +1007,21 @@ anot_item_get_attribute (AnotItem   *self,
  *
  * Gets the opening hours of one day, e.g. `"7:30-16:0"`.
  *
- * Returns: (transfer none) (nullable): the hours, or %NULL if that day is
- *   absent or its value is not a string
+ * Returns: (transfer none) (nullable): the hours, or %NULL if the item is
+ *   closed that day: the day is absent, or its value is `""` or not a
+ *   string (as the rules read it)
  */
 const char *
 anot_item_get_hours (AnotItem   *self,
                      const char *day)
 {
+  const char *value;
+
   g_return_val_if_fail (ANOT_IS_ITEM (self), NULL);
   g_return_val_if_fail (day != NULL, NULL);
 
-  return lookup_pair (self->hours, self->n_hours, day);
+  value = lookup_pair (self->hours, self->n_hours, day);
+  return value != NULL && value[0] != '\0' ? value : NULL;
 }
 
 /**

@@ -41,6 +41,8 @@ const char         *anot_item_get_categories_string (AnotItem *self);
 ANOT_AVAILABLE_IN_ALL
 JsonObject         *anot_item_get_record        (AnotItem   *self);
 ANOT_AVAILABLE_IN_ALL
+JsonObject         *anot_item_dup_file_record   (AnotItem   *self);
+ANOT_AVAILABLE_IN_ALL
 JsonObject         *anot_item_get_attributes    (AnotItem   *self);
 ANOT_AVAILABLE_IN_ALL
 const char         *anot_item_get_attribute     (AnotItem   *self,

@@ -951,10 +951,6 @@ build_item_view (AnotItem *item)
     {
       AnotPyValue *value;
 
-      /* The reference loader hides these from the evaluated object. */
-      if (strcmp (name, "llm_score") == 0 || strcmp (name, "llm_reasoning") == 0)
-        continue;
-
       if (strcmp (name, "attributes") == 0 && JSON_NODE_HOLDS_OBJECT (member))
         {
           JsonObjectIter attr_iter;

@@ -18,6 +18,7 @@
 #include "anot-dataset-private.h"
 #include "anot-json-private.h"
 #include "anot-pyliteral-private.h"
+#include "anot-text-private.h"
 #include "anot-review.h"
 
 /**
@@ -120,9 +121,6 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
-
-/* Fields never shown: they were computed from the answers. */
-static const char * const blocked_fields[] = { "llm_score", "llm_reasoning" };
 
 static void
 anot_formatter_finalize (GObject *object)
@@ -756,30 +754,9 @@ anot_formatter_set_exclude (AnotFormatter      *self,
  * decoded attribute strings, which must be parsed as Python literals.
  * ------------------------------------------------------------------------ */
 
-/* g_utf8_strlen() of valid UTF-8 (all the formatter writes: the dataset's
- * strings are validated when loaded): the bytes that do not continue a
- * character, eight at a time. */
-static glong
-count_chars (const char *text,
-             gsize       len)
-{
-  const guchar *p = (const guchar *) text;
-  const guchar *end = p + len;
-  glong n = 0;
-
-  for (; p + 8 <= end; p += 8)
-    {
-      guint64 w;
-
-      memcpy (&w, p, 8);
-      /* A continuation byte is 10xxxxxx: bit 7 set and bit 6 clear. */
-      w = ((w & ~(w << 1)) >> 7) & G_GUINT64_CONSTANT (0x0101010101010101);
-      n += 8 - (glong) ((w * G_GUINT64_CONSTANT (0x0101010101010101)) >> 56);
-    }
-  for (; p < end; p++)
-    n += (*p & 0xc0) != 0x80;
-  return n;
-}
+/* The formatter writes valid UTF-8 only (the dataset's strings are
+ * validated when loaded), which anot_utf8_count_chars() counts. */
+#define count_chars(text, len) ((glong) anot_utf8_count_chars ((text), (len)))
 
 #define BYTES(b) (G_GUINT64_CONSTANT (0x0101010101010101) * (b))
 #define HIGH_BITS BYTES (0x80)
@@ -788,6 +765,25 @@ count_chars (const char *text,
  * @c: the usual bit tricks, exact for these arguments. */
 #define HAS_LESS(w, n) (((w) - BYTES (n)) & ~(w) & HIGH_BITS)
 #define HAS_BYTE(w, c) HAS_LESS ((w) ^ BYTES (c), 1)
+
+#define append_space anot_string_append_space
+#define append_bytes anot_string_append_bytes
+
+/* "\uXXXX" of a UTF-16 unit. */
+static inline void
+append_u_escape (GString *out,
+                 guint    unit)
+{
+  static const char hex[] = "0123456789abcdef";
+  char *at = append_space (out, 6);
+
+  at[0] = '\\';
+  at[1] = 'u';
+  at[2] = hex[(unit >> 12) & 0xf];
+  at[3] = hex[(unit >> 8) & 0xf];
+  at[4] = hex[(unit >> 4) & 0xf];
+  at[5] = hex[unit & 0xf];
+}
 
 /* json.encoder's py_encode_basestring(_ascii). */
 static void
@@ -799,7 +795,7 @@ append_json_string (GString    *out,
   const char *p = str;
   const char *end = str + len;
 
-  g_string_append_c (out, '"');
+  *append_space (out, 1) = '"';
   while (p < end)
     {
       const char *run = p;
@@ -807,7 +803,8 @@ append_json_string (GString    *out,
       gunichar c;
 
       /* Most of a review is printable ASCII: find the end of the run
-       * eight bytes at a time, then copy it at once. */
+       * sixteen then eight bytes at a time, then copy it at once. */
+      p = anot_json_skip_plain (p, end, TRUE);
       while (p + 8 <= end)
         {
           guint64 w;
@@ -821,28 +818,29 @@ append_json_string (GString    *out,
       while (p < end && (guchar) *p >= 0x20 && (guchar) *p < 0x7f && *p != '"' && *p != '\\')
         p++;
       if (p > run)
-        g_string_append_len (out, run, p - run);
+        append_bytes (out, run, p - run);
       if (p >= end)
         break;
 
       b = (guchar) *p;
       if (b < 0x80)
         {
+          char *at;
+
           p++;
           switch (b)
             {
-            case '"': g_string_append (out, "\\\""); break;
-            case '\\': g_string_append (out, "\\\\"); break;
-            case '\n': g_string_append (out, "\\n"); break;
-            case '\r': g_string_append (out, "\\r"); break;
-            case '\t': g_string_append (out, "\\t"); break;
-            case '\b': g_string_append (out, "\\b"); break;
-            case '\f': g_string_append (out, "\\f"); break;
+            case '"': case '\\': at = append_space (out, 2); at[0] = '\\'; at[1] = (char) b; break;
+            case '\n': at = append_space (out, 2); at[0] = '\\'; at[1] = 'n'; break;
+            case '\r': at = append_space (out, 2); at[0] = '\\'; at[1] = 'r'; break;
+            case '\t': at = append_space (out, 2); at[0] = '\\'; at[1] = 't'; break;
+            case '\b': at = append_space (out, 2); at[0] = '\\'; at[1] = 'b'; break;
+            case '\f': at = append_space (out, 2); at[0] = '\\'; at[1] = 'f'; break;
             default:
               if (b < 0x20 || (b == 0x7f && ensure_ascii))
-                g_string_append_printf (out, "\\u%04x", b);
+                append_u_escape (out, b);
               else
-                g_string_append_c (out, (char) b);
+                *append_space (out, 1) = (char) b;
             }
           continue;
         }
@@ -852,7 +850,7 @@ append_json_string (GString    *out,
         {
           /* Not UTF-8 (cannot come from a loaded dataset): keep the data
            * visible rather than fail the whole prompt. */
-          g_string_append (out, "\\ufffd");
+          append_u_escape (out, 0xfffd);
           p++;
           continue;
         }
@@ -861,25 +859,24 @@ append_json_string (GString    *out,
         {
           const char *next = g_utf8_next_char (p);
 
-          g_string_append_len (out, p, next - p);
+          append_bytes (out, p, next - p);
           p = next;
         }
       else
         {
           p = g_utf8_next_char (p);
           if (c < 0x10000)
-            g_string_append_printf (out, "\\u%04x", c);
+            append_u_escape (out, c);
           else
             {
               gunichar v = c - 0x10000;
 
-              g_string_append_printf (out, "\\u%04x\\u%04x",
-                                      0xd800 | ((v >> 10) & 0x3ff),
-                                      0xdc00 | (v & 0x3ff));
+              append_u_escape (out, 0xd800 | ((v >> 10) & 0x3ff));
+              append_u_escape (out, 0xdc00 | (v & 0x3ff));
             }
         }
     }
-  g_string_append_c (out, '"');
+  *append_space (out, 1) = '"';
 }
 
 static void
@@ -930,11 +927,10 @@ append_indent (GString *out,
                int      depth)
 {
   gsize n = (gsize) indent * depth;
-  gsize at = out->len;
+  char *at = append_space (out, 1 + n);
 
-  g_string_set_size (out, at + 1 + n);
-  out->str[at] = '\n';
-  memset (out->str + at + 1, ' ', n);
+  at[0] = '\n';
+  memset (at + 1, ' ', n);
 }
 
 /* The separator before a member or element of a JSON container written at
@@ -1250,18 +1246,34 @@ anot_json_to_python_repr (JsonNode *node)
   return g_string_free (out, FALSE);
 }
 
+/**
+ * anot_json_to_validator_repr:
+ * @node: a #JsonNode, a value of an item's record
+ *
+ * Writes the Python `repr()` of the value as the validator reads it
+ * (anot_validator_evaluate_condition()): a string that spells a Python literal is
+ * that literal, so Yelp's `"u'free'"` and `"'free'"` both give `'free'`,
+ * `"True"` gives `True` and `"None"` gives `None`.  A listing that shows a
+ * model several items' values this way shows each value in one spelling.
+ *
+ * Returns: (transfer full): the text
+ */
+char *
+anot_json_to_validator_repr (JsonNode *node)
+{
+  g_autoptr(AnotPyValue) value = NULL;
+  g_autoptr(AnotPyValue) read = NULL;
+
+  g_return_val_if_fail (node != NULL, NULL);
+
+  value = anot_py_value_new_from_json (node);
+  read = anot_py_normalise_pass_b (value);
+  return anot_py_value_repr (read);
+}
+
 /* ------------------------------------------------------------------------ *
  * Exclusions
  * ------------------------------------------------------------------------ */
-
-static gboolean
-is_blocked (const char *name)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (blocked_fields); i++)
-    if (g_str_equal (name, blocked_fields[i]))
-      return TRUE;
-  return FALSE;
-}
 
 /* Whether @prefix.@name (or @name without a prefix) is excluded. */
 static gboolean
@@ -1378,7 +1390,7 @@ object_key (ObjectWriter *w,
         g_string_append (w->out, ", ");
       anot_py_append_str_repr (w->out, key, strlen (key));
     }
-  g_string_append (w->out, ": ");
+  append_bytes (w->out, ": ", 2);
   w->first = FALSE;
 }
 
@@ -1677,6 +1689,54 @@ item_frame_clear (ItemFrame *frame)
     g_string_free (frame->tail, TRUE);
 }
 
+/* Decoded attribute strings kept, at most this many (then the table is
+ * emptied and fills again). */
+#define MAX_DECODED 4096
+
+static GMutex decoded_lock;
+static GHashTable *decoded_strings;   /* attribute string -> AnotPyValue */
+
+/* @member decoded as the original loader decodes an attribute.  The
+ * Yelp-encoded strings ("u'free'", "{'garage': False, ...}") are the same
+ * in every prompt that shows their item, and many are shared between
+ * items: each is parsed once and its value (immutable once normalised)
+ * shared, instead of being parsed as a Python literal on every render. */
+static AnotPyValue *
+decode_attribute_value (JsonNode *member)
+{
+  g_autoptr(AnotPyValue) raw = NULL;
+  AnotPyValue *decoded = NULL;
+  const char *text;
+
+  if (!JSON_NODE_HOLDS_VALUE (member) || json_node_get_value_type (member) != G_TYPE_STRING)
+    {
+      raw = anot_py_value_new_from_json (member);
+      return anot_py_normalise_pass_a (raw);
+    }
+
+  text = json_node_get_string (member);
+  g_mutex_lock (&decoded_lock);
+  if (decoded_strings != NULL)
+    decoded = g_hash_table_lookup (decoded_strings, text);
+  if (decoded != NULL)
+    anot_py_value_ref (decoded);
+  g_mutex_unlock (&decoded_lock);
+  if (decoded != NULL)
+    return decoded;
+
+  raw = anot_py_value_new_from_json (member);
+  decoded = anot_py_normalise_pass_a (raw);
+  g_mutex_lock (&decoded_lock);
+  if (decoded_strings == NULL)
+    decoded_strings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                             (GDestroyNotify) anot_py_value_unref);
+  if (g_hash_table_size (decoded_strings) >= MAX_DECODED)
+    g_hash_table_remove_all (decoded_strings);
+  g_hash_table_replace (decoded_strings, g_strdup (text), anot_py_value_ref (decoded));
+  g_mutex_unlock (&decoded_lock);
+  return decoded;
+}
+
 /* The attribute @member decoded as the original loader decodes it, less
  * the excluded keys; NULL when the attribute itself is excluded. */
 static AnotPyValue *
@@ -1684,13 +1744,11 @@ decode_attribute (AnotFormatter *self,
                   const char    *name,
                   JsonNode      *member)
 {
-  g_autoptr(AnotPyValue) raw = NULL;
   AnotPyValue *decoded;
 
   if (is_excluded (self, "attributes", name))
     return NULL;
-  raw = anot_py_value_new_from_json (member);
-  decoded = anot_py_normalise_pass_a (raw);
+  decoded = decode_attribute_value (member);
   if (anot_py_value_get_kind (decoded) == ANOT_PY_DICT)
     {
       g_autofree char *path = g_strconcat ("attributes.", name, NULL);
@@ -1898,7 +1956,8 @@ static gboolean
 shows_member (AnotFormatter *self,
               const char    *name)
 {
-  return !is_blocked (name) && !is_excluded (self, NULL, name) && !g_str_equal (name, "reviews");
+  /* The record has no field that leaks the answer (anot_item_get_record()). */
+  return !is_excluded (self, NULL, name) && !g_str_equal (name, "reviews");
 }
 
 /* The item's text around its reviews: its record fields in file order
@@ -2385,6 +2444,33 @@ anot_formatter_build_context (AnotFormatter *self,
  *
  * Returns: (transfer full): the text
  */
+/* Room for the text of @candidates, so that megabytes of reviews are
+ * written once rather than copied as the string doubles: each review's
+ * text with an eighth more for its escapes, and its other members.  Too
+ * much costs nothing but address space (pages never written are never
+ * touched); too little, a reallocation. */
+static gsize
+estimate_size (GPtrArray *candidates)
+{
+  gsize size = 4096;
+
+  for (guint i = 0; i < candidates->len; i++)
+    {
+      AnotItem *item = g_ptr_array_index (candidates, i);
+      guint n = anot_item_get_n_reviews (item);
+
+      size += 8192;
+      for (guint r = 0; r < n; r++)
+        {
+          const char *text = anot_review_get_text (anot_item_get_review (item, r));
+          gsize length = text != NULL ? strlen (text) : 0;
+
+          size += length + length / 8 + 768;
+        }
+    }
+  return size;
+}
+
 char *
 anot_formatter_format (AnotFormatter  *self,
                        GPtrArray      *candidates,
@@ -2396,7 +2482,7 @@ anot_formatter_format (AnotFormatter  *self,
   g_return_val_if_fail (ANOT_IS_FORMATTER (self), NULL);
   g_return_val_if_fail (candidates != NULL, NULL);
 
-  out = g_string_sized_new (16384 * (candidates->len + 1));
+  out = g_string_sized_new (estimate_size (candidates));
   if (self->style == ANOT_FORMAT_STYLE_PYTHON)
     g_string_append (out, "{'items': {");
   else

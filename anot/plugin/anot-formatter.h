@@ -118,5 +118,7 @@ char               *anot_json_dumps                     (JsonNode           *nod
                                                          gboolean            ensure_ascii);
 ANOT_AVAILABLE_IN_ALL
 char               *anot_json_to_python_repr            (JsonNode           *node);
+ANOT_AVAILABLE_IN_ALL
+char               *anot_json_to_validator_repr         (JsonNode           *node);
 
 G_END_DECLS

@@ -15,6 +15,7 @@
 #include "anot-backend-router-private.h"
 #include "anot-enum-types.h"
 #include "anot-error.h"
+#include "anot-seed.h"
 
 #include <stdlib.h>
 
@@ -315,7 +316,9 @@ anot_method_context_init (AnotMethodContext *self)
  * anot_method_context_new:
  * @dataset: the dataset the request belongs to
  * @request_id: the request's id
- * @seed: the seed of the method's random choices for this request
+ * @seed: the seed of the method's random choices for this request (not
+ *   the experiment's or the run's seed: anot_method_context_new_for_run()
+ *   derives it as a run does)
  *
  * Returns: (transfer full): a new context
  */
@@ -332,6 +335,65 @@ anot_method_context_new (AnotDataset *dataset,
                        "request-id", request_id,
                        "seed", seed,
                        NULL);
+}
+
+/**
+ * anot_method_context_derive_seed:
+ * @run_seed: the run seed: the experiment's seed plus the run number
+ *   (`--seed 42`, run 1: 43)
+ * @request_id: the request's id
+ * @n_candidates: the pool size N
+ *
+ * The seed of a method's random choices for one request, N and run, as an
+ * experiment derives it (`method:<request id>:<N>` under the run seed, see
+ * [func@Anot.seed_derive]).
+ *
+ * Returns: the method's seed
+ */
+guint64
+anot_method_context_derive_seed (guint64     run_seed,
+                                 const char *request_id,
+                                 guint       n_candidates)
+{
+  g_autofree char *scope = NULL;
+
+  g_return_val_if_fail (request_id != NULL, 0);
+
+  scope = g_strdup_printf ("method:%s:%u", request_id, n_candidates);
+  return anot_seed_derive (run_seed, scope);
+}
+
+/**
+ * anot_method_context_new_for_run:
+ * @dataset: the dataset the request belongs to
+ * @request_id: the request's id
+ * @n_candidates: the pool size N
+ * @seed: the experiment's seed (`--seed`, 42 by default)
+ * @run: the run, from 1
+ *
+ * A context as run @run of an experiment with @seed gives the method for
+ * @request_id at N = @n_candidates: the same #AnotMethodContext:seed, so a
+ * seeded method ranks as it does in that run (with the pool of
+ * `anot_pool_new (dataset, request, n, mode, shuffle, seed + run)`).  What
+ * an experiment adds beside it (the LLM router, options, defense mode) is
+ * set with the context's setters.
+ *
+ * Returns: (transfer full): a new context
+ */
+AnotMethodContext *
+anot_method_context_new_for_run (AnotDataset *dataset,
+                                 const char  *request_id,
+                                 guint        n_candidates,
+                                 guint64      seed,
+                                 guint        run)
+{
+  g_return_val_if_fail (ANOT_IS_DATASET (dataset), NULL);
+  g_return_val_if_fail (request_id != NULL, NULL);
+  g_return_val_if_fail (run >= 1, NULL);
+
+  return anot_method_context_new (dataset, request_id,
+                                  anot_method_context_derive_seed (seed + run, request_id,
+                                                                   n_candidates));
 }
 
 /**
@@ -379,6 +441,35 @@ anot_method_context_get_friends (AnotMethodContext *self,
   g_return_val_if_fail (name != NULL, NULL);
 
   return self->dataset != NULL ? anot_dataset_get_friends (self->dataset, name) : NULL;
+}
+
+/**
+ * anot_method_context_lookup_friends:
+ * @self: an #AnotMethodContext
+ * @name: a reviewer's name
+ * @friends: (out) (optional) (transfer none) (array zero-terminated=1):
+ *   return location for the friends, %NULL if @name is not in the graph
+ *
+ * As anot_method_context_get_friends(), telling a name without friends
+ * from a name not in the graph (Python's `get_friends()` returns `None`
+ * for the latter through it).
+ *
+ * Returns: whether @name is in the friend graph
+ */
+gboolean
+anot_method_context_lookup_friends (AnotMethodContext   *self,
+                                    const char          *name,
+                                    const char * const **friends)
+{
+  const char * const *found;
+
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  found = anot_method_context_get_friends (self, name);
+  if (friends != NULL)
+    *friends = found;
+  return found != NULL;
 }
 
 /**
@@ -844,7 +935,7 @@ anot_method_context_complete_request_async (AnotMethodContext   *self,
 
       g_hash_table_insert (self->occurrences, g_steal_pointer (&counted),
                            GUINT_TO_POINTER (occurrence + 1));
-      call->journal_key = anot_call_journal_key (self->journal_scope, role, copy, occurrence);
+      call->journal_key = anot_call_journal_key (self->journal_scope, role, call_hash, occurrence);
       replayed = anot_call_journal_replay (self->journal, call->journal_key);
       if (replayed != NULL)
         {

@@ -47,10 +47,24 @@ AnotMethodContext *anot_method_context_new            (AnotDataset       *datase
                                                        const char        *request_id,
                                                        guint64            seed);
 ANOT_AVAILABLE_IN_ALL
+AnotMethodContext *anot_method_context_new_for_run    (AnotDataset       *dataset,
+                                                      const char        *request_id,
+                                                      guint              n_candidates,
+                                                      guint64            seed,
+                                                      guint              run);
+ANOT_AVAILABLE_IN_ALL
+guint64            anot_method_context_derive_seed    (guint64            run_seed,
+                                                      const char        *request_id,
+                                                      guint              n_candidates);
+ANOT_AVAILABLE_IN_ALL
 AnotDomain        *anot_method_context_get_domain    (AnotMethodContext *self);
 ANOT_AVAILABLE_IN_ALL
 const char * const *anot_method_context_get_friends   (AnotMethodContext *self,
                                                        const char        *name);
+ANOT_AVAILABLE_IN_ALL
+gboolean            anot_method_context_lookup_friends (AnotMethodContext   *self,
+                                                        const char          *name,
+                                                        const char * const **friends);
 ANOT_AVAILABLE_IN_ALL
 void               anot_method_context_set_truth_request (AnotMethodContext *self,
                                                        AnotRequest       *request);

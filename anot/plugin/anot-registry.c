@@ -56,9 +56,12 @@
  * The first call to anot_registry_get_default() loads every module found,
  * recursively, in each directory of the `ANOT_PLUGIN_PATH` environment
  * variable (separated by `G_SEARCHPATH_SEPARATOR`, `:` on Unix) and then in
- * the installed plugin directory (`$libdir/anot-1.0/plugins`, or
- * `ANOT_PLUGIN_DIR` if that variable is set; set it to the empty string to
- * load nothing from an installed tree).  Directories are visited in that
+ * the built-in plugin directory: the installed one
+ * (`$libdir/anot-1.0/plugins`), or `ANOT_PLUGIN_DIR` if that variable is set
+ * (`meson devenv` sets it to the build tree's `plugins/`; the empty string
+ * loads nothing built in).  As `GST_PLUGIN_PATH` beside GStreamer's system
+ * path, `ANOT_PLUGIN_PATH` adds to the built-in plugins and never replaces
+ * them.  Directories are visited in that
  * order and, inside a directory, files before subdirectories, each in name
  * order.  Like a #GIOModuleScope with %G_IO_MODULE_SCOPE_BLOCK_DUPLICATES, a
  * module whose file name was already seen is skipped, so the copy in a
@@ -86,11 +89,15 @@
  * SHA-256.  [method@Anot.Registry.load_plugin] loads a file or directory
  * named explicitly (`anot-run --plugin`), reporting failures as errors.
  *
- * When two modules offer the same name on the same extension point the
- * first one loaded keeps it and the second is reported as failed.  Types
- * registered at runtime with anot_registry_register() — a Python class
- * implementing [iface@Anot.Method], for example — replace an earlier type of
- * the same name, so a notebook cell can be run again after an edit.
+ * When two modules or plugin files offer the same name on the same
+ * extension point the first one loaded keeps it and the second is reported
+ * as failed, the message naming both files: a method file's `bm25` never
+ * quietly stands in for the built-in one.  anot_registry_load_plugin_full()
+ * (`anot-run --plugin-override`) lets a file replace names on purpose.
+ * Types registered at runtime by the process's own code with
+ * anot_registry_register() — a Python class implementing
+ * [iface@Anot.Method] in a notebook, for example — replace an earlier type
+ * of the same name, so a notebook cell can be run again after an edit.
  *
  * The default registry is created and its modules loaded exactly once
  * (g_once()), the first time anot_registry_get_default() is called from any
@@ -112,6 +119,7 @@ typedef struct
   AnotPluginFlags flags;
   const char *file;        /* interned; NULL when registered outside loading */
   const char *language;    /* interned; NULL for C modules */
+  gboolean builtin;        /* the library's own (the data tools) */
 } PluginEntry;
 
 /* What one module's g_io_module_load() did, collected by
@@ -123,6 +131,8 @@ typedef struct
   GPtrArray *rejections; /* char * */
   const char *file;      /* interned: the module or file being loaded */
   const char *language;  /* interned: the loader's language, NULL for C */
+  gboolean builtin;      /* the library registering its own */
+  gboolean override;     /* the file may replace names registered elsewhere */
 } LoadContext;
 
 struct _AnotRegistry
@@ -135,6 +145,7 @@ struct _AnotRegistry
   GHashTable *seen;       /* module file name → its path, first one wins */
   GHashTable *loaded;     /* canonical paths of the files loaded */
   GPtrArray *pending;     /* char *, other files found while scanning */
+  gboolean loading_override; /* in anot_registry_load_plugin_full() with override */
 };
 
 G_DEFINE_FINAL_TYPE (AnotRegistry, anot_registry, G_TYPE_OBJECT)
@@ -157,6 +168,9 @@ static const char * const extension_point_names[] = {
 };
 
 static void keep_class (GType type);
+static gboolean load_plugin (AnotRegistry  *self,
+                             const char    *path,
+                             GError       **error);
 
 /* Everything below is guarded by plugins_lock.  It lives outside the
  * registry instance because modules register while the instance is still
@@ -271,9 +285,31 @@ add_plugin_locked (const char *extension_point,
 
   table = g_hash_table_lookup (plugins, extension_point);
   entry = g_hash_table_lookup (table, name);
-  if (entry != NULL && entry->type != type && !replace)
-    return g_strdup_printf ("“%s” is already provided by %s", name,
-                            g_type_name (entry->type));
+  if (entry != NULL && entry->type != type)
+    {
+      gboolean loading = current_load != NULL && current_load->thread == g_thread_self ();
+      /* A name a module, a plugin file or the library gave is another
+       * file's to replace only when the user asks (--plugin-override): a
+       * method file's bm25 must not quietly stand in for the built-in
+       * one.  Code of the process (a notebook cell run again) replaces
+       * what it registered before. */
+      gboolean has_origin = entry->file != NULL || entry->builtin;
+      gboolean same_origin = loading && entry->file == current_load->file;
+
+      if (!replace || (loading && has_origin && !same_origin && !current_load->override))
+        {
+          g_autofree char *old_origin = entry->file != NULL ? g_strdup (entry->file)
+            : entry->builtin ? g_strdup ("the anot library itself")
+            : g_strdup_printf ("%s, registered at runtime", g_type_name (entry->type));
+          const char *new_origin = loading && current_load->file != NULL ? current_load->file
+                                                                         : g_type_name (type);
+
+          return g_strdup_printf ("“%s” (%s) is already provided by %s; %s provides it again "
+                                  "and is not used for it (load it with --plugin-override, or "
+                                  "Anot.Registry.load_plugin_full(path, True), to replace it)",
+                                  name, extension_point, old_origin, new_origin);
+        }
+    }
 
   if (entry == NULL || entry->type != type)
     {
@@ -291,11 +327,13 @@ add_plugin_locked (const char *extension_point,
     {
       entry->file = current_load->file;
       entry->language = current_load->language;
+      entry->builtin = current_load->builtin;
     }
   else if (replace)
     {
       entry->file = NULL;
       entry->language = NULL;
+      entry->builtin = FALSE;
     }
 
   /* GIO keeps the first extension of a type; re-registering one (a module
@@ -421,6 +459,19 @@ anot_plugin_implement_with_flags (const char      *extension_point,
                       extension_point, reason);
 }
 
+/* Whether @method belongs to another file than the one being loaded in
+ * this thread: a file whose registration of @method was refused must not
+ * change its options or roles either.  With plugins_lock held. */
+static gboolean
+owned_elsewhere_locked (const char *method)
+{
+  GHashTable *table = plugins != NULL ? g_hash_table_lookup (plugins, ANOT_METHOD_EXTENSION_POINT_NAME) : NULL;
+  PluginEntry *entry = table != NULL ? g_hash_table_lookup (table, method) : NULL;
+
+  return entry != NULL && current_load != NULL && current_load->thread == g_thread_self () &&
+         (entry->file != NULL || entry->builtin) && entry->file != current_load->file;
+}
+
 /* Replaces what @method declared before (a module loaded again declares
  * the same options again; a notebook cell run again may change them). */
 static void
@@ -428,6 +479,12 @@ set_method_options (const char *method,
                     GPtrArray  *options)
 {
   g_mutex_lock (&plugins_lock);
+  if (owned_elsewhere_locked (method))
+    {
+      g_mutex_unlock (&plugins_lock);
+      g_ptr_array_unref (options);
+      return;
+    }
   if (method_options == NULL)
     method_options = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                             (GDestroyNotify) g_ptr_array_unref);
@@ -554,6 +611,12 @@ set_method_roles (const char *method,
                   GStrv       roles)
 {
   g_mutex_lock (&plugins_lock);
+  if (owned_elsewhere_locked (method))
+    {
+      g_mutex_unlock (&plugins_lock);
+      g_strfreev (roles);
+      return;
+    }
   if (method_roles == NULL)
     method_roles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                           (GDestroyNotify) g_strfreev);
@@ -818,6 +881,7 @@ load_module (AnotRegistry *self,
   context.thread = g_thread_self ();
   context.rejections = rejections;
   context.file = g_intern_string (path);
+  context.override = self->loading_override;
 
   g_mutex_lock (&plugins_lock);
   n_before = count_extensions ();
@@ -893,9 +957,21 @@ load_plugin_file (AnotRegistry *self,
     {
       *no_loader = TRUE;
       if (g_strcmp0 (suffix, "py") == 0)
-        return g_strdup ("Python method files need the Python loader plugin (libanot-python.so), "
-                         "which was not found on the plugin path: anot was built without "
-                         "python3-embed (Debian: apt install python3-dev), or it is not installed");
+        {
+          g_autofree char *dirs = NULL;
+
+          g_ptr_array_add (self->search_path, NULL);
+          dirs = g_strjoinv (", ", (char **) self->search_path->pdata);
+          g_ptr_array_set_size (self->search_path, self->search_path->len - 1);
+          /* Name the directories: a plugin path that left out the
+           * built-in one is a likelier cause than the build. */
+          return g_strdup_printf ("Python method files need the Python loader plugin "
+                                  "(libanot-python.so), which is in none of the plugin "
+                                  "directories searched (%s): the built-in directory is "
+                                  "ANOT_PLUGIN_DIR or the installed one; or anot was built "
+                                  "without python3-embed (Debian: apt install python3-dev)",
+                                  dirs[0] != '\0' ? dirs : "none");
+        }
       return g_strdup_printf ("no loader plugin takes .%s files", suffix ? suffix : "(no suffix)");
     }
 
@@ -907,6 +983,7 @@ load_plugin_file (AnotRegistry *self,
   context.file = g_intern_string (path);
   context.language = g_intern_string (anot_registry_get_description (self, ANOT_LOADER_EXTENSION_POINT_NAME,
                                                                      suffix));
+  context.override = self->loading_override;
 
   /* Not under plugins_lock: the file registers through the registry. */
   g_mutex_lock (&plugins_lock);
@@ -918,10 +995,18 @@ load_plugin_file (AnotRegistry *self,
   g_mutex_lock (&plugins_lock);
   current_load = NULL;
   g_mutex_unlock (&plugins_lock);
-  g_ptr_array_unref (context.rejections);
 
   if (!ok)
-    return g_strdup (error->message);
+    {
+      g_ptr_array_unref (context.rejections);
+      return g_strdup (error->message);
+    }
+  if (context.rejections->len > 0)
+    {
+      g_ptr_array_add (context.rejections, NULL);
+      return g_strjoinv ("; ", (char **) g_ptr_array_free (context.rejections, FALSE));
+    }
+  g_ptr_array_unref (context.rejections);
   if (context.n_added == 0)
     return g_strdup_printf ("it registered no method, backend, attack or tool "
                             "(decorate a class with @Anot.register_method(\"name\"))");
@@ -1082,13 +1167,25 @@ anot_registry_load_modules (AnotRegistry *self)
 static gpointer
 create_default_registry (gpointer data)
 {
+  LoadContext builtin_context = { 0 };
   AnotRegistry *self;
 
   ensure_extension_points ();
   self = g_object_new (ANOT_TYPE_REGISTRY, NULL);
   /* The core's own tools, before the modules so a plugin cannot take
    * their names. */
+  builtin_context.thread = g_thread_self ();
+  builtin_context.rejections = g_ptr_array_new_with_free_func (g_free);
+  builtin_context.builtin = TRUE;
+  g_mutex_lock (&plugins_lock);
+  current_load = &builtin_context;
+  g_mutex_unlock (&plugins_lock);
   anot_data_tool_register_builtin ();
+  g_mutex_lock (&plugins_lock);
+  current_load = NULL;
+  g_mutex_unlock (&plugins_lock);
+  g_assert (builtin_context.rejections->len == 0);
+  g_ptr_array_unref (builtin_context.rejections);
   anot_registry_load_modules (self);
 
   return self;
@@ -1135,11 +1232,12 @@ anot_registry_get_default (void)
  *   method file, `.py`), or a directory of them (searched recursively)
  * @error: return location for a #GError
  *
- * Loads the plugins at @path, as `anot-run --plugin` does: after the
- * plugin path, so a Python method of a name the plugin path has replaces
- * it.  A file already loaded is not loaded again.  Unlike the plugin
- * path, whose broken modules are only reported, any file that cannot be
- * loaded is an error here.
+ * Loads the plugins at @path, as `anot-run --plugin` does, after the
+ * plugin path.  A file already loaded is not loaded again.  Unlike the
+ * plugin path, whose broken modules are only reported, any file that
+ * cannot be loaded is an error here, and so is a file that registers a
+ * name another module, file or the library already gave (the error names
+ * both); anot_registry_load_plugin_full() lets it replace them.
  *
  * Errors: %ANOT_ERROR_PLUGIN_LOAD naming each file that failed and why
  * (for a Python file, the line and exception), or when @path holds no
@@ -1151,6 +1249,45 @@ gboolean
 anot_registry_load_plugin (AnotRegistry  *self,
                            const char    *path,
                            GError       **error)
+{
+  return anot_registry_load_plugin_full (self, path, FALSE, error);
+}
+
+/**
+ * anot_registry_load_plugin_full:
+ * @self: an #AnotRegistry
+ * @path: as for anot_registry_load_plugin()
+ * @override: whether the plugins at @path may replace names already
+ *   registered (`anot-run --plugin-override`)
+ * @error: return location for a #GError
+ *
+ * Like anot_registry_load_plugin(); with @override, a name the plugins at
+ * @path register replaces the one a module, another file or the library
+ * gave, and anot_registry_get_origin() names @path's file for it.
+ *
+ * Returns: %TRUE when everything at @path loaded
+ */
+gboolean
+anot_registry_load_plugin_full (AnotRegistry  *self,
+                                const char    *path,
+                                gboolean       override,
+                                GError       **error)
+{
+  gboolean was = self->loading_override;
+  gboolean ok;
+
+  g_return_val_if_fail (ANOT_IS_REGISTRY (self), FALSE);
+
+  self->loading_override = override;
+  ok = load_plugin (self, path, error);
+  self->loading_override = was;
+  return ok;
+}
+
+static gboolean
+load_plugin (AnotRegistry  *self,
+             const char    *path,
+             GError       **error)
 {
   g_autoptr(GPtrArray) failures = NULL;
   g_autofree char *canonical = NULL;
@@ -1337,6 +1474,9 @@ anot_registry_register_with_flags (AnotRegistry    *self,
 
   g_mutex_lock (&plugins_lock);
   reason = add_plugin_locked (extension_point, type, name, description, flags, TRUE);
+  /* A plugin file being loaded fails with the reason. */
+  if (reason != NULL && current_load != NULL && current_load->thread == g_thread_self ())
+    g_ptr_array_add (current_load->rejections, g_steal_pointer (&reason));
   g_mutex_unlock (&plugins_lock);
 
   if (reason != NULL)

@@ -163,6 +163,11 @@ gboolean      anot_registry_load_plugin         (AnotRegistry  *self,
                                                  const char    *path,
                                                  GError       **error);
 ANOT_AVAILABLE_IN_ALL
+gboolean      anot_registry_load_plugin_full    (AnotRegistry  *self,
+                                                 const char    *path,
+                                                 gboolean       override,
+                                                 GError       **error);
+ANOT_AVAILABLE_IN_ALL
 char        **anot_registry_list_failed_modules (AnotRegistry  *self);
 ANOT_AVAILABLE_IN_ALL
 AnotMethod   *anot_registry_create_method       (AnotRegistry  *self,

@@ -37,15 +37,18 @@
  *   without one, Yelp's format is used: see #AnotReviewIdShape;
  * - a `date` drawn uniformly inside the item's own review date range, in the
  *   dataset's format, and not before the reviewer joined (`yelping_since`);
- * - a reviewer drawn from the dataset's reviews: the `user_id` and `user`
- *   statistics of one review, the reviewer name and `friends` of another
- *   (in the benchmark the same Yelp user has a different synthetic name on
- *   each review, so the pair is new as real pairs are).  The reviewer has
- *   not reviewed the item already, preferably appears nowhere else among
- *   the candidates, and is never one whose name the request's social
- *   conditions could count: the request's anchors and the names its text
- *   mentions, with their friends and friends' friends in the friend graph,
- *   are left out, so the truth of G09/G10 requests does not change;
+ * - a reviewer drawn from the dataset's reviews: every reviewer field of
+ *   one real review — `user_id`, the `user` statistics and join date
+ *   (`yelping_since`), the reviewer name and `friends` — so they fit
+ *   together exactly as that real reviewer's do (taking the account of
+ *   one review and the name of another made pairs no real review has,
+ *   which told an added review apart).  The reviewer has not reviewed the
+ *   item already (neither the account nor the name), preferably appears
+ *   nowhere else among the candidates, and is never one whose name the
+ *   request's social conditions could count: the request's anchors and
+ *   the names its text mentions, with their friends and friends' friends
+ *   in the friend graph, are left out, so the truth of G09/G10 requests
+ *   does not change;
  * - `useful`, `funny` and `cool` copied from one of the item's reviews;
  * - exactly the fields (keys) the dataset's reviews have.
  *
@@ -636,62 +639,55 @@ draw_id (AnotReviewForge  *self,
   return NULL;
 }
 
-/* The reviewer's account: a review with a user id that has not reviewed
- * the item (nor, when possible, any other candidate) and had joined before
- * the item's last review. */
+/* The reviewer: one real review whose every reviewer field the added
+ * review takes (user id, statistics, join date, name, friends), so they fit
+ * together as a real reviewer's do.  Its user id (when the dataset has
+ * them) has not reviewed the item (nor, when possible, any other
+ * candidate) and had joined before the item's last review; its name (when
+ * the dataset names reviewers) has not reviewed the item and no social
+ * condition of the request can reach it. */
 static AnotReview *
-draw_user_donor (AnotReviewForge *self,
-                 GHashTable      *item_users,
-                 const DateRange *range,
-                 GRand           *rand)
+draw_reviewer (AnotReviewForge *self,
+               GHashTable      *item_users,
+               GHashTable      *item_names,
+               const DateRange *range,
+               gboolean         with_user,
+               gboolean         with_name,
+               GRand           *rand)
 {
   for (guint pass = 0; pass < 2; pass++)
     for (guint attempt = 0; attempt < MAX_DRAWS; attempt++)
       {
         AnotReview *donor = draw_population_review (self, rand);
-        const char *user_id;
+        const char *user_id, *name;
         gint64 since;
 
         if (donor == NULL)
           return NULL;
-        user_id = anot_review_get_user_id (donor);
-        if (user_id == NULL)
-          continue;
-        if (g_hash_table_contains (item_users, user_id) ||
-            (pass == 0 && g_hash_table_contains (self->candidate_users, user_id)))
-          continue;
-        if (range->any && parse_date (anot_review_get_user_yelping_since (donor), &since) &&
-            since > range->hi)
-          continue;
+        if (with_user)
+          {
+            user_id = anot_review_get_user_id (donor);
+            if (user_id == NULL)
+              continue;
+            if (g_hash_table_contains (item_users, user_id) ||
+                (pass == 0 && g_hash_table_contains (self->candidate_users, user_id)))
+              continue;
+            if (range->any && parse_date (anot_review_get_user_yelping_since (donor), &since) &&
+                since > range->hi)
+              continue;
+          }
+        if (with_name)
+          {
+            if (!_anot_review_has_assignment (donor))
+              continue;
+            name = anot_review_get_reviewer_name (donor);
+            if (g_hash_table_contains (item_names, name) ||
+                g_hash_table_contains (self->excluded_names, name) ||
+                name_is_social (self, name, 2))
+              continue;
+          }
         return donor;
       }
-  return NULL;
-}
-
-/* The reviewer's name and friends: a user_mapping record whose name has
- * not reviewed the item and that no social condition of the request can
- * reach. */
-static AnotReview *
-draw_name_donor (AnotReviewForge *self,
-                 GHashTable      *item_names,
-                 GRand           *rand)
-{
-  for (guint attempt = 0; attempt < MAX_DRAWS; attempt++)
-    {
-      AnotReview *donor = draw_population_review (self, rand);
-      const char *name;
-
-      if (donor == NULL)
-        return NULL;
-      if (!_anot_review_has_assignment (donor))
-        continue;
-      name = anot_review_get_reviewer_name (donor);
-      if (g_hash_table_contains (item_names, name) ||
-          g_hash_table_contains (self->excluded_names, name) ||
-          name_is_social (self, name, 2))
-        continue;
-      return donor;
-    }
   return NULL;
 }
 
@@ -751,7 +747,8 @@ anot_review_forge_make (AnotReviewForge  *self,
   g_autofree char *date = NULL;
   GPtrArray *own = anot_item_get_reviews (item);
   DateRange range = { 0 };
-  AnotReview *user_donor = NULL, *name_donor = NULL, *vote_donor = NULL;
+  AnotReview *reviewer = NULL, *user_donor = NULL, *name_donor = NULL, *vote_donor = NULL;
+  gboolean with_user, with_name;
   AnotReviewFields fields = { 0 };
   AnotReview *review;
 
@@ -791,27 +788,23 @@ anot_review_forge_make (AnotReviewForge  *self,
   if (id == NULL)
     return NULL;
 
-  if (population_has (self, ANOT_REVIEW_HAS_USER_ID))
+  with_user = population_has (self, ANOT_REVIEW_HAS_USER_ID);
+  with_name = population_has (self, ANOT_REVIEW_HAS_ASSIGNMENT);
+  if (with_user || with_name)
     {
-      user_donor = draw_user_donor (self, item_users, &range, rand);
-      if (user_donor == NULL)
+      reviewer = draw_reviewer (self, item_users, item_names, &range, with_user, with_name, rand);
+      if (reviewer == NULL)
         {
           g_set_error (error, ANOT_ERROR, ANOT_ERROR_ATTACK_FAILED,
-                       "No reviewer of the dataset can review %s (all have reviewed it already)",
+                       "No reviewer of the dataset can review %s: every one has reviewed it "
+                       "already or is reached by the social conditions of the request",
                        anot_item_get_id (item));
           return NULL;
         }
-    }
-  if (population_has (self, ANOT_REVIEW_HAS_ASSIGNMENT))
-    {
-      name_donor = draw_name_donor (self, item_names, rand);
-      if (name_donor == NULL)
-        {
-          g_set_error (error, ANOT_ERROR, ANOT_ERROR_ATTACK_FAILED,
-                       "No reviewer name of the dataset is free of the social conditions "
-                       "of the request and of the reviewers of %s", anot_item_get_id (item));
-          return NULL;
-        }
+      if (with_user)
+        user_donor = reviewer;
+      if (with_name)
+        name_donor = reviewer;
     }
   if (own->len > 0)
     vote_donor = g_ptr_array_index (own, g_rand_int_range (rand, 0, (gint32) own->len));

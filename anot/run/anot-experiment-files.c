@@ -364,7 +364,8 @@ anot_experiment_write_config (AnotExperiment  *self,
   json_builder_add_int_value (builder, (gint64) (self->settings->seed + run));
   json_builder_set_member_name (builder, "method");
   json_builder_add_string_value (builder, self->method_name);
-  /* A method from a Python file: which file, and which version of it. */
+  /* The file the method came from (a C module, a Python file): which
+   * file, and which version of it. */
   if (self->plugin_path != NULL)
     {
       json_builder_set_member_name (builder, "method_plugin");
@@ -1180,6 +1181,7 @@ anot_experiment_new_for_resume (const char   *directory,
 
       self->recorded_plugin_path = g_strdup (json_object_get_string_member_with_default (plugin, "file", NULL));
       self->recorded_plugin_sha256 = g_strdup (json_object_get_string_member_with_default (plugin, "sha256", NULL));
+      self->recorded_plugin_language = g_strdup (json_object_get_string_member_with_default (plugin, "language", NULL));
     }
   self->recorded_defense_sha256 = g_strdup (json_object_get_string_member_with_default (anot, "defense_prompt_sha256",
                                                                                        NULL));

@@ -583,11 +583,18 @@ anot_experiment_merge_shards (const char         *out_directory,
    * read an incomplete experiment as done. */
   if (n_unscored > 0)
     {
+      /* The merge itself needed no method; running what is left does. */
+      g_autofree char *missing = experiment->plugin_path != NULL &&
+                                 !g_file_test (experiment->plugin_path, G_FILE_TEST_EXISTS)
+        ? g_strdup_printf (" (it needs the method file %s, which the shards ran and which is not "
+                           "there now)", experiment->plugin_path)
+        : g_strdup ("");
+
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_INCOMPLETE,
                    "%u of %u requests of the experiment could not be scored: the infrastructure "
                    "failed them in the shards. The merged summaries are over the %u scored; run "
-                   "the others again with: anot-run --resume %s",
-                   n_unscored, n_rows, n_rows - n_unscored, out_directory);
+                   "the others again with: anot-run --resume %s%s",
+                   n_unscored, n_rows, n_rows - n_unscored, out_directory, missing);
       return FALSE;
     }
   return TRUE;

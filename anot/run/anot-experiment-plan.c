@@ -476,7 +476,7 @@ plan_method_options (AnotExperiment  *self,
                                                    ANOT_METHOD_EXTENSION_POINT_NAME,
                                                    self->method_name);
 
-  if (self->settings->defense && (flags & ANOT_PLUGIN_SUPPORTS_DEFENSE) == 0)
+  if (self->settings->defense && (flags & ANOT_PLUGIN_SUPPORTS_DEFENSE) == 0 && !self->merging)
     {
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT,
                    "The method %s does not support defense mode (--defense): it shows "
@@ -486,7 +486,7 @@ plan_method_options (AnotExperiment  *self,
       return FALSE;
     }
 
-  if (self->has_recorded_method_file && !self->resuming)
+  if (self->merging)
     {
       /* A merge: the shards checked their options where they ran; the
        * record is theirs, not this machine's. */
@@ -706,8 +706,6 @@ plan_requests (AnotExperiment  *self,
       if (settings->requests &&
           !g_strv_contains ((const char * const *) settings->requests, anot_request_get_id (request)))
         continue;
-      if (settings->limit && self->requests->len >= settings->limit)
-        break;
       g_ptr_array_add (self->requests, g_object_ref (request));
     }
   return TRUE;
@@ -744,7 +742,10 @@ plan_cells (AnotExperiment  *self,
         continue;
 
       kept = g_ptr_array_new_with_free_func (g_object_unref);
-      for (guint r = 0; r < self->requests->len; r++)
+      /* --limit counts the requests that run, after the original pools
+       * dropped those whose gold is outside (`--limit 7` at N = 10 runs
+       * 7, not the 5 of the first 7 whose gold is in the pool). */
+      for (guint r = 0; r < self->requests->len && !(settings->limit && kept->len >= settings->limit); r++)
         {
           AnotRequest *request = g_ptr_array_index (self->requests, r);
           g_autoptr(GError) pool_error = NULL;
@@ -864,22 +865,80 @@ check_directories (AnotExperiment  *self,
   return TRUE;
 }
 
-/* The file a method written in another language came from, with its
+/* SHA-256 of @path's contents (transfer full), or NULL with @error. */
+static char *
+file_sha256 (const char  *path,
+             GError     **error)
+{
+  g_autofree char *contents = NULL;
+  gsize length;
+
+  if (!g_file_get_contents (path, &contents, &length, error))
+    return NULL;
+  return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) contents, length);
+}
+
+/* A merge ranks nothing: it needs no method, only that the method file
+ * the shards ran has not changed where it is now (the merged directory is
+ * resumed with it).  A file that is not there any more is said, once
+ * something is left to run (anot_experiment_merge_shards()). */
+static gboolean
+plan_merged_method_plugin (AnotExperiment  *self,
+                           GError         **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *now = NULL;
+  const char *language = NULL;
+
+  if (self->recorded_plugin_path == NULL)
+    return TRUE;
+  self->plugin_path = g_strdup (self->recorded_plugin_path);
+  self->plugin_sha256 = g_strdup (self->recorded_plugin_sha256);
+  anot_registry_get_origin (anot_registry_get_default (), ANOT_METHOD_EXTENSION_POINT_NAME,
+                            self->method_name, &language);
+  self->plugin_language = g_strdup (self->recorded_plugin_language ? self->recorded_plugin_language
+                                    : language ? language : "Python");
+  if (!g_file_test (self->recorded_plugin_path, G_FILE_TEST_EXISTS))
+    return TRUE;
+  now = file_sha256 (self->recorded_plugin_path, &local_error);
+  if (now == NULL)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_SHARDS,
+                   "Cannot merge the shards of %s: cannot read its method file %s: %s",
+                   self->method_name, self->recorded_plugin_path, local_error->message);
+      return FALSE;
+    }
+  if (g_strcmp0 (now, self->recorded_plugin_sha256) != 0)
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_SHARDS,
+                   "Cannot merge the shards of %s: its method file %s changed since the shards "
+                   "ran (SHA-256 %.12s… then, %.12s… now); a resume of the merged results would "
+                   "run the new file beside rows of the old one: put the old file back to merge",
+                   self->method_name, self->recorded_plugin_path,
+                   self->recorded_plugin_sha256 ? self->recorded_plugin_sha256 : "(none)", now);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The file the method came from (a C module, a Python file), with its
  * SHA-256: config.json records them, and a resume refuses a file that
- * changed since (the rows already written came from the old one). */
+ * changed since (the rows already written came from the old one; a C
+ * module rebuilt since is a changed file). */
 static gboolean
 plan_method_plugin (AnotExperiment  *self,
                     GError         **error)
 {
   AnotRegistry *registry = anot_registry_get_default ();
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *contents = NULL;
   const char *language = NULL;
   const char *file;
-  gsize length;
 
-  /* A resume or a merge in a new process: the method's file is loaded
-   * from where the run had it, as --plugin would. */
+  if (self->merging)
+    return plan_merged_method_plugin (self, error);
+
+  /* A resume in a new process: the method's file is loaded from where
+   * the run had it, as --plugin would. */
   if (self->recorded_plugin_path != NULL &&
       anot_registry_lookup_type (registry, ANOT_METHOD_EXTENSION_POINT_NAME,
                                  self->method_name) == G_TYPE_INVALID &&
@@ -892,48 +951,40 @@ plan_method_plugin (AnotExperiment  *self,
       return FALSE;
     }
 
-  if (self->recorded_plugin_path != NULL && !self->resuming)
-    {
-      /* A merge: config.json records what the shards ran (check_shards()
-       * saw that they agree), not this machine's copy. */
-      self->plugin_path = g_strdup (self->recorded_plugin_path);
-      self->plugin_sha256 = g_strdup (self->recorded_plugin_sha256);
-      anot_registry_get_origin (registry, ANOT_METHOD_EXTENSION_POINT_NAME, self->method_name,
-                                &language);
-      self->plugin_language = g_strdup (language ? language : "Python");
-      return TRUE;
-    }
-
   file = anot_registry_get_origin (registry, ANOT_METHOD_EXTENSION_POINT_NAME,
                                    self->method_name, &language);
-  if (file != NULL && language != NULL)
+  if (file != NULL)
     {
-      if (!g_file_get_contents (file, &contents, &length, &local_error))
+      self->plugin_sha256 = file_sha256 (file, &local_error);
+      if (self->plugin_sha256 == NULL)
         {
           g_set_error (error, ANOT_ERROR, ANOT_ERROR_IO,
                        "Cannot read the method file %s: %s", file, local_error->message);
           return FALSE;
         }
       self->plugin_path = g_strdup (file);
-      self->plugin_language = g_strdup (language);
-      self->plugin_sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256,
-                                                         (const guchar *) contents, length);
+      self->plugin_language = g_strdup (language != NULL ? language : "C");
     }
 
   if (self->resuming && self->recorded_plugin_sha256 != NULL &&
       g_strcmp0 (self->recorded_plugin_sha256, self->plugin_sha256) != 0)
     {
+      gboolean module = g_strcmp0 (self->plugin_language, "C") == 0;
+
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_RESUME,
-                   "Cannot resume %s: the method file %s changed since the run started "
+                   "Cannot resume %s: the method %s %s %s since the run started "
                    "(SHA-256 %.12s… then, %.12s… now%s%s); the rows already written came from "
-                   "the old file: put it back to resume, or start the experiment again with --force",
+                   "the old %s: put it back to resume, or start the experiment again with --force",
                    self->directory ? self->directory : "the experiment",
-                   self->recorded_plugin_path, self->recorded_plugin_sha256,
+                   module ? "module" : "file",
+                   self->recorded_plugin_path, module ? "was rebuilt" : "changed",
+                   self->recorded_plugin_sha256,
                    self->plugin_sha256 ? self->plugin_sha256 : "(none)",
                    self->plugin_path && g_strcmp0 (self->plugin_path, self->recorded_plugin_path) != 0
                      ? ", loaded from " : "",
                    self->plugin_path && g_strcmp0 (self->plugin_path, self->recorded_plugin_path) != 0
-                     ? self->plugin_path : "");
+                     ? self->plugin_path : "",
+                   module ? "build" : "file");
       return FALSE;
     }
   return TRUE;
@@ -945,10 +996,16 @@ plan_method (AnotExperiment  *self,
 {
   if (!plan_method_plugin (self, error))
     return FALSE;
-  self->method = anot_registry_create_method (anot_registry_get_default (),
-                                              self->method_name, error);
-  if (self->method == NULL)
-    return FALSE;
+  /* A merge ranks nothing: the method need not be there. */
+  if (!self->merging || anot_registry_lookup_type (anot_registry_get_default (),
+                                                   ANOT_METHOD_EXTENSION_POINT_NAME,
+                                                   self->method_name) != G_TYPE_INVALID)
+    {
+      self->method = anot_registry_create_method (anot_registry_get_default (),
+                                                  self->method_name, error);
+      if (self->method == NULL)
+        return FALSE;
+    }
   self->uses_truth = (anot_registry_get_flags (anot_registry_get_default (),
                                                ANOT_METHOD_EXTENSION_POINT_NAME,
                                                self->method_name) & ANOT_PLUGIN_NEEDS_TRUTH) != 0;

@@ -87,10 +87,11 @@ struct _AnotExperiment
   gboolean has_recorded_method_file;
   GHashTable *recorded_method_file;
   JsonNode *recorded_method_settings; /* config.json's "method_settings", or NULL */
-  /* config.json's "method_plugin", for a resume or a merge: the file a
-   * method of another language (Python) came from, and its SHA-256. */
+  /* config.json's "method_plugin", for a resume or a merge: the file the
+   * method came from (a C module, a Python file), and its SHA-256. */
   char *recorded_plugin_path;
   char *recorded_plugin_sha256;
+  char *recorded_plugin_language;
   /* config.json's "defense_prompt_sha256": the defense text the run sent
    * (NULL: no defense mode, or a run recorded before it was recorded). */
   char *recorded_defense_sha256;
@@ -99,7 +100,7 @@ struct _AnotExperiment
   /* Made by prepare() (anot-experiment-plan.c) */
   gboolean prepared;
   gboolean resuming;
-  gboolean merging;             /* prepared by anot_experiment_merge_shards() */
+  gboolean merging;             /* anot_experiment_merge_shards(): nothing is ranked */
   AnotRunConfig *settings;      /* what runs: defaults, N, groups and name resolved */
   char *directory;              /* <out>/<name> */
   GPtrArray *attacks;           /* AttackEntry, in run order */

@@ -101,6 +101,7 @@ anot_experiment_finalize (GObject *object)
   g_clear_pointer (&self->recorded_method_settings, json_node_unref);
   g_clear_pointer (&self->recorded_plugin_path, g_free);
   g_clear_pointer (&self->recorded_plugin_sha256, g_free);
+  g_clear_pointer (&self->recorded_plugin_language, g_free);
   g_clear_pointer (&self->recorded_defense_sha256, g_free);
   g_clear_object (&self->debug_log);
   g_clear_error (&self->fatal);

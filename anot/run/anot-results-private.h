@@ -32,6 +32,7 @@ typedef struct
   char *cache;            /* --cache file, or NULL */
   gboolean offline;
   gboolean defense;
+  gboolean in_study;      /* its experiment is a study's (study.json beside it) */
   guint64 seed;
   guint64 run_seed;
   guint run;
@@ -64,11 +65,6 @@ typedef struct
   guint *preds;           /* the kept 1-based pool positions, best first */
   guint n_preds;
 } AnotResultsRow;
-
-/* Labels every method by its experiment's name, as a study names its
- * experiments (`cot@gpt-4o-mini`), even when one experiment has it. */
-void anot_results_set_label_by_name (AnotResults *self,
-                                     gboolean     label_by_name);
 
 const AnotResultsRun *anot_results_peek_run (AnotResults *self,
                                              guint        index);

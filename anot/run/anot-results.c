@@ -57,7 +57,6 @@ struct _AnotResults
   GHashTable *seen;       /* run directories already read */
   JsonArray *rows_json;   /* built on demand */
   JsonArray *runs_json;
-  gboolean label_by_name;  /* a study's: methods named with their models */
 };
 
 G_DEFINE_FINAL_TYPE (AnotResults, anot_results, G_TYPE_OBJECT)
@@ -346,6 +345,14 @@ run_from_config (const char  *run_dir,
   run->run_seed = object_uint (anot, "run_seed", run->seed + run_number);
   run->k = (guint) object_uint (object, "k", 5);
   run->label = g_strdup (run->method);
+  {
+    g_autofree char *study_dir = g_path_get_dirname (run->experiment);
+    g_autofree char *record = g_build_filename (study_dir, "study.json", NULL);
+
+    /* A study names its experiments with their models (cot@gpt-4o-mini):
+     * those names label them even where one model of a method is read. */
+    run->in_study = g_file_test (record, G_FILE_TEST_IS_REGULAR);
+  }
   return run;
 }
 
@@ -547,7 +554,8 @@ read_any (AnotResults  *self,
 }
 
 /* Two experiments of the same method (another model, defense mode, ...)
- * must not be pooled as one: they are told apart by experiment name. */
+ * must not be pooled as one: they are told apart by experiment name, as
+ * is every experiment of a study. */
 static void
 assign_labels (AnotResults *self)
 {
@@ -572,19 +580,9 @@ assign_labels (AnotResults *self)
       GHashTable *names = g_hash_table_lookup (names_by_method, run->method);
 
       g_free (run->label);
-      run->label = g_strdup (self->label_by_name || g_hash_table_size (names) > 1
+      run->label = g_strdup (run->in_study || g_hash_table_size (names) > 1
                              ? run->run_name : run->method);
     }
-}
-
-void
-anot_results_set_label_by_name (AnotResults *self,
-                                gboolean     label_by_name)
-{
-  self->label_by_name = label_by_name;
-  assign_labels (self);
-  g_clear_pointer (&self->rows_json, json_array_unref);
-  g_clear_pointer (&self->runs_json, json_array_unref);
 }
 
 /**

@@ -11,7 +11,6 @@
 #include "anot-experiment-private.h"
 #include "anot-registry.h"
 #include "anot-report-writer.h"
-#include "anot-results-private.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -1560,7 +1559,6 @@ load_labelled_results (const char          *directory,
       g_set_error (error, ANOT_ERROR, ANOT_ERROR_IO, "%s: no results yet", directory);
       return NULL;
     }
-  anot_results_set_label_by_name (results, TRUE);
   return g_steal_pointer (&results);
 }
 

@@ -6,7 +6,7 @@
 
 #include "anot-trial.h"
 
-#include "anot-seed.h"
+#include "anot-method-context.h"
 
 /**
  * AnotTrial:
@@ -96,7 +96,6 @@ anot_trial_new (AnotDataset      *dataset,
                 GError          **error)
 {
   g_autoptr(AnotTrial) self = NULL;
-  g_autofree char *scope = NULL;
   const char *request_id;
 
   g_return_val_if_fail (ANOT_IS_DATASET (dataset), NULL);
@@ -108,8 +107,7 @@ anot_trial_new (AnotDataset      *dataset,
   request_id = anot_request_get_id (request);
   self = g_object_new (ANOT_TYPE_TRIAL, NULL);
   self->run_seed = seed + run;
-  scope = g_strdup_printf ("method:%s:%u", request_id, n_candidates);
-  self->method_seed = anot_seed_derive (self->run_seed, scope);
+  self->method_seed = anot_method_context_derive_seed (self->run_seed, request_id, n_candidates);
 
   self->pool = anot_pool_new (dataset, request, n_candidates, pool_mode, shuffle,
                               self->run_seed, error);

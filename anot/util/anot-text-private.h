@@ -1,4 +1,4 @@
-/* anot-text-private.h: small facts about text files
+/* anot-text-private.h: small facts about text
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -19,6 +19,144 @@ anot_utf8_bom_length (const char *data,
                       gsize       length)
 {
   return length >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
+/* The characters of @length bytes of valid UTF-8 (g_utf8_strlen()'s
+ * count, at a fraction of its cost: a prompt of a few megabytes is
+ * counted for every call's record): the bytes that do not continue a
+ * character.  Sixteen bytes a step where the compiler has vectors (a
+ * continuation byte, 10xxxxxx, is below -64 as a signed byte), eight
+ * otherwise; each lane's count summed for up to 255 steps before the
+ * lanes are added.  Of bytes that are not UTF-8, those that are not
+ * 10xxxxxx are counted; nothing past @length is read. */
+static inline gsize
+anot_utf8_count_chars (const char *text,
+                       gsize       length)
+{
+  const guchar *p = (const guchar *) text;
+  const guchar *end = p + length;
+  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
+  gsize continuations = 0;
+
+#if defined (__GNUC__)
+  typedef signed char Lanes __attribute__ ((vector_size (16)));
+  typedef guchar Counts __attribute__ ((vector_size (16)));
+  typedef guint64 Halves __attribute__ ((vector_size (16)));
+
+  while ((gsize) (end - p) >= 16)
+    {
+      gsize steps = MIN ((gsize) (end - p) / 16, 255);
+      Counts sums = { 0 };
+      Halves halves;
+
+      for (gsize i = 0; i < steps; i++, p += 16)
+        {
+          Lanes v;
+
+          memcpy (&v, p, 16);
+          /* 0xff (-1) in each lane that continues a character. */
+          sums -= (Counts) (v < -64);
+        }
+      memcpy (&halves, &sums, 16);
+      for (int h = 0; h < 2; h++)
+        {
+          guint64 lanes = halves[h];
+
+          lanes = (lanes & G_GUINT64_CONSTANT (0x00ff00ff00ff00ff)) +
+                  ((lanes >> 8) & G_GUINT64_CONSTANT (0x00ff00ff00ff00ff));
+          continuations += (gsize) ((lanes * G_GUINT64_CONSTANT (0x0001000100010001)) >> 48);
+        }
+    }
+#endif
+  while ((gsize) (end - p) >= 8)
+    {
+      gsize steps = MIN ((gsize) (end - p) / 8, 255);
+      guint64 lanes = 0;
+
+      for (gsize i = 0; i < steps; i++, p += 8)
+        {
+          guint64 w;
+
+          memcpy (&w, p, 8);
+          /* A continuation byte is 10xxxxxx: bit 7 set and bit 6 clear. */
+          lanes += ((w & ~(w << 1)) >> 7) & ones;
+        }
+      /* Eight lanes of at most 255: pairs in 16 bits, then the four
+       * pairs summed into the top 16 bits by one multiplication. */
+      lanes = (lanes & G_GUINT64_CONSTANT (0x00ff00ff00ff00ff)) +
+              ((lanes >> 8) & G_GUINT64_CONSTANT (0x00ff00ff00ff00ff));
+      continuations += (gsize) ((lanes * G_GUINT64_CONSTANT (0x0001000100010001)) >> 48);
+    }
+  for (; p < end; p++)
+    continuations += (*p & 0xc0) == 0x80;
+  return length - continuations;
+}
+
+/* The end of the bytes from @p on, sixteen at a time, that a JSON string
+ * holds as they are: no quote, backslash or control byte, nor (with
+ * @ascii_only) DEL or a byte above 127, nor (with @no_del) DEL.  It stops
+ * at the first sixteen that hold one (or fewer than sixteen left): the
+ * caller looks at the rest.  Without vectors from the compiler, @p. */
+static inline const char *
+anot_json_skip_plain_full (const char *p,
+                           const char *end,
+                           gboolean    ascii_only,
+                           gboolean    no_del)
+{
+#if defined (__GNUC__)
+  typedef signed char Lanes __attribute__ ((vector_size (16)));
+  typedef guchar Bytes __attribute__ ((vector_size (16)));
+  typedef guint64 Halves __attribute__ ((vector_size (16)));
+
+  while (end - p >= 16)
+    {
+      Lanes v, stop;
+      Halves h;
+
+      memcpy (&v, p, 16);
+      /* Signed, every byte above 127 is below 0x20 too. */
+      stop = ascii_only ? (Lanes) ((v < 0x20) | (v == 0x7f))
+                        : (Lanes) ((Bytes) v < 0x20);
+      stop |= (Lanes) ((v == '"') | (v == '\\'));
+      if (no_del)
+        stop |= (Lanes) (v == 0x7f);
+      memcpy (&h, &stop, 16);
+      if ((h[0] | h[1]) != 0)
+        break;
+      p += 16;
+    }
+#endif
+  return p;
+}
+
+#define anot_json_skip_plain(p, end, ascii_only) \
+  anot_json_skip_plain_full ((p), (end), (ascii_only), FALSE)
+
+/* Room for @n more bytes at the end of @out, which they fill: a pointer
+ * to them.  GString's own appends are calls, and the JSON writers append
+ * a run between escapes every few dozen bytes of a prompt. */
+static inline char *
+anot_string_append_space (GString *out,
+                          gsize    n)
+{
+  gsize at = out->len;
+
+  if (G_UNLIKELY (at + n >= out->allocated_len))
+    g_string_set_size (out, at + n);
+  else
+    {
+      out->len = at + n;
+      out->str[at + n] = '\0';
+    }
+  return out->str + at;
+}
+
+static inline void
+anot_string_append_bytes (GString    *out,
+                          const char *bytes,
+                          gsize       n)
+{
+  memcpy (anot_string_append_space (out, n), bytes, n);
 }
 
 G_END_DECLS

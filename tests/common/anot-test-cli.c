@@ -202,3 +202,21 @@ anot_test_assert_same_rows (GHashTable *a,
   while (g_hash_table_iter_next (&iter, &key, &value))
     g_assert_cmpstr (value, ==, g_hash_table_lookup (b, key));
 }
+
+guint
+anot_test_cli_count_requests (AnotFakeLlm *server,
+                              const char  *method,
+                              const char  *path)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < anot_fake_llm_get_n_requests (server); i++)
+    {
+      JsonObject *record = anot_fake_llm_get_request (server, i);
+
+      if (strcmp (json_object_get_string_member (record, "method"), method) == 0 &&
+          strcmp (json_object_get_string_member (record, "path"), path) == 0)
+        n++;
+    }
+  return n;
+}

@@ -38,6 +38,11 @@ int          anot_test_cli_wait     (GSubprocess         *process,
                                      char               **out_stdout,
                                      char               **out_stderr);
 
+/* How many requests of @method to @path the server recorded. */
+guint        anot_test_cli_count_requests (AnotFakeLlm *server,
+                                           const char  *method,
+                                           const char  *path);
+
 /* Asserts that two tables of a run's rows (request id -> the row's JSON,
  * volatile members removed) hold the same requests with the same rows. */
 void         anot_test_assert_same_rows (GHashTable *a,

@@ -513,8 +513,6 @@ atom_for_leaf (JsonObject *evidence,
         {
           json_object_set_string_member (input, "attribute", attribute);
           json_object_set_string_member (input, "expected", pattern);
-          if (out->mode == LEAF_CONTAINS && g_ascii_strcasecmp (pattern, "none") == 0)
-            out->when_null = ANOT_TRUTH_TRUE;
         }
     }
 

@@ -34,6 +34,9 @@
 #                 "base-url" (anot.options.base-url): the fake LLM server's
 #                 URL, whose port is picked at random.  "concurrency_reached"
 #                 (without -j) is removed: the clock decides it.
+#                 "method_plugin" of a C method (anot.method_plugin): the
+#                 module's path and SHA-256 are the build's; the member is
+#                 left out.
 #   scaling_summary.json
 #                 the wall-time part of "usage" ("686k, $0.69, 1s" keeps
 #                 "686k, $0.69" and blanks "1s").
@@ -113,6 +116,8 @@ def normalise(relpath, text):
         # Without -j: the calls in flight each server's limit reached, which
         # the clock decides (and a merge of shards cannot know).
         text = re.sub(r',\s*"concurrency_reached"\s*:\s*\{[^{}]*\}', '', text)
+        # A C method's module and its SHA-256 are the build's, not a result.
+        text = re.sub(r'\n\s*"method_plugin" : \{[^{}]*"language" : "C"[^{}]*\},?', '', text)
     if name == 'scaling_summary.json':
         text = re.sub(r'("usage"\s*:\s*"[^"]*, )[0-9.]+(?:ms|s|m|h)[^"]*"',
                       r'\1<wall-time>"', text)

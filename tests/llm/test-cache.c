@@ -162,6 +162,127 @@ typedef struct
   guint failures;
 } WriterData;
 
+/* The key as it was made before it was streamed: json-glib's text of the
+ * request's members, hashed by GChecksum.  Keys already in caches and
+ * journals were made so; anot_chat_request_hash() must give the same. */
+static char *
+reference_hash (AnotChatRequest *request,
+                const char      *backend)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+  char number[G_ASCII_DTOSTR_BUF_SIZE];
+  const char * const *stop = anot_chat_request_get_stop (request);
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "v");
+  json_builder_add_int_value (builder, 1);
+  json_builder_set_member_name (builder, "backend");
+  json_builder_add_string_value (builder, backend);
+  json_builder_set_member_name (builder, "model");
+  json_builder_add_string_value (builder, anot_chat_request_get_model (request) ? anot_chat_request_get_model (request) : "");
+  json_builder_set_member_name (builder, "messages");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < anot_chat_request_get_n_messages (request); i++)
+    {
+      json_builder_begin_array (builder);
+      json_builder_add_int_value (builder, anot_chat_request_get_message_role (request, i));
+      json_builder_add_string_value (builder, anot_chat_request_get_message_content (request, i));
+      json_builder_end_array (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_set_member_name (builder, "temperature");
+  json_builder_add_string_value (builder, g_ascii_dtostr (number, sizeof number, anot_chat_request_get_temperature (request)));
+  json_builder_set_member_name (builder, "top_p");
+  json_builder_add_string_value (builder, g_ascii_dtostr (number, sizeof number, anot_chat_request_get_top_p (request)));
+  json_builder_set_member_name (builder, "max_tokens");
+  json_builder_add_int_value (builder, anot_chat_request_get_max_tokens (request));
+  json_builder_set_member_name (builder, "seed");
+  json_builder_add_int_value (builder, anot_chat_request_get_seed (request));
+  json_builder_set_member_name (builder, "stop");
+  json_builder_begin_array (builder);
+  for (guint i = 0; stop && stop[i]; i++)
+    json_builder_add_string_value (builder, stop[i]);
+  json_builder_end_array (builder);
+  json_builder_set_member_name (builder, "response_format");
+  json_builder_add_int_value (builder, anot_chat_request_get_response_format (request));
+  json_builder_set_member_name (builder, "schema_name");
+  json_builder_add_string_value (builder, anot_chat_request_get_json_schema_name (request) ? anot_chat_request_get_json_schema_name (request) : "");
+  json_builder_set_member_name (builder, "schema");
+  if (anot_chat_request_get_json_schema (request) != NULL)
+    json_builder_add_value (builder, json_node_copy (anot_chat_request_get_json_schema (request)));
+  else
+    json_builder_add_null_value (builder);
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  text = json_to_string (root, FALSE);
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
+}
+
+/* The key streamed into the hash is the key json-glib's text gave, for
+ * random requests: every byte from 1 to 127 and UTF-8 in the messages,
+ * texts of up to 5,000 bytes, every option set and unset, stop sequences
+ * and a schema. */
+static void
+test_hash_unchanged (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (36);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+
+  g_assert_true (json_parser_load_from_data (parser, "{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"string\", \"enum\": [\"x\\n\\u007f\"]}}}", -1, NULL));
+  for (guint n = 0; n < 400; n++)
+    {
+      g_autoptr(AnotChatRequest) request = anot_chat_request_new (NULL, NULL);
+      g_autofree char *key = NULL, *expected = NULL;
+      guint n_messages = g_rand_int_range (rand, 0, 4);
+
+      for (guint m = 0; m < n_messages; m++)
+        {
+          g_autoptr(GString) text = g_string_new (NULL);
+          guint length = g_rand_int_range (rand, 0, m == 1 ? 5001 : 60);
+
+          while (text->len < length)
+            {
+              guint pick = g_rand_int_range (rand, 0, 8);
+
+              if (pick == 0)
+                g_string_append_c (text, (char) g_rand_int_range (rand, 1, 128));
+              else if (pick == 1)
+                g_string_append (text, "\xc3\xa9\xe2\x80\x99\xf0\x9f\x98\x80");
+              else
+                g_string_append_c (text, "ab \"{}\n:"[g_rand_int_range (rand, 0, 8)]);
+            }
+          anot_chat_request_add_message (request, (AnotChatRole) g_rand_int_range (rand, 0, 3), text->str);
+        }
+      if (g_rand_boolean (rand))
+        anot_chat_request_set_model (request, "gpt-4o-mini");
+      if (g_rand_boolean (rand))
+        anot_chat_request_set_temperature (request, g_rand_double_range (rand, 0, 2));
+      if (g_rand_boolean (rand))
+        anot_chat_request_set_top_p (request, 0.25);
+      if (g_rand_boolean (rand))
+        anot_chat_request_set_max_tokens (request, g_rand_int (rand));
+      if (g_rand_boolean (rand))
+        anot_chat_request_set_seed (request, (gint64) g_rand_int (rand) << 20);
+      if (g_rand_boolean (rand))
+        {
+          const char *stop[] = { "\n\n", "END\t\"", NULL };
+
+          anot_chat_request_set_stop (request, stop);
+        }
+      if (g_rand_int_range (rand, 0, 4) == 0)
+        {
+          anot_chat_request_set_response_format (request, ANOT_RESPONSE_FORMAT_JSON_SCHEMA);
+          anot_chat_request_set_json_schema (request, "answer\x01", json_parser_get_root (parser));
+        }
+
+      key = anot_chat_request_hash (request, n % 2 == 0 ? "openai" : "back\\end");
+      expected = reference_hash (request, n % 2 == 0 ? "openai" : "back\\end");
+      g_assert_cmpstr (key, ==, expected);
+    }
+}
+
 static gpointer
 writer_thread (gpointer user_data)
 {
@@ -313,6 +434,7 @@ main (int    argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/cache/hash", test_hash);
+  g_test_add_func ("/cache/hash-unchanged", test_hash_unchanged);
   g_test_add_func ("/cache/store-and-lookup", test_store_and_lookup);
   g_test_add_func ("/cache/not-a-cache", test_not_a_cache);
   g_test_add_func ("/cache/concurrent-writers", test_concurrent_writers);

@@ -99,6 +99,51 @@ test_request (void)
   g_assert_cmpuint (anot_tokenizer_count_request (approximate, request), ==, 4 + 4);
 }
 
+/* A message given away is the request's text itself, shared by its
+ * copies; its length is known without reading it and its characters are
+ * g_utf8_strlen()'s, counted eight bytes at a time (random UTF-8 of 0 to
+ * 3,000 bytes, so every tail and lane overflow at 255 words is seen); the
+ * approximation counts from the lengths what it counted from the text;
+ * the cache key is the same as for a copied message. */
+static void
+test_request_messages (void)
+{
+  static const char *const chars[] = { "a", " ", "\n", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80" };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (36);
+  g_autoptr(AnotTokenizer) approximate = anot_tokenizer_new_for_model ("fake");
+
+  for (guint n = 0; n < 300; n++)
+    {
+      g_autoptr(GString) text = g_string_new (NULL);
+      g_autoptr(AnotChatRequest) taken = anot_chat_request_new ("system", NULL);
+      g_autoptr(AnotChatRequest) copied = anot_chat_request_new ("system", NULL);
+      g_autoptr(AnotChatRequest) copy = NULL;
+      g_autofree char *key_taken = NULL, *key_copied = NULL;
+      guint length = n < 20 ? n : (guint) g_rand_int_range (rand, 0, 3001);
+      char *owned;
+
+      while (text->len < length)
+        g_string_append (text, chars[g_rand_int_range (rand, 0, G_N_ELEMENTS (chars))]);
+      owned = g_strdup (text->str);
+      anot_chat_request_add_message_take (taken, ANOT_CHAT_ROLE_USER, owned, n % 2 == 0 ? -1 : (gssize) text->len);
+      anot_chat_request_add_message (copied, ANOT_CHAT_ROLE_USER, text->str);
+      copy = anot_chat_request_copy (taken);
+
+      g_assert_true (anot_chat_request_get_message_content (taken, 1) == owned);
+      g_assert_true (anot_chat_request_get_message_content (copy, 1) == owned);
+      g_assert_cmpstr (anot_chat_request_get_message_content (copied, 1), ==, text->str);
+      g_assert_cmpuint (anot_chat_request_get_message_length (taken, 1), ==, text->len);
+      g_assert_cmpuint (anot_chat_request_get_message_length (copied, 1), ==, text->len);
+      g_assert_cmpuint (anot_chat_request_get_message_chars (taken, 1), ==, g_utf8_strlen (text->str, -1));
+      g_assert_cmpuint (anot_chat_request_get_message_chars (copy, 1), ==, g_utf8_strlen (text->str, -1));
+      g_assert_cmpuint (anot_chat_request_get_message_chars (copied, 0), ==, 6);
+      g_assert_cmpuint (anot_tokenizer_count_request (approximate, taken), ==, 2 + (text->len + 3) / 4);
+      key_taken = anot_chat_request_hash (taken, "openai");
+      key_copied = anot_chat_request_hash (copied, "openai");
+      g_assert_cmpstr (key_taken, ==, key_copied);
+    }
+}
+
 /* Counting up to a limit: the exact count when it is within the limit;
  * past it, a count above the limit and at most the whole text's, which is
  * the count of the pieces of the bytes it says it covered, and costs about
@@ -206,6 +251,7 @@ main (int    argc,
   g_test_add_func ("/tokenizer/long-text", test_long_text);
   g_test_add_func ("/tokenizer/models", test_models);
   g_test_add_func ("/tokenizer/request", test_request);
+  g_test_add_func ("/tokenizer/request-messages", test_request_messages);
   g_test_add_func ("/tokenizer/count-up-to", test_count_up_to);
   g_test_add_func ("/tokenizer/missing-table", test_missing_table);
   return g_test_run ();

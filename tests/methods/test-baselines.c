@@ -461,6 +461,12 @@ test_plan_call (gconstpointer data)
   for (guint i = 0; i < c->len; i++)
     g_assert_null (strstr (plan_prompt, anot_item_get_id (g_ptr_array_index (c, i))));
   g_assert_nonnull (strstr (act_prompt, anot_request_get_text (request)));
+  /* The plan's task announces no item "below" (it shows none); ps's
+   * solve call does, and lists them. */
+  g_assert_nonnull (strstr (plan_prompt, "of the 10 restaurants for this user request"));
+  g_assert_null (strstr (plan_prompt, "below"));
+  if (g_str_equal (mc->method, "ps"))
+    g_assert_nonnull (strstr (act_prompt, "of the 10 restaurants below for this user request"));
   if (g_str_equal (mc->method, "plan_act"))
     {
       const char *verbatim[] = { "plan_act.plan", "verbatim", NULL };

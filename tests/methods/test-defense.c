@@ -59,6 +59,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Calls, calls_clear)
 static void
 record_calls (const char *method_name,
               gboolean    defense,
+              gboolean    compat,
               Calls      *calls)
 {
   g_autoptr(AnotFakeLlm) server = anot_fake_llm_new ();
@@ -105,6 +106,8 @@ record_calls (const char *method_name,
   context = anot_method_context_new (demo, anot_request_get_id (request), 1);
   anot_method_context_set_router (context, router);
   anot_method_context_set_defense (context, defense);
+  if (compat)
+    anot_method_context_set_compat (context, ANOT_COMPAT_MODE_ORIGINAL);
   /* Bounded, so that a method the generic replies do not satisfy stops
    * soon; what matters is what each call carries. */
   if (strcmp (method_name, "lats") == 0)
@@ -165,8 +168,8 @@ test_method (gconstpointer data)
   defense = g_strdup (anot_method_context_get_defense_prompt (probe));
   g_assert_nonnull (defense);
 
-  record_calls (method_name, FALSE, &plain);
-  record_calls (method_name, TRUE, &defended);
+  record_calls (method_name, FALSE, FALSE, &plain);
+  record_calls (method_name, TRUE, FALSE, &defended);
   g_test_message ("%s: %u calls without defense, %u with", method_name, plain.users->len,
                   defended.users->len);
   g_assert_cmpuint (plain.users->len, >, 0);
@@ -242,6 +245,34 @@ test_refused (void)
   anot_test_remove_tree (root);
 }
 
+/* --compat original --defense: cot sends the original's own defense
+ * preamble before the original's wording, not anot's text; listwise adds
+ * the defense text to the user prompt too (methods.md §4, attacks.md §5). */
+static void
+test_compat_original (void)
+{
+  g_autoptr(AnotMethodContext) probe = anot_method_context_new (anot_test_get_demo (), "probe", 1);
+  g_auto(Calls) cot = { 0 };
+  g_auto(Calls) listwise = { 0 };
+  const char *defense;
+
+  anot_method_context_set_defense (probe, TRUE);
+  defense = anot_method_context_get_defense_prompt (probe);
+
+  record_calls ("cot", TRUE, TRUE, &cot);
+  g_assert_cmpuint (cot.systems->len, ==, 1);
+  g_assert_true (g_str_has_prefix (cot.systems->pdata[0], "DATA QUALITY: before judging, check the reviews"));
+  g_assert_nonnull (strstr (cot.systems->pdata[0], "\n\nYou select the restaurant that best matches"));
+  g_assert_nonnull (strstr (cot.systems->pdata[0], "Reply with only ANSWER: <number>."));
+  g_assert_null (strstr (cot.systems->pdata[0], defense));
+  g_assert_null (strstr (cot.users->pdata[0], defense));
+
+  record_calls ("listwise", TRUE, TRUE, &listwise);
+  g_assert_cmpuint (listwise.systems->len, ==, 1);
+  g_assert_cmpuint (count (listwise.systems->pdata[0], defense), ==, 1);
+  g_assert_cmpuint (count (listwise.users->pdata[0], defense), ==, 1);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -253,6 +284,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/defense/flags", test_flags);
   g_test_add_func ("/defense/refused", test_refused);
+  g_test_add_func ("/defense/compat-original", test_compat_original);
   for (guint i = 0; i < G_N_ELEMENTS (methods); i++)
     {
       g_autofree char *path = g_strdup_printf ("/defense/every-call/%s", methods[i]);

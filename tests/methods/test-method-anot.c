@@ -858,6 +858,29 @@ test_head_fallbacks_and_compat (void)
   /* 1 + 0 conditions + 1 refinement + 1 step. */
   g_assert_cmpuint (anot_test_count_requests (fixture.server, "", NULL), ==, 3);
   g_assert_cmpuint (anot_test_count_requests (fixture.server, "Rank the items 1 to 6", "scorer-model"), ==, 1);
+  /* The default step shows every item's name and attributes. */
+  {
+    const char *step = find_request (fixture.server, "Rank the items 1 to 6");
+
+    for (guint i = 0; i < N_CANDIDATES; i++)
+      {
+        g_autofree char *named = g_strdup_printf ("Candidate %u is %s, attributes {", i + 1,
+                                                  anot_item_get_name (g_ptr_array_index (fixture.candidates, i)));
+
+        g_assert_nonnull (strstr (step, named));
+      }
+    g_assert_nonnull (strstr (step, "\"WiFi\""));
+  }
+  /* Under --compat original the refinement prompt offers what the
+   * original's did: update_step and done(). */
+  {
+    const char *refine = find_request (fixture.server, "You are refining");
+
+    g_assert_nonnull (strstr (refine, "update_step(\"id\", \"new instruction\")"));
+    g_assert_nonnull (strstr (refine, "done()"));
+    g_assert_null (strstr (refine, "keyword_search"));
+    g_assert_null (strstr (refine, "insert_step"));
+  }
 
   contradicted = new_context (&fixture, ANOT_DEBUG_LEVEL_OFF);
   anot_method_context_set_compat (contradicted, ANOT_COMPAT_MODE_ORIGINAL);
@@ -867,6 +890,75 @@ test_head_fallbacks_and_compat (void)
   g_assert_null (ranking);
   g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "anot.variant"));
+  fixture_stop (&fixture);
+}
+
+/* The rule-out prompt (methods.md §6.3, step 3): the listing fills its own
+ * place and the word for the items stays a word ("Rule out the Item 1:
+ * WiFi='free' ... that fail" was what a listing passed as the template's
+ * {items} gave), and each value has one spelling: the demo spells free
+ * WiFi both u'free' and 'free', the validator reads both as free. */
+static void
+test_head_ruleout_listing (void)
+{
+  Fixture fixture = { 0 };
+  g_autoptr(AnotMethodContext) context = NULL;
+  g_autoptr(AnotRanking) ranking = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) listing = g_string_new (NULL);
+  g_autoptr(GRegex) quoted = g_regex_new ("^u?'(.*)'$", 0, 0, NULL);
+  const char *prompt;
+  gboolean both_spellings[2] = { FALSE, FALSE };
+  const char *pass_start;
+
+  fixture_start (&fixture,
+                 "{\"rules\": ["
+                 "  {\"match\": \"^Break this\", \"reply\": \"[ATTR] free WiFi\"},"
+                 "  {\"match\": \"^Map this condition\", \"reply\": \"PATH: WiFi\\nEXPECTED: free\\nTYPE: HARD\"},"
+                 "  {\"match\": \"^Rule out\", \"reply\": \"===CANDIDATES===\\n[3]\\n===PRUNED===\\n1: no\"},"
+                 "  {\"match\": \"^You are refining\", \"reply\": \"done()\"}"
+                 "]}");
+  /* Every demo restaurant: both spellings of free are among them. */
+  g_ptr_array_set_size (fixture.candidates, 0);
+  for (guint i = 0; i < anot_dataset_get_n_items (fixture.dataset); i++)
+    {
+      AnotItem *item = anot_dataset_get_item (fixture.dataset, i);
+      const char *raw = anot_item_get_attribute (item, "WiFi");
+      g_autoptr(GMatchInfo) info = NULL;
+      g_autofree char *value = NULL;
+
+      g_ptr_array_add (fixture.candidates, g_object_ref (item));
+      if (raw != NULL && g_regex_match (quoted, raw, 0, &info))
+        {
+          value = g_match_info_fetch (info, 1);
+          if (g_str_equal (value, "free"))
+            both_spellings[raw[0] == 'u'] = TRUE;
+        }
+      else
+        value = g_strdup (raw != NULL ? raw : "None");
+      if (raw == NULL || g_strcmp0 (raw, "None") == 0)
+        g_string_append_printf (listing, "Item %u: WiFi=None\n", i + 1);
+      else
+        g_string_append_printf (listing, "Item %u: WiFi='%s'\n", i + 1, value);
+    }
+  g_assert_true (both_spellings[0] && both_spellings[1]);
+
+  context = new_context (&fixture, ANOT_DEBUG_LEVEL_OFF);
+  anot_method_context_set_option (context, "anot.variant", "head");
+  ranking = rank (&fixture, context, 3, NULL, &error);
+  g_assert_no_error (error);
+
+  prompt = find_request (fixture.server, "Rule out");
+  g_assert_nonnull (prompt);
+  g_assert_true (g_str_has_prefix (prompt, "Rule out the restaurants that fail a hard condition.\n"));
+  g_assert_nonnull (strstr (prompt, "1. WiFi = free\n"));
+  /* The listing, exactly once, in the validator's spelling. */
+  g_assert_nonnull (strstr (prompt, listing->str));
+  g_assert_null (strstr (strstr (prompt, listing->str) + 1, "Item 1:"));
+  g_assert_null (strstr (prompt, "\"'"));
+  pass_start = strstr (prompt, "===CANDIDATES===\n");
+  g_assert_nonnull (pass_start);
+  g_assert_true (g_str_has_prefix (pass_start, "===CANDIDATES===\n[<numbers of the restaurants that pass, "));
   fixture_stop (&fixture);
 }
 
@@ -886,6 +978,7 @@ main (int   argc,
   g_test_add_func ("/method-anot/job-released", test_job_released);
   g_test_add_func ("/method-anot/head", test_head);
   g_test_add_func ("/method-anot/head-searches", test_head_searches);
+  g_test_add_func ("/method-anot/head-ruleout-listing", test_head_ruleout_listing);
   g_test_add_func ("/method-anot/head-fallbacks-and-compat", test_head_fallbacks_and_compat);
 
   return g_test_run ();

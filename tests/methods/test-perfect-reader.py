@@ -181,13 +181,15 @@ def main():
                 failed += not ok
         with urllib.request.urlopen(url + "/stats") as r:
             stats = json.load(r)
-        # Prompts the reader could answer but a model may not: reported, not failed.
+        # Prompts the reader could answer but a model may not (a listing
+        # shown several times in one message, as ANoT-HEAD's rule-out prompt
+        # once did): a failure, since a real model would be misled.
         for f, n in sorted(stats["findings"].items()):
             print("# finding (%d calls): %s" % (n, f))
         bad = [json.loads(l) for l in open(violations)] if os.path.exists(violations) else []
         bad = bad[2:]  # the two refused above
-        ok = not bad and stats["faults"] > 0
-        print("%s %d - no prompt violated the protocol (%d calls, %d faults injected)%s"
+        ok = not bad and not stats["findings"] and stats["faults"] > 0
+        print("%s %d - no prompt violated the protocol or misled a model (%d calls, %d faults injected)%s"
               % ("ok" if ok else "not ok", len(CASES) + 3, stats["requests"], stats["faults"],
                  "".join("\n# %s: %s" % (v["violation"], v.get("placeholders") or v.get("reason"))
                          for v in bad[:10])))

@@ -731,13 +731,15 @@ test_many_items (void)
                  anot_item_get_categories (anot_dataset_lookup_item (ds, "gen5"))[0]);
   g_clear_object (&ds);
 
-  /* A duplicate in the last batch still names its line and the first item */
+  /* A duplicate in the last batch still names its line and the first
+   * occurrence's, both 1-based lines of the file */
   g_string_append (items, "{\"business_id\": \"itemA\", \"name\": \"Again\"}\n");
   write_file (dir, "restaurants.jsonl", items->str);
   g_assert_null (anot_dataset_load (dir, NULL, &error));
   g_assert_error (error, ANOT_ERROR, ANOT_ERROR_DUPLICATE_ID);
   g_assert_cmpstr (error->message, ==,
-                   "restaurants.jsonl:3003: field “business_id”: duplicate item id “itemA” (also item 0)");
+                   "restaurants.jsonl:3003: field “business_id”: duplicate item id “itemA” "
+                   "(first at restaurants.jsonl:1)");
 
   remove_tree (dir);
 }
@@ -792,6 +794,11 @@ test_many_reviews_errors (void)
       g_assert_null (anot_dataset_load (dir, NULL, &error));
       g_assert_error (error, ANOT_ERROR, cases[c].code);
       g_assert_true (g_str_has_prefix (error->message, cases[c].where));
+      /* A duplicate review id names where it first occurs. */
+      if (cases[c].code == ANOT_ERROR_DUPLICATE_ID)
+        g_assert_cmpstr (error->message, ==,
+                         "reviews.jsonl:100: field “review_id”: duplicate review id “m1” "
+                         "(first at reviews.jsonl:1)");
 
       remove_tree (dir);
     }
@@ -1226,6 +1233,8 @@ test_hours_all_day (void)
 
   g_assert_no_error (error);
   g_assert_cmpstr (anot_item_get_hours (anot_dataset_get_item (ds, 1), "Monday"), ==, "0:0-24:0");
+  /* A day stored as "" is closed, as the rules read it (dataset-format.md). */
+  g_assert_null (anot_item_get_hours (anot_dataset_get_item (ds, 1), "Sunday"));
   remove_tree (dir);
 }
 
@@ -1393,8 +1402,18 @@ test_philly_items (void)
   g_assert_cmpstr (anot_item_get_attribute (item, "DriveThru"), ==, "True");
   g_assert_true (g_str_has_prefix (anot_item_get_attribute (item, "Ambience"), "{'touristy': False"));
   g_assert_cmpstr (anot_item_get_hours (item, "Monday"), ==, "8:0-15:0");
-  /* The full record, including what methods must not see */
-  g_assert_true (json_object_has_member (anot_item_get_record (item), "llm_score"));
+  /* The record a method reads has no field that leaks the answer; the
+   * file's record has them. */
+  g_assert_false (json_object_has_member (anot_item_get_record (item), "llm_score"));
+  g_assert_false (json_object_has_member (anot_item_get_record (item), "llm_reasoning"));
+  {
+    g_autoptr(JsonObject) file_record = anot_item_dup_file_record (item);
+
+    g_assert_true (json_object_has_member (file_record, "llm_score"));
+    g_assert_true (json_object_has_member (file_record, "llm_reasoning"));
+    g_assert_cmpuint (json_object_get_size (file_record), ==,
+                      json_object_get_size (anot_item_get_record (item)) + 2);
+  }
   g_assert_cmpint (json_object_get_int_member (anot_item_get_record (item), "review_count"), ==, 228);
 
   item = anot_dataset_get_item (ds, 1);

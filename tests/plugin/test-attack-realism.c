@@ -33,6 +33,7 @@ typedef struct
   GHashTable  *id_chars[64];     /* position -> set of characters (as uints) */
   GHashTable  *users;            /* user_id -> serialized `user` without name/friends */
   GHashTable  *name_friends;     /* "name|friend,friend" -> 1 */
+  GHashTable  *reviewers;        /* "user_id\nstats\nname|friends" of each review -> 1 */
   GHashTable  *stars;            /* "%.1f" -> 1 */
   gint64       max_votes;
 } Profile;
@@ -109,6 +110,19 @@ name_friends (JsonObject *review)
   return g_string_free (out, FALSE);
 }
 
+/* Every reviewer field of @review together: the account, its statistics
+ * and join date, the name and its friends. */
+static char *
+reviewer_signature (JsonObject *review)
+{
+  g_autofree char *stats = user_stats (review);
+  g_autofree char *nf = name_friends (review);
+
+  return g_strdup_printf ("%s\n%s\n%s",
+                          json_object_get_string_member_with_default (review, "user_id", ""),
+                          stats, nf);
+}
+
 static void
 profile_free (Profile *p)
 {
@@ -118,6 +132,7 @@ profile_free (Profile *p)
     g_clear_pointer (&p->id_chars[i], g_hash_table_unref);
   g_clear_pointer (&p->users, g_hash_table_unref);
   g_clear_pointer (&p->name_friends, g_hash_table_unref);
+  g_clear_pointer (&p->reviewers, g_hash_table_unref);
   g_clear_pointer (&p->stars, g_hash_table_unref);
   g_free (p);
 }
@@ -133,6 +148,7 @@ profile_new (AnotDataset *dataset)
   p->signatures = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   p->users = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   p->name_friends = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  p->reviewers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   p->stars = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   for (guint i = 0; i < anot_dataset_get_n_items (dataset); i++)
@@ -159,6 +175,7 @@ profile_new (AnotDataset *dataset)
           if (user_id != NULL)
             g_hash_table_insert (p->users, g_strdup (user_id), user_stats (json));
           g_hash_table_add (p->name_friends, name_friends (json));
+          g_hash_table_add (p->reviewers, reviewer_signature (json));
           g_hash_table_add (p->stars, g_strdup_printf ("%.1f", json_object_get_double_member (json, "stars")));
           p->max_votes = MAX (p->max_votes, json_object_get_int_member_with_default (json, "useful", 0));
           p->max_votes = MAX (p->max_votes, json_object_get_int_member_with_default (json, "funny", 0));
@@ -374,8 +391,15 @@ check_request (Profile       *p,
             g_autofree char *stats = user_stats (review);
             g_autofree char *nf = name_friends (review);
 
+            g_autofree char *reviewer = reviewer_signature (review);
+
             g_assert_cmpstr (g_hash_table_lookup (p->users, user_id), ==, stats);
             g_assert_true (g_hash_table_contains (p->name_friends, nf));
+            /* ...and all of them together one real review's: an account
+             * with another review's name is a pair no real review has. */
+            if (!g_hash_table_contains (p->reviewers, reviewer))
+              g_error ("review %s: its reviewer fields fit together as no real review's do:\n%s",
+                       id, reviewer);
           }
           if (original != NULL)
             {

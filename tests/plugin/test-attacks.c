@@ -703,6 +703,88 @@ check_typo_rates (AnotDataset *dataset)
     }
 }
 
+/* " ".join(text.split()), Python's whitespace being Unicode's. */
+static char *
+single_spaced (const char *text)
+{
+  GString *out = g_string_new (NULL);
+  gboolean gap = FALSE;
+
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_isspace (c))
+        {
+          gap = TRUE;
+          continue;
+        }
+      if (gap && out->len > 0)
+        g_string_append_c (out, ' ');
+      gap = FALSE;
+      g_string_append_unichar (out, c);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* --attack-compat original: the words of every attacked review re-joined
+ * with single spaces, as the original's " ".join(text.split()) did (its
+ * newlines gone); by default the whitespace is kept.  On philly, whose
+ * reviews hold 814 newlines. */
+static void
+test_typo_whitespace (void)
+{
+  g_autoptr(AnotDataset) dataset = anot_test_load_philly ();
+  g_autoptr(GPtrArray) items = NULL;
+  AnotRequest *request;
+  guint with_newline = 0, rejoined = 0;
+
+  if (dataset == NULL)
+    {
+      g_test_skip ("philly_cafes data not found (ANOT_PHILLY_DATA)");
+      return;
+    }
+  items = all_items (dataset);
+  request = anot_dataset_get_request (dataset, 0);
+  for (guint mode = 0; mode < 2; mode++)
+    {
+      g_autoptr(AnotAttack) attack = create_attack_compat ("typo_10", mode == 0 ? ANOT_ATTACK_COMPAT_REALISTIC
+                                                                                 : ANOT_ATTACK_COMPAT_ORIGINAL);
+      g_autoptr(GPtrArray) attacked = apply_ok (attack, items, request, 1234);
+
+      for (guint i = 0; i < items->len; i++)
+        {
+          AnotItem *clean = g_ptr_array_index (items, i);
+          AnotItem *dirty = g_ptr_array_index (attacked, i);
+
+          if (is_gold (clean, request))
+            continue;
+          for (guint r = 0; r < anot_item_get_n_reviews (clean); r++)
+            {
+              const char *a = anot_review_get_text (anot_item_get_review (clean, r));
+              const char *b = anot_review_get_text (anot_item_get_review (dirty, r));
+              g_autofree char *joined = single_spaced (a);
+              if (mode == 0)
+                {
+                  /* Only letters move. */
+                  g_assert_cmpuint (strlen (a), ==, strlen (b));
+                  with_newline += strchr (a, '\n') != NULL;
+                  if (strchr (a, '\n') != NULL)
+                    g_assert_nonnull (strchr (b, '\n'));
+                  continue;
+                }
+              g_assert_null (strchr (b, '\n'));
+              g_assert_null (strstr (b, "  "));
+              /* The same words, typos apart: as long as the re-joined text. */
+              g_assert_cmpuint (strlen (b), ==, strlen (joined));
+              rejoined += strcmp (joined, a) != 0;
+            }
+        }
+    }
+  g_assert_cmpuint (with_newline, >, 0);
+  g_assert_cmpuint (rejoined, >=, with_newline);
+}
+
 static void
 test_typo_rate_demo (void)
 {
@@ -1893,13 +1975,40 @@ test_cli_attack_dump (void)
   g_assert_cmpint (run_cli (NULL, NULL, "attack", "--attack", "fake_positive", "--request", "R01",
                             "--attack-compat", "labelled", NULL), ==, 2);
 
+  /* --compat original shows what a --compat original run gives the
+   * method: its pools and its added reviews, and refuses a contradiction
+   * as the run does. */
+  {
+    g_autofree char *compat_out = NULL;
+    g_autofree char *spelled_out = NULL;
+
+    g_assert_cmpint (run_cli (&compat_out, NULL, "attack", "--attack", "fake_positive", "--request", "R01",
+                              "--compat", "original", "--json", NULL), ==, 0);
+    g_assert_cmpint (run_cli (&spelled_out, NULL, "attack", "--attack", "fake_positive", "--request", "R01",
+                              "--pool", "original", "--attack-compat", "original", "--json", NULL), ==, 0);
+    g_assert_cmpstr (compat_out, ==, spelled_out);
+    g_assert_nonnull (strstr (compat_out, "fake_001"));
+    g_assert_cmpint (run_cli (NULL, NULL, "attack", "--attack", "fake_positive", "--request", "R01",
+                              "--compat", "original", "--pool", "sampled", NULL), ==, 2);
+    g_assert_cmpint (run_cli (NULL, NULL, "attack", "--attack", "fake_positive", "--request", "R01",
+                              "--compat", "original", "--attack-compat", "realistic", NULL), ==, 2);
+    g_assert_cmpint (run_cli (NULL, NULL, "attack", "--attack", "fake_positive", "--request", "R01",
+                              "--compat", "loose", NULL), ==, 2);
+  }
+
   /* Usage errors. */
   g_assert_cmpint (run_cli (NULL, &err, "attack", "--attack", "heterogeneity", "--request", "R01",
                             NULL), ==, 2);
   g_assert_cmpint (run_cli (NULL, NULL, "attack", "--attack", "nope", "--request", "R01", NULL), ==, 2);
   g_assert_cmpint (run_cli (NULL, NULL, "attack", "--attack", "typo_10", "--request", "R999", NULL), ==, 2);
+  /* A parameter the attack lacks: strict when named for it (-A), left out,
+   * said, as a run of several attacks leaves it out, when shared. */
   g_assert_cmpint (run_cli (NULL, NULL, "attack", "--attack", "typo_10", "--request", "R01",
-                            "--attack-reviews", "2", NULL), ==, 2);
+                            "-A", "reviews=2", NULL), ==, 2);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_cli (NULL, &err, "attack", "--attack", "typo_10", "--request", "R01",
+                            "--attack-reviews", "2", NULL), ==, 0);
+  g_assert_nonnull (strstr (err, "typo_10 takes no reviews"));
 }
 
 static void
@@ -2046,6 +2155,7 @@ main (int    argc,
   g_test_add_func ("/attacks/copies", test_copies);
   g_test_add_func ("/attacks/deterministic", test_deterministic);
   g_test_add_func ("/attacks/typo-rate/demo", test_typo_rate_demo);
+  g_test_add_func ("/attacks/typo-whitespace", test_typo_whitespace);
   g_test_add_func ("/attacks/typo-rate/philly", test_typo_rate_philly);
   g_test_add_func ("/attacks/injection", test_injection_placement);
   g_test_add_func ("/attacks/fake-review", test_fake_review_placement);

@@ -92,6 +92,76 @@ test_dumps_scalars (void)
     }
 }
 
+/* Strings are written a run at a time, the runs found sixteen and eight
+ * bytes at a time: every string must come out as json.dumps() escapes it
+ * byte by byte, with and without ensure_ascii, wherever its escapes fall
+ * (random strings of 0-60 bytes of ASCII, quotes, backslashes, control
+ * bytes, DEL and UTF-8 of two to four bytes). */
+static void
+test_dumps_string_runs (void)
+{
+  static const char *const pieces[] = {
+    "\"", "\\", "\n", "\t", "\r", "\b", "\f", "\x01", "\x1f", "\x7f", "/",
+    "\xc3\xa9", "\xe2\x80\x99", "\xf0\x9f\x98\x80",
+  };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (36);
+
+  for (guint n = 0; n < 20000; n++)
+    {
+      g_autoptr(GString) text = g_string_new (NULL);
+      g_autoptr(GString) ascii = g_string_new ("\"");
+      g_autoptr(GString) utf8 = g_string_new ("\"");
+      g_autoptr(JsonNode) node = json_node_new (JSON_NODE_VALUE);
+      g_autofree char *ascii_text = NULL, *utf8_text = NULL;
+      guint length = g_rand_int_range (rand, 0, 61);
+
+      while (text->len < length)
+        g_string_append (text, g_rand_int_range (rand, 0, 4) != 0 ? "x"
+                         : pieces[g_rand_int_range (rand, 0, G_N_ELEMENTS (pieces))]);
+      for (const char *p = text->str; *p != '\0'; p = g_utf8_next_char (p))
+        {
+          gunichar c = g_utf8_get_char (p);
+          const char *escape = NULL;
+
+          switch (c)
+            {
+            case '"': escape = "\\\""; break;
+            case '\\': escape = "\\\\"; break;
+            case '\n': escape = "\\n"; break;
+            case '\r': escape = "\\r"; break;
+            case '\t': escape = "\\t"; break;
+            case '\b': escape = "\\b"; break;
+            case '\f': escape = "\\f"; break;
+            }
+          if (escape != NULL)
+            {
+              g_string_append (ascii, escape);
+              g_string_append (utf8, escape);
+              continue;
+            }
+          if (c < 0x20)
+            g_string_append_printf (utf8, "\\u%04x", c);
+          else
+            g_string_append_len (utf8, p, g_utf8_next_char (p) - p);
+          if (c < 0x20 || (c >= 0x7f && c < 0x10000))
+            g_string_append_printf (ascii, "\\u%04x", c);
+          else if (c >= 0x10000)
+            g_string_append_printf (ascii, "\\u%04x\\u%04x", 0xd800 | ((c - 0x10000) >> 10),
+                                    0xdc00 | ((c - 0x10000) & 0x3ff));
+          else
+            g_string_append_c (ascii, (char) c);
+        }
+      g_string_append_c (ascii, '"');
+      g_string_append_c (utf8, '"');
+
+      json_node_set_string (node, text->str);
+      ascii_text = anot_json_dumps (node, -1, TRUE);
+      utf8_text = anot_json_dumps (node, -1, FALSE);
+      g_assert_cmpstr (ascii_text, ==, ascii->str);
+      g_assert_cmpstr (utf8_text, ==, utf8->str);
+    }
+}
+
 static void
 test_dumps_layout (void)
 {
@@ -107,6 +177,33 @@ test_dumps_layout (void)
   g_assert_cmpstr (flat, ==, "{\"a\": [1, {\"b\": null}], \"c\": {}, \"d\": \"\\u00e9\"}");
   g_assert_cmpstr (utf8, ==, "{\"a\": [1, {\"b\": null}], \"c\": {}, \"d\": \"é\"}");
   g_assert_cmpstr (repr, ==, "{'a': [1, {'b': None}], 'c': {}, 'd': 'é'}");
+}
+
+/* The validator's reading of a value: Yelp's two spellings of one string
+ * come out as one. */
+static void
+test_validator_repr (void)
+{
+  static const struct { const char *json; const char *expected; } cases[] = {
+    { "\"u'free'\"", "'free'" },
+    { "\"'free'\"", "'free'" },
+    { "\"free\"", "'free'" },
+    { "\"u'very_loud'\"", "'very_loud'" },
+    { "\"True\"", "True" },
+    { "\"None\"", "None" },
+    { "true", "True" },
+    { "null", "None" },
+    { "\"{'hipster': False}\"", "{'hipster': False}" },
+    { "{\"hipster\": false}", "{'hipster': False}" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonNode) node = parse_json (cases[i].json);
+      g_autofree char *text = anot_json_to_validator_repr (node);
+
+      g_assert_cmpstr (text, ==, cases[i].expected);
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -477,6 +574,8 @@ main (int argc, char **argv)
 
   g_test_add_func ("/formatter/dumps/scalars", test_dumps_scalars);
   g_test_add_func ("/formatter/dumps/layout", test_dumps_layout);
+  g_test_add_func ("/formatter/dumps/string-runs", test_dumps_string_runs);
+  g_test_add_func ("/formatter/validator-repr", test_validator_repr);
   g_test_add_func ("/formatter/philly/byte-exact", test_philly_byte_exact);
   g_test_add_func ("/formatter/philly/facts", test_philly_facts);
   g_test_add_func ("/formatter/max-reviews", test_max_reviews);

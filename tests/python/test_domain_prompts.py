@@ -139,7 +139,8 @@ def test_cafes_keep_the_original_wording(demo_dir):
 
 def test_glossary_is_the_attribute_examples(hotels):
     texts = prompts(hotels, "cot")
-    assert "such as WiFi, NoiseLevel)" in texts[1]
+    # Each with its meaning from the glossary.
+    assert "such as WiFi (wireless internet in the rooms), NoiseLevel (how loud the lobby is))" in texts[1]
     assert texts[1].count("Hotels:") == 1
 
 
@@ -174,3 +175,25 @@ def test_python_preview_is_the_cli_prompt(hotels_dir):
     assert result.returncode == 0, result.stderr
     assert cells == json.loads(result.stdout)
     assert "ignore the other hotels" in cells[0]["calls"][0]["messages"][0]["content"]
+
+
+def test_examples_inside_prompts_are_the_benchmarks(hotels_dir, demo_dir):
+    """AoT's plan example, ANoT's data paths and the attribute lists come
+    from the benchmark's own attributes, with the glossary's meanings; the
+    cafes keep the original's."""
+    with open(os.path.join(hotels_dir, "meta.json")) as f:
+        glossary = json.load(f)["domain"]["attributes"]
+    first = next(iter(glossary))
+    aot = "\n".join(prompts(hotels_dir, "aot"))
+    assert f'"attribute": "{first}", "expected": true' in aot and "DriveThru" not in aot
+    anot = "\n".join(prompts(hotels_dir, "anot"))
+    assert f"items[1].attributes.{first}," in anot
+    assert "Good For Kids" not in anot and "attributes.WiFi" not in anot
+    cot = "\n".join(prompts(hotels_dir, "cot"))
+    assert f"{first} ({glossary[first]})" in cot
+    react = "\n".join(prompts(hotels_dir, "react"))
+    assert f"{first} ({glossary[first]})" in react
+    # The cafes: the original's examples, word for word.
+    assert '"attribute": "DriveThru", "expected": true' in "\n".join(prompts(demo_dir, "aot"))
+    assert 'items[1].attributes.WiFi, items[1].attributes["Good For Kids"]' in \
+        "\n".join(prompts(demo_dir, "anot"))

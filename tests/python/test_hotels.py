@@ -340,3 +340,57 @@ def test_attack_items_option(hotels, tmp_path):
     with open(os.path.join(exp.get_directory(), "fake_positive", "run_1", "config.json")) as f:
         config = json.load(f)["attack_config"]
     assert config["n_restaurants"] == 3 and config["parameters"]["restaurants"] == 3
+
+
+def test_attack_command_takes_the_shared_options_as_a_run_does(hotels_dir):
+    """`anot-run attack` accepts the options of a run of several attacks:
+    --attack-target-len goes to heterogeneity, and is left out (said) for an
+    attack without it, as `run --attack all` leaves it out; -A stays strict."""
+    def attack(*options):
+        return subprocess.run([os.environ["ANOT_RUN"], "attack", "-d", hotels_dir, "--request", "R01",
+                               "--json", *options], capture_output=True, text=True, timeout=60)
+
+    typo = attack("--attack", "typo_10", "--attack-target-len", "300")
+    assert typo.returncode == 0, typo.stderr
+    assert "typo_10 takes no target-len" in typo.stderr
+    assert "target-len" not in json.loads(typo.stdout)["parameters"]
+    het = attack("--attack", "heterogeneity", "--attack-target-len", "300")
+    assert het.returncode == 0, het.stderr
+    assert json.loads(het.stdout)["parameters"]["target-len"] == 300 and not het.stderr
+    strict = attack("--attack", "typo_10", "-A", "target-len=300")
+    assert strict.returncode == 2 and "no parameter" in strict.stderr
+
+
+def reviewer_of(review):
+    """Every reviewer field of a review together, as a method sees them."""
+    record = review.to_dict()
+    user = record.get("user", {})
+    return (record.get("user_id"), user.get("review_count"), user.get("average_stars"),
+            user.get("yelping_since"), user.get("name"), tuple(user.get("friends", ())))
+
+
+@pytest.mark.parametrize("benchmark", ["hotels", "demo", "philly"])
+def test_added_reviewers_fit_together_as_real_ones(benchmark, request):
+    """Every reviewer field of an added review (id, statistics, join date,
+    name, friends) is one real reviewer's: measured over every attack that
+    adds reviews, on every request, the count of added reviews whose
+    reviewer fields fit together as no real review's do is 0, as it is
+    for the real ones (attacks.md)."""
+    ds = request.getfixturevalue(benchmark)
+    real = {reviewer_of(r) for i in range(ds.get_n_items()) for r in ds.get_item(i).get_reviews()}
+    ids = {r.get_id() for i in range(ds.get_n_items()) for r in ds.get_item(i).get_reviews()}
+    n_added, mismatched = 0, []
+    for name in attacks():
+        attack = Anot.Registry.get_default().create_attack(name)
+        if name == "heterogeneity":
+            continue   # changes lengths, adds nothing
+        for i in range(ds.get_n_requests()):
+            for item in attack.apply(*attacked_args(ds, name, i)):
+                for review in item.get_reviews():
+                    if review.get_id() in ids:
+                        continue
+                    n_added += 1
+                    if reviewer_of(review) not in real:
+                        mismatched.append((name, review.get_id(), reviewer_of(review)))
+    assert n_added > ds.get_n_requests()
+    assert not mismatched, f"{len(mismatched)} of {n_added} added reviews: {mismatched[:3]}"

@@ -59,8 +59,50 @@ def test_list_marks_python_methods(tmp_path):
     line = next(l for l in listing.splitlines() if "file-most-reviewed" in l)
     assert f"[Python: {MOST_REVIEWED}]" in line
     assert "Ranks by number of reviews" in line
-    # C methods are not marked.
-    assert "[Python" not in next(l for l in listing.splitlines() if l.strip().startswith("bm25"))
+    # C methods are marked with their module.
+    bm25 = next(l for l in listing.splitlines() if l.strip().startswith("bm25"))
+    assert "[Python" not in bm25 and "[C: " in bm25 and bm25.endswith("libanot-method-bm25.so]")
+    # The library's own tools are built in.
+    assert "[built in]" in next(l for l in listing.splitlines() if l.strip().startswith("keys"))
+
+
+FAKE_BM25 = """
+import gi
+gi.require_version("Anot", "1.0")
+from gi.repository import Anot
+
+@Anot.register_method("bm25", options=[Anot.MethodOption.new_int("depth", 1, 9, 3, "x")])
+class FakeBm25(Anot.PyMethod):
+    def rank(self, query, candidates, k, context):
+        return Anot.Ranking.new_from_indices(list(range(len(candidates))))
+"""
+
+
+def test_a_plugin_does_not_shadow_a_registered_name(tmp_path):
+    """A method file defining bm25 is refused, both origins named; the
+    built-in bm25 and its options stay.  --plugin-override replaces it."""
+    fake = tmp_path / "fake_bm25.py"
+    fake.write_text(FAKE_BM25)
+    refused = anot_run("--plugin", fake, "-m", "bm25", "--limit", "1", "-o", tmp_path, check=False)
+    assert refused.returncode == 2
+    assert str(fake) in refused.stderr and "libanot-method-bm25.so" in refused.stderr
+    assert "--plugin-override" in refused.stderr
+    assert not (tmp_path / "bm25_demo").exists()
+    # On the plugin path too: the file is reported, the C method stays, with its options.
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    shutil.copy(fake, plugins / "fake_bm25.py")
+    env = {"ANOT_PLUGIN_PATH": os.environ["ANOT_PLUGIN_PATH"] + os.pathsep + str(plugins)}
+    listing = anot_run("--list", env=env)
+    bm25 = next(l for l in listing.stdout.splitlines() if l.strip().startswith("bm25"))
+    assert bm25.endswith("libanot-method-bm25.so]")
+    assert str(plugins / "fake_bm25.py") in listing.stderr and "libanot-method-bm25.so" in listing.stderr
+    anot_run("-m", "bm25", "-O", "bm25.k1=1.5", "--limit", "1", "-o", tmp_path, "--name", "c", env=env)
+    # Asked for explicitly, the file's bm25 replaces it.
+    listing = anot_run("--plugin-override", fake, "--list").stdout
+    assert f"[Python: {fake}]" in next(l for l in listing.splitlines() if l.strip().startswith("bm25"))
+    anot_run("--plugin-override", fake, "-m", "bm25", "--limit", "1", "-o", tmp_path, "--name", "py")
+    assert config(tmp_path / "py")["method_plugin"]["file"] == str(fake)
 
 
 def test_cli_rankings_equal_the_python_api(philly, philly_dir, in_process, tmp_path):
@@ -88,9 +130,23 @@ def test_config_records_the_file_and_its_hash(tmp_path):
     import hashlib
     assert record == {"file": str(plugin), "language": "Python",
                       "sha256": hashlib.sha256(plugin.read_bytes()).hexdigest()}
-    # A C method records none.
-    anot_run("-m", "bm25", "--limit", "2", "-o", tmp_path, "--name", "c")
-    assert "method_plugin" not in config(tmp_path / "c")
+    # A C method records its module, and a resume refuses a rebuilt one.
+    module = tmp_path / "modules" / "libanot-method-bm25.so"
+    module.parent.mkdir()
+    bm25 = next(os.path.join(d, f) for d, _, fs in os.walk(os.environ["ANOT_PLUGIN_PATH"].split(os.pathsep)[0])
+                for f in fs if f == "libanot-method-bm25.so")
+    shutil.copy(bm25, module)
+    env = {"ANOT_PLUGIN_PATH": str(module.parent) + os.pathsep + os.environ["ANOT_PLUGIN_PATH"]}
+    anot_run("-m", "bm25", "--limit", "4", "-o", tmp_path, "--name", "c", env=env)
+    assert config(tmp_path / "c")["method_plugin"] == {
+        "file": str(module), "language": "C", "sha256": hashlib.sha256(module.read_bytes()).hexdigest()}
+    results = tmp_path / "c" / "clean" / "run_1" / "results_10.jsonl"
+    results.write_text("".join(results.read_text().splitlines(True)[:2]))   # as if killed
+    with open(module, "ab") as f:
+        f.write(b"\0rebuilt")                      # a rebuild: other bytes, same behaviour
+    refused = anot_run("--resume", tmp_path / "c", env=env, check=False)
+    assert refused.returncode == 2, refused.stderr
+    assert f"the method module {module} was rebuilt since the run started" in refused.stderr
 
 
 def test_plugin_path_directory_without_option(tmp_path):
@@ -141,6 +197,30 @@ def test_merge_refuses_shards_of_another_file(tmp_path):
     merge = anot_run("merge", tmp_path / "m", tmp_path / "s0", tmp_path / "s1", check=False)
     assert merge.returncode != 0
     assert str(plugin) in merge.stderr and "different versions" in merge.stderr
+
+
+def test_merge_agrees_with_resume_on_the_method_file(tmp_path):
+    """merge refuses a method file edited after the shards ran, as resume
+    does; with the file moved away it needs no method (nothing is ranked)
+    and says nothing of resuming."""
+    plugin = tmp_path / "mine.py"
+    shutil.copy(MOST_REVIEWED, plugin)
+    common = ["--plugin", plugin, "-m", "file-most-reviewed", "--limit", "4", "-o", tmp_path]
+    anot_run(*common, "--shard", "0/2", "--name", "s0")
+    anot_run(*common, "--shard", "1/2", "--name", "s1")
+    shards = [tmp_path / "s0", tmp_path / "s1"]
+    plugin.write_text(plugin.read_text() + "\n# edited after the shards ran\n")
+    refused = anot_run("merge", tmp_path / "m", *shards, check=False)
+    assert refused.returncode != 0
+    assert f"its method file {plugin} changed since the shards ran" in refused.stderr
+    assert "Cannot resume" not in refused.stderr
+    assert not (tmp_path / "m").exists()
+    plugin.unlink()
+    merged = anot_run("merge", tmp_path / "m", *shards, check=False)
+    assert merged.returncode == 0, merged.stderr
+    assert "Cannot resume" not in merged.stderr
+    assert len(rows(tmp_path / "m")) == 4
+    assert config(tmp_path / "m")["method_plugin"] == config(tmp_path / "s0")["method_plugin"]
 
 
 def test_resume_loads_the_file_and_refuses_a_changed_one(tmp_path):

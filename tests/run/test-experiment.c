@@ -705,6 +705,31 @@ test_compat_original (Fixture       *f,
   g_assert_false (anot_experiment_prepare (contradicted, &error));
   g_assert_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "attack-compat realistic"));
+  g_clear_object (&contradicted);
+  g_clear_error (&error);
+
+  /* --limit counts the requests that run: the first 7 kept by the pool,
+   * not the first 7 of the file (of which the pool keeps fewer). */
+  {
+    g_autoptr(AnotExperiment) limited = new_experiment (dataset, "oracle", f->root, "limited",
+                                                        "compat", "original", "candidates", "10",
+                                                        "limit", "7", NULL);
+    g_autoptr(AnotMetrics) metrics = run_ok (limited, 10, 1);
+    guint kept_in_first_7 = 0;
+
+    for (guint r = 0; r < 7; r++)
+      {
+        AnotRequest *request = anot_dataset_get_request (dataset, r);
+        g_autoptr(AnotPool) kept_pool = anot_pool_new (dataset, request, 10, ANOT_POOL_MODE_ORIGINAL,
+                                                       ANOT_SHUFFLE_MODE_NONE, 42, NULL);
+
+        kept_in_first_7 += kept_pool != NULL;
+      }
+    /* Otherwise the test would not tell the two orders apart. */
+    g_assert_cmpuint (kept_in_first_7, <, 7);
+    g_assert_cmpuint (anot_metrics_get_total (metrics), ==, 7);
+    g_assert_cmpuint (anot_experiment_get_n_planned (limited), ==, 7);
+  }
 }
 
 static void

@@ -64,22 +64,31 @@ run (Fixture    *f,
   return wait_for (process);
 }
 
-static guint
-count_requests (AnotFakeLlm *server,
-                const char  *method,
-                const char  *path)
+#define count_requests anot_test_cli_count_requests
+
+/* anot-run with @argv, killed (SIGKILL) once @state records a submitted
+ * batch: a run interrupted while its batch runs. */
+static void
+kill_once_submitted (Fixture     *f,
+                     const char **argv,
+                     const char  *state)
 {
-  guint n = 0;
+  g_autoptr(GSubprocess) process = spawn (f, argv);
 
-  for (guint i = 0; i < anot_fake_llm_get_n_requests (server); i++)
+  for (;;)
     {
-      JsonObject *record = anot_fake_llm_get_request (server, i);
+      g_autofree char *contents = NULL;
 
-      if (strcmp (json_object_get_string_member (record, "method"), method) == 0 &&
-          strcmp (json_object_get_string_member (record, "path"), path) == 0)
-        n++;
+      if (g_file_get_contents (state, &contents, NULL, NULL) && strstr (contents, "\"submitted\"") != NULL)
+        break;
+      /* Not blocking: the file is looked at between the server's work. */
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (2000);
     }
-  return n;
+  g_subprocess_force_exit (process);
+  wait_for (process);
+  g_assert_true (g_subprocess_get_if_signaled (process));
+  g_assert_cmpint (g_subprocess_get_term_sig (process), ==, SIGKILL);
 }
 
 /* The rows of a results file by request, without what depends on how
@@ -147,24 +156,9 @@ test_kill_and_resume (Fixture       *f,
 
   /* The batch run, killed once its batch is submitted and recorded. */
   anot_fake_llm_set_batch_delay_ms (f->server, 1500);
-  process = spawn (f, batch_argv);
-  for (;;)
-    {
-      g_autofree char *contents = NULL;
-
-      if (g_file_get_contents (state, &contents, NULL, NULL) && strstr (contents, "\"submitted\"") != NULL)
-        break;
-      /* Not blocking: the file is looked at between the server's work. */
-      if (!g_main_context_iteration (NULL, FALSE))
-        g_usleep (2000);
-    }
-  g_subprocess_force_exit (process);
-  wait_for (process);
-  g_assert_true (g_subprocess_get_if_signaled (process));
-  g_assert_cmpint (g_subprocess_get_term_sig (process), ==, SIGKILL);
+  kill_once_submitted (f, batch_argv, state);
   g_assert_cmpuint (count_requests (f->server, "POST", "/v1/batches"), ==, 1);
   g_assert_cmpuint (anot_fake_llm_get_n_batch_lines (f->server), ==, 0);
-  g_clear_object (&process);
 
   /* The resumed run polls the same batch. */
   process = spawn (f, resume_argv);
@@ -987,18 +981,7 @@ test_lost_batch (Fixture       *f,
   const char *resume_argv[] = { "--resume", dir, NULL };
 
   anot_fake_llm_set_batch_delay_ms (f->server, 60000);
-  process = spawn (f, argv);
-  for (;;)
-    {
-      g_clear_pointer (&contents, g_free);
-      if (g_file_get_contents (state, &contents, NULL, NULL) && strstr (contents, "\"submitted\"") != NULL)
-        break;
-      if (!g_main_context_iteration (NULL, FALSE))
-        g_usleep (2000);
-    }
-  g_subprocess_force_exit (process);
-  wait_for (process);
-  g_clear_object (&process);
+  kill_once_submitted (f, argv, state);
   g_assert_cmpuint (count_requests (f->server, "POST", "/v1/batches"), ==, 1);
 
   anot_fake_llm_forget_batches (f->server);
@@ -1034,7 +1017,6 @@ test_resume_other_url (Fixture       *f,
   g_autofree char *state = g_build_filename (dir, "batches.jsonl", NULL);
   g_autofree char *rows_path = g_build_filename (dir, "clean", "run_1", "results_5.jsonl", NULL);
   g_autofree char *other_url = NULL;
-  g_autofree char *contents = NULL;
   g_autofree char *err = NULL;
   g_autoptr(GSubprocess) process = NULL;
   g_autoptr(GHashTable) rows = NULL;
@@ -1051,18 +1033,7 @@ test_resume_other_url (Fixture       *f,
   moved_argv[3] = other_url;
 
   anot_fake_llm_set_batch_delay_ms (f->server, 1500);
-  process = spawn (f, argv);
-  for (;;)
-    {
-      g_clear_pointer (&contents, g_free);
-      if (g_file_get_contents (state, &contents, NULL, NULL) && strstr (contents, "\"submitted\"") != NULL)
-        break;
-      if (!g_main_context_iteration (NULL, FALSE))
-        g_usleep (2000);
-    }
-  g_subprocess_force_exit (process);
-  wait_for (process);
-  g_clear_object (&process);
+  kill_once_submitted (f, argv, state);
 
   process = anot_test_cli_spawn (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
                                  moved_argv, NULL);

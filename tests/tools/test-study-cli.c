@@ -248,6 +248,14 @@ test_grid (Fixture       *f,
       g_assert_nonnull (strstr (markdown, cells[c].label));
     }
   g_assert_nonnull (strstr (markdown, "| cot@gpt-4.1-mini | bm25 | typo_10 |"));
+  /* anot-run compare of one of its experiments keeps the study's name. */
+  {
+    g_autofree char *listwise = g_build_filename (study_dir, "listwise@gpt-4o-mini", NULL);
+    g_autofree char *compared = NULL;
+
+    g_assert_cmpint (run_cli (&compared, NULL, "compare", listwise, NULL), ==, 0);
+    g_assert_nonnull (strstr (compared, "listwise@gpt-4o-mini  clean"));
+  }
 
   /* Each cell equals the same cell run alone. */
   for (guint c = 0; c < N_CELLS; c++)

@@ -306,6 +306,61 @@ test_writer_matches_json_glib (void)
   g_assert_null (anot_json_writer_get_text (writer, NULL));
 }
 
+/* Strings are escaped a run at a time, the runs found eight bytes at a
+ * time: the text must be the byte-by-byte escape of every string, whatever
+ * where its escapes fall in a word (random strings of 0-40 bytes, one in
+ * a hundred up to 3,000, drawn from quotes, backslashes, control bytes,
+ * ASCII and UTF-8). */
+static void
+test_writer_string_escapes (void)
+{
+  static const char *const pieces[] = {
+    "\"", "\\", "\n", "\t", "\r", "\b", "\f", "\x01", "\x1f", "\x7f", "a", "Z", " ", "/",
+    "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+  };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (36);
+
+  for (guint n = 0; n < 20000; n++)
+    {
+      g_autoptr(GString) text = g_string_new (NULL);
+      g_autoptr(GString) expected = g_string_new ("[\"");
+      g_autoptr(AnotJsonWriter) writer = anot_json_writer_new ();
+      /* Some long enough to grow the writer's text while escaping. */
+      guint length = n % 100 == 0 ? (guint) g_rand_int_range (rand, 0, 3001) : (guint) g_rand_int_range (rand, 0, 41);
+
+      /* Mostly plain text, so runs of every length appear. */
+      while (text->len < length)
+        g_string_append (text, g_rand_int_range (rand, 0, 4) != 0 ? "x"
+                         : pieces[g_rand_int_range (rand, 0, G_N_ELEMENTS (pieces))]);
+      for (const char *p = text->str; *p != '\0'; p++)
+        {
+          guchar c = (guchar) *p;
+
+          switch (c)
+            {
+            case '"': g_string_append (expected, "\\\""); break;
+            case '\\': g_string_append (expected, "\\\\"); break;
+            case '\n': g_string_append (expected, "\\n"); break;
+            case '\t': g_string_append (expected, "\\t"); break;
+            case '\r': g_string_append (expected, "\\r"); break;
+            case '\b': g_string_append (expected, "\\b"); break;
+            case '\f': g_string_append (expected, "\\f"); break;
+            default:
+              if (c < 0x20)
+                g_string_append_printf (expected, "\\u%04x", c);
+              else
+                g_string_append_c (expected, (char) c);
+            }
+        }
+      g_string_append (expected, "\"]");
+
+      anot_json_writer_begin_array (writer);
+      anot_json_writer_add_string_value (writer, text->str);
+      anot_json_writer_end_array (writer);
+      g_assert_cmpstr (anot_json_writer_get_text (writer, NULL), ==, expected->str);
+    }
+}
+
 static void
 test_writer_non_finite (void)
 {
@@ -551,6 +606,7 @@ main (int    argc,
   g_test_add_func ("/json/document/errors", test_document_errors);
   g_test_add_func ("/json/document/numbers-as-strtod", test_document_numbers_as_strtod);
   g_test_add_func ("/json/writer/matches-json-glib", test_writer_matches_json_glib);
+  g_test_add_func ("/json/writer/string-escapes", test_writer_string_escapes);
   g_test_add_func ("/json/writer/non-finite", test_writer_non_finite);
   g_test_add_func ("/json/writer/numbers", test_writer_numbers);
   g_test_add_func ("/json/writer/doubles-as-printf", test_writer_doubles_as_printf);

@@ -33,7 +33,7 @@
  * | tool | input | result |
  * |---|---|---|
  * | `count`, `keys`, `union_keys`, `sample` | `path` | the data tools' results over the dict context (see [class@Anot.DataTool]) |
- * | `check_attribute` | `item`, `attribute` (`WiFi`, `Ambience.hipster`), optional `expected` | per item: `true`/`false`, `null` when the item lacks the attribute (or it is `None`); the value compared with `expected` as the validator compares a leaf's `true` (quoted and unquoted spellings equal, `"True"`/`"False"` booleans, `"u'none'"` is `None`); without `expected`, whether the value is truthy |
+ * | `check_attribute` | `item`, `attribute` (`WiFi`, `Ambience.hipster`), optional `expected` | per item: `true`/`false`, `null` when the item lacks the attribute (or it is `None`) unless `expected` is `"none"` (then `true`, as the validator's None equals none); the value compared with `expected` as the validator compares a leaf's `true` (quoted and unquoted spellings equal, `"True"`/`"False"` booleans, `"u'none'"` is `None`); without `expected`, whether the value is truthy |
  * | `has_category` | `item`, `category` | per item: whether a category contains the text, case-insensitively (`Bars` matches `Wine Bars`), as a category leaf's `contains` |
  * | `hours_open` | `item`, `day` (`Monday`...), `start` (`HH:MM`), optional `end` | per item: whether the listed hours of `day` cover `start`–`end`; `null` without hours |
  * | `reviews_matching` | `item`, `pattern` (case-insensitive regular expression, or plain text) | per item: the number of reviews that match |
@@ -1259,6 +1259,27 @@ truthy (JsonNode *value)
     }
 }
 
+/* check_attribute of a value that is None or absent: unknown, unless
+ * the plan asks for None itself.  The validator reads an absent value
+ * and Yelp's u'none' as None and None equals an expected "none" (its
+ * `contains: "none"` leaves hold for both: R31 and R33 on philly ask for
+ * a cafe without alcohol), so `expected: "none"` is true there; any
+ * other expected value stays unknown, as a leaf's missing value is. */
+static JsonNode *
+none_value (JsonNode *expected)
+{
+  g_autoptr(AnotPyValue) wanted = NULL;
+  g_autoptr(AnotPyValue) read = NULL;
+
+  if (expected == NULL)
+    return json_node_init_null (json_node_alloc ());
+  wanted = anot_py_value_new_from_json (expected);
+  read = anot_py_normalise_pass_b (wanted);
+  if (anot_py_value_get_kind (read) == ANOT_PY_NONE)
+    return json_node_init_boolean (json_node_alloc (), TRUE);
+  return json_node_init_null (json_node_alloc ());
+}
+
 static JsonNode *
 check_attribute (AnotPlanExecutor *self,
                  guint             number,
@@ -1293,7 +1314,7 @@ check_attribute (AnotPlanExecutor *self,
     }
 
   if (value == NULL || JSON_NODE_HOLDS_NULL (value))
-    return json_node_init_null (json_node_alloc ());
+    return none_value (expected);
 
   /* The value the validator sees (evidence.md §5): the context has pass
    * A done, pass B turns "'free'" into free and "u'none'" (here "none")
@@ -1301,7 +1322,7 @@ check_attribute (AnotPlanExecutor *self,
   raw = anot_py_value_new_from_json (value);
   effective = anot_py_normalise_pass_b (raw);
   if (anot_py_value_get_kind (effective) == ANOT_PY_NONE)
-    return json_node_init_null (json_node_alloc ());
+    return none_value (expected);
   if (expected == NULL)
     {
       g_autoptr(JsonNode) json = anot_py_value_to_json (effective);

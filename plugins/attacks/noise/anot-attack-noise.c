@@ -11,7 +11,8 @@
  * adjacent characters swapped at a random position.  Unlike the original,
  * the whitespace between words is kept as it was (the original re-joined
  * the words with single spaces, which also removed newlines), so the only
- * change a method sees is the typos. */
+ * change a method sees is the typos; `--attack-compat original` re-joins
+ * them as the original did (attacks.md §3). */
 
 GType anot_attack_typo_get_type (void);
 #define ANOT_TYPE_ATTACK_TYPO (anot_attack_typo_get_type ())
@@ -46,10 +47,12 @@ static char *
 typo_text (const char *text,
            double      rate,
            GRand      *rand,
+           gboolean    single_spaces,
            gboolean   *out_changed)
 {
   GString *out = g_string_sized_new (strlen (text));
   const char *p = text;
+  gboolean any_word = FALSE;
 
   *out_changed = FALSE;
   while (*p != '\0')
@@ -59,7 +62,11 @@ typo_text (const char *text,
 
       while (*p != '\0' && g_unichar_isspace (g_utf8_get_char (p)))
         p = g_utf8_next_char (p);
-      g_string_append_len (out, start, p - start);
+      /* " ".join(text.split()): one space between words, none around. */
+      if (!single_spaces)
+        g_string_append_len (out, start, p - start);
+      else if (any_word && *p != '\0')
+        g_string_append_c (out, ' ');
 
       start = p;
       while (*p != '\0' && !g_unichar_isspace (g_utf8_get_char (p)))
@@ -69,6 +76,7 @@ typo_text (const char *text,
         }
       if (n_chars == 0)
         continue;
+      any_word = TRUE;
 
       if (n_chars > 3 && g_rand_double (rand) < rate)
         {
@@ -89,6 +97,10 @@ typo_text (const char *text,
         g_string_append_len (out, start, p - start);
     }
 
+  /* The original's re-joined text counts as changed even without a typo:
+   * its newlines and double spaces are gone. */
+  if (single_spaces && strcmp (out->str, text) != 0)
+    *out_changed = TRUE;
   return g_string_free (out, FALSE);
 }
 
@@ -104,12 +116,14 @@ anot_attack_typo_attack_item (AnotItemAttack  *attack,
   g_autoptr(GPtrArray) out = g_ptr_array_new_full (reviews->len, g_object_unref);
   g_autoptr(GRand) rand = anot_attack_rand_new (seed);
   gboolean any_change = FALSE;
+  gboolean single_spaces = anot_item_attack_get_compat (attack) == ANOT_ATTACK_COMPAT_ORIGINAL;
 
   for (guint i = 0; i < reviews->len; i++)
     {
       AnotReview *review = g_ptr_array_index (reviews, i);
       gboolean changed;
-      g_autofree char *text = typo_text (anot_review_get_text (review), self->rate, rand, &changed);
+      g_autofree char *text = typo_text (anot_review_get_text (review), self->rate, rand, single_spaces,
+                                         &changed);
 
       if (changed)
         {

@@ -983,7 +983,11 @@ refine_next (GTask *task)
   Head *h = g_task_get_task_data (task);
   g_autofree char *script = script_text (h);
   g_autofree char *candidates = kept_text (h);
-  g_autofree char *base = anot_llm_prompt (h->context, PROMPTS "/head-refine.txt",
+  /* --compat original: the original's prompt offers only update_step and
+   * done() (methods.md §6.3), though every tool of a reply still runs. */
+  g_autofree char *base = anot_llm_prompt (h->context,
+                                           anot_method_context_get_compat (h->context) == ANOT_COMPAT_MODE_ORIGINAL
+                                           ? PROMPTS "/head-refine-original.txt" : PROMPTS "/head-refine.txt",
                                            "request", h->request_text,
                                            "candidates", candidates,
                                            "script", script,
@@ -1154,8 +1158,11 @@ on_ruled_out (GObject      *source,
   skeleton_start (task);
 }
 
-/* `Field=value` of one hard path for one item, values as Python prints
- * them (`Ambience={hipster=True}` for a nested field). */
+/* `Field=value` of one hard path for one item (`Ambience={hipster=True}`
+ * for a nested field), each value as the validator reads it and Python
+ * prints it: the original printed the raw repr, so one listing showed
+ * `WiFi='free'` for Yelp's `u'free'` and `WiFi="'free'"` for its
+ * `'free'`, two spellings of one value (docs/fidelity.md). */
 static void
 append_field (GString    *out,
               JsonObject *record,
@@ -1181,11 +1188,11 @@ append_field (GString    *out,
                         json_object_has_member (json_node_get_object (node), parts[1])
                         ? json_object_get_member (json_node_get_object (node), parts[1]) : NULL;
 
-      repr = inner != NULL ? anot_json_to_python_repr (inner) : g_strdup ("None");
+      repr = inner != NULL ? anot_json_to_validator_repr (inner) : g_strdup ("None");
       g_string_append_printf (out, "%s={%s=%s}", parts[0], parts[1], repr);
       return;
     }
-  repr = node != NULL ? anot_json_to_python_repr (node) : g_strdup ("None");
+  repr = node != NULL ? anot_json_to_validator_repr (node) : g_strdup ("None");
   g_string_append_printf (out, "%s=%s", parts[0], repr);
 }
 
@@ -1194,7 +1201,7 @@ ruleout_start (GTask *task)
 {
   Head *h = g_task_get_task_data (task);
   g_autoptr(GString) conditions = g_string_new (NULL);
-  g_autoptr(GString) items = g_string_new (NULL);
+  g_autoptr(GString) listing = g_string_new (NULL);
   g_autoptr(GPtrArray) paths = g_ptr_array_new ();
   g_autofree char *prompt = NULL;
   guint n_hard = 0;
@@ -1214,21 +1221,21 @@ ruleout_start (GTask *task)
     {
       JsonObject *record = item_record (h, n);
 
-      g_string_append_printf (items, "Item %u: ", n);
+      g_string_append_printf (listing, "Item %u: ", n);
       for (guint p = 0; p < paths->len; p++)
         {
           if (p > 0)
-            g_string_append (items, ", ");
-          append_field (items, record, paths->pdata[p]);
+            g_string_append (listing, ", ");
+          append_field (listing, record, paths->pdata[p]);
         }
-      g_string_append_c (items, '\n');
+      g_string_append_c (listing, '\n');
     }
   g_strchomp (conditions->str);
-  g_strchomp (items->str);
+  g_strchomp (listing->str);
   h->ruled_out = TRUE;
   prompt = anot_llm_prompt (h->context, PROMPTS "/head-ruleout.txt",
                             "conditions", conditions->str,
-                            "items", items->str,
+                            "listing", listing->str,
                             NULL);
   call_planner (task, "P1", prompt, on_ruled_out);
 }
@@ -1374,14 +1381,22 @@ on_extracted (GObject      *source,
 
   if (h->conditions->len == 0)
     {
-      g_autofree char *instruction = g_strdup_printf ("Rank the items 1 to %u for the request: "
-                                                      "{(query)}. Output the numbers of the top %u, "
-                                                      "best first, comma-separated.",
-                                                      h->candidates->len, h->k);
+      g_autoptr(GString) instruction = g_string_new (NULL);
 
+      /* The step ranks items 1..N (methods.md §6.3) from their names and
+       * attributes: a step that held only the request gave the model
+       * nothing to rank by. */
+      g_string_append_printf (instruction, "Rank the items 1 to %u for the request: {(query)}. ",
+                              h->candidates->len);
       for (guint i = 1; i <= h->candidates->len; i++)
-        g_array_append_val (h->kept, i);
-      set_single_step (h, instruction);
+        {
+          g_string_append_printf (instruction, "%sCandidate %u is {(context)}[%u][name], attributes "
+                                  "{(context)}[%u][attributes]", i > 1 ? "; " : "", i, i, i);
+          g_array_append_val (h->kept, i);
+        }
+      g_string_append_printf (instruction, ". Output the numbers of the top %u, best first, comma-separated.",
+                              h->k);
+      set_single_step (h, instruction->str);
       phase2_start (task);
       return;
     }

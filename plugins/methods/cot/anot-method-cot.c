@@ -60,10 +60,11 @@ send_answer (GTask *task)
 {
   AnotLlmJob *job = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
-  g_autofree char *data = NULL;
+  const char *data = NULL;
   g_autofree char *task_text = NULL;
   g_autofree char *instruction = NULL;
   g_autofree char *n = g_strdup_printf ("%u", anot_llm_job_get_candidates (job)->len);
+  AnotMethodContext *context = anot_llm_job_get_context (job);
   g_autofree char *system_base = NULL;
   g_autofree char *system_prompt = NULL;
   g_autofree char *prompt = NULL;
@@ -75,24 +76,38 @@ send_answer (GTask *task)
       g_object_unref (task);
       return;
     }
-  task_text = anot_llm_job_task (job, PROMPTS);
+  task_text = anot_llm_job_task (job, PROMPTS, TRUE);
   instruction = anot_llm_job_instruction (job, PROMPTS);
   /* --compat original: the original's wording (reply with only the
    * answer), which asks for one number whatever k the user prompt asks
    * for, as it did. */
-  system_base = anot_llm_prompt (anot_llm_job_get_context (job), anot_method_context_get_compat (anot_llm_job_get_context (job)) ==
-                                 ANOT_COMPAT_MODE_ORIGINAL
-                                 ? PROMPTS "/system-original.txt" : PROMPTS "/system.txt",
-                                 "n", n, NULL);
-  system_prompt = anot_llm_job_system_prompt (job, system_base);
+  if (anot_method_context_get_compat (context) == ANOT_COMPAT_MODE_ORIGINAL)
+    {
+      system_base = anot_llm_prompt (context, PROMPTS "/system-original.txt", "n", n, NULL);
+      /* In defense mode the original put its own, shorter data-quality
+       * preamble before that wording (attacks.md §5), not anot's text. */
+      if (anot_method_context_get_defense_prompt (context) != NULL)
+        {
+          g_autofree char *preamble = anot_llm_prompt (context, PROMPTS "/defense-original.txt", NULL);
+
+          system_prompt = g_strconcat (preamble, "\n\n", system_base, NULL);
+        }
+      else
+        system_prompt = g_strdup (system_base);
+    }
+  else
+    {
+      system_base = anot_llm_prompt (context, PROMPTS "/system.txt", "n", n, NULL);
+      system_prompt = anot_llm_job_system_prompt (job, system_base);
+    }
   prompt = anot_llm_prompt (anot_llm_job_get_context (job), PROMPTS "/user.txt",
                             "task", task_text,
                             "candidates", data,
                             "instruction", instruction,
                             NULL);
 
-  anot_llm_job_complete_async (job, "answer", ANOT_DEFAULT_ROLE, system_prompt, prompt,
-                               on_answer, task);
+  anot_llm_job_complete_take_async (job, "answer", ANOT_DEFAULT_ROLE, system_prompt,
+                                    g_steal_pointer (&prompt), on_answer, task);
 }
 
 static void

@@ -255,7 +255,7 @@ rank_window (GTask *task)
   g_autoptr(GError) error = NULL;
   guint m = lw->end - lw->start;
   g_autofree char *label = g_strdup_printf ("window %u..%u", lw->start + 1, lw->end);
-  g_autofree char *data = NULL;
+  const char *data = NULL;
   g_autofree char *n = g_strdup_printf ("%u", m);
   g_autofree char *k = g_strdup_printf ("%u", anot_llm_job_get_k (job));
   g_autofree char *example = example_permutation (m);
@@ -279,8 +279,21 @@ rank_window (GTask *task)
   system_prompt = anot_llm_job_system_prompt (job, system_base);
   prompt = anot_llm_prompt (anot_llm_job_get_context (job), PROMPTS "/user.txt", "task", task_text, "candidates", data,
                             "n", n, "example", example, NULL);
-  anot_llm_job_complete_async (job, label, ANOT_DEFAULT_ROLE, system_prompt, prompt,
-                               on_window, task);
+  /* --compat original --defense: the original's listwise put the
+   * data-quality instructions into the user prompt too (methods.md §4,
+   * attacks.md §5); anot's own defense is the system prompt's alone, as
+   * for every method. */
+  if (anot_method_context_get_compat (anot_llm_job_get_context (job)) == ANOT_COMPAT_MODE_ORIGINAL &&
+      anot_method_context_get_defense_prompt (anot_llm_job_get_context (job)) != NULL)
+    {
+      char *defended = g_strconcat (anot_method_context_get_defense_prompt (anot_llm_job_get_context (job)),
+                                    "\n\n", prompt, NULL);
+
+      g_free (prompt);
+      prompt = defended;
+    }
+  anot_llm_job_complete_take_async (job, label, ANOT_DEFAULT_ROLE, system_prompt,
+                                    g_steal_pointer (&prompt), on_window, task);
 }
 
 static void

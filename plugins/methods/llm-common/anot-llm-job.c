@@ -25,9 +25,9 @@ struct _AnotLlmJob
   guint64 completion_tokens;
   guint truncation_retries;
   char *text;
-  /* The candidates' text last formatted and what it was formatted from:
-   * a prompt that holds it can be fitted to the window by formatting the
-   * candidates again with fewer reviews. */
+  /* The candidates' text last formatted (the one the caller reads) and
+   * what it was formatted from: a prompt that holds it can be fitted to
+   * the window by formatting the candidates again with fewer reviews. */
   char *last_data;
   GPtrArray *last_items;
 };
@@ -119,7 +119,7 @@ anot_llm_job_get_formatter (AnotLlmJob  *job,
   return job->formatter;
 }
 
-char *
+const char *
 anot_llm_job_format_candidates (AnotLlmJob  *job,
                                 const char  *label,
                                 GPtrArray   *subset,
@@ -127,75 +127,75 @@ anot_llm_job_format_candidates (AnotLlmJob  *job,
 {
   AnotFormatter *f = anot_llm_job_get_formatter (job, error);
   g_autoptr(JsonNode) stats = NULL;
-  char *text;
 
   if (f == NULL)
     return NULL;
-  text = anot_formatter_format (f, subset != NULL ? subset : job->candidates, &stats);
-  json_object_set_member (job->formatting, label, g_steal_pointer (&stats));
   g_free (job->last_data);
-  job->last_data = g_strdup (text);
+  job->last_data = anot_formatter_format (f, subset != NULL ? subset : job->candidates, &stats);
+  json_object_set_member (job->formatting, label, g_steal_pointer (&stats));
   g_clear_pointer (&job->last_items, g_ptr_array_unref);
   job->last_items = g_ptr_array_ref (subset != NULL ? subset : job->candidates);
-  return text;
+  return job->last_data;
 }
 
 /* The attributes the tool-using methods' system prompt names on
  * restaurants. */
 #define TOOL_RESTAURANT_EXAMPLES "WiFi, NoiseLevel, GoodForKids, Ambience"
 
+/* The original prompts' attributes in their examples of a plan (AoT) and
+ * of data paths (ANoT), on restaurants. */
+#define PLAN_RESTAURANT_ATTRIBUTE "DriveThru"
+#define PATH_RESTAURANT_ATTRIBUTE "WiFi"
+#define PATH_RESTAURANT_QUOTED "\"Good For Kids\""
+
+/* "WiFi (wireless internet in the rooms), NoiseLevel": the example
+ * attributes with the glossary's meaning of each that has one. */
 static char *
-domain_fillv (AnotDomain *domain,
-              const char *template_text,
-              va_list     args)
+describe_examples (AnotDomain         *domain,
+                   const char * const *names)
 {
-  g_autoptr(GHashTable) values = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autofree char *items_upper = NULL, *examples = NULL;
-  g_autofree char *a_item = NULL, *a_item_title = NULL, *candidates = NULL;
   GString *out = g_string_new (NULL);
-  const char *name;
-  gboolean an;
 
-  /* What every template may say of the items, from the benchmark's
-   * domain; a method's own value of the same name wins. */
-  if (domain != NULL)
+  for (guint i = 0; names[i] != NULL; i++)
     {
-      examples = g_strjoinv (", ", (char **) anot_domain_get_example_attributes (domain));
-      g_hash_table_insert (values, "item", (gpointer) anot_domain_get_item (domain));
-      g_hash_table_insert (values, "items", (gpointer) anot_domain_get_items (domain));
-      g_hash_table_insert (values, "Item", (gpointer) anot_domain_get_item_title (domain));
-      g_hash_table_insert (values, "Items", (gpointer) anot_domain_get_items_title (domain));
-      items_upper = g_utf8_strup (anot_domain_get_items (domain), -1);
-      /* English articles: "an" before a written vowel ("an item", "an
-       * apartment"); nouns where the sound decides ("a university") are
-       * rare enough among item nouns to accept. */
-      an = strchr ("aeiouAEIOU", anot_domain_get_item (domain)[0]) != NULL;
-      a_item = g_strconcat (an ? "an " : "a ", anot_domain_get_item (domain), NULL);
-      a_item_title = g_strconcat (an ? "An " : "A ", anot_domain_get_item (domain), NULL);
-      g_hash_table_insert (values, "ITEMS", items_upper);
-      g_hash_table_insert (values, "a_item", a_item);
-      g_hash_table_insert (values, "A_item", a_item_title);
-      g_hash_table_insert (values, "attribute_examples", examples);
-      /* ReAct's and LATS's prompts give their own four examples of a
-       * restaurant's attributes (the original's wording); on another
-       * domain they are the benchmark's, as everywhere. */
-      g_hash_table_insert (values, "tool_attribute_examples",
-                           anot_domain_is_default (domain) ? (gpointer) TOOL_RESTAURANT_EXAMPLES
-                                                           : (gpointer) examples);
-      /* ANoT's and AoT's prompts were written for any domain ("candidate
-       * items"); a declared domain names its items there too. */
-      candidates = anot_domain_is_default (domain) ? g_strdup ("candidate items")
-                   : g_strconcat ("candidate ", anot_domain_get_items (domain), NULL);
-      g_hash_table_insert (values, "candidate_items", candidates);
+      const char *meaning = anot_domain_get_attribute_description (domain, names[i]);
+
+      g_string_append_printf (out, "%s%s", i > 0 ? ", " : "", names[i]);
+      if (meaning != NULL && meaning[0] != '\0')
+        g_string_append_printf (out, " (%s)", meaning);
     }
+  return g_string_free (out, FALSE);
+}
 
-  while ((name = va_arg (args, const char *)) != NULL)
-    {
-      const char *value = va_arg (args, const char *);
+/* @name as a JSON string, quotes included. */
+static char *
+json_quote (const char *name)
+{
+  g_autoptr(JsonNode) node = json_node_init_string (json_node_alloc (), name);
 
-      g_hash_table_insert (values, (gpointer) name, (gpointer) (value != NULL ? value : ""));
-    }
+  return json_to_string (node, FALSE);
+}
 
+char *
+anot_llm_template_fill_table (const char *template_text,
+                              GHashTable *values)
+{
+  GHashTableIter iter;
+  gpointer filled;
+  gsize size;
+  GString *out;
+
+  /* Sized for the template and every value once: a value of megabytes
+   * (the candidates) is copied once, not again as the string grows. */
+  size = strlen (template_text) + 1;
+  g_hash_table_iter_init (&iter, values);
+  while (g_hash_table_iter_next (&iter, NULL, &filled))
+    size += strlen (filled);
+  out = g_string_sized_new (size);
+
+  /* One pass over the template: a value is copied as it is, never read
+   * again for placeholders (a review or a listing that holds `{items}`
+   * stays as written). */
   for (const char *p = template_text; *p != '\0'; p++)
     {
       if (p[0] == '{' && p[1] == '{')
@@ -234,25 +234,106 @@ domain_fillv (AnotDomain *domain,
   return g_string_free (out, FALSE);
 }
 
-char *
-anot_llm_template_fillv (const char *template_text,
-                         va_list     args)
+static char *
+domain_fillv (AnotDomain *domain,
+              const char *path,
+              const char *template_text,
+              va_list     args)
 {
-  return domain_fillv (NULL, template_text, args);
+  g_autoptr(GHashTable) values = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autofree char *items_upper = NULL, *examples = NULL;
+  g_autofree char *a_item = NULL, *a_item_title = NULL, *candidates = NULL;
+  g_autofree char *plan_attribute = NULL, *path_attribute = NULL, *path_quoted = NULL;
+  const char *name;
+  gboolean an;
+
+  /* What every template may say of the items, from the benchmark's
+   * domain. */
+  if (domain != NULL)
+    {
+      examples = describe_examples (domain, anot_domain_get_example_attributes (domain));
+      g_hash_table_insert (values, "item", (gpointer) anot_domain_get_item (domain));
+      g_hash_table_insert (values, "items", (gpointer) anot_domain_get_items (domain));
+      g_hash_table_insert (values, "Item", (gpointer) anot_domain_get_item_title (domain));
+      g_hash_table_insert (values, "Items", (gpointer) anot_domain_get_items_title (domain));
+      items_upper = g_utf8_strup (anot_domain_get_items (domain), -1);
+      /* English articles: "an" before a written vowel ("an item", "an
+       * apartment"); nouns where the sound decides ("a university") are
+       * rare enough among item nouns to accept. */
+      an = strchr ("aeiouAEIOU", anot_domain_get_item (domain)[0]) != NULL;
+      a_item = g_strconcat (an ? "an " : "a ", anot_domain_get_item (domain), NULL);
+      a_item_title = g_strconcat (an ? "An " : "A ", anot_domain_get_item (domain), NULL);
+      g_hash_table_insert (values, "ITEMS", items_upper);
+      g_hash_table_insert (values, "a_item", a_item);
+      g_hash_table_insert (values, "A_item", a_item_title);
+      g_hash_table_insert (values, "attribute_examples", examples);
+      /* ReAct's and LATS's prompts give their own four examples of a
+       * restaurant's attributes (the original's wording); on another
+       * domain they are the benchmark's, as everywhere. */
+      g_hash_table_insert (values, "tool_attribute_examples",
+                           anot_domain_is_default (domain) ? (gpointer) TOOL_RESTAURANT_EXAMPLES
+                                                           : (gpointer) examples);
+      /* The attributes inside the prompts' examples (AoT's plan, ANoT's
+       * data paths): the original's on restaurants, else the benchmark's
+       * own, so no example names an attribute its items lack. */
+      if (anot_domain_is_default (domain))
+        {
+          g_hash_table_insert (values, "plan_attribute", PLAN_RESTAURANT_ATTRIBUTE);
+          g_hash_table_insert (values, "path_attribute", PATH_RESTAURANT_ATTRIBUTE);
+          g_hash_table_insert (values, "path_attribute_quoted", PATH_RESTAURANT_QUOTED);
+        }
+      else
+        {
+          const char * const *names = anot_domain_get_example_attributes (domain);
+          const char *dotted = NULL, *quoted = NULL;
+
+          for (guint i = 0; names[i] != NULL; i++)
+            {
+              if (dotted == NULL && anot_data_path_key_is_bare (names[i]))
+                dotted = names[i];
+              /* Brackets are for names a dot cannot take; else another
+               * name than the dotted one. */
+              if (quoted == NULL && !anot_data_path_key_is_bare (names[i]))
+                quoted = names[i];
+            }
+          if (quoted == NULL)
+            quoted = names[0] != NULL && names[1] != NULL ? names[1] : names[0];
+          if (dotted == NULL)
+            dotted = quoted;
+          plan_attribute = g_strdup (names[0] != NULL ? names[0] : "NAME");
+          path_attribute = g_strdup (dotted != NULL ? dotted : "NAME");
+          path_quoted = quoted != NULL ? json_quote (quoted) : g_strdup ("\"NAME\"");
+          g_hash_table_insert (values, "plan_attribute", plan_attribute);
+          g_hash_table_insert (values, "path_attribute", path_attribute);
+          g_hash_table_insert (values, "path_attribute_quoted", path_quoted);
+        }
+      /* ANoT's and AoT's prompts were written for any domain ("candidate
+       * items"); a declared domain names its items there too. */
+      candidates = anot_domain_is_default (domain) ? g_strdup ("candidate items")
+                   : g_strconcat ("candidate ", anot_domain_get_items (domain), NULL);
+      g_hash_table_insert (values, "candidate_items", candidates);
+    }
+
+  while ((name = va_arg (args, const char *)) != NULL)
+    {
+      const char *value = va_arg (args, const char *);
+
+      /* A method's value under one of the domain's words would fill every
+       * place the template names the items (ANoT-HEAD's rule-out prompt
+       * once read "Rule out the Item 1: WiFi='free' ... that fail"): the
+       * value needs a placeholder of its own. */
+      if (g_hash_table_contains (values, name))
+        {
+          g_critical ("prompt %s: {%s} is the benchmark's word for its items, "
+                      "not a value the method may set", path, name);
+          continue;
+        }
+      g_hash_table_insert (values, (gpointer) name, (gpointer) (value != NULL ? value : ""));
+    }
+
+  return anot_llm_template_fill_table (template_text, values);
 }
 
-char *
-anot_llm_template_fill (const char *template_text,
-                        ...)
-{
-  va_list args;
-  char *text;
-
-  va_start (args, template_text);
-  text = anot_llm_template_fillv (template_text, args);
-  va_end (args);
-  return text;
-}
 
 static char *
 load_resource (const char *path)
@@ -293,7 +374,7 @@ anot_llm_prompt (AnotMethodContext *context,
     }
 
   va_start (args, path);
-  filled = domain_fillv (domain, text, args);
+  filled = domain_fillv (domain, path, text, args);
   va_end (args);
   return filled;
 }
@@ -330,13 +411,15 @@ anot_llm_job_instruction (AnotLlmJob *job,
 
 char *
 anot_llm_job_task (AnotLlmJob *job,
-                   const char *prefix)
+                   const char *prefix,
+                   gboolean    listed)
 {
   g_autofree char *path = g_strconcat (prefix, "/task.txt", NULL);
   g_autofree char *k = g_strdup_printf ("%u", job->k);
   g_autofree char *n = g_strdup_printf ("%u", job->candidates->len);
 
-  return anot_llm_prompt (job->context, path, "k", k, "n", n,
+  /* A plan call sees no item: its task may not say they are "below". */
+  return anot_llm_prompt (job->context, path, "k", k, "n", n, "below", listed ? " below" : "",
                           "request", anot_query_get_text (job->request), NULL);
 }
 
@@ -344,10 +427,12 @@ typedef struct
 {
   AnotLlmJob *job;
   JsonObject *record;
-  /* The call, to fit it to the window if it does not fit. */
+  /* The call, to fit it to the window if it does not fit: the request
+   * holds the prompt the method gave away (not a copy). */
   char *role;
   char *system_prompt;
-  char *prompt;
+  AnotChatRequest *request;
+  const char *prompt;
 } CallData;
 
 static void
@@ -356,7 +441,7 @@ call_data_free (CallData *data)
   json_object_unref (data->record);
   g_free (data->role);
   g_free (data->system_prompt);
-  g_free (data->prompt);
+  g_object_unref (data->request);
   g_free (data);
 }
 
@@ -415,6 +500,48 @@ on_completed (GObject      *source,
 }
 
 void
+anot_llm_job_complete_take_async (AnotLlmJob          *job,
+                                  const char          *phase,
+                                  const char          *role,
+                                  const char          *system_prompt,
+                                  char                *prompt,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  GTask *task = g_task_new (job->context, job->cancellable, callback, user_data);
+  CallData *data = g_new0 (CallData, 1);
+  guint last;
+  gsize prompt_chars;
+
+  data->job = job;
+  data->role = g_strdup (role);
+  data->system_prompt = g_strdup (system_prompt);
+  data->request = anot_chat_request_new (system_prompt, NULL);
+  anot_chat_request_add_message_take (data->request, ANOT_CHAT_ROLE_USER, prompt, -1);
+  last = anot_chat_request_get_n_messages (data->request) - 1;
+  data->prompt = anot_chat_request_get_message_content (data->request, last);
+  /* Counted once, at memory speed, on the text that is sent. */
+  prompt_chars = anot_chat_request_get_message_chars (data->request, last);
+  data->record = json_object_new ();
+  json_object_set_int_member (data->record, "call", job->n_calls);
+  json_object_set_string_member (data->record, "phase", phase);
+  json_object_set_string_member (data->record, "role", role);
+  json_object_set_int_member (data->record, "system_chars",
+                              system_prompt != NULL ? anot_chat_request_get_message_chars (data->request, 0) : 0);
+  json_object_set_int_member (data->record, "prompt_chars", prompt_chars);
+  json_array_add_object_element (job->calls, json_object_ref (data->record));
+  job->n_calls++;
+  g_task_set_task_data (task, data, (GDestroyNotify) call_data_free);
+  g_task_set_source_tag (task, anot_llm_job_complete_async);
+
+  anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, job->method,
+                             "%s: %s call (%" G_GSIZE_FORMAT " prompt chars)",
+                             anot_method_context_get_request_id (job->context), phase, prompt_chars);
+  anot_method_context_complete_request_async (job->context, role, data->request, job->cancellable,
+                                              on_completed, task);
+}
+
+void
 anot_llm_job_complete_async (AnotLlmJob          *job,
                              const char          *phase,
                              const char          *role,
@@ -423,31 +550,8 @@ anot_llm_job_complete_async (AnotLlmJob          *job,
                              GAsyncReadyCallback  callback,
                              gpointer             user_data)
 {
-  GTask *task = g_task_new (job->context, job->cancellable, callback, user_data);
-  CallData *data = g_new0 (CallData, 1);
-  glong prompt_chars = g_utf8_strlen (prompt, -1);
-
-  data->job = job;
-  data->role = g_strdup (role);
-  data->system_prompt = g_strdup (system_prompt);
-  data->prompt = g_strdup (prompt);
-  data->record = json_object_new ();
-  json_object_set_int_member (data->record, "call", job->n_calls);
-  json_object_set_string_member (data->record, "phase", phase);
-  json_object_set_string_member (data->record, "role", role);
-  json_object_set_int_member (data->record, "system_chars",
-                              system_prompt != NULL ? g_utf8_strlen (system_prompt, -1) : 0);
-  json_object_set_int_member (data->record, "prompt_chars", prompt_chars);
-  json_array_add_object_element (job->calls, json_object_ref (data->record));
-  job->n_calls++;
-  g_task_set_task_data (task, data, (GDestroyNotify) call_data_free);
-  g_task_set_source_tag (task, anot_llm_job_complete_async);
-
-  anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, job->method,
-                             "%s: %s call (%ld prompt chars)", anot_method_context_get_request_id (job->context),
-                             phase, (long) prompt_chars);
-  anot_method_context_complete_async (job->context, role, system_prompt, prompt,
-                                      job->cancellable, on_completed, task);
+  anot_llm_job_complete_take_async (job, phase, role, system_prompt, g_strdup (prompt),
+                                    callback, user_data);
 }
 
 AnotCompletion *
@@ -555,7 +659,9 @@ fit_reviews (AnotLlmJob *job,
   if (at == NULL)
     return FALSE;
   data_len = strlen (job->last_data);
-  prompt_len = strlen (data->prompt) + (data->system_prompt != NULL ? strlen (data->system_prompt) : 0);
+  prompt_len = 0;
+  for (guint i = 0; i < anot_chat_request_get_n_messages (data->request); i++)
+    prompt_len += anot_chat_request_get_message_length (data->request, i);
 
   /* The candidates' text in the refused prompt was formatted from these
    * items with the formatter as it is (only fitting changes it), so the

@@ -34,8 +34,9 @@ GCancellable      *anot_llm_job_get_cancellable (AnotLlmJob *job);
 AnotFormatter *anot_llm_job_get_formatter     (AnotLlmJob          *job,
                                                GError             **error);
 /* Formats @subset (NULL: every candidate) and records the coverage under
- * @label in the trace. */
-char        *anot_llm_job_format_candidates   (AnotLlmJob          *job,
+ * @label in the trace.  The text is the job's, valid until the next
+ * format. */
+const char  *anot_llm_job_format_candidates   (AnotLlmJob          *job,
                                                const char          *label,
                                                GPtrArray           *subset,
                                                GError             **error);
@@ -43,17 +44,22 @@ char        *anot_llm_job_format_candidates   (AnotLlmJob          *job,
 /* A prompt template of the plugin's GResource (@path), with `{name}`
  * replaced by the value of name in the NULL-terminated name/value pairs;
  * `{{` and `}}` stand for braces.  `{item}`, `{items}`, `{Item}`,
- * `{Items}`, `{attribute_examples}` and `{tool_attribute_examples}` (the
- * same on any domain but the restaurants, where ReAct's and LATS's four)
- * are the benchmark's domain (@context's; restaurants without a context):
- * templates never name the items or their attributes themselves. */
+ * `{Items}`, `{ITEMS}`, `{a_item}`, `{A_item}`, `{candidate_items}`,
+ * `{attribute_examples}` and `{tool_attribute_examples}` (the same on any
+ * domain but the restaurants, where ReAct's and LATS's four) are the
+ * benchmark's domain (@context's; restaurants without a context):
+ * templates never name the items or their attributes themselves, and a
+ * method passing a value under one of these names is a critical (its
+ * value would fill every place the template names the items). */
 char        *anot_llm_prompt                  (AnotMethodContext   *context,
                                                const char          *path,
                                                ...) G_GNUC_NULL_TERMINATED;
-char        *anot_llm_template_fill           (const char          *template_text,
-                                               ...) G_GNUC_NULL_TERMINATED;
-char        *anot_llm_template_fillv          (const char          *template_text,
-                                               va_list              args);
+/* @template_text with each `{name}` replaced by @values' string of name
+ * (`{{` and `}}` stand for braces), in one pass: no value is expanded
+ * again.  A placeholder without a value is a critical and stays as
+ * written. */
+char        *anot_llm_template_fill_table     (const char          *template_text,
+                                               GHashTable          *values);
 
 /* @base, followed by the defense instructions in defense mode. */
 char        *anot_llm_system_prompt           (AnotMethodContext   *context,
@@ -69,6 +75,15 @@ void         anot_llm_job_complete_async      (AnotLlmJob          *job,
                                                const char          *role,
                                                const char          *system_prompt,
                                                const char          *prompt,
+                                               GAsyncReadyCallback  callback,
+                                               gpointer             user_data);
+/* The same with @prompt (g_malloc()ed) given away: it is the text the
+ * router counts and the backend writes into the body, never copied. */
+void         anot_llm_job_complete_take_async (AnotLlmJob          *job,
+                                               const char          *phase,
+                                               const char          *role,
+                                               const char          *system_prompt,
+                                               char                *prompt,
                                                GAsyncReadyCallback  callback,
                                                gpointer             user_data);
 /* Returns the completion, or NULL and @error; *record (borrowed) is the
@@ -123,10 +138,12 @@ AnotRanking *anot_llm_job_rank_answer         (AnotLlmJob          *job,
  * under @prefix). */
 char        *anot_llm_job_instruction         (AnotLlmJob          *job,
                                                const char          *prefix);
-/* The compact task description, @prefix/task.txt, with {k}, {n} and
- * {request}. */
+/* The compact task description, @prefix/task.txt, with {k}, {n},
+ * {request} and {below}: " below" when the prompt lists the items after
+ * it (@listed), nothing in a plan call that shows none. */
 char        *anot_llm_job_task                (AnotLlmJob          *job,
-                                               const char          *prefix);
+                                               const char          *prefix,
+                                               gboolean             listed);
 
 /* Adaptive truncation, as the original harness did for string-context
  * methods: whether @error says the prompt was too long for the model

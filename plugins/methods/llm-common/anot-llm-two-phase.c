@@ -88,7 +88,7 @@ send_second (GTask *task)
   const AnotLlmTwoPhase *spec = state->spec;
   AnotLlmJob *job = state->job;
   g_autoptr(GError) error = NULL;
-  g_autofree char *data = NULL;
+  const char *data = NULL;
   g_autofree char *task_text = NULL;
   g_autofree char *instruction = NULL;
   g_autofree char *system_path = NULL;
@@ -104,7 +104,7 @@ send_second (GTask *task)
       g_object_unref (task);
       return;
     }
-  task_text = anot_llm_job_task (job, spec->prompts);
+  task_text = anot_llm_job_task (job, spec->prompts, TRUE);
   instruction = anot_llm_job_instruction (job, spec->prompts);
   system_path = g_strdup_printf ("%s/%s-system.txt", spec->prompts, spec->second_call);
   user_path = g_strdup_printf ("%s/%s-user.txt", spec->prompts, spec->second_call);
@@ -118,8 +118,8 @@ send_second (GTask *task)
                             "instruction", instruction,
                             NULL);
 
-  anot_llm_job_complete_async (job, spec->second_call, spec->second_role, system_prompt, prompt,
-                               on_answer, task);
+  anot_llm_job_complete_take_async (job, spec->second_call, spec->second_role, system_prompt,
+                                    g_steal_pointer (&prompt), on_answer, task);
 }
 
 void
@@ -174,11 +174,11 @@ anot_llm_two_phase_rank_async (const AnotLlmTwoPhase *spec,
       state->verbatim = plan_index == 1;
     }
 
-  task_text = anot_llm_job_task (state->job, spec->prompts);
+  task_text = anot_llm_job_task (state->job, spec->prompts, FALSE);
   system_base = anot_llm_prompt (context, plan_system, NULL);
   system_prompt = anot_llm_job_system_prompt (state->job, system_base);
   prompt = anot_llm_prompt (context, plan_user, "task", task_text, "n", n, NULL);
 
-  anot_llm_job_complete_async (state->job, "plan", spec->plan_role, system_prompt, prompt,
-                               on_plan, g_steal_pointer (&task));
+  anot_llm_job_complete_take_async (state->job, "plan", spec->plan_role, system_prompt,
+                                    g_steal_pointer (&prompt), on_plan, g_steal_pointer (&task));
 }

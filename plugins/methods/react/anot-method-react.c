@@ -171,8 +171,9 @@ forced_finish (GTask *task)
                             "instruction", job->instruction,
                             "history", job->history->str,
                             NULL);
-  anot_llm_job_complete_async (job->llm, "forced_finish", ROLE, job->system_prompt, prompt,
-                               on_forced_finish, g_object_ref (task));
+  anot_llm_job_complete_take_async (job->llm, "forced_finish", ROLE, job->system_prompt,
+                                    g_steal_pointer (&prompt),
+                                    on_forced_finish, g_object_ref (task));
 }
 
 static void next_step (GTask *task);
@@ -276,8 +277,8 @@ next_step (GTask *task)
                             "tools", job->tools,
                             "history", job->history->str,
                             NULL);
-  anot_llm_job_complete_async (job->llm, "step", ROLE, job->system_prompt, prompt,
-                               on_step, g_object_ref (task));
+  anot_llm_job_complete_take_async (job->llm, "step", ROLE, job->system_prompt,
+                                    g_steal_pointer (&prompt), on_step, g_object_ref (task));
 }
 
 static void

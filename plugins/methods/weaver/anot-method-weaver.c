@@ -288,7 +288,7 @@ ask_answer (GTask *task)
                             NULL);
   result_text = w->result != NULL ? render_result (w->result)
                                   : g_strdup_printf ("(error: %s)", w->sql_error ? w->sql_error : "no query");
-  task_text = anot_llm_job_task (job, PROMPTS);
+  task_text = anot_llm_job_task (job, PROMPTS, TRUE);
   instruction = anot_llm_job_instruction (job, PROMPTS);
   system_base = anot_llm_prompt (anot_llm_job_get_context (job), PROMPTS "/answer-system.txt", NULL);
   system_prompt = anot_llm_job_system_prompt (job, system_base);
@@ -309,8 +309,8 @@ ask_answer (GTask *task)
     json_node_take_object (node, o);
     anot_llm_job_set_trace_member (job, "answer_candidates", node);
   }
-  anot_llm_job_complete_async (job, "answer", ANOT_DEFAULT_ROLE, system_prompt, prompt,
-                               on_answer, task);
+  anot_llm_job_complete_take_async (job, "answer", ANOT_DEFAULT_ROLE, system_prompt,
+                                    g_steal_pointer (&prompt), on_answer, task);
 }
 
 static void on_sql (GObject *source, GAsyncResult *result, gpointer user_data);
@@ -330,7 +330,8 @@ ask_repair (GTask *task)
                                              NULL);
 
   w->repairs_left--;
-  anot_llm_job_complete_async (job, "repair", SQL_ROLE, system_prompt, prompt, on_sql, task);
+  anot_llm_job_complete_take_async (job, "repair", SQL_ROLE, system_prompt,
+                                    g_steal_pointer (&prompt), on_sql, task);
 }
 
 static void
@@ -447,7 +448,8 @@ anot_method_weaver_rank_async (AnotMethod          *method,
                             "request", anot_query_get_text (request),
                             "n", n,
                             NULL);
-  anot_llm_job_complete_async (w->job, "sql", SQL_ROLE, system_prompt, prompt, on_sql, task);
+  anot_llm_job_complete_take_async (w->job, "sql", SQL_ROLE, system_prompt,
+                                    g_steal_pointer (&prompt), on_sql, task);
 }
 
 static AnotRanking *

@@ -159,12 +159,41 @@ class Dataset(Anot.Dataset):
         """The requests of one group (`"G01"`), in dataset order."""
         return [r for r in self.requests if r.get_group() == group]
 
+    def get_friends(self, name):
+        """The friends of `name` in the friend graph, or None if `name` is not in it."""
+        return _friends(self, name)
+
     def __repr__(self):
         return (f"<Anot.Dataset {self.get_name()!r}: {self.get_n_items()} items, "
                 f"{self.get_n_reviews()} reviews, {self.get_n_requests()} requests>")
 
 
 Dataset = override(Dataset)
+
+
+def _friends(owner, name):
+    # PyGObject gives [] for a NULL zero-terminated array: the C API's NULL
+    # (not in the graph) would read as "no friends".
+    found, friends = owner.lookup_friends(name)
+    return list(friends or []) if found else None
+
+
+@_export
+class MethodContext(Anot.MethodContext):
+    @staticmethod
+    def new_for_run(dataset, request_id, n_candidates, seed=42, run=1):
+        """The context run `run` of an experiment with `seed` (`--seed`, 42
+        by default) gives the method for `request_id` at N = `n_candidates`:
+        the same seed, so a seeded method ranks as in that run.  Its pool is
+        `Anot.Pool.new(dataset, request, n_candidates, seed=seed + run)`."""
+        return Anot.MethodContext.new_for_run(dataset, request_id, n_candidates, seed, run)
+
+    def get_friends(self, name):
+        """The friends of `name` in the friend graph, or None if `name` is not in it."""
+        return _friends(self, name)
+
+
+MethodContext = override(MethodContext)
 
 
 @_export
@@ -181,7 +210,9 @@ class Item(Anot.Item):
         return _json_to_py(self.get_attributes()) or {}
 
     def to_dict(self):
-        """The item's record as in `restaurants.jsonl`."""
+        """The item's record as in `restaurants.jsonl`, without the fields
+        that leak the answer (`llm_score`, `llm_reasoning`): what a method
+        may read (`_json_to_py(item.dup_file_record())` has them)."""
         return _json_to_py(self.get_record())
 
     def __repr__(self):
@@ -1336,7 +1367,7 @@ class Method(Anot.Method):
         For trying a method on one request in a notebook; `request` is an
         Anot.Request (the method is handed its blind Anot.Query, as in an
         experiment) or an Anot.Query, `context` an Anot.MethodContext
-        (`Anot.MethodContext.new(dataset, request_id, seed)`, plus options
+        (`Anot.MethodContext.new_for_run(dataset, request_id, n)`, run 1's, plus options
         or a router when the method needs them).  Errors arrive as
         GLib.Error; Ctrl-C cancels the call.
         """
