@@ -518,6 +518,10 @@ print_llm_usage (AnotExperiment *experiment)
                " retried), %u recorded by an interrupted run polled again\n",
                anot_batch_queue_get_n_submitted (queue), anot_batch_queue_get_n_lines_sent (queue),
                anot_batch_queue_get_n_lines_retried (queue), anot_batch_queue_get_n_resumed (queue));
+      if (anot_batch_queue_get_n_calls_shared (queue) > 0)
+        g_print ("Batches: %" G_GUINT64_FORMAT " calls answered by the line of an identical "
+                 "call, billed once and counted once (at no cost for them)\n",
+                 anot_batch_queue_get_n_calls_shared (queue));
       if (anot_batch_queue_get_n_lines_lost_resent (queue) > 0)
         g_print ("Batches lost by the provider (HTTP 404): %" G_GUINT64_FORMAT " of their lines "
                  "sent once more (paid twice if the provider had answered them)\n",

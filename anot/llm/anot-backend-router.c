@@ -9,6 +9,7 @@
 #include "anot-tokenizer.h"
 
 #include "anot-cached-backend.h"
+#include "anot-completion-private.h"
 #include "anot-error.h"
 #include "anot-http-backend.h"
 
@@ -971,7 +972,9 @@ on_backend_done (GObject      *source,
   anot_completion_set_role (completion, data->role);
   if (anot_completion_get_model (completion) == NULL && data->model != NULL)
     g_object_set (completion, "model", data->model, NULL);
-  if (anot_completion_get_cost_usd (completion) == 0.0)
+  /* A batch line shared by identical calls is billed once: to the first. */
+  if (anot_completion_get_cost_usd (completion) == 0.0 &&
+      !anot_completion_get_paid_by_another (completion))
     {
       double input, output;
 
