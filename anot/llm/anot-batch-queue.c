@@ -1816,3 +1816,43 @@ anot_batch_queue_get_n_calls_shared (AnotBatchQueue *self)
   g_return_val_if_fail (ANOT_IS_BATCH_QUEUE (self), 0);
   return self->n_calls_shared;
 }
+
+/**
+ * anot_batch_queue_get_n_running:
+ * @self: an #AnotBatchQueue
+ *
+ * The batches submitted (or recorded by an interrupted run and polled)
+ * that have not ended: when a run stops with some (requests that passed
+ * their deadline, Ctrl-C), the provider still answers and bills their
+ * lines, and a resume that opens the same state file polls them and takes
+ * the answers.
+ *
+ * Returns: the batches being polled
+ */
+guint
+anot_batch_queue_get_n_running (AnotBatchQueue *self)
+{
+  g_return_val_if_fail (ANOT_IS_BATCH_QUEUE (self), 0);
+  return g_hash_table_size (self->subs);
+}
+
+/**
+ * anot_batch_queue_get_n_lines_running:
+ * @self: an #AnotBatchQueue
+ *
+ * Returns: the lines of the batches anot_batch_queue_get_n_running()
+ *   counts
+ */
+guint64
+anot_batch_queue_get_n_lines_running (AnotBatchQueue *self)
+{
+  GHashTableIter iter;
+  gpointer value;
+  guint64 n = 0;
+
+  g_return_val_if_fail (ANOT_IS_BATCH_QUEUE (self), 0);
+  g_hash_table_iter_init (&iter, self->subs);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    n += anot_batch_get_n_lines (((Sub *) value)->batch);
+  return n;
+}

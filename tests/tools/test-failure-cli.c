@@ -890,6 +890,40 @@ test_budget_counts_unscored (Fixture       *f,
  * A stall under the request deadline
  * --------------------------------------------------------------------- */
 
+/* What the experiment's summary and answers.jsonl say was spent on the
+ * batch lines the server answered since it had answered @prompt_before +
+ * @completion_before tokens of lines: their bill at gpt-4o-mini's batch
+ * price (half of $0.15 and $0.60 per million tokens), one journal line
+ * each. */
+static void
+assert_spend_is_batch_bill (AnotFakeLlm *server,
+                            const char  *dir,
+                            guint64      prompt_before,
+                            guint64      completion_before)
+{
+  g_autofree char *summary_path = g_build_filename (dir, "clean", "summary.json", NULL);
+  g_autofree char *journal_path = g_build_filename (dir, "answers.jsonl", NULL);
+  g_autofree char *journal = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  guint64 prompt, completion, lines = 0;
+  double bill;
+  JsonObject *usage;
+
+  anot_fake_llm_get_batch_tokens (server, &prompt, &completion);
+  bill = (prompt - prompt_before) * 0.075e-6 + (completion - completion_before) * 0.30e-6;
+  g_assert_true (json_parser_load_from_file (parser, summary_path, NULL));
+  usage = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "usage");
+  g_test_message ("batch lines billed $%.8f; summary $%.8f", bill,
+                  json_object_get_double_member (usage, "total_cost_usd"));
+  g_assert_cmpfloat (bill, >, 0);
+  /* The summary rounds to the millionth of a dollar. */
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (usage, "total_cost_usd"), bill, 5e-7);
+  g_assert_true (g_file_get_contents (journal_path, &journal, NULL, NULL));
+  for (const char *p = journal; *p != '\0'; p++)
+    lines += *p == '\n';
+  g_assert_cmpuint (lines, ==, 4);
+}
+
 /* The server stalls (direct: it answers after 30 s, past a deadline of
  * 1 s; batch mode: the batch runs for 8 s, past a deadline of 3 s, well
  * after the batch is submitted) past every request's deadline: they were
@@ -924,13 +958,14 @@ test_stall (Fixture       *f,
     "--request-timeout", batch ? "3" : "1", batch ? "--batch" : NULL, NULL,
   };
   const char *resume_argv[] = { "--resume", dir, "--request-timeout", "0", NULL };
-  guint64 lines_before;
+  guint64 lines_before, lines_before_prompt, lines_before_completion;
   guint stalled_calls, stalled_batches;
 
   g_assert_cmpint (run (reference_argv, NULL, NULL, NULL), ==, 0);
   reference = read_rows (reference_path, NULL);
   anot_fake_llm_clear_requests (f->server);
   lines_before = anot_fake_llm_get_n_batch_lines (f->server);
+  anot_fake_llm_get_batch_tokens (f->server, &lines_before_prompt, &lines_before_completion);
 
   if (batch)
     anot_fake_llm_set_batch_delay_ms (f->server, 8000);
@@ -939,6 +974,11 @@ test_stall (Fixture       *f,
                                                  "\"latency_ms\": 30000}", NULL));
   g_assert_cmpint (run (argv, NULL, &out, &err), ==, 4);
   g_assert_nonnull (strstr (err, "--resume"));
+  /* The run does not wait for the batch its requests gave up on: it says
+   * the batch still runs, billed, and that a resume takes its answers. */
+  if (batch)
+    g_assert_nonnull (strstr (out, "Batches: 1 still running at the provider (4 lines, billed when "
+                                   "they end)"));
   rows = read_rows (rows_path, &objects);
   g_assert_cmpuint (objects->len, ==, 4);
   for (guint i = 0; i < objects->len; i++)
@@ -976,6 +1016,7 @@ test_stall (Fixture       *f,
                         MAX (stalled_batches, 1));
       g_assert_cmpuint (anot_fake_llm_get_n_batch_lines (f->server), ==, lines_before + 4);
       g_assert_cmpuint (count_chat_requests (f->server), ==, 0);
+      assert_spend_is_batch_bill (f->server, dir, lines_before_prompt, lines_before_completion);
     }
   else
     g_assert_cmpuint (count_chat_requests (f->server), ==, stalled_calls + 4);
