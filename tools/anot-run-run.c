@@ -473,6 +473,7 @@ static void
 print_llm_usage (AnotExperiment *experiment)
 {
   g_autoptr(AnotUsage) usage = anot_usage_new ();
+  g_autoptr(AnotUsage) cancelled = anot_experiment_dup_cancelled_usage (experiment);
   g_auto(GStrv) attacks = anot_experiment_list_attacks (experiment);
   const guint *ns;
   guint n_ns = 0;
@@ -487,12 +488,20 @@ print_llm_usage (AnotExperiment *experiment)
           for (guint r = 0; rows != NULL && r < rows->len; r++)
             anot_usage_merge (usage, anot_result_get_usage (g_ptr_array_index (rows, r)));
         }
-  if (anot_usage_get_calls (usage) > 0)
-    g_print ("LLM: %" G_GUINT64_FORMAT " calls, %" G_GUINT64_FORMAT " prompt + %" G_GUINT64_FORMAT
-           " completion tokens, $%.4f, %" G_GUINT64_FORMAT " retries\n",
-           anot_usage_get_calls (usage), anot_usage_get_prompt_tokens (usage),
-           anot_usage_get_completion_tokens (usage), anot_usage_get_cost_usd (usage),
-           anot_usage_get_retries (usage));
+  if (anot_usage_get_calls (usage) > 0 || anot_usage_get_cancelled_calls (cancelled) > 0)
+    {
+      g_print ("LLM: %" G_GUINT64_FORMAT " calls, %" G_GUINT64_FORMAT " prompt + %" G_GUINT64_FORMAT
+               " completion tokens, $%.4f, %" G_GUINT64_FORMAT " retries",
+               anot_usage_get_calls (usage), anot_usage_get_prompt_tokens (usage),
+               anot_usage_get_completion_tokens (usage), anot_usage_get_cost_usd (usage),
+               anot_usage_get_retries (usage));
+      /* Not in the cost: the provider may bill them, or not. */
+      if (anot_usage_get_cancelled_calls (cancelled) > 0)
+        g_print (", %" G_GUINT64_FORMAT " cancelled in flight (up to $%.4f more if billed)",
+                 anot_usage_get_cancelled_calls (cancelled),
+                 anot_usage_get_cancelled_cost_usd (cancelled));
+      g_print ("\n");
+    }
   if (anot_usage_get_calls (usage) > 0)
   {
     AnotBackendRouter *router = anot_experiment_get_router (experiment);

@@ -11,6 +11,7 @@
 
 #include "anot-test-data.h"
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
 
 #include "anot-fake-llm.h"
@@ -890,6 +891,63 @@ test_budget_counts_unscored (Fixture       *f,
  * A stall under the request deadline
  * --------------------------------------------------------------------- */
 
+/* After the client exited: the chat calls the server has not answered
+ * (its client cancelled them on the wire) and the prompt tokens they
+ * carried. */
+static guint
+count_abandoned (AnotFakeLlm *server,
+                 guint64     *out_prompt_tokens)
+{
+  guint n = 0;
+
+  *out_prompt_tokens = 0;
+  for (guint i = 0; i < anot_fake_llm_get_n_requests (server); i++)
+    {
+      JsonObject *record = anot_fake_llm_get_request (server, i);
+
+      if (strcmp (json_object_get_string_member (record, "path"), "/v1/chat/completions") == 0 &&
+          !json_object_get_boolean_member_with_default (record, "answered", TRUE))
+        {
+          n++;
+          *out_prompt_tokens += json_object_get_int_member (record, "prompt_tokens");
+        }
+    }
+  return n;
+}
+
+/* The `usage` object of @path (config.json, summary.json). */
+static JsonObject *
+read_usage (const char *path,
+            JsonParser *parser)
+{
+  g_assert_true (json_parser_load_from_file (parser, path, NULL));
+  return json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "usage");
+}
+
+/* The calls cancelled in flight that @usage counts (0 without the
+ * member), checked against the server: as many as it saw abandoned,
+ * @abandoned_prompt their prompt tokens (the estimate counts a prompt as
+ * the server does, 4 bytes a token), priced at gpt-4o-mini's list price
+ * with the answer the estimate assumed. */
+static guint64
+assert_cancelled_usage (JsonObject *usage,
+                        guint       abandoned,
+                        guint64     abandoned_prompt)
+{
+  JsonObject *cancelled = json_object_get_object_member (usage, "cancelled_in_flight");
+  double estimate;
+
+  g_assert_nonnull (cancelled);
+  g_assert_cmpint (json_object_get_int_member (cancelled, "calls"), ==, abandoned);
+  g_assert_cmpint (json_object_get_int_member (cancelled, "prompt_tokens"), ==, abandoned_prompt);
+  g_assert_cmpint (json_object_get_int_member (cancelled, "completion_tokens"), >, 0);
+  estimate = abandoned_prompt * 0.15e-6 +
+             json_object_get_int_member (cancelled, "completion_tokens") * 0.60e-6;
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (cancelled, "estimated_cost_usd"),
+                                  estimate, 5e-7);
+  return json_object_get_int_member (cancelled, "calls");
+}
+
 /* What the experiment's summary and answers.jsonl say was spent on the
  * batch lines the server answered since it had answered @prompt_before +
  * @completion_before tokens of lines: their bill at gpt-4o-mini's batch
@@ -999,6 +1057,19 @@ test_stall (Fixture       *f,
     g_assert_cmpuint (count_chat_requests (f->server), <=, 4);
   stalled_calls = count_chat_requests (f->server);
   stalled_batches = anot_test_cli_count_requests (f->server, "POST", "/v1/batches");
+  /* Direct: the deadline cancelled the calls on the wire, each counted as
+   * cancelled in flight, at an estimate, in config.json. */
+  if (!batch)
+    {
+      g_autofree char *config_path = g_build_filename (dir, "clean", "run_1", "config.json", NULL);
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      guint64 abandoned_prompt;
+      guint abandoned = count_abandoned (f->server, &abandoned_prompt);
+
+      g_assert_cmpuint (abandoned, ==, stalled_calls);
+      if (abandoned > 0)
+        assert_cancelled_usage (read_usage (config_path, parser), abandoned, abandoned_prompt);
+    }
 
   /* The server is quick again: the resume scores every request. */
   g_assert_true (anot_fake_llm_set_rules_json (f->server, "{\"default_reply\": \"[3, 1, 2, 5, 4]\"}",
@@ -1179,6 +1250,9 @@ server_bill (AnotFakeLlm *server,
       if (strcmp (json_object_get_string_member (record, "path"), "/v1/chat/completions") != 0 ||
           json_object_get_int_member (record, "status") != 200)
         continue;
+      /* Cut by the client before its answer was due. */
+      if (!json_object_get_boolean_member_with_default (record, "answered", TRUE))
+        continue;
       (*out_calls)++;
       bill += json_object_get_int_member (record, "prompt_tokens") * 0.15e-6 +
               json_object_get_int_member (record, "completion_tokens") * 0.60e-6;
@@ -1273,6 +1347,91 @@ test_retries_counted (Fixture       *f,
   g_assert_cmpint (json_object_get_int_member (usage, "total_retries"), ==, retries);
 }
 
+/* ------------------------------------------------------------------------
+ * Calls cancelled in flight
+ * --------------------------------------------------------------------- */
+
+typedef struct
+{
+  AnotFakeLlm *server;
+  GSubprocess *process;
+  gboolean sent;
+} Interrupt;
+
+/* Ctrl-C once the four calls reached the server and the two quick ones
+ * were answered: the two slow ones are on the wire. */
+static void
+interrupt_tick (gpointer data)
+{
+  Interrupt *interrupt = data;
+
+  if (!interrupt->sent && count_chat_requests (interrupt->server) == 4 &&
+      anot_fake_llm_get_in_flight (interrupt->server) == 2)
+    {
+      g_subprocess_send_signal (interrupt->process, SIGINT);
+      interrupt->sent = TRUE;
+    }
+}
+
+/* Ctrl-C with two calls on the wire: they are cancelled, and a provider
+ * may bill them.  No answer came back, so each is counted as cancelled in
+ * flight, at an estimated cost, apart from the cost: in answers.jsonl,
+ * config.json, summary.json and the LLM line, and still after the resume
+ * (which pays for those calls again: they had no answer to replay), while
+ * the cost stays the server's bill for the calls it answered.  Counts,
+ * not timings: the signal is sent once the server holds the two slow
+ * calls, whose answers are a minute away. */
+static void
+test_cancelled_in_flight (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *dir = g_build_filename (f->root, "cut", NULL);
+  g_autofree char *config_path = g_build_filename (dir, "clean", "run_1", "config.json", NULL);
+  g_autofree char *summary_path = g_build_filename (dir, "clean", "summary.json", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *line = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  Interrupt interrupt = { f->server, NULL, FALSE };
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "4", "-j", "4", "--out", f->root, "--name", "cut", NULL,
+  };
+  const char *resume_argv[] = { "--resume", dir, NULL };
+  guint64 abandoned_prompt = 0;
+  guint abandoned, calls;
+  double bill;
+
+  g_assert_true (anot_fake_llm_set_rules_json (f->server,
+                                               "{\"default_reply\": \"[3, 1, 2, 5, 4]\", "
+                                               "\"slow_ms\": 60000, \"rules\": [{\"match\": \".\", "
+                                               "\"fault\": \"slow\", \"times\": 2}]}", NULL));
+  process = spawn (argv, NULL);
+  interrupt.process = process;
+  g_assert_cmpint (anot_test_cli_wait (process, interrupt_tick, &interrupt, &out, &err), ==, 130);
+  g_assert_true (interrupt.sent);
+  abandoned = count_abandoned (f->server, &abandoned_prompt);
+  g_assert_cmpuint (abandoned, ==, 2);
+  line = g_strdup_printf (", %u cancelled in flight (up to $", abandoned);
+  g_assert_nonnull (strstr (out, line));
+  assert_cancelled_usage (read_usage (config_path, parser), abandoned, abandoned_prompt);
+
+  /* The resume runs the two cut requests again: the cancelled calls stay
+   * counted, the cost is what the server answered. */
+  g_assert_true (anot_fake_llm_set_rules_json (f->server, "{\"default_reply\": \"[3, 1, 2, 5, 4]\"}",
+                                               NULL));
+  g_assert_cmpint (run (resume_argv, NULL, &out, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, line));
+  assert_cancelled_usage (read_usage (config_path, parser), abandoned, abandoned_prompt);
+  assert_cancelled_usage (read_usage (summary_path, parser), abandoned, abandoned_prompt);
+  bill = server_bill (f->server, &calls);
+  g_assert_cmpint (json_object_get_int_member (read_usage (summary_path, parser), "total_calls"), ==,
+                   calls);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (read_usage (summary_path, parser),
+                                                                 "total_cost_usd"), bill, 5e-7);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1298,6 +1457,7 @@ main (int    argc,
   ADD ("/failure-cli/full-disk", test_full_disk, NULL);
   ADD ("/failure-cli/outage/spend", test_outage_spend, NULL);
   ADD ("/failure-cli/retries-counted", test_retries_counted, NULL);
+  ADD ("/failure-cli/cancelled-in-flight", test_cancelled_in_flight, NULL);
 
 #undef ADD
 
