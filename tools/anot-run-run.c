@@ -489,11 +489,20 @@ print_llm_usage (AnotExperiment *experiment)
         }
   if (anot_usage_get_calls (usage) == 0)
     return;
-  g_print ("LLM: %" G_GUINT64_FORMAT " calls, %" G_GUINT64_FORMAT " prompt + %" G_GUINT64_FORMAT
-           " completion tokens, $%.4f, %" G_GUINT64_FORMAT " retries\n",
-           anot_usage_get_calls (usage), anot_usage_get_prompt_tokens (usage),
-           anot_usage_get_completion_tokens (usage), anot_usage_get_cost_usd (usage),
-           anot_usage_get_retries (usage));
+  {
+    g_autofree char *cost = anot_run_format_cost (anot_usage_get_cost_usd (usage), 4);
+    g_autofree char *unpriced = NULL;
+
+    if (!anot_usage_get_cost_known (usage))
+      unpriced = g_strdup_printf (" (%" G_GUINT64_FORMAT " call%s without a price)",
+                                  anot_usage_get_unpriced_calls (usage),
+                                  anot_usage_get_unpriced_calls (usage) == 1 ? "" : "s");
+    g_print ("LLM: %" G_GUINT64_FORMAT " calls, %" G_GUINT64_FORMAT " prompt + %" G_GUINT64_FORMAT
+             " completion tokens, %s%s, %" G_GUINT64_FORMAT " retries\n",
+             anot_usage_get_calls (usage), anot_usage_get_prompt_tokens (usage),
+             anot_usage_get_completion_tokens (usage), cost, unpriced ? unpriced : "",
+             anot_usage_get_retries (usage));
+  }
   {
     AnotBackendRouter *router = anot_experiment_get_router (experiment);
     g_autoptr(GPtrArray) backends = router ? anot_backend_router_list_http_backends (router) : NULL;
@@ -1035,6 +1044,12 @@ anot_run_run_experiment (int           argc,
       run_options_clear (&o);
       return status;
     }
+  /* Before anything runs: a cost that will be unknown is said now. */
+  {
+    g_auto(GStrv) unpriced = anot_experiment_list_unpriced_models (experiment);
+
+    anot_run_warn_unpriced (NULL, (const char * const *) unpriced);
+  }
 
   {
     g_autofree char *method = NULL;

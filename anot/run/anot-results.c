@@ -6,6 +6,7 @@
 
 #include "anot-results.h"
 #include "anot-results-private.h"
+#include "anot-usage-private.h"
 
 #include <string.h>
 
@@ -748,7 +749,7 @@ anot_results_get_rows (AnotResults *self)
       json_object_set_double_member (object, "reviews_dropped_share", row->dropped_share);
       json_object_set_int_member (object, "calls", (gint64) row->calls);
       json_object_set_int_member (object, "tokens", (gint64) row->tokens);
-      json_object_set_double_member (object, "cost_usd", row->cost_usd);
+      anot_usage_set_cost_member (object, "cost_usd", row->cost_usd);
       json_object_set_double_member (object, "latency_ms", row->latency_ms);
       set_nullable_string (object, "error", row->error);
       set_nullable_string (object, "top1_item", row->top1_item);
