@@ -9,6 +9,7 @@
 
 #include "anot-fake-llm.h"
 
+#include <math.h>
 #include <string.h>
 
 #define TEST_KEY "sk-anot-test-SECRET-5f3a9c1e"
@@ -168,10 +169,14 @@ test_usage_per_request (void)
       g_assert_cmpuint (anot_usage_get_calls (scorer), ==, 5);
       g_assert_cmpuint (anot_usage_get_prompt_tokens (planner) + anot_usage_get_prompt_tokens (scorer),
                         ==, anot_usage_get_prompt_tokens (usage));
-      /* Priced with the default $1/$3 per million tokens. */
-      g_assert_cmpfloat_with_epsilon (anot_usage_get_cost_usd (usage),
-                                      anot_usage_get_prompt_tokens (usage) / 1e6 * 1.0 +
-                                      anot_usage_get_completion_tokens (usage) / 1e6 * 3.0, 1e-12);
+      /* "fake-model" has no price (no [prices] here, and no made-up
+       * default): the cost is unknown, every call counted as such, the
+       * tokens counted all the same. */
+      g_assert_false (anot_usage_get_cost_known (usage));
+      g_assert_true (isnan (anot_usage_get_cost_usd (usage)));
+      g_assert_cmpuint (anot_usage_get_unpriced_calls (usage), ==, 6);
+      g_assert_cmpuint (anot_usage_get_unpriced_calls (planner), ==, 1);
+      g_assert_cmpuint (anot_usage_get_unpriced_calls (scorer), ==, 5);
       /* The server scored item i as i: the last shown comes first. */
       g_assert_cmpuint (n, >=, 1);
       g_assert_cmpuint (preds[0], ==, 5);
@@ -192,7 +197,14 @@ test_usage_per_request (void)
 
       g_assert_cmpint (json_object_get_int_member (row, "prompt_tokens"), ==,
                        GPOINTER_TO_SIZE (g_hash_table_lookup (prompt_tokens, id)));
+      g_assert_true (json_object_get_null_member (row, "cost_usd"));
+      g_assert_cmpint (json_object_get_int_member (row, "unpriced_calls"), ==, 6);
     }
+  {
+    g_auto(GStrv) unpriced = anot_experiment_list_unpriced_models (experiment);
+
+    g_assert_cmpstrv (unpriced, ((const char * const[]) { "fake-model", NULL }));
+  }
   g_unsetenv ("OPENAI_API_KEY");
 }
 
