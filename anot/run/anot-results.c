@@ -38,7 +38,8 @@
  * infrastructure failed the request: see [method@Anot.Result.is_scored]),
  * `shrunk` (its prompts were cut to the model's context window) and
  * `reviews_dropped_share` (the share of reviews that left out),
- * `calls`, `tokens`, `cost_usd`, `latency_ms`, `error` (null unless the
+ * `calls`, `tokens`, `cost_usd` (null when a call's model had no price),
+ * `latency_ms`, `error` (null unless the
  * request failed), `error_class` (`method`, `infrastructure`, `budget` or null),
  * `top1_item`, `top1_conditions`, `top1_failed`, `gold_conditions` and
  * `condition_kinds` (what the results row says of the item ranked first
