@@ -529,12 +529,14 @@ test_call_budget (void)
 static void
 test_timeout (void)
 {
-  /* Iteration 2's expansions take 5 s; the search has 0.4 s (both
+  /* Iteration 2's expansions take 30 s; the search has 0.4 s (both
    * stretched under the sanitizers, where iteration 1 alone can take
-   * longer than 0.4 s on a loaded machine). */
+   * longer than 0.4 s on a loaded machine).  The margin between the cut
+   * and the answers is wide enough for any load (checked 20/20 beside two
+   * busy loops). */
   guint scale = anot_test_time_scale ();
   const Rule slow[] = {
-    { "^Propose.*Action: sample", "Thought: late.\nAction: count(\"items\")", 5000 * scale, NULL },
+    { "^Propose.*Action: sample", "Thought: late.\nAction: count(\"items\")", 30000 * scale, NULL },
   };
   Fixture fixture = { 0 };
   g_autoptr(AnotMethodContext) context = NULL;
@@ -554,7 +556,7 @@ test_timeout (void)
   trace = trace_of (ranking);
   g_assert_cmpstr (json_object_get_string_member (trace, "stop_reason"), ==, "timeout");
   g_assert_cmpfloat (elapsed_ms, >=, 400 * scale);
-  g_assert_cmpfloat (elapsed_ms, <, 3000 * scale);
+  g_assert_cmpfloat (elapsed_ms, <, 15000 * scale);
   expansion = json_object_get_object_member (json_object_get_object_member (trace, "phases"), "expansion");
   g_assert_cmpint (json_object_get_int_member (expansion, "cancelled"), ==, 2);
   g_assert_cmpstr (json_object_get_string_member (trace, "answer_source"), ==, "best_partial");
@@ -814,7 +816,9 @@ static void
 test_cancel (void)
 {
   static const Rule slow[] = {
-    { "^Propose", "Thought: late.\nAction: count(\"items\")", 5000, NULL },
+    /* Answers in 30 s: ending well before says the search was
+     * cancelled (checked 20/20 beside two busy loops). */
+    { "^Propose", "Thought: late.\nAction: count(\"items\")", 30000, NULL },
   };
   Fixture fixture = { 0 };
   g_autoptr(AnotMethodContext) context = NULL;
@@ -829,7 +833,7 @@ test_cancel (void)
   ranking = rank (&fixture, context, cancellable, &error);
   g_assert_null (ranking);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-  g_assert_cmpint (g_get_monotonic_time () - start, <, 3 * G_USEC_PER_SEC);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 15 * G_USEC_PER_SEC);
   fixture_stop (&fixture);
 }
 
