@@ -200,11 +200,6 @@ test_usage_per_request (void)
       g_assert_true (json_object_get_null_member (row, "cost_usd"));
       g_assert_cmpint (json_object_get_int_member (row, "unpriced_calls"), ==, 6);
     }
-  {
-    g_auto(GStrv) unpriced = anot_experiment_list_unpriced_models (experiment);
-
-    g_assert_cmpstrv (unpriced, ((const char * const[]) { "fake-model", NULL }));
-  }
   g_unsetenv ("OPENAI_API_KEY");
 }
 
@@ -655,6 +650,47 @@ test_auth_failure (void)
   g_assert_cmpstr (rows, ==, "");
 }
 
+/* A method that declares no roles is not checked before the run (its
+ * models are known only at its calls): with a budget, a call to a model
+ * without a price is not sent, and the run stops on the budget saying
+ * why, instead of counting the call as free. */
+static void
+test_budget_unpriced_call (void)
+{
+  g_autoptr(AnotFakeLlm) server = start_server (scoring_rules);
+  g_autofree char *url = anot_fake_llm_get_openai_base_url (server);
+  g_autofree char *demo = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
+  g_autofree char *out = out_dir ("results");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotDataset) dataset = anot_dataset_load (demo, NULL, &error);
+  g_autoptr(AnotExperiment) experiment = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_auto(GStrv) unpriced = NULL;
+
+  g_assert_no_error (error);
+  g_setenv ("OPENAI_API_KEY", TEST_KEY, TRUE);
+  experiment = anot_experiment_new (dataset, "test-llm");
+  anot_experiment_set_option (experiment, "out", out);
+  anot_experiment_set_option (experiment, "name", "unpriced-budget");
+  anot_experiment_set_option (experiment, "force", "true");
+  anot_experiment_set_option (experiment, "backend", "openai");
+  anot_experiment_set_option (experiment, "base-url", url);
+  anot_experiment_set_option (experiment, "model", "fake-model");
+  anot_experiment_set_option (experiment, "candidates", "5");
+  anot_experiment_set_option (experiment, "limit", "2");
+  anot_experiment_set_option (experiment, "max-cost", "5");
+  unpriced = anot_experiment_list_unpriced_models (experiment);
+  g_assert_cmpstrv (unpriced, ((const char * const[]) { NULL }));
+  anot_experiment_run_async (experiment, NULL, on_run_done, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_false (anot_experiment_run_finish (experiment, result, &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_BUDGET);
+  g_assert_nonnull (strstr (error->message, "its model has no price"));
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (server), ==, 0);
+  g_unsetenv ("OPENAI_API_KEY");
+}
+
 /* config.ini's [prices] decides what an experiment's calls cost: an
  * entry for the model, or `*` for every model without one. */
 static void
@@ -877,6 +913,7 @@ main (int    argc,
 
   g_test_add_func ("/llm-run/usage-per-request", test_usage_per_request);
   g_test_add_func ("/llm-run/prices-from-config", test_prices_from_config);
+  g_test_add_func ("/llm-run/budget-unpriced-call", test_budget_unpriced_call);
   g_test_add_func ("/llm-run/defense-prompt-read-once", test_defense_prompt_read_once);
   g_test_add_func ("/llm-run/method-settings-read-once", test_method_settings_read_once);
   g_test_add_func ("/llm-run/faults", test_faults);
