@@ -167,7 +167,7 @@ load (AnotCallJournal  *self,
                          json_object_get_string_member_with_default (object, "role", NULL),
                          (guint64) json_object_get_int_member_with_default (object, "prompt_tokens", 0),
                          (guint64) json_object_get_int_member_with_default (object, "completion_tokens", 0),
-                         json_object_get_double_member_with_default (object, "estimated_cost_usd", 0.0));
+                         anot_usage_read_cost (object, "estimated_cost_usd"));
           start = (gsize) (end - contents) + 1;
           continue;
         }
@@ -269,8 +269,13 @@ anot_call_journal_replay (AnotCallJournal *self,
                                      (guint64) json_object_get_int_member_with_default (object, "prompt_tokens", 0));
   anot_completion_set_completion_tokens (completion,
                                          (guint64) json_object_get_int_member_with_default (object, "completion_tokens", 0));
-  anot_completion_set_cost_usd (completion,
-                                json_object_get_double_member_with_default (object, "cost_usd", 0.0));
+  /* null: the model had no price when the answer came. */
+  if (json_object_has_member (object, "cost_usd") &&
+      JSON_NODE_HOLDS_NULL (json_object_get_member (object, "cost_usd")))
+    anot_completion_set_cost_known (completion, FALSE);
+  else
+    anot_completion_set_cost_usd (completion,
+                                  json_object_get_double_member_with_default (object, "cost_usd", 0.0));
   anot_completion_set_latency_ms (completion,
                                   json_object_get_double_member_with_default (object, "latency_ms", 0.0));
   anot_completion_set_retries (completion,
@@ -331,7 +336,10 @@ anot_call_journal_append (AnotCallJournal  *self,
   json_builder_set_member_name (builder, "completion_tokens");
   json_builder_add_int_value (builder, (gint64) anot_completion_get_completion_tokens (completion));
   json_builder_set_member_name (builder, "cost_usd");
-  json_builder_add_double_value (builder, anot_completion_get_cost_usd (completion));
+  if (anot_completion_get_cost_known (completion))
+    json_builder_add_double_value (builder, anot_completion_get_cost_usd (completion));
+  else
+    json_builder_add_null_value (builder);
   json_builder_set_member_name (builder, "latency_ms");
   json_builder_add_double_value (builder, anot_completion_get_latency_ms (completion));
   json_builder_set_member_name (builder, "retries");
@@ -451,7 +459,7 @@ anot_call_journal_append_cancelled (AnotCallJournal  *self,
   json_builder_set_member_name (builder, "completion_tokens");
   json_builder_add_int_value (builder, (gint64) completion_tokens);
   json_builder_set_member_name (builder, "estimated_cost_usd");
-  json_builder_add_double_value (builder, cost_usd);
+  anot_usage_add_cost_value (builder, cost_usd);
   json_builder_end_object (builder);
   root = json_builder_get_root (builder);
   cancelled_add (self, scope, role, prompt_tokens, completion_tokens, cost_usd);

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'golden'))
 import golden  # noqa: E402  (normalise, FakeLlm, run_env, tree_files)
 
 EXPERIMENT = ['--method', 'cot', '--scaling', '--runs', '2', '--attack', 'clean,typo_10',
-              '--backend', 'openai', '--model', 'shard-fake']
+              '--backend', 'openai', '--model', 'golden-fake']  # priced by golden.run_env
 SHARDS = 4
 
 
