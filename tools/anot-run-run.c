@@ -473,6 +473,7 @@ static void
 print_llm_usage (AnotExperiment *experiment)
 {
   g_autoptr(AnotUsage) usage = anot_usage_new ();
+  g_autoptr(AnotUsage) cancelled = anot_experiment_dup_cancelled_usage (experiment);
   g_auto(GStrv) attacks = anot_experiment_list_attacks (experiment);
   const guint *ns;
   guint n_ns = 0;
@@ -487,13 +488,21 @@ print_llm_usage (AnotExperiment *experiment)
           for (guint r = 0; rows != NULL && r < rows->len; r++)
             anot_usage_merge (usage, anot_result_get_usage (g_ptr_array_index (rows, r)));
         }
-  if (anot_usage_get_calls (usage) == 0)
-    return;
-  g_print ("LLM: %" G_GUINT64_FORMAT " calls, %" G_GUINT64_FORMAT " prompt + %" G_GUINT64_FORMAT
-           " completion tokens, $%.4f, %" G_GUINT64_FORMAT " retries\n",
-           anot_usage_get_calls (usage), anot_usage_get_prompt_tokens (usage),
-           anot_usage_get_completion_tokens (usage), anot_usage_get_cost_usd (usage),
-           anot_usage_get_retries (usage));
+  if (anot_usage_get_calls (usage) > 0 || anot_usage_get_cancelled_calls (cancelled) > 0)
+    {
+      g_print ("LLM: %" G_GUINT64_FORMAT " calls, %" G_GUINT64_FORMAT " prompt + %" G_GUINT64_FORMAT
+               " completion tokens, $%.4f, %" G_GUINT64_FORMAT " retries",
+               anot_usage_get_calls (usage), anot_usage_get_prompt_tokens (usage),
+               anot_usage_get_completion_tokens (usage), anot_usage_get_cost_usd (usage),
+               anot_usage_get_retries (usage));
+      /* Not in the cost: the provider may bill them, or not. */
+      if (anot_usage_get_cancelled_calls (cancelled) > 0)
+        g_print (", %" G_GUINT64_FORMAT " cancelled in flight (up to $%.4f more if billed)",
+                 anot_usage_get_cancelled_calls (cancelled),
+                 anot_usage_get_cancelled_cost_usd (cancelled));
+      g_print ("\n");
+    }
+  if (anot_usage_get_calls (usage) > 0)
   {
     AnotBackendRouter *router = anot_experiment_get_router (experiment);
     g_autoptr(GPtrArray) backends = router ? anot_backend_router_list_http_backends (router) : NULL;
@@ -510,7 +519,10 @@ print_llm_usage (AnotExperiment *experiment)
                    anot_http_backend_get_base_url (backend));
       }
   }
-  if (anot_experiment_get_batch_queue (experiment) != NULL)
+  if (anot_experiment_get_batch_queue (experiment) != NULL &&
+      (anot_usage_get_calls (usage) > 0 ||
+       anot_batch_queue_get_n_submitted (anot_experiment_get_batch_queue (experiment)) > 0 ||
+       anot_batch_queue_get_n_resumed (anot_experiment_get_batch_queue (experiment)) > 0))
     {
       AnotBatchQueue *queue = anot_experiment_get_batch_queue (experiment);
 
@@ -518,6 +530,19 @@ print_llm_usage (AnotExperiment *experiment)
                " retried), %u recorded by an interrupted run polled again\n",
                anot_batch_queue_get_n_submitted (queue), anot_batch_queue_get_n_lines_sent (queue),
                anot_batch_queue_get_n_lines_retried (queue), anot_batch_queue_get_n_resumed (queue));
+      /* Left by requests whose deadline passed, or by Ctrl-C: the
+       * provider finishes and bills them; a resume takes the answers. */
+      if (anot_batch_queue_get_n_running (queue) > 0)
+        g_print ("Batches: %u still running at the provider (%" G_GUINT64_FORMAT " lines, billed "
+                 "when they end), recorded in %s/batches.jsonl: anot-run --resume %s takes their "
+                 "answers without sending those calls again\n",
+                 anot_batch_queue_get_n_running (queue), anot_batch_queue_get_n_lines_running (queue),
+                 anot_experiment_get_directory (experiment),
+                 anot_experiment_get_directory (experiment));
+      if (anot_batch_queue_get_n_calls_shared (queue) > 0)
+        g_print ("Batches: %" G_GUINT64_FORMAT " calls answered by the line of an identical "
+                 "call, billed once and counted once (at no cost for them)\n",
+                 anot_batch_queue_get_n_calls_shared (queue));
       if (anot_batch_queue_get_n_lines_lost_resent (queue) > 0)
         g_print ("Batches lost by the provider (HTTP 404): %" G_GUINT64_FORMAT " of their lines "
                  "sent once more (paid twice if the provider had answered them)\n",

@@ -9,6 +9,8 @@
 #include "anot-tokenizer.h"
 
 #include "anot-cached-backend.h"
+#include "anot-backend-private.h"
+#include "anot-completion-private.h"
 #include "anot-error.h"
 #include "anot-http-backend.h"
 
@@ -944,6 +946,10 @@ call_data_free (CallData *data)
   g_free (data);
 }
 
+/* The answer assumed for a call cancelled in flight that set no
+ * max_tokens: what `anot-run estimate` and budgets assume. */
+#define CANCELLED_COMPLETION_TOKENS 300
+
 static void
 on_backend_done (GObject      *source,
                  GAsyncResult *result,
@@ -958,6 +964,21 @@ on_backend_done (GObject      *source,
   completion = anot_backend_complete_finish (ANOT_BACKEND (source), result, &error);
   if (completion == NULL)
     {
+      AnotCancelledCall cancelled;
+
+      /* Priced as a budget prices a call before it is sent: its prompt
+       * and its max_tokens, or the answer an estimate assumes. */
+      if (anot_backend_result_get_cancelled_in_flight (result, &cancelled))
+        {
+          double input = 0, output = 0;
+
+          if (cancelled.completion_tokens == 0)
+            cancelled.completion_tokens = CANCELLED_COMPLETION_TOKENS;
+          anot_backend_router_lookup_price (self, data->model, &input, &output);
+          cancelled.cost_usd = cancelled.prompt_tokens / 1e6 * input +
+                               cancelled.completion_tokens / 1e6 * output;
+          anot_backend_task_set_cancelled_in_flight (task, &cancelled);
+        }
       if (error == NULL)
         g_set_error (&error, ANOT_ERROR, ANOT_ERROR_LLM_PROTOCOL,
                      "The backend returned no completion and no error");
@@ -971,7 +992,9 @@ on_backend_done (GObject      *source,
   anot_completion_set_role (completion, data->role);
   if (anot_completion_get_model (completion) == NULL && data->model != NULL)
     g_object_set (completion, "model", data->model, NULL);
-  if (anot_completion_get_cost_usd (completion) == 0.0)
+  /* A batch line shared by identical calls is billed once: to the first. */
+  if (anot_completion_get_cost_usd (completion) == 0.0 &&
+      !anot_completion_get_paid_by_another (completion))
     {
       double input, output;
 
@@ -1444,6 +1467,11 @@ anot_backend_router_complete_copy_async (AnotBackendRouter   *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, anot_backend_router_complete_async);
   g_task_set_name (task, "[anot] routed LLM call");
+  /* An answer that arrived as the call was cancelled was paid for: it is
+   * handed on (the method context journals and counts it), not turned
+   * into G_IO_ERROR_CANCELLED.  The backend returns that error itself
+   * when the call ended cancelled. */
+  g_task_set_check_cancellable (task, FALSE);
 
   route = find_route (self, role, &error);
   if (route == NULL)

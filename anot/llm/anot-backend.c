@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "anot-backend.h"
+#include "anot-backend-private.h"
 
 /**
  * AnotBackend:
@@ -99,4 +99,38 @@ anot_backend_complete_finish (AnotBackend   *self,
   iface = ANOT_BACKEND_GET_IFACE (self);
   g_return_val_if_fail (iface->complete_finish != NULL, NULL);
   return iface->complete_finish (self, result, error);
+}
+
+static GQuark
+cancelled_in_flight_quark (void)
+{
+  static GQuark quark;
+
+  if (quark == 0)
+    quark = g_quark_from_static_string ("anot-cancelled-in-flight");
+  return quark;
+}
+
+void
+anot_backend_task_set_cancelled_in_flight (GTask                   *task,
+                                           const AnotCancelledCall *call)
+{
+  g_return_if_fail (G_IS_TASK (task));
+  g_object_set_qdata_full (G_OBJECT (task), cancelled_in_flight_quark (),
+                           g_memdup2 (call, sizeof *call), g_free);
+}
+
+gboolean
+anot_backend_result_get_cancelled_in_flight (GAsyncResult      *result,
+                                             AnotCancelledCall *out_call)
+{
+  AnotCancelledCall *call;
+
+  if (!G_IS_TASK (result))
+    return FALSE;
+  call = g_object_get_qdata (G_OBJECT (result), cancelled_in_flight_quark ());
+  if (call == NULL)
+    return FALSE;
+  *out_call = *call;
+  return TRUE;
 }

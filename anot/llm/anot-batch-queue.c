@@ -6,6 +6,8 @@
 
 #include "anot-batch-queue-private.h"
 
+#include "anot-completion-private.h"
+
 #include "anot-error.h"
 #include "anot-json-document.h"
 #include "anot-json-writer.h"
@@ -40,7 +42,10 @@
  *
  * **Identical calls** share a line: the `custom_id` is a digest of the
  * backend, its base URL and the call's JSON body, so the same call made
- * twice (or made again by a resumed run) is answered once.
+ * twice (or made again by a resumed run) is answered once.  The provider
+ * bills the line once, so only the first call that takes its answer is
+ * charged for it (its [property@Anot.Completion:cost-usd]); the others
+ * get the same answer, with its tokens, at no cost.
  *
  * **Polling** starts [property@Anot.BatchQueue:poll-min-ms] after the
  * submission and doubles after every poll that finds the batch still
@@ -153,6 +158,7 @@ struct _AnotBatchQueue
   GHashTable *groups;        /* key -> Group (owned) */
   GHashTable *subs;          /* batch id -> Sub (owned) */
   GHashTable *answered;      /* custom_id -> AnotBatch that answered it */
+  GHashTable *paid;          /* custom_id: its answer was given to a caller, charged */
   GHashTable *records;       /* batch id -> Record, from the state file */
   GHashTable *recorded_ids;  /* custom_id -> Record */
   GHashTable *intents;       /* intent id -> Record: recorded, never known created */
@@ -170,6 +176,7 @@ struct _AnotBatchQueue
   guint64 n_lines_retried;
   GHashTable *lost_ids;      /* custom_id: in a batch recorded as lost */
   guint64 n_lines_lost_resent;
+  guint64 n_calls_shared;
 };
 
 G_DEFINE_FINAL_TYPE (AnotBatchQueue, anot_batch_queue, G_TYPE_OBJECT)
@@ -274,6 +281,7 @@ anot_batch_queue_finalize (GObject *object)
   g_hash_table_unref (self->subs);
   g_hash_table_unref (self->lines);
   g_hash_table_unref (self->answered);
+  g_hash_table_unref (self->paid);
   g_hash_table_unref (self->recorded_ids);
   g_hash_table_unref (self->records);
   g_hash_table_unref (self->intent_ids);
@@ -443,6 +451,7 @@ anot_batch_queue_init (AnotBatchQueue *self)
   self->groups = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) group_free);
   self->subs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) sub_free);
   self->answered = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->paid = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->records = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) record_free);
   self->recorded_ids = g_hash_table_new (g_str_hash, g_str_equal);
   self->intents = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) record_free);
@@ -802,7 +811,8 @@ anot_batch_queue_open_state (AnotBatchQueue  *self,
 static AnotCompletion *
 completion_copy (AnotCompletion *completion,
                  const char     *batch_id,
-                 gint64          added_us)
+                 gint64          added_us,
+                 gboolean        paid_by_another)
 {
   AnotCompletion *copy = anot_completion_new (anot_completion_get_model (completion),
                                               anot_completion_get_text (completion));
@@ -812,12 +822,27 @@ completion_copy (AnotCompletion *completion,
   anot_completion_set_finish_reason (copy, anot_completion_get_finish_reason (completion));
   anot_completion_set_batch_id (copy, batch_id);
   anot_completion_set_latency_ms (copy, (g_get_monotonic_time () - added_us) / 1000.0);
+  anot_completion_set_paid_by_another (copy, paid_by_another);
   return copy;
 }
 
+/* Whether the answer of @custom_id was given to a caller already, who is
+ * charged for the line: the provider bills it once however many identical
+ * calls share it.  Marks it given. */
+static gboolean
+line_paid_already (AnotBatchQueue *self,
+                   const char     *custom_id)
+{
+  if (g_hash_table_add (self->paid, g_strdup (custom_id)))
+    return FALSE;
+  self->n_calls_shared++;
+  return TRUE;
+}
+
 /* Ends every waiter of @line with @completion (copied for each: the
- * router sets each caller's role and cost on it) or @error, and forgets
- * the line. */
+ * router sets each caller's role and cost on it; only the first one that
+ * takes the line's answer is charged for it) or @error, and forgets the
+ * line. */
 static void
 line_resolve (AnotBatchQueue *self,
               Line           *line,
@@ -835,7 +860,8 @@ line_resolve (AnotBatchQueue *self,
 
       self->n_waiting--;
       if (completion != NULL)
-        g_task_return_pointer (task, completion_copy (completion, batch_id, waiter->added_us),
+        g_task_return_pointer (task, completion_copy (completion, batch_id, waiter->added_us,
+                                                      line_paid_already (self, line->custom_id)),
                                g_object_unref);
       else
         g_task_return_error (task, g_error_copy (error));
@@ -1613,7 +1639,8 @@ anot_batch_queue_add (AnotBatchQueue  *self,
 
       anot_batch_get_line_result (answered, custom_id, &completion, NULL);
       g_task_return_pointer (task, completion_copy (completion, anot_batch_get_id (answered),
-                                                    g_get_monotonic_time ()),
+                                                    g_get_monotonic_time (),
+                                                    line_paid_already (self, custom_id)),
                              g_object_unref);
       g_object_unref (task);
       return;
@@ -1771,4 +1798,61 @@ anot_batch_queue_get_n_lines_retried (AnotBatchQueue *self)
 {
   g_return_val_if_fail (ANOT_IS_BATCH_QUEUE (self), 0);
   return self->n_lines_retried;
+}
+
+/**
+ * anot_batch_queue_get_n_calls_shared:
+ * @self: an #AnotBatchQueue
+ *
+ * Identical calls share one line (its `custom_id` is a digest of the
+ * call), which the provider bills once: the first call that takes the
+ * line's answer is charged for it, these others got it at no cost.
+ *
+ * Returns: the calls answered by a line another call was charged for
+ */
+guint64
+anot_batch_queue_get_n_calls_shared (AnotBatchQueue *self)
+{
+  g_return_val_if_fail (ANOT_IS_BATCH_QUEUE (self), 0);
+  return self->n_calls_shared;
+}
+
+/**
+ * anot_batch_queue_get_n_running:
+ * @self: an #AnotBatchQueue
+ *
+ * The batches submitted (or recorded by an interrupted run and polled)
+ * that have not ended: when a run stops with some (requests that passed
+ * their deadline, Ctrl-C), the provider still answers and bills their
+ * lines, and a resume that opens the same state file polls them and takes
+ * the answers.
+ *
+ * Returns: the batches being polled
+ */
+guint
+anot_batch_queue_get_n_running (AnotBatchQueue *self)
+{
+  g_return_val_if_fail (ANOT_IS_BATCH_QUEUE (self), 0);
+  return g_hash_table_size (self->subs);
+}
+
+/**
+ * anot_batch_queue_get_n_lines_running:
+ * @self: an #AnotBatchQueue
+ *
+ * Returns: the lines of the batches anot_batch_queue_get_n_running()
+ *   counts
+ */
+guint64
+anot_batch_queue_get_n_lines_running (AnotBatchQueue *self)
+{
+  GHashTableIter iter;
+  gpointer value;
+  guint64 n = 0;
+
+  g_return_val_if_fail (ANOT_IS_BATCH_QUEUE (self), 0);
+  g_hash_table_iter_init (&iter, self->subs);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    n += anot_batch_get_n_lines (((Sub *) value)->batch);
+  return n;
 }

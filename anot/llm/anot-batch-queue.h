@@ -54,5 +54,11 @@ ANOT_AVAILABLE_IN_ALL
 guint64         anot_batch_queue_get_n_lines_retried (AnotBatchQueue  *self);
 ANOT_AVAILABLE_IN_ALL
 guint64         anot_batch_queue_get_n_lines_lost_resent (AnotBatchQueue *self);
+ANOT_AVAILABLE_IN_ALL
+guint64         anot_batch_queue_get_n_calls_shared  (AnotBatchQueue  *self);
+ANOT_AVAILABLE_IN_ALL
+guint           anot_batch_queue_get_n_running       (AnotBatchQueue  *self);
+ANOT_AVAILABLE_IN_ALL
+guint64         anot_batch_queue_get_n_lines_running (AnotBatchQueue  *self);
 
 G_END_DECLS

@@ -6,6 +6,8 @@
 
 #include "anot-cached-backend.h"
 
+#include "anot-backend-private.h"
+
 #include "anot-error.h"
 
 /**
@@ -233,6 +235,10 @@ on_inner_done (GObject      *source,
   completion = anot_backend_complete_finish (ANOT_BACKEND (source), result, &error);
   if (completion == NULL)
     {
+      AnotCancelledCall cancelled;
+
+      if (anot_backend_result_get_cancelled_in_flight (result, &cancelled))
+        anot_backend_task_set_cancelled_in_flight (task, &cancelled);
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
@@ -258,6 +264,9 @@ anot_cached_backend_complete_async (AnotBackend         *backend,
   StoreData *data;
 
   task = g_task_new (self, cancellable, callback, user_data);
+  /* An answer that arrived as the call was cancelled is kept, as the
+   * backend it wraps keeps it. */
+  g_task_set_check_cancellable (task, FALSE);
   g_task_set_source_tag (task, anot_cached_backend_complete_async);
   g_task_set_name (task, "[anot] cached LLM call");
 

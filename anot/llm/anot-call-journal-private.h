@@ -9,6 +9,7 @@
 
 #include "anot-chat-request.h"
 #include "anot-completion.h"
+#include "anot-usage.h"
 
 G_BEGIN_DECLS
 
@@ -34,6 +35,19 @@ gboolean         anot_call_journal_append         (AnotCallJournal  *self,
                                                    const char       *key,
                                                    AnotCompletion   *completion,
                                                    GError          **error);
+G_GNUC_INTERNAL
+gboolean         anot_call_journal_append_cancelled (AnotCallJournal  *self,
+                                                     const char       *scope,
+                                                     const char       *role,
+                                                     const char       *model,
+                                                     guint64           prompt_tokens,
+                                                     guint64           completion_tokens,
+                                                     double            cost_usd,
+                                                     GError          **error);
+G_GNUC_INTERNAL
+void             anot_call_journal_add_cancelled  (AnotCallJournal  *self,
+                                                   const char       *scope_prefix,
+                                                   AnotUsage        *usage);
 G_GNUC_INTERNAL
 const GError    *anot_call_journal_get_error      (AnotCallJournal  *self);
 G_GNUC_INTERNAL

@@ -25,6 +25,7 @@
 #include "anot-call-journal-private.h"
 
 #include "anot-error.h"
+#include "anot-usage-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,7 +46,23 @@ struct _AnotCallJournal
   guint64 n_replayed;
   guint64 n_written;
   gboolean torn;
+  GArray *cancelled;         /* Cancelled: calls cancelled in flight, from the file and since */
 };
+
+/* A call cancelled while on the wire: no answer, an estimated cost. */
+typedef struct
+{
+  char *scope;
+  guint64 prompt_tokens;
+  guint64 completion_tokens;
+  double cost_usd;
+} Cancelled;
+
+static void
+cancelled_clear (Cancelled *entry)
+{
+  g_free (entry->scope);
+}
 
 G_DEFINE_FINAL_TYPE (AnotCallJournal, anot_call_journal, G_TYPE_OBJECT)
 
@@ -58,6 +75,7 @@ anot_call_journal_finalize (GObject *object)
     close (self->fd);
   g_free (self->path);
   g_hash_table_unref (self->answers);
+  g_array_unref (self->cancelled);
   g_clear_error (&self->error);
 
   G_OBJECT_CLASS (anot_call_journal_parent_class)->finalize (object);
@@ -75,6 +93,20 @@ anot_call_journal_init (AnotCallJournal *self)
   self->fd = -1;
   self->answers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) json_object_unref);
+  self->cancelled = g_array_new (FALSE, TRUE, sizeof (Cancelled));
+  g_array_set_clear_func (self->cancelled, (GDestroyNotify) cancelled_clear);
+}
+
+static void
+cancelled_add (AnotCallJournal *self,
+               const char      *scope,
+               guint64          prompt_tokens,
+               guint64          completion_tokens,
+               double           cost_usd)
+{
+  Cancelled entry = { g_strdup (scope), prompt_tokens, completion_tokens, cost_usd };
+
+  g_array_append_val (self->cancelled, entry);
 }
 
 /* Reads what an earlier attempt journaled; cuts off a torn last line. */
@@ -122,6 +154,19 @@ load (AnotCallJournal  *self,
           break;
         }
       parser = json_parser_new ();
+      if (end != contents + start &&
+          json_parser_load_from_data (parser, contents + start, end - (contents + start), NULL) &&
+          (root = json_parser_get_root (parser)) != NULL && JSON_NODE_HOLDS_OBJECT (root) &&
+          json_object_get_boolean_member_with_default (json_node_get_object (root), "cancelled", FALSE))
+        {
+          object = json_node_get_object (root);
+          cancelled_add (self, json_object_get_string_member_with_default (object, "scope", ""),
+                         (guint64) json_object_get_int_member_with_default (object, "prompt_tokens", 0),
+                         (guint64) json_object_get_int_member_with_default (object, "completion_tokens", 0),
+                         json_object_get_double_member_with_default (object, "estimated_cost_usd", 0.0));
+          start = (gsize) (end - contents) + 1;
+          continue;
+        }
       if (end == contents + start ||
           !json_parser_load_from_data (parser, contents + start, end - (contents + start), NULL) ||
           (root = json_parser_get_root (parser)) == NULL || !JSON_NODE_HOLDS_OBJECT (root) ||
@@ -239,6 +284,8 @@ anot_call_journal_replay (AnotCallJournal *self,
   return completion;
 }
 
+static gboolean write_line (AnotCallJournal *self, JsonNode *root, GError **error);
+
 static void
 add_string (JsonBuilder *builder,
             const char  *name,
@@ -262,32 +309,10 @@ anot_call_journal_append (AnotCallJournal  *self,
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonNode) root = NULL;
-  g_autofree char *text = NULL;
-  g_autofree char *line = NULL;
-  const char *p;
-  gsize left;
 
   g_return_val_if_fail (ANOT_IS_CALL_JOURNAL (self), FALSE);
   g_return_val_if_fail (key != NULL, FALSE);
   g_return_val_if_fail (ANOT_IS_COMPLETION (completion), FALSE);
-
-  if (self->error == NULL && self->fd < 0)
-    {
-      self->fd = g_open (self->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-      if (self->fd < 0)
-        {
-          int saved_errno = errno;
-
-          g_set_error (&self->error, ANOT_ERROR, ANOT_ERROR_IO,
-                       "Cannot open the journal of answers %s: %s", self->path,
-                       g_strerror (saved_errno));
-        }
-    }
-  if (self->error != NULL)
-    {
-      g_propagate_error (error, g_error_copy (self->error));
-      return FALSE;
-    }
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "key");
@@ -329,6 +354,42 @@ anot_call_journal_append (AnotCallJournal  *self,
     }
   json_builder_end_object (builder);
   root = json_builder_get_root (builder);
+  if (!write_line (self, root, error))
+    return FALSE;
+  self->n_written++;
+  return TRUE;
+}
+
+/* Appends @root as one line with one write(), so that a line is whole or
+ * torn at the end, never interleaved. */
+static gboolean
+write_line (AnotCallJournal  *self,
+            JsonNode         *root,
+            GError          **error)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *line = NULL;
+  const char *p;
+  gsize left;
+
+  if (self->error == NULL && self->fd < 0)
+    {
+      self->fd = g_open (self->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+      if (self->fd < 0)
+        {
+          int saved_errno = errno;
+
+          g_set_error (&self->error, ANOT_ERROR, ANOT_ERROR_IO,
+                       "Cannot open the journal of answers %s: %s", self->path,
+                       g_strerror (saved_errno));
+        }
+    }
+  if (self->error != NULL)
+    {
+      g_propagate_error (error, g_error_copy (self->error));
+      return FALSE;
+    }
+
   text = json_to_string (root, FALSE);
   line = g_strconcat (text, "\n", NULL);
 
@@ -353,8 +414,64 @@ anot_call_journal_append (AnotCallJournal  *self,
       p += n;
       left -= (gsize) n;
     }
-  self->n_written++;
   return TRUE;
+}
+
+/* Appends a call of @scope (the cell and request) cancelled while it was
+ * on the wire: no answer to replay, but the provider may bill it, so its
+ * estimate is kept for every later summary of the run. */
+gboolean
+anot_call_journal_append_cancelled (AnotCallJournal  *self,
+                                    const char       *scope,
+                                    const char       *role,
+                                    const char       *model,
+                                    guint64           prompt_tokens,
+                                    guint64           completion_tokens,
+                                    double            cost_usd,
+                                    GError          **error)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  g_return_val_if_fail (ANOT_IS_CALL_JOURNAL (self), FALSE);
+  g_return_val_if_fail (scope != NULL, FALSE);
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "cancelled");
+  json_builder_add_boolean_value (builder, TRUE);
+  add_string (builder, "scope", scope);
+  add_string (builder, "role", role);
+  add_string (builder, "model", model);
+  json_builder_set_member_name (builder, "prompt_tokens");
+  json_builder_add_int_value (builder, (gint64) prompt_tokens);
+  json_builder_set_member_name (builder, "completion_tokens");
+  json_builder_add_int_value (builder, (gint64) completion_tokens);
+  json_builder_set_member_name (builder, "estimated_cost_usd");
+  json_builder_add_double_value (builder, cost_usd);
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  cancelled_add (self, scope, prompt_tokens, completion_tokens, cost_usd);
+  return write_line (self, root, error);
+}
+
+/* Adds to @usage the calls cancelled in flight (from the file and since)
+ * whose scope starts with @scope_prefix (NULL: all). */
+void
+anot_call_journal_add_cancelled (AnotCallJournal *self,
+                                 const char      *scope_prefix,
+                                 AnotUsage       *usage)
+{
+  g_return_if_fail (ANOT_IS_CALL_JOURNAL (self));
+  g_return_if_fail (ANOT_IS_USAGE (usage));
+
+  for (guint i = 0; i < self->cancelled->len; i++)
+    {
+      Cancelled *entry = &g_array_index (self->cancelled, Cancelled, i);
+
+      if (scope_prefix == NULL || g_str_has_prefix (entry->scope, scope_prefix))
+        anot_usage_add_cancelled (usage, 1, entry->prompt_tokens, entry->completion_tokens,
+                                  entry->cost_usd);
+    }
 }
 
 /* The first append that failed, or NULL. */

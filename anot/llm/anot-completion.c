@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "anot-completion.h"
+#include "anot-completion-private.h"
 
 /**
  * AnotCompletion:
@@ -34,6 +34,7 @@ struct _AnotCompletion
   GStrv endpoint_errors_strv;     /* built on demand */
   char *batch_id;
   guint replaced_characters;
+  gboolean paid_by_another;
 };
 
 G_DEFINE_FINAL_TYPE (AnotCompletion, anot_completion, G_TYPE_OBJECT)
@@ -735,4 +736,19 @@ anot_completion_set_replaced_characters (AnotCompletion *self,
     return;
   self->replaced_characters = n;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_REPLACED_CHARACTERS]);
+}
+
+void
+anot_completion_set_paid_by_another (AnotCompletion *self,
+                                     gboolean        paid_by_another)
+{
+  g_return_if_fail (ANOT_IS_COMPLETION (self));
+  self->paid_by_another = !!paid_by_another;
+}
+
+gboolean
+anot_completion_get_paid_by_another (AnotCompletion *self)
+{
+  g_return_val_if_fail (ANOT_IS_COMPLETION (self), FALSE);
+  return self->paid_by_another;
 }

@@ -8,6 +8,7 @@
 
 #include "anot-endpoints-private.h"
 #include "anot-http-pacer-private.h"
+#include "anot-backend-private.h"
 #include "anot-batch-queue-private.h"
 #include "anot-error.h"
 #include "anot-error-private.h"
@@ -1099,6 +1100,13 @@ attempt_done (Call   *call,
 
   if (call->user_cancelled)
     {
+      /* It was on the wire: the provider may answer and bill it. */
+      if (!call->raw)
+        {
+          AnotCancelledCall cancelled = { call->input_tokens, call->output_tokens, 0.0 };
+
+          anot_backend_task_set_cancelled_in_flight (call->task, &cancelled);
+        }
       call_finish (call, NULL,
                    g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED,
                                         "The LLM call was cancelled"));

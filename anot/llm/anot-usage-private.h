@@ -22,6 +22,14 @@ void anot_usage_add_partial (AnotUsage  *self,
                              double      latency_ms,
                              guint64     retries);
 
+/* Calls cancelled in flight (anot_usage_get_cancelled_calls()): estimates,
+ * kept apart from the calls that were answered. */
+void anot_usage_add_cancelled (AnotUsage *self,
+                               guint64    calls,
+                               guint64    prompt_tokens,
+                               guint64    completion_tokens,
+                               double     cost_usd);
+
 /* The retries of a call that failed in the end: counted in the totals and
  * under @role (nullable), beside no call. */
 void anot_usage_add_failed_retries (AnotUsage  *self,

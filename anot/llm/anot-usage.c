@@ -58,6 +58,7 @@ struct _AnotUsage
   GHashTable *by_model; /* model name -> UsageTotals */
   GHashTable *by_role;  /* role name -> UsageTotals */
   GHashTable *by_endpoint; /* base URL -> UsageTotals, with several endpoints */
+  UsageTotals cancelled;   /* calls cancelled in flight: estimates, not in `total` */
 };
 
 G_DEFINE_FINAL_TYPE (AnotUsage, anot_usage, G_TYPE_OBJECT)
@@ -285,6 +286,57 @@ anot_usage_add_completion (AnotUsage      *self,
 }
 
 void
+anot_usage_add_cancelled (AnotUsage *self,
+                          guint64    calls,
+                          guint64    prompt_tokens,
+                          guint64    completion_tokens,
+                          double     cost_usd)
+{
+  UsageTotals totals = { calls, prompt_tokens, completion_tokens, to_pusd (cost_usd), 0, 0, 0 };
+
+  g_return_if_fail (ANOT_IS_USAGE (self));
+  totals_add (&self->cancelled, &totals);
+}
+
+/**
+ * anot_usage_get_cancelled_calls:
+ * @self: an #AnotUsage
+ *
+ * Calls cancelled while they were on the wire (Ctrl-C, a request's
+ * deadline, a run that stops): the provider may have answered and billed
+ * them, but no answer or usage came back.  They are not in
+ * anot_usage_get_calls() or anot_usage_get_cost_usd().
+ *
+ * Returns: the calls cancelled in flight
+ */
+guint64
+anot_usage_get_cancelled_calls (AnotUsage *self)
+{
+  g_return_val_if_fail (ANOT_IS_USAGE (self), 0);
+  return self->cancelled.calls;
+}
+
+/**
+ * anot_usage_get_cancelled_cost_usd:
+ * @self: an #AnotUsage
+ *
+ * What the calls anot_usage_get_cancelled_calls() counts would cost if the
+ * provider billed them whole: their prompts (counted as rate limits count
+ * them) and their `max_tokens`, or the 300 tokens of answer an estimate
+ * assumes, at the list price.  An upper bound of what they may add to the
+ * bill, not part of anot_usage_get_cost_usd().
+ *
+ * Returns: the estimated cost of the calls cancelled in flight, in US
+ *   dollars
+ */
+double
+anot_usage_get_cancelled_cost_usd (AnotUsage *self)
+{
+  g_return_val_if_fail (ANOT_IS_USAGE (self), 0.0);
+  return self->cancelled.cost_pusd / PUSD_PER_USD;
+}
+
+void
 anot_usage_add_failed_retries (AnotUsage  *self,
                                const char *role,
                                guint64     retries)
@@ -348,6 +400,7 @@ anot_usage_merge (AnotUsage *self,
   g_return_if_fail (self != other);
 
   totals_add (&self->total, &other->total);
+  totals_add (&self->cancelled, &other->cancelled);
   g_hash_table_iter_init (&iter, other->by_model);
   while (g_hash_table_iter_next (&iter, &key, &value))
     table_add (self->by_model, key, value);
@@ -583,7 +636,10 @@ anot_usage_get_n_endpoints (AnotUsage *self)
  * `prompt_tokens`, `completion_tokens`, `cost_usd`, `retries`) and,
  * when calls went to several endpoints, `by_endpoint` (per base URL:
  * `calls`, `prompt_tokens`, `completion_tokens`, `cost_usd`,
- * `latency_ms`, `errors`).
+ * `latency_ms`, `errors`), and when calls were cancelled in flight,
+ * `cancelled_in_flight` (`calls`, `prompt_tokens`, `completion_tokens`
+ * as estimated, `estimated_cost_usd`: see
+ * anot_usage_get_cancelled_cost_usd()).
  *
  * Returns: (transfer full): a JSON object node
  */
@@ -639,6 +695,22 @@ anot_usage_to_json (AnotUsage *self)
       json_builder_end_object (builder);
     }
   json_builder_end_object (builder);
+
+  /* Only when there were some, so that other results keep their bytes. */
+  if (self->cancelled.calls > 0)
+    {
+      json_builder_set_member_name (builder, "cancelled_in_flight");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "calls");
+      json_builder_add_int_value (builder, self->cancelled.calls);
+      json_builder_set_member_name (builder, "prompt_tokens");
+      json_builder_add_int_value (builder, self->cancelled.prompt_tokens);
+      json_builder_set_member_name (builder, "completion_tokens");
+      json_builder_add_int_value (builder, self->cancelled.completion_tokens);
+      json_builder_set_member_name (builder, "estimated_cost_usd");
+      json_builder_add_double_value (builder, round (self->cancelled.cost_pusd / PUSD_PER_USD * 1e6) / 1e6);
+      json_builder_end_object (builder);
+    }
 
   /* Only with several endpoints, so single-endpoint results keep their
    * bytes. */

@@ -42,6 +42,10 @@ double     anot_usage_get_latency_ms           (AnotUsage      *self);
 ANOT_AVAILABLE_IN_ALL
 guint64    anot_usage_get_retries              (AnotUsage      *self);
 ANOT_AVAILABLE_IN_ALL
+guint64    anot_usage_get_cancelled_calls      (AnotUsage      *self);
+ANOT_AVAILABLE_IN_ALL
+double     anot_usage_get_cancelled_cost_usd   (AnotUsage      *self);
+ANOT_AVAILABLE_IN_ALL
 char     **anot_usage_list_roles               (AnotUsage      *self);
 ANOT_AVAILABLE_IN_ALL
 AnotUsage *anot_usage_dup_role_usage           (AnotUsage      *self,

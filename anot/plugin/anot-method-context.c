@@ -9,6 +9,7 @@
 #include "anot-defense-prompt-private.h"
 #include "anot-method-context-private.h"
 
+#include "anot-backend-private.h"
 #include "anot-call-journal-private.h"
 #include "anot-error-private.h"
 #include "anot-usage-private.h"
@@ -853,9 +854,28 @@ on_routed_complete (GObject      *source,
     }
   if (completion == NULL)
     {
+      AnotCancelledCall cancelled;
+
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         anot_method_context_debug (self, ANOT_DEBUG_LEVEL_SUMMARY, "LLM", "%s failed: %s",
                                    role, error->message);
+      /* Cancelled on the wire (Ctrl-C, the deadline, a stop): the
+       * provider may bill it.  Not in the request's row (a request cut
+       * short has none, or one a resume replaces): the journal keeps its
+       * estimate for every summary of the run. */
+      else if (anot_backend_result_get_cancelled_in_flight (result, &cancelled))
+        {
+          anot_method_context_debug (self, ANOT_DEBUG_LEVEL_SUMMARY, "LLM",
+                                     "%s cancelled in flight (about %" G_GUINT64_FORMAT "+%"
+                                     G_GUINT64_FORMAT " tokens, $%.6f if billed)", role,
+                                     cancelled.prompt_tokens, cancelled.completion_tokens,
+                                     cancelled.cost_usd);
+          if (self->journal != NULL)
+            anot_call_journal_append_cancelled (self->journal, self->journal_scope, role, NULL,
+                                                cancelled.prompt_tokens,
+                                                cancelled.completion_tokens, cancelled.cost_usd,
+                                                NULL);
+        }
       /* Kept even when the method gets over it (a window left out, a
        * fallback ranking): what it ranked then is not its own result. */
       if (self->infrastructure_error == NULL && anot_error_is_infrastructure (error))

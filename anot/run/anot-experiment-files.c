@@ -275,6 +275,13 @@ anot_experiment_write_config (AnotExperiment  *self,
             n_unscored++;
         }
     }
+  /* Calls cancelled in flight are in no row: the journal has them. */
+  if (self->journal != NULL)
+    {
+      g_autofree char *prefix = g_strdup_printf ("%s/%u/", attack->name, run);
+
+      anot_call_journal_add_cancelled (self->journal, prefix, usage);
+    }
   /* Every request has a row, but not every row a score: the
    * infrastructure failed some, which a resume runs again. */
   if (n_unscored > 0 && g_strcmp0 (status, "complete") == 0)

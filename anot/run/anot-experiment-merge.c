@@ -464,6 +464,52 @@ merge_traces (AnotExperiment  *self,
   return TRUE;
 }
 
+/* The shards' journals, one after the other, as the merged experiment's
+ * answers.jsonl: a resume of the merged directory replays their answers,
+ * and its summaries count the calls they cancelled in flight.  Their keys
+ * name the request, which one shard ran. */
+static gboolean
+merge_journals (AnotExperiment  *experiment,
+                GPtrArray       *shards,
+                GError         **error)
+{
+  g_autofree char *path = g_build_filename (experiment->directory, "answers.jsonl", NULL);
+  g_autoptr(GString) all = g_string_new (NULL);
+  g_autoptr(GError) local = NULL;
+
+  for (guint s = 0; s < shards->len; s++)
+    {
+      Shard *shard = g_ptr_array_index (shards, s);
+      g_autofree char *shard_path = g_build_filename (shard->experiment_dir, "answers.jsonl", NULL);
+      g_autofree char *contents = NULL;
+      gsize length;
+
+      if (!g_file_get_contents (shard_path, &contents, &length, &local))
+        {
+          if (!g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+            {
+              g_set_error (error, ANOT_ERROR, ANOT_ERROR_IO, "Cannot read %s: %s", shard_path,
+                           local->message);
+              return FALSE;
+            }
+          g_clear_error (&local);
+          continue;
+        }
+      /* A line torn by a kill is left out, as a resume of the shard would. */
+      while (length > 0 && contents[length - 1] != '\n')
+        length--;
+      g_string_append_len (all, contents, length);
+    }
+  if (all->len > 0 && !g_file_set_contents (path, all->str, all->len, &local))
+    {
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_IO, "Cannot write %s: %s", path, local->message);
+      return FALSE;
+    }
+  g_clear_object (&experiment->journal);
+  experiment->journal = anot_call_journal_open (path, error);
+  return experiment->journal != NULL;
+}
+
 /**
  * anot_experiment_merge_shards:
  * @out_directory: the experiment directory to write, `<out>/<name>`; it
@@ -556,7 +602,8 @@ anot_experiment_merge_shards (const char         *out_directory,
    * directories are made (emptied first with @force, so nothing of an
    * earlier merge is read back). */
   if (!gather_rows (experiment, shards, error) ||
-      !anot_experiment_open_directories (experiment, error))
+      !anot_experiment_open_directories (experiment, error) ||
+      !merge_journals (experiment, shards, error))
     return FALSE;
 
   for (guint c = 0; c < experiment->cells->len; c++)

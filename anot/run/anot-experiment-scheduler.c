@@ -69,6 +69,71 @@ anot_experiment_requests_in_flight (AnotExperiment *self)
 
 static void experiment_pump (AnotExperiment *self);
 
+/* How long a request's slot waits, once it is cancelled, for the calls it
+ * had out to come back cancelled: those that were on the wire are
+ * journaled as cancelled in flight (the provider may bill them), and the
+ * run's files and summary count them only if they came back first.  They
+ * do within a few turns of the main loop; this bounds a backend that does
+ * not honour the cancellation. */
+#define DRAIN_MS 2000
+#define DRAIN_POLL_MS 10
+
+typedef struct
+{
+  AnotExperiment *self;
+  Cell *cell;
+  AnotMethodContext *context;
+  gint64 until_us;
+} Drain;
+
+static gboolean
+on_drain_tick (gpointer user_data)
+{
+  Drain *drain = user_data;
+  AnotExperiment *self = drain->self;
+
+  if (anot_method_context_get_calls_pending (drain->context) > 0 &&
+      g_get_monotonic_time () < drain->until_us)
+    return G_SOURCE_CONTINUE;
+  self->in_flight--;
+  drain->cell->in_flight--;
+  g_object_unref (drain->context);
+  g_free (drain);
+  experiment_pump (self);
+  g_object_unref (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* The request of @context gives its slot back: at once, unless it was
+ * cancelled with calls still out (see DRAIN_MS). */
+static void
+release_slot (AnotExperiment    *self,
+              Cell              *cell,
+              AnotMethodContext *context,
+              GCancellable      *cancellable)
+{
+  Drain *drain;
+  GSource *source;
+
+  if (!g_cancellable_is_cancelled (cancellable) ||
+      anot_method_context_get_calls_pending (context) == 0)
+    {
+      self->in_flight--;
+      cell->in_flight--;
+      return;
+    }
+  drain = g_new0 (Drain, 1);
+  drain->self = g_object_ref (self);
+  drain->cell = cell;
+  drain->context = g_object_ref (context);
+  drain->until_us = g_get_monotonic_time () + DRAIN_MS * G_TIME_SPAN_MILLISECOND;
+  source = g_timeout_source_new (DRAIN_POLL_MS);
+  g_source_set_callback (source, on_drain_tick, drain, NULL);
+  g_source_set_static_name (source, "[anot] cancelled calls drain");
+  g_source_attach (source, g_task_get_context (self->task));
+  g_source_unref (source);
+}
+
 static void
 job_free (Job *job)
 {
@@ -449,8 +514,7 @@ on_rank_done (GObject      *source,
       debug_result (self, job, result);
     }
 
-  self->in_flight--;
-  job->cell->in_flight--;
+  release_slot (self, job->cell, job->context, job->cancellable);
   g_object_ref (self);
   job_free (job);
   experiment_pump (self);
@@ -507,14 +571,18 @@ on_deadline (gpointer user_data)
   if (job->run_cancelled_id != 0)
     g_signal_handler_disconnect (job->run_cancellable, job->run_cancelled_id);
   job->run_cancelled_id = 0;
-  self->in_flight--;
-  job->cell->in_flight--;
   /* Its row counted what it spent. */
   if (job->hold != NULL)
     anot_experiment_budget_release (self, g_steal_pointer (&job->hold));
 
   /* Last: a method that honours it may call back at once, freeing @job. */
-  g_cancellable_cancel (cancellable);
+  {
+    g_autoptr(AnotMethodContext) context = g_object_ref (job->context);
+    Cell *cell = job->cell;
+
+    g_cancellable_cancel (cancellable);
+    release_slot (self, cell, context, cancellable);
+  }
   experiment_pump (self);
   return G_SOURCE_REMOVE;
 }

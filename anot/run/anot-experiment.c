@@ -500,6 +500,35 @@ open_journal (AnotExperiment  *self,
 }
 
 /**
+ * anot_experiment_dup_cancelled_usage:
+ * @self: an #AnotExperiment
+ *
+ * The LLM calls of the experiment, this run and the interrupted ones it
+ * resumes, that were cancelled while on the wire (Ctrl-C, a request's
+ * deadline, a run that stopped): the provider may have answered and
+ * billed them, but no answer or usage came back.  They are in no row;
+ * `answers.jsonl` keeps them, and `config.json` and `summary.json` count
+ * them under `usage.cancelled_in_flight` with their estimated cost (see
+ * anot_usage_get_cancelled_cost_usd()).
+ *
+ * Returns: (transfer full): a usage record whose only counts are
+ *   anot_usage_get_cancelled_calls() and
+ *   anot_usage_get_cancelled_cost_usd(); empty before the run starts
+ */
+AnotUsage *
+anot_experiment_dup_cancelled_usage (AnotExperiment *self)
+{
+  AnotUsage *usage;
+
+  g_return_val_if_fail (ANOT_IS_EXPERIMENT (self), NULL);
+
+  usage = anot_usage_new ();
+  if (self->journal != NULL)
+    anot_call_journal_add_cancelled (self->journal, NULL, usage);
+  return usage;
+}
+
+/**
  * anot_experiment_get_batch_queue:
  * @self: an #AnotExperiment
  *

@@ -45,6 +45,8 @@ AnotRunConfig  *anot_experiment_get_config      (AnotExperiment       *self);
 ANOT_AVAILABLE_IN_ALL
 AnotBatchQueue *anot_experiment_get_batch_queue (AnotExperiment       *self);
 ANOT_AVAILABLE_IN_ALL
+AnotUsage      *anot_experiment_dup_cancelled_usage (AnotExperiment   *self);
+ANOT_AVAILABLE_IN_ALL
 AnotBackendRouter *anot_experiment_get_router (AnotExperiment      *self);
 ANOT_AVAILABLE_IN_ALL
 JsonNode       *anot_experiment_preview_prompts (AnotExperiment       *self,

@@ -12,6 +12,7 @@
 #include "anot-metrics-private.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -537,6 +538,11 @@ anot_results_summarize_attack_dir (const char  *attack_dir,
     "total_retries",  /* anot's */
   };
   double sums[G_N_ELEMENTS (usage_keys)] = { 0 };
+  /* anot's: the calls cancelled in flight, estimates (not in the cost). */
+  static const char * const cancelled_keys[] = {
+    "calls", "prompt_tokens", "completion_tokens", "estimated_cost_usd",
+  };
+  double cancelled_sums[G_N_ELEMENTS (cancelled_keys)] = { 0 };
 
   run_dirs = list_run_dirs (attack_dir, error);
   if (run_dirs == NULL)
@@ -600,9 +606,13 @@ anot_results_summarize_attack_dir (const char  *attack_dir,
       usage = object_object (object, "usage");
       if (usage != NULL)
         {
+          JsonObject *cancelled = object_object (usage, "cancelled_in_flight");
+
           g_ptr_array_add (usages, usage);
           for (guint u = 0; u < G_N_ELEMENTS (usage_keys); u++)
             sums[u] += object_double (usage, usage_keys[u]);
+          for (guint u = 0; cancelled != NULL && u < G_N_ELEMENTS (cancelled_keys); u++)
+            cancelled_sums[u] += object_double (cancelled, cancelled_keys[u]);
         }
       /* The model of the default role; else, for runs without an LLM, a
        * method option named "model". */
@@ -683,6 +693,20 @@ anot_results_summarize_attack_dir (const char  *attack_dir,
         json_builder_add_double_value (builder, sums[u]);
       else
         json_builder_add_int_value (builder, (gint64) sums[u]);
+    }
+  if (cancelled_sums[0] > 0)
+    {
+      json_builder_set_member_name (builder, "cancelled_in_flight");
+      json_builder_begin_object (builder);
+      for (guint u = 0; u < G_N_ELEMENTS (cancelled_keys); u++)
+        {
+          json_builder_set_member_name (builder, cancelled_keys[u]);
+          if (u == 3)
+            json_builder_add_double_value (builder, round (cancelled_sums[u] * 1e6) / 1e6);
+          else
+            json_builder_add_int_value (builder, (gint64) cancelled_sums[u]);
+        }
+      json_builder_end_object (builder);
     }
   json_builder_set_member_name (builder, "mean_latency_per_run_ms");
   json_builder_add_double_value (builder, n_runs ? sums[5] / n_runs : 0.0);

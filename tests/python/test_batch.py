@@ -86,3 +86,35 @@ def test_batch_spans_cells(demo, fake_llm, tmp_path):
     for run in (1, 2):
         with open(tmp_path / "cells" / "clean" / ("run_%d" % run) / "config.json") as f:
             assert json.load(f)["anot"]["status"] == "complete"
+
+
+def test_cancelled_in_flight_from_python(demo, tmp_path):
+    """A request's deadline cancels calls on the wire: the experiment
+    counts them as cancelled in flight, with an estimated cost, apart from
+    the cost of the answers (none here), and says no batch is left."""
+    path = os.environ.get("ANOT_FAKE_LLM")
+    if not path:
+        pytest.skip("ANOT_FAKE_LLM is not set")
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps({"default_reply": "[1, 2, 3, 4, 5]", "latency_ms": 30000}))
+    process = subprocess.Popen([path, "--rules", str(rules)], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = process.stdout.readline().strip()
+        exp = Anot.Experiment(demo, "cot", backend="openai", base_url=url + "/v1",
+                              model="gpt-4o-mini", candidates=5, limit=2, concurrency=2,
+                              request_timeout=1, out=str(tmp_path), name="cut")
+        with pytest.raises(Exception) as info:
+            exp.run_blocking()
+        assert "could not be scored" in str(info.value)
+    finally:
+        process.terminate()
+        process.wait()
+    cancelled = exp.dup_cancelled_usage()
+    assert cancelled.get_cancelled_calls() == 2
+    assert cancelled.get_cancelled_cost_usd() > 0
+    assert cancelled.get_calls() == 0 and cancelled.get_cost_usd() == 0
+    with open(tmp_path / "cut" / "clean" / "run_1" / "config.json") as f:
+        usage = json.load(f)["usage"]
+    assert usage["cancelled_in_flight"]["calls"] == 2
+    assert usage["total_cost_usd"] == 0

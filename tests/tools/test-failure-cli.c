@@ -11,6 +11,7 @@
 
 #include "anot-test-data.h"
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
 
 #include "anot-fake-llm.h"
@@ -890,6 +891,97 @@ test_budget_counts_unscored (Fixture       *f,
  * A stall under the request deadline
  * --------------------------------------------------------------------- */
 
+/* After the client exited: the chat calls the server has not answered
+ * (its client cancelled them on the wire) and the prompt tokens they
+ * carried. */
+static guint
+count_abandoned (AnotFakeLlm *server,
+                 guint64     *out_prompt_tokens)
+{
+  guint n = 0;
+
+  *out_prompt_tokens = 0;
+  for (guint i = 0; i < anot_fake_llm_get_n_requests (server); i++)
+    {
+      JsonObject *record = anot_fake_llm_get_request (server, i);
+
+      if (strcmp (json_object_get_string_member (record, "path"), "/v1/chat/completions") == 0 &&
+          !json_object_get_boolean_member_with_default (record, "answered", TRUE))
+        {
+          n++;
+          *out_prompt_tokens += json_object_get_int_member (record, "prompt_tokens");
+        }
+    }
+  return n;
+}
+
+/* The `usage` object of @path (config.json, summary.json). */
+static JsonObject *
+read_usage (const char *path,
+            JsonParser *parser)
+{
+  g_assert_true (json_parser_load_from_file (parser, path, NULL));
+  return json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "usage");
+}
+
+/* The calls cancelled in flight that @usage counts (0 without the
+ * member), checked against the server: as many as it saw abandoned,
+ * @abandoned_prompt their prompt tokens (the estimate counts a prompt as
+ * the server does, 4 bytes a token), priced at gpt-4o-mini's list price
+ * with the answer the estimate assumed. */
+static guint64
+assert_cancelled_usage (JsonObject *usage,
+                        guint       abandoned,
+                        guint64     abandoned_prompt)
+{
+  JsonObject *cancelled = json_object_get_object_member (usage, "cancelled_in_flight");
+  double estimate;
+
+  g_assert_nonnull (cancelled);
+  g_assert_cmpint (json_object_get_int_member (cancelled, "calls"), ==, abandoned);
+  g_assert_cmpint (json_object_get_int_member (cancelled, "prompt_tokens"), ==, abandoned_prompt);
+  g_assert_cmpint (json_object_get_int_member (cancelled, "completion_tokens"), >, 0);
+  estimate = abandoned_prompt * 0.15e-6 +
+             json_object_get_int_member (cancelled, "completion_tokens") * 0.60e-6;
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (cancelled, "estimated_cost_usd"),
+                                  estimate, 5e-7);
+  return json_object_get_int_member (cancelled, "calls");
+}
+
+/* What the experiment's summary and answers.jsonl say was spent on the
+ * batch lines the server answered since it had answered @prompt_before +
+ * @completion_before tokens of lines: their bill at gpt-4o-mini's batch
+ * price (half of $0.15 and $0.60 per million tokens), one journal line
+ * each. */
+static void
+assert_spend_is_batch_bill (AnotFakeLlm *server,
+                            const char  *dir,
+                            guint64      prompt_before,
+                            guint64      completion_before)
+{
+  g_autofree char *summary_path = g_build_filename (dir, "clean", "summary.json", NULL);
+  g_autofree char *journal_path = g_build_filename (dir, "answers.jsonl", NULL);
+  g_autofree char *journal = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  guint64 prompt, completion, lines = 0;
+  double bill;
+  JsonObject *usage;
+
+  anot_fake_llm_get_batch_tokens (server, &prompt, &completion);
+  bill = (prompt - prompt_before) * 0.075e-6 + (completion - completion_before) * 0.30e-6;
+  g_assert_true (json_parser_load_from_file (parser, summary_path, NULL));
+  usage = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "usage");
+  g_test_message ("batch lines billed $%.8f; summary $%.8f", bill,
+                  json_object_get_double_member (usage, "total_cost_usd"));
+  g_assert_cmpfloat (bill, >, 0);
+  /* The summary rounds to the millionth of a dollar. */
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (usage, "total_cost_usd"), bill, 5e-7);
+  g_assert_true (g_file_get_contents (journal_path, &journal, NULL, NULL));
+  for (const char *p = journal; *p != '\0'; p++)
+    lines += *p == '\n';
+  g_assert_cmpuint (lines, ==, 4);
+}
+
 /* The server stalls (direct: it answers after 30 s, past a deadline of
  * 1 s; batch mode: the batch runs for 8 s, past a deadline of 3 s, well
  * after the batch is submitted) past every request's deadline: they were
@@ -924,13 +1016,14 @@ test_stall (Fixture       *f,
     "--request-timeout", batch ? "3" : "1", batch ? "--batch" : NULL, NULL,
   };
   const char *resume_argv[] = { "--resume", dir, "--request-timeout", "0", NULL };
-  guint64 lines_before;
+  guint64 lines_before, lines_before_prompt, lines_before_completion;
   guint stalled_calls, stalled_batches;
 
   g_assert_cmpint (run (reference_argv, NULL, NULL, NULL), ==, 0);
   reference = read_rows (reference_path, NULL);
   anot_fake_llm_clear_requests (f->server);
   lines_before = anot_fake_llm_get_n_batch_lines (f->server);
+  anot_fake_llm_get_batch_tokens (f->server, &lines_before_prompt, &lines_before_completion);
 
   if (batch)
     anot_fake_llm_set_batch_delay_ms (f->server, 8000);
@@ -939,6 +1032,11 @@ test_stall (Fixture       *f,
                                                  "\"latency_ms\": 30000}", NULL));
   g_assert_cmpint (run (argv, NULL, &out, &err), ==, 4);
   g_assert_nonnull (strstr (err, "--resume"));
+  /* The run does not wait for the batch its requests gave up on: it says
+   * the batch still runs, billed, and that a resume takes its answers. */
+  if (batch)
+    g_assert_nonnull (strstr (out, "Batches: 1 still running at the provider (4 lines, billed when "
+                                   "they end)"));
   rows = read_rows (rows_path, &objects);
   g_assert_cmpuint (objects->len, ==, 4);
   for (guint i = 0; i < objects->len; i++)
@@ -959,6 +1057,19 @@ test_stall (Fixture       *f,
     g_assert_cmpuint (count_chat_requests (f->server), <=, 4);
   stalled_calls = count_chat_requests (f->server);
   stalled_batches = anot_test_cli_count_requests (f->server, "POST", "/v1/batches");
+  /* Direct: the deadline cancelled the calls on the wire, each counted as
+   * cancelled in flight, at an estimate, in config.json. */
+  if (!batch)
+    {
+      g_autofree char *config_path = g_build_filename (dir, "clean", "run_1", "config.json", NULL);
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      guint64 abandoned_prompt;
+      guint abandoned = count_abandoned (f->server, &abandoned_prompt);
+
+      g_assert_cmpuint (abandoned, ==, stalled_calls);
+      if (abandoned > 0)
+        assert_cancelled_usage (read_usage (config_path, parser), abandoned, abandoned_prompt);
+    }
 
   /* The server is quick again: the resume scores every request. */
   g_assert_true (anot_fake_llm_set_rules_json (f->server, "{\"default_reply\": \"[3, 1, 2, 5, 4]\"}",
@@ -976,6 +1087,7 @@ test_stall (Fixture       *f,
                         MAX (stalled_batches, 1));
       g_assert_cmpuint (anot_fake_llm_get_n_batch_lines (f->server), ==, lines_before + 4);
       g_assert_cmpuint (count_chat_requests (f->server), ==, 0);
+      assert_spend_is_batch_bill (f->server, dir, lines_before_prompt, lines_before_completion);
     }
   else
     g_assert_cmpuint (count_chat_requests (f->server), ==, stalled_calls + 4);
@@ -1147,6 +1259,9 @@ server_bill (AnotFakeLlm *server,
       if (strcmp (json_object_get_string_member (record, "path"), "/v1/chat/completions") != 0 ||
           json_object_get_int_member (record, "status") != 200)
         continue;
+      /* Cut by the client before its answer was due. */
+      if (!json_object_get_boolean_member_with_default (record, "answered", TRUE))
+        continue;
       (*out_calls)++;
       bill += json_object_get_int_member (record, "prompt_tokens") * 0.15e-6 +
               json_object_get_int_member (record, "completion_tokens") * 0.60e-6;
@@ -1241,6 +1356,92 @@ test_retries_counted (Fixture       *f,
   g_assert_cmpint (json_object_get_int_member (usage, "total_retries"), ==, retries);
 }
 
+/* ------------------------------------------------------------------------
+ * Calls cancelled in flight
+ * --------------------------------------------------------------------- */
+
+typedef struct
+{
+  AnotFakeLlm *server;
+  GSubprocess *process;
+  gboolean sent;
+} Interrupt;
+
+/* Ctrl-C once the four calls reached the server and the two quick ones
+ * were answered: the two slow ones are on the wire. */
+static void
+interrupt_tick (gpointer data)
+{
+  Interrupt *interrupt = data;
+
+  if (!interrupt->sent && count_chat_requests (interrupt->server) == 4 &&
+      anot_fake_llm_get_in_flight (interrupt->server) == 2)
+    {
+      g_subprocess_send_signal (interrupt->process, SIGINT);
+      interrupt->sent = TRUE;
+    }
+}
+
+/* Ctrl-C with two calls on the wire: they are cancelled, and a provider
+ * may bill them.  No answer came back, so each is counted as cancelled in
+ * flight, at an estimated cost, apart from the cost: in answers.jsonl,
+ * config.json, summary.json and the LLM line, and still after the resume
+ * (which pays for those calls again: they had no answer to replay), while
+ * the cost stays the server's bill for the calls it answered.  Counts,
+ * not timings: the signal is sent once the server holds the two slow
+ * calls, whose answers are a minute away (checked 20 runs out of 20
+ * beside two busy loops). */
+static void
+test_cancelled_in_flight (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *dir = g_build_filename (f->root, "cut", NULL);
+  g_autofree char *config_path = g_build_filename (dir, "clean", "run_1", "config.json", NULL);
+  g_autofree char *summary_path = g_build_filename (dir, "clean", "summary.json", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *line = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  Interrupt interrupt = { f->server, NULL, FALSE };
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "4", "-j", "4", "--out", f->root, "--name", "cut", NULL,
+  };
+  const char *resume_argv[] = { "--resume", dir, NULL };
+  guint64 abandoned_prompt = 0;
+  guint abandoned, calls;
+  double bill;
+
+  g_assert_true (anot_fake_llm_set_rules_json (f->server,
+                                               "{\"default_reply\": \"[3, 1, 2, 5, 4]\", "
+                                               "\"slow_ms\": 60000, \"rules\": [{\"match\": \".\", "
+                                               "\"fault\": \"slow\", \"times\": 2}]}", NULL));
+  process = spawn (argv, NULL);
+  interrupt.process = process;
+  g_assert_cmpint (anot_test_cli_wait (process, interrupt_tick, &interrupt, &out, &err), ==, 130);
+  g_assert_true (interrupt.sent);
+  abandoned = count_abandoned (f->server, &abandoned_prompt);
+  g_assert_cmpuint (abandoned, ==, 2);
+  line = g_strdup_printf (", %u cancelled in flight (up to $", abandoned);
+  g_assert_nonnull (strstr (out, line));
+  assert_cancelled_usage (read_usage (config_path, parser), abandoned, abandoned_prompt);
+
+  /* The resume runs the two cut requests again: the cancelled calls stay
+   * counted, the cost is what the server answered. */
+  g_assert_true (anot_fake_llm_set_rules_json (f->server, "{\"default_reply\": \"[3, 1, 2, 5, 4]\"}",
+                                               NULL));
+  g_assert_cmpint (run (resume_argv, NULL, &out, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, line));
+  assert_cancelled_usage (read_usage (config_path, parser), abandoned, abandoned_prompt);
+  assert_cancelled_usage (read_usage (summary_path, parser), abandoned, abandoned_prompt);
+  bill = server_bill (f->server, &calls);
+  g_assert_cmpint (json_object_get_int_member (read_usage (summary_path, parser), "total_calls"), ==,
+                   calls);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (read_usage (summary_path, parser),
+                                                                 "total_cost_usd"), bill, 5e-7);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1266,6 +1467,7 @@ main (int    argc,
   ADD ("/failure-cli/full-disk", test_full_disk, NULL);
   ADD ("/failure-cli/outage/spend", test_outage_spend, NULL);
   ADD ("/failure-cli/retries-counted", test_retries_counted, NULL);
+  ADD ("/failure-cli/cancelled-in-flight", test_cancelled_in_flight, NULL);
 
 #undef ADD
 
