@@ -201,6 +201,17 @@ anot_experiment_budget_reset (AnotExperiment *self)
       if (budget->gate != NULL)
         budget->gate->spent += cost;
     }
+  /* Calls an earlier attempt cancelled on the wire may be billed: their
+   * estimates count as spent, as they did in that attempt. */
+  for (guint i = 0; self->journal != NULL && i < self->budgets->len; i++)
+    {
+      Budget *budget = g_ptr_array_index (self->budgets, i);
+      double cost = anot_call_journal_get_cancelled_cost (self->journal, budget->role);
+
+      budget->spent += cost;
+      if (budget->gate != NULL)
+        budget->gate->spent += cost;
+    }
 }
 
 /* What a replaced row had cost was counted when the run started: the
