@@ -109,9 +109,11 @@ run_experiment (const char  *name,
 static void
 test_usage_per_request (void)
 {
-  /* Slow enough answers that the 16 requests overlap, even under ASan. */
+  /* The server holds its answers until 16 calls are in flight: the 16
+   * requests overlap however loaded the machine is (checked 20 runs out
+   * of 20 beside two busy loops). */
   g_autoptr(AnotFakeLlm) server = start_server (
-    "{\"latency_ms\": [60, 120], \"rules\": ["
+    "{\"hold_until_in_flight\": 16, \"latency_ms\": [5, 20], \"rules\": ["
     "  {\"match\": \"^SCORE \\\\S+ item (\\\\d+)\", \"reply\": \"\\\\1\"},"
     "  {\"match\": \"^PLAN\", \"reply\": \"Check every candidate.\"}"
     "]}");
