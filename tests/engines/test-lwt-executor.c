@@ -402,6 +402,45 @@ test_max_concurrent (void)
   fixture_stop (&fixture);
 }
 
+/* Past a full round of calls waiting at the backend, ready steps wait
+ * unrendered in the executor: with 2 calls at once allowed, 2 in flight
+ * and 2 queued are all an execution of 20 independent steps has out, and
+ * every step still answers.  Counts only: the first four go out in one
+ * pass before any answer can come back, and after that each answer lets
+ * at most one more out. */
+static void
+test_backlog (void)
+{
+  Fixture fixture = { 0 };
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(AnotLwtScript) script = NULL;
+  g_autoptr(AnotLwtResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  fixture_start (&fixture, "{\"latency_ms\": 5, \"rules\": [{\"match\": \"^x (\\\\d+)\", \"reply\": \"\\\\1\"}]}");
+  anot_http_backend_set_max_concurrency (ANOT_HTTP_BACKEND (fixture.backend), 2);
+  g_assert_false (anot_method_context_is_backlogged (fixture.context, ANOT_DEFAULT_ROLE));
+  for (guint i = 0; i < 20; i++)
+    g_string_append_printf (text, "(%u)=LLM(\"x %u\")\n", i, i);
+  script = parse (text->str);
+  result = execute (&fixture, script, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (anot_lwt_result_get_max_in_flight (result), ==, 4);
+  g_assert_cmpuint (anot_fake_llm_get_peak_in_flight (fixture.server), ==, 2);
+  g_assert_cmpuint (anot_lwt_result_get_n_calls (result), ==, 20);
+  for (guint i = 0; i < 20; i++)
+    {
+      char id[16];
+      g_autofree char *expected = g_strdup_printf ("%u", i);
+
+      g_snprintf (id, sizeof id, "%u", i);
+      g_assert_cmpstr (anot_lwt_result_get_output (result, id), ==, expected);
+    }
+  g_assert_false (anot_method_context_is_backlogged (fixture.context, ANOT_DEFAULT_ROLE));
+
+  fixture_stop (&fixture);
+}
+
 static gboolean
 cancel_soon (gpointer data)
 {
@@ -547,6 +586,7 @@ main (int   argc,
   g_test_add_func ("/lwt-executor/cache", test_cache);
   g_test_add_func ("/lwt-executor/variables", test_variables);
   g_test_add_func ("/lwt-executor/max-concurrent", test_max_concurrent);
+  g_test_add_func ("/lwt-executor/backlog", test_backlog);
   g_test_add_func ("/lwt-executor/cancel", test_cancel);
   g_test_add_func ("/lwt-executor/cycle", test_cycle);
   g_test_add_func ("/lwt-executor/overhead", test_overhead);

@@ -932,9 +932,15 @@ pump (Run *run)
 
   for (;;)
     {
+      /* Past a full round of calls waiting at the backend, the ready
+       * steps wait here unrendered until one of this execution's calls
+       * comes back: their prompts and calls would only wait in the
+       * backend's queue, and at -j 64 those of every request in flight
+       * added up.  One call is always out, so no execution stalls. */
       while (!g_queue_is_empty (&run->ready) &&
              !g_cancellable_is_cancelled (cancellable) &&
-             (self->max_concurrent == 0 || run->in_flight < self->max_concurrent))
+             (self->max_concurrent == 0 || run->in_flight < self->max_concurrent) &&
+             (run->in_flight == 0 || !anot_method_context_is_backlogged (self->context, self->role)))
         start_step (run, GPOINTER_TO_UINT (g_queue_pop_head (&run->ready)));
 
       if (run->in_flight > 0 || run->n_done == run->n_steps)
