@@ -6,6 +6,8 @@
 
 #include "anot-run-common.h"
 
+#include <math.h>
+
 /**
  * anot_run_default_data_dir:
  *
@@ -77,4 +79,40 @@ anot_run_add_plugin_option (GOptionContext *context)
   };
 
   g_option_context_add_main_entries (context, entries, NULL);
+}
+
+char *
+anot_run_format_cost (double usd,
+                      int    decimals)
+{
+  if (isnan (usd))
+    return g_strdup ("unknown price");
+  return g_strdup_printf ("$%.*f", decimals, usd);
+}
+
+double
+anot_run_json_cost (JsonObject *object,
+                    const char *member)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return NAN;
+  return json_node_get_double (node);
+}
+
+void
+anot_run_warn_unpriced (const char         *command,
+                        const char * const *models)
+{
+  g_autofree char *list = NULL;
+
+  if (models == NULL || models[0] == NULL)
+    return;
+  list = g_strjoinv ("”, “", (char **) models);
+  g_printerr ("anot-run%s%s: warning: no price for the model%s “%s”: the cost of %s calls is "
+              "recorded as unknown (null), not estimated; give %s in the [prices] section of "
+              "config.ini (docs/configuration.md, \"Usage and cost\")\n",
+              command ? " " : "", command ? command : "", models[1] ? "s" : "", list,
+              models[1] ? "their" : "its", models[1] ? "prices" : "its price");
 }

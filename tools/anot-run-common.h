@@ -66,4 +66,17 @@ int anot_run_usage_error (const char *command,
                           const char *format,
                           ...) G_GNUC_PRINTF (2, 3);
 
+/* "$1.2346" (@decimals after the point), or "unknown price" for NaN: a
+ * call's model had no price, and no figure stands for it. */
+char *anot_run_format_cost (double usd,
+                            int    decimals);
+/* A cost member of a JSON object: NaN when null (unknown price). */
+double anot_run_json_cost (JsonObject *object,
+                           const char *member);
+/* Says on stderr that @models (none: nothing said) have no price, so
+ * that their calls' cost is recorded as unknown; @command as for
+ * anot_run_usage_error(). */
+void anot_run_warn_unpriced (const char         *command,
+                             const char * const *models);
+
 G_END_DECLS

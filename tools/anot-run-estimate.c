@@ -6,6 +6,7 @@
 
 #include "anot-run.h"
 
+#include <math.h>
 #include <string.h>
 
 #define DEFAULT_COMPLETION_TOKENS 300
@@ -52,11 +53,25 @@ anot_run_cmd_estimate (int    argc,
   return status;
 }
 
+/* @member of @object: "$0.1234", or "unknown price" when null. */
 static void
 print_money (const char *label,
-             double      value)
+             JsonObject *object,
+             const char *member)
 {
-  g_print ("%s$%.4f", label, value);
+  g_autofree char *text = anot_run_format_cost (anot_run_json_cost (object, member), 4);
+
+  g_print ("%s%s", label, text);
+}
+
+/* A column of the table: "0.1234", or "unknown" when null. */
+char *
+anot_run_estimate_money_cell (JsonObject *object,
+            const char *member)
+{
+  double value = anot_run_json_cost (object, member);
+
+  return isnan (value) ? g_strdup ("unknown") : g_strdup_printf ("%.4f", value);
 }
 
 /* The last line of an estimate, the same for a run and a study. */
@@ -71,8 +86,8 @@ anot_run_print_estimate_total (JsonObject *total)
            json_object_get_int_member (total, "calls_per_request_max"),
            json_object_get_int_member (total, "prompt_tokens"),
            json_object_get_int_member (total, "completion_tokens"));
-  print_money ("", json_object_get_double_member (total, "cost_usd"));
-  print_money (" direct, ", json_object_get_double_member (total, "batch_cost_usd"));
+  print_money ("", total, "cost_usd");
+  print_money (" direct, ", total, "batch_cost_usd");
   g_print (" batched\n");
   if (json_object_has_member (total, "calls_bound") &&
       !json_object_get_null_member (total, "calls_bound") &&
@@ -82,8 +97,8 @@ anot_run_print_estimate_total (JsonObject *total)
                " in all), as the method's settings allow; ",
                json_object_get_int_member (total, "calls_per_request_bound"),
                json_object_get_int_member (total, "calls_bound"));
-      print_money ("", json_object_get_double_member (total, "cost_at_bound_usd"));
-      print_money (" direct, ", json_object_get_double_member (total, "batch_cost_at_bound_usd"));
+      print_money ("", total, "cost_at_bound_usd");
+      print_money (" direct, ", total, "batch_cost_at_bound_usd");
       g_print (" batched\nat that many calls, each priced as the average call above (later rounds' prompts\n"
                "are longer, so the cost may be higher; a budget holds each call to it before it\n"
                "is sent)\n");
@@ -143,22 +158,32 @@ anot_run_estimate_experiment (AnotExperiment *experiment,
     {
       JsonObject *row = json_array_get_object_element (rows, i);
       g_autofree char *calls = NULL;
+      g_autofree char *cost = anot_run_estimate_money_cell (row, "cost_usd");
+      g_autofree char *batch_cost = anot_run_estimate_money_cell (row, "batch_cost_usd");
 
       if (json_object_get_int_member (row, "incomplete") > 0)
         calls = g_strdup_printf (">=%" G_GINT64_FORMAT, json_object_get_int_member (row, "calls"));
       else
         calls = g_strdup_printf ("%" G_GINT64_FORMAT, json_object_get_int_member (row, "calls"));
       g_print ("%-22s %5" G_GINT64_FORMAT " %9" G_GINT64_FORMAT " %9s %13" G_GINT64_FORMAT
-               " %12" G_GINT64_FORMAT " %11.4f %11.4f\n",
+               " %12" G_GINT64_FORMAT " %11s %11s\n",
                json_object_get_string_member (row, "attack"), json_object_get_int_member (row, "n"),
                json_object_get_int_member (row, "requests"), calls,
                json_object_get_int_member (row, "prompt_tokens"),
                json_object_get_int_member (row, "completion_tokens"),
-               json_object_get_double_member (row, "cost_usd"),
-               json_object_get_double_member (row, "batch_cost_usd"));
+               cost, batch_cost);
     }
   g_print ("\n");
   anot_run_print_estimate_total (total);
+  {
+    JsonArray *unpriced = json_object_get_array_member (root, "unpriced_models");
+
+    /* Never a made-up figure: say which model left the cost unknown. */
+    for (guint i = 0; unpriced != NULL && i < json_array_get_length (unpriced); i++)
+      g_print ("Unknown price: the model “%s” has no price; give one in the [prices] section "
+               "of config.ini (docs/configuration.md, \"Usage and cost\")\n",
+               json_array_get_string_element (unpriced, i));
+  }
   {
     JsonObject *pace = json_object_get_object_member (root, "pace");
 

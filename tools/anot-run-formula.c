@@ -658,10 +658,14 @@ anot_run_cmd_formula (int    argc,
   g_printerr ("Ran %u of %u item%s: %u with errors, %u failed, %u incomplete\n", run.n_done, run.n_items,
               run.n_items == 1 ? "" : "s", run.n_with_errors, run.n_failed, run.n_incomplete);
   if (anot_usage_get_calls (usage) > 0)
-    g_printerr ("LLM: %" G_GUINT64_FORMAT " calls, %" G_GUINT64_FORMAT " prompt + %" G_GUINT64_FORMAT
-                " completion tokens, $%.4f\n",
-                anot_usage_get_calls (usage), anot_usage_get_prompt_tokens (usage),
-                anot_usage_get_completion_tokens (usage), anot_usage_get_cost_usd (usage));
+    {
+      g_autofree char *cost = anot_run_format_cost (anot_usage_get_cost_usd (usage), 4);
+
+      g_printerr ("LLM: %" G_GUINT64_FORMAT " calls, %" G_GUINT64_FORMAT " prompt + %" G_GUINT64_FORMAT
+                  " completion tokens, %s\n",
+                  anot_usage_get_calls (usage), anot_usage_get_prompt_tokens (usage),
+                  anot_usage_get_completion_tokens (usage), cost);
+    }
 
   if (run.write_error != NULL)
     {

@@ -59,9 +59,11 @@ anot_run_llm_options_add_entries (AnotRunLlmOptions *o,
     { "max-cost", 0, 0, G_OPTION_ARG_STRING, &o->max_cost,
       "Budget in US dollars above 0, a cap: a request starts only when its estimated "
       "cost fits, and each LLM call only when its own does (exit status 3 when the next "
-      "does not); --resume with a higher one continues", "USD" },
+      "does not); --resume with a higher one continues.  Every model the method calls "
+      "needs a price (built in, or [prices] of config.ini): a budget with one that has "
+      "none is a usage error", "USD" },
     { "max-cost-role", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->max_cost_roles,
-      "Budget of one role, above 0 (repeatable)", "ROLE=USD" },
+      "Budget of one role, above 0 (repeatable); needs prices as --max-cost does", "ROLE=USD" },
     G_OPTION_ENTRY_NULL
   };
 

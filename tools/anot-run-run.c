@@ -490,16 +490,26 @@ print_llm_usage (AnotExperiment *experiment)
         }
   if (anot_usage_get_calls (usage) > 0 || anot_usage_get_cancelled_calls (cancelled) > 0)
     {
+      g_autofree char *cost = anot_run_format_cost (anot_usage_get_cost_usd (usage), 4);
+      g_autofree char *unpriced = NULL;
+
+      if (!anot_usage_get_cost_known (usage))
+        unpriced = g_strdup_printf (" (%" G_GUINT64_FORMAT " call%s without a price)",
+                                    anot_usage_get_unpriced_calls (usage),
+                                    anot_usage_get_unpriced_calls (usage) == 1 ? "" : "s");
       g_print ("LLM: %" G_GUINT64_FORMAT " calls, %" G_GUINT64_FORMAT " prompt + %" G_GUINT64_FORMAT
-               " completion tokens, $%.4f, %" G_GUINT64_FORMAT " retries",
+               " completion tokens, %s%s, %" G_GUINT64_FORMAT " retries",
                anot_usage_get_calls (usage), anot_usage_get_prompt_tokens (usage),
-               anot_usage_get_completion_tokens (usage), anot_usage_get_cost_usd (usage),
+               anot_usage_get_completion_tokens (usage), cost, unpriced ? unpriced : "",
                anot_usage_get_retries (usage));
       /* Not in the cost: the provider may bill them, or not. */
       if (anot_usage_get_cancelled_calls (cancelled) > 0)
-        g_print (", %" G_GUINT64_FORMAT " cancelled in flight (up to $%.4f more if billed)",
-                 anot_usage_get_cancelled_calls (cancelled),
-                 anot_usage_get_cancelled_cost_usd (cancelled));
+        {
+          g_autofree char *cancelled_cost = anot_run_format_cost (anot_usage_get_cancelled_cost_usd (cancelled), 4);
+
+          g_print (", %" G_GUINT64_FORMAT " cancelled in flight (up to %s more if billed)",
+                   anot_usage_get_cancelled_calls (cancelled), cancelled_cost);
+        }
       g_print ("\n");
     }
   if (anot_usage_get_calls (usage) > 0)
@@ -808,6 +818,11 @@ anot_run_run_experiment (int           argc,
     "ANTHROPIC_API_KEY or the file, never from the command line.  ANOT_DEBUG=1..3\n"
     "writes debug.log next to the results.  See docs/configuration.md.\n"
     "\n"
+    "A model without a price (neither in the built-in table nor in [prices] of\n"
+    "config.ini) is never given a default one: its calls' cost is recorded as\n"
+    "unknown (null; \"unknown price\" on the LLM: line and in estimate), a warning\n"
+    "names it at the start, and a budget with it is a usage error.\n"
+    "\n"
     "%s"
     "\n"
     "See docs/running-experiments.md for the file formats.",
@@ -821,7 +836,8 @@ anot_run_run_experiment (int           argc,
     "       an existing results directory without --resume or --force, one\n"
     "       another process is writing (it is named), or an LLM configuration\n"
     "       error such as no API key for a provider's own endpoint for a role\n"
-    "       the method calls (refused before anything is written)\n"
+    "       the method calls, or a budget with a model without a price (refused\n"
+    "       before anything is written)\n"
     "  3    stopped by the budget (--max-cost, --max-cost-role): the requests in\n"
     "       flight finished, the results so far are written; continue with\n"
     "       anot-run --resume DIR --max-cost HIGHER\n"
@@ -1060,6 +1076,12 @@ anot_run_run_experiment (int           argc,
       run_options_clear (&o);
       return status;
     }
+  /* Before anything runs: a cost that will be unknown is said now. */
+  {
+    g_auto(GStrv) unpriced = anot_experiment_list_unpriced_models (experiment);
+
+    anot_run_warn_unpriced (NULL, (const char * const *) unpriced);
+  }
 
   {
     g_autofree char *method = NULL;

@@ -6,6 +6,8 @@
 
 #include "anot-run.h"
 
+#include <math.h>
+
 #include <glib-unix.h>
 #include <signal.h>
 #include <stdio.h>
@@ -163,14 +165,14 @@ print_estimate (AnotStudy  *study,
       g_autofree char *calls = g_strdup_printf ("%s%" G_GINT64_FORMAT,
                                                 json_object_get_int_member (cell, "incomplete") > 0 ? ">=" : "",
                                                 json_object_get_int_member (cell, "calls"));
+      g_autofree char *cost = anot_run_estimate_money_cell (cell, "cost_usd");
+      g_autofree char *batch_cost = anot_run_estimate_money_cell (cell, "batch_cost_usd");
 
       g_print ("%-36s %9" G_GINT64_FORMAT " %9s %13" G_GINT64_FORMAT " %12" G_GINT64_FORMAT
-               " %11.4f %11.4f\n",
+               " %11s %11s\n",
                json_object_get_string_member (cell, "cell"), json_object_get_int_member (cell, "requests"),
                calls, json_object_get_int_member (cell, "prompt_tokens"),
-               json_object_get_int_member (cell, "completion_tokens"),
-               json_object_get_double_member (cell, "cost_usd"),
-               json_object_get_double_member (cell, "batch_cost_usd"));
+               json_object_get_int_member (cell, "completion_tokens"), cost, batch_cost);
     }
   g_print ("(>=: requests that stopped on the stand-in answer; lower bounds, see anot-run estimate)\n\n");
   anot_run_print_estimate_total (json_object_get_object_member (json_node_get_object (estimate), "total"));
@@ -219,8 +221,14 @@ print_cells (AnotStudy *study)
                   runs++;
                 }
             }
-          g_print ("%-36s %5u %9u %9u %7.3f %7.3f %10.4f\n", anot_study_cell_get_name (cell), ns[i],
-                   requests, unscored, runs ? hits / runs : 0.0, runs ? mrr / runs : 0.0, cost);
+          {
+            /* NaN: a call without a price. */
+            g_autofree char *cost_text = isnan (cost) ? g_strdup ("unknown")
+                                                      : g_strdup_printf ("%.4f", cost);
+
+            g_print ("%-36s %5u %9u %9u %7.3f %7.3f %10s\n", anot_study_cell_get_name (cell), ns[i],
+                     requests, unscored, runs ? hits / runs : 0.0, runs ? mrr / runs : 0.0, cost_text);
+          }
         }
     }
 }
@@ -334,6 +342,22 @@ anot_run_cmd_study (int    argc,
                g_error_matches (error, ANOT_ERROR, ANOT_ERROR_CONFIG)
                ? ANOT_RUN_EXIT_USAGE : ANOT_RUN_EXIT_FAILED;
       }
+    {
+      g_autoptr(GPtrArray) unpriced = g_ptr_array_new_with_free_func (g_free);
+
+      /* Each model once, whichever cells call it. */
+      for (guint c = 0; c < cells->len; c++)
+        {
+          g_auto(GStrv) models =
+            anot_experiment_list_unpriced_models (anot_study_cell_get_experiment (g_ptr_array_index (cells, c)));
+
+          for (guint m = 0; models[m] != NULL; m++)
+            if (!g_ptr_array_find_with_equal_func (unpriced, models[m], g_str_equal, NULL))
+              g_ptr_array_add (unpriced, g_strdup (models[m]));
+        }
+      g_ptr_array_add (unpriced, NULL);
+      anot_run_warn_unpriced ("study", (const char * const *) unpriced->pdata);
+    }
     state.planned = anot_study_get_n_planned (study);
     state.done_at_start = anot_study_get_n_done (study);
     g_print ("Study %s: %u cells, %u requests planned%s%s\n", anot_study_get_name (study), cells->len,

@@ -30,6 +30,8 @@ int anot_run_cmd_study    (int argc, char **argv);
 
 /* anot-run-estimate.c: the `Total:` line of an estimate's "total". */
 void anot_run_print_estimate_total (JsonObject *total);
+char *anot_run_estimate_money_cell (JsonObject *object,
+                                    const char *member);
 
 /* anot-run-compare.c: the options `compare` and `report` share
  * (--baseline, --resamples, --bootstrap-seed, --confidence), and the

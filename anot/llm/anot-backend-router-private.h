@@ -74,8 +74,9 @@ void anot_backend_router_set_prices_date (AnotBackendRouter *self,
 /* What sending @request as @role would cost, before it is sent: the route's
  * model and max_tokens filled in as a call gets them, the prompt counted as
  * context fitting counts it (the count is shared), the answer its
- * max_tokens or else @completion_tokens, at the batch price when @batch.
- * FALSE with @error when the role has no route. */
+ * max_tokens or else @completion_tokens, at the batch price when @batch;
+ * NaN when the model has no price.  FALSE with @error when the role has
+ * no route. */
 gboolean anot_backend_router_estimate_call (AnotBackendRouter *self,
                                             const char        *role,
                                             AnotChatRequest   *request,

@@ -38,8 +38,11 @@
  * prompt tokens / 10⁶ × input price + completion tokens / 10⁶ × output
  * price, with the prices of [method@Anot.BackendRouter.lookup_price].
  * The defaults are the original framework's table (gpt-5-nano, gpt-4o,
- * gpt-4o-mini, gpt-4-turbo, o1, o1-mini, o3-mini and four Claude models),
- * and any other model costs $1 and $3 per million tokens, as there.
+ * gpt-4o-mini, gpt-4-turbo, o1, o1-mini, o3-mini and four Claude models).
+ * Any other model has no price unless config.ini's `[prices]` gives one
+ * (or a `*` for every other model): its calls' cost is unknown
+ * ([property@Anot.Completion:cost-known] %FALSE), not the original's
+ * fictitious $1 and $3 per million tokens.
  *
  * With [method@Anot.BackendRouter.set_cache], every backend is put behind
  * an [class@Anot.CachedBackend].
@@ -90,7 +93,8 @@ static GParamSpec *properties[N_PROPS];
  * read once per process. */
 #define PRICES_RESOURCE "/org/anot/llm/prices.ini"
 
-/* The entry of every model without one of its own. */
+/* The entry of every model without one of its own: only ever the user's
+ * (config.ini's [prices]); the built-in table has none. */
 #define FALLBACK_MODEL "*"
 
 static int
@@ -815,19 +819,29 @@ find_price (AnotBackendRouter *self,
   return best;
 }
 
-/* The entry of @model (else `*`): its list prices, or its batch prices
- * (half the list prices unless it has its own); TRUE when @model has an
- * entry of its own or by prefix. */
-static gboolean
-lookup_prices (AnotBackendRouter *self,
-               const char        *model,
-               gboolean           batch,
-               double            *input_per_million,
-               double            *output_per_million)
+/* The entry that prices @model: its own (or by prefix), else a `*` the
+ * user's [prices] gave (the built-in table has none), else NULL. */
+static Price *
+price_entry (AnotBackendRouter *self,
+             const char        *model,
+             gboolean          *own)
 {
   Price *price = find_price (self, model);
-  Price *entry = price != NULL ? price : g_hash_table_lookup (self->prices, FALLBACK_MODEL);
-  double input = 0, output = 0;
+
+  if (own != NULL)
+    *own = price != NULL;
+  return price != NULL ? price : g_hash_table_lookup (self->prices, FALLBACK_MODEL);
+}
+
+/* @entry's list prices, or its batch prices (half the list prices unless
+ * it has its own); NaN without an entry: an unknown price is never 0. */
+static void
+entry_prices (Price    *entry,
+              gboolean  batch,
+              double   *input_per_million,
+              double   *output_per_million)
+{
+  double input = NAN, output = NAN;
 
   if (entry != NULL && !batch)
     {
@@ -843,7 +857,20 @@ lookup_prices (AnotBackendRouter *self,
     *input_per_million = input;
   if (output_per_million)
     *output_per_million = output;
-  return price != NULL;
+}
+
+/* TRUE when @model has an entry of its own or by prefix. */
+static gboolean
+lookup_prices (AnotBackendRouter *self,
+               const char        *model,
+               gboolean           batch,
+               double            *input_per_million,
+               double            *output_per_million)
+{
+  gboolean own;
+
+  entry_prices (price_entry (self, model, &own), batch, input_per_million, output_per_million);
+  return own;
 }
 
 /**
@@ -851,19 +878,21 @@ lookup_prices (AnotBackendRouter *self,
  * @self: an #AnotBackendRouter
  * @model: (nullable): a model name
  * @input_per_million: (out) (optional): US dollars per million prompt
- *   tokens
+ *   tokens, NaN when @model has no price
  * @output_per_million: (out) (optional): US dollars per million
- *   completion tokens
+ *   completion tokens, NaN when @model has no price
  *
  * The price of @model: its own entry, else the longest entry that is a
  * prefix of it followed by `-` (`gpt-4o-mini-2024-07-18` costs what
- * `gpt-4o-mini` costs), else the entry `*` (built in: $1 and $3 per
- * million tokens, the original framework's default).  The built-in
- * entries come from the resource `prices.ini`; a configuration file's
- * `[prices]` section replaces or adds entries, `*` included.
+ * `gpt-4o-mini` costs), else the entry `*` when a configuration file's
+ * `[prices]` section gives one.  The built-in entries come from the
+ * resource `prices.ini`, which has no `*`: a model it does not list has
+ * no price (NaN) unless the user gives one, and the cost of its calls is
+ * unknown ([property@Anot.Completion:cost-known]), never a default.
+ * A configuration file's `[prices]` section replaces or adds entries.
  *
  * Returns: %TRUE when @model has a price of its own (or by prefix),
- *   %FALSE when the default was used
+ *   %FALSE when `*` or nothing priced it
  */
 gboolean
 anot_backend_router_lookup_price (AnotBackendRouter *self,
@@ -877,17 +906,38 @@ anot_backend_router_lookup_price (AnotBackendRouter *self,
 }
 
 /**
+ * anot_backend_router_has_price:
+ * @self: an #AnotBackendRouter
+ * @model: (nullable): a model name
+ *
+ * Whether calls to @model can be costed: it has an entry of its own or
+ * by prefix (see anot_backend_router_lookup_price()), or the user's
+ * `[prices]` gives a `*`.  Calls to a model without a price have an
+ * unknown cost; a run with a budget refuses such a model.
+ *
+ * Returns: %TRUE when @model has a price
+ */
+gboolean
+anot_backend_router_has_price (AnotBackendRouter *self,
+                               const char        *model)
+{
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), FALSE);
+
+  return price_entry (self, model, NULL) != NULL;
+}
+
+/**
  * anot_backend_router_lookup_batch_price:
  * @self: an #AnotBackendRouter
  * @model: (nullable): a model name
  * @input_per_million: (out) (optional): US dollars per million prompt
- *   tokens of a batched call
+ *   tokens of a batched call, NaN without a price
  * @output_per_million: (out) (optional): US dollars per million
- *   completion tokens of a batched call
+ *   completion tokens of a batched call, NaN without a price
  *
  * The batch price of @model, found as anot_backend_router_lookup_price()
  * finds the list price: the entry's `batch` prices, else half its list
- * prices.
+ * prices; NaN when @model has no price.
  *
  * Returns: %TRUE when @model has a price of its own (or by prefix)
  */
@@ -996,20 +1046,21 @@ on_backend_done (GObject      *source,
   if (anot_completion_get_cost_usd (completion) == 0.0 &&
       !anot_completion_get_paid_by_another (completion))
     {
+      /* The provider's name for the model first (it may be dated), else
+       * the name asked for, else the user's `*`. */
+      Price *entry = find_price (self, anot_completion_get_model (completion));
       double input, output;
 
-      /* The provider's name for the model first (it may be dated), else
-       * the name asked for. */
+      if (entry == NULL)
+        entry = price_entry (self, data->model, NULL);
       /* Batched calls cost the batch price. */
-      gboolean (*lookup) (AnotBackendRouter *, const char *, double *, double *) =
-        anot_completion_get_batch_id (completion) != NULL ? anot_backend_router_lookup_batch_price
-                                                          : anot_backend_router_lookup_price;
-
-      if (!lookup (self, anot_completion_get_model (completion), &input, &output))
-        lookup (self, data->model, &input, &output);
-      anot_completion_set_cost_usd (completion,
-                                    anot_completion_get_prompt_tokens (completion) / 1e6 * input +
-                                    anot_completion_get_completion_tokens (completion) / 1e6 * output);
+      entry_prices (entry, anot_completion_get_batch_id (completion) != NULL, &input, &output);
+      if (entry == NULL)
+        anot_completion_set_cost_known (completion, FALSE);
+      else
+        anot_completion_set_cost_usd (completion,
+                                      anot_completion_get_prompt_tokens (completion) / 1e6 * input +
+                                      anot_completion_get_completion_tokens (completion) / 1e6 * output);
     }
   g_task_return_pointer (task, g_steal_pointer (&completion), g_object_unref);
 }

@@ -116,6 +116,9 @@ gboolean           anot_backend_router_lookup_price     (AnotBackendRouter    *s
                                                          double               *input_per_million,
                                                          double               *output_per_million);
 ANOT_AVAILABLE_IN_ALL
+gboolean           anot_backend_router_has_price        (AnotBackendRouter    *self,
+                                                         const char           *model);
+ANOT_AVAILABLE_IN_ALL
 void               anot_backend_router_complete_async   (AnotBackendRouter    *self,
                                                          const char           *role,
                                                          AnotChatRequest      *request,

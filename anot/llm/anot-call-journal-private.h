@@ -49,6 +49,9 @@ void             anot_call_journal_add_cancelled  (AnotCallJournal  *self,
                                                    const char       *scope_prefix,
                                                    AnotUsage        *usage);
 G_GNUC_INTERNAL
+double           anot_call_journal_get_cancelled_cost (AnotCallJournal *self,
+                                                       const char      *role);
+G_GNUC_INTERNAL
 const GError    *anot_call_journal_get_error      (AnotCallJournal  *self);
 G_GNUC_INTERNAL
 guint64          anot_call_journal_get_n_loaded   (AnotCallJournal  *self);

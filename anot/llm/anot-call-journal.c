@@ -53,6 +53,7 @@ struct _AnotCallJournal
 typedef struct
 {
   char *scope;
+  char *role;
   guint64 prompt_tokens;
   guint64 completion_tokens;
   double cost_usd;
@@ -62,6 +63,7 @@ static void
 cancelled_clear (Cancelled *entry)
 {
   g_free (entry->scope);
+  g_free (entry->role);
 }
 
 G_DEFINE_FINAL_TYPE (AnotCallJournal, anot_call_journal, G_TYPE_OBJECT)
@@ -100,11 +102,12 @@ anot_call_journal_init (AnotCallJournal *self)
 static void
 cancelled_add (AnotCallJournal *self,
                const char      *scope,
+               const char      *role,
                guint64          prompt_tokens,
                guint64          completion_tokens,
                double           cost_usd)
 {
-  Cancelled entry = { g_strdup (scope), prompt_tokens, completion_tokens, cost_usd };
+  Cancelled entry = { g_strdup (scope), g_strdup (role), prompt_tokens, completion_tokens, cost_usd };
 
   g_array_append_val (self->cancelled, entry);
 }
@@ -161,9 +164,10 @@ load (AnotCallJournal  *self,
         {
           object = json_node_get_object (root);
           cancelled_add (self, json_object_get_string_member_with_default (object, "scope", ""),
+                         json_object_get_string_member_with_default (object, "role", NULL),
                          (guint64) json_object_get_int_member_with_default (object, "prompt_tokens", 0),
                          (guint64) json_object_get_int_member_with_default (object, "completion_tokens", 0),
-                         json_object_get_double_member_with_default (object, "estimated_cost_usd", 0.0));
+                         anot_usage_read_cost (object, "estimated_cost_usd"));
           start = (gsize) (end - contents) + 1;
           continue;
         }
@@ -265,8 +269,13 @@ anot_call_journal_replay (AnotCallJournal *self,
                                      (guint64) json_object_get_int_member_with_default (object, "prompt_tokens", 0));
   anot_completion_set_completion_tokens (completion,
                                          (guint64) json_object_get_int_member_with_default (object, "completion_tokens", 0));
-  anot_completion_set_cost_usd (completion,
-                                json_object_get_double_member_with_default (object, "cost_usd", 0.0));
+  /* null: the model had no price when the answer came. */
+  if (json_object_has_member (object, "cost_usd") &&
+      JSON_NODE_HOLDS_NULL (json_object_get_member (object, "cost_usd")))
+    anot_completion_set_cost_known (completion, FALSE);
+  else
+    anot_completion_set_cost_usd (completion,
+                                  json_object_get_double_member_with_default (object, "cost_usd", 0.0));
   anot_completion_set_latency_ms (completion,
                                   json_object_get_double_member_with_default (object, "latency_ms", 0.0));
   anot_completion_set_retries (completion,
@@ -327,7 +336,10 @@ anot_call_journal_append (AnotCallJournal  *self,
   json_builder_set_member_name (builder, "completion_tokens");
   json_builder_add_int_value (builder, (gint64) anot_completion_get_completion_tokens (completion));
   json_builder_set_member_name (builder, "cost_usd");
-  json_builder_add_double_value (builder, anot_completion_get_cost_usd (completion));
+  if (anot_completion_get_cost_known (completion))
+    json_builder_add_double_value (builder, anot_completion_get_cost_usd (completion));
+  else
+    json_builder_add_null_value (builder);
   json_builder_set_member_name (builder, "latency_ms");
   json_builder_add_double_value (builder, anot_completion_get_latency_ms (completion));
   json_builder_set_member_name (builder, "retries");
@@ -447,10 +459,10 @@ anot_call_journal_append_cancelled (AnotCallJournal  *self,
   json_builder_set_member_name (builder, "completion_tokens");
   json_builder_add_int_value (builder, (gint64) completion_tokens);
   json_builder_set_member_name (builder, "estimated_cost_usd");
-  json_builder_add_double_value (builder, cost_usd);
+  anot_usage_add_cost_value (builder, cost_usd);
   json_builder_end_object (builder);
   root = json_builder_get_root (builder);
-  cancelled_add (self, scope, prompt_tokens, completion_tokens, cost_usd);
+  cancelled_add (self, scope, role, prompt_tokens, completion_tokens, cost_usd);
   return write_line (self, root, error);
 }
 
@@ -511,4 +523,25 @@ anot_call_journal_get_torn (AnotCallJournal *self)
 {
   g_return_val_if_fail (ANOT_IS_CALL_JOURNAL (self), FALSE);
   return self->torn;
+}
+
+/* The estimated cost of the calls cancelled in flight (from the file and
+ * since) of @role (NULL: every role): a budget counts them as spent, since
+ * the provider may bill them. */
+double
+anot_call_journal_get_cancelled_cost (AnotCallJournal *self,
+                                      const char      *role)
+{
+  double cost = 0;
+
+  g_return_val_if_fail (ANOT_IS_CALL_JOURNAL (self), 0.0);
+
+  for (guint i = 0; i < self->cancelled->len; i++)
+    {
+      Cancelled *entry = &g_array_index (self->cancelled, Cancelled, i);
+
+      if (role == NULL || g_strcmp0 (entry->role, role) == 0)
+        cost += entry->cost_usd;
+    }
+  return cost;
 }

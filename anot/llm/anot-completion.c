@@ -25,6 +25,7 @@ struct _AnotCompletion
   guint64 completion_tokens;
   double latency_ms;
   double cost_usd;
+  gboolean cost_unknown;    /* no price for the model: cost_usd means nothing */
   char *finish_reason;
   guint retries;
   char *role;
@@ -47,6 +48,7 @@ enum {
   PROP_COMPLETION_TOKENS,
   PROP_LATENCY_MS,
   PROP_COST_USD,
+  PROP_COST_KNOWN,
   PROP_FINISH_REASON,
   PROP_RETRIES,
   PROP_ROLE,
@@ -103,6 +105,9 @@ anot_completion_get_property (GObject    *object,
     case PROP_COST_USD:
       g_value_set_double (value, self->cost_usd);
       break;
+    case PROP_COST_KNOWN:
+      g_value_set_boolean (value, !self->cost_unknown);
+      break;
     case PROP_FINISH_REASON:
       g_value_set_string (value, self->finish_reason);
       break;
@@ -155,6 +160,9 @@ anot_completion_set_property (GObject      *object,
       break;
     case PROP_COST_USD:
       self->cost_usd = g_value_get_double (value);
+      break;
+    case PROP_COST_KNOWN:
+      anot_completion_set_cost_known (self, g_value_get_boolean (value));
       break;
     case PROP_FINISH_REASON:
       anot_completion_set_finish_reason (self, g_value_get_string (value));
@@ -232,11 +240,23 @@ anot_completion_class_init (AnotCompletionClass *klass)
   /**
    * AnotCompletion:cost-usd:
    *
-   * Cost of the call in US dollars.
+   * Cost of the call in US dollars; meaningless (0) when
+   * [property@Anot.Completion:cost-known] is %FALSE.
    */
   properties[PROP_COST_USD] =
     g_param_spec_double ("cost-usd", NULL, NULL, 0, G_MAXDOUBLE, 0,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotCompletion:cost-known:
+   *
+   * %FALSE when the call's model has no price (neither in the built-in
+   * table nor in `[prices]` of config.ini): its cost is unknown, never a
+   * default price.  [class@Anot.Usage] counts such calls as
+   * [property@Anot.Usage:unpriced-calls].
+   */
+  properties[PROP_COST_KNOWN] =
+    g_param_spec_boolean ("cost-known", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
    * AnotCompletion:finish-reason:
@@ -465,6 +485,38 @@ anot_completion_set_cost_usd (AnotCompletion *self,
     return;
   self->cost_usd = cost_usd;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COST_USD]);
+}
+
+/**
+ * anot_completion_get_cost_known:
+ * @self: an #AnotCompletion
+ *
+ * Returns: %FALSE when the call's model has no price, so that its cost
+ *   is unknown
+ */
+gboolean
+anot_completion_get_cost_known (AnotCompletion *self)
+{
+  g_return_val_if_fail (ANOT_IS_COMPLETION (self), TRUE);
+  return !self->cost_unknown;
+}
+
+/**
+ * anot_completion_set_cost_known:
+ * @self: an #AnotCompletion
+ * @cost_known: %FALSE when the call's model has no price
+ *
+ * Sets [property@Anot.Completion:cost-known].
+ */
+void
+anot_completion_set_cost_known (AnotCompletion *self,
+                                gboolean        cost_known)
+{
+  g_return_if_fail (ANOT_IS_COMPLETION (self));
+  if (!self->cost_unknown == !!cost_known)
+    return;
+  self->cost_unknown = !cost_known;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COST_KNOWN]);
 }
 
 /* g_set_str() is GLib 2.76. */

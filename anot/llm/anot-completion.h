@@ -46,6 +46,11 @@ ANOT_AVAILABLE_IN_ALL
 void            anot_completion_set_cost_usd          (AnotCompletion *self,
                                                        double          cost_usd);
 ANOT_AVAILABLE_IN_ALL
+gboolean        anot_completion_get_cost_known        (AnotCompletion *self);
+ANOT_AVAILABLE_IN_ALL
+void            anot_completion_set_cost_known        (AnotCompletion *self,
+                                                       gboolean        cost_known);
+ANOT_AVAILABLE_IN_ALL
 const char     *anot_completion_get_finish_reason     (AnotCompletion *self);
 ANOT_AVAILABLE_IN_ALL
 void            anot_completion_set_finish_reason     (AnotCompletion *self,

@@ -16,6 +16,12 @@
  * Sums of what LLM calls cost: calls, prompt and completion tokens, dollars,
  * per-call latency and retries, in total, per model and per role.
  *
+ * A call whose model has no price ([property@Anot.Completion:cost-known]
+ * %FALSE) is counted in [property@Anot.Usage:unpriced-calls], its tokens
+ * as any other's; a sum with such a call has no cost: its
+ * [property@Anot.Usage:cost-usd] is NaN, its JSON `cost_usd` null.  The
+ * per-model table says which models were priced and what they cost.
+ *
  * Each request gets its own #AnotUsage through its
  * [class@Anot.MethodContext], so usage is attributed to the request that
  * made the calls even when many requests run at once.
@@ -29,7 +35,8 @@ typedef struct
   /* Integers, so sums do not depend on the order in which concurrent
    * calls finish (floating-point addition is not associative) and a replay
    * writes the very same numbers. */
-  gint64 cost_pusd;          /* picodollars */
+  gint64 cost_pusd;          /* picodollars, of the priced calls */
+  guint64 unpriced_calls;    /* calls without a price: the cost is unknown */
   gint64 latency_ns;
   guint64 retries;
   guint64 errors;            /* failed attempts; per endpoint only */
@@ -69,6 +76,8 @@ enum {
   PROP_PROMPT_TOKENS,
   PROP_COMPLETION_TOKENS,
   PROP_COST_USD,
+  PROP_UNPRICED_CALLS,
+  PROP_COST_KNOWN,
   PROP_LATENCY_MS,
   PROP_RETRIES,
   N_PROPS
@@ -84,6 +93,7 @@ totals_add (UsageTotals       *into,
   into->prompt_tokens += from->prompt_tokens;
   into->completion_tokens += from->completion_tokens;
   into->cost_pusd += from->cost_pusd;
+  into->unpriced_calls += from->unpriced_calls;
   into->latency_ns += from->latency_ns;
   into->retries += from->retries;
   into->errors += from->errors;
@@ -145,7 +155,13 @@ anot_usage_get_property (GObject    *object,
       g_value_set_uint64 (value, self->total.completion_tokens);
       break;
     case PROP_COST_USD:
-      g_value_set_double (value, self->total.cost_pusd / PUSD_PER_USD);
+      g_value_set_double (value, anot_usage_get_cost_usd (self));
+      break;
+    case PROP_UNPRICED_CALLS:
+      g_value_set_uint64 (value, self->total.unpriced_calls);
+      break;
+    case PROP_COST_KNOWN:
+      g_value_set_boolean (value, self->total.unpriced_calls == 0);
       break;
     case PROP_LATENCY_MS:
       g_value_set_double (value, self->total.latency_ns / NS_PER_MS);
@@ -193,11 +209,32 @@ anot_usage_class_init (AnotUsageClass *klass)
   /**
    * AnotUsage:cost-usd:
    *
-   * Sum of call costs in US dollars.
+   * Sum of call costs in US dollars; NaN (unknown) when a call had no
+   * price ([property@Anot.Usage:cost-known] %FALSE).
    */
   properties[PROP_COST_USD] =
     g_param_spec_double ("cost-usd", NULL, NULL, 0, G_MAXDOUBLE, 0,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotUsage:unpriced-calls:
+   *
+   * Number of calls whose model has no price (neither built in nor in
+   * `[prices]` of config.ini).  Their tokens are counted; their cost is
+   * unknown, and so is the sum's.
+   */
+  properties[PROP_UNPRICED_CALLS] =
+    g_param_spec_uint64 ("unpriced-calls", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * AnotUsage:cost-known:
+   *
+   * %TRUE when every call was priced, so that
+   * [property@Anot.Usage:cost-usd] is the cost; %FALSE when a call's
+   * model had no price.
+   */
+  properties[PROP_COST_KNOWN] =
+    g_param_spec_boolean ("cost-known", NULL, NULL, TRUE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   /**
    * AnotUsage:latency-ms:
    *
@@ -246,7 +283,8 @@ anot_usage_new (void)
  *
  * Counts one call with the completion's tokens, cost, latency and retries,
  * under its model and, when it has one, its
- * [property@Anot.Completion:role].
+ * [property@Anot.Completion:role]; a call without a price counts in
+ * [property@Anot.Usage:unpriced-calls] instead of in the cost.
  */
 void
 anot_usage_add_completion (AnotUsage      *self,
@@ -262,7 +300,10 @@ anot_usage_add_completion (AnotUsage      *self,
   totals.calls = 1;
   totals.prompt_tokens = anot_completion_get_prompt_tokens (completion);
   totals.completion_tokens = anot_completion_get_completion_tokens (completion);
-  totals.cost_pusd = to_pusd (anot_completion_get_cost_usd (completion));
+  if (anot_completion_get_cost_known (completion))
+    totals.cost_pusd = to_pusd (anot_completion_get_cost_usd (completion));
+  else
+    totals.unpriced_calls = 1;
   totals.latency_ns = to_ns (anot_completion_get_latency_ms (completion));
   totals.retries = anot_completion_get_retries (completion);
   model = anot_completion_get_model (completion);
@@ -292,7 +333,11 @@ anot_usage_add_cancelled (AnotUsage *self,
                           guint64    completion_tokens,
                           double     cost_usd)
 {
-  UsageTotals totals = { calls, prompt_tokens, completion_tokens, to_pusd (cost_usd), 0, 0, 0 };
+  /* NaN: the model had no price, and the estimate none either. */
+  UsageTotals totals = { .calls = calls, .prompt_tokens = prompt_tokens,
+                         .completion_tokens = completion_tokens,
+                         .cost_pusd = isnan (cost_usd) ? 0 : to_pusd (cost_usd),
+                         .unpriced_calls = isnan (cost_usd) ? calls : 0 };
 
   g_return_if_fail (ANOT_IS_USAGE (self));
   totals_add (&self->cancelled, &totals);
@@ -327,13 +372,13 @@ anot_usage_get_cancelled_calls (AnotUsage *self)
  * bill, not part of anot_usage_get_cost_usd().
  *
  * Returns: the estimated cost of the calls cancelled in flight, in US
- *   dollars
+ *   dollars; NaN when one's model had no price
  */
 double
 anot_usage_get_cancelled_cost_usd (AnotUsage *self)
 {
   g_return_val_if_fail (ANOT_IS_USAGE (self), 0.0);
-  return self->cancelled.cost_pusd / PUSD_PER_USD;
+  return self->cancelled.unpriced_calls ? NAN : self->cancelled.cost_pusd / PUSD_PER_USD;
 }
 
 void
@@ -364,11 +409,15 @@ anot_usage_add_partial (AnotUsage  *self,
                         guint64     prompt_tokens,
                         guint64     completion_tokens,
                         double      cost_usd,
+                        guint64     unpriced_calls,
                         double      latency_ms,
                         guint64     retries)
 {
-  UsageTotals totals = { calls, prompt_tokens, completion_tokens, to_pusd (cost_usd),
-                         to_ns (latency_ms), retries, 0 };
+  UsageTotals totals = { .calls = calls, .prompt_tokens = prompt_tokens,
+                         .completion_tokens = completion_tokens,
+                         .cost_pusd = unpriced_calls ? 0 : to_pusd (cost_usd),
+                         .unpriced_calls = unpriced_calls,
+                         .latency_ns = to_ns (latency_ms), .retries = retries };
 
   g_return_if_fail (ANOT_IS_USAGE (self));
 
@@ -456,13 +505,41 @@ anot_usage_get_completion_tokens (AnotUsage *self)
  * anot_usage_get_cost_usd:
  * @self: an #AnotUsage
  *
- * Returns: the sum of costs in US dollars
+ * Returns: the sum of costs in US dollars, or NaN when a call had no
+ *   price (see anot_usage_get_cost_known())
  */
 double
 anot_usage_get_cost_usd (AnotUsage *self)
 {
   g_return_val_if_fail (ANOT_IS_USAGE (self), 0);
-  return self->total.cost_pusd / PUSD_PER_USD;
+  return self->total.unpriced_calls ? NAN : self->total.cost_pusd / PUSD_PER_USD;
+}
+
+/**
+ * anot_usage_get_unpriced_calls:
+ * @self: an #AnotUsage
+ *
+ * Returns: the number of calls whose model had no price
+ */
+guint64
+anot_usage_get_unpriced_calls (AnotUsage *self)
+{
+  g_return_val_if_fail (ANOT_IS_USAGE (self), 0);
+  return self->total.unpriced_calls;
+}
+
+/**
+ * anot_usage_get_cost_known:
+ * @self: an #AnotUsage
+ *
+ * Returns: %TRUE when every call had a price, so that
+ *   anot_usage_get_cost_usd() is the cost
+ */
+gboolean
+anot_usage_get_cost_known (AnotUsage *self)
+{
+  g_return_val_if_fail (ANOT_IS_USAGE (self), TRUE);
+  return self->total.unpriced_calls == 0;
 }
 
 /**
@@ -561,8 +638,19 @@ totals_to_json (JsonBuilder       *builder,
       json_builder_add_int_value (builder, totals->prompt_tokens + totals->completion_tokens);
     }
   json_builder_set_member_name (builder, with_prefix ? "total_cost_usd" : "cost_usd");
-  /* The original rounds costs to 6 decimals. */
-  json_builder_add_double_value (builder, round (totals->cost_pusd / PUSD_PER_USD * 1e6) / 1e6);
+  /* Unknown when a call had no price: null, never the priced part alone
+   * (which would read as the whole).  The original rounds costs to 6
+   * decimals. */
+  if (totals->unpriced_calls > 0)
+    json_builder_add_null_value (builder);
+  else
+    json_builder_add_double_value (builder, round (totals->cost_pusd / PUSD_PER_USD * 1e6) / 1e6);
+  /* Only with such calls, so that priced results keep their bytes. */
+  if (totals->unpriced_calls > 0)
+    {
+      json_builder_set_member_name (builder, "unpriced_calls");
+      json_builder_add_int_value (builder, totals->unpriced_calls);
+    }
 }
 
 static int
@@ -608,11 +696,15 @@ anot_usage_add_endpoint_partial (AnotUsage  *self,
                                  guint64     prompt_tokens,
                                  guint64     completion_tokens,
                                  double      cost_usd,
+                                 guint64     unpriced_calls,
                                  double      latency_ms,
                                  guint64     errors)
 {
-  UsageTotals totals = { calls, prompt_tokens, completion_tokens, to_pusd (cost_usd),
-                         to_ns (latency_ms), 0, errors };
+  UsageTotals totals = { .calls = calls, .prompt_tokens = prompt_tokens,
+                         .completion_tokens = completion_tokens,
+                         .cost_pusd = unpriced_calls ? 0 : to_pusd (cost_usd),
+                         .unpriced_calls = unpriced_calls,
+                         .latency_ns = to_ns (latency_ms), .errors = errors };
 
   g_return_if_fail (ANOT_IS_USAGE (self));
   table_add (self->by_endpoint, endpoint, &totals);
@@ -639,7 +731,9 @@ anot_usage_get_n_endpoints (AnotUsage *self)
  * `latency_ms`, `errors`), and when calls were cancelled in flight,
  * `cancelled_in_flight` (`calls`, `prompt_tokens`, `completion_tokens`
  * as estimated, `estimated_cost_usd`: see
- * anot_usage_get_cancelled_cost_usd()).
+ * anot_usage_get_cancelled_cost_usd()).  A cost with a call without a
+ * price is null, with `unpriced_calls` (the number of such calls) beside
+ * it; the member is absent when every call was priced.
  *
  * Returns: (transfer full): a JSON object node
  */
@@ -708,7 +802,11 @@ anot_usage_to_json (AnotUsage *self)
       json_builder_set_member_name (builder, "completion_tokens");
       json_builder_add_int_value (builder, self->cancelled.completion_tokens);
       json_builder_set_member_name (builder, "estimated_cost_usd");
-      json_builder_add_double_value (builder, round (self->cancelled.cost_pusd / PUSD_PER_USD * 1e6) / 1e6);
+      /* null when a model had no price. */
+      if (self->cancelled.unpriced_calls > 0)
+        json_builder_add_null_value (builder);
+      else
+        json_builder_add_double_value (builder, round (self->cancelled.cost_pusd / PUSD_PER_USD * 1e6) / 1e6);
       json_builder_end_object (builder);
     }
 
@@ -722,4 +820,42 @@ anot_usage_to_json (AnotUsage *self)
   json_builder_end_object (builder);
 
   return json_builder_get_root (builder);
+}
+
+void
+anot_usage_add_cost_value (JsonBuilder *builder,
+                           double       cost_usd)
+{
+  if (isnan (cost_usd))
+    json_builder_add_null_value (builder);
+  else
+    json_builder_add_double_value (builder, cost_usd);
+}
+
+void
+anot_usage_set_cost_member (JsonObject *object,
+                            const char *member,
+                            double      cost_usd)
+{
+  if (isnan (cost_usd))
+    json_object_set_null_member (object, member);
+  else
+    json_object_set_double_member (object, member, cost_usd);
+}
+
+double
+anot_usage_read_cost (JsonObject *object,
+                      const char *member)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+
+  if (node == NULL)
+    return 0;
+  if (JSON_NODE_HOLDS_NULL (node))
+    return NAN;
+  if (!JSON_NODE_HOLDS_VALUE (node) ||
+      (json_node_get_value_type (node) != G_TYPE_DOUBLE &&
+       json_node_get_value_type (node) != G_TYPE_INT64))
+    return 0;
+  return json_node_get_double (node);
 }

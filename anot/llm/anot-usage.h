@@ -38,6 +38,10 @@ guint64    anot_usage_get_completion_tokens    (AnotUsage      *self);
 ANOT_AVAILABLE_IN_ALL
 double     anot_usage_get_cost_usd             (AnotUsage      *self);
 ANOT_AVAILABLE_IN_ALL
+guint64    anot_usage_get_unpriced_calls       (AnotUsage      *self);
+ANOT_AVAILABLE_IN_ALL
+gboolean   anot_usage_get_cost_known           (AnotUsage      *self);
+ANOT_AVAILABLE_IN_ALL
 double     anot_usage_get_latency_ms           (AnotUsage      *self);
 ANOT_AVAILABLE_IN_ALL
 guint64    anot_usage_get_retries              (AnotUsage      *self);

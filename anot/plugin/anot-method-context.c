@@ -900,6 +900,17 @@ on_routed_complete (GObject      *source,
                                                 cancelled.prompt_tokens,
                                                 cancelled.completion_tokens, cancelled.cost_usd,
                                                 NULL);
+          /* The budgets count it as spent, at its estimate: it may be
+           * billed whole. */
+          if (call->done != NULL)
+            {
+              g_autoptr(AnotCompletion) estimate = anot_completion_new (NULL, "");
+
+              anot_completion_set_role (estimate, role);
+              anot_completion_set_cost_usd (estimate, cancelled.cost_usd);
+              call->done (call->ticket, estimate);
+              call->done = NULL;
+            }
         }
       /* Kept even when the method gets over it (a window left out, a
        * fallback ranking): what it ranked then is not its own result. */

@@ -11,6 +11,7 @@
 #include "anot-backend-router-private.h"
 #include "anot-method-context-private.h"
 
+#include <math.h>
 #include <string.h>
 
 /* A budget (`max-cost`, `max-cost-role`) is a cap, kept at two moments.
@@ -200,6 +201,17 @@ anot_experiment_budget_reset (AnotExperiment *self)
       if (budget->gate != NULL)
         budget->gate->spent += cost;
     }
+  /* Calls an earlier attempt cancelled on the wire may be billed: their
+   * estimates count as spent, as they did in that attempt. */
+  for (guint i = 0; self->journal != NULL && i < self->budgets->len; i++)
+    {
+      Budget *budget = g_ptr_array_index (self->budgets, i);
+      double cost = anot_call_journal_get_cancelled_cost (self->journal, budget->role);
+
+      budget->spent += cost;
+      if (budget->gate != NULL)
+        budget->gate->spent += cost;
+    }
 }
 
 /* What a replaced row had cost was counted when the run started: the
@@ -347,7 +359,17 @@ stop_at (AnotExperiment *self,
     return;
   if (held >= 0.00005)
     held_text = g_strdup_printf (" and $%.4f held by the requests in flight", held);
-  self->budget_message =
+  /* NaN: a model without a price, which the checks before the run
+   * refuse; here only when a method asks for a model of its own. */
+  if (isnan (cost) || isnan (spent))
+    self->budget_message =
+      g_strdup_printf ("the %sbudget%s%s of $%s cannot count the next %s: %s has no price "
+                       "(give one in [prices] of config.ini)",
+                       budget->gate ? "study's " : "",
+                       budget->role ? " of role " : "", budget->role ? budget->role : "",
+                       limit, what, isnan (cost) ? "its model" : "a call the results already hold");
+  else
+    self->budget_message =
     g_strdup_printf ("the %sbudget%s%s of $%s has no room for the next %s: $%.4f spent%s%s, "
                      "the next %s is estimated at $%.4f",
                      budget->gate ? "study's " : "",

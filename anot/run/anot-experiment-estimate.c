@@ -12,6 +12,7 @@
 #include "anot-registry.h"
 #include "anot-tokenizer.h"
 #include "anot-trial.h"
+#include "anot-usage-private.h"
 
 #include <string.h>
 
@@ -374,10 +375,11 @@ add_row_json (JsonBuilder *builder,
   json_builder_add_int_value (builder, (gint64) row->prompt_tokens);
   json_builder_set_member_name (builder, "completion_tokens");
   json_builder_add_int_value (builder, (gint64) row->completion_tokens);
+  /* NaN (null) when a model has no price. */
   json_builder_set_member_name (builder, "cost_usd");
-  json_builder_add_double_value (builder, row->cost);
+  anot_usage_add_cost_value (builder, row->cost);
   json_builder_set_member_name (builder, "batch_cost_usd");
-  json_builder_add_double_value (builder, row->batch_cost);
+  anot_usage_add_cost_value (builder, row->batch_cost);
   json_builder_set_member_name (builder, "incomplete");
   json_builder_add_int_value (builder, row->incomplete);
   json_builder_set_member_name (builder, "calls_bound");
@@ -394,12 +396,12 @@ add_row_json (JsonBuilder *builder,
   if (row->unbounded)
     json_builder_add_null_value (builder);
   else
-    json_builder_add_double_value (builder, row->cost_at_bound);
+    anot_usage_add_cost_value (builder, row->cost_at_bound);
   json_builder_set_member_name (builder, "batch_cost_at_bound_usd");
   if (row->unbounded)
     json_builder_add_null_value (builder);
   else
-    json_builder_add_double_value (builder, row->batch_cost_at_bound);
+    anot_usage_add_cost_value (builder, row->batch_cost_at_bound);
   json_builder_end_object (builder);
 }
 
@@ -599,7 +601,9 @@ anot_experiment_preview_prompts (AnotExperiment  *self,
  * formula.  Costs use the router's list and batch prices.  Requests that
  * already have a result (a resumed experiment) are left out.
  *
- * The JSON object has `method`, `dataset`, `prices_as_of`, `tokenizers`
+ * The JSON object has `method`, `dataset`, `prices_as_of`,
+ * `unpriced_models` (the models the method's roles call that have no
+ * price: every cost below is then null, unknown), `tokenizers`
  * (model → encoding, `approximate` when not exact), `call_formula`,
  * `completion_tokens_assumed`, `rows` (one per attack and N, summed over
  * runs: `attack`, `n`, `requests`, `calls`, `calls_per_request_min`,
@@ -682,6 +686,7 @@ anot_experiment_estimate (AnotExperiment  *self,
   g_autoptr(GArray) rows = NULL;
   g_autoptr(JsonBuilder) builder = NULL;
   g_autofree char *formula = NULL;
+  g_auto(GStrv) unpriced = NULL;
   g_autofree char *method = NULL;
   Row total = { 0 };
 
@@ -741,6 +746,7 @@ anot_experiment_estimate (AnotExperiment  *self,
 
   g_object_get (self, "method", &method, NULL);
   formula = call_formula (method);
+  unpriced = anot_experiment_list_unpriced_models (self);
   builder = json_builder_new ();
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "method");
@@ -752,6 +758,11 @@ anot_experiment_estimate (AnotExperiment  *self,
     json_builder_add_string_value (builder, anot_backend_router_get_prices_date (router));
   else
     json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "unpriced_models");
+  json_builder_begin_array (builder);
+  for (guint i = 0; unpriced[i] != NULL; i++)
+    json_builder_add_string_value (builder, unpriced[i]);
+  json_builder_end_array (builder);
   json_builder_set_member_name (builder, "call_formula");
   if (formula != NULL)
     json_builder_add_string_value (builder, formula);

@@ -418,14 +418,21 @@ debug_result (AnotExperiment *self,
                                "N=%u failed: %s", job->cell->n,
                                anot_result_get_error_message (result));
   else
-    anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, "RUN",
-                               "N=%u gold rank %u; %" G_GUINT64_FORMAT " LLM calls, %"
-                               G_GUINT64_FORMAT " tokens, $%.6f, %" G_GUINT64_FORMAT " retries",
-                               job->cell->n, anot_result_get_gold_rank (result),
-                               anot_usage_get_calls (usage),
-                               anot_usage_get_prompt_tokens (usage) +
-                               anot_usage_get_completion_tokens (usage),
-                               anot_usage_get_cost_usd (usage), anot_usage_get_retries (usage));
+    {
+      /* Unknown when a call's model had no price. */
+      g_autofree char *cost = anot_usage_get_cost_known (usage)
+                              ? g_strdup_printf ("$%.6f", anot_usage_get_cost_usd (usage))
+                              : g_strdup ("unknown price");
+
+      anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, "RUN",
+                                 "N=%u gold rank %u; %" G_GUINT64_FORMAT " LLM calls, %"
+                                 G_GUINT64_FORMAT " tokens, %s, %" G_GUINT64_FORMAT " retries",
+                                 job->cell->n, anot_result_get_gold_rank (result),
+                                 anot_usage_get_calls (usage),
+                                 anot_usage_get_prompt_tokens (usage) +
+                                 anot_usage_get_completion_tokens (usage),
+                                 cost, anot_usage_get_retries (usage));
+    }
 }
 
 static void

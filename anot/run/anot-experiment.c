@@ -419,6 +419,9 @@ anot_experiment_prepare (AnotExperiment  *self,
   return TRUE;
 }
 
+static gboolean check_budget_prices (AnotExperiment  *self,
+                                     GError         **error);
+
 /**
  * anot_experiment_check_api_keys:
  * @self: an #AnotExperiment
@@ -431,7 +434,11 @@ anot_experiment_prepare (AnotExperiment  *self,
  * variable, the configuration key and `--base-url`.  A method that calls
  * no LLM needs no key; one that declared no roles is checked at its
  * first call instead.  A run answered from the cache only (`offline`)
- * needs none.  Nothing is written and nothing is sent;
+ * needs none.  With a budget (`max-cost`, `max-cost-role`, a study's
+ * `max_cost`), a role whose model has no price
+ * ([method@Anot.Experiment.list_unpriced_models]) is %ANOT_ERROR_CONFIG
+ * too: a budget cannot count calls it cannot price.  Nothing is written
+ * and nothing is sent;
  * [method@Anot.Experiment.run_async] calls it before it writes anything,
  * and the cost estimate does not (it sends nothing).
  *
@@ -460,7 +467,98 @@ anot_experiment_check_api_keys (AnotExperiment  *self,
           return FALSE;
         }
     }
-  return TRUE;
+  return check_budget_prices (self, error);
+}
+
+/* The roles the method declared whose model has no price, with their
+ * models ("gpt 4o mini (role default)"), or only the models. */
+static GStrv
+unpriced_models (AnotExperiment *self,
+                 gboolean        with_roles)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  g_auto(GStrv) roles = anot_registry_list_method_roles (anot_registry_get_default (),
+                                                         self->method_name);
+
+  for (guint i = 0; roles != NULL && roles[i] != NULL; i++)
+    {
+      const char *model;
+
+      /* Makes the route of a role the configuration names. */
+      if (anot_backend_router_get_backend (self->router, roles[i], NULL) == NULL)
+        continue;
+      model = anot_backend_router_get_model (self->router, roles[i]);
+      /* A backend that names no model prices its own calls, or not. */
+      if (model == NULL || anot_backend_router_has_price (self->router, model))
+        continue;
+      if (with_roles)
+        {
+          g_autofree char *text = g_strdup_printf ("“%s” (role %s)", model, roles[i]);
+
+          g_strv_builder_add (builder, text);
+        }
+      else if (g_hash_table_add (seen, (gpointer) model))
+        g_strv_builder_add (builder, model);
+    }
+  return g_strv_builder_end (builder);
+}
+
+/**
+ * anot_experiment_list_unpriced_models:
+ * @self: an #AnotExperiment
+ *
+ * The models the experiment's method calls (through the roles it
+ * declared, see [func@Anot.plugin_declare_method_roles]) that have no
+ * price: neither in the built-in table nor in `[prices]` of config.ini.
+ * The cost of their calls is unknown: null in results rows, usage and
+ * summaries, never a default price; and a budget refuses to run with
+ * them ([method@Anot.Experiment.check_api_keys]).  Prepares the
+ * experiment if needed.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the models without
+ *   a price, each once in the order of the roles; empty when every model
+ *   has one, or the experiment cannot be prepared
+ */
+char **
+anot_experiment_list_unpriced_models (AnotExperiment *self)
+{
+  g_return_val_if_fail (ANOT_IS_EXPERIMENT (self), NULL);
+
+  if (!anot_experiment_prepare (self, NULL))
+    return g_new0 (char *, 1);
+  return unpriced_models (self, FALSE);
+}
+
+/* A budget counts what calls cost: a model without a price would make
+ * it count nothing. */
+static gboolean
+check_budget_prices (AnotExperiment  *self,
+                     GError         **error)
+{
+  g_auto(GStrv) unpriced = NULL;
+  g_autofree char *list = NULL;
+  const char *option;
+
+  if (self->settings->max_cost > 0)
+    option = "--max-cost";
+  else if (self->settings->max_cost_role != NULL)
+    option = "--max-cost-role";
+  else if (self->gate != NULL && self->gate->limit > 0)
+    option = "The study's max_cost";
+  else
+    return TRUE;
+  unpriced = unpriced_models (self, TRUE);
+  if (unpriced[0] == NULL)
+    return TRUE;
+  list = g_strjoinv (", ", unpriced);
+  g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG,
+               "%s needs the price of every model the run calls, and %s %s none: give %s "
+               "in the [prices] section of config.ini (MODEL = INPUT, OUTPUT in US dollars per "
+               "million tokens; docs/configuration.md, \"Usage and cost\"), or run without a budget",
+               option, list, unpriced[1] == NULL ? "has" : "have",
+               unpriced[1] == NULL ? "its price" : "their prices");
+  return FALSE;
 }
 
 /* In batch mode, the record of the submitted batches in the experiment

@@ -63,6 +63,8 @@ ANOT_AVAILABLE_IN_ALL
 gboolean        anot_experiment_check_api_keys  (AnotExperiment       *self,
                                                  GError              **error);
 ANOT_AVAILABLE_IN_ALL
+char          **anot_experiment_list_unpriced_models (AnotExperiment *self);
+ANOT_AVAILABLE_IN_ALL
 void            anot_experiment_run_async       (AnotExperiment       *self,
                                                  GCancellable         *cancellable,
                                                  GAsyncReadyCallback   callback,

@@ -12,6 +12,7 @@
 #include "anot-dataset.h"
 #include "anot-enum-types.h"
 #include "anot-error.h"
+#include "anot-usage-private.h"
 #include "anot-item.h"
 #include "anot-pool.h"
 #include "anot-request.h"
@@ -792,8 +793,9 @@ write_usage_plots (AnotReportWriter *self,
       double top = 0, height = 40 + n_methods * 20.0, x0 = MAX (90, 16 + name_width), x1 = x0 + 180;
       double width = x1 + 70;
 
+      /* A cost is NaN when a call had no price: no bar, "unknown price". */
       for (guint m = 0; m < n_methods; m++)
-        if (counts[m] > 0)
+        if (counts[m] > 0 && !isnan (sums[m * 3 + w]))
           top = MAX (top, sums[m * 3 + w] / counts[m]);
       if (top <= 0)
         top = 1;
@@ -804,9 +806,15 @@ write_usage_plots (AnotReportWriter *self,
       for (guint m = 0; m < n_methods; m++)
         {
           double mean = counts[m] > 0 ? sums[m * 3 + w] / counts[m] : 0.0;
-          g_autofree char *value = format_double (mean, w == 2 ? "%.6f" : "%.1f");
-          g_autofree char *shown = format_double (mean, w == 2 ? "%.4f" : w == 1 ? "%.0f" : "%.1f");
+          gboolean unknown = isnan (mean);
+          g_autofree char *value = unknown ? g_strdup ("null")
+                                           : format_double (mean, w == 2 ? "%.6f" : "%.1f");
+          g_autofree char *shown = unknown ? g_strdup ("unknown price")
+                                           : format_double (mean, w == 2 ? "%.4f" : w == 1 ? "%.0f" : "%.1f");
           double y = 28 + m * 20.0;
+
+          if (unknown)
+            mean = 0;
 
           svg_text (out, "tick", "end", x0 - 6, y + 11, methods[m]);
           out_markup_printf (out, "<rect class=\"bar usage\" fill=\"%s\" data-method=\"%s\" "
@@ -1023,7 +1031,7 @@ build_data (AnotReportWriter *self,
       json_builder_add_int_value (builder, row->gold_rank);
       json_builder_add_int_value (builder, (gint64) row->calls);
       json_builder_add_int_value (builder, (gint64) row->tokens);
-      json_builder_add_double_value (builder, row->cost_usd);
+      anot_usage_add_cost_value (builder, row->cost_usd);
       json_builder_add_double_value (builder, row->latency_ms);
       if (row->error != NULL)
         json_builder_add_string_value (builder, row->error);

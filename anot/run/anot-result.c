@@ -620,6 +620,21 @@ member_number (JsonObject *row,
   return json_node_get_double (json_object_get_member (row, field));
 }
 
+/* The calls of @m without a price: `unpriced_calls`, else all of @calls
+ * (at least one) when `cost_usd` is null and nothing says how many. */
+static guint64
+member_unpriced (JsonObject *m,
+                 guint64     calls)
+{
+  JsonNode *cost = json_object_get_member (m, "cost_usd");
+
+  if (member_is_number (m, "unpriced_calls") && member_number (m, "unpriced_calls") > 0)
+    return (guint64) member_number (m, "unpriced_calls");
+  if (cost != NULL && JSON_NODE_HOLDS_NULL (cost))
+    return MAX (calls, 1);
+  return 0;
+}
+
 static const char *
 member_string (JsonObject *row,
                const char *field)
@@ -666,6 +681,7 @@ add_partition (AnotUsage  *usage,
                                          (guint64) member_number (m, "prompt_tokens"),
                                          (guint64) member_number (m, "completion_tokens"),
                                          member_number (m, "cost_usd"),
+                                         member_unpriced (m, (guint64) member_number (m, "calls")),
                                          member_number (m, "latency_ms"),
                                          (guint64) member_number (m, "errors"));
       else
@@ -675,6 +691,7 @@ add_partition (AnotUsage  *usage,
                                 (guint64) member_number (m, "prompt_tokens"),
                                 (guint64) member_number (m, "completion_tokens"),
                                 member_number (m, "cost_usd"),
+                                member_unpriced (m, (guint64) member_number (m, "calls")),
                                 0.0,
                                 (guint64) member_number (m, "retries"));
     }
@@ -693,6 +710,7 @@ usage_from_row (JsonObject *row)
                               (guint64) member_number (row, "prompt_tokens"),
                               (guint64) member_number (row, "completion_tokens"),
                               member_number (row, "cost_usd"),
+                              member_unpriced (row, (guint64) calls),
                               member_number (row, "latency_ms"),
                               (guint64) member_number (row, "retries"));
       add_partition (usage, row, "by_model", PARTITION_MODEL);
@@ -709,12 +727,12 @@ usage_from_row (JsonObject *row)
       anot_usage_add_partial (usage, NULL, NULL, 1,
                               (guint64) member_number (row, "prompt_tokens"),
                               (guint64) member_number (row, "completion_tokens"),
-                              member_number (row, "cost_usd"),
+                              member_number (row, "cost_usd"), member_unpriced (row, 1),
                               member_number (row, "latency_ms"), 0);
       anot_usage_add_partial (usage, "", NULL, 1,
                               (guint64) member_number (row, "prompt_tokens"),
                               (guint64) member_number (row, "completion_tokens"),
-                              member_number (row, "cost_usd"),
+                              member_number (row, "cost_usd"), member_unpriced (row, 1),
                               member_number (row, "latency_ms"), 0);
     }
 
@@ -968,6 +986,8 @@ add_object (JsonBuilder *builder,
  * `gold_idx`, `shuffled_gold_pos`, `gold_restaurant`, `prompt_tokens`,
  * `completion_tokens`, `tokens`, `cost_usd`, `latency_ms`, `raw_response`
  * when known, `error` when the method failed) and anot's additions:
+ * `unpriced_calls` when a call's model had no price (`cost_usd`, here and
+ * in `by_model` and `by_role`, is then null: unknown),
  * `group`, `gold_rank`, `calls` and, when there were calls, `retries`,
  * `by_model` (per model: `calls`, `prompt_tokens`, `completion_tokens`,
  * `cost_usd`) and `by_role` (the same per role, with `retries`), and
@@ -1047,7 +1067,15 @@ anot_result_to_json (AnotResult *self)
   json_builder_set_member_name (builder, "tokens");
   json_builder_add_int_value (builder, prompt_tokens + completion_tokens);
   json_builder_set_member_name (builder, "cost_usd");
-  json_builder_add_double_value (builder, anot_usage_get_cost_usd (self->usage));
+  if (anot_usage_get_cost_known (self->usage))
+    json_builder_add_double_value (builder, anot_usage_get_cost_usd (self->usage));
+  else
+    {
+      /* Some call's model had no price: the cost is unknown. */
+      json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "unpriced_calls");
+      json_builder_add_int_value (builder, anot_usage_get_unpriced_calls (self->usage));
+    }
   json_builder_set_member_name (builder, "latency_ms");
   json_builder_add_double_value (builder, anot_usage_get_latency_ms (self->usage));
   json_builder_set_member_name (builder, "calls");

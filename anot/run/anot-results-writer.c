@@ -241,7 +241,12 @@ anot_results_write_usage (const char  *path,
       json_builder_add_int_value (builder, anot_usage_get_prompt_tokens (usage) +
                                            anot_usage_get_completion_tokens (usage));
       json_builder_set_member_name (builder, "cost_usd");
-      json_builder_add_double_value (builder, anot_usage_get_cost_usd (usage));
+      anot_usage_add_cost_value (builder, anot_usage_get_cost_usd (usage));
+      if (!anot_usage_get_cost_known (usage))
+        {
+          json_builder_set_member_name (builder, "unpriced_calls");
+          json_builder_add_int_value (builder, anot_usage_get_unpriced_calls (usage));
+        }
       json_builder_set_member_name (builder, "latency_ms");
       json_builder_add_double_value (builder, anot_usage_get_latency_ms (usage));
       if (anot_usage_get_n_endpoints (usage) > 0)
@@ -285,6 +290,9 @@ anot_results_format_usage (guint64 tokens,
   else
     tokens_text = g_strdup_printf ("%" G_GUINT64_FORMAT, tokens);
 
+  /* NaN: a call had no price. */
+  if (isnan (cost_usd))
+    return g_strdup_printf ("%s, unknown price, %.0fs", tokens_text, latency_ms / 1000.0);
   return g_strdup_printf ("%s, $%.2f, %.0fs", tokens_text, cost_usd, latency_ms / 1000.0);
 }
 
@@ -538,6 +546,7 @@ anot_results_summarize_attack_dir (const char  *attack_dir,
     "total_retries",  /* anot's */
   };
   double sums[G_N_ELEMENTS (usage_keys)] = { 0 };
+  guint64 unpriced_calls = 0;
   /* anot's: the calls cancelled in flight, estimates (not in the cost). */
   static const char * const cancelled_keys[] = {
     "calls", "prompt_tokens", "completion_tokens", "estimated_cost_usd",
@@ -610,9 +619,12 @@ anot_results_summarize_attack_dir (const char  *attack_dir,
 
           g_ptr_array_add (usages, usage);
           for (guint u = 0; u < G_N_ELEMENTS (usage_keys); u++)
-            sums[u] += object_double (usage, usage_keys[u]);
+            sums[u] += u == 4 ? anot_usage_read_cost (usage, usage_keys[u])
+                              : object_double (usage, usage_keys[u]);
+          unpriced_calls += (guint64) object_double (usage, "unpriced_calls");
           for (guint u = 0; cancelled != NULL && u < G_N_ELEMENTS (cancelled_keys); u++)
-            cancelled_sums[u] += object_double (cancelled, cancelled_keys[u]);
+            cancelled_sums[u] += u == 3 ? anot_usage_read_cost (cancelled, cancelled_keys[u])
+                                        : object_double (cancelled, cancelled_keys[u]);
         }
       /* The model of the default role; else, for runs without an LLM, a
        * method option named "model". */
@@ -689,10 +701,18 @@ anot_results_summarize_attack_dir (const char  *attack_dir,
   for (guint u = 0; u < G_N_ELEMENTS (usage_keys); u++)
     {
       json_builder_set_member_name (builder, usage_keys[u]);
-      if (u == 4 || u == 5)
+      /* total_cost_usd is NaN (null) when a run's is unknown. */
+      if (u == 4)
+        anot_usage_add_cost_value (builder, sums[u]);
+      else if (u == 5)
         json_builder_add_double_value (builder, sums[u]);
       else
         json_builder_add_int_value (builder, (gint64) sums[u]);
+    }
+  if (unpriced_calls > 0)
+    {
+      json_builder_set_member_name (builder, "unpriced_calls");
+      json_builder_add_int_value (builder, (gint64) unpriced_calls);
     }
   if (cancelled_sums[0] > 0)
     {
@@ -701,8 +721,9 @@ anot_results_summarize_attack_dir (const char  *attack_dir,
       for (guint u = 0; u < G_N_ELEMENTS (cancelled_keys); u++)
         {
           json_builder_set_member_name (builder, cancelled_keys[u]);
+          /* NaN (null) when a model had no price. */
           if (u == 3)
-            json_builder_add_double_value (builder, round (cancelled_sums[u] * 1e6) / 1e6);
+            anot_usage_add_cost_value (builder, round (cancelled_sums[u] * 1e6) / 1e6);
           else
             json_builder_add_int_value (builder, (gint64) cancelled_sums[u]);
         }
@@ -711,7 +732,7 @@ anot_results_summarize_attack_dir (const char  *attack_dir,
   json_builder_set_member_name (builder, "mean_latency_per_run_ms");
   json_builder_add_double_value (builder, n_runs ? sums[5] / n_runs : 0.0);
   json_builder_set_member_name (builder, "mean_cost_per_run");
-  json_builder_add_double_value (builder, n_runs ? sums[4] / n_runs : 0.0);
+  anot_usage_add_cost_value (builder, n_runs ? sums[4] / n_runs : 0.0);
   json_builder_set_member_name (builder, "per_run");
   json_builder_begin_array (builder);
   for (guint i = 0; i < usages->len; i++)

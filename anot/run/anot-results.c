@@ -6,6 +6,7 @@
 
 #include "anot-results.h"
 #include "anot-results-private.h"
+#include "anot-usage-private.h"
 
 #include <string.h>
 
@@ -37,7 +38,8 @@
  * infrastructure failed the request: see [method@Anot.Result.is_scored]),
  * `shrunk` (its prompts were cut to the model's context window) and
  * `reviews_dropped_share` (the share of reviews that left out),
- * `calls`, `tokens`, `cost_usd`, `latency_ms`, `error` (null unless the
+ * `calls`, `tokens`, `cost_usd` (null when a call's model had no price),
+ * `latency_ms`, `error` (null unless the
  * request failed), `error_class` (`method`, `infrastructure`, `budget` or null),
  * `top1_item`, `top1_conditions`, `top1_failed`, `gold_conditions` and
  * `condition_kinds` (what the results row says of the item ranked first
@@ -748,7 +750,7 @@ anot_results_get_rows (AnotResults *self)
       json_object_set_double_member (object, "reviews_dropped_share", row->dropped_share);
       json_object_set_int_member (object, "calls", (gint64) row->calls);
       json_object_set_int_member (object, "tokens", (gint64) row->tokens);
-      json_object_set_double_member (object, "cost_usd", row->cost_usd);
+      anot_usage_set_cost_member (object, "cost_usd", row->cost_usd);
       json_object_set_double_member (object, "latency_ms", row->latency_ms);
       set_nullable_string (object, "error", row->error);
       set_nullable_string (object, "top1_item", row->top1_item);

@@ -11,8 +11,10 @@
 #include "anot-experiment-private.h"
 #include "anot-registry.h"
 #include "anot-report-writer.h"
+#include "anot-usage-private.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 
 /**
@@ -828,8 +830,11 @@ assign_shards (AnotStudy  *self,
       estimate = anot_experiment_estimate (whole, ESTIMATE_COMPLETION_TOKENS, error);
       if (estimate == NULL)
         return FALSE;
-      cost[e] = json_object_get_double_member (json_object_get_object_member (json_node_get_object (estimate),
-                                                                              "total"), "cost_usd");
+      cost[e] = anot_usage_read_cost (json_object_get_object_member (json_node_get_object (estimate),
+                                                                     "total"), "cost_usd");
+      /* A model without a price: balanced by requests alone. */
+      if (isnan (cost[e]))
+        cost[e] = 0;
       planned[e] = anot_experiment_get_n_planned (whole);
       total_cost += cost[e];
       order[e] = e;
@@ -1342,8 +1347,9 @@ anot_study_estimate (AnotStudy  *self,
               any = TRUE;
               for (guint m = 0; summed_members[m] != NULL; m++)
                 cell_sums[m] += json_object_get_int_member_with_default (row, summed_members[m], 0);
-              cell_cost += json_object_get_double_member (row, "cost_usd");
-              cell_batch += json_object_get_double_member (row, "batch_cost_usd");
+              /* NaN (null) stays so: a model without a price. */
+              cell_cost += anot_usage_read_cost (row, "cost_usd");
+              cell_batch += anot_usage_read_cost (row, "batch_cost_usd");
             }
           if (!any)
             continue;
@@ -1370,9 +1376,9 @@ anot_study_estimate (AnotStudy  *self,
               json_builder_add_int_value (builder, cell_sums[m]);
             }
           json_builder_set_member_name (builder, "cost_usd");
-          json_builder_add_double_value (builder, cell_cost);
+          anot_usage_add_cost_value (builder, cell_cost);
           json_builder_set_member_name (builder, "batch_cost_usd");
-          json_builder_add_double_value (builder, cell_batch);
+          anot_usage_add_cost_value (builder, cell_batch);
           json_builder_end_object (builder);
         }
 
@@ -1381,8 +1387,8 @@ anot_study_estimate (AnotStudy  *self,
 
         for (guint m = 0; summed_members[m] != NULL; m++)
           sums[m] += json_object_get_int_member_with_default (total, summed_members[m], 0);
-        cost += json_object_get_double_member (total, "cost_usd");
-        batch_cost += json_object_get_double_member (total, "batch_cost_usd");
+        cost += anot_usage_read_cost (total, "cost_usd");
+        batch_cost += anot_usage_read_cost (total, "batch_cost_usd");
         if (json_object_get_int_member (total, "requests") > 0)
           {
             gint64 low = json_object_get_int_member (total, "calls_per_request_min");
@@ -1419,9 +1425,9 @@ anot_study_estimate (AnotStudy  *self,
   json_builder_set_member_name (builder, "calls_per_request_max");
   json_builder_add_int_value (builder, per_max);
   json_builder_set_member_name (builder, "cost_usd");
-  json_builder_add_double_value (builder, cost);
+  anot_usage_add_cost_value (builder, cost);
   json_builder_set_member_name (builder, "batch_cost_usd");
-  json_builder_add_double_value (builder, batch_cost);
+  anot_usage_add_cost_value (builder, batch_cost);
   json_builder_end_object (builder);
   json_builder_end_object (builder);
   return json_builder_get_root (builder);
@@ -1912,6 +1918,34 @@ study_start_round (AnotStudy *self)
     anot_run_gate_open (self->gate);
 }
 
+/* max_cost counts what calls cost: a model without a price would make
+ * it count nothing.  Before anything is written. */
+static gboolean
+check_budget_prices (AnotStudy  *self,
+                     GError    **error)
+{
+  if (self->max_cost <= 0)
+    return TRUE;
+  for (guint e = 0; e < self->entries->len; e++)
+    {
+      Entry *entry = g_ptr_array_index (self->entries, e);
+      g_auto(GStrv) unpriced = anot_experiment_list_unpriced_models (entry->experiment);
+      g_autofree char *list = NULL;
+
+      if (unpriced[0] == NULL)
+        continue;
+      list = g_strjoinv ("”, “", unpriced);
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_CONFIG,
+                   "The study's budget (max_cost) needs the price of every model it calls, and "
+                   "“%s” (experiment [%s]) %s none: give %s in the [prices] section of "
+                   "config.ini (docs/configuration.md, \"Usage and cost\"), or run without a budget",
+                   list, entry->section, unpriced[1] ? "have" : "has",
+                   unpriced[1] ? "their prices" : "its price");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /**
  * anot_study_run_async:
  * @self: an #AnotStudy
@@ -1951,7 +1985,8 @@ anot_study_run_async (AnotStudy           *self,
   /* Experiments that ran are made again: resumed from what they wrote. */
   if (self->ran)
     self->built = FALSE;
-  if (!study_build (self, &error) || !write_record (self, &error))
+  if (!study_build (self, &error) || !check_budget_prices (self, &error) ||
+      !write_record (self, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;

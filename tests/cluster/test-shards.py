@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'golden'))
 import golden  # noqa: E402  (normalise, FakeLlm, run_env, tree_files)
 
 EXPERIMENT = ['--method', 'cot', '--scaling', '--runs', '2', '--attack', 'clean,typo_10',
-              '--backend', 'openai', '--model', 'shard-fake']
+              '--backend', 'openai', '--model', 'golden-fake']  # priced by golden.run_env
 SHARDS = 4
 
 
@@ -88,7 +88,7 @@ class Tap:
 
 
 def main():
-    tap = Tap(7)
+    tap = Tap(8)
     tmp = tempfile.mkdtemp(prefix='anot-shards-')
     env = golden.run_env(tmp)
     server = golden.FakeLlm(tmp)
@@ -246,6 +246,41 @@ def main():
             assert '"unscored"' in summary, summary
             return None
         tap.check('a merge of shards with unscored requests says so and exits 4', unscored)
+
+        def cancelled():
+            # A shard that cut a call on the wire (Ctrl-C, a deadline): its
+            # journal holds the estimate, which the merged summaries count,
+            # and the merged journal holds every shard's lines.
+            dirs = [os.path.join(shard_dir(i), 'exp') for i in range(SHARDS)]
+            cut = os.path.join(tmp, 'cut')
+            shutil.copytree(dirs[1], os.path.join(cut, 'exp'))
+            with open(os.path.join(cut, 'exp', 'answers.jsonl'), 'a') as f:
+                f.write(json.dumps({'cancelled': True, 'scope': 'clean/1/10/R01', 'role': 'default',
+                                    'prompt_tokens': 1000, 'completion_tokens': 300,
+                                    'estimated_cost_usd': 0.25}) + '\n')
+            shards = [dirs[0], os.path.join(cut, 'exp')] + dirs[2:]
+            out = os.path.join(tmp, 'merged_cut', 'exp')
+            anot_run(['merge', out] + shards, env)
+            lines = 0
+            for d in shards:
+                path = os.path.join(d, 'answers.jsonl')
+                if os.path.exists(path):
+                    with open(path) as f:
+                        lines += sum(1 for _ in f)
+            with open(os.path.join(out, 'answers.jsonl')) as f:
+                merged_lines = sum(1 for _ in f)
+            assert merged_lines == lines, (merged_lines, lines)
+            for path in (os.path.join(out, 'clean', 'run_1', 'config.json'),
+                         os.path.join(out, 'clean', 'summary.json')):
+                with open(path) as f:
+                    usage = json.load(f)['usage']
+                assert usage['cancelled_in_flight'] == {'calls': 1, 'prompt_tokens': 1000,
+                                                        'completion_tokens': 300,
+                                                        'estimated_cost_usd': 0.25}, usage
+            with open(os.path.join(out, 'clean', 'run_2', 'config.json')) as f:
+                assert 'cancelled_in_flight' not in json.load(f)['usage']
+            return '%d journal lines merged' % merged_lines
+        tap.check('a merge counts the calls the shards cancelled in flight', cancelled)
 
         def caches():
             merged_cache = os.path.join(tmp, 'cache.sqlite')

@@ -13,13 +13,25 @@
 #include "anot-test-data.h"
 
 /* A new directory from @tmp_template (g_dir_make_tmp()'s) and a server
- * answering by @rules_json, accepting any key. */
+ * answering by @rules_json, accepting any key.  The model the tests call
+ * the fake server by, ANOT_TEST_FAKE_MODEL, has a price stated in the
+ * config.ini of the test's own $XDG_CONFIG_HOME (G_TEST_OPTION_ISOLATE_DIRS),
+ * as a user gives one: anot has no default price, and a run with a model
+ * without one records its cost as unknown. */
 void
 anot_test_cli_setup (AnotTestCli *cli,
                      const char  *tmp_template,
                      const char  *rules_json)
 {
   g_autoptr(GError) error = NULL;
+  g_autofree char *config_dir = g_build_filename (g_get_user_config_dir (), "anot", NULL);
+  g_autofree char *config = g_build_filename (config_dir, "config.ini", NULL);
+  g_autofree char *prices = g_strdup_printf ("[prices]\n%s = %.2f, %.2f\n", ANOT_TEST_FAKE_MODEL,
+                                             ANOT_TEST_FAKE_PRICE_INPUT, ANOT_TEST_FAKE_PRICE_OUTPUT);
+
+  g_assert_cmpint (g_mkdir_with_parents (config_dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (config, prices, -1, &error));
+  g_assert_no_error (error);
 
   cli->root = g_dir_make_tmp (tmp_template, &error);
   g_assert_no_error (error);
@@ -72,6 +84,11 @@ anot_test_cli_spawn_limited (GSubprocessFlags    flags,
   g_autoptr(GError) error = NULL;
   GSubprocess *process;
 
+  /* The test's own configuration directory (GLib points the variable at
+   * /dev/null, and isolates only the test process), where
+   * anot_test_cli_setup() wrote the fake model's price; @env may say
+   * otherwise. */
+  g_subprocess_launcher_setenv (launcher, "XDG_CONFIG_HOME", g_get_user_config_dir (), TRUE);
   for (guint i = 0; env != NULL && env[i] != NULL; i++)
     {
       const char *eq = strchr (env[i], '=');

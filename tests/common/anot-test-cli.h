@@ -11,6 +11,13 @@
 
 G_BEGIN_DECLS
 
+/* The model the command-line tests ask the fake server for, and its
+ * price (US dollars per million prompt and completion tokens), which
+ * anot_test_cli_setup() writes into [prices] of the test's config.ini. */
+#define ANOT_TEST_FAKE_MODEL "fake"
+#define ANOT_TEST_FAKE_PRICE_INPUT 1.0
+#define ANOT_TEST_FAKE_PRICE_OUTPUT 3.0
+
 /* A fixture of the command-line tests: a temporary directory and a
  * started fake server. */
 typedef struct

@@ -184,8 +184,13 @@ def run_env(tmp):
         if k in os.environ:
             env[k] = os.environ[k]
     # No user configuration (config.ini) may reach the runs, and numbers
-    # are formatted in one locale.
+    # are formatted in one locale.  The fake model's price is the test's
+    # own config.ini (anot has no default price: without one the costs
+    # would be null), at the figures the expected files were made with.
     env['XDG_CONFIG_HOME'] = os.path.join(tmp, 'config')
+    os.makedirs(os.path.join(tmp, 'config', 'anot'), exist_ok=True)
+    with open(os.path.join(tmp, 'config', 'anot', 'config.ini'), 'w', encoding='utf-8') as f:
+        f.write('[prices]\ngolden-fake = 1.00, 3.00\n')
     env['HOME'] = tmp
     env['LC_ALL'] = 'C.UTF-8'
     return env

@@ -9,6 +9,7 @@
 
 #include "anot-fake-llm.h"
 
+#include <math.h>
 #include <string.h>
 
 #define TEST_KEY "sk-anot-test-SECRET-5f3a9c1e"
@@ -168,10 +169,14 @@ test_usage_per_request (void)
       g_assert_cmpuint (anot_usage_get_calls (scorer), ==, 5);
       g_assert_cmpuint (anot_usage_get_prompt_tokens (planner) + anot_usage_get_prompt_tokens (scorer),
                         ==, anot_usage_get_prompt_tokens (usage));
-      /* Priced with the default $1/$3 per million tokens. */
-      g_assert_cmpfloat_with_epsilon (anot_usage_get_cost_usd (usage),
-                                      anot_usage_get_prompt_tokens (usage) / 1e6 * 1.0 +
-                                      anot_usage_get_completion_tokens (usage) / 1e6 * 3.0, 1e-12);
+      /* "fake-model" has no price (no [prices] here, and no made-up
+       * default): the cost is unknown, every call counted as such, the
+       * tokens counted all the same. */
+      g_assert_false (anot_usage_get_cost_known (usage));
+      g_assert_true (isnan (anot_usage_get_cost_usd (usage)));
+      g_assert_cmpuint (anot_usage_get_unpriced_calls (usage), ==, 6);
+      g_assert_cmpuint (anot_usage_get_unpriced_calls (planner), ==, 1);
+      g_assert_cmpuint (anot_usage_get_unpriced_calls (scorer), ==, 5);
       /* The server scored item i as i: the last shown comes first. */
       g_assert_cmpuint (n, >=, 1);
       g_assert_cmpuint (preds[0], ==, 5);
@@ -192,6 +197,8 @@ test_usage_per_request (void)
 
       g_assert_cmpint (json_object_get_int_member (row, "prompt_tokens"), ==,
                        GPOINTER_TO_SIZE (g_hash_table_lookup (prompt_tokens, id)));
+      g_assert_true (json_object_get_null_member (row, "cost_usd"));
+      g_assert_cmpint (json_object_get_int_member (row, "unpriced_calls"), ==, 6);
     }
   g_unsetenv ("OPENAI_API_KEY");
 }
@@ -643,6 +650,47 @@ test_auth_failure (void)
   g_assert_cmpstr (rows, ==, "");
 }
 
+/* A method that declares no roles is not checked before the run (its
+ * models are known only at its calls): with a budget, a call to a model
+ * without a price is not sent, and the run stops on the budget saying
+ * why, instead of counting the call as free. */
+static void
+test_budget_unpriced_call (void)
+{
+  g_autoptr(AnotFakeLlm) server = start_server (scoring_rules);
+  g_autofree char *url = anot_fake_llm_get_openai_base_url (server);
+  g_autofree char *demo = g_build_filename (g_getenv ("ANOT_DATA_DIR"), "demo", NULL);
+  g_autofree char *out = out_dir ("results");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(AnotDataset) dataset = anot_dataset_load (demo, NULL, &error);
+  g_autoptr(AnotExperiment) experiment = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_auto(GStrv) unpriced = NULL;
+
+  g_assert_no_error (error);
+  g_setenv ("OPENAI_API_KEY", TEST_KEY, TRUE);
+  experiment = anot_experiment_new (dataset, "test-llm");
+  anot_experiment_set_option (experiment, "out", out);
+  anot_experiment_set_option (experiment, "name", "unpriced-budget");
+  anot_experiment_set_option (experiment, "force", "true");
+  anot_experiment_set_option (experiment, "backend", "openai");
+  anot_experiment_set_option (experiment, "base-url", url);
+  anot_experiment_set_option (experiment, "model", "fake-model");
+  anot_experiment_set_option (experiment, "candidates", "5");
+  anot_experiment_set_option (experiment, "limit", "2");
+  anot_experiment_set_option (experiment, "max-cost", "5");
+  unpriced = anot_experiment_list_unpriced_models (experiment);
+  g_assert_cmpstrv (unpriced, ((const char * const[]) { NULL }));
+  anot_experiment_run_async (experiment, NULL, on_run_done, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_false (anot_experiment_run_finish (experiment, result, &error));
+  g_assert_error (error, ANOT_ERROR, ANOT_ERROR_BUDGET);
+  g_assert_nonnull (strstr (error->message, "its model has no price"));
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (server), ==, 0);
+  g_unsetenv ("OPENAI_API_KEY");
+}
+
 /* config.ini's [prices] decides what an experiment's calls cost: an
  * entry for the model, or `*` for every model without one. */
 static void
@@ -865,6 +913,7 @@ main (int    argc,
 
   g_test_add_func ("/llm-run/usage-per-request", test_usage_per_request);
   g_test_add_func ("/llm-run/prices-from-config", test_prices_from_config);
+  g_test_add_func ("/llm-run/budget-unpriced-call", test_budget_unpriced_call);
   g_test_add_func ("/llm-run/defense-prompt-read-once", test_defense_prompt_read_once);
   g_test_add_func ("/llm-run/method-settings-read-once", test_method_settings_read_once);
   g_test_add_func ("/llm-run/faults", test_faults);

@@ -4,6 +4,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <math.h>
 #include <string.h>
 #include <anot/anot.h>
 
@@ -215,8 +216,10 @@ test_defense_prompt (void)
   g_unsetenv ("ANOT_CONFIG");
 }
 
-/* The built-in price table is the resource prices.ini; `*` prices every
- * other model, and config.ini's [prices] replaces entries, `*` included. */
+/* The built-in price table is the resource prices.ini, without a `*`: a
+ * model it does not list has no price (NaN), never a made-up default;
+ * config.ini's [prices] replaces or adds entries, and a `*` there is the
+ * user's price of every other model. */
 static void
 test_prices (void)
 {
@@ -236,8 +239,11 @@ test_prices (void)
   g_assert_cmpfloat (output, ==, 4.40);
   g_assert_false (anot_backend_router_lookup_price (router, "*", &input, &output));
   g_assert_false (anot_backend_router_lookup_price (router, "qwen2.5:7b", &input, &output));
-  g_assert_cmpfloat (input, ==, 1.0);
-  g_assert_cmpfloat (output, ==, 3.0);
+  g_assert_true (isnan (input));
+  g_assert_true (isnan (output));
+  g_assert_false (anot_backend_router_has_price (router, "qwen2.5:7b"));
+  g_assert_false (anot_backend_router_lookup_batch_price (router, "qwen2.5:7b", &input, &output));
+  g_assert_true (isnan (input));
 
   anot_llm_config_set_environment (config, NULL);
   g_assert_true (anot_llm_config_load_file (config, path, &error));
@@ -252,6 +258,8 @@ test_prices (void)
   g_assert_false (anot_backend_router_lookup_price (configured, "qwen2.5:7b", &input, &output));
   g_assert_cmpfloat (input, ==, 0.0);
   g_assert_cmpfloat (output, ==, 0.0);
+  /* The user's `*` is a price: given, not made up. */
+  g_assert_true (anot_backend_router_has_price (configured, "qwen2.5:7b"));
   /* Entries the file does not name keep the built-in price. */
   g_assert_true (anot_backend_router_lookup_price (configured, "gpt-4o-mini", &input, &output));
   g_assert_cmpfloat (input, ==, 0.15);

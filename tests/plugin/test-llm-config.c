@@ -4,6 +4,7 @@
  */
 #include <anot/anot.h>
 
+#include <math.h>
 #include <string.h>
 
 static char *
@@ -310,9 +311,12 @@ test_router_from_config (void)
   g_assert_true (anot_backend_router_lookup_price (router, "gpt-4o-mini-2024-07-18", &input, &output));
   g_assert_cmpfloat (input, ==, 0.15);
   g_assert_cmpfloat (output, ==, 0.60);
+  /* No made-up default: a model the table does not know has no price. */
   g_assert_false (anot_backend_router_lookup_price (router, "qwen2.5:0.5b", &input, &output));
-  g_assert_cmpfloat (input, ==, 1.0);
-  g_assert_cmpfloat (output, ==, 3.0);
+  g_assert_true (isnan (input));
+  g_assert_true (isnan (output));
+  g_assert_false (anot_backend_router_has_price (router, "qwen2.5:0.5b"));
+  g_assert_true (anot_backend_router_has_price (router, "my-model"));
 
   json = anot_llm_config_to_json (config, router);
   json_text = json_to_string (json, FALSE);

@@ -68,11 +68,23 @@ def test_created_and_routed_by_the_c_configuration():
     completion = router.complete_finish(result)
     assert completion.get_text() == "3"
     assert completion.get_role() == "judge"
-    # The C router filled in the role's model and the default temperature,
-    # and priced the call ($1/$3 per million tokens for unknown models).
+    # The C router filled in the role's model and the default temperature;
+    # count-2 has no price, so the call's cost is unknown (no default).
     assert Counter.calls[-1]["model"] == "count-2"
     assert Counter.calls[-1]["role"] == "judge"
     assert Counter.calls[-1]["temperature"] == 0.0
+    assert completion.props.cost_known is False
+    assert not router.has_price("count-2")
+    usage = Anot.Usage.new()
+    usage.add_completion(completion)
+    assert usage.cost is None and usage.props.unpriced_calls == 1
+    assert usage.get_prompt_tokens() == 3
+    assert usage.to_dict()["total_cost_usd"] is None
+    # With a price given, the router prices it.
+    router.set_price("count-2", 1.0, 3.0)
+    result = wait(lambda cb: router.complete_async("judge", request, None, cb))
+    completion = router.complete_finish(result)
+    assert completion.props.cost_known is True
     assert completion.get_cost_usd() == pytest.approx(3 / 1e6 * 1.0 + 1 / 1e6 * 3.0)
     # The caller's request is not changed.
     assert request.get_model() is None and request.get_role() is None

@@ -47,13 +47,25 @@ def test_batch_option_is_checked(demo):
     assert "batch-retry" in str(info.value)
 
 
-def test_estimate_from_python(demo, fake_llm, tmp_path):
+def test_estimate_from_python(demo, fake_llm, tmp_path, monkeypatch):
     """Experiment.estimate() gives the figures of `anot-run estimate --json`
-    as a dict, calls no LLM, and matches what the run then uses."""
+    as a dict, calls no LLM, and matches what the run then uses.  A model
+    without a price has no cost (None), until config.ini gives one."""
     options = dict(backend="openai", base_url=fake_llm + "/v1", model="fake", candidates=5,
                    limit=3, out=str(tmp_path), name="estimated")
+    monkeypatch.setenv("ANOT_CONFIG", str(tmp_path / "none.ini"))
+    unpriced = Anot.Experiment(demo, "cot", **options)
+    assert unpriced.list_unpriced_models() == ["fake"]
+    estimate = unpriced.estimate()
+    assert estimate["unpriced_models"] == ["fake"]
+    assert estimate["total"]["cost_usd"] is None and estimate["total"]["batch_cost_usd"] is None
+    assert estimate["total"]["prompt_tokens"] > 0
+
+    (tmp_path / "prices.ini").write_text("[prices]\nfake = 1.00, 3.00\n")
+    monkeypatch.setenv("ANOT_CONFIG", str(tmp_path / "prices.ini"))
     estimate = Anot.Experiment(demo, "cot", **options).estimate()
     assert estimate["method"] == "cot"
+    assert estimate["unpriced_models"] == []
     assert estimate["tokenizers"] == {"fake": "approximate"}
     total = estimate["total"]
     assert total["requests"] == 3 and total["calls"] == 3 and total["incomplete"] == 0

@@ -25,6 +25,16 @@ def fake_llm(tmp_path_factory):
         process.wait()
 
 
+@pytest.fixture(autouse=True)
+def prices(tmp_path, monkeypatch):
+    """gpt-4.1-mini is not in the built-in price table: its price (OpenAI's
+    list price) is the tests' own config.ini's, as a user would give it."""
+    path = tmp_path / "prices.ini"
+    path.write_text("[prices]\ngpt-4.1-mini = 0.40, 1.60\n")
+    monkeypatch.setenv("ANOT_CONFIG", str(path))
+    return path
+
+
 def write_study(tmp_path, url, extra=""):
     path = tmp_path / "study.ini"
     path.write_text(
@@ -85,6 +95,18 @@ def test_a_refused_file_names_line_and_key(fake_llm, tmp_path):
         Anot.Study.load(str(write_study(tmp_path, fake_llm, "seeed = 3")))
     assert info.value.matches(Anot.error_quark(), Anot.Error.CONFIG)
     assert "study.ini:9: [study] seeed:" in info.value.message
+
+
+def test_a_budget_refuses_a_model_without_a_price(fake_llm, tmp_path, monkeypatch):
+    """max_cost cannot count calls it cannot price: refused before anything
+    is written or sent."""
+    monkeypatch.setenv("ANOT_CONFIG", str(tmp_path / "none.ini"))
+    study = Anot.Study.load(str(write_study(tmp_path, fake_llm, "max_cost = 5")))
+    with pytest.raises(GLib.Error) as info:
+        study.run_blocking(progress=False)
+    assert info.value.matches(Anot.error_quark(), Anot.Error.CONFIG)
+    assert "“gpt-4.1-mini”" in info.value.message and "[prices]" in info.value.message
+    assert not (tmp_path / "out").exists()
 
 
 def test_the_budget_stops_it(fake_llm, tmp_path):

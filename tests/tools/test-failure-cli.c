@@ -1442,6 +1442,48 @@ test_cancelled_in_flight (Fixture       *f,
                                                                  "total_cost_usd"), bill, 5e-7);
 }
 
+/* Calls a deadline cancelled on the wire may be billed whole: a budget
+ * counts their estimates as spent, in the run and in its resume.  A
+ * resume whose budget is below those estimates starts nothing. */
+static void
+test_budget_counts_cancelled (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *dir = g_build_filename (f->root, "late", NULL);
+  g_autofree char *config_path = g_build_filename (dir, "clean", "run_1", "config.json", NULL);
+  g_autofree char *err = NULL;
+  g_autofree char *budget = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  const char *argv[] = {
+    "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
+    "--candidates", "5", "--limit", "4", "-j", "4", "--request-timeout", "1",
+    "--out", f->root, "--name", "late", NULL,
+  };
+  const char *resume_argv[] = { "--resume", dir, "--request-timeout", "0", "--max-cost", NULL, NULL };
+  guint64 abandoned_prompt;
+  guint abandoned, calls;
+  double estimate;
+
+  g_assert_true (anot_fake_llm_set_rules_json (f->server, "{\"default_reply\": \"[3, 1, 2, 5, 4]\", "
+                                               "\"latency_ms\": 30000}", NULL));
+  g_assert_cmpint (run (argv, NULL, NULL, NULL), ==, 4);
+  abandoned = count_abandoned (f->server, &abandoned_prompt);
+  g_assert_cmpuint (abandoned, >, 0);
+  assert_cancelled_usage (read_usage (config_path, parser), abandoned, abandoned_prompt);
+  estimate = json_object_get_double_member (json_object_get_object_member (read_usage (config_path, parser),
+                                                                           "cancelled_in_flight"),
+                                            "estimated_cost_usd");
+
+  g_assert_true (anot_fake_llm_set_rules_json (f->server, "{\"default_reply\": \"[3, 1, 2, 5, 4]\"}",
+                                               NULL));
+  calls = count_chat_requests (f->server);
+  budget = g_strdup_printf ("%.6f", estimate / 2);
+  resume_argv[5] = budget;
+  g_assert_cmpint (run (resume_argv, NULL, NULL, &err), ==, 3);
+  g_assert_nonnull (strstr (err, "has no room for the next request"));
+  g_assert_cmpuint (count_chat_requests (f->server), ==, calls);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1468,6 +1510,7 @@ main (int    argc,
   ADD ("/failure-cli/outage/spend", test_outage_spend, NULL);
   ADD ("/failure-cli/retries-counted", test_retries_counted, NULL);
   ADD ("/failure-cli/cancelled-in-flight", test_cancelled_in_flight, NULL);
+  ADD ("/failure-cli/budget-counts-cancelled", test_budget_counts_cancelled, NULL);
 
 #undef ADD
 

@@ -31,6 +31,8 @@
   }
 
   function fmt(x, digits) { return x === null || x === undefined ? "–" : Number(x).toFixed(digits === undefined ? 3 : digits); }
+  // A cost is null when a call's model had no price.
+  function money(x, sign) { return x === null || x === undefined ? "unknown price" : (sign ? "$" : "") + Number(x).toFixed(4); }
   function signed(x) { return (x >= 0 ? "+" : "") + fmt(x); }
   function interval(e, sign) {
     if (!e) return "–";
@@ -204,7 +206,7 @@
         el("td", { class: "num", text: r.rank ? String(r.rank) : "—" }),
         el("td", { class: "outcome-" + r.outcome, text: r.outcome }),
         el("td", { class: "num", text: String(r.calls) }), el("td", { class: "num", text: String(r.tokens) }),
-        el("td", { class: "num", text: fmt(r.cost, 4) })]);
+        el("td", { class: "num", text: money(r.cost) })]);
     }));
     var pager = el("div", { class: "pager" }, [
       el("span", { id: "row-count", text: list.length + " rows" }),
@@ -438,7 +440,7 @@
     var box = el("div", { class: "trace", "data-method": row.method });
     var shown = row.rank ? "gold ranked " + row.rank : row.error ? "failed" : "gold not in the top " + row.k;
     box.appendChild(el("h4", null, [row.method, el("span", { class: "badge " + (row.rank === 1 ? "good" : row.rank > 0 ? "" : "bad"), text: shown })]));
-    box.appendChild(el("div", { class: "facts", text: row.calls + " calls · " + row.tokens + " tokens · $" + fmt(row.cost, 4) + " · " + fmt(row.latency, 0) + " ms" }));
+    box.appendChild(el("div", { class: "facts", text: row.calls + " calls · " + row.tokens + " tokens · " + money(row.cost, true) + " · " + fmt(row.latency, 0) + " ms" }));
     if (row.error) box.appendChild(el("pre", { class: "error", text: row.error }));
     var conditions = renderConditions(row);
     if (conditions) box.appendChild(conditions);

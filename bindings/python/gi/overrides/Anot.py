@@ -421,6 +421,13 @@ class Usage(Anot.Usage):
     def to_dict(self):
         return _json_to_py(self.to_json())
 
+    @property
+    def cost(self):
+        """The cost in US dollars, or None when it is unknown: a call's
+        model had no price (`unpriced_calls` of them; see `cost_known`).
+        Never a default price, and never the priced calls' part alone."""
+        return self.get_cost_usd() if self.get_cost_known() else None
+
 
 Usage = override(Usage)
 
@@ -731,8 +738,9 @@ class Experiment(Anot.Experiment):
         The same figures as `anot-run estimate --json`, as a dict: `rows`
         (one per attack and N: calls, prompt and completion tokens,
         `cost_usd`, `batch_cost_usd`, `incomplete` requests), `total`,
-        `tokenizers` (model → encoding, or "approximate"), `call_formula`
-        and `prices_as_of`.  `completion_tokens` is the answer length
+        `tokenizers` (model → encoding, or "approximate"), `call_formula`,
+        `prices_as_of` and `unpriced_models` (models without a price: the
+        costs are then None, unknown, never a default price).  `completion_tokens` is the answer length
         assumed for a call that sets no max_tokens.  Raises GLib.Error when
         the experiment cannot be prepared.
         """
