@@ -1033,8 +1033,10 @@ test_stall (Fixture       *f,
   g_assert_cmpint (run (argv, NULL, &out, &err), ==, 4);
   g_assert_nonnull (strstr (err, "--resume"));
   /* The run does not wait for the batch its requests gave up on: it says
-   * the batch still runs, billed, and that a resume takes its answers. */
-  if (batch)
+   * the batch still runs, billed, and that a resume takes its answers (a
+   * machine slow enough to pass the deadline before the batch was
+   * submitted has none to name). */
+  if (batch && anot_test_cli_count_requests (f->server, "POST", "/v1/batches") == 1)
     g_assert_nonnull (strstr (out, "Batches: 1 still running at the provider (4 lines, billed when "
                                    "they end)"));
   rows = read_rows (rows_path, &objects);
@@ -1444,7 +1446,10 @@ test_cancelled_in_flight (Fixture       *f,
 
 /* Calls a deadline cancelled on the wire may be billed whole: a budget
  * counts their estimates as spent, in the run and in its resume.  A
- * resume whose budget is below those estimates starts nothing. */
+ * resume whose budget is below those estimates starts nothing.  Counts,
+ * not timings (answers 30 s away, a deadline of 1 s): checked 20 runs
+ * out of 20 beside two busy loops at load 13, as was /stall/direct with
+ * its count of cancelled calls, and /stall/batch 6 out of 6. */
 static void
 test_budget_counts_cancelled (Fixture       *f,
                               gconstpointer  data)
