@@ -1366,18 +1366,20 @@ typedef struct
 {
   AnotFakeLlm *server;
   GSubprocess *process;
+  guint n_calls;             /* once the server has had that many calls */
+  guint n_in_flight;         /* and holds that many */
   gboolean sent;
 } Interrupt;
 
-/* Ctrl-C once the four calls reached the server and the two quick ones
- * were answered: the two slow ones are on the wire. */
+/* Ctrl-C once the calls reached the server and those it holds are on the
+ * wire. */
 static void
 interrupt_tick (gpointer data)
 {
   Interrupt *interrupt = data;
 
-  if (!interrupt->sent && count_chat_requests (interrupt->server) == 4 &&
-      anot_fake_llm_get_in_flight (interrupt->server) == 2)
+  if (!interrupt->sent && count_chat_requests (interrupt->server) == interrupt->n_calls &&
+      anot_fake_llm_get_in_flight (interrupt->server) == interrupt->n_in_flight)
     {
       g_subprocess_send_signal (interrupt->process, SIGINT);
       interrupt->sent = TRUE;
@@ -1405,7 +1407,8 @@ test_cancelled_in_flight (Fixture       *f,
   g_autofree char *line = NULL;
   g_autoptr(GSubprocess) process = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
-  Interrupt interrupt = { f->server, NULL, FALSE };
+  /* The two quick calls answered, the two slow ones on the wire. */
+  Interrupt interrupt = { f->server, NULL, 4, 2, FALSE };
   const char *argv[] = {
     "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
     "--candidates", "5", "--limit", "4", "-j", "4", "--out", f->root, "--name", "cut", NULL,
@@ -1444,12 +1447,14 @@ test_cancelled_in_flight (Fixture       *f,
                                                                  "total_cost_usd"), bill, 5e-7);
 }
 
-/* Calls a deadline cancelled on the wire may be billed whole: a budget
+/* Calls cut on the wire (here by Ctrl-C) may be billed whole: a budget
  * counts their estimates as spent, in the run and in its resume.  A
  * resume whose budget is below those estimates starts nothing.  Counts,
- * not timings (answers 30 s away, a deadline of 1 s): checked 20 runs
- * out of 20 beside two busy loops at load 13, as was /stall/direct with
- * its count of cancelled calls, and /stall/batch 6 out of 6. */
+ * not timings: the signal goes once the server holds the four calls,
+ * whose answers are 30 s away (checked 20 runs out of 20 beside two busy
+ * loops at load 19, and under ASan).  /stall/direct (its count of cancelled
+ * calls) was checked 20 runs out of 20 beside two busy loops at load 13,
+ * /stall/batch 6 out of 6. */
 static void
 test_budget_counts_cancelled (Fixture       *f,
                               gconstpointer  data)
@@ -1461,19 +1466,22 @@ test_budget_counts_cancelled (Fixture       *f,
   g_autoptr(JsonParser) parser = json_parser_new ();
   const char *argv[] = {
     "--method", "cot", "--backend", "openai", "--base-url", f->base_url, "--model", "gpt-4o-mini",
-    "--candidates", "5", "--limit", "4", "-j", "4", "--request-timeout", "1",
-    "--out", f->root, "--name", "late", NULL,
+    "--candidates", "5", "--limit", "4", "-j", "4", "--out", f->root, "--name", "late", NULL,
   };
-  const char *resume_argv[] = { "--resume", dir, "--request-timeout", "0", "--max-cost", NULL, NULL };
+  const char *resume_argv[] = { "--resume", dir, "--max-cost", NULL, NULL };
+  g_autoptr(GSubprocess) process = NULL;
+  Interrupt interrupt = { f->server, NULL, 4, 4, FALSE };
   guint64 abandoned_prompt;
   guint abandoned, calls;
   double estimate;
 
   g_assert_true (anot_fake_llm_set_rules_json (f->server, "{\"default_reply\": \"[3, 1, 2, 5, 4]\", "
                                                "\"latency_ms\": 30000}", NULL));
-  g_assert_cmpint (run (argv, NULL, NULL, NULL), ==, 4);
+  process = spawn (argv, NULL);
+  interrupt.process = process;
+  g_assert_cmpint (anot_test_cli_wait (process, interrupt_tick, &interrupt, NULL, NULL), ==, 130);
   abandoned = count_abandoned (f->server, &abandoned_prompt);
-  g_assert_cmpuint (abandoned, >, 0);
+  g_assert_cmpuint (abandoned, ==, 4);
   assert_cancelled_usage (read_usage (config_path, parser), abandoned, abandoned_prompt);
   estimate = json_object_get_double_member (json_object_get_object_member (read_usage (config_path, parser),
                                                                            "cancelled_in_flight"),
@@ -1483,7 +1491,7 @@ test_budget_counts_cancelled (Fixture       *f,
                                                NULL));
   calls = count_chat_requests (f->server);
   budget = g_strdup_printf ("%.6f", estimate / 2);
-  resume_argv[5] = budget;
+  resume_argv[3] = budget;
   g_assert_cmpint (run (resume_argv, NULL, NULL, &err), ==, 3);
   g_assert_nonnull (strstr (err, "has no room for the next request"));
   g_assert_cmpuint (count_chat_requests (f->server), ==, calls);
