@@ -1500,6 +1500,48 @@ anot_backend_router_get_n_not_sent (AnotBackendRouter *self)
   return self->n_not_sent;
 }
 
+/**
+ * anot_backend_router_is_backlogged:
+ * @self: an #AnotBackendRouter
+ * @role: a role name
+ *
+ * Whether a call of @role sent now would wait behind a full round of
+ * calls: its HTTP backend already has as many calls waiting for a slot as
+ * it runs at once ([property@Anot.HttpBackend:concurrency-limit]).  A
+ * method that has many calls to make (one per candidate) keeps the rest
+ * unwritten while this holds and one of its calls is out: the backend has
+ * work for a whole round anyway, and a written prompt waiting in the
+ * queue is memory held for nothing (at `-j 64`, thousands of them).  A
+ * run with few calls out never sees it, so holding back never slows it.
+ *
+ * Nothing is resolved: a role whose route is not built yet, or whose
+ * backend is not an HTTP backend (a batch queue collects calls on
+ * purpose), is not backlogged.
+ *
+ * Returns: %TRUE when @role's backend already has a round of calls waiting
+ */
+gboolean
+anot_backend_router_is_backlogged (AnotBackendRouter *self,
+                                   const char        *role)
+{
+  Route *route;
+  AnotHttpBackend *http;
+  guint limit;
+
+  g_return_val_if_fail (ANOT_IS_BACKEND_ROUTER (self), FALSE);
+  g_return_val_if_fail (role != NULL, FALSE);
+
+  route = g_hash_table_lookup (self->routes, role);
+  if (route == NULL)
+    route = g_hash_table_lookup (self->routes, ANOT_DEFAULT_ROLE);
+  if (route == NULL || !ANOT_IS_HTTP_BACKEND (route->backend))
+    return FALSE;
+
+  http = ANOT_HTTP_BACKEND (route->backend);
+  limit = anot_http_backend_get_max_concurrency (http);
+  return limit > 0 && anot_http_backend_get_n_queued (http) >= limit;
+}
+
 /* Like anot_backend_router_complete_async(), on a copy the caller gives
  * away (the method context makes one anyway). */
 void

@@ -91,6 +91,9 @@ GPtrArray         *anot_backend_router_list_http_backends (AnotBackendRouter *se
 ANOT_AVAILABLE_IN_ALL
 guint64            anot_backend_router_get_n_not_sent   (AnotBackendRouter    *self);
 ANOT_AVAILABLE_IN_ALL
+gboolean           anot_backend_router_is_backlogged    (AnotBackendRouter    *self,
+                                                         const char           *role);
+ANOT_AVAILABLE_IN_ALL
 guint64            anot_backend_router_count_prompt_tokens (AnotBackendRouter *self,
                                                          AnotChatRequest      *request);
 ANOT_AVAILABLE_IN_ALL

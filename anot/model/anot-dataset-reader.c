@@ -313,6 +313,27 @@ rc_chars_release (RcChars *chars)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RcChars, rc_chars_release)
 
+/* The buffer *@buf is full: the partial line from *@start to *@end moves
+ * to a new one, as workers and the hasher may still be reading the old
+ * one.  A line that fills a whole buffer doubles it. */
+static void
+carry_partial_line (Loader   *loader,
+                    RcChars **buf,
+                    gsize    *cap,
+                    gsize    *start,
+                    gsize    *end)
+{
+  gsize new_cap = *start == 0 ? 2 * *cap : *cap;
+  RcChars *new_buf = read_buffer_new (loader->spares, new_cap);
+
+  memcpy (new_buf, *buf + *start, *end - *start);
+  read_buffer_unref (*buf);
+  *buf = new_buf;
+  *cap = new_cap;
+  *end -= *start;
+  *start = 0;
+}
+
 /* Opens @basename in the dataset directory.  Returns NULL without an error
  * if the file is @optional and does not exist. */
 static GInputStream *
@@ -511,21 +532,8 @@ _anot_loader_load_jsonl (Loader       *loader,
         {
           gssize n;
 
-          /* When the buffer is full, the partial line moves to a new
-           * one: the hasher may still be reading the old one.  A line
-           * that fills a whole buffer doubles it. */
           if (end == cap)
-            {
-              gsize new_cap = start == 0 ? 2 * cap : cap;
-              char *new_buf = read_buffer_new (loader->spares, new_cap);
-
-              memcpy (new_buf, buf + start, end - start);
-              read_buffer_unref (buf);
-              buf = new_buf;
-              cap = new_cap;
-              end -= start;
-              start = 0;
-            }
+            carry_partial_line (loader, &buf, &cap, &start, &end);
           scan = end;
 
           n = g_input_stream_read (stream, buf + end, cap - end,
@@ -1189,21 +1197,8 @@ load_jsonl_parallel (Loader            *loader,
       gsize batch_end;
       gssize n;
 
-      /* When the buffer is full, the partial line moves to a new one:
-       * workers and the hasher may still be reading the old one.  A line
-       * that fills a whole buffer doubles it. */
       if (end == cap)
-        {
-          gsize new_cap = start == 0 ? 2 * cap : cap;
-          char *new_buf = read_buffer_new (loader->spares, new_cap);
-
-          memcpy (new_buf, buf + start, end - start);
-          read_buffer_unref (buf);
-          buf = new_buf;
-          cap = new_cap;
-          end -= start;
-          start = 0;
-        }
+        carry_partial_line (loader, &buf, &cap, &start, &end);
 
       n = g_input_stream_read (stream, buf + end, cap - end, loader->cancellable, &local_error);
       if (n < 0)

@@ -671,6 +671,31 @@ anot_method_context_get_router (AnotMethodContext *self)
 }
 
 /**
+ * anot_method_context_is_backlogged:
+ * @self: an #AnotMethodContext
+ * @role: the role that would make the call
+ *
+ * Whether a call of @role made now would wait behind a full round of the
+ * run's calls (see anot_backend_router_is_backlogged()).  A method that
+ * issues many calls at once (one per candidate) writes and sends the next
+ * only while this is %FALSE or none of its own calls is out, and the rest
+ * as its calls come back: the backend is kept busy either way, and the
+ * prompts not yet sent are not held in memory.
+ *
+ * Returns: %TRUE when the backend already has a round of calls waiting;
+ *   %FALSE without a router
+ */
+gboolean
+anot_method_context_is_backlogged (AnotMethodContext *self,
+                                   const char        *role)
+{
+  g_return_val_if_fail (ANOT_IS_METHOD_CONTEXT (self), FALSE);
+  g_return_val_if_fail (role != NULL, FALSE);
+
+  return self->router != NULL && anot_backend_router_is_backlogged (self->router, role);
+}
+
+/**
  * anot_method_context_set_router:
  * @self: an #AnotMethodContext
  * @router: (nullable): a router

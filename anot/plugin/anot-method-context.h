@@ -109,6 +109,9 @@ ANOT_AVAILABLE_IN_ALL
 void               anot_method_context_set_router     (AnotMethodContext *self,
                                                        AnotBackendRouter *router);
 ANOT_AVAILABLE_IN_ALL
+gboolean           anot_method_context_is_backlogged  (AnotMethodContext *self,
+                                                       const char        *role);
+ANOT_AVAILABLE_IN_ALL
 AnotDebugLog      *anot_method_context_get_debug_log  (AnotMethodContext *self);
 ANOT_AVAILABLE_IN_ALL
 void               anot_method_context_set_debug_log  (AnotMethodContext *self,

@@ -6,6 +6,7 @@
 
 #include "anot-json-document.h"
 #include "anot-json-private.h"
+#include "anot-text-private.h"
 
 #include <float.h>
 #include <stdlib.h>
@@ -190,6 +191,9 @@ parse_string (Parser *ps)
     {
       unsigned char c;
 
+      /* Sixteen bytes at a time through the long runs (a review's text),
+       * then a word at a time to the byte to look at. */
+      ps->p = anot_json_skip_plain (ps->p, ps->end, TRUE);
       while (ps->end - ps->p >= 8)
         {
           guint64 w, look;

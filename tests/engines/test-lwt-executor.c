@@ -402,6 +402,60 @@ test_max_concurrent (void)
   fixture_stop (&fixture);
 }
 
+/* Past a full round of calls waiting at the backend, started steps wait
+ * in the executor unsent: with 2 calls at once allowed, the backend's
+ * queue never holds more than 2 of an execution of 20 independent steps
+ * (18 at once before), every step answers, and the trace's max_in_flight
+ * still counts the 20 steps started together.  Counts only, sampled after
+ * the first pass and at every main-loop iteration: a send happens only
+ * while fewer than 2 wait, so no timing can raise the count. */
+static void
+test_backlog (void)
+{
+  Fixture fixture = { 0 };
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(AnotLwtScript) script = NULL;
+  g_autoptr(AnotLwtResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  fixture_start (&fixture, "{\"latency_ms\": 5, \"rules\": [{\"match\": \"^x (\\\\d+)\", \"reply\": \"\\\\1\"}]}");
+  anot_http_backend_set_max_concurrency (ANOT_HTTP_BACKEND (fixture.backend), 2);
+  g_assert_false (anot_method_context_is_backlogged (fixture.context, ANOT_DEFAULT_ROLE));
+  for (guint i = 0; i < 20; i++)
+    g_string_append_printf (text, "(%u)=LLM(\"x %u\")\n", i, i);
+  script = parse (text->str);
+  {
+    g_autoptr(GAsyncResult) async_result = NULL;
+    AnotHttpBackend *http = ANOT_HTTP_BACKEND (fixture.backend);
+    guint most_queued = anot_http_backend_get_n_queued (http);
+
+    anot_lwt_executor_execute_async (fixture.executor, script, NULL, on_done, &async_result);
+    most_queued = MAX (most_queued, anot_http_backend_get_n_queued (http));
+    while (async_result == NULL)
+      {
+        g_main_context_iteration (NULL, TRUE);
+        most_queued = MAX (most_queued, anot_http_backend_get_n_queued (http));
+      }
+    result = anot_lwt_executor_execute_finish (fixture.executor, async_result, &error);
+    g_assert_cmpuint (most_queued, ==, 2);
+  }
+  g_assert_no_error (error);
+  g_assert_cmpuint (anot_lwt_result_get_max_in_flight (result), ==, 20);
+  g_assert_cmpuint (anot_fake_llm_get_peak_in_flight (fixture.server), ==, 2);
+  g_assert_cmpuint (anot_lwt_result_get_n_calls (result), ==, 20);
+  for (guint i = 0; i < 20; i++)
+    {
+      char id[16];
+      g_autofree char *expected = g_strdup_printf ("%u", i);
+
+      g_snprintf (id, sizeof id, "%u", i);
+      g_assert_cmpstr (anot_lwt_result_get_output (result, id), ==, expected);
+    }
+  g_assert_false (anot_method_context_is_backlogged (fixture.context, ANOT_DEFAULT_ROLE));
+
+  fixture_stop (&fixture);
+}
+
 static gboolean
 cancel_soon (gpointer data)
 {
@@ -547,6 +601,7 @@ main (int   argc,
   g_test_add_func ("/lwt-executor/cache", test_cache);
   g_test_add_func ("/lwt-executor/variables", test_variables);
   g_test_add_func ("/lwt-executor/max-concurrent", test_max_concurrent);
+  g_test_add_func ("/lwt-executor/backlog", test_backlog);
   g_test_add_func ("/lwt-executor/cancel", test_cancel);
   g_test_add_func ("/lwt-executor/cycle", test_cycle);
   g_test_add_func ("/lwt-executor/overhead", test_overhead);

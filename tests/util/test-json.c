@@ -361,6 +361,66 @@ test_writer_string_escapes (void)
     }
 }
 
+/* The reader scans strings sixteen bytes at a time, then a word at a
+ * time: whatever where a quote, an escape, a control byte or a UTF-8
+ * sequence falls, what the writer wrote must read back as the string it
+ * was (random strings of 0-80 bytes, one in a hundred up to 3,000), and a
+ * raw control byte or a stray continuation byte put anywhere in the text
+ * must be refused. */
+static void
+test_document_string_scan (void)
+{
+  static const char *const pieces[] = {
+    "\"", "\\", "\n", "\t", "\x01", "\x1f", "\x7f", "a", " ", "/",
+    "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+  };
+  static const char bad[] = { '\x01', '\n', '\x1f', '\x80', '\xbf', '\xff' };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (3616);
+
+  for (guint n = 0; n < 20000; n++)
+    {
+      g_autoptr(GString) text = g_string_new (NULL);
+      g_autoptr(AnotJsonWriter) writer = anot_json_writer_new ();
+      g_autoptr(AnotJsonDocument) doc = NULL;
+      g_autoptr(AnotJsonDocument) broken_doc = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *copy = NULL;
+      g_autofree char *read = NULL;
+      guint length = n % 100 == 0 ? (guint) g_rand_int_range (rand, 0, 3001) : (guint) g_rand_int_range (rand, 0, 81);
+      const char *written;
+      gsize written_len, at;
+
+      while (text->len < length)
+        g_string_append (text, g_rand_int_range (rand, 0, 8) != 0 ? "x"
+                         : pieces[g_rand_int_range (rand, 0, G_N_ELEMENTS (pieces))]);
+
+      anot_json_writer_begin_array (writer);
+      anot_json_writer_add_string_value (writer, text->str);
+      anot_json_writer_end_array (writer);
+      written = anot_json_writer_get_text (writer, &written_len);
+
+      doc = anot_json_document_new_from_data (written, written_len, &error);
+      g_assert_no_error (error);
+      read = anot_json_document_dup_string (doc, anot_json_document_get_element (doc, 0, 0));
+      g_assert_cmpstr (read, ==, text->str);
+
+      /* Between the quotes, at a byte of plain text (not inside an escape
+       * or a UTF-8 sequence, where it would make another error). */
+      if (text->len == 0)
+        continue;
+      copy = g_strndup (written, written_len);
+      at = 2 + (gsize) g_rand_int_range (rand, 0, (gint32) (written_len - 4));
+      if (copy[at] != 'x' && copy[at] != 'a' && copy[at] != ' ')
+        continue;
+      copy[at] = bad[g_rand_int_range (rand, 0, G_N_ELEMENTS (bad))];
+      broken_doc = anot_json_document_new_from_data (copy, written_len, &error);
+      if (broken_doc != NULL)
+        g_error ("accepted a raw 0x%02x at byte %" G_GSIZE_FORMAT " of %s",
+                 (guchar) copy[at], at, written);
+      g_clear_error (&error);
+    }
+}
+
 static void
 test_writer_non_finite (void)
 {
@@ -605,6 +665,7 @@ main (int    argc,
   g_test_add_func ("/json/document/lookups", test_document_lookups);
   g_test_add_func ("/json/document/errors", test_document_errors);
   g_test_add_func ("/json/document/numbers-as-strtod", test_document_numbers_as_strtod);
+  g_test_add_func ("/json/document/string-scan", test_document_string_scan);
   g_test_add_func ("/json/writer/matches-json-glib", test_writer_matches_json_glib);
   g_test_add_func ("/json/writer/string-escapes", test_writer_string_escapes);
   g_test_add_func ("/json/writer/non-finite", test_writer_non_finite);

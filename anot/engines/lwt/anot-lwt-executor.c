@@ -646,8 +646,10 @@ struct _Run
   gboolean       *started;
   GQueue          ready;           /* positions */
   guint           n_done;
-  guint           in_flight;
+  guint           in_flight;       /* steps started, not answered: sent or held */
   guint           max_in_flight;
+  GQueue          held;            /* Call, started but not sent */
+  guint           n_sent;          /* calls out at the backend */
   gint64          started_us;
   gboolean        pumping;
   gboolean        completed;
@@ -781,6 +783,37 @@ step_done (Run        *run,
     }
 }
 
+static void on_call_done (GObject      *source,
+                          GAsyncResult *res,
+                          gpointer      user_data);
+
+/* Sends the calls a run holds, in the order their steps started.  Past a
+ * full round of calls waiting at the backend they stay here until one of
+ * this run's calls comes back: a call sent then would only wait in the
+ * backend's queue with its request, task and body state, and at -j 64
+ * those of every request in flight added up.  The step counts as in
+ * flight all along (as a coroutine waiting on the original's semaphore
+ * did), so the trace's max_in_flight is what it was.  One call is always
+ * out, so no run stalls; a cancelled run sends the rest to be cancelled. */
+static void
+send_held (Run *run)
+{
+  AnotLwtExecutor *self = run->self;
+  GCancellable *cancellable = g_task_get_cancellable (run->task);
+
+  while (!g_queue_is_empty (&run->held) &&
+         (run->n_sent == 0 || g_cancellable_is_cancelled (cancellable) ||
+          !anot_method_context_is_backlogged (self->context, self->role)))
+    {
+      Call *call = g_queue_pop_head (&run->held);
+      AnotLwtStepRecord *record = _anot_lwt_result_get_record (run->result, call->position);
+
+      run->n_sent++;
+      anot_method_context_complete_async (self->context, self->role, self->system_prompt,
+                                          record->prompt, cancellable, on_call_done, call);
+    }
+}
+
 static void
 on_call_done (GObject      *source,
               GAsyncResult *res,
@@ -799,6 +832,8 @@ on_call_done (GObject      *source,
 
   completion = anot_method_context_complete_finish (ANOT_METHOD_CONTEXT (source), res, &error);
   run->in_flight--;
+  run->n_sent--;
+  send_held (run);
   record->latency_ms = (g_get_monotonic_time () - call->issued_us) / 1000.0;
 
   if (completion != NULL)
@@ -910,9 +945,8 @@ start_step (Run   *run,
 
   run->in_flight++;
   run->max_in_flight = MAX (run->max_in_flight, run->in_flight);
-  anot_method_context_complete_async (self->context, self->role, self->system_prompt,
-                                      record->prompt, g_task_get_cancellable (run->task),
-                                      on_call_done, call);
+  g_queue_push_tail (&run->held, call);
+  send_held (run);
 }
 
 /* Issues every ready step; when nothing is ready or in flight, runs what a
@@ -1029,6 +1063,7 @@ anot_lwt_executor_execute_async (AnotLwtExecutor     *self,
   run->dependants = g_new0 (GPtrArray *, run->n_steps);
   run->started = g_new0 (gboolean, run->n_steps);
   g_queue_init (&run->ready);
+  g_queue_init (&run->held);
   run->started_us = g_get_monotonic_time ();
 
   run->values = json_object_new ();

@@ -96,6 +96,8 @@ typedef struct {
   char             **instructions;   /* per item */
   JsonArray         *expansion_trace;/* per item: {index, source, error?} */
   guint              pending;
+  guint              next_expansion; /* the first item not yet sent */
+  guint              expanding;      /* expansions out */
   gboolean           returned;       /* the task has returned (cancelled) */
   gint64             phase2_start;
   double             phase2_ms;
@@ -597,6 +599,38 @@ typedef struct {
   guint  index;
 } ExpandCall;
 
+static char *expand_prompt (Job   *job,
+                            guint  index);
+static void on_expanded    (GObject      *source,
+                            GAsyncResult *res,
+                            gpointer      user_data);
+
+/* Sends the next expansions, in item order.  All of them at once unless
+ * the backend already has a round of calls waiting: then the prompts wait
+ * unwritten until one of this request's expansions comes back (at -j 64,
+ * 50 written prompts a request queued behind the backend's slots were a
+ * fifth of the run's heap).  One is always out, so the request moves on
+ * whatever the others do. */
+static void
+expand_more (GTask *task)
+{
+  Job *job = g_task_get_task_data (task);
+
+  while (!job->returned && job->next_expansion < job->candidates->len &&
+         (job->expanding == 0 || !anot_method_context_is_backlogged (job->context, "planner")))
+    {
+      guint i = job->next_expansion++;
+      g_autofree char *prompt = expand_prompt (job, i);
+      ExpandCall *call = g_new0 (ExpandCall, 1);
+
+      call->task = g_object_ref (task);
+      call->index = i;
+      job->expanding++;
+      anot_method_context_complete_async (job->context, "planner", job->system_prompt, prompt,
+                                          job->cancellable, on_expanded, call);
+    }
+}
+
 static void
 on_expanded (GObject      *source,
              GAsyncResult *res,
@@ -616,6 +650,7 @@ on_expanded (GObject      *source,
 
   completion = anot_method_context_complete_finish (ANOT_METHOD_CONTEXT (source), res, &error);
   job->pending--;
+  job->expanding--;
 
   if (job->returned)
     return;
@@ -665,6 +700,8 @@ on_expanded (GObject      *source,
 
   if (job->pending == 0)
     phase3_start (task);
+  else
+    expand_more (task);
 }
 
 static char *
@@ -757,16 +794,9 @@ phase2_start (GTask *task)
   anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, "P2",
                              "Expanding %u items (parallel)...", job->candidates->len);
 
-  for (guint i = 0; i < job->candidates->len; i++)
-    {
-      g_autofree char *prompt = expand_prompt (job, i);
-      ExpandCall *call = g_new0 (ExpandCall, 1);
-
-      call->task = g_object_ref (task);
-      call->index = i;
-      anot_method_context_complete_async (job->context, "planner", job->system_prompt, prompt,
-                                          job->cancellable, on_expanded, call);
-    }
+  job->next_expansion = 0;
+  job->expanding = 0;
+  expand_more (task);
 }
 
 /* ------------------------------------------------------------------------ *
