@@ -658,7 +658,9 @@ struct _Run
 typedef struct {
   Run   *run;
   guint  position;
-  char  *key;
+  /* The cache's own key (system prompt and prompt): the entry, awaited,
+   * stays until this call is done, and one copy a step fewer is held. */
+  const char *key;
   gint64 issued_us;
 } Call;
 
@@ -878,7 +880,6 @@ on_call_done (GObject      *source,
 
   pump (run);
 
-  g_free (call->key);
   g_free (call);
   run_unref (run);
 }
@@ -934,12 +935,11 @@ start_step (Run   *run,
 
   entry = g_new0 (CacheEntry, 1);
   entry->waiters = g_ptr_array_new_with_free_func (waiter_free);
-  g_hash_table_insert (self->cache, g_strdup (key), entry);
-
   call = g_new0 (Call, 1);
   call->run = run_ref (run);
   call->position = position;
-  call->key = g_steal_pointer (&key);
+  call->key = key;
+  g_hash_table_insert (self->cache, g_steal_pointer (&key), entry);
   call->issued_us = g_get_monotonic_time ();
   record->called = TRUE;
 
