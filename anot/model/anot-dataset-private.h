@@ -48,6 +48,10 @@ const char *_anot_store_add_string  (AnotStore  *store,
                                      gssize      len);
 const char *_anot_store_intern      (AnotStore  *store,
                                      const char *str);
+/* _anot_store_intern() of @str[0..@len), which need not be NUL-terminated. */
+const char *_anot_store_intern_len  (AnotStore  *store,
+                                     const char *str,
+                                     gsize       len);
 gpointer    _anot_store_alloc       (AnotStore  *store,
                                      gsize       size);
 /* Room for @size bytes of text (no alignment). */

@@ -803,14 +803,19 @@ parse_review (AnotJsonDocument  *doc,
               AnotStore         *owner,
               GError           **error)
 {
-  enum { ID, ITEM_ID, STARS, TEXT, USER_ID, DATE, USEFUL, FUNNY, COOL, USER, N_FIELDS };
-  static const char * const names[N_FIELDS] = {
-    "review_id", "business_id", "stars", "text", "user_id", "date", "useful", "funny", "cool",
-    "user",
+  /* In the order Yelp's files list them: the lookup tries the name after
+   * the last one found first. */
+  enum { ID, ITEM_ID, USER_ID, STARS, TEXT, DATE, USEFUL, FUNNY, COOL, USER, N_FIELDS };
+  static const AnotJsonName names[N_FIELDS] = {
+    ANOT_JSON_NAME ("review_id"), ANOT_JSON_NAME ("business_id"), ANOT_JSON_NAME ("user_id"),
+    ANOT_JSON_NAME ("stars"), ANOT_JSON_NAME ("text"), ANOT_JSON_NAME ("date"),
+    ANOT_JSON_NAME ("useful"), ANOT_JSON_NAME ("funny"), ANOT_JSON_NAME ("cool"),
+    ANOT_JSON_NAME ("user"),
   };
   enum { REVIEW_COUNT, AVERAGE_STARS, YELPING_SINCE, N_USER_FIELDS };
-  static const char * const user_names[N_USER_FIELDS] = {
-    "review_count", "average_stars", "yelping_since",
+  static const AnotJsonName user_names[N_USER_FIELDS] = {
+    ANOT_JSON_NAME ("review_count"), ANOT_JSON_NAME ("average_stars"),
+    ANOT_JSON_NAME ("yelping_since"),
   };
   AnotReviewFields f = { 0 };
   int v[N_FIELDS], u[N_USER_FIELDS];
