@@ -8,6 +8,10 @@
 
 #include <glib.h>
 
+#if defined (__SSE2__)
+#include <emmintrin.h>
+#endif
+
 G_BEGIN_DECLS
 
 /* The length of a UTF-8 byte order mark at the start of @data: 3, or 0
@@ -94,16 +98,39 @@ anot_utf8_count_chars (const char *text,
 
 /* The end of the bytes from @p on, sixteen at a time, that a JSON string
  * holds as they are: no quote, backslash or control byte, nor (with
- * @ascii_only) DEL or a byte above 127, nor (with @no_del) DEL.  It stops
- * at the first sixteen that hold one (or fewer than sixteen left): the
- * caller looks at the rest.  Without vectors from the compiler, @p. */
+ * @ascii_only) DEL or a byte above 127, nor (with @no_del) DEL.  With SSE2
+ * it stops at the first byte that is one; with other vectors at the first
+ * sixteen that hold one; at fewer than sixteen left either way: the caller
+ * looks at the rest.  Without vectors from the compiler, @p. */
 static inline const char *
 anot_json_skip_plain_full (const char *p,
                            const char *end,
                            gboolean    ascii_only,
                            gboolean    no_del)
 {
-#if defined (__GNUC__)
+#if defined (__SSE2__)
+  while (end - p >= 16)
+    {
+      __m128i v = _mm_loadu_si128 ((const __m128i *) (gconstpointer) p);
+      __m128i stop;
+      int mask;
+
+      /* Signed, v + 1 is below 0x21 for 0x00-0x1f, DEL and every byte
+       * above 127; unsigned, min (v, 0x1f) is v for 0x00-0x1f only. */
+      if (ascii_only)
+        stop = _mm_cmplt_epi8 (_mm_add_epi8 (v, _mm_set1_epi8 (1)), _mm_set1_epi8 (0x21));
+      else
+        stop = _mm_cmpeq_epi8 (_mm_min_epu8 (v, _mm_set1_epi8 (0x1f)), v);
+      stop = _mm_or_si128 (stop, _mm_or_si128 (_mm_cmpeq_epi8 (v, _mm_set1_epi8 ('"')),
+                                               _mm_cmpeq_epi8 (v, _mm_set1_epi8 ('\\'))));
+      if (no_del)
+        stop = _mm_or_si128 (stop, _mm_cmpeq_epi8 (v, _mm_set1_epi8 (0x7f)));
+      mask = _mm_movemask_epi8 (stop);
+      if (mask != 0)
+        return p + __builtin_ctz ((unsigned int) mask);
+      p += 16;
+    }
+#elif defined (__GNUC__)
   typedef signed char Lanes __attribute__ ((vector_size (16)));
   typedef guchar Bytes __attribute__ ((vector_size (16)));
   typedef guint64 Halves __attribute__ ((vector_size (16)));
