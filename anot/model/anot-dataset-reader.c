@@ -646,12 +646,14 @@ typedef struct {
   gsize       store_block_size;   /* or STORE_NONE, STORE_BATCH_SIZED */
   /* In a worker: fill @parsed from the object at the root of @doc (parsed
    * from @line).  Strings go to @store, which the dataset's store @owner
-   * adopts when the batch is committed. */
+   * adopts when the batch is committed.  @previous is the batch's record
+   * before, or NULL. */
   gboolean  (*parse)  (AnotJsonDocument  *doc,
                        const char        *line,
                        gsize              len,
                        AnotStore         *store,
                        AnotStore         *owner,
+                       const Parsed      *previous,
                        Parsed            *parsed,
                        GError           **error);
   /* On the loading thread, in file order. */
@@ -740,6 +742,7 @@ parse_item (AnotJsonDocument  *doc,
             gsize              len,
             AnotStore         *store,
             AnotStore         *owner,
+            const Parsed      *previous,
             Parsed            *parsed,
             GError           **error)
 {
@@ -794,6 +797,32 @@ store_string (AnotStore        *store,
   return value >= 0 ? _anot_store_add_json_string (store, doc, value) : NULL;
 }
 
+/* Whether the string @value of @doc is @str. */
+static gboolean
+same_string (AnotJsonDocument *doc,
+             int               value,
+             const char       *str)
+{
+  const AnotJsonToken *tokens;
+  const char *text;
+  guint n_tokens;
+  gsize len;
+
+  tokens = _anot_json_document_get_tokens (doc, &text, &n_tokens);
+  if (tokens[value].escaped)
+    {
+      char buffer[256];
+      g_autofree char *heap = NULL;
+      char *decoded = tokens[value].length < sizeof buffer ? buffer
+                      : (heap = g_malloc (tokens[value].length + 1));
+
+      _anot_json_document_decode_string (doc, value, decoded);
+      return strcmp (decoded, str) == 0;
+    }
+  len = tokens[value].length;
+  return memcmp (text + tokens[value].start, str, len) == 0 && str[len] == '\0';
+}
+
 /* Reads one review record (the root of @doc) into a review whose strings
  * are in @store.  Touches nothing shared, so workers call it.  The checks
  * come in a fixed order: the first bad field is the one reported. */
@@ -801,6 +830,8 @@ static AnotReview *
 parse_review (AnotJsonDocument  *doc,
               AnotStore         *store,
               AnotStore         *owner,
+              const char        *previous_item_id,
+              gboolean          *same_item,
               GError           **error)
 {
   /* In the order Yelp's files list them: the lookup tries the name after
@@ -884,7 +915,16 @@ parse_review (AnotJsonDocument  *doc,
 
   /* Decoded once, straight into the place they will stay. */
   f.id = store_string (store, doc, id);
-  f.item_id = store_string (store, doc, item_id);
+  /* The reviews of an item come one after the other: they share the
+   * first one's copy of its id, and the loading thread looks the item up
+   * once for all of them. */
+  if (previous_item_id != NULL && same_string (doc, item_id, previous_item_id))
+    {
+      f.item_id = previous_item_id;
+      *same_item = TRUE;
+    }
+  else
+    f.item_id = store_string (store, doc, item_id);
   f.text = store_string (store, doc, text);
   f.user_id = store_string (store, doc, user_id);
   f.date = store_string (store, doc, date);
@@ -896,6 +936,7 @@ parse_review (AnotJsonDocument  *doc,
 typedef struct {
   Parsed      header;
   AnotReview *review;
+  gboolean    same_item;        /* as the batch's review before */
 } ParsedReview;
 
 static gboolean
@@ -904,12 +945,16 @@ parse_review_line (AnotJsonDocument  *doc,
                    gsize              len,
                    AnotStore         *store,
                    AnotStore         *owner,
+                   const Parsed      *previous,
                    Parsed            *parsed,
                    GError           **error)
 {
   ParsedReview *p = (ParsedReview *) parsed;
+  const char *previous_item_id = NULL;
 
-  p->review = parse_review (doc, store, owner, error);
+  if (previous != NULL)
+    previous_item_id = anot_review_get_item_id (((const ParsedReview *) previous)->review);
+  p->review = parse_review (doc, store, owner, previous_item_id, &p->same_item, error);
   return p->review != NULL;
 }
 
@@ -925,8 +970,9 @@ commit_review (Loader  *loader,
   const char *id = anot_review_get_id (p->review);
   AnotItem *item;
 
+  /* The batch's review before was committed just now, to this item. */
   item = loader->last_item;
-  if (item == NULL || strcmp (anot_item_get_id (item), item_id) != 0)
+  if (!p->same_item && (item == NULL || strcmp (anot_item_get_id (item), item_id) != 0))
     {
       item = g_hash_table_lookup (ds->items_by_id, item_id);
       if (item == NULL)
@@ -1033,6 +1079,7 @@ parse_batch (gpointer data,
           const char *nl = memchr (p, '\n', end - p);
           gsize len = (nl != NULL ? nl : end) - p;
           const char *line = p;
+          const Parsed *previous;
           GError *local_error = NULL;
 
           p = nl != NULL ? nl + 1 : end;
@@ -1045,7 +1092,10 @@ parse_batch (gpointer data,
 
           memset (parsed, 0, kind->parsed_size);
           parsed->line_no = line_no;
-          if (!kind->parse (doc, line, len, batch->store, pr->owner, parsed, &local_error))
+          previous = batch->parsed->len > 0
+                     ? (const Parsed *) (batch->parsed->data + (batch->parsed->len - 1) * kind->parsed_size)
+                     : NULL;
+          if (!kind->parse (doc, line, len, batch->store, pr->owner, previous, parsed, &local_error))
             {
               if (kind->clear != NULL)
                 kind->clear (parsed);
