@@ -1011,16 +1011,24 @@ static const RecordKind review_kind = {
 
 /* The batch machinery */
 
-/* Complete lines of one file, parsed by a worker. */
+/* Complete lines of one file, parsed by a worker.  A worker does not
+ * know where in the file its lines are (counting the lines before it
+ * would be one more pass over every byte on the loading thread): it
+ * numbers them from 0, and the loading thread adds the lines of the
+ * batches before when it commits. */
 typedef struct {
   RcChars    *buf;             /* holds the lines */
   const char *data;
   gsize       len;
-  guint       first_line_no;
+  gboolean    starts_file;     /* its first line is the file's line 1 */
   /* Written by the worker before it sets done */
   AnotStore  *store;
-  GArray     *parsed;          /* of kind->parsed_size */
-  GError     *error;           /* on the line after the last parsed record */
+  GArray     *parsed;          /* of kind->parsed_size, line numbers from 0 */
+  guint       n_newlines;      /* if it did not fail */
+  gboolean    failed;          /* on the line after the last parsed record: */
+  guint       failed_line_no;  /* ...its number from 0, */
+  const char *failed_line;     /* ...its text */
+  gsize       failed_len;
   gboolean    done;            /* under ParallelReader.lock */
 } Batch;
 
@@ -1033,6 +1041,7 @@ typedef struct {
   GCond             cond;
   gint              abort;     /* atomic: workers skip their batches */
   GQueue            pending;   /* Batch, file order */
+  guint             next_line_no;  /* of the first line of the next batch committed */
 } ParallelReader;
 
 static void
@@ -1048,8 +1057,40 @@ batch_free (ParallelReader *pr,
   g_clear_pointer (&batch->buf, rc_chars_release);
   g_clear_pointer (&batch->store, _anot_store_unref);
   g_clear_pointer (&batch->parsed, g_array_unref);
-  g_clear_error (&batch->error);
   g_free (batch);
+}
+
+/* Parses the line @line_no of the file, @line[0..@len) (not blank, its
+ * byte order mark skipped), into @parsed.  On failure sets @error (which
+ * may be NULL) as "file:line: ...". */
+static gboolean
+parse_record (ParallelReader    *pr,
+              AnotJsonDocument  *doc,
+              AnotStore         *store,
+              guint              line_no,
+              const char        *line,
+              gsize              len,
+              const Parsed      *previous,
+              Parsed            *parsed,
+              GError           **error)
+{
+  const RecordKind *kind = pr->kind;
+  GError *local_error = NULL;
+
+  if (!parse_line (doc, pr->basename, line_no, line, len, error))
+    return FALSE;
+
+  memset (parsed, 0, kind->parsed_size);
+  parsed->line_no = line_no;
+  if (!kind->parse (doc, line, len, store, pr->owner, previous, parsed, &local_error))
+    {
+      if (kind->clear != NULL)
+        kind->clear (parsed);
+      g_propagate_prefixed_error (error, local_error, "%s:%u: ", pr->basename, line_no);
+      return FALSE;
+    }
+
+  return TRUE;
 }
 
 static void
@@ -1065,7 +1106,7 @@ parse_batch (gpointer data,
       g_autoptr(AnotJsonDocument) doc = _anot_json_document_new_reusable ();
       const char *p = batch->data, *end = batch->data + batch->len;
       g_autofree Parsed *parsed = g_malloc0 (kind->parsed_size);
-      guint line_no = batch->first_line_no;
+      guint line_no = 0;
 
       /* The strings of a line are shorter than the line: one block. */
       if (kind->store_block_size == STORE_BATCH_SIZED)
@@ -1080,27 +1121,26 @@ parse_batch (gpointer data,
           gsize len = (nl != NULL ? nl : end) - p;
           const char *line = p;
           const Parsed *previous;
-          GError *local_error = NULL;
 
           p = nl != NULL ? nl + 1 : end;
-          skip_bom (line_no, &line, &len);
+          if (nl != NULL)
+            batch->n_newlines++;
+          if (batch->starts_file && line_no == 0)
+            skip_bom (1, &line, &len);
           if (is_blank (line, len))
             continue;
 
-          if (!parse_line (doc, pr->basename, line_no, line, len, &batch->error))
-            break;
-
-          memset (parsed, 0, kind->parsed_size);
-          parsed->line_no = line_no;
           previous = batch->parsed->len > 0
                      ? (const Parsed *) (batch->parsed->data + (batch->parsed->len - 1) * kind->parsed_size)
                      : NULL;
-          if (!kind->parse (doc, line, len, batch->store, pr->owner, previous, parsed, &local_error))
+          /* The error is worded when the batch is committed, with the
+           * line's number in the file. */
+          if (!parse_record (pr, doc, batch->store, line_no, line, len, previous, parsed, NULL))
             {
-              if (kind->clear != NULL)
-                kind->clear (parsed);
-              g_propagate_prefixed_error (&batch->error, local_error, "%s:%u: ",
-                                          pr->basename, line_no);
+              batch->failed = TRUE;
+              batch->failed_line_no = line_no;
+              batch->failed_line = line;
+              batch->failed_len = len;
               break;
             }
 
@@ -1115,6 +1155,34 @@ parse_batch (gpointer data,
   batch->done = TRUE;
   g_cond_broadcast (&pr->cond);
   g_mutex_unlock (&pr->lock);
+}
+
+/* The error of the line that failed in @batch, whose first line is
+ * @first_line_no: the line parsed again, now that its number is known. */
+static void
+set_batch_error (ParallelReader  *pr,
+                 Batch           *batch,
+                 guint            first_line_no,
+                 GError         **error)
+{
+  const RecordKind *kind = pr->kind;
+  g_autoptr(AnotJsonDocument) doc = _anot_json_document_new_reusable ();
+  g_autoptr(AnotStore) store = NULL;
+  g_autofree Parsed *parsed = g_malloc0 (kind->parsed_size);
+  guint line_no = first_line_no + batch->failed_line_no;
+
+  if (kind->store_block_size != STORE_NONE)
+    store = _anot_store_new (kind->store_block_size == STORE_BATCH_SIZED ? batch->failed_len + 1
+                                                                         : kind->store_block_size);
+  if (parse_record (pr, doc, store, line_no, batch->failed_line, batch->failed_len,
+                    NULL, parsed, error))
+    {
+      /* Parsing is a function of the line: it cannot pass now. */
+      if (kind->clear != NULL)
+        kind->clear (parsed);
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE,
+                   "%s:%u: the line could not be read", pr->basename, line_no);
+    }
 }
 
 static void
@@ -1160,6 +1228,7 @@ commit_next_batch (Loader          *loader,
       Parsed *parsed = (Parsed *) (batch->parsed->data + i * kind->parsed_size);
       GError *local_error = NULL;
 
+      parsed->line_no += pr->next_line_no;
       if (!kind->commit (loader, parsed, &local_error))
         {
           g_propagate_prefixed_error (error, local_error, "%s:%u: ",
@@ -1173,31 +1242,16 @@ commit_next_batch (Loader          *loader,
     _anot_store_adopt (loader->ds->store, batch->store);
 
   /* A worker's error comes after every record it parsed. */
-  if (ok && batch->error != NULL)
+  if (ok && batch->failed)
     {
-      g_propagate_error (error, g_steal_pointer (&batch->error));
+      set_batch_error (pr, batch, pr->next_line_no, error);
       ok = FALSE;
     }
+  pr->next_line_no += batch->n_newlines;
 
   batch_free (pr, batch);
 
   return ok;
-}
-
-static guint
-count_lines (const char *data,
-             gsize       len)
-{
-  const char *end = data + len;
-  guint n = 0;
-
-  while ((data = memchr (data, '\n', end - data)) != NULL)
-    {
-      n++;
-      data++;
-    }
-
-  return n;
 }
 
 /* memrchr() is a GNU extension; the tail after the last newline is one
@@ -1226,13 +1280,15 @@ load_jsonl_parallel (Loader            *loader,
   g_autoptr(GInputStream) stream = NULL;
   g_autoptr(RcChars) buf = NULL;
   gsize cap = READ_CHUNK_SIZE, start = 0, end = 0;
-  guint line_no = 1, n_workers, max_pending;
+  guint n_workers, max_pending;
+  gboolean first_batch = TRUE;
   gboolean eof = FALSE, ok = TRUE;
   GError *local_error = NULL;
 
   pr.kind = kind;
   pr.basename = basename != NULL ? basename : kind->basename;
   pr.owner = loader->ds->store;
+  pr.next_line_no = 1;
   stream = open_file (loader, pr.basename, FALSE, error);
   if (stream == NULL)
     return FALSE;
@@ -1287,8 +1343,8 @@ load_jsonl_parallel (Loader            *loader,
           batch->buf = read_buffer_ref (buf);
           batch->data = buf + start;
           batch->len = batch_end - start;
-          batch->first_line_no = line_no;
-          line_no += count_lines (batch->data, batch->len);
+          batch->starts_file = first_batch;
+          first_batch = FALSE;
           start = batch_end;
 
           g_queue_push_tail (&pr.pending, batch);
