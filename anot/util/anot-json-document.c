@@ -194,7 +194,8 @@ parse_string (Parser *ps)
       /* Sixteen bytes at a time through the long runs (a review's text),
        * then a word at a time to the byte to look at. */
       ps->p = anot_json_skip_plain (ps->p, ps->end, TRUE);
-      while (ps->end - ps->p >= 8)
+      /* SSE2 stops at the byte itself; the words only for the tail. */
+      while (ps->end - ps->p >= 8 && (!ANOT_JSON_SKIP_PLAIN_EXACT || ps->end - ps->p < 16))
         {
           guint64 w, look;
 

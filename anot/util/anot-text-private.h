@@ -102,6 +102,12 @@ anot_utf8_count_chars (const char *text,
  * it stops at the first byte that is one; with other vectors at the first
  * sixteen that hold one; at fewer than sixteen left either way: the caller
  * looks at the rest.  Without vectors from the compiler, @p. */
+#if defined (__SSE2__)
+#define ANOT_JSON_SKIP_PLAIN_EXACT 1
+#else
+#define ANOT_JSON_SKIP_PLAIN_EXACT 0
+#endif
+
 static inline const char *
 anot_json_skip_plain_full (const char *p,
                            const char *end,
