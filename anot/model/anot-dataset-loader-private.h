@@ -18,6 +18,7 @@
 
 #include "anot-dataset-private.h"
 #include "anot-domain.h"
+#include "anot-id-table-private.h"
 
 G_BEGIN_DECLS
 
@@ -33,7 +34,7 @@ struct _AnotDataset
   AnotDatasetLink *link;        /* shared weakly by the items */
   GPtrArray  *items;
   GHashTable *items_by_id;      /* item id -> AnotItem */
-  GHashTable *reviews_by_id;    /* review id -> AnotReview */
+  AnotIdTable *reviews_by_id;   /* review id -> AnotReview */
   guint       n_reviews;
   GPtrArray  *requests;
   GHashTable *requests_by_id;   /* request id -> AnotRequest */

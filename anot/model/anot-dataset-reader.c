@@ -937,6 +937,7 @@ typedef struct {
   Parsed      header;
   AnotReview *review;
   gboolean    same_item;        /* as the batch's review before */
+  guint32     id_hash;          /* for the dataset's table, computed here */
 } ParsedReview;
 
 static gboolean
@@ -951,11 +952,16 @@ parse_review_line (AnotJsonDocument  *doc,
 {
   ParsedReview *p = (ParsedReview *) parsed;
   const char *previous_item_id = NULL;
+  const char *id;
 
   if (previous != NULL)
     previous_item_id = anot_review_get_item_id (((const ParsedReview *) previous)->review);
   p->review = parse_review (doc, store, owner, previous_item_id, &p->same_item, error);
-  return p->review != NULL;
+  if (p->review == NULL)
+    return FALSE;
+  id = anot_review_get_id (p->review);
+  p->id_hash = _anot_id_table_hash (id, strlen (id));
+  return TRUE;
 }
 
 /* Adds a parsed review to the dataset.  File order, loading thread only. */
@@ -984,9 +990,8 @@ commit_review (Loader  *loader,
       loader->last_item = item;
     }
 
-  /* One hash for the check and the insertion; on a duplicate the dataset
-   * is dropped, so the replaced value does not matter. */
-  if (!g_hash_table_insert (ds->reviews_by_id, (gpointer) id, p->review))
+  /* One probe for the check and the insertion. */
+  if (!_anot_id_table_insert (ds->reviews_by_id, id, p->id_hash, p->review))
     return duplicate_id (loader, "reviews.jsonl", "review_id", "review", id,
                          parsed->line_no, error);
 

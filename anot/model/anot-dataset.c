@@ -89,7 +89,7 @@ anot_dataset_finalize (GObject *object)
   g_clear_pointer (&self->checksum, g_free);
   /* The tables only borrow from the objects and the store. */
   g_clear_pointer (&self->items_by_id, g_hash_table_unref);
-  g_clear_pointer (&self->reviews_by_id, g_hash_table_unref);
+  g_clear_pointer (&self->reviews_by_id, _anot_id_table_free);
   g_clear_pointer (&self->requests_by_id, g_hash_table_unref);
   g_clear_pointer (&self->friend_graph, g_hash_table_unref);
   g_clear_pointer (&self->judgements, g_hash_table_unref);
@@ -230,7 +230,7 @@ anot_dataset_init (AnotDataset *self)
   self->link = _anot_dataset_link_new (self);
   self->items = g_ptr_array_new_with_free_func (g_object_unref);
   self->items_by_id = g_hash_table_new (g_str_hash, g_str_equal);
-  self->reviews_by_id = g_hash_table_new (g_str_hash, g_str_equal);
+  self->reviews_by_id = _anot_id_table_new ();
   self->requests = g_ptr_array_new_with_free_func (g_object_unref);
   self->requests_by_id = g_hash_table_new (g_str_hash, g_str_equal);
   self->friend_graph = g_hash_table_new (g_str_hash, g_str_equal);
@@ -454,7 +454,7 @@ anot_dataset_lookup_review (AnotDataset *self,
   g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
   g_return_val_if_fail (review_id != NULL, NULL);
 
-  return g_hash_table_lookup (self->reviews_by_id, review_id);
+  return _anot_id_table_lookup (self->reviews_by_id, review_id);
 }
 
 /**

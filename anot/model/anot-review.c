@@ -10,6 +10,7 @@
 
 #include "anot-dataset-private.h"
 #include "anot-json-private.h"
+#include "anot-text-private.h"
 
 /* ------------------------------------------------------------------------ *
  * AnotStore
@@ -126,34 +127,6 @@ _anot_store_add_string (AnotStore  *store,
   return copy;
 }
 
-/* Word at a time: a hash for this table only, so any good mix of the
- * bytes will do. */
-static guint32
-intern_hash (const char *p,
-             gsize       len)
-{
-  guint64 h = 0x9e3779b97f4a7c15ull ^ len;
-  guint64 w;
-
-  for (; len >= 8; p += 8, len -= 8)
-    {
-      memcpy (&w, p, 8);
-      h = (h ^ w) * 0xff51afd7ed558ccdull;
-      h ^= h >> 32;
-    }
-  if (len > 0)
-    {
-      w = 0;
-      memcpy (&w, p, len);
-      h = (h ^ w) * 0xff51afd7ed558ccdull;
-    }
-  h ^= h >> 29;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 32;
-
-  return (guint32) h;
-}
-
 /* The slot of @str[0..@len) in @table: the string there, or an empty slot
  * where it goes. */
 static InternSlot *
@@ -195,7 +168,7 @@ _anot_store_intern_len (AnotStore  *store,
                   gsize       len)
 {
   InternTable *table = &store->interned;
-  guint32 hash = intern_hash (str, len);
+  guint32 hash = anot_hash_bytes (str, len);
   InternSlot *slot;
 
   /* Half full at most, so that probes stay short. */

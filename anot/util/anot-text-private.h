@@ -25,6 +25,34 @@ anot_utf8_bom_length (const char *data,
   return length >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 }
 
+/* A hash of @len bytes, a word at a time, for the project's own tables
+ * (not stable across versions: never stored). */
+static inline guint32
+anot_hash_bytes (const char *p,
+                 gsize       len)
+{
+  guint64 h = G_GUINT64_CONSTANT (0x9e3779b97f4a7c15) ^ len;
+  guint64 w;
+
+  for (; len >= 8; p += 8, len -= 8)
+    {
+      memcpy (&w, p, 8);
+      h = (h ^ w) * G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+      h ^= h >> 32;
+    }
+  if (len > 0)
+    {
+      w = 0;
+      memcpy (&w, p, len);
+      h = (h ^ w) * G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+    }
+  h ^= h >> 29;
+  h *= G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
+  h ^= h >> 32;
+
+  return (guint32) h;
+}
+
 /* The characters of @length bytes of valid UTF-8 (g_utf8_strlen()'s
  * count, at a fraction of its cost: a prompt of a few megabytes is
  * counted for every call's record): the bytes that do not continue a

@@ -681,6 +681,10 @@ test_many_reviews (void)
     }
   g_assert_cmpuint (anot_item_get_n_reviews (a), ==, n_a);
   g_assert_cmpuint (anot_item_get_n_reviews (b), ==, n_b);
+  /* Ids that are not there, one a prefix of ids that are. */
+  g_assert_null (anot_dataset_lookup_review (ds, "m0"));
+  g_assert_null (anot_dataset_lookup_review (ds, "m"));
+  g_assert_null (anot_dataset_lookup_review (ds, ""));
 
   /* The checksum covers every block, in order (documented order of the
    * files; this dataset has all six). */
