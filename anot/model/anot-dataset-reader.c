@@ -660,6 +660,9 @@ typedef struct {
   gboolean  (*commit) (Loader      *loader,
                        Parsed      *parsed,
                        GError     **error);
+  /* Optional, on the loading thread: @parsed will be committed soon. */
+  void      (*prefetch) (Loader    *loader,
+                         Parsed    *parsed);
   void      (*clear)  (Parsed      *parsed);
 } RecordKind;
 
@@ -783,7 +786,7 @@ clear_item (Parsed *parsed)
 static const RecordKind item_kind = {
   /* Items keep their text and interned attributes in the batch's store:
    * small blocks, as the batch's size is not known in advance. */
-  "restaurants.jsonl", sizeof (ParsedItem), 64 * 1024, parse_item, commit_item, clear_item,
+  "restaurants.jsonl", sizeof (ParsedItem), 64 * 1024, parse_item, commit_item, NULL, clear_item,
 };
 
 /* reviews.jsonl */
@@ -1009,9 +1012,23 @@ clear_review (Parsed *parsed)
   g_clear_object (&((ParsedReview *) parsed)->review);
 }
 
+/* A worker built the review, so the loading thread's first look at it
+ * and at its slot in the id table would each wait for memory. */
+static void
+prefetch_review (Loader *loader,
+                 Parsed *parsed)
+{
+  ParsedReview *p = (ParsedReview *) parsed;
+
+#if defined (__GNUC__)
+  __builtin_prefetch (p->review, 1);
+#endif
+  _anot_id_table_prefetch (loader->ds->reviews_by_id, p->id_hash);
+}
+
 static const RecordKind review_kind = {
   "reviews.jsonl", sizeof (ParsedReview), STORE_BATCH_SIZED,
-  parse_review_line, commit_review, clear_review,
+  parse_review_line, commit_review, prefetch_review, clear_review,
 };
 
 /* The batch machinery */
@@ -1232,6 +1249,10 @@ commit_next_batch (Loader          *loader,
     {
       Parsed *parsed = (Parsed *) (batch->parsed->data + i * kind->parsed_size);
       GError *local_error = NULL;
+
+      /* Far enough ahead for the memory to arrive first. */
+      if (kind->prefetch != NULL && i + 8 < batch->parsed->len)
+        kind->prefetch (loader, (Parsed *) (batch->parsed->data + (i + 8) * kind->parsed_size));
 
       parsed->line_no += pr->next_line_no;
       if (!kind->commit (loader, parsed, &local_error))

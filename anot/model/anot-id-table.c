@@ -120,6 +120,15 @@ _anot_id_table_lookup (AnotIdTable *table,
   return find_slot (table, key, _anot_id_table_hash (key, strlen (key)))->value;
 }
 
+void
+_anot_id_table_prefetch (AnotIdTable *table,
+                         guint32      hash)
+{
+#if defined (__GNUC__)
+  __builtin_prefetch (&table->slots[hash & table->mask], 1);
+#endif
+}
+
 guint
 _anot_id_table_size (AnotIdTable *table)
 {
