@@ -136,6 +136,19 @@ anot_utf8_count_chars (const char *text,
 #define ANOT_JSON_SKIP_PLAIN_EXACT 0
 #endif
 
+/* GCC and Clang on x86-64 build an AVX2 loop beside the SSE2 one, taken
+ * when the processor has AVX2 (anot-text.c). */
+#if defined (__SSE2__) && defined (__x86_64__) && defined (__GNUC__)
+#define ANOT_JSON_SKIP_PLAIN_AVX2 1
+G_GNUC_INTERNAL
+const char *_anot_json_skip_plain_avx2 (const char *p,
+                                        const char *end,
+                                        gboolean    ascii_only,
+                                        gboolean    no_del);
+#else
+#define ANOT_JSON_SKIP_PLAIN_AVX2 0
+#endif
+
 static inline const char *
 anot_json_skip_plain_full (const char *p,
                            const char *end,
@@ -163,6 +176,12 @@ anot_json_skip_plain_full (const char *p,
       if (mask != 0)
         return p + __builtin_ctz ((unsigned int) mask);
       p += 16;
+#if ANOT_JSON_SKIP_PLAIN_AVX2
+      /* A long run: the rest 32 bytes at a time.  It stops at the byte to
+       * look at or with fewer than 32 left, which this loop finishes. */
+      if (end - p >= 64 && __builtin_cpu_supports ("avx2"))
+        p = _anot_json_skip_plain_avx2 (p, end, ascii_only, no_del);
+#endif
     }
 #elif defined (__GNUC__)
   typedef signed char Lanes __attribute__ ((vector_size (16)));
