@@ -998,6 +998,7 @@ commit_review (Loader  *loader,
     return duplicate_id (loader, "reviews.jsonl", "review_id", "review", id,
                          parsed->line_no, error);
 
+  loader->review_fields |= _anot_review_get_flags (p->review);
   _anot_review_place (p->review, anot_item_get_n_reviews (item), anot_item_get_id (item));
   /* The position was just placed: the review goes in as it is. */
   _anot_item_take_review (item, g_steal_pointer (&p->review));
