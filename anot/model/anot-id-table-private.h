@@ -12,18 +12,21 @@ G_BEGIN_DECLS
  * the thread that inserts it, the loading thread, where the string is
  * cold (a worker wrote it): that hash and the insertion were a tenth of
  * the loader's CPU.  Here the hash is computed by the worker that read
- * the id and handed over with it; an entry keeps the id's pointer, so a
- * lookup touches a record only when the hashes are equal.  Keys and
- * values belong to the caller and must outlive the table. */
+ * the id and handed over with it, and a record is looked at (for its id)
+ * only when the hashes are equal.  Values belong to the caller and must
+ * outlive the table. */
 typedef struct _AnotIdTable AnotIdTable;
+
+/* The id of @value. */
+typedef const char *(*AnotIdTableKeyFunc) (gconstpointer value);
 
 /* The hash of @key[0..@len), as the table computes it. */
 guint32      _anot_id_table_hash   (const char  *key,
                                     gsize        len);
-AnotIdTable *_anot_id_table_new    (void);
+AnotIdTable *_anot_id_table_new    (AnotIdTableKeyFunc key_of);
 void         _anot_id_table_free   (AnotIdTable *table);
-/* Adds @value under @key (whose hash is @hash) unless the table has
- * @key already: then returns FALSE and changes nothing. */
+/* Adds @value (not NULL), whose key is @key and its hash @hash, unless
+ * the table has @key already: then returns FALSE and changes nothing. */
 gboolean     _anot_id_table_insert (AnotIdTable *table,
                                     const char  *key,
                                     guint32      hash,
