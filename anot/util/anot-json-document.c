@@ -1490,7 +1490,7 @@ _anot_json_document_find_members (AnotJsonDocument   *self,
           gboolean equal;
 
           if (G_LIKELY (!key->escaped))
-            equal = key->length == length && memcmp (self->text + key->start, names[j].name, length) == 0;
+            equal = key->length == length && anot_bytes_equal (self->text + key->start, names[j].name, length);
           else
             equal = key_equal (self, index, names[j].name, length);
           if (equal)
