@@ -109,8 +109,8 @@ typedef struct {
 } Job;
 
 /* Only phase 1's tools read the whole dict context: an expansion reads its
- * own item's record, and phase 3 needs the context only for steps that
- * refer to it.  A request spends most of its time in phases 2 and 3 (at
+ * item's attributes (anot_data_context_dup_item_member()), and phase 3
+ * needs the context only for steps that refer to it.  A request spends most of its time in phases 2 and 3 (at
  * -j 64, waiting its turn at a backlogged backend), and the context's 50
  * item objects held all along were the largest part of what grew with
  * N x -j, so it goes when the exploration ends. */
@@ -763,11 +763,8 @@ expand_prompt (Job   *job,
                guint  index)
 {
   AnotItem *item = g_ptr_array_index (job->candidates, index);
-  /* This item's record alone: its members are the shared ones the whole
-   * context would hold (see release_data()). */
-  g_autoptr(JsonNode) record_node = anot_data_context_new_item (item, index + 1);
-  JsonObject *record = json_node_get_object (record_node);
-  JsonNode *attributes;
+  /* The node the dict contexts of the item share (see release_data()). */
+  g_autoptr(JsonNode) attributes = anot_data_context_dup_item_member (item, "attributes");
   g_autofree char *attributes_text = NULL;
   g_autofree char *hours = format_hours (item);
   g_autofree char *relevant = NULL;
@@ -775,7 +772,6 @@ expand_prompt (Job   *job,
   g_autoptr(GString) reviews = g_string_new (NULL);
   guint n_reviews = anot_item_get_n_reviews (item);
 
-  attributes = json_object_get_member (record, "attributes");
   attributes_text = attributes != NULL ? json_to_string (attributes, TRUE) : g_strdup ("{}");
 
   for (guint r = 0; r < n_reviews && r < job->options.max_reviews; r++)
