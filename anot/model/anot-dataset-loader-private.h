@@ -18,6 +18,7 @@
 
 #include "anot-dataset-private.h"
 #include "anot-domain.h"
+#include "anot-id-table-private.h"
 
 G_BEGIN_DECLS
 
@@ -33,7 +34,7 @@ struct _AnotDataset
   AnotDatasetLink *link;        /* shared weakly by the items */
   GPtrArray  *items;
   GHashTable *items_by_id;      /* item id -> AnotItem */
-  GHashTable *reviews_by_id;    /* review id -> AnotReview */
+  AnotIdTable *reviews_by_id;   /* review id -> AnotReview */
   guint       n_reviews;
   GPtrArray  *requests;
   GHashTable *requests_by_id;   /* request id -> AnotRequest */
@@ -78,7 +79,10 @@ typedef struct {
   GHashTable   *gt_seen;        /* requests with a groundtruth.jsonl line */
   GHashTable   *graph_names;    /* everyone in the friend graph, borrowed */
   GHashTable   *known_paths;    /* request paths looked up: "path" -> found? */
-  guint         review_fields;  /* AnotReviewFlags some review has */
+  /* AnotReviewFlags some review has, gathered as reviews are committed
+   * and assigned: a look at a million reviews afterwards, for a request's
+   * warning, missed the cache on every one. */
+  guint         review_fields;
   guint         line_no;        /* of the line the LineHandler is given */
   GAsyncQueue  *spares;         /* read buffers to read into again */
 } Loader;

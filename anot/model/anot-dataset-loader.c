@@ -103,11 +103,12 @@ parse_item_index (const char *key,
 }
 
 static gboolean
-load_review_assignments (AnotDataset       *ds,
+load_review_assignments (Loader            *loader,
                          AnotJsonDocument  *doc,
                          int                assignments,
                          GError           **error)
 {
+  AnotDataset *ds = loader->ds;
   guint size = anot_json_document_get_size (doc, assignments);
   int key_value = assignments + 1;
 
@@ -207,6 +208,7 @@ load_review_assignments (AnotDataset       *ds,
           _anot_review_set_assignment (anot_item_get_review (item, review_idx),
                                        _anot_store_intern (ds->store, name),
                                        friends);
+          loader->review_fields |= ANOT_REVIEW_HAS_ASSIGNMENT;
         }
     }
 
@@ -257,7 +259,7 @@ load_user_mapping (Loader  *loader,
                        "user_mapping.json: field “review_assignments”: expected an object");
           return FALSE;
         }
-      if (!load_review_assignments (ds, doc, node, &local_error))
+      if (!load_review_assignments (loader, doc, node, &local_error))
         {
           g_propagate_prefixed_error (error, local_error, "user_mapping.json: ");
           return FALSE;
@@ -473,24 +475,6 @@ check_references (Loader        *loader,
       if (field == NULL)
         return;
       flag = review_field_flag (field);
-      if (loader->review_fields == 0)
-        {
-          for (guint i = 0; i < ds->items->len; i++)
-            {
-              GPtrArray *reviews = anot_item_get_reviews (ds->items->pdata[i]);
-
-              for (guint r = 0; r < reviews->len; r++)
-                {
-                  AnotReview *review = reviews->pdata[r];
-
-                  loader->review_fields |= _anot_review_get_flags (review);
-                  if (_anot_review_has_assignment (review))
-                    loader->review_fields |= ANOT_REVIEW_HAS_ASSIGNMENT;
-                }
-            }
-          /* Looked at once, even when no review has an optional field. */
-          loader->review_fields |= 1u << 31;
-        }
       if (flag < 0 || (flag > 0 && (loader->review_fields & (guint) flag) == 0))
         {
           g_autofree char *text = json_to_string (field, FALSE);

@@ -48,6 +48,10 @@ const char *_anot_store_add_string  (AnotStore  *store,
                                      gssize      len);
 const char *_anot_store_intern      (AnotStore  *store,
                                      const char *str);
+/* _anot_store_intern() of @str[0..@len), which need not be NUL-terminated. */
+const char *_anot_store_intern_len  (AnotStore  *store,
+                                     const char *str,
+                                     gsize       len);
 gpointer    _anot_store_alloc       (AnotStore  *store,
                                      gsize       size);
 /* Room for @size bytes of text (no alignment). */
@@ -144,7 +148,8 @@ AnotReview         *anot_review_new_internal        (AnotStore              *sto
 AnotReview         *_anot_review_new_borrowing      (AnotStore              *owner,
                                                      const AnotReviewFields *fields);
 /* Only before the review is shared, when the loader commits it: sets its
- * position and makes it share its item's id string.  (Its user id and
+ * position and makes it share its item's id string, @item_id, which the
+ * caller has checked is the review's item id.  (Its user id and
  * yelping_since are not interned across reviews: each review's copy stays
  * in its batch's store anyway, so sharing the pointers saved no memory,
  * and the table cost the loader about 13% of its CPU and 50 MB on 1M

@@ -646,18 +646,23 @@ typedef struct {
   gsize       store_block_size;   /* or STORE_NONE, STORE_BATCH_SIZED */
   /* In a worker: fill @parsed from the object at the root of @doc (parsed
    * from @line).  Strings go to @store, which the dataset's store @owner
-   * adopts when the batch is committed. */
+   * adopts when the batch is committed.  @previous is the batch's record
+   * before, or NULL. */
   gboolean  (*parse)  (AnotJsonDocument  *doc,
                        const char        *line,
                        gsize              len,
                        AnotStore         *store,
                        AnotStore         *owner,
+                       const Parsed      *previous,
                        Parsed            *parsed,
                        GError           **error);
   /* On the loading thread, in file order. */
   gboolean  (*commit) (Loader      *loader,
                        Parsed      *parsed,
                        GError     **error);
+  /* Optional, on the loading thread: @parsed will be committed soon. */
+  void      (*prefetch) (Loader    *loader,
+                         Parsed    *parsed);
   void      (*clear)  (Parsed      *parsed);
 } RecordKind;
 
@@ -740,6 +745,7 @@ parse_item (AnotJsonDocument  *doc,
             gsize              len,
             AnotStore         *store,
             AnotStore         *owner,
+            const Parsed      *previous,
             Parsed            *parsed,
             GError           **error)
 {
@@ -780,7 +786,7 @@ clear_item (Parsed *parsed)
 static const RecordKind item_kind = {
   /* Items keep their text and interned attributes in the batch's store:
    * small blocks, as the batch's size is not known in advance. */
-  "restaurants.jsonl", sizeof (ParsedItem), 64 * 1024, parse_item, commit_item, clear_item,
+  "restaurants.jsonl", sizeof (ParsedItem), 64 * 1024, parse_item, commit_item, NULL, clear_item,
 };
 
 /* reviews.jsonl */
@@ -794,6 +800,32 @@ store_string (AnotStore        *store,
   return value >= 0 ? _anot_store_add_json_string (store, doc, value) : NULL;
 }
 
+/* Whether the string @value of @doc is @str. */
+static gboolean
+same_string (AnotJsonDocument *doc,
+             int               value,
+             const char       *str)
+{
+  const AnotJsonToken *tokens;
+  const char *text;
+  guint n_tokens;
+  gsize len;
+
+  tokens = _anot_json_document_get_tokens (doc, &text, &n_tokens);
+  if (tokens[value].escaped)
+    {
+      char buffer[256];
+      g_autofree char *heap = NULL;
+      char *decoded = tokens[value].length < sizeof buffer ? buffer
+                      : (heap = g_malloc (tokens[value].length + 1));
+
+      _anot_json_document_decode_string (doc, value, decoded);
+      return strcmp (decoded, str) == 0;
+    }
+  len = tokens[value].length;
+  return memcmp (text + tokens[value].start, str, len) == 0 && str[len] == '\0';
+}
+
 /* Reads one review record (the root of @doc) into a review whose strings
  * are in @store.  Touches nothing shared, so workers call it.  The checks
  * come in a fixed order: the first bad field is the one reported. */
@@ -801,16 +833,23 @@ static AnotReview *
 parse_review (AnotJsonDocument  *doc,
               AnotStore         *store,
               AnotStore         *owner,
+              const char        *previous_item_id,
+              gboolean          *same_item,
               GError           **error)
 {
-  enum { ID, ITEM_ID, STARS, TEXT, USER_ID, DATE, USEFUL, FUNNY, COOL, USER, N_FIELDS };
-  static const char * const names[N_FIELDS] = {
-    "review_id", "business_id", "stars", "text", "user_id", "date", "useful", "funny", "cool",
-    "user",
+  /* In the order Yelp's files list them: the lookup tries the name after
+   * the last one found first. */
+  enum { ID, ITEM_ID, USER_ID, STARS, TEXT, DATE, USEFUL, FUNNY, COOL, USER, N_FIELDS };
+  static const AnotJsonName names[N_FIELDS] = {
+    ANOT_JSON_NAME ("review_id"), ANOT_JSON_NAME ("business_id"), ANOT_JSON_NAME ("user_id"),
+    ANOT_JSON_NAME ("stars"), ANOT_JSON_NAME ("text"), ANOT_JSON_NAME ("date"),
+    ANOT_JSON_NAME ("useful"), ANOT_JSON_NAME ("funny"), ANOT_JSON_NAME ("cool"),
+    ANOT_JSON_NAME ("user"),
   };
   enum { REVIEW_COUNT, AVERAGE_STARS, YELPING_SINCE, N_USER_FIELDS };
-  static const char * const user_names[N_USER_FIELDS] = {
-    "review_count", "average_stars", "yelping_since",
+  static const AnotJsonName user_names[N_USER_FIELDS] = {
+    ANOT_JSON_NAME ("review_count"), ANOT_JSON_NAME ("average_stars"),
+    ANOT_JSON_NAME ("yelping_since"),
   };
   AnotReviewFields f = { 0 };
   int v[N_FIELDS], u[N_USER_FIELDS];
@@ -879,7 +918,16 @@ parse_review (AnotJsonDocument  *doc,
 
   /* Decoded once, straight into the place they will stay. */
   f.id = store_string (store, doc, id);
-  f.item_id = store_string (store, doc, item_id);
+  /* The reviews of an item come one after the other: they share the
+   * first one's copy of its id, and the loading thread looks the item up
+   * once for all of them. */
+  if (previous_item_id != NULL && same_string (doc, item_id, previous_item_id))
+    {
+      f.item_id = previous_item_id;
+      *same_item = TRUE;
+    }
+  else
+    f.item_id = store_string (store, doc, item_id);
   f.text = store_string (store, doc, text);
   f.user_id = store_string (store, doc, user_id);
   f.date = store_string (store, doc, date);
@@ -891,6 +939,8 @@ parse_review (AnotJsonDocument  *doc,
 typedef struct {
   Parsed      header;
   AnotReview *review;
+  gboolean    same_item;        /* as the batch's review before */
+  guint32     id_hash;          /* for the dataset's table, computed here */
 } ParsedReview;
 
 static gboolean
@@ -899,13 +949,22 @@ parse_review_line (AnotJsonDocument  *doc,
                    gsize              len,
                    AnotStore         *store,
                    AnotStore         *owner,
+                   const Parsed      *previous,
                    Parsed            *parsed,
                    GError           **error)
 {
   ParsedReview *p = (ParsedReview *) parsed;
+  const char *previous_item_id = NULL;
+  const char *id;
 
-  p->review = parse_review (doc, store, owner, error);
-  return p->review != NULL;
+  if (previous != NULL)
+    previous_item_id = anot_review_get_item_id (((const ParsedReview *) previous)->review);
+  p->review = parse_review (doc, store, owner, previous_item_id, &p->same_item, error);
+  if (p->review == NULL)
+    return FALSE;
+  id = anot_review_get_id (p->review);
+  p->id_hash = _anot_id_table_hash (id, strlen (id));
+  return TRUE;
 }
 
 /* Adds a parsed review to the dataset.  File order, loading thread only. */
@@ -920,8 +979,9 @@ commit_review (Loader  *loader,
   const char *id = anot_review_get_id (p->review);
   AnotItem *item;
 
+  /* The batch's review before was committed just now, to this item. */
   item = loader->last_item;
-  if (item == NULL || strcmp (anot_item_get_id (item), item_id) != 0)
+  if (!p->same_item && (item == NULL || strcmp (anot_item_get_id (item), item_id) != 0))
     {
       item = g_hash_table_lookup (ds->items_by_id, item_id);
       if (item == NULL)
@@ -933,12 +993,12 @@ commit_review (Loader  *loader,
       loader->last_item = item;
     }
 
-  /* One hash for the check and the insertion; on a duplicate the dataset
-   * is dropped, so the replaced value does not matter. */
-  if (!g_hash_table_insert (ds->reviews_by_id, (gpointer) id, p->review))
+  /* One probe for the check and the insertion. */
+  if (!_anot_id_table_insert (ds->reviews_by_id, id, p->id_hash, p->review))
     return duplicate_id (loader, "reviews.jsonl", "review_id", "review", id,
                          parsed->line_no, error);
 
+  loader->review_fields |= _anot_review_get_flags (p->review);
   _anot_review_place (p->review, anot_item_get_n_reviews (item), anot_item_get_id (item));
   /* The position was just placed: the review goes in as it is. */
   _anot_item_take_review (item, g_steal_pointer (&p->review));
@@ -953,23 +1013,45 @@ clear_review (Parsed *parsed)
   g_clear_object (&((ParsedReview *) parsed)->review);
 }
 
+/* A worker built the review, so the loading thread's first look at it
+ * and at its slot in the id table would each wait for memory. */
+static void
+prefetch_review (Loader *loader,
+                 Parsed *parsed)
+{
+  ParsedReview *p = (ParsedReview *) parsed;
+
+#if defined (__GNUC__)
+  __builtin_prefetch (p->review, 1);
+#endif
+  _anot_id_table_prefetch (loader->ds->reviews_by_id, p->id_hash);
+}
+
 static const RecordKind review_kind = {
   "reviews.jsonl", sizeof (ParsedReview), STORE_BATCH_SIZED,
-  parse_review_line, commit_review, clear_review,
+  parse_review_line, commit_review, prefetch_review, clear_review,
 };
 
 /* The batch machinery */
 
-/* Complete lines of one file, parsed by a worker. */
+/* Complete lines of one file, parsed by a worker.  A worker does not
+ * know where in the file its lines are (counting the lines before it
+ * would be one more pass over every byte on the loading thread): it
+ * numbers them from 0, and the loading thread adds the lines of the
+ * batches before when it commits. */
 typedef struct {
   RcChars    *buf;             /* holds the lines */
   const char *data;
   gsize       len;
-  guint       first_line_no;
+  gboolean    starts_file;     /* its first line is the file's line 1 */
   /* Written by the worker before it sets done */
   AnotStore  *store;
-  GArray     *parsed;          /* of kind->parsed_size */
-  GError     *error;           /* on the line after the last parsed record */
+  GArray     *parsed;          /* of kind->parsed_size, line numbers from 0 */
+  guint       n_newlines;      /* if it did not fail */
+  gboolean    failed;          /* on the line after the last parsed record: */
+  guint       failed_line_no;  /* ...its number from 0, */
+  const char *failed_line;     /* ...its text */
+  gsize       failed_len;
   gboolean    done;            /* under ParallelReader.lock */
 } Batch;
 
@@ -982,6 +1064,7 @@ typedef struct {
   GCond             cond;
   gint              abort;     /* atomic: workers skip their batches */
   GQueue            pending;   /* Batch, file order */
+  guint             next_line_no;  /* of the first line of the next batch committed */
 } ParallelReader;
 
 static void
@@ -997,8 +1080,40 @@ batch_free (ParallelReader *pr,
   g_clear_pointer (&batch->buf, rc_chars_release);
   g_clear_pointer (&batch->store, _anot_store_unref);
   g_clear_pointer (&batch->parsed, g_array_unref);
-  g_clear_error (&batch->error);
   g_free (batch);
+}
+
+/* Parses the line @line_no of the file, @line[0..@len) (not blank, its
+ * byte order mark skipped), into @parsed.  On failure sets @error (which
+ * may be NULL) as "file:line: ...". */
+static gboolean
+parse_record (ParallelReader    *pr,
+              AnotJsonDocument  *doc,
+              AnotStore         *store,
+              guint              line_no,
+              const char        *line,
+              gsize              len,
+              const Parsed      *previous,
+              Parsed            *parsed,
+              GError           **error)
+{
+  const RecordKind *kind = pr->kind;
+  GError *local_error = NULL;
+
+  if (!parse_line (doc, pr->basename, line_no, line, len, error))
+    return FALSE;
+
+  memset (parsed, 0, kind->parsed_size);
+  parsed->line_no = line_no;
+  if (!kind->parse (doc, line, len, store, pr->owner, previous, parsed, &local_error))
+    {
+      if (kind->clear != NULL)
+        kind->clear (parsed);
+      g_propagate_prefixed_error (error, local_error, "%s:%u: ", pr->basename, line_no);
+      return FALSE;
+    }
+
+  return TRUE;
 }
 
 static void
@@ -1014,7 +1129,7 @@ parse_batch (gpointer data,
       g_autoptr(AnotJsonDocument) doc = _anot_json_document_new_reusable ();
       const char *p = batch->data, *end = batch->data + batch->len;
       g_autofree Parsed *parsed = g_malloc0 (kind->parsed_size);
-      guint line_no = batch->first_line_no;
+      guint line_no = 0;
 
       /* The strings of a line are shorter than the line: one block. */
       if (kind->store_block_size == STORE_BATCH_SIZED)
@@ -1028,24 +1143,27 @@ parse_batch (gpointer data,
           const char *nl = memchr (p, '\n', end - p);
           gsize len = (nl != NULL ? nl : end) - p;
           const char *line = p;
-          GError *local_error = NULL;
+          const Parsed *previous;
 
           p = nl != NULL ? nl + 1 : end;
-          skip_bom (line_no, &line, &len);
+          if (nl != NULL)
+            batch->n_newlines++;
+          if (batch->starts_file && line_no == 0)
+            skip_bom (1, &line, &len);
           if (is_blank (line, len))
             continue;
 
-          if (!parse_line (doc, pr->basename, line_no, line, len, &batch->error))
-            break;
-
-          memset (parsed, 0, kind->parsed_size);
-          parsed->line_no = line_no;
-          if (!kind->parse (doc, line, len, batch->store, pr->owner, parsed, &local_error))
+          previous = batch->parsed->len > 0
+                     ? (const Parsed *) (batch->parsed->data + (batch->parsed->len - 1) * kind->parsed_size)
+                     : NULL;
+          /* The error is worded when the batch is committed, with the
+           * line's number in the file. */
+          if (!parse_record (pr, doc, batch->store, line_no, line, len, previous, parsed, NULL))
             {
-              if (kind->clear != NULL)
-                kind->clear (parsed);
-              g_propagate_prefixed_error (&batch->error, local_error, "%s:%u: ",
-                                          pr->basename, line_no);
+              batch->failed = TRUE;
+              batch->failed_line_no = line_no;
+              batch->failed_line = line;
+              batch->failed_len = len;
               break;
             }
 
@@ -1060,6 +1178,34 @@ parse_batch (gpointer data,
   batch->done = TRUE;
   g_cond_broadcast (&pr->cond);
   g_mutex_unlock (&pr->lock);
+}
+
+/* The error of the line that failed in @batch, whose first line is
+ * @first_line_no: the line parsed again, now that its number is known. */
+static void
+set_batch_error (ParallelReader  *pr,
+                 Batch           *batch,
+                 guint            first_line_no,
+                 GError         **error)
+{
+  const RecordKind *kind = pr->kind;
+  g_autoptr(AnotJsonDocument) doc = _anot_json_document_new_reusable ();
+  g_autoptr(AnotStore) store = NULL;
+  g_autofree Parsed *parsed = g_malloc0 (kind->parsed_size);
+  guint line_no = first_line_no + batch->failed_line_no;
+
+  if (kind->store_block_size != STORE_NONE)
+    store = _anot_store_new (kind->store_block_size == STORE_BATCH_SIZED ? batch->failed_len + 1
+                                                                         : kind->store_block_size);
+  if (parse_record (pr, doc, store, line_no, batch->failed_line, batch->failed_len,
+                    NULL, parsed, error))
+    {
+      /* Parsing is a function of the line: it cannot pass now. */
+      if (kind->clear != NULL)
+        kind->clear (parsed);
+      g_set_error (error, ANOT_ERROR, ANOT_ERROR_PARSE,
+                   "%s:%u: the line could not be read", pr->basename, line_no);
+    }
 }
 
 static void
@@ -1105,6 +1251,11 @@ commit_next_batch (Loader          *loader,
       Parsed *parsed = (Parsed *) (batch->parsed->data + i * kind->parsed_size);
       GError *local_error = NULL;
 
+      /* Far enough ahead for the memory to arrive first. */
+      if (kind->prefetch != NULL && i + 8 < batch->parsed->len)
+        kind->prefetch (loader, (Parsed *) (batch->parsed->data + (i + 8) * kind->parsed_size));
+
+      parsed->line_no += pr->next_line_no;
       if (!kind->commit (loader, parsed, &local_error))
         {
           g_propagate_prefixed_error (error, local_error, "%s:%u: ",
@@ -1118,31 +1269,16 @@ commit_next_batch (Loader          *loader,
     _anot_store_adopt (loader->ds->store, batch->store);
 
   /* A worker's error comes after every record it parsed. */
-  if (ok && batch->error != NULL)
+  if (ok && batch->failed)
     {
-      g_propagate_error (error, g_steal_pointer (&batch->error));
+      set_batch_error (pr, batch, pr->next_line_no, error);
       ok = FALSE;
     }
+  pr->next_line_no += batch->n_newlines;
 
   batch_free (pr, batch);
 
   return ok;
-}
-
-static guint
-count_lines (const char *data,
-             gsize       len)
-{
-  const char *end = data + len;
-  guint n = 0;
-
-  while ((data = memchr (data, '\n', end - data)) != NULL)
-    {
-      n++;
-      data++;
-    }
-
-  return n;
 }
 
 /* memrchr() is a GNU extension; the tail after the last newline is one
@@ -1171,13 +1307,15 @@ load_jsonl_parallel (Loader            *loader,
   g_autoptr(GInputStream) stream = NULL;
   g_autoptr(RcChars) buf = NULL;
   gsize cap = READ_CHUNK_SIZE, start = 0, end = 0;
-  guint line_no = 1, n_workers, max_pending;
+  guint n_workers, max_pending;
+  gboolean first_batch = TRUE;
   gboolean eof = FALSE, ok = TRUE;
   GError *local_error = NULL;
 
   pr.kind = kind;
   pr.basename = basename != NULL ? basename : kind->basename;
   pr.owner = loader->ds->store;
+  pr.next_line_no = 1;
   stream = open_file (loader, pr.basename, FALSE, error);
   if (stream == NULL)
     return FALSE;
@@ -1232,8 +1370,8 @@ load_jsonl_parallel (Loader            *loader,
           batch->buf = read_buffer_ref (buf);
           batch->data = buf + start;
           batch->len = batch_end - start;
-          batch->first_line_no = line_no;
-          line_no += count_lines (batch->data, batch->len);
+          batch->starts_file = first_batch;
+          first_batch = FALSE;
           start = batch_end;
 
           g_queue_push_tail (&pr.pending, batch);

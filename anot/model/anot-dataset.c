@@ -89,7 +89,7 @@ anot_dataset_finalize (GObject *object)
   g_clear_pointer (&self->checksum, g_free);
   /* The tables only borrow from the objects and the store. */
   g_clear_pointer (&self->items_by_id, g_hash_table_unref);
-  g_clear_pointer (&self->reviews_by_id, g_hash_table_unref);
+  g_clear_pointer (&self->reviews_by_id, _anot_id_table_free);
   g_clear_pointer (&self->requests_by_id, g_hash_table_unref);
   g_clear_pointer (&self->friend_graph, g_hash_table_unref);
   g_clear_pointer (&self->judgements, g_hash_table_unref);
@@ -221,6 +221,12 @@ anot_dataset_class_init (AnotDatasetClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
+static const char *
+review_id_of (gconstpointer review)
+{
+  return anot_review_get_id ((AnotReview *) review);
+}
+
 static void
 anot_dataset_init (AnotDataset *self)
 {
@@ -230,7 +236,7 @@ anot_dataset_init (AnotDataset *self)
   self->link = _anot_dataset_link_new (self);
   self->items = g_ptr_array_new_with_free_func (g_object_unref);
   self->items_by_id = g_hash_table_new (g_str_hash, g_str_equal);
-  self->reviews_by_id = g_hash_table_new (g_str_hash, g_str_equal);
+  self->reviews_by_id = _anot_id_table_new (review_id_of);
   self->requests = g_ptr_array_new_with_free_func (g_object_unref);
   self->requests_by_id = g_hash_table_new (g_str_hash, g_str_equal);
   self->friend_graph = g_hash_table_new (g_str_hash, g_str_equal);
@@ -454,7 +460,7 @@ anot_dataset_lookup_review (AnotDataset *self,
   g_return_val_if_fail (ANOT_IS_DATASET (self), NULL);
   g_return_val_if_fail (review_id != NULL, NULL);
 
-  return g_hash_table_lookup (self->reviews_by_id, review_id);
+  return _anot_id_table_lookup (self->reviews_by_id, review_id);
 }
 
 /**

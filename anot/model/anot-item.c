@@ -242,19 +242,18 @@ anot_item_init (AnotItem *self)
   self->reviews = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
-/* Returns the member @field of @object (its last value if repeated, as
- * json-glib reads it) if it has @kind (INTEGER: any number; for strings
- * @kind is STRING); -1 (no error) if it is absent or JSON null and
- * @optional; otherwise -1 and an error. */
+/* Returns @value, the member @field of an object (its last value if
+ * repeated, as json-glib reads it), if it has @kind (INTEGER: any number;
+ * for strings @kind is STRING); -1 (no error) if it is absent (-1) or JSON
+ * null and @optional; otherwise -1 and an error. */
 static int
-get_member (AnotJsonDocument  *doc,
-            int                object,
-            const char        *field,
-            AnotJsonKind       kind,
-            gboolean           optional,
-            GError           **error)
+check_member (AnotJsonDocument  *doc,
+              int                value,
+              const char        *field,
+              AnotJsonKind       kind,
+              gboolean           optional,
+              GError           **error)
 {
-  int value = _anot_json_document_get_last_member (doc, object, field, strlen (field));
   AnotJsonKind actual = anot_json_document_get_kind (doc, value);
   const char *what;
 
@@ -283,9 +282,8 @@ static const char * const *
 split_categories (AnotStore  *store,
                   const char *str)
 {
-  g_auto(GStrv) pieces = NULL;
   const char **categories;
-  guint n = 0;
+  guint n = 0, n_pieces = 1;
 
   if (str == NULL)
     {
@@ -294,13 +292,26 @@ split_categories (AnotStore  *store,
       return categories;
     }
 
-  pieces = g_strsplit (str, ",", -1);
-  categories = _anot_store_alloc (store, (g_strv_length (pieces) + 1) * sizeof (char *));
-  for (guint i = 0; pieces[i] != NULL; i++)
+  for (const char *c = str; (c = strchr (c, ',')) != NULL; c++)
+    n_pieces++;
+  categories = _anot_store_alloc (store, (n_pieces + 1) * sizeof (char *));
+
+  /* As g_strsplit() at "," and g_strstrip() of each piece, without a
+   * copy of each: a hundred thousand items have a few categories each. */
+  for (const char *p = str;;)
     {
-      g_strstrip (pieces[i]);
-      if (pieces[i][0] != '\0')
-        categories[n++] = _anot_store_intern (store, pieces[i]);
+      const char *comma = strchr (p, ',');
+      const char *start = p, *end = comma != NULL ? comma : p + strlen (p);
+
+      while (start < end && g_ascii_isspace (*start))
+        start++;
+      while (end > start && g_ascii_isspace (end[-1]))
+        end--;
+      if (end > start)
+        categories[n++] = _anot_store_intern_len (store, start, (gsize) (end - start));
+      if (comma == NULL)
+        break;
+      p = comma + 1;
     }
   categories[n] = NULL;
 
@@ -471,6 +482,23 @@ _anot_day_name_is_valid (const char *day)
   return g_strv_contains (day_names, day);
 }
 
+/* The string @value of @doc decoded into @buffer if it fits, else into
+ * *@heap: a hundred thousand items have a week of hours each. */
+static const char *
+decode_short (AnotJsonDocument  *doc,
+              int                value,
+              char              *buffer,
+              gsize              size,
+              char             **heap)
+{
+  gsize raw = _anot_json_document_get_raw_length (doc, value);
+
+  if (raw >= size)
+    buffer = *heap = g_malloc (raw + 1);
+  _anot_json_document_decode_string (doc, value, buffer);
+  return buffer;
+}
+
 /* Every member of `hours` is a day name and an empty string (closed) or a
  * range. */
 static gboolean
@@ -483,8 +511,10 @@ check_hours (AnotJsonDocument  *doc,
 
   for (guint i = 0; i < size; i++, key = _anot_json_document_get_next (doc, key + 1))
     {
-      g_autofree char *day = anot_json_document_dup_string (doc, key);
-      g_autofree char *range = NULL;
+      char day_buffer[32], range_buffer[32];
+      g_autofree char *day_heap = NULL, *range_heap = NULL;
+      const char *day = decode_short (doc, key, day_buffer, sizeof day_buffer, &day_heap);
+      const char *range;
 
       if (!_anot_day_name_is_valid (day))
         {
@@ -500,7 +530,7 @@ check_hours (AnotJsonDocument  *doc,
                        "field “hours.%s”: expected a string \"H:M-H:M\"", day);
           return FALSE;
         }
-      range = anot_json_document_dup_string (doc, key + 1);
+      range = decode_short (doc, key + 1, range_buffer, sizeof range_buffer, &range_heap);
       if (range[0] != '\0' && !_anot_hours_range_is_valid (range))
         {
           g_set_error (error, ANOT_ERROR, ANOT_ERROR_INVALID_FIELD,
@@ -511,6 +541,14 @@ check_hours (AnotJsonDocument  *doc,
     }
   return TRUE;
 }
+
+/* The members an item is built from, in the order Yelp's files list them. */
+enum { BUSINESS_ID, NAME, CITY, STARS, ATTRIBUTES, CATEGORIES, HOURS, N_ITEM_MEMBERS };
+static const AnotJsonName item_members[N_ITEM_MEMBERS] = {
+  ANOT_JSON_NAME ("business_id"), ANOT_JSON_NAME ("name"), ANOT_JSON_NAME ("city"),
+  ANOT_JSON_NAME ("stars"), ANOT_JSON_NAME ("attributes"), ANOT_JSON_NAME ("categories"),
+  ANOT_JSON_NAME ("hours"),
+};
 
 /* Builds an item from the object @object of @doc (the text of its
  * line).  The record stays as text; see anot_item_get_record(). */
@@ -525,6 +563,7 @@ _anot_item_new_from_document (AnotStore         *store,
   g_autoptr(AnotItem) self = NULL;
   GError *local_error = NULL;
   gboolean own_store;
+  int members[N_ITEM_MEMBERS];
   int value;
 
   g_return_val_if_fail (doc != NULL, NULL);
@@ -535,10 +574,14 @@ _anot_item_new_from_document (AnotStore         *store,
   self->store = own_store ? _anot_store_new (1024) : _anot_store_ref (store);
   store = self->store;
 
-#define MEMBER(field, kind, optional) \
-  (value = get_member (doc, object, field, kind, optional, &local_error), local_error == NULL)
+  /* All members in one pass; checked below in a fixed order. */
+  _anot_json_document_find_members (doc, object, item_members, N_ITEM_MEMBERS, members);
 
-  if (!MEMBER ("business_id", ANOT_JSON_KIND_STRING, FALSE))
+#define MEMBER(field, kind, optional) \
+  (value = check_member (doc, members[field], item_members[field].name, kind, optional, \
+                         &local_error), local_error == NULL)
+
+  if (!MEMBER (BUSINESS_ID, ANOT_JSON_KIND_STRING, FALSE))
     goto fail;
   if (_anot_json_document_get_raw_length (doc, value) == 0)
     {
@@ -548,32 +591,32 @@ _anot_item_new_from_document (AnotStore         *store,
     }
   self->id = _anot_store_add_json_string (store, doc, value);
 
-  if (!MEMBER ("name", ANOT_JSON_KIND_STRING, FALSE))
+  if (!MEMBER (NAME, ANOT_JSON_KIND_STRING, FALSE))
     goto fail;
   self->name = _anot_store_add_json_string (store, doc, value);
 
-  if (!MEMBER ("city", ANOT_JSON_KIND_STRING, TRUE))
+  if (!MEMBER (CITY, ANOT_JSON_KIND_STRING, TRUE))
     goto fail;
   if (value >= 0)
     self->city = _anot_store_intern_json_string (store, doc, value);
 
-  if (!MEMBER ("stars", ANOT_JSON_KIND_DOUBLE, TRUE))
+  if (!MEMBER (STARS, ANOT_JSON_KIND_DOUBLE, TRUE))
     goto fail;
   if (value >= 0)
     self->stars = anot_json_document_get_double (doc, value, 0);
 
-  if (!MEMBER ("categories", ANOT_JSON_KIND_STRING, TRUE))
+  if (!MEMBER (CATEGORIES, ANOT_JSON_KIND_STRING, TRUE))
     goto fail;
   if (value >= 0)
     self->categories_string = _anot_store_add_json_string (store, doc, value);
   self->categories = split_categories (store, self->categories_string);
 
-  if (!MEMBER ("attributes", ANOT_JSON_KIND_OBJECT, TRUE))
+  if (!MEMBER (ATTRIBUTES, ANOT_JSON_KIND_OBJECT, TRUE))
     goto fail;
   if (value >= 0)
     self->attributes = store_pairs (store, doc, value, &self->n_attributes);
 
-  if (!MEMBER ("hours", ANOT_JSON_KIND_OBJECT, TRUE))
+  if (!MEMBER (HOURS, ANOT_JSON_KIND_OBJECT, TRUE))
     goto fail;
   if (value >= 0)
     {

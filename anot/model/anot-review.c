@@ -10,17 +10,36 @@
 
 #include "anot-dataset-private.h"
 #include "anot-json-private.h"
+#include "anot-text-private.h"
 
 /* ------------------------------------------------------------------------ *
  * AnotStore
  * ------------------------------------------------------------------------ */
+
+/* The strings interned so far, by their bytes.  Not a GHashTable of C
+ * strings: an item interns some fifty attribute names and values, read
+ * straight from the JSON text they are in (not NUL-terminated there), and
+ * g_str_hash() and strcmp() over them byte by byte were a tenth of the
+ * loader's CPU.  Open addressing; the hash and length are compared before
+ * the bytes. */
+typedef struct {
+  const char *str;
+  guint32     hash;
+  guint32     len;
+} InternSlot;
+
+typedef struct {
+  InternSlot *slots;
+  guint       mask;        /* slots - 1; 0 when there are none */
+  guint       n;
+} InternTable;
 
 struct _AnotStore {
   gsize       block_size;
   GPtrArray  *blocks;      /* every allocation, freed with the store */
   char       *cur;         /* free space of the current block */
   gsize       cur_left;
-  GHashTable *interned;    /* only until _anot_store_seal() */
+  InternTable interned;    /* only until _anot_store_seal() */
   GPtrArray  *adopted;     /* stores kept alive with this one */
 };
 
@@ -30,7 +49,7 @@ anot_store_clear (gpointer data)
   AnotStore *store = data;
 
   g_ptr_array_unref (store->blocks);
-  g_clear_pointer (&store->interned, g_hash_table_unref);
+  g_clear_pointer (&store->interned.slots, g_free);
   g_clear_pointer (&store->adopted, g_ptr_array_unref);
 }
 
@@ -108,28 +127,76 @@ _anot_store_add_string (AnotStore  *store,
   return copy;
 }
 
+/* The slot of @str[0..@len) in @table: the string there, or an empty slot
+ * where it goes. */
+static InternSlot *
+intern_find (InternTable *table,
+             const char  *str,
+             gsize        len,
+             guint32      hash)
+{
+  for (guint i = hash & table->mask;; i = (i + 1) & table->mask)
+    {
+      InternSlot *slot = &table->slots[i];
+
+      if (slot->str == NULL ||
+          (slot->hash == hash && slot->len == len && memcmp (slot->str, str, len) == 0))
+        return slot;
+    }
+}
+
+static void
+intern_grow (InternTable *table)
+{
+  InternSlot *old = table->slots;
+  guint old_size = table->mask + 1;
+  guint size = old != NULL ? 2 * old_size : 64;
+
+  table->slots = g_new0 (InternSlot, size);
+  table->mask = size - 1;
+  for (guint i = 0; old != NULL && i < old_size; i++)
+    if (old[i].str != NULL)
+      *intern_find (table, old[i].str, old[i].len, old[i].hash) = old[i];
+  g_free (old);
+}
+
+/* The interned copy of @str[0..@len) (which need not be NUL-terminated),
+ * copied into @store when there is none yet. */
+const char *
+_anot_store_intern_len (AnotStore  *store,
+                  const char *str,
+                  gsize       len)
+{
+  InternTable *table = &store->interned;
+  guint32 hash = anot_hash_bytes (str, len);
+  InternSlot *slot;
+
+  /* Half full at most, so that probes stay short. */
+  if (2 * (table->n + 1) > table->mask + 1)
+    intern_grow (table);
+
+  slot = intern_find (table, str, len, hash);
+  if (slot->str == NULL)
+    {
+      slot->str = _anot_store_add_string (store, str, (gssize) len);
+      slot->hash = hash;
+      slot->len = (guint32) len;
+      table->n++;
+    }
+
+  return slot->str;
+}
+
 /* The interned copy of @str, which is copied into @store when there is
  * none yet. */
 const char *
 _anot_store_intern (AnotStore  *store,
                     const char *str)
 {
-  const char *ret;
-
   if (str == NULL)
     return NULL;
 
-  if (store->interned == NULL)
-    store->interned = g_hash_table_new (g_str_hash, g_str_equal);
-
-  ret = g_hash_table_lookup (store->interned, str);
-  if (ret == NULL)
-    {
-      ret = _anot_store_add_string (store, str, -1);
-      g_hash_table_add (store->interned, (gpointer) ret);
-    }
-
-  return ret;
+  return _anot_store_intern_len (store, str, strlen (str));
 }
 
 gpointer
@@ -172,13 +239,26 @@ _anot_store_intern_json_string (AnotStore        *store,
                                 AnotJsonDocument *doc,
                                 int               value)
 {
-  gsize raw = _anot_json_document_get_raw_length (doc, value);
+  const AnotJsonToken *tokens;
+  const char *text;
+  guint n_tokens;
   char stack[256];
-  g_autofree char *heap = raw < sizeof stack ? NULL : g_malloc (raw + 1);
-  char *buffer = heap != NULL ? heap : stack;
+  g_autofree char *heap = NULL;
+  char *buffer;
+  gsize len;
 
-  _anot_json_document_decode_string (doc, value, buffer);
-  return _anot_store_intern (store, buffer);
+  tokens = _anot_json_document_get_tokens (doc, &text, &n_tokens);
+  g_return_val_if_fail (value >= 0 && (guint) value < n_tokens, NULL);
+  g_return_val_if_fail (tokens[value].kind == ANOT_JSON_KIND_STRING, NULL);
+
+  /* Without escapes the string is its bytes in the text. */
+  if (!tokens[value].escaped)
+    return _anot_store_intern_len (store, text + tokens[value].start, tokens[value].length);
+
+  len = tokens[value].length;
+  buffer = len < sizeof stack ? stack : (heap = g_malloc (len + 1));
+  len = _anot_json_document_decode_string (doc, value, buffer);
+  return _anot_store_intern_len (store, buffer, len);
 }
 
 /* Interning is only useful while a dataset is being loaded; afterwards the
@@ -186,7 +266,9 @@ _anot_store_intern_json_string (AnotStore        *store,
 void
 _anot_store_seal (AnotStore *store)
 {
-  g_clear_pointer (&store->interned, g_hash_table_unref);
+  g_clear_pointer (&store->interned.slots, g_free);
+  store->interned.mask = 0;
+  store->interned.n = 0;
 }
 
 /* ------------------------------------------------------------------------ *
@@ -521,8 +603,9 @@ _anot_review_place (AnotReview *self,
                     guint       position,
                     const char *item_id)
 {
+  /* The loader found the item by this review's item id: no strcmp()
+   * again for each of a million reviews. */
   g_return_if_fail (ANOT_IS_REVIEW (self));
-  g_return_if_fail (strcmp (item_id, self->item_id) == 0);
 
   self->position = position;
   self->item_id = item_id;

@@ -194,7 +194,8 @@ parse_string (Parser *ps)
       /* Sixteen bytes at a time through the long runs (a review's text),
        * then a word at a time to the byte to look at. */
       ps->p = anot_json_skip_plain (ps->p, ps->end, TRUE);
-      while (ps->end - ps->p >= 8)
+      /* SSE2 stops at the byte itself; the words only for the tail. */
+      while (ps->end - ps->p >= 8 && (!ANOT_JSON_SKIP_PLAIN_EXACT || ps->end - ps->p < 16))
         {
           guint64 w, look;
 
@@ -1457,21 +1458,15 @@ _anot_json_document_decode_string (AnotJsonDocument *self,
 void
 _anot_json_document_find_members (AnotJsonDocument   *self,
                                   int                 object,
-                                  const char * const *names,
+                                  const AnotJsonName *names,
                                   guint               n_names,
                                   int                *out)
 {
   const Token *token = token_at (self, object);
-  gsize lengths[32];
   guint index;
 
-  g_return_if_fail (n_names <= G_N_ELEMENTS (lengths));
-
   for (guint j = 0; j < n_names; j++)
-    {
-      out[j] = -1;
-      lengths[j] = strlen (names[j]);
-    }
+    out[j] = -1;
   if (token == NULL || token->kind != ANOT_JSON_KIND_OBJECT)
     return;
   index = (guint) object + 1;
@@ -1486,8 +1481,14 @@ _anot_json_document_find_members (AnotJsonDocument   *self,
       for (guint k = 0; k < n_names; k++)
         {
           guint j = next + k < n_names ? next + k : next + k - n_names;
+          gsize length = names[j].length;
+          gboolean equal;
 
-          if ((key->escaped || key->length == lengths[j]) && key_equal (self, index, names[j], lengths[j]))
+          if (G_LIKELY (!key->escaped))
+            equal = key->length == length && memcmp (self->text + key->start, names[j].name, length) == 0;
+          else
+            equal = key_equal (self, index, names[j].name, length);
+          if (equal)
             {
               out[j] = (int) index + 1;
               next = j + 1 < n_names ? j + 1 : 0;

@@ -59,12 +59,21 @@ int               _anot_json_document_get_last_member (AnotJsonDocument *self,
                                                        int               object,
                                                        const char       *name,
                                                        gsize             length);
-/* _anot_json_document_get_last_member() for each of @names (at most 32)
+/* A member name and its length, known at compile time. */
+typedef struct {
+  const char *name;
+  gsize       length;
+} AnotJsonName;
+
+#define ANOT_JSON_NAME(literal) { "" literal, sizeof (literal) - 1 }
+
+/* _anot_json_document_get_last_member() for each of @names
  * in one pass over @object's members: @out[i] is the value of @names[i],
- * or -1. */
+ * or -1.  Each member is compared first with the name after the last one
+ * found, so list @names in the order records usually have them. */
 void              _anot_json_document_find_members (AnotJsonDocument   *self,
                                                     int                 object,
-                                                    const char * const *names,
+                                                    const AnotJsonName *names,
                                                     guint               n_names,
                                                     int                *out);
 /* The index after @value's subtree: the next element of an array, the

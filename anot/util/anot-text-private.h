@@ -8,6 +8,10 @@
 
 #include <glib.h>
 
+#if defined (__SSE2__)
+#include <emmintrin.h>
+#endif
+
 G_BEGIN_DECLS
 
 /* The length of a UTF-8 byte order mark at the start of @data: 3, or 0
@@ -19,6 +23,34 @@ anot_utf8_bom_length (const char *data,
                       gsize       length)
 {
   return length >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
+/* A hash of @len bytes, a word at a time, for the project's own tables
+ * (not stable across versions: never stored). */
+static inline guint32
+anot_hash_bytes (const char *p,
+                 gsize       len)
+{
+  guint64 h = G_GUINT64_CONSTANT (0x9e3779b97f4a7c15) ^ len;
+  guint64 w;
+
+  for (; len >= 8; p += 8, len -= 8)
+    {
+      memcpy (&w, p, 8);
+      h = (h ^ w) * G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+      h ^= h >> 32;
+    }
+  if (len > 0)
+    {
+      w = 0;
+      memcpy (&w, p, len);
+      h = (h ^ w) * G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+    }
+  h ^= h >> 29;
+  h *= G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
+  h ^= h >> 32;
+
+  return (guint32) h;
 }
 
 /* The characters of @length bytes of valid UTF-8 (g_utf8_strlen()'s
@@ -94,16 +126,64 @@ anot_utf8_count_chars (const char *text,
 
 /* The end of the bytes from @p on, sixteen at a time, that a JSON string
  * holds as they are: no quote, backslash or control byte, nor (with
- * @ascii_only) DEL or a byte above 127, nor (with @no_del) DEL.  It stops
- * at the first sixteen that hold one (or fewer than sixteen left): the
- * caller looks at the rest.  Without vectors from the compiler, @p. */
+ * @ascii_only) DEL or a byte above 127, nor (with @no_del) DEL.  With SSE2
+ * it stops at the first byte that is one; with other vectors at the first
+ * sixteen that hold one; at fewer than sixteen left either way: the caller
+ * looks at the rest.  Without vectors from the compiler, @p. */
+#if defined (__SSE2__)
+#define ANOT_JSON_SKIP_PLAIN_EXACT 1
+#else
+#define ANOT_JSON_SKIP_PLAIN_EXACT 0
+#endif
+
+/* GCC and Clang on x86-64 build an AVX2 loop beside the SSE2 one, taken
+ * when the processor has AVX2 (anot-text.c). */
+#if defined (__SSE2__) && defined (__x86_64__) && defined (__GNUC__)
+#define ANOT_JSON_SKIP_PLAIN_AVX2 1
+G_GNUC_INTERNAL
+const char *_anot_json_skip_plain_avx2 (const char *p,
+                                        const char *end,
+                                        gboolean    ascii_only,
+                                        gboolean    no_del);
+#else
+#define ANOT_JSON_SKIP_PLAIN_AVX2 0
+#endif
+
 static inline const char *
 anot_json_skip_plain_full (const char *p,
                            const char *end,
                            gboolean    ascii_only,
                            gboolean    no_del)
 {
-#if defined (__GNUC__)
+#if defined (__SSE2__)
+  while (end - p >= 16)
+    {
+      __m128i v = _mm_loadu_si128 ((const __m128i *) (gconstpointer) p);
+      __m128i stop;
+      int mask;
+
+      /* Signed, v + 1 is below 0x21 for 0x00-0x1f, DEL and every byte
+       * above 127; unsigned, min (v, 0x1f) is v for 0x00-0x1f only. */
+      if (ascii_only)
+        stop = _mm_cmplt_epi8 (_mm_add_epi8 (v, _mm_set1_epi8 (1)), _mm_set1_epi8 (0x21));
+      else
+        stop = _mm_cmpeq_epi8 (_mm_min_epu8 (v, _mm_set1_epi8 (0x1f)), v);
+      stop = _mm_or_si128 (stop, _mm_or_si128 (_mm_cmpeq_epi8 (v, _mm_set1_epi8 ('"')),
+                                               _mm_cmpeq_epi8 (v, _mm_set1_epi8 ('\\'))));
+      if (no_del)
+        stop = _mm_or_si128 (stop, _mm_cmpeq_epi8 (v, _mm_set1_epi8 (0x7f)));
+      mask = _mm_movemask_epi8 (stop);
+      if (mask != 0)
+        return p + __builtin_ctz ((unsigned int) mask);
+      p += 16;
+#if ANOT_JSON_SKIP_PLAIN_AVX2
+      /* A long run: the rest 32 bytes at a time.  It stops at the byte to
+       * look at or with fewer than 32 left, which this loop finishes. */
+      if (end - p >= 64 && __builtin_cpu_supports ("avx2"))
+        p = _anot_json_skip_plain_avx2 (p, end, ascii_only, no_del);
+#endif
+    }
+#elif defined (__GNUC__)
   typedef signed char Lanes __attribute__ ((vector_size (16)));
   typedef guchar Bytes __attribute__ ((vector_size (16)));
   typedef guint64 Halves __attribute__ ((vector_size (16)));

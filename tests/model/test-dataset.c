@@ -542,6 +542,64 @@ test_record_threads (void)
   remove_tree (dir);
 }
 
+/* A request whose group_filter reads a review field warns when no review
+ * has it: the loader gathers the fields as it commits the reviews and the
+ * user_mapping.json assignments, so the warning has to follow both. */
+#define GROUP_LEAF(field) \
+  "{\"aspect\": \"g\", \"evidence\": {\"kind\": \"review_group_rating\", \"group\": \"g\", " \
+  "\"group_filter\": {\"field\": " field ", \"operator\": \"gte\", \"value\": 1}, " \
+  "\"metric\": \"avg_stars\", \"threshold\": 4.0, \"operator\": \"gte\"}}"
+
+static guint
+count_review_field_warnings (AnotDataset *ds,
+                             const char  *field)
+{
+  const char * const *warnings = anot_dataset_get_warnings (ds);
+  g_autofree char *needle = g_strdup_printf ("no review has %s,", field);
+  guint n = 0;
+
+  for (guint i = 0; warnings != NULL && warnings[i] != NULL; i++)
+    if (strstr (warnings[i], needle) != NULL)
+      n++;
+  return n;
+}
+
+static void
+test_review_field_warnings (void)
+{
+  static const char requests[] =
+    "{\"id\": \"R1\", \"group\": \"G01\", \"text\": \"t\", \"structure\": " GROUP_LEAF ("\"funny\"") ", \"gold_restaurant\": \"itemA\"}\n"
+    "{\"id\": \"R2\", \"group\": \"G01\", \"text\": \"t\", \"structure\": " GROUP_LEAF ("[\"user\", \"review_count\"]") ", \"gold_restaurant\": \"itemB\"}\n"
+    "{\"id\": \"R3\", \"group\": \"G01\", \"text\": \"t\", \"structure\": " GROUP_LEAF ("[\"user\", \"name\"]") ", \"gold_restaurant\": \"itemA\"}\n";
+  static const char bare_reviews[] =
+    "{\"review_id\": \"r1\", \"business_id\": \"itemA\", \"stars\": 5.0, \"text\": \"Great.\"}\n"
+    "{\"review_id\": \"r2\", \"business_id\": \"itemB\", \"stars\": 2, \"text\": \"Meh.\"}\n";
+  g_autoptr(GError) error = NULL;
+  g_autofree char *full = make_dataset (F_REQUESTS, 0, requests);
+  g_autofree char *bare = make_dataset (F_USER_MAPPING, 0, NULL);
+  g_autoptr(AnotDataset) with_fields = NULL;
+  g_autoptr(AnotDataset) without = NULL;
+
+  /* r1 has votes and a user, and user_mapping.json names reviewers. */
+  with_fields = anot_dataset_load (full, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_review_field_warnings (with_fields, "\"funny\""), ==, 0);
+  g_assert_cmpuint (count_review_field_warnings (with_fields, "[\"user\",\"review_count\"]"), ==, 0);
+  g_assert_cmpuint (count_review_field_warnings (with_fields, "[\"user\",\"name\"]"), ==, 0);
+
+  /* Reviews without them and no user_mapping.json: each is warned of. */
+  write_file (bare, "requests.jsonl", requests);
+  write_file (bare, "reviews.jsonl", bare_reviews);
+  without = anot_dataset_load (bare, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_review_field_warnings (without, "\"funny\""), ==, 1);
+  g_assert_cmpuint (count_review_field_warnings (without, "[\"user\",\"review_count\"]"), ==, 1);
+  g_assert_cmpuint (count_review_field_warnings (without, "[\"user\",\"name\"]"), ==, 1);
+
+  remove_tree (full);
+  remove_tree (bare);
+}
+
 static void
 test_optional_files (void)
 {
@@ -681,6 +739,10 @@ test_many_reviews (void)
     }
   g_assert_cmpuint (anot_item_get_n_reviews (a), ==, n_a);
   g_assert_cmpuint (anot_item_get_n_reviews (b), ==, n_b);
+  /* Ids that are not there, one a prefix of ids that are. */
+  g_assert_null (anot_dataset_lookup_review (ds, "m0"));
+  g_assert_null (anot_dataset_lookup_review (ds, "m"));
+  g_assert_null (anot_dataset_lookup_review (ds, ""));
 
   /* The checksum covers every block, in order (documented order of the
    * files; this dataset has all six). */
@@ -1809,6 +1871,7 @@ main (int   argc,
   g_test_add_func ("/dataset/internal-constructors", test_internal_constructors);
   g_test_add_func ("/dataset/record-threads", test_record_threads);
   g_test_add_func ("/dataset/optional-files", test_optional_files);
+  g_test_add_func ("/dataset/review-field-warnings", test_review_field_warnings);
   g_test_add_func ("/dataset/line-format", test_line_format);
   g_test_add_func ("/dataset/long-line", test_long_line);
   g_test_add_func ("/dataset/many-reviews", test_many_reviews);
