@@ -464,9 +464,9 @@ test_backlog (void)
  * execution still gets a call out at once (no run waits for the others'
  * held steps to drain), and only one: its other steps are held too.
  * Counts only, read right after each execute_async(), which issues its
- * calls before returning, so no answer can have come back yet; the fake
- * server answers in 5 ms, so its queue is read before anything drains
- * (checked 20 runs out of 20 beside two busy loops). */
+ * calls before returning: no answer is read before the main loop runs
+ * again, so no timing can change them (checked 20 runs out of 20 beside
+ * two busy loops). */
 static void
 test_backlog_other_request (void)
 {
