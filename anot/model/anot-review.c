@@ -140,7 +140,7 @@ intern_find (InternTable *table,
       InternSlot *slot = &table->slots[i];
 
       if (slot->str == NULL ||
-          (slot->hash == hash && slot->len == len && memcmp (slot->str, str, len) == 0))
+          (slot->hash == hash && slot->len == len && anot_bytes_equal (slot->str, str, len)))
         return slot;
     }
 }

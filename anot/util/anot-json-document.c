@@ -93,18 +93,23 @@ fail (Parser     *ps,
   return FALSE;
 }
 
-static guint
+static void
+grow_tokens (Parser *ps)
+{
+  ps->n_allocated = ps->n_allocated * 2;
+  ps->tokens = g_renew (Token, ps->tokens, ps->n_allocated);
+}
+
+/* Inlined: a review line has some thirty values. */
+static inline guint
 add_token (Parser       *ps,
            AnotJsonKind  kind,
            const char   *start)
 {
   Token *token;
 
-  if (ps->n_tokens == ps->n_allocated)
-    {
-      ps->n_allocated = ps->n_allocated * 2;
-      ps->tokens = g_renew (Token, ps->tokens, ps->n_allocated);
-    }
+  if (G_UNLIKELY (ps->n_tokens == ps->n_allocated))
+    grow_tokens (ps);
   token = &ps->tokens[ps->n_tokens];
   token->kind = kind;
   token->escaped = FALSE;
@@ -1485,7 +1490,7 @@ _anot_json_document_find_members (AnotJsonDocument   *self,
           gboolean equal;
 
           if (G_LIKELY (!key->escaped))
-            equal = key->length == length && memcmp (self->text + key->start, names[j].name, length) == 0;
+            equal = key->length == length && anot_bytes_equal (self->text + key->start, names[j].name, length);
           else
             equal = key_equal (self, index, names[j].name, length);
           if (equal)

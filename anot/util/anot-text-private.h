@@ -25,6 +25,44 @@ anot_utf8_bom_length (const char *data,
   return length >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 }
 
+/* Whether @a and @b have the same @len bytes.  Up to 16 bytes, two loads
+ * of each that overlap in the middle, none past the end: a member name or
+ * an id is compared without a call to memcmp(). */
+static inline gboolean
+anot_bytes_equal (const char *a,
+                  const char *b,
+                  gsize       len)
+{
+  if (len >= 8 && len <= 16)
+    {
+      guint64 a0, a1, b0, b1;
+
+      memcpy (&a0, a, 8);
+      memcpy (&b0, b, 8);
+      memcpy (&a1, a + len - 8, 8);
+      memcpy (&b1, b + len - 8, 8);
+      return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+  if (len >= 4 && len < 8)
+    {
+      guint32 a0, a1, b0, b1;
+
+      memcpy (&a0, a, 4);
+      memcpy (&b0, b, 4);
+      memcpy (&a1, a + len - 4, 4);
+      memcpy (&b1, b + len - 4, 4);
+      return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+  if (len < 4)
+    {
+      for (gsize i = 0; i < len; i++)
+        if (a[i] != b[i])
+          return FALSE;
+      return TRUE;
+    }
+  return memcmp (a, b, len) == 0;
+}
+
 /* A hash of @len bytes, a word at a time, for the project's own tables
  * (not stable across versions: never stored). */
 static inline guint32

@@ -5,6 +5,7 @@
 #include "anot-json-private.h"
 #include "anot-json-document.h"
 #include "anot-json-writer.h"
+#include "anot-text-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -652,6 +653,33 @@ test_writer_misuse (void)
                              "*add_null_value: no value can go here*");
 }
 
+/* anot_bytes_equal() against memcmp() at every length up to 40, with one
+ * byte changed at each position (and none): its loads overlap and must
+ * neither miss a difference nor read past either end (ASan checks that:
+ * both copies are exactly @len bytes on the heap). */
+static void
+test_bytes_equal (void)
+{
+  for (gsize len = 0; len <= 40; len++)
+    {
+      g_autofree char *a = g_malloc (MAX (len, 1));
+      g_autofree char *b = g_malloc (MAX (len, 1));
+
+      for (gsize i = 0; i < len; i++)
+        a[i] = (char) ('a' + (i * 7) % 26);
+      memcpy (b, a, len);
+      g_assert_true (anot_bytes_equal (a, b, len));
+      g_assert_cmpuint (anot_hash_bytes (a, len), ==, anot_hash_bytes (b, len));
+      for (gsize at = 0; at < len; at++)
+        {
+          b[at] ^= 0x20;
+          g_assert_false (anot_bytes_equal (a, b, len));
+          g_assert_cmpint (memcmp (a, b, len) == 0, ==, anot_bytes_equal (a, b, len));
+          b[at] ^= 0x20;
+        }
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -673,6 +701,7 @@ main (int    argc,
   g_test_add_func ("/json/writer/doubles-as-printf", test_writer_doubles_as_printf);
   g_test_add_func ("/json/writer/misuse", test_writer_misuse);
   g_test_add_func ("/json/writer/document-value", test_writer_document_value);
+  g_test_add_func ("/text/bytes-equal", test_bytes_equal);
 
   return g_test_run ();
 }
