@@ -32,10 +32,16 @@
  * clock (see move_entry()); this covers the calls still in flight. */
 #define EXPIRY_MARGIN_US (150 * 1000)
 
+/* One call in the ledger.  Every meter is read from its two token counts
+ * (a call is one request; its tokens are input + output), so an entry is
+ * 16 bytes, not one 8-byte amount per meter: the ledger keeps two windows
+ * of calls, which at a local server's pace are tens of thousands (2 MB of
+ * a run's heap with 40-byte entries, growing with the run). */
 typedef struct
 {
   gint64 t;
-  guint64 amount[ANOT_RATE_N_METERS];
+  guint32 input_tokens;
+  guint32 output_tokens;
 } Entry;
 
 struct _AnotRateLimiter
@@ -101,15 +107,36 @@ anot_rate_limiter_counts_tokens (AnotRateLimiter *self)
          anot_rate_limiter_get_limit (self, ANOT_RATE_OUTPUT_TOKENS) > 0;
 }
 
-static void
-costs (guint64 input_tokens,
-       guint64 output_tokens,
-       guint64 cost[ANOT_RATE_N_METERS])
+/* A call's size on each meter; counts beyond 2^32 tokens (no model reads
+ * or writes that many) are taken as 2^32 - 1, as the ledger keeps them. */
+static guint64
+meter_amount (guint64       input_tokens,
+              guint64       output_tokens,
+              AnotRateMeter meter)
 {
-  cost[ANOT_RATE_REQUESTS] = 1;
-  cost[ANOT_RATE_TOKENS] = input_tokens + output_tokens;
-  cost[ANOT_RATE_INPUT_TOKENS] = input_tokens;
-  cost[ANOT_RATE_OUTPUT_TOKENS] = output_tokens;
+  input_tokens = MIN (input_tokens, G_MAXUINT32);
+  output_tokens = MIN (output_tokens, G_MAXUINT32);
+  switch (meter)
+    {
+    case ANOT_RATE_REQUESTS:
+      return 1;
+    case ANOT_RATE_TOKENS:
+      return input_tokens + output_tokens;
+    case ANOT_RATE_INPUT_TOKENS:
+      return input_tokens;
+    case ANOT_RATE_OUTPUT_TOKENS:
+      return output_tokens;
+    case ANOT_RATE_N_METERS:
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static guint64
+entry_amount (const Entry   *e,
+              AnotRateMeter  meter)
+{
+  return meter_amount (e->input_tokens, e->output_tokens, meter);
 }
 
 /* Entries older than two windows can answer no question: a server's
@@ -146,7 +173,7 @@ window_sum_late (AnotRateLimiter *self,
         continue;
       if (e->t <= at_us - self->span_us)
         break;
-      sum += e->amount[meter];
+      sum += entry_amount (e, meter);
     }
   return sum;
 }
@@ -209,7 +236,7 @@ meter_slot (AnotRateLimiter *self,
             }
           else
             {
-              amount = e->amount[meter];
+              amount = entry_amount (e, meter);
               i++;
             }
         }
@@ -234,13 +261,12 @@ anot_rate_limiter_next_slot (AnotRateLimiter *self,
                              guint64          input_tokens,
                              guint64          output_tokens)
 {
-  guint64 cost[ANOT_RATE_N_METERS];
   gint64 slot = MAX (now_us, self->hold_until_us);
 
   forget_old (self, now_us);
-  costs (input_tokens, output_tokens, cost);
   for (guint m = 0; m < ANOT_RATE_N_METERS; m++)
-    slot = MAX (slot, meter_slot (self, m, MAX (now_us, self->hold_until_us), cost[m]));
+    slot = MAX (slot, meter_slot (self, m, MAX (now_us, self->hold_until_us),
+                                  meter_amount (input_tokens, output_tokens, m)));
   return slot;
 }
 
@@ -250,10 +276,9 @@ anot_rate_limiter_admit (AnotRateLimiter *self,
                          guint64          input_tokens,
                          guint64          output_tokens)
 {
-  Entry entry = { now_us, { 0 } };
+  Entry entry = { now_us, MIN (input_tokens, G_MAXUINT32), MIN (output_tokens, G_MAXUINT32) };
   guint i = self->entries->len;
 
-  costs (input_tokens, output_tokens, entry.amount);
   /* Times come in order, but keep the ledger sorted whatever. */
   while (i > 0 && g_array_index (self->entries, Entry, i - 1).t > now_us)
     i--;
@@ -267,14 +292,13 @@ anot_rate_limiter_refund (AnotRateLimiter *self,
                           guint64          input_tokens,
                           guint64          output_tokens)
 {
-  guint64 cost[ANOT_RATE_N_METERS];
+  guint32 input = MIN (input_tokens, G_MAXUINT32), output = MIN (output_tokens, G_MAXUINT32);
 
-  costs (input_tokens, output_tokens, cost);
   for (guint i = self->entries->len; i > 0; i--)
     {
       Entry *e = &g_array_index (self->entries, Entry, i - 1);
 
-      if (e->t == sent_us && memcmp (e->amount, cost, sizeof cost) == 0)
+      if (e->t == sent_us && e->input_tokens == input && e->output_tokens == output)
         {
           g_array_remove_index (self->entries, i - 1);
           return;

@@ -184,6 +184,35 @@ anot_data_context_new_item (AnotItem *item,
 }
 
 /**
+ * anot_data_context_dup_item_member:
+ * @item: an item
+ * @name: a member of @item's record in the dict context, e.g.
+ *   `attributes`; not `index`, which depends on the pool
+ *
+ * Reads one member of the record anot_data_context_new_item() builds,
+ * without building the record: the node every context of @item shares
+ * (sealed), for a caller that needs one field, such as a prompt about
+ * one item.
+ *
+ * Returns: (transfer full) (nullable): the member, or %NULL if the
+ *   record has none
+ */
+JsonNode *
+anot_data_context_dup_item_member (AnotItem   *item,
+                                   const char *name)
+{
+  g_autoptr(JsonObject) fields = NULL;
+  JsonNode *member;
+
+  g_return_val_if_fail (ANOT_IS_ITEM (item), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  fields = anot_shared_table_lookup (&shared_items, item, shared_item_new, shared_item_ref_fields);
+  member = json_object_get_member (fields, name);
+  return member != NULL ? json_node_ref (member) : NULL;
+}
+
+/**
  * anot_data_context_new:
  * @candidates: (element-type Anot.Item): the candidates, in the order the
  *   method sees them

@@ -23,6 +23,9 @@ ANOT_AVAILABLE_IN_ALL
 JsonNode *anot_data_context_new_item (AnotItem  *item,
                                       guint      index);
 ANOT_AVAILABLE_IN_ALL
+JsonNode *anot_data_context_dup_item_member (AnotItem   *item,
+                                             const char *name);
+ANOT_AVAILABLE_IN_ALL
 char     *anot_json_value_to_text    (JsonNode  *node);
 
 G_END_DECLS

@@ -460,6 +460,94 @@ test_backlog (void)
   fixture_stop (&fixture);
 }
 
+/* While one execution keeps the backend's queue full, another request's
+ * execution still gets a call out at once (no run waits for the others'
+ * held steps to drain), and only one: its other steps are held too.
+ * Counts only, read right after each execute_async(), which issues its
+ * calls before returning: no answer is read before the main loop runs
+ * again, so no timing can change them (checked 20 runs out of 20 beside
+ * two busy loops). */
+static void
+test_backlog_other_request (void)
+{
+  Fixture fixture = { 0 };
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(AnotLwtScript) script = NULL;
+  g_autoptr(AnotLwtScript) other_script = NULL;
+  g_autoptr(AnotLwtResult) result = NULL;
+  g_autoptr(AnotLwtResult) other_result = NULL;
+  g_autoptr(AnotMethodContext) other_context = NULL;
+  g_autoptr(AnotLwtExecutor) other = NULL;
+  g_autoptr(GAsyncResult) res = NULL;
+  g_autoptr(GAsyncResult) other_res = NULL;
+  g_autoptr(GError) error = NULL;
+  AnotHttpBackend *backend;
+  const guint n = 12;
+
+  fixture_start (&fixture, "{\"latency_ms\": 5, \"rules\": ["
+                           "  {\"match\": \"^x (\\\\d+)\", \"reply\": \"\\\\1\"},"
+                           "  {\"match\": \"^y (\\\\d+)\", \"reply\": \"y\\\\1\"},"
+                           "  {\"match\": \"^Sum:\", \"reply\": \"sum\"}"
+                           "]}");
+  backend = ANOT_HTTP_BACKEND (fixture.backend);
+  anot_http_backend_set_max_concurrency (backend, 2);
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (text, "(%u)=LLM(\"x %u\")\n", i, i);
+  g_string_append (text, "(sum)=LLM(\"Sum:");
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (text, " {(%u)}", i);
+  g_string_append (text, "\")");
+  script = parse (text->str);
+
+  anot_lwt_executor_execute_async (fixture.executor, script, NULL, on_done, &res);
+  /* Two on the wire, two waiting for them; the other eight held back. */
+  g_assert_cmpuint (anot_http_backend_get_n_in_flight (backend), ==, 2);
+  g_assert_cmpuint (anot_http_backend_get_n_queued (backend), ==, 2);
+  g_assert_true (anot_method_context_is_backlogged (fixture.context, ANOT_DEFAULT_ROLE));
+
+  other_context = anot_method_context_new (fixture.dataset, "R02", 1);
+  anot_method_context_set_router (other_context, fixture.router);
+  other = anot_lwt_executor_new (other_context);
+  other_script = parse ("(a)=LLM(\"y 1\")\n(b)=LLM(\"y 2\")\n(d)=LLM(\"y 3\")\n");
+  anot_lwt_executor_execute_async (other, other_script, NULL, on_done, &other_res);
+  /* One of its three joins the queue, past the round waiting. */
+  g_assert_cmpuint (anot_http_backend_get_n_queued (backend), ==, 3);
+
+  while (res == NULL || other_res == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  result = anot_lwt_executor_execute_finish (fixture.executor, res, &error);
+  g_assert_no_error (error);
+  other_result = anot_lwt_executor_execute_finish (other, other_res, &error);
+  g_assert_no_error (error);
+
+  /* Every step ran, once, with its own answer. */
+  g_assert_cmpuint (anot_lwt_result_get_n_calls (result), ==, n + 1);
+  g_assert_cmpuint (anot_lwt_result_get_n_failed (result), ==, 0);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("%u", i);
+
+      g_assert_cmpstr (anot_lwt_result_get_output (result, id), ==, id);
+    }
+  g_assert_cmpstr (anot_lwt_result_get_output (result, "sum"), ==, "sum");
+  g_assert_cmpuint (anot_lwt_result_get_n_calls (other_result), ==, 3);
+  g_assert_cmpuint (anot_lwt_result_get_n_failed (other_result), ==, 0);
+  g_assert_cmpstr (anot_lwt_result_get_output (other_result, "a"), ==, "y1");
+  g_assert_cmpstr (anot_lwt_result_get_output (other_result, "d"), ==, "y3");
+  g_assert_cmpuint (anot_fake_llm_get_n_requests (fixture.server), ==, n + 1 + 3);
+  g_assert_cmpuint (anot_fake_llm_get_peak_in_flight (fixture.server), <=, 2);
+  /* The held steps count as in flight: the figure is the script's
+   * schedule (a layer of twelve), not how full the backend was. */
+  g_assert_cmpuint (anot_lwt_result_get_max_in_flight (result), ==, n);
+  g_assert_cmpuint (anot_lwt_result_get_max_in_flight (other_result), ==, 3);
+  g_assert_cmpuint (anot_http_backend_get_n_queued (backend), ==, 0);
+  g_assert_false (anot_method_context_is_backlogged (fixture.context, ANOT_DEFAULT_ROLE));
+
+  g_clear_object (&other);
+  fixture_stop (&fixture);
+}
+
 static gboolean
 cancel_soon (gpointer data)
 {
@@ -606,6 +694,7 @@ main (int   argc,
   g_test_add_func ("/lwt-executor/variables", test_variables);
   g_test_add_func ("/lwt-executor/max-concurrent", test_max_concurrent);
   g_test_add_func ("/lwt-executor/backlog", test_backlog);
+  g_test_add_func ("/lwt-executor/backlog-other-request", test_backlog_other_request);
   g_test_add_func ("/lwt-executor/cancel", test_cancel);
   g_test_add_func ("/lwt-executor/cycle", test_cycle);
   g_test_add_func ("/lwt-executor/overhead", test_overhead);

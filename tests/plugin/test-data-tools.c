@@ -409,6 +409,16 @@ test_dict_context_shared (void)
   }
   /* ...but the item objects themselves are each context's. */
   g_assert_false (json_object_is_immutable (a));
+  /* One member is read without building a record: the same shared node. */
+  {
+    g_autoptr(JsonNode) attributes = anot_data_context_dup_item_member (item, "attributes");
+    g_autoptr(JsonNode) index = anot_data_context_dup_item_member (item, "index");
+    g_autoptr(JsonNode) missing = anot_data_context_dup_item_member (item, "no such member");
+
+    g_assert_true (attributes == json_object_get_member (a, "attributes"));
+    g_assert_null (index);
+    g_assert_null (missing);
+  }
 
   /* 256 other items later, the item's reviews are no longer shared. */
   for (guint i = 0; i < 256; i++)

@@ -108,16 +108,30 @@ typedef struct {
   gint64             phase3_start;
 } Job;
 
+/* Only phase 1's tools read the whole dict context: an expansion reads its
+ * item's attributes (anot_data_context_dup_item_member()), and phase 3
+ * needs the context only for steps that refer to it.  A request spends most of its time in phases 2 and 3 (at
+ * -j 64, waiting its turn at a backlogged backend), and the context's 50
+ * item objects held all along were the largest part of what grew with
+ * N x -j, so it goes when the exploration ends. */
+static void
+release_data (Job *job)
+{
+  if (job->data_idle != NULL)
+    {
+      g_source_destroy (job->data_idle);
+      g_clear_pointer (&job->data_idle, g_source_unref);
+    }
+  g_clear_pointer (&job->tools, g_hash_table_unref);
+  g_clear_pointer (&job->data, json_node_unref);
+}
+
 static void
 job_free (gpointer data)
 {
   Job *job = data;
 
-  if (job->data_idle != NULL)
-    {
-      g_source_destroy (job->data_idle);
-      g_source_unref (job->data_idle);
-    }
+  release_data (job);
   g_clear_object (&job->self);
   g_clear_object (&job->request);
   g_clear_pointer (&job->candidates, g_ptr_array_unref);
@@ -125,8 +139,6 @@ job_free (gpointer data)
   g_clear_object (&job->cancellable);
   g_free (job->options.trace_file);
   g_free (job->system_prompt);
-  g_clear_pointer (&job->data, json_node_unref);
-  g_clear_pointer (&job->tools, g_hash_table_unref);
   g_free (job->explore_prompt);
   if (job->history != NULL)
     g_string_free (job->history, TRUE);
@@ -172,6 +184,24 @@ build_data_idle (gpointer user_data)
 {
   ensure_data (user_data);
   return G_SOURCE_REMOVE;
+}
+
+/* Whether a step of @script reads the dict context (`input`, `context` or
+ * `items`): expansions are told the scorer does not see the data, and
+ * almost never do. */
+static gboolean
+script_reads_data (AnotLwtScript *script)
+{
+  for (guint i = 0; i < anot_lwt_script_get_n_steps (script); i++)
+    {
+      g_auto(GStrv) names = anot_lwt_step_list_references (anot_lwt_script_get_step (script, i));
+
+      for (guint n = 0; names[n] != NULL; n++)
+        if (strcmp (names[n], "input") == 0 || strcmp (names[n], "context") == 0 ||
+            strcmp (names[n], "items") == 0)
+          return TRUE;
+    }
+  return FALSE;
 }
 
 /* ------------------------------------------------------------------------ *
@@ -481,7 +511,6 @@ phase3_start (GTask *task)
 {
   Job *job = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
-  JsonObject *root = json_node_get_object (ensure_data (job));
   g_autoptr(JsonNode) query = NULL;
 
   job->phase2_ms = ms_since (job->phase2_start);
@@ -524,9 +553,14 @@ phase3_start (GTask *task)
   anot_lwt_executor_set_system_prompt (job->executor, job->system_prompt);
   anot_lwt_executor_set_debug_phase (job->executor, "P3");
   anot_lwt_executor_set_variable (job->executor, "query", query);
-  anot_lwt_executor_set_variable (job->executor, "input", job->data);
-  anot_lwt_executor_set_variable (job->executor, "context", json_object_get_member (root, "items"));
-  anot_lwt_executor_set_variable (job->executor, "items", json_object_get_member (root, "items"));
+  if (script_reads_data (job->script))
+    {
+      JsonObject *root = json_node_get_object (ensure_data (job));
+
+      anot_lwt_executor_set_variable (job->executor, "input", job->data);
+      anot_lwt_executor_set_variable (job->executor, "context", json_object_get_member (root, "items"));
+      anot_lwt_executor_set_variable (job->executor, "items", json_object_get_member (root, "items"));
+    }
 
   job->phase3_start = g_get_monotonic_time ();
   anot_lwt_executor_execute_async (job->executor, job->script, job->cancellable, on_executed,
@@ -729,10 +763,8 @@ expand_prompt (Job   *job,
                guint  index)
 {
   AnotItem *item = g_ptr_array_index (job->candidates, index);
-  JsonObject *items = json_object_get_object_member (json_node_get_object (ensure_data (job)), "items");
-  char key[16];
-  JsonObject *record;
-  JsonNode *attributes;
+  /* The node the dict contexts of the item share (see release_data()). */
+  g_autoptr(JsonNode) attributes = anot_data_context_dup_item_member (item, "attributes");
   g_autofree char *attributes_text = NULL;
   g_autofree char *hours = format_hours (item);
   g_autofree char *relevant = NULL;
@@ -740,9 +772,6 @@ expand_prompt (Job   *job,
   g_autoptr(GString) reviews = g_string_new (NULL);
   guint n_reviews = anot_item_get_n_reviews (item);
 
-  g_snprintf (key, sizeof key, "%u", index + 1);
-  record = json_object_get_object_member (items, key);
-  attributes = json_object_get_member (record, "attributes");
   attributes_text = attributes != NULL ? json_to_string (attributes, TRUE) : g_strdup ("{}");
 
   for (guint r = 0; r < n_reviews && r < job->options.max_reviews; r++)
@@ -787,6 +816,7 @@ phase2_start (GTask *task)
 
   job->phase1_ms = ms_since (job->phase1_start);
   job->phase2_start = g_get_monotonic_time ();
+  release_data (job);
   job->instructions = g_new0 (char *, job->candidates->len + 1);
   job->expansion_trace = json_array_new ();
   job->pending = job->candidates->len;
