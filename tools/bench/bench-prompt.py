@@ -162,6 +162,10 @@ def main():
     failed = False
     with tempfile.TemporaryDirectory(prefix='anot-bench-prompt-') as tmp:
         env['XDG_CONFIG_HOME'] = os.path.join(tmp, 'config')
+        # The fake model has a price, so that runs do not warn of it.
+        os.makedirs(os.path.join(tmp, 'config', 'anot'))
+        with open(os.path.join(tmp, 'config', 'anot', 'config.ini'), 'w') as f:
+            f.write('[prices]\nbench-fake = 0.15, 0.60\n')
         rules = os.path.join(tmp, 'rules.json')
         with open(rules, 'w') as f:
             json.dump({'default_reply': '1, 2, 3, 4, 5'}, f)
