@@ -59,6 +59,9 @@ wake_all (gpointer user_data)
   AnotRunGate *self = user_data;
   g_autoptr(GPtrArray) experiments = g_ptr_array_new_with_free_func (g_object_unref);
 
+  /* Pumping one may also end the study, which lets go of the gate: it
+   * stays until this is done with it. */
+  anot_run_gate_ref (self);
   g_clear_pointer (&self->wake_source, g_source_unref);
   /* Pumping one may end its run and drop the last reference to another. */
   for (guint i = 0; i < self->experiments->len; i++)
@@ -79,6 +82,7 @@ wake_all (gpointer user_data)
    * may fit now. */
   for (guint i = 0; i < experiments->len; i++)
     anot_experiment_pump (g_ptr_array_index (experiments, i));
+  anot_run_gate_unref (self);
   return G_SOURCE_REMOVE;
 }
 
