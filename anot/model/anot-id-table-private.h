@@ -33,6 +33,9 @@ gboolean     _anot_id_table_insert (AnotIdTable *table,
                                     gpointer     value);
 gpointer     _anot_id_table_lookup (AnotIdTable *table,
                                     const char  *key);
+/* Room for about @n keys in all, made at once. */
+void         _anot_id_table_reserve (AnotIdTable *table,
+                                     guint64      n);
 /* Asks the processor for the slot where a key of @hash would go, ahead of
  * its insertion (a million random slots miss every cache). */
 void         _anot_id_table_prefetch (AnotIdTable *table,

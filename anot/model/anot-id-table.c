@@ -66,14 +66,20 @@ find_slot (AnotIdTable *table,
     }
 }
 
+/* Moves the slots to a table of @size (a power of two, larger). */
 static void
-grow (AnotIdTable *table)
+resize (AnotIdTable *table,
+        guint        size)
 {
   Slot *old = table->slots;
   guint old_size = table->mask + 1;
 
-  table->mask = 2 * old_size - 1;
-  table->slots = g_new0 (Slot, table->mask + 1);
+  table->mask = size - 1;
+  /* Written now, not calloc()ed: a probe's read of a fresh page would map
+   * the zero page and the insertion's write fault again, two faults a
+   * page of a table that fills at random. */
+  table->slots = g_new (Slot, size);
+  memset (table->slots, 0, size * sizeof (Slot));
   for (guint i = 0; i < old_size; i++)
     {
       if (old[i].value != NULL)
@@ -102,7 +108,7 @@ _anot_id_table_insert (AnotIdTable *table,
 
   /* At most half full, so that probes stay short. */
   if (2 * (table->n + 1) > table->mask + 1)
-    grow (table);
+    resize (table, 2 * (table->mask + 1));
 
   slot = find_slot (table, key, hash);
   if (slot->value != NULL)
@@ -121,6 +127,22 @@ _anot_id_table_lookup (AnotIdTable *table,
   g_return_val_if_fail (key != NULL, NULL);
 
   return find_slot (table, key, _anot_id_table_hash (key, strlen (key)))->value;
+}
+
+void
+_anot_id_table_reserve (AnotIdTable *table,
+                        guint64      n)
+{
+  guint64 size = table->mask + 1;
+
+  /* Half full at most, as insertions keep it; a wild guess changes
+   * nothing. */
+  if (n > G_MAXUINT / 4)
+    return;
+  while (size < 2 * n)
+    size *= 2;
+  if (size > table->mask + 1)
+    resize (table, (guint) size);
 }
 
 void
