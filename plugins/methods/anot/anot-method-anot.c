@@ -561,6 +561,8 @@ phase3_start (GTask *task)
           return;
         }
     }
+  /* The steps have their own copies. */
+  g_clear_pointer (&job->instructions, g_strfreev);
 
   if (job->options.aggregate)
     {
@@ -848,6 +850,10 @@ phase2_start (GTask *task)
   job->phase1_ms = ms_since (job->phase1_start);
   job->phase2_start = g_get_monotonic_time ();
   release_data (job);
+  /* Nor are the exploration's prompt and conversation read again. */
+  g_clear_pointer (&job->explore_prompt, g_free);
+  if (job->history != NULL)
+    g_string_free (g_steal_pointer (&job->history), TRUE);
   job->instructions = g_new0 (char *, job->candidates->len + 1);
   job->expansions = g_array_new (FALSE, FALSE, sizeof (Expansion));
   g_array_set_clear_func (job->expansions, expansion_clear);
