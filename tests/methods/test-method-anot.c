@@ -432,6 +432,8 @@ test_exploration_errors (void)
                  "  {\"match\": \"(?s)RESULT: Error: unknown tool\","
                  "   \"reply\": \"ACTION: keys(\\\"items[1].Good For Kids\\\")\"},"
                  "  {\"match\": \"^You are preparing\", \"reply\": \"ACTION: grep(\\\"items\\\")\"},"
+                 "  {\"match\": \"^Write one evaluation step of a ranking task, for item 2\\\\.\","
+                 "   \"fault\": \"400\", \"error\": \"no expansion for you\"},"
                  "  {\"match\": \"^Write one\", \"reply\": \"no idea\"},"
                  "  {\"match\": \"^Rate \", \"reply\": \"5\"}"
                  "]}");
@@ -453,6 +455,30 @@ test_exploration_errors (void)
                             "quote keys that contain spaces"));
   g_assert_true (json_node_is_null (json_object_get_member (json_array_get_object_element (rounds, 2), "action")));
   g_assert_true (json_node_is_null (json_object_get_member (phase1, "plan")));
+  /* Every expansion is in the trace; the failed one with its error. */
+  {
+    JsonObject *phase2 = json_object_get_object_member (json_node_get_object (anot_ranking_get_trace (ranking)),
+                                                        "phase2");
+    JsonArray *expansions = json_object_get_array_member (phase2, "expansions");
+    guint n_failed = 0;
+
+    g_assert_cmpuint (json_array_get_length (expansions), ==, N_CANDIDATES);
+    for (guint i = 0; i < N_CANDIDATES; i++)
+      {
+        JsonObject *e = json_array_get_object_element (expansions, i);
+
+        g_assert_cmpstr (json_object_get_string_member (e, "source"), ==, "fallback");
+        if (json_object_get_int_member (e, "item") == 2)
+          {
+            n_failed++;
+            g_assert_nonnull (strstr (json_object_get_string_member (e, "error"), "no expansion for you"));
+            g_assert_cmpuint (json_object_get_size (e), ==, 3);
+          }
+        else
+          g_assert_cmpuint (json_object_get_size (e), ==, 2);
+      }
+    g_assert_cmpuint (n_failed, ==, 1);
+  }
   /* The generic step names the item and the request. */
   {
     AnotItem *first = g_ptr_array_index (fixture.candidates, 0);

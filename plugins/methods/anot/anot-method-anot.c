@@ -68,6 +68,21 @@ typedef struct {
   GPtrArray *branches;           /* char* "(i) = ..." */
 } Plan;
 
+/* What the trace says of one expansion ({item, source, error?}), kept as
+ * this until the trace is written: a JSON object each, the 50 of every
+ * request in phases 2 and 3 were most of a megabyte at -j 64. */
+typedef struct {
+  guint       item;
+  const char *source;       /* static: see instruction_from_reply() */
+  char       *error;
+} Expansion;
+
+static void
+expansion_clear (gpointer data)
+{
+  g_free (((Expansion *) data)->error);
+}
+
 typedef struct {
   AnotMethodAnot    *self;
   AnotQuery         *request;
@@ -94,7 +109,7 @@ typedef struct {
 
   /* Phase 2 */
   char             **instructions;   /* per item */
-  JsonArray         *expansion_trace;/* per item: {index, source, error?} */
+  GArray            *expansions;     /* Expansion, in the order they answered */
   guint              pending;
   guint              next_expansion; /* the first item not yet sent */
   guint              expanding;      /* expansions out */
@@ -146,7 +161,7 @@ job_free (gpointer data)
   g_clear_pointer (&job->plan.branches, g_ptr_array_unref);
   g_clear_pointer (&job->rounds_trace, json_array_unref);
   g_strfreev (job->instructions);
-  g_clear_pointer (&job->expansion_trace, json_array_unref);
+  g_clear_pointer (&job->expansions, g_array_unref);
   g_clear_object (&job->script);
   g_clear_object (&job->executor);
   g_free (job);
@@ -336,7 +351,24 @@ build_trace (Job           *job,
     }
   json_builder_end_array (builder);
   json_builder_set_member_name (builder, "expansions");
-  json_builder_add_value (builder, json_node_init_array (json_node_alloc (), job->expansion_trace));
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < job->expansions->len; i++)
+    {
+      Expansion *expansion = &g_array_index (job->expansions, Expansion, i);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "item");
+      json_builder_add_int_value (builder, expansion->item);
+      json_builder_set_member_name (builder, "source");
+      json_builder_add_string_value (builder, expansion->source);
+      if (expansion->error != NULL)
+        {
+          json_builder_set_member_name (builder, "error");
+          json_builder_add_string_value (builder, expansion->error);
+        }
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
   json_builder_set_member_name (builder, "latency_ms");
   json_builder_add_double_value (builder, job->phase2_ms);
   json_builder_end_object (builder);
@@ -529,6 +561,8 @@ phase3_start (GTask *task)
           return;
         }
     }
+  /* The steps have their own copies. */
+  g_clear_pointer (&job->instructions, g_strfreev);
 
   if (job->options.aggregate)
     {
@@ -678,7 +712,7 @@ on_expanded (GObject      *source,
   g_autoptr(AnotCompletion) completion = NULL;
   AnotItem *item = g_ptr_array_index (job->candidates, index);
   const char *source_kind = NULL;
-  JsonObject *entry;
+  Expansion expansion;
 
   g_free (call);
 
@@ -700,12 +734,12 @@ on_expanded (GObject      *source,
                                                      completion ? anot_completion_get_text (completion) : NULL,
                                                      &source_kind);
 
-  entry = json_object_new ();
-  json_object_set_int_member (entry, "item", index + 1);
-  json_object_set_string_member (entry, "source", source_kind);
+  expansion.item = index + 1;
+  expansion.source = source_kind;
+  expansion.error = error != NULL ? g_strdup (error->message) : NULL;
+  g_array_append_val (job->expansions, expansion);
   if (error != NULL)
     {
-      json_object_set_string_member (entry, "error", error->message);
       anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, "P2",
                                  "Item %u (%s): expansion failed, using a generic step: %s",
                                  index + 1, anot_item_get_name (item), error->message);
@@ -717,7 +751,6 @@ on_expanded (GObject      *source,
                                strcmp (source_kind, "other_step") == 0 ? "its other step"
                                : strcmp (source_kind, "reply") == 0 ? "the reply"
                                : "a generic step");
-  json_array_add_object_element (job->expansion_trace, entry);
 
   if (anot_method_context_get_debug_level (job->context) >= ANOT_DEBUG_LEVEL_VERBOSE)
     {
@@ -817,8 +850,13 @@ phase2_start (GTask *task)
   job->phase1_ms = ms_since (job->phase1_start);
   job->phase2_start = g_get_monotonic_time ();
   release_data (job);
+  /* Nor are the exploration's prompt and conversation read again. */
+  g_clear_pointer (&job->explore_prompt, g_free);
+  if (job->history != NULL)
+    g_string_free (g_steal_pointer (&job->history), TRUE);
   job->instructions = g_new0 (char *, job->candidates->len + 1);
-  job->expansion_trace = json_array_new ();
+  job->expansions = g_array_new (FALSE, FALSE, sizeof (Expansion));
+  g_array_set_clear_func (job->expansions, expansion_clear);
   job->pending = job->candidates->len;
 
   anot_method_context_debug (job->context, ANOT_DEBUG_LEVEL_SUMMARY, "P2",
