@@ -95,6 +95,7 @@ typedef struct
   guint attempts;
   gint64 started_us;
   gboolean user_cancelled;
+  gboolean body_written;       /* this attempt's request reached the wire whole */
   gboolean timed_out;
   GCancellable *attempt_cancellable;
   GSource *timeout_source;
@@ -821,6 +822,8 @@ call_free (Call *call)
   g_clear_pointer (&call->read_source, source_destroy_and_unref);
   g_clear_object (&call->stream);
   g_clear_pointer (&call->answer, g_byte_array_unref);
+  if (call->msg != NULL)
+    g_signal_handlers_disconnect_by_data (call->msg, call);
   g_clear_object (&call->msg);
   g_clear_object (&call->attempt_cancellable);
   g_clear_error (&call->last_error);
@@ -1079,6 +1082,10 @@ attempt_done (Call   *call,
   g_autoptr(SoupMessage) msg = g_steal_pointer (&call->msg);
   AnotHttpBackendClass *klass;
   g_autoptr(GBytes) bytes = bytes_in;
+
+  /* libsoup may keep the message a while: it no longer speaks to @call. */
+  if (msg != NULL)
+    g_signal_handlers_disconnect_by_data (msg, call);
   g_autoptr(GError) error = error_in;
   g_autoptr(AnotJsonDocument) body = NULL;
   g_autofree char *where = NULL;
@@ -1100,8 +1107,10 @@ attempt_done (Call   *call,
 
   if (call->user_cancelled)
     {
-      /* It was on the wire: the provider may answer and bill it. */
-      if (!call->raw)
+      /* It was on the wire: the provider may answer and bill it.  A call
+       * cut while it still waited for a connection, or before its whole
+       * request was written, cannot be, and is not counted. */
+      if (!call->raw && call->body_written)
         {
           AnotCancelledCall cancelled = { call->input_tokens, call->output_tokens, 0.0 };
 
@@ -1389,6 +1398,12 @@ on_attempt_sent (GObject      *source,
 }
 
 static void
+on_wrote_body (Call *call)
+{
+  call->body_written = TRUE;
+}
+
+static void
 call_start_attempt (Call *call)
 {
   AnotHttpBackendPrivate *priv = anot_http_backend_get_instance_private (call->self);
@@ -1413,6 +1428,8 @@ call_start_attempt (Call *call)
   for (guint i = 0; call->headers && call->headers[i] && call->headers[i + 1]; i += 2)
     soup_message_headers_replace (headers, call->headers[i], call->headers[i + 1]);
   call->msg = msg;
+  call->body_written = FALSE;
+  g_signal_connect_swapped (msg, "wrote-body", G_CALLBACK (on_wrote_body), call);
 
   call->attempts++;
   call->timed_out = FALSE;
