@@ -292,8 +292,12 @@ test_end_to_end (void)
         g_assert_cmpstr (json_object_get_string_member (e, "source"), ==,
                          json_object_get_int_member (e, "item") == 6 ? "reply" : "step");
       }
-    /* The expansions ran together: one round of latency, not six. */
-    g_assert_cmpfloat (json_object_get_double_member (phase2, "latency_ms"), <, 2 * latency_ms);
+    /* The expansions ran together (the server's peak in flight says so,
+     * above): the phase's latency is its wall time, not the sum of six
+     * rounds.  The bound leaves five rounds for a loaded machine or
+     * valgrind (which saw 560 ms against the 500 the bound used to be). */
+    g_assert_cmpfloat (json_object_get_double_member (phase2, "latency_ms"), >=, latency_ms);
+    g_assert_cmpfloat (json_object_get_double_member (phase2, "latency_ms"), <, 6 * latency_ms);
   }
 
   steps = json_object_get_object_member (phase3, "step_results");
