@@ -809,24 +809,14 @@ same_string (AnotJsonDocument *doc,
              int               value,
              const char       *str)
 {
-  const AnotJsonToken *tokens;
-  const char *text;
-  guint n_tokens;
+  char buffer[256];
+  g_autofree char *heap = NULL;
+  const char *bytes;
   gsize len;
 
-  tokens = _anot_json_document_get_tokens (doc, &text, &n_tokens);
-  if (tokens[value].escaped)
-    {
-      char buffer[256];
-      g_autofree char *heap = NULL;
-      char *decoded = tokens[value].length < sizeof buffer ? buffer
-                      : (heap = g_malloc (tokens[value].length + 1));
-
-      _anot_json_document_decode_string (doc, value, decoded);
-      return strcmp (decoded, str) == 0;
-    }
-  len = tokens[value].length;
-  return memcmp (text + tokens[value].start, str, len) == 0 && str[len] == '\0';
+  bytes = _anot_json_document_peek_string (doc, value, buffer, sizeof buffer, &heap, &len);
+  /* strncmp() stops at the end of a shorter @str. */
+  return strncmp (str, bytes, len) == 0 && str[len] == '\0';
 }
 
 /* Reads one review record (the root of @doc) into a review whose strings

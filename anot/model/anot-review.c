@@ -239,26 +239,14 @@ _anot_store_intern_json_string (AnotStore        *store,
                                 AnotJsonDocument *doc,
                                 int               value)
 {
-  const AnotJsonToken *tokens;
-  const char *text;
-  guint n_tokens;
-  char stack[256];
+  char buffer[256];
   g_autofree char *heap = NULL;
-  char *buffer;
+  const char *bytes;
   gsize len;
 
-  tokens = _anot_json_document_get_tokens (doc, &text, &n_tokens);
-  g_return_val_if_fail (value >= 0 && (guint) value < n_tokens, NULL);
-  g_return_val_if_fail (tokens[value].kind == ANOT_JSON_KIND_STRING, NULL);
-
-  /* Without escapes the string is its bytes in the text. */
-  if (!tokens[value].escaped)
-    return _anot_store_intern_len (store, text + tokens[value].start, tokens[value].length);
-
-  len = tokens[value].length;
-  buffer = len < sizeof stack ? stack : (heap = g_malloc (len + 1));
-  len = _anot_json_document_decode_string (doc, value, buffer);
-  return _anot_store_intern_len (store, buffer, len);
+  bytes = _anot_json_document_peek_string (doc, value, buffer, sizeof buffer, &heap, &len);
+  g_return_val_if_fail (bytes != NULL, NULL);
+  return _anot_store_intern_len (store, bytes, len);
 }
 
 /* Interning is only useful while a dataset is being loaded; afterwards the

@@ -1460,6 +1460,30 @@ _anot_json_document_decode_string (AnotJsonDocument *self,
   return decode_into (self, token, out);
 }
 
+const char *
+_anot_json_document_peek_string (AnotJsonDocument  *self,
+                                 int                value,
+                                 char              *buffer,
+                                 gsize              size,
+                                 char             **heap,
+                                 gsize             *length)
+{
+  const Token *token = token_at (self, value);
+
+  g_return_val_if_fail (token != NULL && token->kind == ANOT_JSON_KIND_STRING, NULL);
+
+  if (!token->escaped)
+    {
+      *length = token->length;
+      return self->text + token->start;
+    }
+  /* Decoding only ever shortens. */
+  if (token->length >= size)
+    buffer = *heap = g_malloc ((gsize) token->length + 1);
+  *length = decode_into (self, token, buffer);
+  return buffer;
+}
+
 void
 _anot_json_document_find_members (AnotJsonDocument   *self,
                                   int                 object,

@@ -59,6 +59,17 @@ int               _anot_json_document_get_last_member (AnotJsonDocument *self,
                                                        int               object,
                                                        const char       *name,
                                                        gsize             length);
+/* The bytes of the string @value: in the text itself when it has no
+ * escape (not NUL-terminated there), else decoded into @buffer (@size
+ * bytes) or, when longer, into *@heap, which the caller frees.  Sets
+ * *@length.  For a lookup of the string, not a copy to keep. */
+const char       *_anot_json_document_peek_string  (AnotJsonDocument  *self,
+                                                    int                value,
+                                                    char              *buffer,
+                                                    gsize              size,
+                                                    char             **heap,
+                                                    gsize             *length);
+
 /* A member name and its length, known at compile time. */
 typedef struct {
   const char *name;
